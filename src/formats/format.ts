@@ -1,0 +1,37 @@
+import type { CallResult } from "../result";
+import type { Tool } from "../tool";
+
+export const FORMAT_NAMES = ["openai", "openai-responses", "anthropic", "gemini", "mcp"] as const;
+export type FormatName = (typeof FORMAT_NAMES)[number];
+
+/** One tool call as decoded from a chat format, before any checking. */
+export interface ToolCall {
+  /** The format's call id (tool_call_id, tool_use id, …); generated when the format has none. */
+  id: string;
+  name: string;
+  /** Raw JSON text (OpenAI) or an already-parsed value (Anthropic, Gemini, MCP). Checked by the pipeline. */
+  arguments: unknown;
+}
+
+export type Decoded = { ok: true; calls: ToolCall[] } | { ok: false; message: string };
+
+/** Thrown by toolDefinition() when a format cannot express a tool's schema; names tool and construct. */
+export class FormatSchemaError extends TypeError {
+  override name = "FormatSchemaError";
+}
+
+/**
+ * One chat API's shapes: what a chat app has at hand (decode) and what it must send back (encode),
+ * plus how that API wants tool definitions. Every module in formats/ exports one of these.
+ */
+export interface Format<Definition = unknown, Answer = unknown> {
+  readonly name: FormatName;
+  /** Does this body look like this format's model output? Used to detect the format of POST /v1/calls. */
+  detect(body: unknown): boolean;
+  /** Never throws: bad shapes give { ok: false, message }. */
+  decode(body: unknown): Decoded;
+  /** Results in input order → exactly what the app appends to its conversation. */
+  encode(results: readonly CallResult[]): Answer;
+  /** The tool as this API declares it; throws FormatSchemaError when the schema cannot be expressed. */
+  toolDefinition(tool: Tool): Definition;
+}

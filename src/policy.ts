@@ -1,0 +1,92 @@
+import * as v from "valibot";
+
+export type Risk = "low" | "medium" | "high";
+
+export interface RetryPolicy {
+  /** Total attempts including the first (1 = no retry). */
+  attempts: number;
+  /** First backoff delay in ms (doubles each attempt). Default 100. */
+  baseMs?: number;
+  /** Largest backoff delay in ms. Default 10_000. */
+  capMs?: number;
+  /** Full jitter (random 0..delay) unless false. */
+  jitter?: boolean;
+}
+
+export interface ConcurrencyPolicy<A = unknown> {
+  /** How many calls may run at once across the tenant (1 = sequential). */
+  limit: number;
+  /** Share one gate between several tools. */
+  group?: string;
+  /** One gate per resource, e.g. (args) => args.accountId. */
+  key?: (args: A) => string;
+  /** Longest queue of waiting calls before new ones answer `busy`. Default 64. */
+  maxQueue?: number;
+}
+
+export type ApprovalPolicy<A = unknown> = "never" | "always" | ((args: A) => boolean);
+
+export interface ToolPolicy<A = unknown> {
+  timeoutMs?: number;
+  retry?: RetryPolicy;
+  /** Safe to run twice: only idempotent tools are retried after a failure that may have had a side effect. */
+  idempotent?: boolean;
+  risk?: Risk;
+  readOnly?: boolean;
+  approval?: ApprovalPolicy<A>;
+  concurrency?: ConcurrencyPolicy<A>;
+  /** Largest result (characters of text) that reaches the model before it is truncated. */
+  outputBudget?: number;
+}
+
+const positiveInt = (max: number) => v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(max));
+
+export const RetryPolicySchema = v.strictObject({
+  attempts: positiveInt(10),
+  baseMs: v.optional(v.pipe(v.number(), v.minValue(0), v.maxValue(600_000))),
+  capMs: v.optional(v.pipe(v.number(), v.minValue(0), v.maxValue(3_600_000))),
+  jitter: v.optional(v.boolean()),
+});
+
+const gateName = v.pipe(v.string(), v.regex(/^[a-zA-Z0-9_.:-]{1,64}$/, "must match ^[a-zA-Z0-9_.:-]{1,64}$"));
+
+/** Policy fields that can come from configuration (JSON): everything but functions. */
+export const PolicyDataSchema = v.strictObject({
+  timeoutMs: v.optional(positiveInt(15 * 60_000)),
+  retry: v.optional(RetryPolicySchema),
+  idempotent: v.optional(v.boolean()),
+  risk: v.optional(v.picklist(["low", "medium", "high"])),
+  readOnly: v.optional(v.boolean()),
+  approval: v.optional(v.picklist(["never", "always"])),
+  concurrency: v.optional(
+    v.strictObject({
+      limit: positiveInt(1_000),
+      group: v.optional(gateName),
+      maxQueue: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(10_000))),
+    }),
+  ),
+  outputBudget: v.optional(positiveInt(10_000_000)),
+});
+
+const PolicySchema = v.strictObject({
+  ...PolicyDataSchema.entries,
+  approval: v.optional(v.union([v.picklist(["never", "always"]), v.function()])),
+  concurrency: v.optional(
+    v.strictObject({
+      ...PolicyDataSchema.entries.concurrency.wrapped.entries,
+      key: v.optional(v.function()),
+    }),
+  ),
+});
+
+/** Throws a readable error naming the tool and the field when a policy is malformed. */
+export function checkPolicy<A>(toolName: string, policy: ToolPolicy<A> | undefined): ToolPolicy<A> {
+  if (policy === undefined) return {};
+  const parsed = v.safeParse(PolicySchema, policy);
+  if (!parsed.success) {
+    const first = parsed.issues[0];
+    const path = v.getDotPath(first) ?? "policy";
+    throw new TypeError(`Tool "${toolName}": invalid policy.${path}: ${first.message}`);
+  }
+  return policy;
+}

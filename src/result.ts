@@ -1,0 +1,101 @@
+import type { ErrorCode, ValidationIssue } from "./errors";
+import type { JsonValue } from "./json";
+
+/** Rich content a tool may return (the MCP content shapes chat formats can carry). */
+export type Content =
+  | { type: "text"; text: string }
+  | { type: "image"; data: string; mimeType: string }
+  | { type: "resource_link"; uri: string; name: string; mimeType?: string; description?: string };
+
+/** What every successful call is normalised into. */
+export interface CallOutput {
+  content: Content[];
+  /** Structured result (JSON), present when the tool returned a JSON value or declared an output schema. */
+  structured?: JsonValue;
+  /** Set when the output was cut to fit a budget. */
+  truncated?: boolean;
+}
+
+export interface CallError {
+  code: ErrorCode;
+  message: string;
+  issues?: ValidationIssue[];
+  retryAfterMs?: number;
+  status?: number;
+}
+
+/** Terminal statuses plus the two in-flight ones a ledger may hold. */
+export type CallStatus =
+  | "succeeded"
+  | "failed"
+  | "rejected"
+  | "timed_out"
+  | "cancelled"
+  | "denied"
+  | "unknown"
+  | "pending"
+  | "running";
+
+export type PermissionDecision = "allow" | "deny" | "approval";
+
+/** The record every call leaves. Arguments, output and error are masked before they get here. */
+export interface CallRecord {
+  callId: string;
+  tenant: string;
+  tool: string;
+  /** Where the tool's schema came from: "valibot", "json-schema", "mcp:<url>", "openapi", "http". */
+  source: string;
+  /** Hash of the tool's public definition at call time ("" when the tool is unknown). */
+  schemaHash: string;
+  /** Masked arguments as received (after JSON parsing), undefined when they could not be parsed. */
+  args?: JsonValue;
+  validation: { ok: boolean; issues?: ValidationIssue[] };
+  permission?: PermissionDecision;
+  attempts: number;
+  startedAt: number;
+  durationMs: number;
+  status: CallStatus;
+  output?: CallOutput;
+  error?: CallError;
+  /** True when this outcome was replayed from an earlier call with the same id. */
+  replay?: boolean;
+}
+
+export type CallResult =
+  | { ok: true; callId: string; tool: string; output: CallOutput; record: CallRecord }
+  | { ok: false; callId: string; tool: string; error: CallError; record: CallRecord };
+
+/** Map an error code to the record status it ends in. */
+export function statusForError(code: ErrorCode): CallStatus {
+  switch (code) {
+    case "unknown_tool":
+    case "invalid_json":
+    case "invalid_arguments":
+    case "conflict":
+    case "tool_definition_changed":
+      return "rejected";
+    case "denied":
+      return "denied";
+    case "approval_required":
+      return "pending";
+    case "timeout":
+      return "timed_out";
+    case "cancelled":
+      return "cancelled";
+    default:
+      return "failed";
+  }
+}
+
+/** Plain text of a result, the form chat formats that only carry strings send back to the model. */
+export function resultText(result: CallResult): string {
+  if (!result.ok) return `Error [${result.error.code}]: ${result.error.message}`;
+  const texts: string[] = [];
+  for (const item of result.output.content) {
+    if (item.type === "text") texts.push(item.text);
+    else if (item.type === "resource_link") texts.push(`[resource: ${item.name}] ${item.uri}`);
+    else texts.push(`[image: ${item.mimeType}]`);
+  }
+  if (texts.length === 0 && result.output.structured !== undefined) return JSON.stringify(result.output.structured);
+  return texts.join("\n");
+}

@@ -1,0 +1,177 @@
+import type * as v from "valibot";
+import type { JsonSchema, JsonValue } from "./json";
+import type { Content } from "./result";
+import { checkPolicy, type ToolPolicy } from "./policy";
+import { valibotToJsonSchema } from "./schema";
+import { hashJson } from "./hash";
+import { valibotValidator, type Validator } from "./validation";
+
+export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
+
+export interface Progress {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+export interface ToolLogger {
+  debug(message: string, data?: unknown): void;
+  info(message: string, data?: unknown): void;
+  warn(message: string, data?: unknown): void;
+  error(message: string, data?: unknown): void;
+}
+
+/** What a tool's run() receives besides its arguments. */
+export interface ToolContext {
+  /** Aborted on timeout, cancellation or batch abort. */
+  readonly signal: AbortSignal;
+  readonly callId: string;
+  readonly tenant: string;
+  /** 1 on the first attempt, 2 on the first retry, … */
+  readonly attempt: number;
+  readonly secrets: Readonly<Record<string, string>>;
+  /** fetch bound to the runtime's egress policy. */
+  readonly fetch: typeof fetch;
+  progress(update: Progress): void;
+  readonly log: ToolLogger;
+}
+
+const RICH = Symbol.for("toolgate.rich");
+
+/** Rich content (text, images, resource links) plus optional structured output. */
+export interface RichResult {
+  readonly [RICH]: true;
+  content: Content[];
+  structured?: JsonValue;
+}
+
+/** Return this from run() to send rich content instead of a plain value. */
+export function richResult(content: Content[], structured?: JsonValue): RichResult {
+  return structured === undefined ? { [RICH]: true, content } : { [RICH]: true, content, structured };
+}
+
+export function isRichResult(value: unknown): value is RichResult {
+  return typeof value === "object" && value !== null && (value as { [RICH]?: unknown })[RICH] === true;
+}
+
+/** run() may return a string, any JSON value, nothing, or rich content. */
+export type ToolReturn = string | JsonValue | RichResult | undefined | void;
+
+/** A tool: data plus one function. Built by defineTool() or by adapters; always frozen. */
+export interface Tool<A = any, R = any> {
+  readonly name: string;
+  readonly title?: string;
+  readonly description: string;
+  /** "valibot", "json-schema", "mcp:<url>", "openapi", "http" */
+  readonly source: string;
+  readonly policy: Readonly<ToolPolicy<A>>;
+  readonly inputSchema: JsonSchema;
+  readonly outputSchema?: JsonSchema;
+  /** SHA-256 of the public definition (name, title, description, schemas, policy hints). */
+  readonly hash: string;
+  readonly validateInput: Validator<A>;
+  readonly validateOutput?: Validator<R>;
+  readonly run: (args: A, ctx: ToolContext) => ToolReturn | R | Promise<ToolReturn | R>;
+}
+
+export interface ToolSpec<I extends v.GenericSchema, O extends v.GenericSchema | undefined> {
+  name: string;
+  title?: string;
+  description: string;
+  input: I;
+  output?: O;
+  policy?: ToolPolicy<v.InferOutput<I>>;
+  run: (
+    args: v.InferOutput<I>,
+    ctx: ToolContext,
+  ) => O extends v.GenericSchema
+    ? v.InferInput<O> | RichResult | Promise<v.InferInput<O> | RichResult>
+    : ToolReturn | Promise<ToolReturn>;
+}
+
+export function checkToolName(name: unknown): string {
+  if (typeof name !== "string" || !TOOL_NAME_PATTERN.test(name)) {
+    throw new TypeError(
+      `Invalid tool name ${JSON.stringify(name)}: must match ${TOOL_NAME_PATTERN} (letters, digits, _ and -, at most 64)`,
+    );
+  }
+  return name;
+}
+
+/** What is hashed: everything a model or client sees of the tool. */
+export function publicDefinition(tool: Pick<Tool, "name" | "title" | "description" | "inputSchema" | "outputSchema" | "policy">) {
+  return {
+    name: tool.name,
+    title: tool.title ?? null,
+    description: tool.description,
+    inputSchema: tool.inputSchema,
+    outputSchema: tool.outputSchema ?? null,
+    readOnly: tool.policy.readOnly ?? false,
+    risk: tool.policy.risk ?? "low",
+    idempotent: tool.policy.idempotent ?? false,
+  };
+}
+
+export interface ToolParts<A, R> {
+  name: string;
+  title?: string;
+  description: string;
+  source: string;
+  policy?: ToolPolicy<A>;
+  /** Computed on first use: deriving schemas costs startup time a Worker should not pay for unused tools. */
+  inputSchema: () => JsonSchema;
+  outputSchema?: () => JsonSchema;
+  validateInput: Validator<A>;
+  validateOutput?: Validator<R>;
+  run: Tool<A, R>["run"];
+}
+
+/** Assemble a frozen Tool from parts; shared by defineTool and the adapters. */
+export function assembleTool<A, R>(parts: ToolParts<A, R>): Tool<A, R> {
+  checkToolName(parts.name);
+  if (typeof parts.description !== "string") throw new TypeError(`Tool "${parts.name}": description must be a string`);
+  const policy = Object.freeze({ ...checkPolicy(parts.name, parts.policy) });
+  let input: JsonSchema | undefined;
+  let output: JsonSchema | undefined;
+  let hash: string | undefined;
+  const tool: Tool<A, R> = {
+    name: parts.name,
+    ...(parts.title === undefined ? {} : { title: parts.title }),
+    description: parts.description,
+    source: parts.source,
+    policy,
+    get inputSchema() {
+      return (input ??= parts.inputSchema());
+    },
+    get outputSchema() {
+      return parts.outputSchema ? (output ??= parts.outputSchema()) : undefined;
+    },
+    get hash() {
+      return (hash ??= hashJson(publicDefinition(tool)));
+    },
+    validateInput: parts.validateInput,
+    ...(parts.validateOutput ? { validateOutput: parts.validateOutput } : {}),
+    run: parts.run,
+  };
+  return Object.freeze(tool);
+}
+
+/** Define a code tool from valibot schemas: argument and result types are inferred from them. */
+export function defineTool<I extends v.GenericSchema, O extends v.GenericSchema | undefined = undefined>(
+  spec: ToolSpec<I, O>,
+): Tool<v.InferOutput<I>, O extends v.GenericSchema ? v.InferOutput<O> : unknown> {
+  const name = checkToolName(spec.name);
+  if (typeof spec.run !== "function") throw new TypeError(`Tool "${name}": run must be a function`);
+  const output = spec.output as v.GenericSchema | undefined;
+  return assembleTool({
+    name,
+    ...(spec.title === undefined ? {} : { title: spec.title }),
+    description: spec.description,
+    source: "valibot",
+    ...(spec.policy === undefined ? {} : { policy: spec.policy }),
+    inputSchema: () => valibotToJsonSchema(spec.input, name),
+    ...(output ? { outputSchema: () => valibotToJsonSchema(output, name), validateOutput: valibotValidator(output) } : {}),
+    validateInput: valibotValidator(spec.input),
+    run: spec.run as Tool["run"],
+  });
+}

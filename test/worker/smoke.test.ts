@@ -1,0 +1,6 @@
+import { exports } from "cloudflare:workers";
+import { expect, it } from "vitest";
+it("answers", async () => {
+  const res = await exports.default.fetch("http://x/healthz");
+  expect(await res.json()).toEqual({ ok: true });
+});
