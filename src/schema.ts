@@ -17,3 +17,16 @@ export function valibotToJsonSchema(schema: v.GenericSchema, toolName: string): 
     throw new TypeError(`Tool "${toolName}": its schema cannot be expressed as JSON Schema: ${reason}`);
   }
 }
+
+// --- Per-format forms. STUBS: the formats work replaces these with real conversions. ---
+import type { Tool } from "./tool";
+
+/** OpenAI parameters: strict form where the schema allows it, else the plain schema with strict false. */
+export function toOpenAIParameters(tool: Tool): { parameters: JsonSchema; strict: boolean } {
+  return { parameters: tool.inputSchema, strict: false };
+}
+
+/** Gemini's OpenAPI-subset schema; throws FormatSchemaError naming the tool and the construct. */
+export function toGeminiParameters(tool: Tool): JsonSchema {
+  return tool.inputSchema;
+}

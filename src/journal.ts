@@ -1,0 +1,33 @@
+import type { CallRecord } from "./result";
+
+/** What claiming a call id found. */
+export type JournalClaim =
+  | { kind: "new" }
+  /** The same id with the same tool and arguments already finished: its outcome, not a new run. */
+  | { kind: "replay"; record: CallRecord }
+  /** The same id with another tool or other arguments. */
+  | { kind: "conflict"; message: string };
+
+export interface JournalBegin {
+  callId: string;
+  tool: string;
+  /** hashJson({ tool, args }) of the validated arguments as the model sent them. */
+  argsHash: string;
+  /** running: about to run; pending: parked for approval. */
+  status: "running" | "pending";
+  /** Set when an admin approved a parked call: pending → running for the same id and hash. */
+  approved?: boolean;
+  /** The record so far (masked), stored as the row's first state. */
+  record: CallRecord;
+}
+
+/**
+ * Where records live and where idempotency is decided (the ledger Durable Object in the Worker).
+ * Without one the pipeline still works; it just cannot replay.
+ */
+export interface CallJournal {
+  /** Claims the call id in one check-and-write. Concurrent duplicates wait for the first one's outcome. */
+  begin(entry: JournalBegin): Promise<JournalClaim>;
+  /** Stores the terminal record (also for calls rejected before begin). */
+  finish(record: CallRecord): Promise<void>;
+}

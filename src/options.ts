@@ -1,0 +1,43 @@
+import type { CallJournal } from "./journal";
+import type { Hooks } from "./hooks";
+import type { Limiter } from "./limiter";
+import type { Registry } from "./registry";
+import type { ToolLogger } from "./tool";
+
+export interface Limits {
+  /** Largest arguments, in UTF-16 code units of their JSON text. Default 1 MiB. */
+  maxArgumentBytes: number;
+  /** Deepest nesting of arguments. Default 64. */
+  maxArgumentDepth: number;
+}
+
+/** Everything executeCall / executeBatch need besides the calls. */
+export interface ExecuteOptions {
+  registry: Registry;
+  /** Tenant name, recorded and passed to tools. Default "default". */
+  tenant?: string;
+  /** Secret values by name: given to tools as ctx.secrets, and masked everywhere. */
+  secrets?: Readonly<Record<string, string>>;
+  /** The fetch tools get as ctx.fetch (the Worker passes an egress-checked one). Default globalThis.fetch. */
+  fetch?: typeof fetch;
+  hooks?: Hooks | readonly Hooks[];
+  /** Enforces policy.concurrency; without one, gated tools run unlimited in-process. */
+  limiter?: Limiter;
+  /** Records and idempotency by call id. */
+  journal?: CallJournal;
+  /** The caller's cancellation (client gone, batch abort). */
+  signal?: AbortSignal;
+  /** Run as approved: skips the approval requirement (the admin decided). */
+  approved?: boolean;
+  limits?: Partial<Limits>;
+  log?: ToolLogger;
+  /** Clock, for tests. Default Date.now. */
+  now?: () => number;
+}
+
+export interface BatchOptions extends ExecuteOptions {
+  /** How many calls run at once. Default 8. */
+  maxParallel?: number;
+  /** continue (default): every call runs; abort: after the first failure the rest answer cancelled. */
+  onError?: "continue" | "abort";
+}
