@@ -1,0 +1,140 @@
+import type { JsonValue } from "./json";
+
+export const REDACTED = "[redacted]";
+
+/**
+ * Secrets shorter than this are not masked as substrings: replacing every "abc" or "42" in all
+ * output would wreck records and responses while protecting nothing (a 3-character secret is
+ * guessable anyway). Values under sensitive keys are still redacted whatever their length.
+ */
+export const MIN_SECRET_LENGTH = 4;
+
+/** Encoded forms shorter than this are not matched: too likely to occur by chance. */
+const MIN_FORM_LENGTH = 6;
+
+/** Keys (lower-cased, without "-" and "_") whose values are always redacted. */
+const SENSITIVE_KEYS = new Set([
+  "authorization",
+  "proxyauthorization",
+  "password",
+  "passwd",
+  "apikey",
+  "xapikey",
+  "token",
+  "secret",
+  "cookie",
+  "setcookie",
+  "privatekey",
+  "credentials",
+  "sessionid",
+]);
+const SENSITIVE_SUFFIXES = ["password", "secret", "apikey", "accesstoken", "authtoken", "refreshtoken", "idtoken", "privatekey"];
+
+export function isSensitiveKey(key: string): boolean {
+  const k = key.toLowerCase().replace(/[-_]/g, "");
+  if (SENSITIVE_KEYS.has(k)) return true;
+  return SENSITIVE_SUFFIXES.some((suffix) => k.endsWith(suffix));
+}
+
+export interface Masker {
+  /** A masked copy of a JSON value (the same reference when nothing needed masking). */
+  (value: JsonValue): JsonValue;
+  /** The string form: secrets and their encodings replaced in free text. */
+  text(value: string): string;
+}
+
+function toBinary(bytes: Uint8Array): string {
+  let out = "";
+  for (const b of bytes) out += String.fromCharCode(b);
+  return out;
+}
+
+/**
+ * Base64 of the secret at each of the three byte alignments, keeping only the characters that
+ * depend on the secret alone: so the secret is found inside a larger encoded blob too (for
+ * example "user:secret" in a Basic credential an upstream echoes back).
+ */
+function base64Forms(bytes: Uint8Array): string[] {
+  const forms: string[] = [btoa(toBinary(bytes))];
+  for (let k = 0; k < 3; k++) {
+    const padded = new Uint8Array(k + bytes.length);
+    padded.set(bytes, k);
+    const encoded = btoa(toBinary(padded));
+    const start = Math.ceil((8 * k) / 6);
+    const end = Math.floor((8 * (k + bytes.length)) / 6);
+    forms.push(encoded.slice(start, end));
+  }
+  const urlSafe = forms.map((f) => f.replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, ""));
+  return [...forms, ...urlSafe];
+}
+
+/** Every form of a secret to look for: raw, base64 (+url), percent-encoded (upper and lower hex, + for space). */
+export function secretForms(secret: string): string[] {
+  const forms = new Set<string>([secret]);
+  const uri = encodeURIComponent(secret);
+  forms.add(uri);
+  forms.add(uri.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()));
+  forms.add(uri.replace(/%20/g, "+"));
+  for (const form of base64Forms(new TextEncoder().encode(secret))) forms.add(form);
+  return [...forms].filter((form) => form === secret || form.length >= MIN_FORM_LENGTH);
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+function buildPattern(secrets: readonly string[]): RegExp | undefined {
+  const forms = new Set<string>();
+  for (const secret of secrets) {
+    if (typeof secret === "string" && secret.length >= MIN_SECRET_LENGTH) for (const f of secretForms(secret)) forms.add(f);
+  }
+  if (forms.size === 0) return undefined;
+  // Longest first, so a secret's full form wins over a shorter form that is its prefix.
+  const sorted = [...forms].sort((a, b) => b.length - a.length).map(escapeRegExp);
+  return new RegExp(sorted.join("|"), "g");
+}
+
+/**
+ * A masker for a tenant's secret values. Applied to everything leaving the pipeline (records,
+ * events, logs, errors, responses). Without secrets it only redacts sensitive keys and allocates
+ * nothing when there is nothing to redact, since it runs on every call.
+ */
+export function createMasker(secrets: readonly string[]): Masker {
+  const pattern = buildPattern(secrets);
+  const text = pattern ? (value: string) => value.replace(pattern, REDACTED) : (value: string) => value;
+
+  const walk = (value: JsonValue): JsonValue => {
+    if (typeof value === "string") return pattern ? text(value) : value;
+    if (value === null || typeof value !== "object") return value;
+    if (Array.isArray(value)) {
+      let copy: JsonValue[] | undefined;
+      for (let i = 0; i < value.length; i++) {
+        const item = value[i] as JsonValue;
+        const masked = walk(item);
+        if (masked !== item) (copy ??= value.slice())[i] = masked;
+      }
+      return copy ?? value;
+    }
+    let copy: { [key: string]: JsonValue } | undefined;
+    for (const key of Object.keys(value)) {
+      const item = value[key] as JsonValue;
+      const maskedKey = pattern ? text(key) : key;
+      const masked = item !== null && isSensitiveKey(key) ? REDACTED : walk(item);
+      if (masked !== item || maskedKey !== key) {
+        copy ??= { ...value };
+        if (maskedKey !== key) delete copy[key];
+        copy[maskedKey] = masked;
+      }
+    }
+    return copy ?? value;
+  };
+
+  const masker = walk as Masker;
+  masker.text = text;
+  return masker;
+}
+
+/** Just the string form, for headers, messages and excerpts. */
+export function createTextMasker(secrets: readonly string[]): (value: string) => string {
+  return createMasker(secrets).text;
+}

@@ -1,0 +1,74 @@
+import { describe, expect, it } from "vitest";
+import { jsonSchemaValidator, pointerToPath } from "../../src/json-schema";
+
+describe("jsonSchemaValidator", () => {
+  const schema = {
+    type: "object",
+    properties: {
+      a: { type: "object", properties: { b: { type: "array", items: { type: "string" } } } },
+      n: { type: "integer", minimum: 1 },
+    },
+    required: ["n"],
+    additionalProperties: false,
+  };
+  const validate = jsonSchemaValidator(schema);
+
+  it("accepts valid input and returns it", () => {
+    expect(validate({ n: 2, a: { b: ["x"] } })).toEqual({ ok: true, value: { n: 2, a: { b: ["x"] } } });
+  });
+
+  it("reports leaf issues with dot/bracket paths, not summaries", () => {
+    const result = validate({ a: { b: ["ok", 3] }, extra: true });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    const paths = result.issues.map((i) => i.path);
+    expect(paths).toContain("a.b[1]");
+    expect(paths).toContain("extra");
+    expect(paths).toContain(""); // missing required n
+    expect(result.issues.find((i) => i.path === "a.b[1]")?.message).toMatch(/Expected "string"/);
+    expect(result.issues.find((i) => i.path === "extra")?.message).toMatch(/not allowed/);
+    expect(result.issues.some((i) => /does not match schema/.test(i.message))).toBe(false);
+  });
+
+  it("rejects non-object roots and non-object types with a clear error", () => {
+    expect(() => jsonSchemaValidator([] as never)).toThrow(/expected an object at the root, got an array/);
+    expect(() => jsonSchemaValidator(true as never)).toThrow(/got boolean/);
+    expect(() => jsonSchemaValidator({ type: "string" })).toThrow(/type "object"/);
+  });
+
+  it("rejects invalid regular expressions at construction", () => {
+    expect(() => jsonSchemaValidator({ type: "object", properties: { a: { type: "string", pattern: "^[a-" } } })).toThrow(
+      /#\/properties\/a\/pattern/,
+    );
+  });
+
+  it("supports $ref, anyOf and formats without code generation", () => {
+    const v = jsonSchemaValidator({
+      type: "object",
+      properties: { id: { $ref: "#/$defs/id" }, v: { anyOf: [{ type: "string" }, { type: "number" }] } },
+      $defs: { id: { type: "string", minLength: 3 } },
+    });
+    expect(v({ id: "abc", v: 1 }).ok).toBe(true);
+    const bad = v({ id: "x", v: true });
+    expect(bad.ok).toBe(false);
+    if (bad.ok) return;
+    expect(bad.issues.find((i) => i.path === "id")?.message).toMatch(/too short/);
+    expect(bad.issues.filter((i) => i.path === "v").map((i) => i.message).join(" ")).toMatch(/Expected "string".*Expected "number"|any subschemas/s);
+    expect(bad.issues.some((i) => /subschema had errors/.test(i.message))).toBe(false);
+  });
+
+  it("honours draft-07 via $schema", () => {
+    const v = jsonSchemaValidator({ $schema: "http://json-schema.org/draft-07/schema#", type: "object", properties: { a: { type: "number", exclusiveMaximum: 5 } } });
+    expect(v({ a: 5 }).ok).toBe(false);
+    expect(v({ a: 4 }).ok).toBe(true);
+  });
+});
+
+describe("pointerToPath", () => {
+  it("distinguishes array indexes from numeric keys and quotes odd keys", () => {
+    expect(pointerToPath("#/a/0/b", { a: [{ b: 1 }] })).toBe("a[0].b");
+    expect(pointerToPath("#/a/0", { a: { "0": 1 } })).toBe('a["0"]');
+    expect(pointerToPath("#/a~1b/c%20d", { "a/b": { "c d": 1 } })).toBe('["a/b"]["c d"]');
+    expect(pointerToPath("#", {})).toBe("");
+  });
+});
