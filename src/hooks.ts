@@ -33,3 +33,72 @@ export interface Hooks {
   /** Override the retry decision after a failed attempt; undefined keeps the default. */
   shouldRetry?(call: HookCall, error: unknown, attempt: number): boolean | undefined;
 }
+
+/** One Hooks object from many, applied in order: first denial wins, rewrites chain, masks compose. */
+export function composeHooks(list: readonly Hooks[]): Hooks {
+  if (list.length === 1) return list[0]!;
+  const pick = <K extends keyof Hooks>(key: K) => list.map((h) => h[key]).filter((f): f is NonNullable<Hooks[K]> => !!f);
+  const isAllowed = pick("isAllowed");
+  const beforeCall = pick("beforeCall");
+  const permission = pick("permission");
+  const masks = pick("mask");
+  const onEvent = pick("onEvent");
+  const onResult = pick("onResult");
+  const shouldRetry = pick("shouldRetry");
+  const composed: Hooks = {};
+  if (isAllowed.length) {
+    composed.isAllowed = async (call) => {
+      for (const hook of isAllowed) if (!(await hook(call))) return false;
+      return true;
+    };
+  }
+  if (beforeCall.length) {
+    composed.beforeCall = async (call, args) => {
+      let current = args;
+      let rewritten = false;
+      for (const hook of beforeCall) {
+        const outcome = await hook(call, current);
+        if (outcome && "deny" in outcome) return outcome;
+        if (outcome && "args" in outcome) {
+          current = outcome.args;
+          rewritten = true;
+        }
+      }
+      return rewritten ? { args: current } : undefined;
+    };
+  }
+  if (permission.length) {
+    composed.permission = async (call, args) => {
+      let needsApproval = false;
+      for (const hook of permission) {
+        const outcome = await hook(call, args);
+        if (outcome === "deny") return { deny: "Denied by policy." };
+        if (outcome && typeof outcome === "object") return outcome;
+        if (outcome === "approval") needsApproval = true;
+      }
+      return needsApproval ? "approval" : undefined;
+    };
+  }
+  if (masks.length) composed.mask = (value) => masks.reduce((acc, mask) => mask(acc), value);
+  // A listener that throws must not keep the others from hearing about the call.
+  if (onEvent.length) composed.onEvent = (event) => onEvent.forEach((hook) => quietly(() => hook(event)));
+  if (onResult.length) composed.onResult = (record) => onResult.forEach((hook) => quietly(() => hook(record)));
+  if (shouldRetry.length) {
+    composed.shouldRetry = (call, error, attempt) => {
+      for (const hook of shouldRetry) {
+        const answer = hook(call, error, attempt);
+        if (answer !== undefined) return answer;
+      }
+      return undefined;
+    };
+  }
+  return composed;
+}
+
+function quietly(run: () => void): void {
+  try {
+    run();
+  } catch {
+    // listeners are observers; their failures are theirs
+  }
+}

@@ -1,0 +1,214 @@
+import { parseArguments } from "./args";
+import { emit } from "./attempt";
+import type { ErrorCode, ValidationIssue } from "./errors";
+import type { ToolCall } from "./formats/format";
+import { hashJson } from "./hash";
+import type { JsonValue } from "./json";
+import type { ExecuteOptions } from "./options";
+import { preparePipeline, type PipelineEnv } from "./prepare";
+import type { CallError, CallOutput, CallRecord, CallResult, PermissionDecision } from "./result";
+import { statusForError } from "./result";
+import { runTool } from "./run-tool";
+import type { Tool } from "./tool";
+import { describeIssues } from "./validation";
+
+/** What the pipeline knows about a call so far; becomes its record. */
+interface CallState {
+  env: PipelineEnv;
+  callId: string;
+  name: string;
+  tool?: Tool;
+  startedAt: number;
+  args?: unknown;
+  validation: CallRecord["validation"];
+  permission?: PermissionDecision;
+  attempts: number;
+}
+
+/**
+ * Run one tool call through the pipeline: resolve → allowed? → parse → validate → beforeCall →
+ * permission → claim the call id → gate → run (timeout, cancellation, retries) → record → events.
+ * Never throws: every failure is a CallResult with a code and a message a model can act on.
+ */
+export async function executeCall(call: ToolCall, options: ExecuteOptions): Promise<CallResult> {
+  return runCall(call, preparePipeline(options), options.signal);
+}
+
+export async function runCall(call: ToolCall, env: PipelineEnv, cancel: AbortSignal | undefined): Promise<CallResult> {
+  const state: CallState = {
+    env,
+    callId: typeof call?.id === "string" && call.id !== "" ? call.id : `call_${crypto.randomUUID()}`,
+    name: typeof call?.name === "string" ? call.name : String(call?.name),
+    startedAt: env.now(),
+    validation: { ok: false },
+    attempts: 0,
+  };
+  try {
+    return await pipeline(state, call, cancel);
+  } catch (error) {
+    // A bug in a hook or in toolgate itself: still a result, never a crash.
+    const message = `Internal error while running "${state.name}": ${error instanceof Error ? error.message : String(error)}`;
+    return finish(state, { ok: false, error: { code: "internal", message } });
+  }
+}
+
+async function pipeline(state: CallState, call: ToolCall, cancel: AbortSignal | undefined): Promise<CallResult> {
+  const { env } = state;
+  const tool = env.registry.get(state.name);
+  if (!tool) return fail(state, "unknown_tool", unknownToolMessage(env, state.name));
+  state.tool = tool;
+  const hookCall = { callId: state.callId, tenant: env.tenant, tool };
+  if (env.hooks.isAllowed && !(await env.hooks.isAllowed(hookCall))) {
+    return fail(state, "denied", `Tool "${tool.name}" is not allowed here.`);
+  }
+
+  const parsed = parseArguments(call.arguments, env.limits);
+  if (!parsed.ok) return fail(state, parsed.code, `Tool "${tool.name}": ${parsed.message}`);
+  state.args = parsed.value;
+  const validated = tool.validateInput(parsed.value);
+  if (!validated.ok) {
+    state.validation = { ok: false, issues: validated.issues };
+    const message = `Invalid arguments for tool "${tool.name}": ${describeIssues(validated.issues)}. Fix them and call again.`;
+    return fail(state, "invalid_arguments", message, validated.issues);
+  }
+  state.validation = { ok: true };
+  let args: unknown = validated.value;
+
+  if (env.hooks.beforeCall) {
+    const outcome = await env.hooks.beforeCall(hookCall, args);
+    if (outcome && "deny" in outcome) return deny(state, outcome.deny);
+    if (outcome && "args" in outcome) args = outcome.args;
+  }
+  const decision = await decidePermission(env, tool, hookCall, args);
+  if (typeof decision === "object") return deny(state, decision.deny);
+  state.permission = decision;
+
+  if (env.journal) {
+    const claim = await env.journal.begin({
+      callId: state.callId,
+      tool: tool.name,
+      argsHash: hashJson({ tool: tool.name, args: parsed.value }),
+      status: decision === "approval" ? "pending" : "running",
+      ...(env.approved ? { approved: true } : {}),
+      record: maskRecord(env, buildRecord(state, decision === "approval" ? "pending" : "running")),
+    });
+    if (claim.kind === "replay") return replay(claim.record);
+    if (claim.kind === "conflict") return fail(state, "conflict", claim.message, undefined, { journal: false });
+  }
+  if (decision === "approval") return park(state);
+
+  const maskedArgs = mask(env, state.args);
+  const { outcome, attempts } = await runTool({ env, tool, callId: state.callId, args, maskedArgs, cancel });
+  state.attempts = attempts;
+  return finish(state, outcome.ok ? { ok: true, output: outcome.output } : { ok: false, error: outcome.error });
+}
+
+type HookCall = { callId: string; tenant: string; tool: Tool };
+
+/** Tool policy first, then hooks; the first denial wins, and approval by an admin lifts "approval" only. */
+async function decidePermission(env: PipelineEnv, tool: Tool, call: HookCall, args: unknown): Promise<PermissionDecision | { deny: string }> {
+  const approval = tool.policy.approval;
+  let needsApproval = approval === "always" || (typeof approval === "function" && approval(args as never) === true);
+  const outcome = await env.hooks.permission?.(call, args);
+  if (outcome === "deny") return { deny: `Tool "${tool.name}" is denied by policy.` };
+  if (outcome && typeof outcome === "object") return outcome;
+  if (outcome === "approval") needsApproval = true;
+  return needsApproval && !env.approved ? "approval" : "allow";
+}
+
+function unknownToolMessage(env: PipelineEnv, name: string): string {
+  const names = env.registry.list().map((tool) => tool.name);
+  const shown = names.slice(0, 20).join(", ");
+  const more = names.length > 20 ? ` and ${names.length - 20} more` : "";
+  return `Unknown tool "${name}". Available tools: ${shown || "none"}${more}.`;
+}
+
+function fail(state: CallState, code: ErrorCode, message: string, issues?: ValidationIssue[], opts?: { journal: boolean }): Promise<CallResult> {
+  const error: CallError = issues ? { code, message, issues } : { code, message };
+  return finish(state, { ok: false, error }, opts);
+}
+
+function deny(state: CallState, reason: string): Promise<CallResult> {
+  state.permission = "deny";
+  const tool = state.tool?.name ?? state.name;
+  return fail(state, "denied", `The call to "${tool}" was denied: ${reason}`);
+}
+
+/** Parked for approval: the journal holds the pending row; the model is told to wait. */
+function park(state: CallState): CallResult {
+  const message =
+    `Tool "${state.name}" needs approval before it runs. The call is pending as ${state.callId}; ` +
+    `an admin can approve or deny it. Do not call it again; its outcome will be reported.`;
+  const error: CallError = { code: "approval_required", message };
+  const record = maskRecord(state.env, { ...buildRecord(state, "pending"), error });
+  emit(state.env, { type: "approval.requested", at: state.env.now(), callId: state.callId, tenant: state.env.tenant, tool: state.name, record });
+  return { ok: false, callId: state.callId, tool: state.name, error: record.error!, record };
+}
+
+function replay(stored: CallRecord): CallResult {
+  const record: CallRecord = { ...stored, replay: true };
+  if (record.status === "succeeded") {
+    return { ok: true, callId: record.callId, tool: record.tool, output: record.output ?? { content: [] }, record };
+  }
+  const error = record.error ?? { code: "internal" as const, message: `The earlier call ${record.callId} ended ${record.status}.` };
+  return { ok: false, callId: record.callId, tool: record.tool, error, record };
+}
+
+function buildRecord(state: CallState, status: CallRecord["status"]): CallRecord {
+  const { env, tool } = state;
+  const record: CallRecord = {
+    callId: state.callId,
+    tenant: env.tenant,
+    tool: state.name,
+    source: tool?.source ?? "",
+    schemaHash: tool?.hash ?? "",
+    validation: state.validation,
+    attempts: state.attempts,
+    startedAt: state.startedAt,
+    durationMs: env.now() - state.startedAt,
+    status,
+  };
+  if (state.args !== undefined) record.args = state.args as JsonValue;
+  if (state.permission !== undefined) record.permission = state.permission;
+  return record;
+}
+
+function mask(env: PipelineEnv, value: unknown): JsonValue | undefined {
+  return value === undefined ? undefined : env.mask(value as JsonValue);
+}
+
+function maskRecord(env: PipelineEnv, record: CallRecord): CallRecord {
+  if (record.args !== undefined) record.args = env.mask(record.args);
+  if (record.output) record.output = env.mask(record.output as unknown as JsonValue) as unknown as CallOutput;
+  if (record.error) record.error = env.mask(record.error as unknown as JsonValue) as unknown as CallError;
+  return record;
+}
+
+type Ending = { ok: true; output: CallOutput } | { ok: false; error: CallError };
+
+/** Masks, records and announces the outcome; the result carries the same masked values as the record. */
+async function finish(state: CallState, ending: Ending, opts?: { journal: boolean }): Promise<CallResult> {
+  const { env } = state;
+  const status = ending.ok ? "succeeded" : statusForError(ending.error.code);
+  const record = buildRecord(state, status);
+  if (ending.ok) record.output = ending.output;
+  else record.error = ending.error;
+  maskRecord(env, record);
+  try {
+    env.hooks.onResult?.(record);
+  } catch {
+    // observers cannot change an outcome
+  }
+  emit(env, { type: "call.finished", at: env.now(), callId: state.callId, tenant: env.tenant, tool: state.name, record });
+  if (env.journal && opts?.journal !== false) {
+    try {
+      await env.journal.finish(record);
+    } catch (error) {
+      env.log.error("toolgate: could not store the call record", { callId: state.callId, error: String(error) });
+    }
+  }
+  return record.error
+    ? { ok: false, callId: state.callId, tool: state.name, error: record.error, record }
+    : { ok: true, callId: state.callId, tool: state.name, output: record.output!, record };
+}
+

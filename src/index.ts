@@ -1,0 +1,25 @@
+// Public API of the core. No side effects: importing this module runs nothing.
+export { defineTool, assembleTool, richResult, isRichResult, checkToolName, TOOL_NAME_PATTERN } from "./tool";
+export type { Tool, ToolContext, ToolSpec, ToolReturn, RichResult, Progress, ToolLogger, ToolParts } from "./tool";
+export type { ToolPolicy, RetryPolicy, ConcurrencyPolicy, ApprovalPolicy, Risk } from "./policy";
+export { PolicyDataSchema } from "./policy";
+export { ERROR_CODES, toolError, isToolError, isRetryableCode } from "./errors";
+export type { ErrorCode, ToolError, ToolErrorOptions, ValidationIssue } from "./errors";
+export { statusForError, resultText } from "./result";
+export type { CallResult, CallRecord, CallOutput, CallError, CallStatus, Content, PermissionDecision } from "./result";
+export { createRegistry } from "./registry";
+export type { Registry } from "./registry";
+export { executeCall } from "./execute";
+export { executeBatch } from "./batch";
+export type { ExecuteOptions, BatchOptions, Limits } from "./options";
+export { composeHooks } from "./hooks";
+export type { Hooks, HookCall } from "./hooks";
+export type { CallEvent } from "./events";
+export type { Limiter, SlotRequest, SlotGrant } from "./limiter";
+export { createLocalLimiter } from "./local-limiter";
+export type { CallJournal, JournalBegin, JournalClaim } from "./journal";
+export { valibotToJsonSchema } from "./schema";
+export { hashJson, canonicalJson } from "./hash";
+export { createMasker } from "./mask";
+export type { ToolCall, Format, FormatName } from "./formats/format";
+export type { JsonValue, JsonSchema } from "./json";

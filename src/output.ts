@@ -1,0 +1,53 @@
+import type { JsonValue } from "./json";
+import type { CallOutput, Content } from "./result";
+import { isRichResult } from "./tool";
+
+export type Normalised = { ok: true; output: CallOutput; value: unknown } | { ok: false; message: string };
+
+/**
+ * Whatever run() returned → the one result shape. Strings become text; JSON values become structured
+ * output plus their JSON text; rich results pass through. Values JSON cannot carry are an error.
+ */
+export function normaliseOutput(returned: unknown): Normalised {
+  if (returned === undefined) return { ok: true, output: { content: [] }, value: undefined };
+  if (typeof returned === "string") return { ok: true, output: { content: [{ type: "text", text: returned }] }, value: returned };
+  if (isRichResult(returned)) {
+    const content = checkContent(returned.content);
+    if (typeof content === "string") return { ok: false, message: content };
+    const output: CallOutput = { content };
+    if (returned.structured !== undefined) {
+      const text = safeStringify(returned.structured);
+      if (text === undefined) return { ok: false, message: "The tool's structured output is not JSON." };
+      output.structured = returned.structured;
+    }
+    return { ok: true, output, value: returned.structured };
+  }
+  const text = safeStringify(returned);
+  if (text === undefined) return { ok: false, message: `The tool returned a value that is not JSON (${typeof returned}).` };
+  return {
+    ok: true,
+    output: { content: [{ type: "text", text }], structured: returned as JsonValue },
+    value: returned,
+  };
+}
+
+function safeStringify(value: unknown): string | undefined {
+  try {
+    const text = JSON.stringify(value);
+    return typeof text === "string" ? text : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function checkContent(content: unknown): Content[] | string {
+  if (!Array.isArray(content)) return "Rich content must be an array.";
+  for (const item of content) {
+    const type = (item as { type?: unknown } | null)?.type;
+    if (type === "text" && typeof (item as { text?: unknown }).text === "string") continue;
+    if (type === "image" && typeof (item as { data?: unknown }).data === "string" && typeof (item as { mimeType?: unknown }).mimeType === "string") continue;
+    if (type === "resource_link" && typeof (item as { uri?: unknown }).uri === "string" && typeof (item as { name?: unknown }).name === "string") continue;
+    return `Unsupported content item: ${JSON.stringify(item)?.slice(0, 80)}`;
+  }
+  return content as Content[];
+}

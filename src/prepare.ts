@@ -1,0 +1,66 @@
+import { DEFAULT_LIMITS } from "./args";
+import { composeHooks, type Hooks } from "./hooks";
+import type { JsonValue } from "./json";
+import { createMasker } from "./mask";
+import type { Limits, ExecuteOptions } from "./options";
+import type { CallJournal } from "./journal";
+import type { Limiter } from "./limiter";
+import type { Registry } from "./registry";
+import type { ToolLogger } from "./tool";
+import { createLocalLimiter } from "./local-limiter";
+
+/** ExecuteOptions resolved once: hooks composed, masker built, defaults filled in. */
+export interface PipelineEnv {
+  registry: Registry;
+  tenant: string;
+  secrets: Readonly<Record<string, string>>;
+  fetch: typeof fetch;
+  hooks: Hooks;
+  mask: (value: JsonValue) => JsonValue;
+  limiter: Limiter;
+  journal: CallJournal | undefined;
+  approved: boolean;
+  limits: Limits;
+  log: ToolLogger;
+  now: () => number;
+}
+
+const NO_SECRETS: Readonly<Record<string, string>> = Object.freeze({});
+const silent = () => {};
+export const SILENT_LOGGER: ToolLogger = Object.freeze({ debug: silent, info: silent, warn: silent, error: silent });
+// Workers throw "Illegal invocation" when fetch is called detached from globalThis.
+const globalFetch: typeof fetch = (input, init) => fetch(input, init);
+
+let processLimiter: Limiter | undefined;
+/** One in-process limiter shared by every call that brings none, so policy.concurrency holds by default. */
+export function defaultLimiter(): Limiter {
+  return (processLimiter ??= createLocalLimiter());
+}
+
+const cache = new WeakMap<ExecuteOptions, PipelineEnv>();
+
+export function preparePipeline(options: ExecuteOptions): PipelineEnv {
+  const cached = cache.get(options);
+  if (cached) return cached;
+  const hookList = options.hooks === undefined ? [] : Array.isArray(options.hooks) ? options.hooks : [options.hooks as Hooks];
+  const hooks = hookList.length === 0 ? {} : composeHooks(hookList);
+  const secrets = options.secrets ?? NO_SECRETS;
+  const secretMask = createMasker(Object.values(secrets));
+  const customMask = hooks.mask;
+  const env: PipelineEnv = {
+    registry: options.registry,
+    tenant: options.tenant ?? "default",
+    secrets,
+    fetch: options.fetch ?? globalFetch,
+    hooks,
+    mask: customMask ? (value) => customMask(secretMask(value)) : secretMask,
+    limiter: options.limiter ?? defaultLimiter(),
+    journal: options.journal,
+    approved: options.approved ?? false,
+    limits: { ...DEFAULT_LIMITS, ...options.limits },
+    log: options.log ?? SILENT_LOGGER,
+    now: options.now ?? Date.now,
+  };
+  cache.set(options, env);
+  return env;
+}

@@ -1,0 +1,89 @@
+import { isRetryableCode, isToolError } from "./errors";
+import { runAttempt, DEFAULT_TIMEOUT_MS, emit, type AttemptOutcome } from "./attempt";
+import type { JsonValue } from "./json";
+import type { PipelineEnv } from "./prepare";
+import { backoffDelay, maxRetryWait, sleep } from "./retry";
+import type { Tool } from "./tool";
+import type { CallError } from "./result";
+
+/** Extra lease time beyond the worst-case run, so a slow but healthy holder keeps its slot. */
+const LEASE_GRACE_MS = 30_000;
+const DEFAULT_MAX_QUEUE = 64;
+
+export interface RunInput {
+  env: PipelineEnv;
+  tool: Tool;
+  callId: string;
+  args: unknown;
+  /** Masked arguments, for the call.started event. */
+  maskedArgs: JsonValue | undefined;
+  cancel: AbortSignal | undefined;
+}
+
+export interface RunOutcome {
+  outcome: AttemptOutcome;
+  attempts: number;
+}
+
+/** Acquire the tool's gate slot (if it has one), run with retries, release on every path. */
+export async function runTool(input: RunInput): Promise<RunOutcome> {
+  const { env, tool, callId, args, cancel } = input;
+  const concurrency = tool.policy.concurrency;
+  if (!concurrency) return runWithRetries(input);
+  let gate: string;
+  try {
+    const base = `${env.tenant}:${concurrency.group ? `group:${concurrency.group}` : `tool:${tool.name}`}`;
+    gate = concurrency.key ? `${base}:key:${String(concurrency.key(args))}` : base;
+  } catch (error) {
+    const message = `Could not compute the concurrency key of "${tool.name}": ${error instanceof Error ? error.message : String(error)}`;
+    return { attempts: 0, outcome: { ok: false, error: { code: "tool_error", message }, cause: error } };
+  }
+  const attempts = tool.policy.retry?.attempts ?? 1;
+  const grant = await env.limiter.acquire({
+    gate,
+    limit: concurrency.limit,
+    maxQueue: concurrency.maxQueue ?? DEFAULT_MAX_QUEUE,
+    callId,
+    tool: tool.name,
+    leaseMs: (tool.policy.timeoutMs ?? DEFAULT_TIMEOUT_MS) * attempts + LEASE_GRACE_MS,
+    ...(cancel ? { signal: cancel } : {}),
+  });
+  if (!grant.ok) {
+    const error: CallError =
+      grant.code === "busy"
+        ? { code: "busy", message: `Tool "${tool.name}" is busy: ${grant.message}. Try again later.` }
+        : { code: "cancelled", message: `The call to "${tool.name}" was cancelled while waiting for a slot.` };
+    if (grant.retryAfterMs !== undefined) error.retryAfterMs = grant.retryAfterMs;
+    return { attempts: 0, outcome: { ok: false, error, cause: grant } };
+  }
+  try {
+    return await runWithRetries(input);
+  } finally {
+    await grant.release().catch(() => undefined);
+  }
+}
+
+async function runWithRetries({ env, tool, callId, args, maskedArgs, cancel }: RunInput): Promise<RunOutcome> {
+  const policy = tool.policy.retry;
+  const maxAttempts = policy?.attempts ?? 1;
+  // Only calls that are safe to repeat are repeated after a failure that may have had a side effect.
+  const idempotent = tool.policy.idempotent ?? tool.policy.readOnly ?? false;
+  for (let attempt = 1; ; attempt++) {
+    if (env.hooks.onEvent) {
+      const event = { type: "call.started", at: env.now(), callId, tenant: env.tenant, tool: tool.name, attempt } as const;
+      emit(env, maskedArgs === undefined ? event : { ...event, args: maskedArgs });
+    }
+    const outcome = await runAttempt({ env, tool, callId, args, attempt, cancel });
+    if (outcome.ok || attempt >= maxAttempts || !policy) return { outcome, attempts: attempt };
+    const { error, cause } = outcome;
+    if (error.code === "cancelled") return { outcome, attempts: attempt };
+    const hookAnswer = env.hooks.shouldRetry?.({ callId, tenant: env.tenant, tool }, cause, attempt);
+    const retryable = isToolError(cause) ? cause.retryable : isRetryableCode(error.code);
+    if (!(hookAnswer ?? (retryable && idempotent))) return { outcome, attempts: attempt };
+    if (error.retryAfterMs !== undefined && error.retryAfterMs > maxRetryWait(policy)) return { outcome, attempts: attempt };
+    if (!(await sleep(backoffDelay(attempt, policy, error.retryAfterMs), cancel))) {
+      const message = `The call to "${tool.name}" was cancelled between retries.`;
+      return { outcome: { ok: false, error: { code: "cancelled", message }, cause }, attempts: attempt };
+    }
+  }
+}
