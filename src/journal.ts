@@ -1,8 +1,13 @@
+import type { JsonValue } from "./json";
 import type { CallRecord } from "./result";
 
 /** What claiming a call id found. */
 export type JournalClaim =
-  | { kind: "new" }
+  /**
+   * signal: aborted when the call is cancelled from elsewhere (POST /v1/calls/:id/cancel reaching a
+   * queued or running call); the pipeline combines it with options.signal.
+   */
+  | { kind: "new"; signal?: AbortSignal }
   /** The same id with the same tool and arguments already finished: its outcome, not a new run. */
   | { kind: "replay"; record: CallRecord }
   /** The same id with another tool or other arguments. */
@@ -17,6 +22,11 @@ export interface JournalBegin {
   status: "running" | "pending";
   /** Set when an admin approved a parked call: pending → running for the same id and hash. */
   approved?: boolean;
+  /**
+   * The arguments as parsed, unmasked: given with status "pending" so that an approval can run the
+   * call later. The ledger keeps them only until the call is decided.
+   */
+  args?: JsonValue;
   /** The record so far (masked), stored as the row's first state. */
   record: CallRecord;
 }
