@@ -1,0 +1,203 @@
+/**
+ * The pure state machine of one concurrency gate: holders with leases, a bounded FIFO queue of
+ * waiters. No I/O and no clock of its own (callers pass `now`), so the same code runs in-process
+ * (local-limiter.ts) and inside the gate Durable Object, which persists the `changes` each
+ * transition reports. Every transition first reclaims what is overdue, so a late alarm never
+ * matters and running expiry twice is a no-op.
+ */
+
+export interface Holder {
+  callId: string;
+  tool: string;
+  /** When the slot was granted. */
+  since: number;
+  /** When the lease ends and the slot is reclaimed even without a release. */
+  expiresAt: number;
+}
+
+export interface Waiter {
+  callId: string;
+  tool: string;
+  /** Arrival order: grants go to the smallest seq first. */
+  seq: number;
+  /** When it joined the queue. */
+  since: number;
+  leaseMs: number;
+  /** Leaves the queue at this time unless it is granted or re-attaches first; undefined: never. */
+  deadline?: number;
+}
+
+export interface GateState {
+  limit: number;
+  maxQueue: number;
+  holders: Map<string, Holder>;
+  /** Always sorted by seq. */
+  waiters: Waiter[];
+  nextSeq: number;
+  /** Moving average of how long holders keep a slot: only feeds the busy retry-after hint. */
+  avgHoldMs: number;
+}
+
+export type LeaveReason = "released" | "cancelled" | "lease_expired" | "wait_expired";
+
+/** What a transition did, in order, so a store can mirror it row by row. */
+export type GateChange =
+  | { type: "hold"; holder: Holder }
+  | { type: "queue"; waiter: Waiter }
+  | { type: "leave"; callId: string; was: "holder" | "waiter"; reason: LeaveReason };
+
+export interface AcquireInput {
+  callId: string;
+  tool: string;
+  limit: number;
+  maxQueue: number;
+  leaseMs: number;
+  /** Absolute time a waiter gives up; undefined waits until it leaves. */
+  waitDeadline?: number;
+}
+
+export type AcquireOutcome =
+  | { status: "granted"; holder: Holder }
+  | { status: "queued"; position: number; waiter: Waiter }
+  | { status: "busy"; retryAfterMs: number };
+
+export interface Transition<T> {
+  outcome: T;
+  changes: GateChange[];
+}
+
+const DEFAULT_HOLD_MS = 1_000;
+
+export function createGateState(limit = 1, maxQueue = 64): GateState {
+  return { limit, maxQueue, holders: new Map(), waiters: [], nextSeq: 1, avgHoldMs: DEFAULT_HOLD_MS };
+}
+
+/**
+ * Ask for a slot. Granted at once only when a slot is free and nobody waits (no overtaking);
+ * otherwise queued, or busy when the queue is full. Idempotent per call id: a holder gets its
+ * slot back, a waiter keeps its place (and its deadline moves to the new waitDeadline).
+ */
+export function acquireSlot(state: GateState, input: AcquireInput, now: number): Transition<AcquireOutcome> {
+  // The newest policy wins: a raised limit may admit waiters right away.
+  state.limit = Math.max(1, Math.floor(input.limit));
+  state.maxQueue = Math.max(0, Math.floor(input.maxQueue));
+  const changes = expireDue(state, now).changes;
+
+  const held = state.holders.get(input.callId);
+  if (held) return { outcome: { status: "granted", holder: held }, changes };
+
+  const index = state.waiters.findIndex((w) => w.callId === input.callId);
+  const existing = state.waiters[index];
+  if (existing) {
+    const waiter: Waiter = { ...existing, deadline: input.waitDeadline };
+    state.waiters[index] = waiter;
+    changes.push({ type: "queue", waiter });
+    return { outcome: { status: "queued", position: index + 1, waiter }, changes };
+  }
+
+  if (state.holders.size < state.limit && state.waiters.length === 0) {
+    const holder = grant(state, input, now);
+    changes.push({ type: "hold", holder });
+    return { outcome: { status: "granted", holder }, changes };
+  }
+
+  if (state.waiters.length >= state.maxQueue) {
+    return { outcome: { status: "busy", retryAfterMs: retryAfterMs(state) }, changes };
+  }
+
+  const waiter: Waiter = {
+    callId: input.callId,
+    tool: input.tool,
+    seq: state.nextSeq++,
+    since: now,
+    leaseMs: input.leaseMs,
+    deadline: input.waitDeadline,
+  };
+  state.waiters.push(waiter);
+  changes.push({ type: "queue", waiter });
+  return { outcome: { status: "queued", position: state.waiters.length, waiter }, changes };
+}
+
+/**
+ * A holder releases its slot or a waiter leaves the queue (release and cancel both land here: a
+ * cancel that races a grant must free the slot it was just given). Freed slots go to waiters.
+ */
+export function leaveSlot(
+  state: GateState,
+  callId: string,
+  reason: "released" | "cancelled",
+  now: number,
+): Transition<"holder" | "waiter" | "absent"> {
+  const changes = expireDue(state, now).changes;
+  const holder = state.holders.get(callId);
+  let was: "holder" | "waiter" | "absent" = "absent";
+  if (holder) {
+    state.holders.delete(callId);
+    if (reason === "released") noteHoldTime(state, now - holder.since);
+    was = "holder";
+  } else {
+    const index = state.waiters.findIndex((w) => w.callId === callId);
+    if (index >= 0) {
+      state.waiters.splice(index, 1);
+      was = "waiter";
+    }
+  }
+  if (was !== "absent") changes.push({ type: "leave", callId, was, reason });
+  changes.push(...promote(state, now));
+  return { outcome: was, changes };
+}
+
+/** Reclaim expired leases and drop waiters past their deadline, then fill freed slots. Idempotent. */
+export function expireDue(state: GateState, now: number): Transition<number> {
+  const changes: GateChange[] = [];
+  for (const holder of [...state.holders.values()]) {
+    if (holder.expiresAt <= now) {
+      state.holders.delete(holder.callId);
+      changes.push({ type: "leave", callId: holder.callId, was: "holder", reason: "lease_expired" });
+    }
+  }
+  state.waiters = state.waiters.filter((w) => {
+    const overdue = w.deadline !== undefined && w.deadline <= now;
+    if (overdue) changes.push({ type: "leave", callId: w.callId, was: "waiter", reason: "wait_expired" });
+    return !overdue;
+  });
+  const removed = changes.length;
+  changes.push(...promote(state, now));
+  return { outcome: removed, changes };
+}
+
+/** The next time something in the gate is due (a lease or a wait deadline), for the alarm. */
+export function nextDeadline(state: GateState): number | undefined {
+  let next = Infinity;
+  for (const h of state.holders.values()) next = Math.min(next, h.expiresAt);
+  for (const w of state.waiters) if (w.deadline !== undefined) next = Math.min(next, w.deadline);
+  return next === Infinity ? undefined : next;
+}
+
+/** Grant free slots to the longest waiters, in arrival order. */
+function promote(state: GateState, now: number): GateChange[] {
+  const changes: GateChange[] = [];
+  while (state.holders.size < state.limit) {
+    const next = state.waiters.shift();
+    if (!next) break;
+    const holder = grant(state, next, now);
+    changes.push({ type: "hold", holder });
+  }
+  return changes;
+}
+
+function grant(state: GateState, who: { callId: string; tool: string; leaseMs: number }, now: number): Holder {
+  const holder: Holder = { callId: who.callId, tool: who.tool, since: now, expiresAt: now + who.leaseMs };
+  state.holders.set(holder.callId, holder);
+  return holder;
+}
+
+function noteHoldTime(state: GateState, ms: number): void {
+  state.avgHoldMs = Math.max(1, state.avgHoldMs * 0.8 + Math.max(0, ms) * 0.2);
+}
+
+/** Rough time until a new arrival could get a slot: everyone ahead of it, `limit` at a time. */
+function retryAfterMs(state: GateState): number {
+  const rounds = Math.ceil((state.waiters.length + 1) / state.limit);
+  return Math.min(60_000, Math.max(10, Math.round(rounds * state.avgHoldMs)));
+}

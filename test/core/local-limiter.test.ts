@@ -1,0 +1,126 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { createLocalLimiter } from "../../src/local-limiter";
+import type { SlotGrant, SlotRequest } from "../../src/limiter";
+
+const req = (callId: string, over: Partial<SlotRequest> = {}): SlotRequest => ({
+  gate: "tenant:tool",
+  limit: 1,
+  maxQueue: 10,
+  callId,
+  tool: "tool",
+  leaseMs: 60_000,
+  ...over,
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Resolves true when the promise settles within a few macrotasks (it is not stuck in a queue). */
+async function settled(p: Promise<unknown>): Promise<boolean> {
+  let done = false;
+  void p.then(() => (done = true));
+  await sleep(5);
+  return done;
+}
+
+function okGrant(g: SlotGrant): Extract<SlotGrant, { ok: true }> {
+  if (!g.ok) throw new Error(`expected a grant, got ${g.code}`);
+  return g;
+}
+
+describe("local limiter", () => {
+  afterEach(() => vi.useRealTimers());
+
+  it("never runs more than the limit with 200 concurrent acquires", async () => {
+    const limiter = createLocalLimiter();
+    let running = 0;
+    let max = 0;
+    const outcomes = await Promise.all(
+      Array.from({ length: 200 }, async (_, i) => {
+        const grant = await limiter.acquire(req(`c${i}`, { limit: 3, maxQueue: 500 }));
+        if (!grant.ok) return grant.code;
+        running++;
+        max = Math.max(max, running);
+        await sleep(i % 3);
+        running--;
+        await grant.release();
+        return "ran";
+      }),
+    );
+    expect(outcomes.every((o) => o === "ran")).toBe(true);
+    expect(max).toBe(3);
+    expect(limiter.inspect("tenant:tool")).toBeUndefined();
+  });
+
+  it("grants waiters first come, first served", async () => {
+    const limiter = createLocalLimiter();
+    const first = okGrant(await limiter.acquire(req("a")));
+    const order: string[] = [];
+    const waiting = ["b", "c", "d"].map((id) =>
+      limiter.acquire(req(id)).then(async (g) => {
+        order.push(id);
+        await okGrant(g).release();
+      }),
+    );
+    await first.release();
+    await Promise.all(waiting);
+    expect(order).toEqual(["b", "c", "d"]);
+  });
+
+  it("answers busy with a retry-after hint when the queue is full", async () => {
+    const limiter = createLocalLimiter();
+    okGrant(await limiter.acquire(req("a", { maxQueue: 1 })));
+    void limiter.acquire(req("b", { maxQueue: 1 }));
+    const busy = await limiter.acquire(req("c", { maxQueue: 1 }));
+    expect(busy).toMatchObject({ ok: false, code: "busy" });
+    expect(!busy.ok && busy.retryAfterMs).toBeGreaterThan(0);
+  });
+
+  it("a waiter whose signal aborts leaves the queue and never runs", async () => {
+    const limiter = createLocalLimiter();
+    const a = okGrant(await limiter.acquire(req("a")));
+    const abort = new AbortController();
+    const b = limiter.acquire(req("b", { signal: abort.signal }));
+    const c = limiter.acquire(req("c"));
+    expect(limiter.inspect("tenant:tool")?.queued).toEqual(["b", "c"]);
+    abort.abort();
+    expect(await b).toMatchObject({ ok: false, code: "cancelled" });
+    expect(limiter.inspect("tenant:tool")?.queued).toEqual(["c"]);
+    await a.release();
+    okGrant(await c);
+    expect(limiter.inspect("tenant:tool")?.holders).toEqual(["c"]);
+    const pre = new AbortController();
+    pre.abort();
+    expect(await limiter.acquire(req("x", { signal: pre.signal }))).toMatchObject({ code: "cancelled" });
+  });
+
+  it("a second release of the same grant frees nothing more", async () => {
+    const limiter = createLocalLimiter();
+    const a = okGrant(await limiter.acquire(req("a", { limit: 2 })));
+    okGrant(await limiter.acquire(req("b", { limit: 2 })));
+    await a.release();
+    const c = limiter.acquire(req("c", { limit: 2 }));
+    okGrant(await c);
+    const d = limiter.acquire(req("d", { limit: 2 }));
+    await a.release();
+    expect(await settled(d)).toBe(false);
+    expect(limiter.inspect("tenant:tool")?.holders).toEqual(["b", "c"]);
+  });
+
+  it("reclaims a slot whose holder never releases when the lease ends", async () => {
+    vi.useFakeTimers();
+    const limiter = createLocalLimiter();
+    okGrant(await limiter.acquire(req("a", { leaseMs: 100 })));
+    const b = limiter.acquire(req("b", { leaseMs: 100 }));
+    await vi.advanceTimersByTimeAsync(99);
+    expect(limiter.inspect("tenant:tool")?.holders).toEqual(["a"]);
+    await vi.advanceTimersByTimeAsync(1);
+    okGrant(await b);
+    expect(limiter.inspect("tenant:tool")?.holders).toEqual(["b"]);
+  });
+
+  it("keeps gates with different keys apart", async () => {
+    const limiter = createLocalLimiter();
+    okGrant(await limiter.acquire(req("a", { gate: "t:one" })));
+    expect(await settled(limiter.acquire(req("b", { gate: "t:two" })))).toBe(true);
+  });
+});
