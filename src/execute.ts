@@ -97,6 +97,7 @@ async function pipeline(state: CallState, call: ToolCall, cancel: AbortSignal | 
   }
   if (decision === "approval") return park(state);
 
+  if (cancel?.aborted) return fail(state, "cancelled", `The call to "${tool.name}" was cancelled before it started.`);
   const maskedArgs = mask(env, state.args);
   const { outcome, attempts } = await runTool({ env, tool, callId: state.callId, args, maskedArgs, cancel });
   state.attempts = attempts;

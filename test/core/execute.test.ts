@@ -1,0 +1,409 @@
+import * as v from "valibot";
+import { describe, expect, it } from "vitest";
+import { executeCall } from "../../src/execute";
+import { createRegistry } from "../../src/registry";
+import { defineTool, richResult } from "../../src/tool";
+import { toolError, ERROR_CODES, type ErrorCode } from "../../src/errors";
+import type { CallEvent } from "../../src/events";
+import type { CallJournal, JournalBegin } from "../../src/journal";
+import type { CallRecord } from "../../src/result";
+import { createLocalLimiter } from "../../src/local-limiter";
+import { add, boom, echo } from "./fixtures";
+
+const registry = createRegistry([add, echo, boom]);
+const call = (name: string, args: unknown, id = "call_1") => ({ id, name, arguments: args });
+
+describe("executeCall: success", () => {
+  it("runs a code tool and records the call", async () => {
+    const result = await executeCall(call("add", '{"a":2,"b":3}'), { registry, tenant: "acme" });
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.output.structured).toEqual({ sum: 5 });
+    expect(result.output.content).toEqual([{ type: "text", text: '{"sum":5}' }]);
+    expect(result.record).toMatchObject({
+      callId: "call_1",
+      tenant: "acme",
+      tool: "add",
+      source: "valibot",
+      args: { a: 2, b: 3 },
+      validation: { ok: true },
+      permission: "allow",
+      attempts: 1,
+      status: "succeeded",
+    });
+    expect(result.record.schemaHash).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it("accepts already-parsed arguments and an empty string for no arguments", async () => {
+    const none = defineTool({ name: "none", description: "", input: v.object({}), run: () => "ok" });
+    const reg = createRegistry([none, add]);
+    expect((await executeCall(call("none", ""), { registry: reg })).ok).toBe(true);
+    expect((await executeCall(call("add", { a: 1, b: 1 }), { registry: reg })).ok).toBe(true);
+  });
+
+  it("normalises strings, rich content and nothing", async () => {
+    const rich = defineTool({
+      name: "rich",
+      description: "",
+      input: v.object({ kind: v.string() }),
+      run: ({ kind }) =>
+        kind === "rich"
+          ? richResult([{ type: "image", data: "AAAA", mimeType: "image/png" }], { n: 1 })
+          : kind === "none"
+            ? undefined
+            : "plain",
+    });
+    const reg = createRegistry([rich]);
+    const r1 = await executeCall(call("rich", { kind: "rich" }), { registry: reg });
+    expect(r1.ok && r1.output).toEqual({ content: [{ type: "image", data: "AAAA", mimeType: "image/png" }], structured: { n: 1 } });
+    const r2 = await executeCall(call("rich", { kind: "none" }), { registry: reg });
+    expect(r2.ok && r2.output).toEqual({ content: [] });
+    const r3 = await executeCall(call("rich", { kind: "x" }), { registry: reg });
+    expect(r3.ok && r3.output).toEqual({ content: [{ type: "text", text: "plain" }] });
+  });
+
+  it("generates a call id when the call has none", async () => {
+    const result = await executeCall({ id: "", name: "add", arguments: { a: 1, b: 2 } }, { registry });
+    expect(result.callId).toMatch(/^call_[0-9a-f-]{36}$/);
+  });
+});
+
+/** Each code with the smallest setup that produces it. */
+describe("executeCall: every error code is a result", () => {
+  const seen = new Set<ErrorCode>();
+  const expectError = async (promise: Promise<import("../../src/result").CallResult>, code: ErrorCode) => {
+    const result = await promise;
+    expect(result.ok).toBe(false);
+    if (result.ok) throw new Error("expected failure");
+    expect(result.error.code).toBe(code);
+    expect(result.error.message.length).toBeGreaterThan(10);
+    expect(result.record.error?.code).toBe(code);
+    seen.add(code);
+    return result;
+  };
+
+  it("unknown_tool lists the available tools", async () => {
+    const r = await expectError(executeCall(call("nope", "{}"), { registry }), "unknown_tool");
+    expect(r.error.message).toContain("add, echo, boom");
+    expect(r.record.status).toBe("rejected");
+  });
+
+  it("invalid_json", async () => {
+    const r = await expectError(executeCall(call("add", '{"a":1,'), { registry }), "invalid_json");
+    expect(r.record.args).toBeUndefined();
+  });
+
+  it("invalid_arguments lists every offending path and never runs the tool", async () => {
+    let ran = false;
+    const strict = defineTool({
+      name: "strict",
+      description: "",
+      input: v.object({ a: v.number(), nested: v.object({ list: v.array(v.string()) }) }),
+      run: () => {
+        ran = true;
+      },
+    });
+    const r = await expectError(
+      executeCall(call("strict", { a: "1", nested: { list: ["x", 2] } }), { registry: createRegistry([strict]) }),
+      "invalid_arguments",
+    );
+    expect(ran).toBe(false);
+    expect(r.error.issues?.map((i) => i.path)).toEqual(["a", "nested.list[1]"]);
+    expect(r.error.message).toContain("nested.list[1]");
+    expect(r.record.validation.ok).toBe(false);
+  });
+
+  it("denied by isAllowed, beforeCall and permission hooks", async () => {
+    await expectError(executeCall(call("add", { a: 1, b: 1 }), { registry, hooks: { isAllowed: () => false } }), "denied");
+    await expectError(executeCall(call("add", { a: 1, b: 1 }), { registry, hooks: { beforeCall: () => ({ deny: "no" }) } }), "denied");
+    const r = await expectError(
+      executeCall(call("add", { a: 1, b: 1 }), { registry, hooks: { permission: () => ({ deny: "blocked by tenant" }) } }),
+      "denied",
+    );
+    expect(r.error.message).toContain("blocked by tenant");
+    expect(r.record).toMatchObject({ status: "denied", permission: "deny" });
+  });
+
+  it("approval_required parks the call as pending", async () => {
+    const risky = defineTool({ name: "risky", description: "", input: v.object({}), policy: { approval: "always" }, run: () => "done" });
+    const r = await expectError(executeCall(call("risky", {}, "c-9"), { registry: createRegistry([risky]) }), "approval_required");
+    expect(r.record.status).toBe("pending");
+    expect(r.error.message).toContain("c-9");
+    const approved = await executeCall(call("risky", {}, "c-9"), { registry: createRegistry([risky]), approved: true });
+    expect(approved.ok).toBe(true);
+  });
+
+  it("approval by predicate on arguments", async () => {
+    const pay = defineTool({
+      name: "pay",
+      description: "",
+      input: v.object({ amount: v.number() }),
+      policy: { approval: (args) => args.amount > 100 },
+      run: () => "paid",
+    });
+    const reg = createRegistry([pay]);
+    expect((await executeCall(call("pay", { amount: 5 }), { registry: reg })).ok).toBe(true);
+    await expectError(executeCall(call("pay", { amount: 500 }), { registry: reg }), "approval_required");
+  });
+
+  it("timeout discards the late result of a tool that ignores its signal", async () => {
+    let finished = false;
+    const slow = defineTool({
+      name: "slow",
+      description: "",
+      input: v.object({}),
+      policy: { timeoutMs: 20 },
+      run: async () => {
+        await new Promise((r) => setTimeout(r, 80));
+        finished = true;
+        return "late";
+      },
+    });
+    const r = await expectError(executeCall(call("slow", {}), { registry: createRegistry([slow]) }), "timeout");
+    expect(r.record.status).toBe("timed_out");
+    await new Promise((r) => setTimeout(r, 100));
+    expect(finished).toBe(true);
+  });
+
+  it("cancelled by the caller's signal aborts the tool's signal", async () => {
+    let sawAbort = false;
+    const wait = defineTool({
+      name: "wait",
+      description: "",
+      input: v.object({}),
+      run: (_args, ctx) =>
+        new Promise((resolve) => {
+          ctx.signal.addEventListener("abort", () => {
+            sawAbort = true;
+            resolve("stopped");
+          });
+        }),
+    });
+    const controller = new AbortController();
+    const pending = executeCall(call("wait", {}), { registry: createRegistry([wait]), signal: controller.signal });
+    setTimeout(() => controller.abort(), 10);
+    const r = await expectError(pending, "cancelled");
+    expect(sawAbort).toBe(true);
+    expect(r.record.status).toBe("cancelled");
+  });
+
+  it("busy when a gate's queue is full", async () => {
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const gated = defineTool({
+      name: "gated",
+      description: "",
+      input: v.object({}),
+      policy: { concurrency: { limit: 1, maxQueue: 0 } },
+      run: async () => {
+        await held;
+        return "ok";
+      },
+    });
+    const options = { registry: createRegistry([gated]), limiter: createLocalLimiter() };
+    const first = executeCall(call("gated", {}, "first"), options);
+    await new Promise((r) => setTimeout(r, 5));
+    const r = await expectError(executeCall(call("gated", {}, "second"), options), "busy");
+    expect(r.error.retryAfterMs).toBeGreaterThan(0);
+    release();
+    expect((await first).ok).toBe(true);
+  });
+
+  it("upstream_error and tool_error from throwing tools", async () => {
+    const up = await expectError(executeCall(call("boom", { kind: "upstream" }), { registry }), "upstream_error");
+    expect(up.error.status).toBe(502);
+    const plain = await expectError(executeCall(call("boom", {}), { registry }), "tool_error");
+    expect(plain.error.message).toContain("kaput");
+    const str = await expectError(executeCall(call("boom", { kind: "string" }), { registry }), "tool_error");
+    expect(str.error.message).toContain("a thrown string");
+  });
+
+  it("tool_error when the output breaks the output schema or is not JSON", async () => {
+    const liar = defineTool({
+      name: "liar",
+      description: "",
+      input: v.object({ big: v.optional(v.boolean()) }),
+      output: v.object({ n: v.number() }),
+      run: ({ big }) => (big ? ({ n: 10n } as never) : ({ n: "x" } as never)),
+    });
+    const reg = createRegistry([liar]);
+    const r = await expectError(executeCall(call("liar", {}), { registry: reg }), "tool_error");
+    expect(r.error.issues?.[0]?.path).toBe("n");
+    await expectError(executeCall(call("liar", { big: true }), { registry: reg }), "tool_error");
+  });
+
+  it("conflict from the journal", async () => {
+    const journal: CallJournal = {
+      begin: async () => ({ kind: "conflict", message: "call id call_1 was used with other arguments" }),
+      finish: async () => {},
+    };
+    await expectError(executeCall(call("add", { a: 1, b: 2 }), { registry, journal }), "conflict");
+  });
+
+  it("internal when a hook itself throws", async () => {
+    await expectError(
+      executeCall(call("add", { a: 1, b: 2 }), {
+        registry,
+        hooks: {
+          beforeCall: () => {
+            throw new Error("hook bug");
+          },
+        },
+      }),
+      "internal",
+    );
+  });
+
+  it("tool_definition_changed passes through from a tool", async () => {
+    const pinned = defineTool({
+      name: "pinned",
+      description: "",
+      input: v.object({}),
+      run: () => {
+        throw toolError("tool_definition_changed", "the remote definition changed; an admin must re-approve it");
+      },
+    });
+    await expectError(executeCall(call("pinned", {}), { registry: createRegistry([pinned]) }), "tool_definition_changed");
+  });
+
+  it("covered every code", () => {
+    expect([...seen].sort()).toEqual([...ERROR_CODES].sort());
+  });
+});
+
+describe("hooks", () => {
+  it("beforeCall rewrites arguments (e.g. to inject credentials) after validation", async () => {
+    let seenArgs: unknown;
+    const t = defineTool({
+      name: "t",
+      description: "",
+      input: v.object({ q: v.string() }),
+      run: (args) => {
+        seenArgs = args;
+        return "ok";
+      },
+    });
+    await executeCall(call("t", { q: "x" }), {
+      registry: createRegistry([t]),
+      hooks: [{ beforeCall: (_c, args) => ({ args: { ...(args as object), token: "abc" } }) }, { beforeCall: (_c, args) => ({ args: { ...(args as object), n: 1 } }) }],
+    });
+    expect(seenArgs).toEqual({ q: "x", token: "abc", n: 1 });
+  });
+
+  it("first deny wins across composed hooks, and later hooks do not run", async () => {
+    const order: string[] = [];
+    const r = await executeCall(call("add", { a: 1, b: 2 }), {
+      registry,
+      hooks: [
+        { permission: () => (order.push("one"), undefined) },
+        { permission: () => (order.push("two"), { deny: "two says no" }) },
+        { permission: () => (order.push("three"), "approval") },
+      ],
+    });
+    expect(order).toEqual(["one", "two"]);
+    expect(!r.ok && r.error.message).toContain("two says no");
+  });
+
+  it("emits started, progress and finished events, and a throwing listener changes nothing", async () => {
+    const events: CallEvent[] = [];
+    const progress = defineTool({
+      name: "progress",
+      description: "",
+      input: v.object({}),
+      run: async (_a, ctx) => {
+        ctx.progress({ progress: 1, total: 2, message: "half" });
+        return "done";
+      },
+    });
+    const r = await executeCall(call("progress", {}), {
+      registry: createRegistry([progress]),
+      hooks: [
+        { onEvent: (e) => events.push(e) },
+        {
+          onEvent: () => {
+            throw new Error("listener bug");
+          },
+        },
+      ],
+    });
+    expect(r.ok).toBe(true);
+    expect(events.map((e) => e.type)).toEqual(["call.started", "call.progress", "call.finished"]);
+  });
+
+  it("onResult receives the terminal record for every outcome", async () => {
+    const records: CallRecord[] = [];
+    const hooks = { onResult: (r: CallRecord) => records.push(r) };
+    await executeCall(call("nope", {}), { registry, hooks });
+    await executeCall(call("add", "{"), { registry, hooks });
+    await executeCall(call("add", { a: 1, b: 1 }), { registry, hooks });
+    expect(records.map((r) => r.status)).toEqual(["rejected", "rejected", "succeeded"]);
+  });
+
+  it("masks configured secrets in records, events and results, with custom masks after", async () => {
+    const events: CallEvent[] = [];
+    const leak = defineTool({
+      name: "leak",
+      description: "",
+      input: v.object({ note: v.string() }),
+      run: (_a, ctx) => `the key is ${ctx.secrets.API_KEY} (${btoa(ctx.secrets.API_KEY!)})`,
+    });
+    const r = await executeCall(call("leak", { note: "mine is sk-live-123456" }), {
+      registry: createRegistry([leak]),
+      secrets: { API_KEY: "sk-live-123456" },
+      hooks: { onEvent: (e) => events.push(e), mask: (value) => JSON.parse(JSON.stringify(value).replaceAll("mine", "MINE")) },
+    });
+    const everything = JSON.stringify([r, events]);
+    expect(everything).not.toContain("sk-live-123456");
+    expect(everything).not.toContain(btoa("sk-live-123456"));
+    expect(r.record.args).toEqual({ note: "MINE is [redacted]" });
+  });
+
+  it("shouldRetry overrides the default decision", async () => {
+    let calls = 0;
+    const flaky = defineTool({
+      name: "flaky",
+      description: "",
+      input: v.object({}),
+      policy: { retry: { attempts: 3, baseMs: 1 } },
+      run: () => {
+        calls++;
+        throw new Error("flaky");
+      },
+    });
+    const r = await executeCall(call("flaky", {}), { registry: createRegistry([flaky]), hooks: { shouldRetry: () => true } });
+    expect(calls).toBe(3);
+    expect(r.record.attempts).toBe(3);
+  });
+});
+
+describe("idempotency through a journal", () => {
+  it("replays a stored outcome without running the tool again", async () => {
+    const rows = new Map<string, { hash: string; record?: CallRecord }>();
+    const journal: CallJournal = {
+      async begin(entry: JournalBegin) {
+        const row = rows.get(entry.callId);
+        if (!row) {
+          rows.set(entry.callId, { hash: entry.argsHash });
+          return { kind: "new" };
+        }
+        if (row.hash !== entry.argsHash) return { kind: "conflict", message: "other arguments" };
+        return { kind: "replay", record: row.record! };
+      },
+      async finish(record) {
+        const row = rows.get(record.callId);
+        if (row) row.record = record;
+      },
+    };
+    let runs = 0;
+    const counted = defineTool({ name: "counted", description: "", input: v.object({ n: v.number() }), run: ({ n }) => (runs++, n * 2) });
+    const options = { registry: createRegistry([counted]), journal };
+    const first = await executeCall(call("counted", { n: 2 }, "same"), options);
+    const again = await executeCall(call("counted", '{"n":2}', "same"), options);
+    const other = await executeCall(call("counted", { n: 3 }, "same"), options);
+    expect(runs).toBe(1);
+    expect(first.ok && first.output.structured).toBe(4);
+    expect(again.ok && again.output.structured).toBe(4);
+    expect(again.record.replay).toBe(true);
+    expect(!other.ok && other.error.code).toBe("conflict");
+  });
+});
