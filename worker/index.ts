@@ -1,5 +1,5 @@
-export default {
-  async fetch(): Promise<Response> {
-    return Response.json({ ok: true });
-  },
-};
+import { app } from "./app";
+
+export { ToolgateService } from "./entrypoint";
+
+export default app;

@@ -1,0 +1,34 @@
+import { env, exports } from "cloudflare:workers";
+import { app } from "../../worker/app";
+
+export const ADMIN_KEY = "dev-admin-key";
+export const CALL_KEY = "dev-call-key";
+export const BASE = "http://127.0.0.1:8787";
+
+interface Options {
+  method?: string;
+  key?: string | null;
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** Run against the app with another TOOLGATE_CONFIG (or other env vars) instead of the deployed Worker. */
+  env?: Record<string, unknown>;
+}
+
+/** One request to the Worker under test; JSON bodies are serialised, the key defaults to the call key. */
+export async function request(path: string, options: Options = {}): Promise<Response> {
+  const headers: Record<string, string> = { ...options.headers };
+  const key = options.key === undefined ? CALL_KEY : options.key;
+  if (key !== null) headers.authorization = `Bearer ${key}`;
+  let body: BodyInit | undefined;
+  if (options.body !== undefined) {
+    body = typeof options.body === "string" || options.body instanceof ReadableStream ? options.body : JSON.stringify(options.body);
+    headers["content-type"] ??= "application/json";
+  }
+  const init: RequestInit = { method: options.method ?? (body === undefined ? "GET" : "POST"), headers, ...(body === undefined ? {} : { body }) };
+  if (options.env) return app.request(`${BASE}${path}`, init, { ...env, ...options.env });
+  return exports.default.fetch(new Request(`${BASE}${path}`, init));
+}
+
+export async function json<T = any>(response: Response): Promise<T> {
+  return (await response.json()) as T;
+}

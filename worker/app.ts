@@ -1,0 +1,59 @@
+import { Hono, type Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import { requestId } from "hono/request-id";
+import { createTextMasker } from "../src/mask";
+import { ConfigError } from "./config";
+import type { AppEnv } from "./env";
+import { ApiError, errorBody } from "./errors";
+import { logLine } from "./log";
+import { requireKey } from "./middleware/auth";
+import { bodyLimit } from "./middleware/body-limit";
+import { cors } from "./middleware/cors";
+import { tenant } from "./middleware/tenant";
+import { calls } from "./routes/calls";
+import { health } from "./routes/health";
+import { tenantInfo } from "./routes/tenant";
+import { tools } from "./routes/tools";
+
+/**
+ * The HTTP API. Order matters: request id → tenant (its config drives the rest) → CORS (before
+ * auth, so preflights pass) → body limit → key → routes. Every failure answers JSON.
+ */
+export const app = new Hono<AppEnv>();
+
+app.use(requestId());
+app.use(tenant);
+app.use(cors);
+app.use(bodyLimit);
+app.route("/", health);
+
+app.use("/v1/*", requireKey);
+app.route("/v1/tools", tools);
+app.route("/v1/calls", calls);
+app.route("/v1", tenantInfo);
+
+app.notFound((c) => c.json(errorBody("not_found", `No route for ${c.req.method} ${c.req.path}.`), 404));
+
+/** Secret values of the tenant, for masking causes before they are logged. */
+function masker(c: Context<AppEnv>): (text: string) => string {
+  const env = c.env as Record<string, unknown>;
+  const names = c.var.tenant ? Object.values(c.var.tenant.config.secrets) : [];
+  return createTextMasker(names.map((name) => env[name]).filter((value): value is string => typeof value === "string"));
+}
+
+app.onError((error, c) => {
+  if (error instanceof ApiError) {
+    return c.json(errorBody(error.code, error.message), error.status, error.headers);
+  }
+  if (error instanceof ConfigError) {
+    logLine({ msg: "config_invalid", requestId: c.var.requestId, error: error.message });
+    return c.json(errorBody("config_invalid", error.message), 500);
+  }
+  if (error instanceof HTTPException) {
+    return c.json(errorBody(error.status === 413 ? "body_too_large" : "http_error", error.message || "Request failed."), error.status);
+  }
+  const mask = masker(c);
+  const cause = error instanceof Error ? `${error.name}: ${error.message}\n${error.stack ?? ""}` : String(error);
+  logLine({ msg: "unhandled_error", requestId: c.var.requestId, path: c.req.path, error: mask(cause) });
+  return c.json(errorBody("internal", `Internal error (request ${c.var.requestId}).`), 500);
+});

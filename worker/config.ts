@@ -1,0 +1,109 @@
+import * as v from "valibot";
+import { PolicyDataSchema } from "../src/policy";
+
+/**
+ * A tenant's configuration: which tools it offers and how, who may call them, and its limits.
+ * It comes from the tenant's wrangler environment as the JSON var TOOLGATE_CONFIG.
+ */
+
+const MiB = 1024 * 1024;
+export const DEFAULT_LIMITS = { maxBodyBytes: MiB, maxCallsPerBatch: 128 } as const;
+
+const toolName = v.pipe(v.string(), v.regex(/^[a-zA-Z0-9_-]{1,64}$/, "must be a tool name (letters, digits, _ and -, at most 64)"));
+const intIn = (min: number, max: number) =>
+  v.pipe(v.number(), v.integer("must be an integer"), v.minValue(min, `must be at least ${min}`), v.maxValue(max, `must be at most ${max}`));
+
+export const SCOPES = ["call", "admin"] as const;
+export type Scope = (typeof SCOPES)[number];
+
+const KeySchema = v.strictObject({
+  name: v.pipe(v.string(), v.regex(/^[a-zA-Z0-9_.-]{1,64}$/, "must be 1-64 letters, digits, _ . or -")),
+  hash: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, "must be the SHA-256 of the key as 64 lowercase hex characters")),
+  scopes: v.pipe(v.array(v.picklist(SCOPES, 'must be "call" or "admin"')), v.minLength(1, "must name at least one scope")),
+});
+
+const origin = v.pipe(
+  v.string(),
+  v.regex(/^https?:\/\/[^/\s]+$/, "must be an origin like https://console.example.com (scheme and host, no path)"),
+);
+
+export const TenantConfigSchema = v.strictObject({
+  name: v.pipe(v.string(), v.regex(/^[a-z][a-z0-9-]{0,39}$/, "must be lowercase letters, digits and -, starting with a letter, at most 40")),
+  /** Tools of the catalogue this tenant offers. */
+  tools: v.array(toolName),
+  /** Per-tool policy overrides (JSON-expressible fields only). */
+  policies: v.optional(v.record(toolName, PolicyDataSchema), {}),
+  keys: v.pipe(v.array(KeySchema), v.minLength(1, "must hold at least one key")),
+  limits: v.optional(
+    v.strictObject({
+      maxBodyBytes: v.optional(intIn(1024, 100 * MiB), DEFAULT_LIMITS.maxBodyBytes),
+      maxCallsPerBatch: v.optional(intIn(1, 1024), DEFAULT_LIMITS.maxCallsPerBatch),
+    }),
+    {},
+  ),
+  /** Calls of these tools or risk levels wait for an admin's approval. */
+  requireApprovalFor: v.optional(
+    v.strictObject({
+      risk: v.optional(v.array(v.picklist(["low", "medium", "high"]))),
+      tools: v.optional(v.array(toolName)),
+    }),
+  ),
+  /** Tools that are listed but always denied. */
+  deny: v.optional(v.array(toolName), []),
+  /** Origins of consoles served elsewhere that may call the API from a browser (CORS). */
+  consoleOrigins: v.optional(v.array(origin), []),
+  /** Secret name (as tools see it) → name of the Worker secret or var holding its value. */
+  secrets: v.optional(
+    v.record(
+      v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, "must be an identifier")),
+      v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, "must name a Worker secret (an identifier)")),
+    ),
+    {},
+  ),
+  /** Fetch adapters (HTTP APIs, remote MCP servers, OpenAPI documents); shaped by the adapters' own schema. */
+  adapters: v.optional(v.array(v.unknown())),
+});
+
+export type TenantConfigInput = v.InferInput<typeof TenantConfigSchema>;
+export type TenantConfig = v.InferOutput<typeof TenantConfigSchema> & {
+  limits: { maxBodyBytes: number; maxCallsPerBatch: number };
+};
+
+/** A configuration that cannot be used; its message names the field. */
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+function describe(issue: v.BaseIssue<unknown>): string {
+  let path = "";
+  for (const item of issue.path ?? []) {
+    const key = item.key;
+    path += typeof key === "number" ? `[${key}]` : path === "" ? String(key) : `.${String(key)}`;
+  }
+  return `${path || "(root)"}: ${issue.message}`;
+}
+
+/** Parse and check a configuration (JSON text or a value). Throws ConfigError listing the bad fields. */
+export function parseTenantConfig(input: string | unknown, source = "TOOLGATE_CONFIG"): TenantConfig {
+  let value = input;
+  if (typeof input === "string") {
+    try {
+      value = JSON.parse(input);
+    } catch (error) {
+      throw new ConfigError(`${source} is not valid JSON: ${(error as Error).message}`);
+    }
+  }
+  const parsed = v.safeParse(TenantConfigSchema, value);
+  if (!parsed.success) {
+    const shown = parsed.issues.slice(0, 5).map(describe);
+    const more = parsed.issues.length > shown.length ? ` (and ${parsed.issues.length - shown.length} more)` : "";
+    throw new ConfigError(`${source} is invalid: ${shown.join("; ")}${more}`);
+  }
+  const config = parsed.output;
+  const keyNames = new Set<string>();
+  config.keys.forEach((key, i) => {
+    if (keyNames.has(key.name)) throw new ConfigError(`${source} is invalid: keys[${i}].name: duplicate key name "${key.name}"`);
+    keyNames.add(key.name);
+  });
+  return { ...config, limits: { ...DEFAULT_LIMITS, ...config.limits } };
+}

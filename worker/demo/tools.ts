@@ -1,0 +1,89 @@
+import * as v from "valibot";
+import { defineTool } from "../../src/tool";
+import { toolError } from "../../src/errors";
+
+/** Longest sleep a demo tool accepts, so a demo call can never hold a slot for long. */
+export const MAX_SLEEP_MS = 30_000;
+
+const sleepInput = v.object({
+  ms: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(MAX_SLEEP_MS)),
+});
+const sleepOutput = v.object({ ms: v.number(), startedAt: v.number(), endedAt: v.number() });
+
+/** Waits ms (or until the call is cancelled) and reports when the sleep itself ran. */
+async function sleepFor({ ms }: { ms: number }, signal: AbortSignal) {
+  const startedAt = Date.now();
+  await new Promise<void>((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => (clearTimeout(timer), reject(signal.reason)), { once: true });
+  });
+  return { ms, startedAt, endedAt: Date.now() };
+}
+
+export const add = defineTool({
+  name: "add",
+  description: "Add two numbers.",
+  input: v.object({ a: v.number(), b: v.number() }),
+  output: v.object({ sum: v.number() }),
+  policy: { readOnly: true, idempotent: true, risk: "low" },
+  run: ({ a, b }) => ({ sum: a + b }),
+});
+
+export const echo = defineTool({
+  name: "echo",
+  description: "Return the text unchanged.",
+  input: v.object({ text: v.pipe(v.string(), v.maxLength(10_000)) }),
+  policy: { readOnly: true, idempotent: true },
+  run: ({ text }) => text,
+});
+
+export const sleep = defineTool({
+  name: "sleep",
+  description: "Sleep for ms milliseconds. Sequential: one sleep at a time across the tenant.",
+  input: sleepInput,
+  output: sleepOutput,
+  policy: { concurrency: { limit: 1 }, timeoutMs: MAX_SLEEP_MS + 5_000, idempotent: true },
+  run: (args, ctx) => sleepFor(args, ctx.signal),
+});
+
+export const sleepPool = defineTool({
+  name: "sleep_pool",
+  description: "Sleep for ms milliseconds. At most three sleeps run at once across the tenant.",
+  input: sleepInput,
+  output: sleepOutput,
+  policy: { concurrency: { limit: 3 }, timeoutMs: MAX_SLEEP_MS + 5_000, idempotent: true },
+  run: (args, ctx) => sleepFor(args, ctx.signal),
+});
+
+export const sendMessage = defineTool({
+  name: "send_message",
+  description: "Send a message to someone (pretend). High risk: every call waits for an admin's approval.",
+  input: v.object({ to: v.pipe(v.string(), v.minLength(1), v.maxLength(200)), text: v.pipe(v.string(), v.maxLength(10_000)) }),
+  output: v.object({ delivered: v.boolean(), to: v.string(), messageId: v.string() }),
+  policy: { risk: "high", idempotent: false, approval: "always" },
+  run: ({ to }, ctx) => ({ delivered: true, to, messageId: `msg_${ctx.callId}` }),
+});
+
+export const fail = defineTool({
+  name: "fail",
+  description: "Always fails with the given message (to see how errors reach the model).",
+  input: v.object({ message: v.pipe(v.string(), v.maxLength(1_000)) }),
+  run: ({ message }) => {
+    throw toolError("tool_error", message);
+  },
+});
+
+export const flaky = defineTool({
+  name: "flaky",
+  description: "Fails with a retryable upstream error on the first `failures` attempts, then succeeds.",
+  input: v.object({ failures: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(5)) }),
+  output: v.object({ attempt: v.number() }),
+  policy: { idempotent: true, retry: { attempts: 3, baseMs: 1, capMs: 5, jitter: false } },
+  run: ({ failures }, ctx) => {
+    if (ctx.attempt <= failures) throw toolError("upstream_error", `flaky failure on attempt ${ctx.attempt}`);
+    return { attempt: ctx.attempt };
+  },
+});
+
+export const DEMO_TOOLS = [add, echo, sleep, sleepPool, sendMessage, fail, flaky] as const;

@@ -1,0 +1,19 @@
+import type { Context } from "hono";
+import type { BatchOptions } from "../src/options";
+import type { AppEnv } from "./env";
+import { resolveSecrets } from "./tenant";
+
+/**
+ * Everything the core pipeline needs for this request: the tenant's registry, secrets and rules,
+ * and the request's cancellation. Gates (limiter) and the ledger (journal) plug in here.
+ */
+export function executionOptions(c: Context<AppEnv>): BatchOptions {
+  const tenant = c.var.tenant;
+  return {
+    registry: tenant.registry,
+    tenant: tenant.name,
+    secrets: resolveSecrets(tenant.config, c.env),
+    hooks: tenant.hooks,
+    signal: c.req.raw.signal,
+  };
+}

@@ -1,0 +1,28 @@
+import { FORMAT_NAMES, type Format } from "../src/formats/format";
+
+// PENDING: replaced by the formats module's getFormat/detectFormat when src/formats/index.ts lands.
+const getFormat = (_name: Format["name"]): Format | undefined => undefined;
+const detectFormat = (_body: unknown): Format | undefined => undefined;
+import { ApiError } from "./errors";
+
+/** The format named in a route, or a 404 that lists the known ones. */
+export function formatNamed(name: string): Format {
+  const format = (FORMAT_NAMES as readonly string[]).includes(name) ? getFormat(name as Format["name"]) : undefined;
+  if (!format) {
+    throw new ApiError(404, "unknown_format", `Unknown format "${name}". Known formats: ${FORMAT_NAMES.join(", ")}.`);
+  }
+  return format;
+}
+
+/** The format a body of model output is in, or a 400 saying which shapes are understood. */
+export function formatOf(body: unknown): Format {
+  const format = detectFormat(body);
+  if (!format) {
+    throw new ApiError(
+      400,
+      "unknown_format",
+      `Could not tell the format of the body; send it to /v1/calls/<format> with one of: ${FORMAT_NAMES.join(", ")}.`,
+    );
+  }
+  return format;
+}

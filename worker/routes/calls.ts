@@ -1,0 +1,46 @@
+import { Hono, type Context } from "hono";
+import { executeBatch } from "../../src/batch";
+import type { Format } from "../../src/formats/format";
+import type { AppEnv } from "../env";
+import { ApiError } from "../errors";
+import { executionOptions } from "../execution";
+import { formatNamed, formatOf } from "../formats";
+import { logCall } from "../log";
+import { requireScope } from "../middleware/auth";
+
+async function readJson(c: Context<AppEnv>): Promise<unknown> {
+  const text = await c.req.text();
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ApiError(400, "invalid_body", "The request body is not JSON.");
+  }
+}
+
+/**
+ * Decode the model's output, run every call through the pipeline, answer in the same format.
+ * Tool failures are results inside the 200; only a malformed request is a 4xx.
+ */
+async function runCalls(c: Context<AppEnv>, body: unknown, format: Format): Promise<Response> {
+  const decoded = format.decode(body);
+  if (!decoded.ok) throw new ApiError(400, "invalid_calls", `Not ${format.name} tool calls: ${decoded.message}`);
+  const { maxCallsPerBatch } = c.var.tenant.config.limits;
+  if (decoded.calls.length === 0) throw new ApiError(400, "no_calls", `The body holds no ${format.name} tool calls.`);
+  if (decoded.calls.length > maxCallsPerBatch) {
+    throw new ApiError(400, "too_many_calls", `${decoded.calls.length} calls in one request; the limit is ${maxCallsPerBatch}.`);
+  }
+  const results = await executeBatch(decoded.calls, executionOptions(c));
+  const calls = results.map((result) => result.record);
+  for (const record of calls) logCall(c.var.requestId, record);
+  return c.json({ ...(format.encode(results) as object), calls });
+}
+
+export const calls = new Hono<AppEnv>()
+  .post("/", requireScope("call"), async (c) => {
+    const body = await readJson(c);
+    return runCalls(c, body, formatOf(body));
+  })
+  .post("/:format", requireScope("call"), async (c) => {
+    const format = formatNamed(c.req.param("format"));
+    return runCalls(c, await readJson(c), format);
+  });

@@ -1,0 +1,26 @@
+import { Hono } from "hono";
+import type { AppEnv } from "../env";
+import { requireScope } from "../middleware/auth";
+
+/**
+ * GET /whoami (any key): the tenant and the key's name and scopes, so a console knows what to show.
+ * GET /tenant (admin): the effective configuration. Key hashes and secret names are never shown.
+ */
+export const tenantInfo = new Hono<AppEnv>()
+  .get("/whoami", (c) => {
+    const { tenant, caller } = c.var;
+    return c.json({ tenant: tenant.name, key: { name: caller.keyName, scopes: [...caller.scopes] } });
+  })
+  .get("/tenant", requireScope("admin"), (c) => {
+    const { registry, config, name } = c.var.tenant;
+    return c.json({
+      name,
+      // Functions in a policy (approval predicates, gate keys) drop out of the JSON.
+      tools: registry.list().map((tool) => ({ name: tool.name, source: tool.source, policy: tool.policy })),
+      limits: config.limits,
+      requireApprovalFor: config.requireApprovalFor ?? {},
+      deny: config.deny,
+      consoleOrigins: config.consoleOrigins,
+      keys: config.keys.map(({ name: keyName, scopes }) => ({ name: keyName, scopes })),
+    });
+  });
