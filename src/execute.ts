@@ -90,10 +90,14 @@ async function pipeline(state: CallState, call: ToolCall, cancel: AbortSignal | 
       argsHash: hashJson({ tool: tool.name, args: parsed.value }),
       status: decision === "approval" ? "pending" : "running",
       ...(env.approved ? { approved: true } : {}),
+      // The ledger keeps the unmasked arguments of a parked call so that an approval can run it.
+      ...(decision === "approval" ? { args: parsed.value as JsonValue } : {}),
       record: maskRecord(env, buildRecord(state, decision === "approval" ? "pending" : "running")),
     });
     if (claim.kind === "replay") return replay(claim.record);
     if (claim.kind === "conflict") return fail(state, "conflict", claim.message, undefined, { journal: false });
+    // A cancel from elsewhere (POST /v1/calls/:id/cancel) reaches this call through the claim's signal.
+    if (claim.signal) cancel = cancel ? AbortSignal.any([cancel, claim.signal]) : claim.signal;
   }
   if (decision === "approval") return park(state);
 
