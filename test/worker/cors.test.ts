@@ -1,0 +1,42 @@
+import { describe, expect, it } from "vitest";
+import { request } from "./helpers";
+
+const CONSOLE = "http://localhost:5173"; // one of the demo tenant's console origins
+
+function preflight(origin: string) {
+  return request("/v1/calls/openai", {
+    method: "OPTIONS",
+    key: null,
+    headers: { origin, "access-control-request-method": "POST", "access-control-request-headers": "authorization, content-type" },
+  });
+}
+
+describe("CORS", () => {
+  it("answers a preflight from a console origin without a key", async () => {
+    const res = await preflight(CONSOLE);
+    expect(res.status).toBe(204);
+    expect(res.headers.get("access-control-allow-origin")).toBe(CONSOLE);
+    expect(res.headers.get("access-control-allow-methods")).toContain("POST");
+    expect(res.headers.get("access-control-allow-headers")?.toLowerCase()).toContain("authorization");
+  });
+
+  it("does not allow another origin", async () => {
+    const res = await preflight("https://evil.example");
+    expect(res.headers.get("access-control-allow-origin")).toBeNull();
+  });
+
+  it("marks real responses for the console origin only", async () => {
+    const allowed = await request("/v1/whoami", { headers: { origin: CONSOLE } });
+    expect(allowed.status).toBe(200);
+    expect(allowed.headers.get("access-control-allow-origin")).toBe(CONSOLE);
+    expect(allowed.headers.get("access-control-expose-headers")).toContain("X-Request-Id");
+    const other = await request("/v1/whoami", { headers: { origin: "https://evil.example" } });
+    expect(other.headers.get("access-control-allow-origin")).toBeNull();
+  });
+
+  it("marks error responses too, so a console can read them", async () => {
+    const res = await request("/v1/whoami", { key: "wrong", headers: { origin: CONSOLE } });
+    expect(res.status).toBe(401);
+    expect(res.headers.get("access-control-allow-origin")).toBe(CONSOLE);
+  });
+});
