@@ -18,15 +18,8 @@ export function valibotToJsonSchema(schema: v.GenericSchema, toolName: string): 
   }
 }
 
-// --- Per-format forms. STUBS: the formats work replaces these with real conversions. ---
-import type { Tool } from "./tool";
-
-/** OpenAI parameters: strict form where the schema allows it, else the plain schema with strict false. */
-export function toOpenAIParameters(tool: Tool): { parameters: JsonSchema; strict: boolean } {
-  return { parameters: tool.inputSchema, strict: false };
-}
-
-/** Gemini's OpenAPI-subset schema; throws FormatSchemaError naming the tool and the construct. */
-export function toGeminiParameters(tool: Tool): JsonSchema {
-  return tool.inputSchema;
-}
+// Per-format forms live beside this file, one converter per API.
+export { toOpenAIParameters, toStrictSchema, type StrictForm } from "./schema-openai";
+export { toGeminiParameters, type GeminiSchema, type GeminiType } from "./schema-gemini";
+export { requireObjectRoot } from "./schema-walk";
+export { dropNullOptionals } from "./strict-nulls";
