@@ -15,6 +15,7 @@ export function normaliseOutput(returned: unknown): Normalised {
     const content = checkContent(returned.content);
     if (typeof content === "string") return { ok: false, message: content };
     const output: CallOutput = { content };
+    if (returned.truncated) output.truncated = true;
     if (returned.structured !== undefined) {
       const text = safeStringify(returned.structured);
       if (text === undefined) return { ok: false, message: "The tool's structured output is not JSON." };

@@ -43,11 +43,15 @@ export interface RichResult {
   readonly [RICH]: true;
   content: Content[];
   structured?: JsonValue;
+  /** The tool already cut its output (e.g. an adapter capped an upstream response). */
+  truncated?: true;
 }
 
 /** Return this from run() to send rich content instead of a plain value. */
-export function richResult(content: Content[], structured?: JsonValue): RichResult {
-  return structured === undefined ? { [RICH]: true, content } : { [RICH]: true, content, structured };
+export function richResult(content: Content[], structured?: JsonValue, options?: { truncated?: boolean }): RichResult {
+  const result: RichResult = structured === undefined ? { [RICH]: true, content } : { [RICH]: true, content, structured };
+  if (options?.truncated) result.truncated = true;
+  return result;
 }
 
 export function isRichResult(value: unknown): value is RichResult {

@@ -1,0 +1,125 @@
+import * as v from "valibot";
+import { PolicyDataSchema } from "../policy";
+import { TOOL_NAME_PATTERN } from "../tool";
+
+/**
+ * The configuration shapes of fetch-based adapters, as data (JSON from a tenant's config). Parsed
+ * with valibot so a bad declaration fails with one readable line naming the adapter and the field.
+ */
+
+const secretName = v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, "must be a secret's name (letters, digits, _)"));
+const headerName = v.pipe(v.string(), v.regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,128}$/, "must be a valid HTTP header name"));
+const toolName = v.pipe(v.string(), v.regex(TOOL_NAME_PATTERN, `must match ${TOOL_NAME_PATTERN}`));
+const httpUrl = v.pipe(v.string(), v.regex(/^https?:\/\/[^\s/]+/i, "must be an absolute http(s) URL"));
+
+/** How the configured credential is sent. `secret` names a Worker secret, never holds the value. */
+export const AuthSchema = v.variant("type", [
+  v.strictObject({ type: v.literal("bearer"), secret: secretName }),
+  v.strictObject({ type: v.literal("header"), name: headerName, secret: secretName, prefix: v.optional(v.string()) }),
+  v.strictObject({
+    type: v.literal("basic"),
+    username: v.optional(v.string()),
+    usernameSecret: v.optional(secretName),
+    passwordSecret: secretName,
+  }),
+  v.strictObject({ type: v.literal("query"), name: v.pipe(v.string(), v.minLength(1)), secret: secretName }),
+]);
+export type AuthDeclaration = v.InferOutput<typeof AuthSchema>;
+
+/** Requests per interval (with an optional burst), shared by every caller of the upstream. */
+export const RateLimitSchema = v.strictObject({
+  requests: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  intervalMs: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(86_400_000)),
+  burst: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+});
+export type RateLimit = v.InferOutput<typeof RateLimitSchema>;
+
+const jsonObject = v.custom<Record<string, unknown>>(
+  (value) => typeof value === "object" && value !== null && !Array.isArray(value),
+  "must be a JSON Schema object",
+);
+const templates = v.record(headerName, v.string());
+
+/** The policy fields of a declaration, at its top level. */
+const policyEntries = PolicyDataSchema.entries;
+
+export const HttpToolSchema = v.strictObject({
+  name: toolName,
+  title: v.optional(v.string()),
+  description: v.string(),
+  /** JSON Schema of the arguments (an object schema). Default: no arguments. */
+  input: v.optional(jsonObject),
+  method: v.optional(v.picklist(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]), "GET"),
+  /** URL template: "{name}" is replaced by the percent-encoded argument. */
+  url: httpUrl,
+  /** Query parameter → template ("{arg}" or literal text with placeholders). */
+  query: v.optional(v.record(v.pipe(v.string(), v.minLength(1)), v.string())),
+  /** Header → template. Credentials do not go here: use `auth`. */
+  headers: v.optional(templates),
+  /** Send one argument as the whole JSON body. */
+  body: v.optional(v.strictObject({ arg: v.pipe(v.string(), v.minLength(1)) })),
+  /** Where arguments not used above go: query (default for GET/HEAD/DELETE), JSON body (others) or nowhere. */
+  rest: v.optional(v.picklist(["query", "body", "drop"])),
+  auth: v.optional(AuthSchema),
+  /** Largest response body read, in bytes; the rest is cut and the result flagged truncated. Default 1 MiB. */
+  maxResponseBytes: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(50_000_000))),
+  rateLimit: v.optional(RateLimitSchema),
+  ...policyEntries,
+});
+export type HttpToolDeclaration = v.InferInput<typeof HttpToolSchema>;
+export type HttpTool = v.InferOutput<typeof HttpToolSchema>;
+
+export const OpenApiSchema = v.strictObject({
+  /** Label used in errors and as the default name prefix source. */
+  name: v.pipe(v.string(), v.minLength(1)),
+  /** The OpenAPI 3.x document (JSON). */
+  document: jsonObject,
+  /** Base URL; default: the document's servers[0].url. */
+  baseUrl: v.optional(httpUrl),
+  /** operationIds to expose; default: every operation that has one. */
+  operations: v.optional(v.array(v.string())),
+  /** Prefix prepended to each operationId to form the tool name. */
+  prefix: v.optional(v.string(), ""),
+  auth: v.optional(AuthSchema),
+  maxResponseBytes: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(50_000_000))),
+  rateLimit: v.optional(RateLimitSchema),
+  ...policyEntries,
+});
+export type OpenApiDeclaration = v.InferInput<typeof OpenApiSchema>;
+
+export const McpServerSchema = v.strictObject({
+  /** Label used in errors, records ("mcp:<url>") and admin routes. */
+  name: v.pipe(v.string(), v.regex(/^[a-zA-Z0-9_-]{1,64}$/, "must match ^[a-zA-Z0-9_-]{1,64}$")),
+  /** The server's Streamable HTTP endpoint. */
+  url: httpUrl,
+  auth: v.optional(AuthSchema),
+  /** Prepended to remote tool names (e.g. "gh_"). */
+  prefix: v.optional(v.string(), ""),
+  /** Remote tool names to expose; default: all. */
+  tools: v.optional(v.array(v.string())),
+  /** How long a fetched tool list is trusted. Default 5 minutes. */
+  cacheTtlMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0)), 300_000),
+  rateLimit: v.optional(RateLimitSchema),
+  ...policyEntries,
+});
+export type McpServerDeclaration = v.InferInput<typeof McpServerSchema>;
+export type McpServer = v.InferOutput<typeof McpServerSchema>;
+
+/** Parse a declaration or throw `<label>: invalid <field>: <message>`. */
+export function parseDeclaration<S extends v.GenericSchema>(schema: S, value: unknown, label: string): v.InferOutput<S> {
+  const parsed = v.safeParse(schema, value);
+  if (parsed.success) return parsed.output;
+  const issue = parsed.issues[0];
+  const field = v.getDotPath(issue) ?? "declaration";
+  throw new TypeError(`${label}: invalid ${field}: ${issue.message}`);
+}
+
+/** The policy part of a parsed declaration (what checkPolicy accepts). */
+export function policyOf(declaration: Partial<Record<keyof typeof policyEntries, unknown>>): v.InferOutput<typeof PolicyDataSchema> {
+  const policy: Record<string, unknown> = {};
+  for (const key of Object.keys(policyEntries)) {
+    const value = declaration[key as keyof typeof policyEntries];
+    if (value !== undefined) policy[key] = value;
+  }
+  return policy as v.InferOutput<typeof PolicyDataSchema>;
+}

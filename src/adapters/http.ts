@@ -1,0 +1,65 @@
+import { jsonSchemaValidator } from "../json-schema";
+import type { JsonSchema } from "../json";
+import { assembleTool, type Tool } from "../tool";
+import { HttpToolSchema, parseDeclaration, policyOf, type HttpTool, type HttpToolDeclaration } from "./declarations";
+import { buildRequest, mappedNames } from "./http-request";
+import { DEFAULT_MAX_RESPONSE_BYTES, toToolResult, upstreamFailure } from "./http-response";
+import { fetchUpstream, maskerFor, type UpstreamGate } from "./upstream";
+
+export interface HttpToolDeps {
+  /** Shared rate limit of this upstream (the Worker passes a Durable Object-backed one). */
+  gate?: UpstreamGate;
+  /** Recorded as the tool's source. Default "http" (the OpenAPI adapter passes "openapi"). */
+  source?: string;
+}
+
+const NO_ARGS: JsonSchema = { type: "object", properties: {}, additionalProperties: false };
+/** Longest a call waits for the shared rate limit when the tool declares no timeout. */
+const DEFAULT_MAX_WAIT_MS = 30_000;
+
+/** Every placeholder must name a declared property, so a typo fails at configuration, not per call. */
+function checkMapping(decl: HttpTool, schema: JsonSchema, label: string): void {
+  const properties = schema.properties;
+  if (typeof properties !== "object" || properties === null) return;
+  for (const name of mappedNames(decl)) {
+    if (!(name in properties)) throw new TypeError(`${label}: invalid url/query/headers/body: "${name}" is not a property of input`);
+  }
+}
+
+/**
+ * An HTTP API endpoint as a Tool, from a declaration (data, e.g. a tenant's config). The request
+ * goes through ctx.fetch (egress-checked) with ctx.signal (timeout, cancellation); the credential
+ * comes from ctx.secrets by name. GET and HEAD are idempotent unless declared otherwise, so the
+ * pipeline retries them (honouring Retry-After); other methods only when declared idempotent.
+ */
+export function httpTool(declaration: HttpToolDeclaration, deps: HttpToolDeps = {}): Tool {
+  const label = `HTTP tool "${String((declaration as { name?: unknown })?.name ?? "?")}"`;
+  const decl = parseDeclaration(HttpToolSchema, declaration, label);
+  const schema = (decl.input ?? NO_ARGS) as JsonSchema;
+  let validateInput;
+  try {
+    validateInput = jsonSchemaValidator(schema);
+  } catch (error) {
+    throw new TypeError(`${label}: invalid input: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  checkMapping(decl, schema, label);
+  const policy = policyOf(decl);
+  policy.idempotent ??= decl.method === "GET" || decl.method === "HEAD";
+  const maxBytes = decl.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  const upstream = new URL(decl.url.replace(/\{[^}]*\}/g, "x")).host;
+  return assembleTool({
+    name: decl.name,
+    ...(decl.title === undefined ? {} : { title: decl.title }),
+    description: decl.description,
+    source: deps.source ?? "http",
+    policy,
+    inputSchema: () => schema,
+    validateInput,
+    async run(args, ctx) {
+      const { url, init } = buildRequest(decl, args, ctx.secrets);
+      const response = await fetchUpstream(ctx, deps.gate, policy.timeoutMs ?? DEFAULT_MAX_WAIT_MS, url, init);
+      if (!response.ok) throw await upstreamFailure(response, maskerFor(ctx.secrets), upstream);
+      return toToolResult(response, maxBytes);
+    },
+  });
+}
