@@ -11,6 +11,7 @@ import { bodyLimit } from "./middleware/body-limit";
 import { cors } from "./middleware/cors";
 import { tenant } from "./middleware/tenant";
 import { calls } from "./routes/calls";
+import { gates } from "./routes/gates";
 import { health } from "./routes/health";
 import { tenantInfo } from "./routes/tenant";
 import { tools } from "./routes/tools";
@@ -19,20 +20,26 @@ import { tools } from "./routes/tools";
  * The HTTP API. Order matters: request id → tenant (its config drives the rest) → CORS (before
  * auth, so preflights pass) → body limit → key → routes. Every failure answers JSON.
  */
-export const app = new Hono<AppEnv>();
+export function createApp(): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.use(requestId());
+  app.use(tenant);
+  app.use(cors);
+  app.use(bodyLimit);
+  app.route("/", health);
 
-app.use(requestId());
-app.use(tenant);
-app.use(cors);
-app.use(bodyLimit);
-app.route("/", health);
+  app.use("/v1/*", requireKey);
+  app.route("/v1/tools", tools);
+  app.route("/v1/calls", calls);
+  app.route("/v1/gates", gates);
+  app.route("/v1", tenantInfo);
 
-app.use("/v1/*", requireKey);
-app.route("/v1/tools", tools);
-app.route("/v1/calls", calls);
-app.route("/v1", tenantInfo);
+  app.notFound((c) => c.json(errorBody("not_found", `No route for ${c.req.method} ${c.req.path}.`), 404));
+  app.onError(answerError);
+  return app;
+}
 
-app.notFound((c) => c.json(errorBody("not_found", `No route for ${c.req.method} ${c.req.path}.`), 404));
+export const app = createApp();
 
 /** Secret values of the tenant, for masking causes before they are logged. */
 function masker(c: Context<AppEnv>): (text: string) => string {
@@ -41,7 +48,8 @@ function masker(c: Context<AppEnv>): (text: string) => string {
   return createTextMasker(names.map((name) => env[name]).filter((value): value is string => typeof value === "string"));
 }
 
-app.onError((error, c) => {
+/** Expected failures answer their own status; anything else is logged (masked) and answers 500 JSON. */
+function answerError(error: Error, c: Context<AppEnv>): Response {
   if (error instanceof ApiError) {
     return c.json(errorBody(error.code, error.message), error.status, error.headers);
   }
@@ -56,4 +64,4 @@ app.onError((error, c) => {
   const cause = error instanceof Error ? `${error.name}: ${error.message}\n${error.stack ?? ""}` : String(error);
   logLine({ msg: "unhandled_error", requestId: c.var.requestId, path: c.req.path, error: mask(cause) });
   return c.json(errorBody("internal", `Internal error (request ${c.var.requestId}).`), 500);
-});
+}

@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import type { BatchOptions } from "../src/options";
 import type { AppEnv } from "./env";
+import { createGateLimiter } from "./gate-limiter";
 import { resolveSecrets } from "./tenant";
 
 /**
@@ -14,6 +15,7 @@ export function executionOptions(c: Context<AppEnv>): BatchOptions {
     tenant: tenant.name,
     secrets: resolveSecrets(tenant.config, c.env),
     hooks: tenant.hooks,
+    limiter: createGateLimiter(c.env.GATES, { tenant: tenant.name }),
     signal: c.req.raw.signal,
   };
 }

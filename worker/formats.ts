@@ -1,13 +1,10 @@
+import { detectFormat, getFormat } from "../src/formats";
 import { FORMAT_NAMES, type Format } from "../src/formats/format";
-
-// PENDING: replaced by the formats module's getFormat/detectFormat when src/formats/index.ts lands.
-const getFormat = (_name: Format["name"]): Format | undefined => undefined;
-const detectFormat = (_body: unknown): Format | undefined => undefined;
 import { ApiError } from "./errors";
 
 /** The format named in a route, or a 404 that lists the known ones. */
 export function formatNamed(name: string): Format {
-  const format = (FORMAT_NAMES as readonly string[]).includes(name) ? getFormat(name as Format["name"]) : undefined;
+  const format = getFormat(name);
   if (!format) {
     throw new ApiError(404, "unknown_format", `Unknown format "${name}". Known formats: ${FORMAT_NAMES.join(", ")}.`);
   }
