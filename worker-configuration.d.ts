@@ -3,10 +3,13 @@
 // Runtime types generated with workerd@1.20261102.1 2026-11-01
 interface __BaseEnv_Env {
 	TOOLGATE_DEMO: "true";
+	GATES: DurableObjectNamespace<import("./worker/index").Gate>;
+	GATE_INDEX: DurableObjectNamespace<import("./worker/index").GateIndex>;
 }
 declare namespace Cloudflare {
 	interface GlobalProps {
 		mainModule: typeof import("./worker/index");
+		durableNamespaces: "Gate" | "GateIndex";
 	}
 	interface Env extends __BaseEnv_Env {}
 }

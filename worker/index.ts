@@ -1,5 +1,7 @@
 import { app } from "./app";
 
 export { ToolgateService } from "./entrypoint";
+export { Gate } from "./durable/gate";
+export { GateIndex } from "./durable/gate-index";
 
 export default app;

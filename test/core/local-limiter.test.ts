@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createLocalLimiter } from "../../src/local-limiter";
 import type { SlotGrant, SlotRequest } from "../../src/limiter";
+import { loadLimiter } from "../limiter-load";
 
 const req = (callId: string, over: Partial<SlotRequest> = {}): SlotRequest => ({
   gate: "tenant:tool",
@@ -32,22 +33,9 @@ describe("local limiter", () => {
 
   it("never runs more than the limit with 200 concurrent acquires", async () => {
     const limiter = createLocalLimiter();
-    let running = 0;
-    let max = 0;
-    const outcomes = await Promise.all(
-      Array.from({ length: 200 }, async (_, i) => {
-        const grant = await limiter.acquire(req(`c${i}`, { limit: 3, maxQueue: 500 }));
-        if (!grant.ok) return grant.code;
-        running++;
-        max = Math.max(max, running);
-        await sleep(i % 3);
-        running--;
-        await grant.release();
-        return "ran";
-      }),
-    );
+    const { maxRunning, outcomes } = await loadLimiter(limiter, (i) => req(`c${i}`, { limit: 3, maxQueue: 500 }));
     expect(outcomes.every((o) => o === "ran")).toBe(true);
-    expect(max).toBe(3);
+    expect(maxRunning).toBe(3);
     expect(limiter.inspect("tenant:tool")).toBeUndefined();
   });
 

@@ -1,0 +1,98 @@
+/**
+ * SQLite persistence of one gate: a row per holder or waiter, plus a few settings. The gate DO keeps
+ * the state in memory for speed and writes every transition's changes here in the same synchronous
+ * step, so an evicted gate reloads exactly what it had admitted.
+ */
+import { createGateState } from "../../src/gate-queue";
+import type { GateChange, GateState } from "../../src/gate-queue";
+
+const SCHEMA = [
+  `CREATE TABLE IF NOT EXISTS slots (
+     call_id TEXT PRIMARY KEY,
+     tool TEXT NOT NULL,
+     state TEXT NOT NULL CHECK (state IN ('held', 'queued')),
+     seq INTEGER NOT NULL,
+     since INTEGER NOT NULL,
+     expires_at INTEGER,
+     lease_ms INTEGER NOT NULL,
+     deadline INTEGER
+   )`,
+  `CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL)`,
+];
+
+type SlotRow = {
+  call_id: string;
+  tool: string;
+  state: string;
+  seq: number;
+  since: number;
+  expires_at: number | null;
+  lease_ms: number;
+  deadline: number | null;
+};
+
+export function migrate(sql: SqlStorage): void {
+  for (const statement of SCHEMA) sql.exec(statement);
+}
+
+export function readMeta(sql: SqlStorage, key: string): string | undefined {
+  return sql.exec<{ v: string }>("SELECT v FROM meta WHERE k = ?", key).toArray()[0]?.v;
+}
+
+export function writeMeta(sql: SqlStorage, key: string, value: string): void {
+  sql.exec("INSERT INTO meta (k, v) VALUES (?, ?) ON CONFLICT (k) DO UPDATE SET v = excluded.v", key, value);
+}
+
+export function loadState(sql: SqlStorage): GateState {
+  const state = createGateState(Number(readMeta(sql, "limit") ?? 1), Number(readMeta(sql, "maxQueue") ?? 64));
+  const rows = sql.exec<SlotRow>("SELECT * FROM slots ORDER BY state, seq, since").toArray();
+  for (const row of rows) {
+    if (row.state === "held") {
+      state.holders.set(row.call_id, {
+        callId: row.call_id,
+        tool: row.tool,
+        since: row.since,
+        expiresAt: row.expires_at ?? row.since + row.lease_ms,
+      });
+    } else {
+      state.waiters.push({
+        callId: row.call_id,
+        tool: row.tool,
+        seq: row.seq,
+        since: row.since,
+        leaseMs: row.lease_ms,
+        ...(row.deadline === null ? {} : { deadline: row.deadline }),
+      });
+    }
+    state.nextSeq = Math.max(state.nextSeq, row.seq + 1);
+  }
+  return state;
+}
+
+/** Mirror one transition into SQL. Call inside transactionSync, with no await in between. */
+export function persist(sql: SqlStorage, state: GateState, changes: GateChange[], saved: { limit: number; maxQueue: number }): void {
+  if (state.limit !== saved.limit) writeMeta(sql, "limit", String(state.limit));
+  if (state.maxQueue !== saved.maxQueue) writeMeta(sql, "maxQueue", String(state.maxQueue));
+  for (const change of changes) {
+    if (change.type === "leave") {
+      sql.exec("DELETE FROM slots WHERE call_id = ?", change.callId);
+    } else if (change.type === "hold") {
+      const h = change.holder;
+      sql.exec(
+        `INSERT INTO slots (call_id, tool, state, seq, since, expires_at, lease_ms, deadline)
+         VALUES (?, ?, 'held', 0, ?, ?, ?, NULL)
+         ON CONFLICT (call_id) DO UPDATE SET state = 'held', since = excluded.since,
+           expires_at = excluded.expires_at, lease_ms = excluded.lease_ms, deadline = NULL`,
+        h.callId, h.tool, h.since, h.expiresAt, h.expiresAt - h.since,
+      );
+    } else {
+      const w = change.waiter;
+      sql.exec(
+        `INSERT INTO slots (call_id, tool, state, seq, since, expires_at, lease_ms, deadline)
+         VALUES (?, ?, 'queued', ?, ?, NULL, ?, ?)
+         ON CONFLICT (call_id) DO UPDATE SET deadline = excluded.deadline`,
+        w.callId, w.tool, w.seq, w.since, w.leaseMs, w.deadline ?? null,
+      );
+    }
+  }
+}

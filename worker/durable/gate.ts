@@ -1,0 +1,181 @@
+/**
+ * One concurrency gate (tenant + tool or group [+ resource key]) as a Durable Object. The logic is
+ * the pure gate-queue; this class persists its changes to SQLite, holds queued acquire RPCs open
+ * until they are granted, and drives lease expiry with the alarm.
+ */
+import { DurableObject } from "cloudflare:workers";
+import { acquireSlot, expireDue, leaveSlot, nextDeadline } from "../../src/gate-queue";
+import type { GateChange, GateState, Transition } from "../../src/gate-queue";
+import { loadState, migrate, persist, readMeta, writeMeta } from "./gate-store";
+
+export interface GateAcquireInput {
+  gate: string;
+  callId: string;
+  tool: string;
+  limit: number;
+  maxQueue: number;
+  leaseMs: number;
+  /** Longest this RPC is held open while queued; then it answers `queued` and the caller re-attaches. */
+  pollMs: number;
+  /** How long after a poll ends a waiter that did not come back leaves the queue. Default WAIT_GRACE_MS. */
+  waitGraceMs?: number;
+  /** The gate index (tenant) that lists this gate for GET /v1/gates. */
+  index?: string;
+}
+
+export type GateAcquireResult =
+  | { ok: true; expiresAt: number }
+  | { ok: false; code: "queued"; position: number }
+  | { ok: false; code: "busy"; message: string; retryAfterMs: number }
+  | { ok: false; code: "cancelled"; message: string };
+
+export interface GateSnapshot {
+  gate: string;
+  limit: number;
+  maxQueue: number;
+  holders: { callId: string; tool: string; since: number; expiresAt: number }[];
+  queueDepth: number;
+  queued: { callId: string; tool: string; since: number }[];
+}
+
+/** A waiter that stops re-attaching (its Worker died) leaves the queue this long after its poll ends. */
+export const WAIT_GRACE_MS = 5_000;
+
+export class Gate extends DurableObject<Env> {
+  private state: GateState | undefined;
+  private saved = { limit: 0, maxQueue: 0 };
+  /** Open acquire RPCs of queued calls, woken by the transition that grants or drops them. */
+  private waiting = new Map<string, Array<(result: GateAcquireResult) => void>>();
+  private alarmAt: number | null = null;
+  private indexed: string | undefined;
+  private gateName: string | undefined;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    migrate(ctx.storage.sql);
+    this.indexed = readMeta(ctx.storage.sql, "index");
+    this.gateName = readMeta(ctx.storage.sql, "gate");
+    void ctx.blockConcurrencyWhile(async () => {
+      this.alarmAt = await ctx.storage.getAlarm();
+    });
+  }
+
+  async acquire(input: GateAcquireInput): Promise<GateAcquireResult> {
+    if (this.gateName === undefined) writeMeta(this.ctx.storage.sql, "gate", (this.gateName = input.gate));
+    if (input.index !== undefined && this.indexed !== input.index) this.register(input.gate, input.index);
+    const outcome = this.apply((s, now) =>
+      acquireSlot(s, { ...input, waitDeadline: now + input.pollMs + (input.waitGraceMs ?? WAIT_GRACE_MS) }, now),
+    );
+    if (outcome.status === "granted") return { ok: true, expiresAt: outcome.holder.expiresAt };
+    if (outcome.status === "busy") {
+      const message = `${this.state?.holders.size ?? 0} running, ${this.state?.waiters.length ?? 0} waiting`;
+      return { ok: false, code: "busy", message, retryAfterMs: outcome.retryAfterMs };
+    }
+    const { position } = outcome;
+    return new Promise<GateAcquireResult>((resolve) => {
+      const list = this.waiting.get(input.callId) ?? [];
+      const wake = (result: GateAcquireResult) => {
+        clearTimeout(timer);
+        resolve(result);
+      };
+      // Answer `queued` at the end of the poll; the waiter keeps its place if it comes back in time.
+      const timer = setTimeout(() => {
+        const rest = (this.waiting.get(input.callId) ?? []).filter((w) => w !== wake);
+        if (rest.length > 0) this.waiting.set(input.callId, rest);
+        else this.waiting.delete(input.callId);
+        resolve({ ok: false, code: "queued", position });
+      }, input.pollMs);
+      list.push(wake);
+      this.waiting.set(input.callId, list);
+    });
+  }
+
+  /** The holder is done: free its slot for the next waiter. */
+  async release(callId: string): Promise<{ ok: true; was: "holder" | "waiter" | "absent" }> {
+    return { ok: true, was: this.apply((s, now) => leaveSlot(s, callId, "released", now)) };
+  }
+
+  /** The caller gave up: leave the queue, or free the slot if the grant raced the cancel. */
+  async cancel(callId: string): Promise<{ ok: true; was: "holder" | "waiter" | "absent" }> {
+    return { ok: true, was: this.apply((s, now) => leaveSlot(s, callId, "cancelled", now)) };
+  }
+
+  async snapshot(): Promise<GateSnapshot> {
+    this.apply(expireDue);
+    const s = this.state!;
+    return {
+      gate: this.gateName ?? this.ctx.id.toString(),
+      limit: s.limit,
+      maxQueue: s.maxQueue,
+      holders: [...s.holders.values()],
+      queueDepth: s.waiters.length,
+      queued: s.waiters.map(({ callId, tool, since }) => ({ callId, tool, since })),
+    };
+  }
+
+  /** Reclaims expired leases and overdue waiters. Running late or twice is harmless. */
+  override async alarm(): Promise<void> {
+    this.alarmAt = null;
+    this.apply(expireDue);
+  }
+
+  /**
+   * One synchronous check-and-write: the transition and its SQL mirror run in one transaction with
+   * no await, so requests and alarms interleaving in this object always see a consistent gate.
+   */
+  private apply<T>(step: (state: GateState, now: number) => Transition<T>): T {
+    const sql = this.ctx.storage.sql;
+    let result: Transition<T>;
+    try {
+      result = this.ctx.storage.transactionSync(() => {
+        if (!this.state) {
+          this.state = loadState(sql);
+          this.saved = { limit: this.state.limit, maxQueue: this.state.maxQueue };
+        }
+        const transition = step(this.state, Date.now());
+        persist(sql, this.state, transition.changes, this.saved);
+        this.saved = { limit: this.state.limit, maxQueue: this.state.maxQueue };
+        return transition;
+      });
+    } catch (error) {
+      this.state = undefined; // the transaction rolled back: reload from SQL next time
+      throw error;
+    }
+    this.wake(result.changes);
+    this.scheduleAlarm();
+    return result.outcome;
+  }
+
+  private wake(changes: GateChange[]): void {
+    for (const change of changes) {
+      if (change.type === "queue") continue;
+      const callId = change.type === "hold" ? change.holder.callId : change.callId;
+      const list = this.waiting.get(callId);
+      if (!list) continue;
+      this.waiting.delete(callId);
+      const result: GateAcquireResult =
+        change.type === "hold"
+          ? { ok: true, expiresAt: change.holder.expiresAt }
+          : { ok: false, code: "cancelled", message: `left the queue (${change.reason})` };
+      for (const wake of list) wake(result);
+    }
+  }
+
+  /** Keep the alarm at or before the next due lease or wait deadline; a late alarm just re-arms. */
+  private scheduleAlarm(): void {
+    const due = this.state && nextDeadline(this.state);
+    if (due === undefined || (this.alarmAt !== null && this.alarmAt <= due)) return;
+    this.alarmAt = due;
+    this.ctx.storage.setAlarm(due).catch(() => (this.alarmAt = null));
+  }
+
+  /** List this gate in its tenant's index once; a failure retries on the next acquire. */
+  private register(gate: string, index: string): void {
+    this.indexed = index;
+    const stub = this.env.GATE_INDEX.get(this.env.GATE_INDEX.idFromName(index));
+    stub.register(gate).then(
+      () => writeMeta(this.ctx.storage.sql, "index", index),
+      () => (this.indexed = undefined),
+    );
+  }
+}

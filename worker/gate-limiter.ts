@@ -1,0 +1,100 @@
+/**
+ * The Worker's Limiter: one Gate Durable Object per gate key, so a tool's concurrency policy holds
+ * across every request, isolate and location. Queued calls long-poll the gate and re-attach by call
+ * id (a broken stub or the end of a poll keeps their place); an abort leaves the queue.
+ */
+import type { Limiter, SlotGrant, SlotRequest } from "../src/limiter";
+import type { Gate, GateAcquireInput, GateAcquireResult } from "./durable/gate";
+
+export interface GateLimiterOptions {
+  /** The tenant whose gate index lists these gates (GET /v1/gates). */
+  tenant: string;
+  /** How long one acquire RPC waits in the queue before re-attaching. Default 10 s. */
+  pollMs?: number;
+  /** Fresh stubs to try after an RPC failure before giving up. Default 2. */
+  retries?: number;
+}
+
+const ABORTED = Symbol("aborted");
+
+export function createGateLimiter(gates: DurableObjectNamespace<Gate>, options: GateLimiterOptions): Limiter {
+  const pollMs = options.pollMs ?? 10_000;
+  const retries = options.retries ?? 2;
+  const stubFor = (gate: string) => gates.get(gates.idFromName(gate));
+
+  return {
+    async acquire(request: SlotRequest): Promise<SlotGrant> {
+      const { signal, callId } = request;
+      const cancelled = (): SlotGrant => ({ ok: false, code: "cancelled", message: "the caller gave up while waiting for a slot" });
+      if (signal?.aborted) return cancelled();
+      const input: GateAcquireInput = {
+        gate: request.gate,
+        callId,
+        tool: request.tool,
+        limit: request.limit,
+        maxQueue: request.maxQueue,
+        leaseMs: request.leaseMs,
+        pollMs,
+        index: options.tenant,
+      };
+      const aborted = abortPromise(signal);
+      let stub = stubFor(request.gate);
+      let failures = 0;
+      try {
+        for (;;) {
+          if (signal?.aborted) return await leave(stub, callId, cancelled());
+          let result: GateAcquireResult | typeof ABORTED;
+          try {
+            result = await Promise.race([stub.acquire(input), aborted.promise]);
+          } catch (error) {
+            // Acquire is idempotent per call id, so a new stub re-attaches to the same slot or place.
+            if (++failures > retries) throw error;
+            stub = stubFor(request.gate);
+            continue;
+          }
+          if (result === ABORTED) return await leave(stub, callId, cancelled());
+          if (result.ok) return { ok: true, release: once(() => releaseSlot(stubFor, request.gate, callId)) };
+          if (result.code === "busy") return result;
+          // "queued": the poll ended; "cancelled" without an abort: the wait deadline passed (a late
+          // poll), so join again. Either way the next round decides.
+        }
+      } finally {
+        aborted.dispose();
+      }
+    },
+  };
+}
+
+/** Leave the queue (or free a slot granted just before the abort) and answer cancelled. */
+async function leave(stub: DurableObjectStub<Gate>, callId: string, answer: SlotGrant): Promise<SlotGrant> {
+  // On failure the waiter's deadline or the holder's lease reclaims it.
+  await stub.cancel(callId).catch(() => undefined);
+  return answer;
+}
+
+/** Release never throws: after a failed retry the lease reclaims the slot. */
+async function releaseSlot(stubFor: (gate: string) => DurableObjectStub<Gate>, gate: string, callId: string): Promise<void> {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      await stubFor(gate).release(callId);
+      return;
+    } catch {
+      // try once more with a fresh stub
+    }
+  }
+}
+
+function once(fn: () => Promise<void>): () => Promise<void> {
+  let done: Promise<void> | undefined;
+  return () => (done ??= fn());
+}
+
+function abortPromise(signal: AbortSignal | undefined): { promise: Promise<typeof ABORTED>; dispose(): void } {
+  if (!signal) return { promise: new Promise(() => {}), dispose() {} };
+  let onAbort = () => {};
+  const promise = new Promise<typeof ABORTED>((resolve) => {
+    onAbort = () => resolve(ABORTED);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+  return { promise, dispose: () => signal.removeEventListener("abort", onAbort) };
+}

@@ -1,0 +1,21 @@
+import { Hono } from "hono";
+import type { AppEnv } from "../env";
+import { ApiError } from "../errors";
+import { requireScope } from "../middleware/auth";
+
+const PAGE_MAX = 100;
+
+/**
+ * GET /v1/gates (admin): every gate of the tenant with its limit, holders and queue depth, a page
+ * at a time (`?after=<last gate>&limit=`). Gates appear once they have seen their first call.
+ */
+export const gates = new Hono<AppEnv>().get("/", requireScope("admin"), async (c) => {
+  const limit = Number(c.req.query("limit") ?? PAGE_MAX);
+  if (!Number.isInteger(limit) || limit < 1 || limit > PAGE_MAX) {
+    throw new ApiError(400, "invalid_query", `limit must be an integer from 1 to ${PAGE_MAX}.`);
+  }
+  const index = c.env.GATE_INDEX.get(c.env.GATE_INDEX.idFromName(c.var.tenant.name));
+  const page = await index.list(c.req.query("after") ?? "", limit);
+  const snapshots = await Promise.all(page.gates.map((gate) => c.env.GATES.get(c.env.GATES.idFromName(gate)).snapshot()));
+  return c.json({ gates: snapshots, ...(page.next === undefined ? {} : { next: page.next }) });
+});
