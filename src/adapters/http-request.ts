@@ -2,7 +2,7 @@ import { toolError } from "../errors";
 import { isPlainObject } from "../json";
 import type { AuthDeclaration, HttpTool } from "./declarations";
 
-const PLACEHOLDER = /\{([A-Za-z_$][\w$.-]*)\}/g;
+const PLACEHOLDER = /\{([^{}\s]+)\}/g;
 
 /** Argument names a template refers to. */
 export function placeholders(template: string): string[] {
@@ -30,7 +30,7 @@ function encodePathSegment(value: string): string {
 }
 
 /** A template that is exactly one placeholder maps that argument as-is (arrays repeat, absence omits). */
-const soleName = (template: string) => /^\{([A-Za-z_$][\w$.-]*)\}$/.exec(template)?.[1];
+const soleName = (template: string) => /^\{([^{}\s]+)\}$/.exec(template)?.[1];
 
 function secret(secrets: Readonly<Record<string, string>>, name: string, tool: string): string {
   const value = secrets[name];

@@ -1,0 +1,129 @@
+import { isPlainObject, type JsonSchema } from "../json";
+import type { Tool } from "../tool";
+import { OpenApiSchema, parseDeclaration, policyOf, type HttpToolDeclaration, type OpenApiDeclaration } from "./declarations";
+import { httpTool, type HttpToolDeps } from "./http";
+import { createSchemaConverter, resolveRef } from "./openapi-schema";
+
+const METHODS = ["get", "put", "post", "delete", "patch", "head"] as const;
+type Obj = Record<string, unknown>;
+const obj = (value: unknown): Obj => (isPlainObject(value) ? value : {});
+
+/** servers[0].url with its variables' defaults filled in. */
+function serverUrl(doc: Obj, label: string): string {
+  const server = obj(Array.isArray(doc.servers) ? doc.servers[0] : undefined);
+  if (typeof server.url !== "string") throw new TypeError(`${label}: invalid baseUrl: the document has no servers[0].url; set baseUrl`);
+  const variables = obj(server.variables);
+  const url = server.url.replace(/\{([^}]+)\}/g, (_m, name: string) => String(obj(variables[name]).default ?? ""));
+  if (!/^https?:\/\//i.test(url)) throw new TypeError(`${label}: invalid baseUrl: servers[0].url "${url}" is not absolute; set baseUrl`);
+  return url;
+}
+
+/** The JSON media type of a request body, if it has one. */
+function jsonContent(content: Obj): Obj | undefined {
+  const type = Object.keys(content).find((t) => /^application\/([\w.+-]+\+)?json\b/i.test(t));
+  return type === undefined ? undefined : obj(content[type]);
+}
+
+type Parsed = ReturnType<typeof parseOpenApi>;
+
+/** One operation as an HTTP tool declaration, or why it cannot be one. */
+function toDeclaration(doc: Obj, decl: Parsed, base: string, path: string, method: string, item: Obj, op: Obj, where: string): HttpToolDeclaration | string {
+  const convert = createSchemaConverter(doc, where);
+  const defs = new Map<string, JsonSchema>();
+  const properties: Record<string, JsonSchema> = {};
+  const required: string[] = [];
+  const query: Record<string, string> = {};
+  const headers: Record<string, string> = {};
+  let url = base.replace(/\/$/, "") + path;
+  const params = new Map<string, Obj>();
+  for (const raw of [...(Array.isArray(item.parameters) ? item.parameters : []), ...(Array.isArray(op.parameters) ? op.parameters : [])]) {
+    const param = obj(resolveRef(doc, raw, where));
+    params.set(`${String(param.in)}:${String(param.name)}`, param); // operation-level wins
+  }
+  for (const param of params.values()) {
+    const { name, in: where_ } = param;
+    if (typeof name !== "string" || !["path", "query", "header"].includes(String(where_))) {
+      if (param.required === true) return `required ${String(where_)} parameter "${String(name)}" is not supported`;
+      continue;
+    }
+    const prop = name in properties ? `${String(where_)}_${name}` : name;
+    const source = param.schema ?? Object.values(obj(param.content)).map((m) => obj(m).schema)[0];
+    const schema = convert(source, defs);
+    if (typeof param.description === "string" && schema.description === undefined) schema.description = param.description;
+    properties[prop] = schema;
+    if (param.required === true || where_ === "path") required.push(prop);
+    if (where_ === "path") url = url.split(`{${name}}`).join(`{${prop}}`);
+    else (where_ === "query" ? query : headers)[name] = `{${prop}}`;
+  }
+  let body: string | undefined;
+  if (op.requestBody !== undefined) {
+    const requestBody = obj(resolveRef(doc, op.requestBody, where));
+    const media = jsonContent(obj(requestBody.content));
+    if (!media) return "its request body is not JSON";
+    body = "body" in properties ? "requestBody" : "body";
+    properties[body] = convert(media.schema, defs);
+    if (requestBody.required === true) required.push(body);
+  }
+  const input: JsonSchema = { type: "object", properties, additionalProperties: false };
+  if (required.length) input.required = required;
+  if (defs.size) input.$defs = Object.fromEntries(defs);
+  const summary = [op.summary, op.description].filter((s): s is string => typeof s === "string" && s !== "").join("\n\n");
+  return {
+    ...policyOf(decl),
+    name: `${decl.prefix}${String(op.operationId)}`.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 64),
+    description: summary || `${method.toUpperCase()} ${path}`,
+    input,
+    method: method.toUpperCase() as HttpToolDeclaration["method"],
+    url,
+    query,
+    headers,
+    ...(body ? { body: { arg: body } } : {}),
+    rest: "drop",
+    ...(decl.auth ? { auth: decl.auth } : {}),
+    ...(decl.maxResponseBytes ? { maxResponseBytes: decl.maxResponseBytes } : {}),
+    ...(decl.rateLimit ? { rateLimit: decl.rateLimit } : {}),
+  };
+}
+
+const parseOpenApi = (declaration: OpenApiDeclaration, label: string) => parseDeclaration(OpenApiSchema, declaration, label);
+
+/**
+ * One HTTP tool per selected operation of an OpenAPI 3.x document: operationId → name, path /
+ * query / header parameters and a JSON request body (as `body`) → the input schema, servers[0]
+ * (or baseUrl) → the base URL. Operations without an operationId are skipped; a listed operation
+ * that is missing or cannot be expressed fails the declaration.
+ */
+export function openApiTools(declaration: OpenApiDeclaration, deps: HttpToolDeps = {}): Tool[] {
+  const label = `OpenAPI "${String((declaration as { name?: unknown })?.name ?? "?")}"`;
+  const decl = parseOpenApi(declaration, label);
+  const doc = decl.document;
+  if (typeof doc.openapi !== "string" || !doc.openapi.startsWith("3.")) {
+    throw new TypeError(`${label}: invalid document.openapi: expected a 3.x version, got ${JSON.stringify(doc.openapi)}`);
+  }
+  const base = decl.baseUrl ?? serverUrl(doc, label);
+  const wanted = decl.operations ? new Set(decl.operations) : undefined;
+  const tools: Tool[] = [];
+  const found = new Set<string>();
+  for (const [path, rawItem] of Object.entries(obj(doc.paths))) {
+    const item = obj(resolveRef(doc, rawItem, `${label} paths.${path}`));
+    for (const method of METHODS) {
+      const op = obj(item[method]);
+      const id = op.operationId;
+      if (typeof id !== "string" || (wanted && !wanted.has(id))) continue;
+      found.add(id);
+      const where = `${label} operation "${id}"`;
+      const operation = toDeclaration(doc, decl, base, path, method, item, op, where);
+      if (typeof operation === "string") {
+        if (wanted) throw new TypeError(`${where}: cannot be a tool: ${operation}`);
+        continue;
+      }
+      try {
+        tools.push(httpTool(operation, { ...deps, source: "openapi" }));
+      } catch (error) {
+        throw new TypeError(`${where}: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+  }
+  for (const id of wanted ?? []) if (!found.has(id)) throw new TypeError(`${label}: invalid operations: no operation "${id}" in the document`);
+  return tools;
+}
