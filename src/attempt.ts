@@ -3,7 +3,7 @@ import type { PipelineEnv } from "./prepare";
 import { normaliseOutput } from "./output";
 import type { CallError, CallOutput } from "./result";
 import { settle } from "./timeout";
-import type { Progress, Tool, ToolContext } from "./tool";
+import type { Progress, Tool, ToolContext, ToolLogger } from "./tool";
 import { describeIssues } from "./validation";
 import type { CallEvent } from "./events";
 
@@ -39,28 +39,30 @@ export interface AttemptInput {
   cancel: AbortSignal | undefined;
 }
 
-/** Runs the tool once: timeout, cancellation, thrown errors and output checks all become an outcome. */
-export async function runAttempt({ env, tool, callId, args, attempt, cancel }: AttemptInput): Promise<AttemptOutcome> {
+/**
+ * Runs the tool once: timeout, cancellation, thrown errors and output checks all become an outcome.
+ * Synchronous when the tool is: most calls then cost no promise at all.
+ */
+export function runAttempt({ env, tool, callId, args, attempt, cancel }: AttemptInput): AttemptOutcome | Promise<AttemptOutcome> {
   if (cancel?.aborted) return cancelled(tool);
   const abort = new AttemptAbort();
-  const ctx = makeContext(env, tool, callId, attempt, abort);
   let returned: unknown;
   try {
-    returned = tool.run(args, ctx);
+    returned = tool.run(args, new CallContext(env, tool, callId, attempt, abort));
   } catch (error) {
     return fromThrown(tool, error);
   }
-  if (isThenable(returned)) {
-    const timeoutMs = tool.policy.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    const settled = await settle(Promise.resolve(returned), timeoutMs, abort, cancel);
-    if (settled.kind === "timeout") {
-      return failure(toolError("timeout", `Tool "${tool.name}" did not finish within ${timeoutMs} ms.`));
-    }
-    if (settled.kind === "cancelled") return cancelled(tool);
-    if (settled.kind === "error") return fromThrown(tool, settled.error);
-    returned = settled.value;
-  }
+  if (isThenable(returned)) return awaitAttempt(tool, returned, abort, cancel);
   return checkOutput(tool, returned);
+}
+
+async function awaitAttempt(tool: Tool, work: PromiseLike<unknown>, abort: AttemptAbort, cancel: AbortSignal | undefined): Promise<AttemptOutcome> {
+  const timeoutMs = tool.policy.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const settled = await settle(Promise.resolve(work), timeoutMs, abort, cancel);
+  if (settled.kind === "timeout") return failure(toolError("timeout", `Tool "${tool.name}" did not finish within ${timeoutMs} ms.`));
+  if (settled.kind === "cancelled") return cancelled(tool);
+  if (settled.kind === "error") return fromThrown(tool, settled.error);
+  return checkOutput(tool, settled.value);
 }
 
 function checkOutput(tool: Tool, returned: unknown): AttemptOutcome {
@@ -76,25 +78,34 @@ function checkOutput(tool: Tool, returned: unknown): AttemptOutcome {
   return { ok: true, output: normalised.output };
 }
 
-function makeContext(env: PipelineEnv, tool: Tool, callId: string, attempt: number, abort: AttemptAbort): ToolContext {
-  return {
-    get signal() {
-      return abort.signal;
-    },
-    callId,
-    tenant: env.tenant,
-    attempt,
-    secrets: env.secrets,
-    fetch: env.fetch,
-    log: env.log,
-    progress(update: Progress) {
-      const onEvent = env.hooks.onEvent;
-      if (!onEvent) return;
-      const message = update.message === undefined ? undefined : (env.mask(update.message) as string);
-      const progress: Progress = message === undefined ? { ...update } : { ...update, message };
-      emit(env, { type: "call.progress", at: env.now(), callId, tenant: env.tenant, tool: tool.name, progress });
-    },
-  };
+/** ctx for one attempt. A class, not a literal with closures: it is built on every call. */
+class CallContext implements ToolContext {
+  readonly tenant: string;
+  readonly secrets: Readonly<Record<string, string>>;
+  readonly fetch: typeof fetch;
+  readonly log: ToolLogger;
+  constructor(
+    private readonly env: PipelineEnv,
+    private readonly tool: Tool,
+    readonly callId: string,
+    readonly attempt: number,
+    private readonly abort: AttemptAbort,
+  ) {
+    this.tenant = env.tenant;
+    this.secrets = env.secrets;
+    this.fetch = env.fetch;
+    this.log = env.log;
+  }
+  get signal(): AbortSignal {
+    return this.abort.signal;
+  }
+  progress(update: Progress): void {
+    const env = this.env;
+    if (!env.hooks.onEvent) return;
+    const message = update.message === undefined ? undefined : (env.mask(update.message) as string);
+    const progress: Progress = message === undefined ? { ...update } : { ...update, message };
+    emit(env, { type: "call.progress", at: env.now(), callId: this.callId, tenant: env.tenant, tool: this.tool.name, progress });
+  }
 }
 
 export function emit(env: PipelineEnv, event: CallEvent): void {
@@ -105,7 +116,7 @@ export function emit(env: PipelineEnv, event: CallEvent): void {
   }
 }
 
-function isThenable(value: unknown): value is PromiseLike<unknown> {
+export function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof value === "object" && value !== null && typeof (value as { then?: unknown }).then === "function";
 }
 

@@ -1,5 +1,5 @@
 import { parseArguments } from "./args";
-import { emit } from "./attempt";
+import { emit, isThenable } from "./attempt";
 import type { ErrorCode, ValidationIssue } from "./errors";
 import type { ToolCall } from "./formats/format";
 import { hashJson } from "./hash";
@@ -12,16 +12,19 @@ import { runTool } from "./run-tool";
 import type { Tool } from "./tool";
 import { describeIssues } from "./validation";
 
+const NOT_VALIDATED = Object.freeze({ ok: false }) as CallRecord["validation"];
+const VALID = Object.freeze({ ok: true }) as CallRecord["validation"];
+
 /** What the pipeline knows about a call so far; becomes its record. */
 interface CallState {
   env: PipelineEnv;
   callId: string;
   name: string;
-  tool?: Tool;
+  tool: Tool | undefined;
   startedAt: number;
-  args?: unknown;
+  args: unknown;
   validation: CallRecord["validation"];
-  permission?: PermissionDecision;
+  permission: PermissionDecision | undefined;
   attempts: number;
 }
 
@@ -30,7 +33,7 @@ interface CallState {
  * permission → claim the call id → gate → run (timeout, cancellation, retries) → record → events.
  * Never throws: every failure is a CallResult with a code and a message a model can act on.
  */
-export async function executeCall(call: ToolCall, options: ExecuteOptions): Promise<CallResult> {
+export function executeCall(call: ToolCall, options: ExecuteOptions): Promise<CallResult> {
   return runCall(call, preparePipeline(options), options.signal);
 }
 
@@ -39,12 +42,69 @@ export async function runCall(call: ToolCall, env: PipelineEnv, cancel: AbortSig
     env,
     callId: typeof call?.id === "string" && call.id !== "" ? call.id : `call_${crypto.randomUUID()}`,
     name: typeof call?.name === "string" ? call.name : String(call?.name),
+    // Every field set up front: one object shape for the whole call keeps V8 on its fast path.
+    tool: undefined,
     startedAt: env.now(),
-    validation: { ok: false },
+    args: undefined,
+    validation: NOT_VALIDATED,
+    permission: undefined,
     attempts: 0,
   };
+  // One async function for the whole call: each extra async layer costs a promise per call.
   try {
-    return await pipeline(state, call, cancel);
+    const tool = env.registry.get(state.name);
+    if (!tool) return fail(state, "unknown_tool", unknownToolMessage(env, state.name));
+    state.tool = tool;
+    const hookCall = { callId: state.callId, tenant: env.tenant, tool };
+    if (env.hooks.isAllowed && !(await env.hooks.isAllowed(hookCall))) {
+      return fail(state, "denied", `Tool "${tool.name}" is not allowed here.`);
+    }
+
+    const parsed = parseArguments(call.arguments, env.limits);
+    if (!parsed.ok) return fail(state, parsed.code, `Tool "${tool.name}": ${parsed.message}`);
+    state.args = parsed.value;
+    const validated = tool.validateInput(parsed.value);
+    if (!validated.ok) {
+      state.validation = { ok: false, issues: validated.issues };
+      const message = `Invalid arguments for tool "${tool.name}": ${describeIssues(validated.issues)}. Fix them and call again.`;
+      return fail(state, "invalid_arguments", message, validated.issues);
+    }
+    state.validation = VALID;
+    let args: unknown = validated.value;
+
+    if (env.hooks.beforeCall) {
+      const outcome = await env.hooks.beforeCall(hookCall, args);
+      if (outcome && "deny" in outcome) return deny(state, outcome.deny);
+      if (outcome && "args" in outcome) args = outcome.args;
+    }
+    const decision = env.hooks.permission ? await decidePermission(env, tool, hookCall, args) : policyPermission(env, tool, args);
+    if (typeof decision === "object") return deny(state, decision.deny);
+    state.permission = decision;
+
+    if (env.journal) {
+      const claim = await env.journal.begin({
+        callId: state.callId,
+        tool: tool.name,
+        argsHash: hashJson({ tool: tool.name, args: parsed.value }),
+        status: decision === "approval" ? "pending" : "running",
+        ...(env.approved ? { approved: true } : {}),
+        // The ledger keeps the unmasked arguments of a parked call so that an approval can run it.
+        ...(decision === "approval" ? { args: parsed.value as JsonValue } : {}),
+        record: maskRecord(env, buildRecord(state, decision === "approval" ? "pending" : "running")),
+      });
+      if (claim.kind === "replay") return replay(claim.record);
+      if (claim.kind === "conflict") return fail(state, "conflict", claim.message, undefined, { journal: false });
+      // A cancel from elsewhere (POST /v1/calls/:id/cancel) reaches this call through the claim's signal.
+      if (claim.signal) cancel = cancel ? AbortSignal.any([cancel, claim.signal]) : claim.signal;
+    }
+    if (decision === "approval") return park(state);
+
+    if (cancel?.aborted) return fail(state, "cancelled", `The call to "${tool.name}" was cancelled before it started.`);
+    const maskedArgs = env.hooks.onEvent ? mask(env, state.args) : undefined;
+    const ran = runTool({ env, tool, callId: state.callId, args, maskedArgs, cancel });
+    const { outcome, attempts } = isThenable(ran) ? await ran : ran;
+    state.attempts = attempts;
+    return finish(state, outcome.ok ? { ok: true, output: outcome.output } : { ok: false, error: outcome.error });
   } catch (error) {
     // A bug in a hook or in toolgate itself: still a result, never a crash.
     const message = `Internal error while running "${state.name}": ${error instanceof Error ? error.message : String(error)}`;
@@ -52,73 +112,21 @@ export async function runCall(call: ToolCall, env: PipelineEnv, cancel: AbortSig
   }
 }
 
-async function pipeline(state: CallState, call: ToolCall, cancel: AbortSignal | undefined): Promise<CallResult> {
-  const { env } = state;
-  const tool = env.registry.get(state.name);
-  if (!tool) return fail(state, "unknown_tool", unknownToolMessage(env, state.name));
-  state.tool = tool;
-  const hookCall = { callId: state.callId, tenant: env.tenant, tool };
-  if (env.hooks.isAllowed && !(await env.hooks.isAllowed(hookCall))) {
-    return fail(state, "denied", `Tool "${tool.name}" is not allowed here.`);
-  }
-
-  const parsed = parseArguments(call.arguments, env.limits);
-  if (!parsed.ok) return fail(state, parsed.code, `Tool "${tool.name}": ${parsed.message}`);
-  state.args = parsed.value;
-  const validated = tool.validateInput(parsed.value);
-  if (!validated.ok) {
-    state.validation = { ok: false, issues: validated.issues };
-    const message = `Invalid arguments for tool "${tool.name}": ${describeIssues(validated.issues)}. Fix them and call again.`;
-    return fail(state, "invalid_arguments", message, validated.issues);
-  }
-  state.validation = { ok: true };
-  let args: unknown = validated.value;
-
-  if (env.hooks.beforeCall) {
-    const outcome = await env.hooks.beforeCall(hookCall, args);
-    if (outcome && "deny" in outcome) return deny(state, outcome.deny);
-    if (outcome && "args" in outcome) args = outcome.args;
-  }
-  const decision = await decidePermission(env, tool, hookCall, args);
-  if (typeof decision === "object") return deny(state, decision.deny);
-  state.permission = decision;
-
-  if (env.journal) {
-    const claim = await env.journal.begin({
-      callId: state.callId,
-      tool: tool.name,
-      argsHash: hashJson({ tool: tool.name, args: parsed.value }),
-      status: decision === "approval" ? "pending" : "running",
-      ...(env.approved ? { approved: true } : {}),
-      // The ledger keeps the unmasked arguments of a parked call so that an approval can run it.
-      ...(decision === "approval" ? { args: parsed.value as JsonValue } : {}),
-      record: maskRecord(env, buildRecord(state, decision === "approval" ? "pending" : "running")),
-    });
-    if (claim.kind === "replay") return replay(claim.record);
-    if (claim.kind === "conflict") return fail(state, "conflict", claim.message, undefined, { journal: false });
-    // A cancel from elsewhere (POST /v1/calls/:id/cancel) reaches this call through the claim's signal.
-    if (claim.signal) cancel = cancel ? AbortSignal.any([cancel, claim.signal]) : claim.signal;
-  }
-  if (decision === "approval") return park(state);
-
-  if (cancel?.aborted) return fail(state, "cancelled", `The call to "${tool.name}" was cancelled before it started.`);
-  const maskedArgs = mask(env, state.args);
-  const { outcome, attempts } = await runTool({ env, tool, callId: state.callId, args, maskedArgs, cancel });
-  state.attempts = attempts;
-  return finish(state, outcome.ok ? { ok: true, output: outcome.output } : { ok: false, error: outcome.error });
-}
-
 type HookCall = { callId: string; tenant: string; tool: Tool };
 
 /** Tool policy first, then hooks; the first denial wins, and approval by an admin lifts "approval" only. */
 async function decidePermission(env: PipelineEnv, tool: Tool, call: HookCall, args: unknown): Promise<PermissionDecision | { deny: string }> {
-  const approval = tool.policy.approval;
-  let needsApproval = approval === "always" || (typeof approval === "function" && approval(args as never) === true);
   const outcome = await env.hooks.permission?.(call, args);
   if (outcome === "deny") return { deny: `Tool "${tool.name}" is denied by policy.` };
   if (outcome && typeof outcome === "object") return outcome;
-  if (outcome === "approval") needsApproval = true;
-  return needsApproval && !env.approved ? "approval" : "allow";
+  if (outcome === "approval") return env.approved ? "allow" : "approval";
+  return policyPermission(env, tool, args);
+}
+
+function policyPermission(env: PipelineEnv, tool: Tool, args: unknown): PermissionDecision {
+  const approval = tool.policy.approval;
+  if (approval === undefined || approval === "never" || env.approved) return "allow";
+  return approval === "always" || (typeof approval === "function" && approval(args as never) === true) ? "approval" : "allow";
 }
 
 function unknownToolMessage(env: PipelineEnv, name: string): string {
@@ -128,12 +136,12 @@ function unknownToolMessage(env: PipelineEnv, name: string): string {
   return `Unknown tool "${name}". Available tools: ${shown || "none"}${more}.`;
 }
 
-function fail(state: CallState, code: ErrorCode, message: string, issues?: ValidationIssue[], opts?: { journal: boolean }): Promise<CallResult> {
+function fail(state: CallState, code: ErrorCode, message: string, issues?: ValidationIssue[], opts?: { journal: boolean }): CallResult | Promise<CallResult> {
   const error: CallError = issues ? { code, message, issues } : { code, message };
   return finish(state, { ok: false, error }, opts);
 }
 
-function deny(state: CallState, reason: string): Promise<CallResult> {
+function deny(state: CallState, reason: string): CallResult | Promise<CallResult> {
   state.permission = "deny";
   const tool = state.tool?.name ?? state.name;
   return fail(state, "denied", `The call to "${tool}" was denied: ${reason}`);
@@ -172,9 +180,12 @@ function buildRecord(state: CallState, status: CallRecord["status"]): CallRecord
     startedAt: state.startedAt,
     durationMs: env.now() - state.startedAt,
     status,
+    // Present even when undefined (JSON drops them): one record shape keeps property access fast.
+    args: state.args as JsonValue | undefined,
+    permission: state.permission,
+    output: undefined,
+    error: undefined,
   };
-  if (state.args !== undefined) record.args = state.args as JsonValue;
-  if (state.permission !== undefined) record.permission = state.permission;
   return record;
 }
 
@@ -191,8 +202,11 @@ function maskRecord(env: PipelineEnv, record: CallRecord): CallRecord {
 
 type Ending = { ok: true; output: CallOutput } | { ok: false; error: CallError };
 
-/** Masks, records and announces the outcome; the result carries the same masked values as the record. */
-async function finish(state: CallState, ending: Ending, opts?: { journal: boolean }): Promise<CallResult> {
+/**
+ * Masks, records and announces the outcome; the result carries the same masked values as the record.
+ * Synchronous unless a journal has to store the record.
+ */
+function finish(state: CallState, ending: Ending, opts?: { journal: boolean }): CallResult | Promise<CallResult> {
   const { env } = state;
   const status = ending.ok ? "succeeded" : statusForError(ending.error.code);
   const record = buildRecord(state, status);
@@ -204,16 +218,20 @@ async function finish(state: CallState, ending: Ending, opts?: { journal: boolea
   } catch {
     // observers cannot change an outcome
   }
-  emit(env, { type: "call.finished", at: env.now(), callId: state.callId, tenant: env.tenant, tool: state.name, record });
-  if (env.journal && opts?.journal !== false) {
-    try {
-      await env.journal.finish(record);
-    } catch (error) {
-      env.log.error("toolgate: could not store the call record", { callId: state.callId, error: String(error) });
-    }
+  if (env.hooks.onEvent) {
+    emit(env, { type: "call.finished", at: env.now(), callId: state.callId, tenant: env.tenant, tool: state.name, record });
   }
-  return record.error
+  const result: CallResult = record.error
     ? { ok: false, callId: state.callId, tool: state.name, error: record.error, record }
     : { ok: true, callId: state.callId, tool: state.name, output: record.output!, record };
+  const journal = env.journal;
+  if (!journal || opts?.journal === false) return result;
+  return journal.finish(record).then(
+    () => result,
+    (error: unknown) => {
+      env.log.error("toolgate: could not store the call record", { callId: state.callId, error: String(error) });
+      return result;
+    },
+  );
 }
 

@@ -30,10 +30,18 @@ const SENSITIVE_KEYS = new Set([
 ]);
 const SENSITIVE_SUFFIXES = ["password", "secret", "apikey", "accesstoken", "authtoken", "refreshtoken", "idtoken", "privatekey"];
 
+// Keys repeat across calls ("a", "text", "content" …): remember the verdict instead of re-normalising.
+const keyVerdicts = new Map<string, boolean>();
+const MAX_REMEMBERED_KEYS = 4096;
+
 export function isSensitiveKey(key: string): boolean {
+  const known = keyVerdicts.get(key);
+  if (known !== undefined) return known;
   const k = key.toLowerCase().replace(/[-_]/g, "");
-  if (SENSITIVE_KEYS.has(k)) return true;
-  return SENSITIVE_SUFFIXES.some((suffix) => k.endsWith(suffix));
+  const verdict = SENSITIVE_KEYS.has(k) || SENSITIVE_SUFFIXES.some((suffix) => k.endsWith(suffix));
+  if (keyVerdicts.size >= MAX_REMEMBERED_KEYS) keyVerdicts.clear();
+  keyVerdicts.set(key, verdict);
+  return verdict;
 }
 
 export interface Masker {

@@ -1,5 +1,5 @@
 import { isRetryableCode, isToolError } from "./errors";
-import { runAttempt, DEFAULT_TIMEOUT_MS, emit, type AttemptOutcome } from "./attempt";
+import { runAttempt, DEFAULT_TIMEOUT_MS, emit, isThenable, type AttemptOutcome } from "./attempt";
 import type { JsonValue } from "./json";
 import type { PipelineEnv } from "./prepare";
 import { backoffDelay, maxRetryWait, sleep } from "./retry";
@@ -25,11 +25,24 @@ export interface RunOutcome {
   attempts: number;
 }
 
-/** Acquire the tool's gate slot (if it has one), run with retries, release on every path. */
-export async function runTool(input: RunInput): Promise<RunOutcome> {
+/**
+ * Acquire the tool's gate slot (if it has one), run with retries, release on every path. An ungated
+ * tool without retries takes the direct path, synchronous when the tool is.
+ */
+export function runTool(input: RunInput): RunOutcome | Promise<RunOutcome> {
+  if (!input.tool.policy.concurrency) {
+    if (input.tool.policy.retry || input.env.hooks.onEvent) return runWithRetries(input);
+    // No object spread here: V8 copies this input shape slowly, and this line runs on every call.
+    const { env, tool, callId, args, cancel } = input;
+    const outcome = runAttempt({ env, tool, callId, args, attempt: 1, cancel });
+    return isThenable(outcome) ? outcome.then((o) => ({ outcome: o, attempts: 1 })) : { outcome, attempts: 1 };
+  }
+  return runGated(input);
+}
+
+async function runGated(input: RunInput): Promise<RunOutcome> {
   const { env, tool, callId, args, cancel } = input;
-  const concurrency = tool.policy.concurrency;
-  if (!concurrency) return runWithRetries(input);
+  const concurrency = tool.policy.concurrency!;
   let gate: string;
   try {
     const base = `${env.tenant}:${concurrency.group ? `group:${concurrency.group}` : `tool:${tool.name}`}`;

@@ -1,0 +1,82 @@
+/**
+ * W1: one OpenAI-format call to add({a,b}); W2: a batch of 100; W3: one call with invalid arguments.
+ * Each through the whole pipeline (decode → execute → encode), against a floor measured in the same
+ * run: JSON.parse + valibot safeParse + the function + JSON.stringify of the tool message.
+ * Targets: W1 and W3 ≤ 1.5× the floor, W2 ≤ 2×.
+ */
+import * as v from "valibot";
+import { createRegistry, defineTool, executeBatch, executeCall, type ExecuteOptions } from "../src/index";
+import { openai } from "../src/formats/openai";
+import { compare, fmt, table } from "./harness";
+
+const AddInput = v.object({ a: v.number(), b: v.number() });
+const addFn = ({ a, b }: { a: number; b: number }) => ({ sum: a + b });
+const add = defineTool({ name: "add", description: "Add two numbers", input: AddInput, run: addFn });
+const options: ExecuteOptions = { registry: createRegistry([add]) };
+
+const toolCall = (i: number, args: string) => ({ id: `call_${i}`, type: "function" as const, function: { name: "add", arguments: args } });
+const single = { role: "assistant", content: null, tool_calls: [toolCall(0, '{"a":2,"b":3}')] };
+const invalid = { role: "assistant", content: null, tool_calls: [toolCall(0, '{"a":"2","b":3}')] };
+const batch = { role: "assistant", content: null, tool_calls: Array.from({ length: 100 }, (_, i) => toolCall(i, `{"a":${i},"b":3}`)) };
+
+/** The floor: what any runtime must do at least for one call. */
+function floorOne(id: string, args: string): string {
+  const parsed = v.safeParse(AddInput, JSON.parse(args));
+  const content = parsed.success ? JSON.stringify(addFn(parsed.output)) : `Error: ${parsed.issues[0]!.message}`;
+  return JSON.stringify({ role: "tool", tool_call_id: id, content });
+}
+
+async function through(body: unknown, many: boolean): Promise<string> {
+  const decoded = openai.decode(body);
+  if (!decoded.ok) throw new Error(decoded.message);
+  const results = many ? await executeBatch(decoded.calls, options) : [await executeCall(decoded.calls[0]!, options)];
+  return JSON.stringify(openai.encode(results));
+}
+
+async function check(): Promise<void> {
+  const one = JSON.parse(await through(single, false));
+  if (one.messages[0].content !== '{"sum":5}') throw new Error(`W1 wrong: ${JSON.stringify(one)}`);
+  const bad = JSON.parse(await through(invalid, false));
+  if (!String(bad.messages[0].content).includes("invalid_arguments")) throw new Error(`W3 wrong: ${JSON.stringify(bad)}`);
+  const many = JSON.parse(await through(batch, true));
+  if (many.messages.length !== 100 || many.messages[99].content !== '{"sum":102}') throw new Error("W2 wrong");
+}
+
+export async function runCoreBench(): Promise<Array<Record<string, string | number>>> {
+  await check();
+  const rows: Array<Record<string, string | number>> = [];
+  const workloads = [
+    { name: "W1 single add", ops: 20_000, run: () => through(single, false), floor: () => floorOne("call_0", '{"a":2,"b":3}'), target: 1.5 },
+    {
+      name: "W2 batch of 100",
+      ops: 200,
+      run: () => through(batch, true),
+      floor: () => batch.tool_calls.map((c) => floorOne(c.id, c.function.arguments)).join(","),
+      target: 2,
+    },
+    { name: "W3 invalid arguments", ops: 20_000, run: () => through(invalid, false), floor: () => floorOne("call_0", '{"a":"2","b":3}'), target: 1.5 },
+  ];
+  for (const w of workloads) {
+    const [floor, toolgate] = await compare(
+      [
+        { name: "floor", op: w.floor },
+        { name: "toolgate", op: w.run },
+      ],
+      { ops: w.ops, rounds: 11, warmupRounds: 3 },
+    );
+    const ratio = toolgate!.nsPerOp / floor!.nsPerOp;
+    rows.push({
+      workload: w.name,
+      floor: fmt(floor!.nsPerOp),
+      toolgate: fmt(toolgate!.nsPerOp),
+      ratio: `${ratio.toFixed(2)}×`,
+      target: `≤ ${w.target}×`,
+      met: ratio <= w.target ? "yes" : "NO",
+    });
+  }
+  return rows;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  console.log(table(await runCoreBench()));
+}
