@@ -9,7 +9,25 @@ export default defineConfig({
         test: { name: "core", environment: "node", include: ["test/core/**/*.test.ts"] },
       },
       {
-        plugins: [cloudflareTest({ wrangler: { configPath: "./wrangler.toml" } })],
+        plugins: [
+          cloudflareTest({
+            wrangler: { configPath: "./wrangler.toml" },
+            miniflare: {
+              // A second Worker bound to toolgate's RPC entrypoint (test/worker/binding.test.ts).
+              serviceBindings: { CHAT_APP: "chat-app" },
+              workers: [
+                {
+                  name: "chat-app",
+                  modules: true,
+                  scriptPath: "./test/worker/fixtures/chat-app.mjs",
+                  compatibilityDate: "2026-11-01",
+                  // The plugin renames the Worker under test to its runner, "vitest-plugin-runner-<project>".
+                  serviceBindings: { TOOLGATE: { name: "vitest-plugin-runner-worker", entrypoint: "ToolgateService" } },
+                },
+              ],
+            },
+          }),
+        ],
         test: { name: "worker", include: ["test/worker/**/*.test.ts"] },
       },
     ],
