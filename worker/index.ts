@@ -3,5 +3,6 @@ import { app } from "./app";
 export { ToolgateService } from "./entrypoint";
 export { Gate } from "./durable/gate";
 export { GateIndex } from "./durable/gate-index";
+export { Ledger } from "./durable/ledger";
 
 export default app;

@@ -1,0 +1,67 @@
+import { env } from "cloudflare:workers";
+import * as v from "valibot";
+import { defineTool } from "../../src/tool";
+import type { CallRecord } from "../../src/result";
+import { createLedgerJournal, type LedgerJournalOptions } from "../../worker/ledger-journal";
+import { ledgerFor, ledgerShard } from "../../worker/ledger-shards";
+
+export const uid = () => crypto.randomUUID().slice(0, 8);
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export const SHARDS = 3;
+
+export function journal(tenant: string, more: Partial<LedgerJournalOptions> = {}) {
+  return createLedgerJournal({ ledger: env.LEDGER, tenant, shards: SHARDS, ...more });
+}
+
+/** The raw stub (for cloudflare:test helpers) and the typed one. */
+export function shardOfCall(tenant: string, callId: string) {
+  return ledgerFor(env.LEDGER, tenant, SHARDS, callId);
+}
+export function rawShard(tenant: string, shard: number): DurableObjectStub {
+  return ledgerShard(env.LEDGER, tenant, shard) as unknown as DurableObjectStub;
+}
+export function rawShardOfCall(tenant: string, callId: string): DurableObjectStub {
+  return shardOfCall(tenant, callId) as unknown as DurableObjectStub;
+}
+
+export function record(tenant: string, callId: string, status: CallRecord["status"], extra: Partial<CallRecord> = {}): CallRecord {
+  return {
+    callId,
+    tenant,
+    tool: "echo",
+    source: "valibot",
+    schemaHash: "h",
+    args: { text: "hi" },
+    validation: { ok: true },
+    permission: "allow",
+    attempts: 1,
+    startedAt: Date.now(),
+    durationMs: 0,
+    status,
+    ...extra,
+  };
+}
+
+/** A tool that counts its runs and returns what the test lets it. */
+export function countingTool(name = "echo", policy: Parameters<typeof defineTool>[0]["policy"] = {}) {
+  const state = { runs: 0, release: undefined as undefined | (() => void) };
+  const tool = defineTool({
+    name,
+    description: "echo",
+    input: v.object({ text: v.string() }),
+    policy,
+    async run({ text }, ctx) {
+      state.runs++;
+      if (text.startsWith("wait")) {
+        await new Promise<void>((resolve, reject) => {
+          state.release = resolve;
+          ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason), { once: true });
+        });
+      }
+      if (text.startsWith("big:")) return "x".repeat(Number(text.slice(4)));
+      return `echo ${text}`;
+    },
+  });
+  return { tool, state };
+}

@@ -1,0 +1,126 @@
+import type { CallRecord } from "../../src/result";
+import { deleteBlobs, writeBlob } from "./ledger-blobs";
+import type { ShardContext } from "./ledger-context";
+import { callEvent, eventRecord } from "./ledger-events";
+import { fullRecord, insertRow, readRow, storeRecord, TERMINAL, type CallRow } from "./ledger-records";
+import type { BeginInput, BeginOutcome, WatchOutcome } from "./ledger-types";
+import { callKey } from "./ledger-waiters";
+
+/** begin()'s synchronous part; "wait" means a duplicate is running and the caller should join it. */
+export type Claim = BeginOutcome | { kind: "wait" };
+
+/**
+ * The check-and-write that makes call ids idempotent. Synchronous SQL inside one Durable Object, so
+ * no other request can interleave between reading the row and writing it.
+ */
+export function claim(ctx: ShardContext, input: BeginInput): Claim {
+  const row = readRow(ctx.sql, input.callId);
+  if (!row) {
+    if (input.status === "pending") park(ctx, input);
+    else insertRunning(ctx, input);
+    return { kind: "new" };
+  }
+  if (row.args_hash !== input.argsHash) {
+    const message =
+      `The call id "${input.callId}" was already used for a different call (tool "${row.tool}" with other arguments). ` +
+      `A new call needs a new id.`;
+    return { kind: "conflict", message };
+  }
+  if (row.status === "running") return row.owner === input.owner ? refresh(ctx, input) : { kind: "wait" };
+  if (row.status === "pending") {
+    if (!input.approved || input.status !== "running") return { kind: "replay", record: fullRecord(ctx.sql, row) };
+    return start(ctx, row, input);
+  }
+  if (row.status === "unknown" && input.rerunUnknown && input.status === "running") return start(ctx, row, input);
+  return { kind: "replay", record: fullRecord(ctx.sql, row) };
+}
+
+function insertRunning(ctx: ShardContext, input: BeginInput): void {
+  const deadline = ctx.now() + input.leaseMs;
+  const record: CallRecord = { ...input.record, status: "running" };
+  insertRow(ctx.sql, record, { argsHash: input.argsHash, deadline, owner: input.owner, approval: null }, ctx.now());
+  ctx.emit(callEvent("call.started", record, ctx.now(), { args: eventArgs(record), attempt: 1 }));
+  ctx.wakeBy(deadline);
+}
+
+/** Parked for approval: the raw arguments wait in a blob until the decision. */
+function park(ctx: ShardContext, input: BeginInput): void {
+  const expiresAt = ctx.now() + ctx.settings.approvalTtlMs;
+  const message =
+    `The call ${input.callId} to "${input.tool}" is awaiting an admin's approval; its outcome will be reported. ` +
+    `Do not call it again.`;
+  const record: CallRecord = { ...input.record, status: "pending", error: input.record.error ?? { code: "approval_required", message } };
+  insertRow(ctx.sql, record, { argsHash: input.argsHash, deadline: expiresAt, owner: null, approval: "requested" }, ctx.now());
+  if (input.args !== undefined) writeBlob(ctx.sql, input.callId, "args", JSON.stringify(input.args));
+  ctx.emit(callEvent("approval.requested", record, ctx.now(), { record: eventRecord(record), expiresAt }));
+  ctx.wakeBy(expiresAt);
+}
+
+/** The same claimant again (an approver taking its approved row, or a retried begin): keep its lease fresh. */
+function refresh(ctx: ShardContext, input: BeginInput): Claim {
+  const deadline = ctx.now() + input.leaseMs;
+  ctx.sql.exec("UPDATE calls SET deadline = ? WHERE call_id = ?", deadline, input.callId);
+  storeRecord(ctx.sql, { ...input.record, status: "running" }, ctx.now());
+  ctx.wakeBy(deadline);
+  return { kind: "new" };
+}
+
+/** pending → running (approved through the pipeline) or unknown → running (an idempotent tool's re-run). */
+function start(ctx: ShardContext, row: CallRow, input: BeginInput): Claim {
+  const now = ctx.now();
+  const deadline = now + input.leaseMs;
+  const wasRequested = row.approval === "requested";
+  ctx.sql.exec(
+    `UPDATE calls SET status = 'running', owner = ?, deadline = ?, cancel_requested = 0,
+       approval = CASE WHEN approval = 'requested' THEN 'approved' ELSE approval END,
+       decided_at = CASE WHEN approval = 'requested' THEN ? ELSE decided_at END
+     WHERE call_id = ?`,
+    input.owner,
+    deadline,
+    now,
+    row.call_id,
+  );
+  deleteBlobs(ctx.sql, row.call_id, "args");
+  const record: CallRecord = { ...input.record, status: "running" };
+  storeRecord(ctx.sql, record, now);
+  if (wasRequested) ctx.emit(callEvent("approval.decided", record, now, { decision: "approved" }));
+  ctx.emit(callEvent("call.started", record, now, { args: eventArgs(record), attempt: 1 }));
+  ctx.wakeBy(deadline);
+  return { kind: "new" };
+}
+
+/** The claimant's terminal record. Refused for anyone but the owner, and once the row is final. */
+export function complete(ctx: ShardContext, owner: string, record: CallRecord): boolean {
+  const row = readRow(ctx.sql, record.callId);
+  if (!row || row.owner !== owner || !TERMINAL.has(record.status)) return false;
+  // `unknown` was the alarm's guess that the owner died; the owner's own late outcome is the truth.
+  if (row.status !== "running" && row.status !== "unknown") return false;
+  ctx.sql.exec("UPDATE calls SET deadline = NULL WHERE call_id = ?", record.callId);
+  storeRecord(ctx.sql, record, ctx.now());
+  ctx.emit(callEvent("call.finished", record, ctx.now(), { record: eventRecord(record) }));
+  ctx.waiters.notify(callKey(record.callId));
+  return true;
+}
+
+/** A call that ended before claiming its id (invalid, denied, unknown tool): recorded unless the id is taken. */
+export function recordUnclaimed(ctx: ShardContext, record: CallRecord): boolean {
+  if (!TERMINAL.has(record.status) || readRow(ctx.sql, record.callId)) return false;
+  insertRow(ctx.sql, record, { argsHash: "", deadline: null, owner: null, approval: null }, ctx.now());
+  ctx.emit(callEvent("call.finished", record, ctx.now(), { record: eventRecord(record) }));
+  ctx.waiters.notify(callKey(record.callId));
+  return true;
+}
+
+/** A running call's lease renewal; also how its journal learns of a cancel request. */
+export function renew(ctx: ShardContext, callId: string, owner: string, leaseMs: number): WatchOutcome {
+  const row = readRow(ctx.sql, callId);
+  if (!row || row.status !== "running" || row.owner !== owner) return { cancel: false, done: true };
+  const deadline = ctx.now() + leaseMs;
+  ctx.sql.exec("UPDATE calls SET deadline = ? WHERE call_id = ?", deadline, callId);
+  ctx.wakeBy(deadline);
+  return { cancel: row.cancel_requested === 1, done: false };
+}
+
+function eventArgs(record: CallRecord) {
+  return (eventRecord(record) as unknown as CallRecord).args ?? null;
+}

@@ -1,0 +1,41 @@
+import type { JsonValue } from "../../src/json";
+import type { CallRecord } from "../../src/result";
+import { fitRecord } from "./ledger-records";
+import type { StoredEvent } from "./ledger-types";
+
+/** Events carry records cut to this size: a live feed, not the archive (GET /v1/calls/:id has it all). */
+const EVENT_RECORD_CAP = 8_000;
+
+export type LedgerEventType = "call.started" | "call.finished" | "approval.requested" | "approval.decided" | "gate.changed";
+
+/** A record as events show it: already masked by the pipeline, cut to a bounded size. */
+export function eventRecord(record: CallRecord): JsonValue {
+  return JSON.parse(fitRecord(record, EVENT_RECORD_CAP).json) as JsonValue;
+}
+
+/** The common head of call events. */
+export function callEvent(type: LedgerEventType, record: CallRecord, at: number, extra: Record<string, JsonValue> = {}): Record<string, JsonValue> {
+  return { type, at, callId: record.callId, tenant: record.tenant, tool: record.tool, ...extra };
+}
+
+/**
+ * Appends to the shard's event log; ids increase and survive eviction (AUTOINCREMENT never reuses
+ * an id). Every 64th append drops what lies beyond the last `limit` events.
+ */
+export function appendEvent(sql: SqlStorage, data: Record<string, JsonValue>, limit: number): number {
+  const type = typeof data.type === "string" ? data.type : "event";
+  const id = sql.exec<{ id: number }>("INSERT INTO events (type, data) VALUES (?, ?) RETURNING id", type, JSON.stringify(data)).one().id;
+  if (id % 64 === 0) sql.exec("DELETE FROM events WHERE id <= ?", id - limit);
+  return id;
+}
+
+export function readEvents(sql: SqlStorage, after: number, limit: number): StoredEvent[] {
+  return sql
+    .exec<{ id: number; type: string; data: string }>("SELECT id, type, data FROM events WHERE id > ? ORDER BY id LIMIT ?", after, limit)
+    .toArray()
+    .map((row) => ({ id: row.id, type: row.type, data: JSON.parse(row.data) as JsonValue }));
+}
+
+export function lastEventId(sql: SqlStorage): number {
+  return sql.exec<{ id: number | null }>("SELECT max(id) AS id FROM events").one().id ?? 0;
+}

@@ -1,0 +1,101 @@
+import type { JsonValue } from "../../src/json";
+import type { JournalBegin } from "../../src/journal";
+import type { CallRecord, CallStatus } from "../../src/result";
+
+export type ApprovalState = "requested" | "approved" | "denied" | "expired" | "cancelled";
+
+export interface ApprovalInfo {
+  state: ApprovalState;
+  reason?: string;
+  decidedAt?: number;
+  /** When a requested approval turns denied by itself. */
+  expiresAt?: number;
+}
+
+/** One call as the ledger answers it. */
+export interface LedgerEntry {
+  record: CallRecord;
+  /** The stored record was cut to fit a row; the full output pages through GET /v1/calls/:id/result. */
+  truncated: boolean;
+  /** Length of the full output text (what /result pages over); null without output. */
+  resultChars: number | null;
+  approval: ApprovalInfo | null;
+  cancelRequested: boolean;
+}
+
+/** begin() over RPC: the journal's entry plus who claims it and for how long. */
+export interface BeginInput extends JournalBegin {
+  /** Token of the claiming journal; only it may finish a running row it claimed. */
+  owner: string;
+  /** How long a running row lives without renewal before it turns `unknown`. */
+  leaseMs: number;
+  /** An `unknown` row of an idempotent tool may be claimed again instead of replayed. */
+  rerunUnknown?: boolean;
+  /** Longest wait for a running duplicate before answering that it is still running. */
+  joinMs?: number;
+}
+
+export type BeginOutcome =
+  | { kind: "new" }
+  | { kind: "replay"; record: CallRecord }
+  | { kind: "conflict"; message: string };
+
+export interface ListQuery {
+  tool?: string;
+  status?: CallStatus;
+  /** Only calls started at or after this time (ms). */
+  since?: number;
+  /** Keyset cursor: calls strictly older than this (startedAt, callId) pair. */
+  before?: { startedAt: number; callId: string };
+  limit: number;
+  /** Only pending calls awaiting a decision (the approvals list). */
+  awaitingApproval?: boolean;
+}
+
+export interface ResultPage {
+  callId: string;
+  offset: number;
+  limit: number;
+  total: number;
+  text: string;
+  nextOffset: number | null;
+}
+
+/** A call an admin approved: what the approver runs through the pipeline, as `owner`. */
+export interface ApprovedCall {
+  call: { id: string; name: string; arguments: JsonValue | undefined };
+  owner: string;
+  record: CallRecord;
+}
+
+export type Decision = "approve" | "deny";
+
+export type DecideOutcome =
+  | { ok: true; decision: "deny"; entry: LedgerEntry }
+  | { ok: true; decision: "approve"; approved: ApprovedCall }
+  | { ok: false; error: "not_found" | "not_pending"; entry?: LedgerEntry };
+
+export type CancelOutcome =
+  | { ok: true; state: "cancelled"; entry: LedgerEntry }
+  /** Running: the claimant's journal is told and aborts the call where the runtime can reach it. */
+  | { ok: true; state: "requested"; entry: LedgerEntry }
+  | { ok: false; error: "not_found" | "finished"; entry?: LedgerEntry };
+
+/** What a running call's journal learns when it renews its lease. */
+export interface WatchOutcome {
+  cancel: boolean;
+  /** The row is no longer this owner's running call: stop renewing. */
+  done: boolean;
+}
+
+export interface StoredEvent {
+  id: number;
+  type: string;
+  data: JsonValue;
+}
+
+export interface EventBatch {
+  events: StoredEvent[];
+  /** The id to resume after (the newest id seen); -1 asks for "from now". */
+  last: number;
+}

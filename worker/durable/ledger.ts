@@ -1,0 +1,170 @@
+import { DurableObject } from "cloudflare:workers";
+import type { JsonValue } from "../../src/json";
+import type { CallRecord } from "../../src/result";
+import { cancel, decide } from "./ledger-approvals";
+import { claim, complete, recordUnclaimed, renew } from "./ledger-claims";
+import type { ShardContext } from "./ledger-context";
+import { appendEvent, lastEventId, readEvents } from "./ledger-events";
+import { fullRecord, listRows, readRow, resultPage, TERMINAL, toEntry } from "./ledger-records";
+import { sweep } from "./ledger-retention";
+import { migrate } from "./ledger-schema";
+import { settingsFromEnv, type LedgerSettings } from "./ledger-settings";
+import { checkToken, issueToken } from "./ledger-tokens";
+import type {
+  BeginInput,
+  BeginOutcome,
+  CancelOutcome,
+  DecideOutcome,
+  Decision,
+  EventBatch,
+  LedgerEntry,
+  ListQuery,
+  ResultPage,
+  WatchOutcome,
+} from "./ledger-types";
+import { callKey, EVENTS_KEY, Waiters } from "./ledger-waiters";
+
+/**
+ * One shard of a tenant's call ledger (SQLite storage): records, idempotency by call id, approvals,
+ * cancellation flags and the event log. RPC methods answer expected outcomes as values and throw only
+ * on bugs. The logic lives in the ledger-*.ts modules; this class wires storage, time and the alarm.
+ */
+export class Ledger extends DurableObject<Env> {
+  settings: LedgerSettings;
+  private readonly waiters = new Waiters();
+  private readonly shard: ShardContext;
+  /** When the alarm is set for; undefined until read back from storage. */
+  private alarmAt: number | null | undefined;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.settings = settingsFromEnv(env as unknown as Record<string, unknown>);
+    migrate(ctx.storage);
+    const self = this;
+    this.shard = {
+      sql: ctx.storage.sql,
+      get settings() {
+        return self.settings;
+      },
+      waiters: this.waiters,
+      now: () => Date.now(),
+      emit: (data) => {
+        appendEvent(ctx.storage.sql, data, self.settings.eventLimit);
+        self.waiters.notify(EVENTS_KEY);
+      },
+      wakeBy: (at) => self.wakeBy(at),
+    };
+    void ctx.blockConcurrencyWhile(async () => {
+      this.alarmAt = await ctx.storage.getAlarm();
+    });
+  }
+
+  async begin(input: BeginInput): Promise<BeginOutcome> {
+    const first = this.ctx.storage.transactionSync(() => claim(this.shard, input));
+    if (first.kind !== "wait") return first;
+    // A duplicate of a running call: join it, bounded; its outcome is the answer.
+    const until = Date.now() + Math.min(input.joinMs ?? this.settings.maxWaitMs, this.settings.maxWaitMs);
+    const row = await this.waitTerminal(input.callId, until);
+    if (row && TERMINAL.has(row.status)) return { kind: "replay", record: fullRecord(this.ctx.storage.sql, row) };
+    const message =
+      `The call ${input.callId} is still running (started by an earlier request with the same id). ` +
+      `Its outcome will be recorded once: read it with GET /v1/calls/${input.callId}?wait=30 instead of calling again.`;
+    return { kind: "conflict", message };
+  }
+
+  complete(owner: string, record: CallRecord): boolean {
+    return this.ctx.storage.transactionSync(() => complete(this.shard, owner, record));
+  }
+
+  record(record: CallRecord): boolean {
+    return this.ctx.storage.transactionSync(() => recordUnclaimed(this.shard, record));
+  }
+
+  /**
+   * Renews a running call's lease, then waits (a third of the lease at most) for a cancel request or
+   * the call's end. cancelSeen: the watcher already knows of the cancel, so only renew and wait.
+   */
+  async watch(callId: string, owner: string, leaseMs: number, cancelSeen = false): Promise<WatchOutcome> {
+    const first = renew(this.shard, callId, owner, leaseMs);
+    if (first.done || (first.cancel && !cancelSeen)) return first;
+    await this.waiters.wait(callKey(callId), Math.min(leaseMs / 3, 20_000));
+    const row = readRow(this.ctx.storage.sql, callId);
+    if (!row || row.status !== "running" || row.owner !== owner) return { cancel: false, done: true };
+    return { cancel: row.cancel_requested === 1, done: false };
+  }
+
+  /** One call; with waitMs, waits (bounded) until it is terminal. */
+  async get(callId: string, waitMs = 0): Promise<LedgerEntry | null> {
+    const until = Date.now() + Math.min(waitMs, this.settings.maxWaitMs);
+    const row = await this.waitTerminal(callId, until);
+    return row ? toEntry(row) : null;
+  }
+
+  list(query: ListQuery): LedgerEntry[] {
+    return listRows(this.ctx.storage.sql, query).map(toEntry);
+  }
+
+  result(callId: string, offset: number, limit: number): ResultPage | "not_found" | "no_output" {
+    const row = readRow(this.ctx.storage.sql, callId);
+    if (!row) return "not_found";
+    return resultPage(this.ctx.storage.sql, row, offset, limit) ?? "no_output";
+  }
+
+  decide(callId: string, decision: Decision, reason: string | undefined, leaseMs: number): DecideOutcome {
+    return this.ctx.storage.transactionSync(() => decide(this.shard, callId, decision, reason, leaseMs));
+  }
+
+  cancel(callId: string, reason?: string): CancelOutcome {
+    return this.ctx.storage.transactionSync(() => cancel(this.shard, callId, reason));
+  }
+
+  /** Events after `after` (-1: none, just the current position), waiting up to waitMs for the first. */
+  async events(after: number, waitMs: number, limit = 200): Promise<EventBatch> {
+    const sql = this.ctx.storage.sql;
+    const last = lastEventId(sql);
+    if (after < 0) return { events: [], last };
+    const from = Math.min(after, last); // a cursor from a wiped shard resumes from its start
+    let events = readEvents(sql, from, limit);
+    if (events.length === 0 && (await this.waiters.wait(EVENTS_KEY, Math.min(waitMs, this.settings.maxWaitMs)))) {
+      events = readEvents(sql, from, limit);
+    }
+    return { events, last: events.at(-1)?.id ?? from };
+  }
+
+  /** Events from elsewhere (gate.changed from the gates): already masked by their sender. */
+  publish(data: Record<string, JsonValue>): void {
+    this.shard.emit(data);
+  }
+
+  async issueToken(scopes: string[], ttlMs: number): Promise<{ token: string; expiresAt: number }> {
+    const expiresAt = Date.now() + ttlMs;
+    this.wakeBy(expiresAt);
+    return { token: await issueToken(this.ctx.storage.sql, scopes, expiresAt), expiresAt };
+  }
+
+  checkToken(token: string): Promise<string[] | null> {
+    return checkToken(this.ctx.storage.sql, token, Date.now());
+  }
+
+  override async alarm(): Promise<void> {
+    this.alarmAt = null;
+    const next = this.ctx.storage.transactionSync(() => sweep(this.shard));
+    if (next !== null) this.wakeBy(next);
+  }
+
+  private wakeBy(at: number): void {
+    if (this.alarmAt != null && this.alarmAt <= at) return;
+    this.alarmAt = at;
+    void this.ctx.storage.setAlarm(at);
+  }
+
+  /** The row once terminal, or as it is at `until`. */
+  private async waitTerminal(callId: string, until: number) {
+    let row = readRow(this.ctx.storage.sql, callId);
+    while (row && !TERMINAL.has(row.status) && Date.now() < until) {
+      await this.waiters.wait(callKey(callId), until - Date.now());
+      row = readRow(this.ctx.storage.sql, callId);
+    }
+    return row;
+  }
+}

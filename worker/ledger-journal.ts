@@ -1,0 +1,87 @@
+import type { CallJournal, JournalBegin, JournalClaim } from "../src/journal";
+import type { Registry } from "../src/registry";
+import type { CallRecord } from "../src/result";
+import { toolError } from "../src/errors";
+import type { BeginOutcome } from "./durable/ledger-types";
+import { ledgerFor, withRetry, type LedgerNamespace } from "./ledger-shards";
+
+export interface LedgerJournalOptions {
+  ledger: LedgerNamespace;
+  tenant: string;
+  shards: number;
+  /** Tools by name: an `unknown` call of an idempotent tool may run again under the same id. */
+  registry?: Registry;
+  /**
+   * How long a running call's row lives without renewal before it turns `unknown`. The journal renews
+   * it while the call is alive (queued at a gate, running, retrying), so this bounds how late a dead
+   * Worker is noticed, not how long a tool may run. Default 60 s.
+   */
+  leaseMs?: number;
+  /** Calls shorter than this never renew or watch for cancels (one RPC saved per call). Default 1 s. */
+  watchDelayMs?: number;
+  /** The owner token of an approved call (from the ledger's decision): this journal finishes it. */
+  owner?: string;
+}
+
+interface Claimed {
+  stop(): void;
+}
+
+/**
+ * The CallJournal of the Worker: every call id lives on one ledger shard (hash of the id), where
+ * begin() is one synchronous check-and-write. A claimed running call gets a watch loop that renews
+ * its lease and turns a cancel request (from any request, any isolate) into an abort of its signal.
+ */
+export function createLedgerJournal(options: LedgerJournalOptions): CallJournal {
+  const owner = options.owner ?? crypto.randomUUID();
+  const leaseMs = options.leaseMs ?? 60_000;
+  const watchDelayMs = options.watchDelayMs ?? 1_000;
+  const claimed = new Map<string, Claimed>();
+  const stubFor = (callId: string) => () => ledgerFor(options.ledger, options.tenant, options.shards, callId);
+
+  function watch(callId: string, controller: AbortController): Claimed {
+    let stopped = false;
+    let cancelSeen = false;
+    const loop = async () => {
+      while (!stopped) {
+        const outcome = await withRetry(stubFor(callId), (ledger) => ledger.watch(callId, owner, leaseMs, cancelSeen)).catch(() => undefined);
+        if (stopped || outcome?.done) return;
+        if (outcome?.cancel && !cancelSeen) {
+          cancelSeen = true;
+          controller.abort(toolError("cancelled", `The call ${callId} was cancelled by a request to cancel it.`));
+        }
+        // Still renewing after a cancel: a tool that ignores its signal is still running.
+      }
+    };
+    const timer = setTimeout(() => void loop(), watchDelayMs);
+    return {
+      stop() {
+        stopped = true;
+        clearTimeout(timer);
+      },
+    };
+  }
+
+  return {
+    async begin(entry: JournalBegin): Promise<JournalClaim> {
+      const tool = options.registry?.get(entry.tool);
+      const input = { ...entry, owner, leaseMs, ...(tool?.policy.idempotent ? { rerunUnknown: true } : {}) };
+      const outcome: BeginOutcome = await withRetry(stubFor(entry.callId), (ledger) => ledger.begin(input));
+      if (outcome.kind !== "new" || entry.status === "pending") return outcome;
+      claimed.get(entry.callId)?.stop();
+      const controller = new AbortController();
+      claimed.set(entry.callId, watch(entry.callId, controller));
+      return { kind: "new", signal: controller.signal };
+    },
+
+    async finish(record: CallRecord): Promise<void> {
+      const claim = claimed.get(record.callId);
+      claimed.delete(record.callId);
+      claim?.stop();
+      const stub = stubFor(record.callId);
+      // Unclaimed ids (rejected before begin) are recorded only if the id is still free.
+      if (claim || options.owner) await withRetry(stub, (ledger) => ledger.complete(owner, record));
+      else await withRetry(stub, (ledger) => ledger.record(record));
+    },
+  };
+}

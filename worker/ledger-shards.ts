@@ -1,0 +1,60 @@
+import type { Ledger } from "./durable/ledger";
+
+/** Shards per tenant when LEDGER_SHARDS is not set. */
+export const DEFAULT_SHARDS = 4;
+const MAX_SHARDS = 256;
+
+export type LedgerNamespace = DurableObjectNamespace<Ledger>;
+
+type Promised<T> = { [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never };
+type RpcMethods = "begin" | "complete" | "record" | "watch" | "get" | "list" | "result" | "decide" | "cancel" | "events" | "publish" | "issueToken" | "checkToken";
+/**
+ * A shard's stub typed as its plain methods: the generated RPC types of these unions are too deep for
+ * tsc, and every value crossing here is plain JSON-like data that structured clone keeps as is.
+ */
+export type LedgerStub = Promised<Pick<Ledger, RpcMethods>>;
+
+/**
+ * LEDGER_SHARDS: how many ledger objects share a tenant's calls. Choose it at deploy time: a call id
+ * always maps to hash(id) mod N, so changing N moves ids to other shards (their earlier records stay
+ * readable only while the old shards are still listed).
+ */
+export function shardCount(env: { LEDGER_SHARDS?: unknown }): number {
+  const n = Number(env.LEDGER_SHARDS ?? DEFAULT_SHARDS);
+  return Number.isInteger(n) && n >= 1 && n <= MAX_SHARDS ? n : DEFAULT_SHARDS;
+}
+
+/** FNV-1a of the call id: cheap, synchronous and evenly spread for ids of any shape. */
+export function shardOf(callId: string, shards: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < callId.length; i++) {
+    hash ^= callId.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0) % shards;
+}
+
+export function ledgerShard(ns: LedgerNamespace, tenant: string, shard: number): LedgerStub {
+  return ns.get(ns.idFromName(`${tenant}/ledger/${shard}`)) as unknown as LedgerStub;
+}
+
+/** The shard holding a call id: idempotency stays exact because an id never changes shard. */
+export function ledgerFor(ns: LedgerNamespace, tenant: string, shards: number, callId: string): LedgerStub {
+  return ledgerShard(ns, tenant, shardOf(callId, shards));
+}
+
+export function allLedgers(ns: LedgerNamespace, tenant: string, shards: number): LedgerStub[] {
+  return Array.from({ length: shards }, (_, shard) => ledgerShard(ns, tenant, shard));
+}
+
+/** Runs an RPC, retrying with a fresh stub when the call itself fails (a reset object breaks its stub). */
+export async function withRetry<T>(stub: () => LedgerStub, run: (ledger: LedgerStub) => Promise<T>, tries = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run(stub());
+    } catch (error) {
+      if (attempt >= tries) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50 * 4 ** (attempt - 1)));
+    }
+  }
+}
