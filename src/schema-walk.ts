@@ -57,12 +57,20 @@ export function acceptsNull(schema: unknown, root: JsonSchema, seen: ReadonlySet
   return !("not" in schema);
 }
 
+/** An object-rooted schema, typed as the SDKs declare tool input schemas. */
+export interface ObjectSchema {
+  type: "object";
+  properties?: Record<string, object>;
+  required?: string[];
+  [key: string]: unknown;
+}
+
 /** Every chat API wants an object at the root of a tool's input; name what was found instead. */
-export function requireObjectRoot(toolName: string, schema: JsonSchema, api: string): JsonSchema {
+export function requireObjectRoot(toolName: string, schema: JsonSchema, api: string): ObjectSchema {
   const types = typesOf(schema);
   const isObject = types ? types.length === 1 && types[0] === "object" : isSchemaObject(schema.properties);
   const composite = ["anyOf", "oneOf", "allOf", "$ref"].find((key) => key in schema);
-  if (isObject && composite === undefined) return types ? schema : { type: "object", ...schema };
+  if (isObject && composite === undefined) return (types ? schema : { type: "object", ...schema }) as ObjectSchema;
   const found = composite ?? (types ? `type ${JSON.stringify(schema.type)}` : "no type");
   throw new FormatSchemaError(
     `Tool "${toolName}": ${api} needs an object schema at the root of the input, but it has ${found}. ` +

@@ -21,5 +21,5 @@ export function valibotToJsonSchema(schema: v.GenericSchema, toolName: string): 
 // Per-format forms live beside this file, one converter per API.
 export { toOpenAIParameters, toStrictSchema, type StrictForm } from "./schema-openai";
 export { toGeminiParameters, type GeminiSchema, type GeminiType } from "./schema-gemini";
-export { requireObjectRoot } from "./schema-walk";
+export { requireObjectRoot, type ObjectSchema } from "./schema-walk";
 export { dropNullOptionals } from "./strict-nulls";
