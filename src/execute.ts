@@ -100,7 +100,7 @@ export async function runCall(call: ToolCall, env: PipelineEnv, cancel: AbortSig
     if (decision === "approval") return park(state);
 
     if (cancel?.aborted) return fail(state, "cancelled", `The call to "${tool.name}" was cancelled before it started.`);
-    const maskedArgs = env.hooks.onEvent ? mask(env, state.args) : undefined;
+    const maskedArgs = env.hooks.onEvent || env.hooks.onStart ? mask(env, state.args) : undefined;
     const ran = runTool({ env, tool, callId: state.callId, args, maskedArgs, cancel });
     const { outcome, attempts } = isThenable(ran) ? await ran : ran;
     state.attempts = attempts;

@@ -28,6 +28,8 @@ export interface Hooks {
   mask?(value: JsonValue): JsonValue;
   /** Lifecycle events (started, progress, finished, approval requested). Errors thrown here are ignored. */
   onEvent?(event: CallEvent): void;
+  /** Each attempt as it starts (the call.started event). */
+  onStart?(event: Extract<CallEvent, { type: "call.started" }>): void;
   /** The terminal record of every call. */
   onResult?(record: CallRecord): void;
   /** Override the retry decision after a failed attempt; undefined keeps the default. */
@@ -43,6 +45,7 @@ export function composeHooks(list: readonly Hooks[]): Hooks {
   const permission = pick("permission");
   const masks = pick("mask");
   const onEvent = pick("onEvent");
+  const onStart = pick("onStart");
   const onResult = pick("onResult");
   const shouldRetry = pick("shouldRetry");
   const composed: Hooks = {};
@@ -82,6 +85,7 @@ export function composeHooks(list: readonly Hooks[]): Hooks {
   if (masks.length) composed.mask = (value) => masks.reduce((acc, mask) => mask(acc), value);
   // A listener that throws must not keep the others from hearing about the call.
   if (onEvent.length) composed.onEvent = (event) => onEvent.forEach((hook) => quietly(() => hook(event)));
+  if (onStart.length) composed.onStart = (event) => onStart.forEach((hook) => quietly(() => hook(event)));
   if (onResult.length) composed.onResult = (record) => onResult.forEach((hook) => quietly(() => hook(record)));
   if (shouldRetry.length) {
     composed.shouldRetry = (call, error, attempt) => {

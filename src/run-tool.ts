@@ -31,7 +31,7 @@ export interface RunOutcome {
  */
 export function runTool(input: RunInput): RunOutcome | Promise<RunOutcome> {
   if (!input.tool.policy.concurrency) {
-    if (input.tool.policy.retry || input.env.hooks.onEvent) return runWithRetries(input);
+    if (input.tool.policy.retry || input.env.hooks.onEvent || input.env.hooks.onStart) return runWithRetries(input);
     // No object spread here: V8 copies this input shape slowly, and this line runs on every call.
     const { env, tool, callId, args, cancel } = input;
     const outcome = runAttempt({ env, tool, callId, args, attempt: 1, cancel });
@@ -82,9 +82,15 @@ async function runWithRetries({ env, tool, callId, args, maskedArgs, cancel }: R
   // Only calls that are safe to repeat are repeated after a failure that may have had a side effect.
   const idempotent = tool.policy.idempotent ?? tool.policy.readOnly ?? false;
   for (let attempt = 1; ; attempt++) {
-    if (env.hooks.onEvent) {
-      const event = { type: "call.started", at: env.now(), callId, tenant: env.tenant, tool: tool.name, attempt } as const;
-      emit(env, maskedArgs === undefined ? event : { ...event, args: maskedArgs });
+    if (env.hooks.onEvent || env.hooks.onStart) {
+      const base = { type: "call.started", at: env.now(), callId, tenant: env.tenant, tool: tool.name, attempt } as const;
+      const event = maskedArgs === undefined ? base : { ...base, args: maskedArgs };
+      emit(env, event);
+      try {
+        env.hooks.onStart?.(event);
+      } catch {
+        // observers cannot break a call
+      }
     }
     const outcome = await runAttempt({ env, tool, callId, args, attempt, cancel });
     if (outcome.ok || attempt >= maxAttempts || !policy) return { outcome, attempts: attempt };

@@ -315,10 +315,11 @@ describe("hooks", () => {
         return "done";
       },
     });
+    const starts: string[] = [];
     const r = await executeCall(call("progress", {}), {
       registry: createRegistry([progress]),
       hooks: [
-        { onEvent: (e) => events.push(e) },
+        { onEvent: (e) => events.push(e), onStart: (e) => starts.push(`${e.tool}#${e.attempt}`) },
         {
           onEvent: () => {
             throw new Error("listener bug");
@@ -328,6 +329,7 @@ describe("hooks", () => {
     });
     expect(r.ok).toBe(true);
     expect(events.map((e) => e.type)).toEqual(["call.started", "call.progress", "call.finished"]);
+    expect(starts).toEqual(["progress#1"]);
   });
 
   it("onResult receives the terminal record for every outcome", async () => {
