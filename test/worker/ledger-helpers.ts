@@ -1,7 +1,10 @@
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import * as v from "valibot";
 import { defineTool } from "../../src/tool";
 import type { CallRecord } from "../../src/result";
+import type { Ledger } from "../../worker/durable/ledger";
+import type { LedgerSettings } from "../../worker/durable/ledger-settings";
 import { createLedgerJournal, type LedgerJournalOptions } from "../../worker/ledger-journal";
 import { ledgerFor, ledgerShard } from "../../worker/ledger-shards";
 
@@ -64,4 +67,12 @@ export function countingTool(name = "echo", policy: Parameters<typeof defineTool
     },
   });
   return { tool, state };
+}
+
+/** Changes a shard's settings in place (short waits and limits for tests). */
+export async function tune(stub: DurableObjectStub, patch: Partial<LedgerSettings>): Promise<void> {
+  await runInDurableObject(stub, (instance: DurableObject) => {
+    const ledger = instance as unknown as Ledger;
+    ledger.settings = { ...ledger.settings, ...patch };
+  });
 }

@@ -1,10 +1,9 @@
-import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { evictDurableObject, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { executeCall } from "../../src/execute";
 import { hashJson } from "../../src/hash";
 import { createRegistry } from "../../src/registry";
-import type { Ledger } from "../../worker/durable/ledger";
-import { countingTool, journal, rawShardOfCall, record, shardOfCall, sleep, uid } from "./ledger-helpers";
+import { countingTool, journal, rawShardOfCall, record, shardOfCall, sleep, tune, uid } from "./ledger-helpers";
 
 const call = (id: string, text: string, name = "echo") => ({ id, name, arguments: JSON.stringify({ text }) });
 
@@ -148,9 +147,7 @@ describe("joining a running duplicate", () => {
     const tenant = `t-${uid()}`;
     const begin = { callId: "slow", tool: "echo", argsHash: "h", status: "running" as const, record: record(tenant, "slow", "running") };
     await journal(tenant, { watchDelayMs: 60_000 }).begin(begin);
-    await runInDurableObject(rawShardOfCall(tenant, "slow"), (ledger: Ledger) => {
-      ledger.settings = { ...ledger.settings, maxWaitMs: 30 };
-    });
+    await tune(rawShardOfCall(tenant, "slow"), { maxWaitMs: 30 });
     const second = await journal(tenant).begin(begin);
     expect(second.kind === "conflict" && second.message).toContain("still running");
   });
