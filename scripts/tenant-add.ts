@@ -1,0 +1,67 @@
+/**
+ * npm run tenant:add <name> [-- --tools add,echo]
+ * Appends an [env.<name>] block to wrangler.toml with the tenant's TOOLGATE_CONFIG (and the Durable
+ * Object bindings environments do not inherit), generates its admin key (printed once, only its
+ * SHA-256 is stored) and prints the steps to deploy.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import { readFileSync, writeFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { CATALOG } from "../worker/catalog";
+import type { TenantConfigInput } from "../worker/config";
+import { createTenant } from "../worker/tenant";
+import { envNames, readTopLevel, renderTenantEnv } from "./tenant-toml";
+
+const WRANGLER = "wrangler.toml";
+
+function fail(message: string): never {
+  console.error(`tenant:add: ${message}`);
+  process.exit(1);
+}
+
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: { tools: { type: "string" }, config: { type: "string", default: WRANGLER } },
+});
+const name = positionals[0];
+if (!name || positionals.length > 1) fail("usage: npm run tenant:add <name> [-- --tools add,echo]");
+if (!/^[a-z][a-z0-9-]{0,39}$/.test(name)) fail(`"${name}" is not a tenant name: lowercase letters, digits and -, starting with a letter`);
+
+const file = values.config!;
+const toml = readFileSync(file, "utf8");
+if (envNames(toml).includes(name)) fail(`${file} already has [env.${name}]`);
+
+const key = `tg_${randomBytes(32).toString("base64url")}`;
+const config: TenantConfigInput = {
+  name,
+  tools: values.tools ? values.tools.split(",").map((tool) => tool.trim()) : [...CATALOG.keys()],
+  keys: [{ name: "admin", hash: createHash("sha256").update(key).digest("hex"), scopes: ["admin"] }],
+  requireApprovalFor: { risk: ["high"] },
+  consoleOrigins: [],
+  secrets: {},
+};
+// Indented, with lists of plain values on one line: readable and easy to edit inside wrangler.toml.
+const json = JSON.stringify(config, null, 2).replace(/\[\n\s+([^[\]{}]*?)\n\s*\]/g, (_m, inner: string) => `[${inner.split(/,\n\s*/).join(", ")}]`);
+try {
+  createTenant(json); // the same checks the Worker runs: fail here, not after deploying
+} catch (error) {
+  fail((error as Error).message);
+}
+
+writeFileSync(file, toml.replace(/\n*$/, "\n") + renderTenantEnv(name, json, readTopLevel(toml)));
+
+console.log(`Added [env.${name}] to ${file}.
+
+Admin key for "${name}" (shown once; only its SHA-256 is stored in ${file}):
+
+  ${key}
+
+Next:
+  1. Edit TOOLGATE_CONFIG in [env.${name}.vars]: tools, policies, limits, consoleOrigins, more keys.
+     A call-only key: node -e "const k='tg_'+require('crypto').randomBytes(32).toString('base64url');console.log(k, require('crypto').createHash('sha256').update(k).digest('hex'))"
+  2. For each secret the config names ("secrets": { "NAME": "ENV_VAR" }):
+       npx wrangler secret put ENV_VAR --env ${name}
+  3. npx wrangler types --strict-vars=false         (the Env type covers the new environment)
+  4. npx wrangler deploy --dry-run --env ${name} --outdir .tmp/dry-${name}   (offline build check)
+  5. npx wrangler deploy --env ${name}                (deploys the Worker "toolgate-${name}")
+  6. curl -H "Authorization: Bearer <key>" https://toolgate-${name}.<your-subdomain>.workers.dev/v1/whoami`);

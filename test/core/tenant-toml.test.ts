@@ -1,0 +1,59 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { envDurableObjects, envNames, readTopLevel, renderTenantEnv } from "../../scripts/tenant-toml";
+
+const SAMPLE = `name = "toolgate"
+main = "worker/index.ts"
+
+[vars]
+TOOLGATE_DEMO = "true"
+LEDGER_SHARDS = "4"
+
+[[durable_objects.bindings]]
+name = "GATES"
+class_name = "Gate"
+
+[[migrations]]
+tag = "v1"
+new_sqlite_classes = ["Gate"]
+
+[[durable_objects.bindings]]
+name = "LEDGER"
+class_name = "Ledger"
+`;
+
+describe("tenant environments in wrangler.toml", () => {
+  it("reads the top-level vars and Durable Object bindings", () => {
+    expect(readTopLevel(SAMPLE)).toEqual({
+      vars: ['TOOLGATE_DEMO = "true"', 'LEDGER_SHARDS = "4"'],
+      durableObjects: [
+        ['name = "GATES"', 'class_name = "Gate"'],
+        ['name = "LEDGER"', 'class_name = "Ledger"'],
+      ],
+    });
+  });
+
+  it("renders a tenant block that repeats them, with the demo switched off", () => {
+    const toml = SAMPLE + renderTenantEnv("acme", '{ "name": "acme" }', readTopLevel(SAMPLE));
+    expect(envNames(toml)).toEqual(["acme"]);
+    expect(envDurableObjects(toml, "acme")).toEqual(["GATES", "LEDGER"]);
+    expect(toml).toContain(`[env.acme.vars]\nTOOLGATE_DEMO = "false"\nLEDGER_SHARDS = "4"\nTOOLGATE_CONFIG = '''\n{ "name": "acme" }\n'''`);
+    // Adding the block changes nothing at the top level.
+    expect(readTopLevel(toml)).toEqual(readTopLevel(SAMPLE));
+  });
+
+  it("refuses a config that would end the TOML literal string", () => {
+    expect(() => renderTenantEnv("x", "'''", readTopLevel(SAMPLE))).toThrow(/'''/);
+  });
+
+  it("keeps every tenant of the real wrangler.toml in step with the top level", () => {
+    const toml = readFileSync("wrangler.toml", "utf8");
+    const top = readTopLevel(toml);
+    const topBindings = top.durableObjects.map((lines) => lines.find((l) => l.startsWith("name"))!.replace(/^name\s*=\s*"(.*)"$/, "$1"));
+    expect(envNames(toml)).toContain("acme");
+    for (const env of envNames(toml)) {
+      // Environments inherit no bindings: a tenant missing one would crash on its first call.
+      expect(envDurableObjects(toml, env).sort(), `[env.${env}] Durable Object bindings`).toEqual([...topBindings].sort());
+    }
+  });
+});
