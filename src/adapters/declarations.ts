@@ -99,6 +99,11 @@ export const McpServerSchema = v.strictObject({
   tools: v.optional(v.array(v.string())),
   /** How long a fetched tool list is trusted. Default 5 minutes. */
   cacheTtlMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0)), 300_000),
+  /**
+   * Definition pinning: "changes" (default) refuses a tool whose definition differs from the hash
+   * an admin approved; "required" also refuses tools not approved yet; "off" never refuses.
+   */
+  pinning: v.optional(v.picklist(["off", "changes", "required"]), "changes"),
   rateLimit: v.optional(RateLimitSchema),
   ...policyEntries,
 });

@@ -32,30 +32,31 @@ function encodePathSegment(value: string): string {
 /** A template that is exactly one placeholder maps that argument as-is (arrays repeat, absence omits). */
 const soleName = (template: string) => /^\{([^{}\s]+)\}$/.exec(template)?.[1];
 
-function secret(secrets: Readonly<Record<string, string>>, name: string, tool: string): string {
+function secret(secrets: Readonly<Record<string, string>>, name: string, label: string): string {
   const value = secrets[name];
   if (typeof value !== "string" || value === "") {
-    throw toolError("internal", `HTTP tool "${tool}": secret "${name}" is not configured`, { retryable: false });
+    throw toolError("internal", `${label}: secret "${name}" is not configured`, { retryable: false });
   }
   return value;
 }
 
-function applyAuth(auth: AuthDeclaration, url: URL, headers: Headers, secrets: Readonly<Record<string, string>>, tool: string): void {
+/** Add the configured credential; `label` names the adapter in the error when its secret is missing. */
+export function applyAuth(auth: AuthDeclaration, url: URL, headers: Headers, secrets: Readonly<Record<string, string>>, label: string): void {
   switch (auth.type) {
     case "bearer":
-      headers.set("authorization", `Bearer ${secret(secrets, auth.secret, tool)}`);
+      headers.set("authorization", `Bearer ${secret(secrets, auth.secret, label)}`);
       return;
     case "header":
-      headers.set(auth.name, `${auth.prefix ?? ""}${secret(secrets, auth.secret, tool)}`);
+      headers.set(auth.name, `${auth.prefix ?? ""}${secret(secrets, auth.secret, label)}`);
       return;
     case "basic": {
-      const user = auth.usernameSecret ? secret(secrets, auth.usernameSecret, tool) : (auth.username ?? "");
-      const bytes = new TextEncoder().encode(`${user}:${secret(secrets, auth.passwordSecret, tool)}`);
+      const user = auth.usernameSecret ? secret(secrets, auth.usernameSecret, label) : (auth.username ?? "");
+      const bytes = new TextEncoder().encode(`${user}:${secret(secrets, auth.passwordSecret, label)}`);
       headers.set("authorization", `Basic ${btoa(String.fromCharCode(...bytes))}`);
       return;
     }
     case "query":
-      url.searchParams.set(auth.name, secret(secrets, auth.secret, tool));
+      url.searchParams.set(auth.name, secret(secrets, auth.secret, label));
       return;
   }
 }
@@ -107,6 +108,6 @@ export function buildRequest(
   if (decl.body) body = values[decl.body.arg] === undefined ? undefined : JSON.stringify(values[decl.body.arg]);
   else if (mode === "body") body = JSON.stringify(rest);
   if (body !== undefined) headers.set("content-type", "application/json");
-  if (decl.auth) applyAuth(decl.auth, url, headers, secrets, decl.name);
+  if (decl.auth) applyAuth(decl.auth, url, headers, secrets, `HTTP tool "${decl.name}"`);
   return { url: url.href, init: body === undefined ? { method: decl.method, headers } : { method: decl.method, headers, body } };
 }

@@ -36,7 +36,7 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
  * backs off together.
  */
 export async function fetchUpstream(
-  ctx: ToolContext,
+  ctx: Pick<ToolContext, "fetch" | "signal">,
   gate: UpstreamGate | undefined,
   maxWaitMs: number,
   url: string,
