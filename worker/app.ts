@@ -11,7 +11,9 @@ import { bodyLimit } from "./middleware/body-limit";
 import { cors } from "./middleware/cors";
 import { tenant } from "./middleware/tenant";
 import { calls } from "./routes/calls";
+import { approvals } from "./routes/approvals";
 import { gates } from "./routes/gates";
+import { records } from "./routes/records";
 import { health } from "./routes/health";
 import { tenantInfo } from "./routes/tenant";
 import { tools } from "./routes/tools";
@@ -30,7 +32,9 @@ export function createApp(): Hono<AppEnv> {
 
   app.use("/v1/*", requireKey);
   app.route("/v1/tools", tools);
-  app.route("/v1/calls", calls);
+  app.route("/v1/calls", calls); // POST: run calls
+  app.route("/v1/calls", records); // GET: read records, POST /:id/cancel
+  app.route("/v1/approvals", approvals);
   app.route("/v1/gates", gates);
   app.route("/v1", tenantInfo);
 

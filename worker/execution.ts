@@ -2,6 +2,8 @@ import type { Context } from "hono";
 import type { BatchOptions } from "../src/options";
 import type { AppEnv } from "./env";
 import { createGateLimiter } from "./gate-limiter";
+import { createLedgerJournal } from "./ledger-journal";
+import { shardCount } from "./ledger-shards";
 import { resolveSecrets } from "./tenant";
 
 /**
@@ -16,6 +18,7 @@ export function executionOptions(c: Context<AppEnv>): BatchOptions {
     secrets: resolveSecrets(tenant.config, c.env),
     hooks: tenant.hooks,
     limiter: createGateLimiter(c.env.GATES, { tenant: tenant.name }),
+    journal: createLedgerJournal({ ledger: c.env.LEDGER, tenant: tenant.name, shards: shardCount(c.env), registry: tenant.registry }),
     signal: c.req.raw.signal,
   };
 }

@@ -44,7 +44,11 @@ describe("service binding (ToolgateService over RPC from another Worker)", () =>
   });
 
   it("reads a record by id (404 for an unknown one)", async () => {
-    const missing = await rpc("getRecord", CALL_KEY, `never-${uid()}`);
-    expect(missing).toMatchObject({ ok: false, status: 404 });
+    const id = `rec-${uid()}`;
+    const message = { role: "assistant", tool_calls: [{ id, type: "function", function: { name: "echo", arguments: '{"text":"kept"}' } }] };
+    expect(await rpc("runCalls", CALL_KEY, "openai", message)).toMatchObject({ ok: true });
+    const found = await rpc("getRecord", CALL_KEY, id);
+    expect(found).toMatchObject({ ok: true, status: 200, value: { record: { callId: id, tool: "echo", status: "succeeded" } } });
+    expect(await rpc("getRecord", CALL_KEY, `never-${uid()}`)).toMatchObject({ ok: false, status: 404, error: { code: "not_found" } });
   });
 });
