@@ -9,17 +9,18 @@ export { anthropic, gemini, mcp, openai, openaiResponses };
 export { toCallToolResult } from "./mcp";
 export * from "./format";
 
-export const FORMATS: Readonly<Record<FormatName, Format>> = Object.freeze({
+/** Every format by name, each keeping its precise definition and answer types. */
+export const FORMATS = Object.freeze({
   openai,
   "openai-responses": openaiResponses,
   anthropic,
   gemini,
   mcp,
-});
+} satisfies Record<FormatName, Format>);
 
 /** The format of that name, or undefined for a name toolgate does not know. */
 export function getFormat(name: string): Format | undefined {
-  return Object.hasOwn(FORMATS, name) ? FORMATS[name as FormatName] : undefined;
+  return Object.hasOwn(FORMATS, name) ? (FORMATS[name as FormatName] as Format) : undefined;
 }
 
 /**

@@ -1,0 +1,86 @@
+import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { FORMATS, detectFormat, getFormat } from "../../../src/formats";
+import { FORMAT_NAMES } from "../../../src/formats/format";
+import { sameCallBodies } from "./bodies";
+
+const bodies: [string, unknown][] = [
+  ["openai", { object: "chat.completion", choices: [{ message: { role: "assistant", content: null, tool_calls: [] } }] }],
+  ["openai", { role: "assistant", content: null, tool_calls: [{ id: "c", type: "function", function: { name: "x", arguments: "{}" } }] }],
+  ["openai", { role: "assistant", content: "No tools needed." }],
+  ["openai-responses", { object: "response", output: [] }],
+  ["anthropic", { type: "message", role: "assistant", content: [{ type: "text", text: "Hi" }] }],
+  ["gemini", { candidates: [] }],
+  ["mcp", { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "x" } }],
+  ...Object.entries(sameCallBodies({ a: 1, b: 2 })),
+];
+
+describe("format registry", () => {
+  it("lists every format by name", () => {
+    for (const name of FORMAT_NAMES) expect(getFormat(name)?.name).toBe(name);
+    expect(Object.keys(FORMATS).sort()).toEqual([...FORMAT_NAMES].sort());
+    expect(getFormat("nope")).toBeUndefined();
+    expect(getFormat("__proto__")).toBeUndefined();
+  });
+
+  it.each(bodies)("detects %s bodies, and no other format claims them", (name, body) => {
+    expect(detectFormat(body)?.name).toBe(name);
+    const claimants = Object.values(FORMATS).filter((format) => format.detect(body)).map((format) => format.name);
+    expect(claimants).toEqual([name]);
+  });
+
+  it.each([[[]], [{}], [null], ["text"], [[{ type: "text", text: "hi" }]]])("detects nothing in %j", (body) => {
+    expect(detectFormat(body)).toBeUndefined();
+  });
+});
+
+describe("decoders", () => {
+  const anyBody = fc.oneof(fc.jsonValue(), fc.anything(), fc.constantFrom(...bodies.map(([, body]) => body)));
+  // Real bodies with one leaf replaced: near-misses are where decoders would slip.
+  const mutated = fc
+    .tuple(fc.constantFrom(...bodies.map(([, body]) => body)), fc.jsonValue(), fc.nat())
+    .map(([body, replacement, seed]) => replaceOne(structuredClone(body), replacement, seed));
+
+  it("never throw: any value gives calls with string ids and names, or a message", () => {
+    fc.assert(
+      fc.property(fc.oneof(anyBody, mutated), (body) => {
+        for (const format of Object.values(FORMATS)) {
+          expect(() => format.detect(body)).not.toThrow();
+          const decoded = format.decode(body);
+          if (decoded.ok) {
+            for (const call of decoded.calls) {
+              expect(typeof call.id === "string" && call.id.length > 0).toBe(true);
+              expect(typeof call.name === "string" && call.name.length > 0).toBe(true);
+            }
+          } else {
+            expect(typeof decoded.message).toBe("string");
+            expect(decoded.message.length).toBeGreaterThan(0);
+          }
+        }
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it("turn a getter that throws into a message", () => {
+    const hostile = Object.defineProperty({}, "choices", { get: () => { throw new Error("boom"); }, enumerable: true });
+    for (const format of Object.values(FORMATS)) {
+      const decoded = format.decode(hostile);
+      expect(decoded.ok).toBe(false);
+    }
+  });
+});
+
+/** Replace the (seed mod n)-th node of a JSON tree (depth-first) with another value. */
+function replaceOne(root: unknown, replacement: unknown, seed: number): unknown {
+  const slots: [Record<string, unknown> | unknown[], string | number][] = [];
+  const walk = (node: unknown) => {
+    if (Array.isArray(node)) node.forEach((child, i) => (slots.push([node, i]), walk(child)));
+    else if (node && typeof node === "object") for (const [key, child] of Object.entries(node)) slots.push([node as Record<string, unknown>, key]), walk(child);
+  };
+  walk(root);
+  if (slots.length === 0) return replacement;
+  const [holder, key] = slots[seed % slots.length]!;
+  (holder as Record<string | number, unknown>)[key] = replacement;
+  return root;
+}
