@@ -14,7 +14,9 @@ import { calls } from "./routes/calls";
 import { approvals } from "./routes/approvals";
 import { gates } from "./routes/gates";
 import { records } from "./routes/records";
+import { events } from "./routes/events";
 import { health } from "./routes/health";
+import { mcp } from "./routes/mcp";
 import { tenantInfo } from "./routes/tenant";
 import { tools } from "./routes/tools";
 
@@ -30,6 +32,8 @@ export function createApp(): Hono<AppEnv> {
   app.use(bodyLimit);
   app.route("/", health);
 
+  // Before the key check: the event stream also takes a short-lived token (EventSource sends no headers).
+  app.route("/v1/events", events);
   app.use("/v1/*", requireKey);
   app.route("/v1/tools", tools);
   app.route("/v1/calls", calls); // POST: run calls
@@ -37,6 +41,8 @@ export function createApp(): Hono<AppEnv> {
   app.route("/v1/approvals", approvals);
   app.route("/v1/gates", gates);
   app.route("/v1", tenantInfo);
+  // MCP over Streamable HTTP: its own Host/Origin guard, then the same keys and scopes.
+  app.route("/mcp", mcp);
 
   app.notFound((c) => c.json(errorBody("not_found", `No route for ${c.req.method} ${c.req.path}.`), 404));
   app.onError(answerError);

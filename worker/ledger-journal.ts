@@ -23,6 +23,9 @@ export interface LedgerJournalOptions {
   owner?: string;
 }
 
+/** How long a running row lives without renewal (see LedgerJournalOptions.leaseMs). */
+export const DEFAULT_LEASE_MS = 60_000;
+
 interface Claimed {
   stop(): void;
 }
@@ -34,7 +37,7 @@ interface Claimed {
  */
 export function createLedgerJournal(options: LedgerJournalOptions): CallJournal {
   const owner = options.owner ?? crypto.randomUUID();
-  const leaseMs = options.leaseMs ?? 60_000;
+  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const watchDelayMs = options.watchDelayMs ?? 1_000;
   const claimed = new Map<string, Claimed>();
   const stubFor = (callId: string) => () => ledgerFor(options.ledger, options.tenant, options.shards, callId);

@@ -19,8 +19,8 @@ export type LedgerStub = Promised<Pick<Ledger, RpcMethods>>;
  * always maps to hash(id) mod N, so changing N moves ids to other shards (their earlier records stay
  * readable only while the old shards are still listed).
  */
-export function shardCount(env: { LEDGER_SHARDS?: unknown }): number {
-  const n = Number(env.LEDGER_SHARDS ?? DEFAULT_SHARDS);
+export function shardCount(env: object): number {
+  const n = Number((env as { LEDGER_SHARDS?: unknown }).LEDGER_SHARDS ?? DEFAULT_SHARDS);
   return Number.isInteger(n) && n >= 1 && n <= MAX_SHARDS ? n : DEFAULT_SHARDS;
 }
 

@@ -1,0 +1,91 @@
+import { Hono, type Context } from "hono";
+import * as v from "valibot";
+import { executeCall } from "../../src/execute";
+import type { CallRecord } from "../../src/result";
+import type { ApprovedCall } from "../durable/ledger-types";
+import type { AppEnv } from "../env";
+import { ApiError } from "../errors";
+import { executionOptions } from "../execution";
+import { createLedgerJournal, DEFAULT_LEASE_MS } from "../ledger-journal";
+import { allLedgers, ledgerFor, shardCount } from "../ledger-shards";
+import { requireScope } from "../middleware/auth";
+import { decodeCursor, intParam, mergeNewest } from "./ledger-paging";
+
+const DecisionBody = v.object({
+  decision: v.picklist(["approve", "deny"], 'decision must be "approve" or "deny"'),
+  reason: v.optional(v.pipe(v.string(), v.maxLength(500, "reason must be at most 500 characters"))),
+});
+
+/** Runs an approved call to its end; errors are the runner's to record. */
+export type ApprovedRunner = (c: Context<AppEnv>, approved: ApprovedCall) => Promise<unknown>;
+
+/**
+ * The default runner: the same pipeline as POST /v1/calls (registry, hooks, secrets, gates), marked
+ * approved, recording into the ledger as the owner the decision handed out. It runs after the admin's
+ * response (waitUntil), so the request's own signal is not the call's.
+ */
+export const runApprovedCall: ApprovedRunner = (c, approved) => {
+  const { signal: _request, ...options } = executionOptions(c);
+  const journal = createLedgerJournal({
+    ledger: c.env.LEDGER,
+    tenant: c.var.tenant.name,
+    shards: shardCount(c.env),
+    registry: c.var.tenant.registry,
+    owner: approved.owner,
+  });
+  return executeCall(approved.call, { ...options, approved: true, journal });
+};
+
+/** If the runner itself breaks (not a tool failure), the record still ends instead of turning unknown. */
+async function runToEnd(c: Context<AppEnv>, run: ApprovedRunner, approved: ApprovedCall): Promise<void> {
+  try {
+    await run(c, approved);
+  } catch (error) {
+    const message = `The approved call could not be started: ${error instanceof Error ? error.message : String(error)}`;
+    const record: CallRecord = { ...approved.record, status: "failed", error: { code: "internal", message } };
+    await ledgerFor(c.env.LEDGER, c.var.tenant.name, shardCount(c.env), approved.call.id).complete(approved.owner, record);
+  }
+}
+
+/**
+ * GET /v1/approvals (admin): calls awaiting a decision, newest first, with masked arguments.
+ * POST /v1/approvals/:id (admin) { decision, reason? }: deny records the reason; approve answers 202
+ * and runs the call after the response; GET /v1/calls/:id?wait= tells its outcome. Deciding twice,
+ * or after expiry or cancel, answers 409.
+ */
+export function approvalRoutes(run: ApprovedRunner = runApprovedCall) {
+  return new Hono<AppEnv>()
+    .get("/", requireScope("admin"), async (c) => {
+      const limit = intParam(c.req.query("limit"), "limit", 1, 200, 50);
+      const before = decodeCursor(c.req.query("cursor"));
+      const query = { limit, awaitingApproval: true, ...(before ? { before } : {}) };
+      const pages = await Promise.all(allLedgers(c.env.LEDGER, c.var.tenant.name, shardCount(c.env)).map((ledger) => ledger.list(query)));
+      const { entries, nextCursor } = mergeNewest(pages, limit);
+      const approvals = entries.map(({ record, approval }) => ({
+        callId: record.callId,
+        tool: record.tool,
+        args: record.args ?? null,
+        requestedAt: record.startedAt,
+        expiresAt: approval?.expiresAt ?? null,
+      }));
+      return c.json({ approvals, nextCursor });
+    })
+    .post("/:id", requireScope("admin"), async (c) => {
+      const callId = c.req.param("id");
+      const parsed = v.safeParse(DecisionBody, await c.req.json().catch(() => undefined));
+      if (!parsed.success) throw new ApiError(400, "invalid_body", parsed.issues[0]?.message ?? "Send { decision, reason? }.");
+      const { decision, reason } = parsed.output;
+      const ledger = ledgerFor(c.env.LEDGER, c.var.tenant.name, shardCount(c.env), callId);
+      const outcome = await ledger.decide(callId, decision, reason, DEFAULT_LEASE_MS);
+      if (!outcome.ok && outcome.error === "not_found") throw new ApiError(404, "not_found", `No call ${callId} is recorded.`);
+      if (!outcome.ok) {
+        const state = outcome.entry?.approval?.state ?? outcome.entry?.record.status;
+        throw new ApiError(409, "already_decided", `The call ${callId} is not awaiting a decision (it is ${state}).`);
+      }
+      if (outcome.decision === "deny") return c.json({ callId, decision, call: outcome.entry });
+      c.executionCtx.waitUntil(runToEnd(c, run, outcome.approved));
+      return c.json({ callId, decision, status: "running" }, 202);
+    });
+}
+
+export const approvals = approvalRoutes();

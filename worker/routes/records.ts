@@ -1,0 +1,69 @@
+import { Hono, type Context } from "hono";
+import type { CallStatus } from "../../src/result";
+import type { ListQuery } from "../durable/ledger-types";
+import type { AppEnv } from "../env";
+import { ApiError } from "../errors";
+import { allLedgers, ledgerFor, shardCount } from "../ledger-shards";
+import { requireScope } from "../middleware/auth";
+import { decodeCursor, intParam, mergeNewest, timeParam } from "./ledger-paging";
+
+const STATUSES: readonly CallStatus[] = ["succeeded", "failed", "rejected", "timed_out", "cancelled", "denied", "unknown", "pending", "running"];
+const MAX_WAIT_SECONDS = 60;
+const MAX_RESULT_PAGE = 1_000_000;
+
+const shardFor = (c: Context<AppEnv>, callId: string) => ledgerFor(c.env.LEDGER, c.var.tenant.name, shardCount(c.env), callId);
+
+function notFound(callId: string): never {
+  throw new ApiError(404, "not_found", `No call ${callId} is recorded (it never reached this tenant, or it was pruned).`);
+}
+
+/**
+ * Call records: GET /v1/calls (newest first, merged across the ledger's shards, keyset-paged),
+ * GET /v1/calls/:id (?wait= long-polls until terminal), GET /v1/calls/:id/result (the full output,
+ * paged by characters) and POST /v1/calls/:id/cancel.
+ */
+export const records = new Hono<AppEnv>()
+  .get("/", requireScope("call"), async (c) => {
+    const status = c.req.query("status");
+    if (status !== undefined && !STATUSES.includes(status as CallStatus)) {
+      throw new ApiError(400, "invalid_query", `status must be one of ${STATUSES.join(", ")}.`);
+    }
+    const limit = intParam(c.req.query("limit"), "limit", 1, 200, 50);
+    const query: ListQuery = { limit };
+    const tool = c.req.query("tool");
+    const since = timeParam(c.req.query("since"), "since");
+    const before = decodeCursor(c.req.query("cursor"));
+    if (tool) query.tool = tool;
+    if (status) query.status = status as CallStatus;
+    if (since !== undefined) query.since = since;
+    if (before) query.before = before;
+    const pages = await Promise.all(allLedgers(c.env.LEDGER, c.var.tenant.name, shardCount(c.env)).map((ledger) => ledger.list(query)));
+    const { entries, nextCursor } = mergeNewest(pages, limit);
+    return c.json({ calls: entries, nextCursor });
+  })
+  .get("/:id", requireScope("call"), async (c) => {
+    const callId = c.req.param("id");
+    const wait = intParam(c.req.query("wait"), "wait", 0, MAX_WAIT_SECONDS, 0);
+    const entry = await shardFor(c, callId).get(callId, wait * 1000);
+    return entry ? c.json(entry) : notFound(callId);
+  })
+  .get("/:id/result", requireScope("call"), async (c) => {
+    const callId = c.req.param("id");
+    const offset = intParam(c.req.query("offset"), "offset", 0, Number.MAX_SAFE_INTEGER, 0);
+    const limit = intParam(c.req.query("limit"), "limit", 1, MAX_RESULT_PAGE, 100_000);
+    const page = await shardFor(c, callId).result(callId, offset, limit);
+    if (page === "not_found") notFound(callId);
+    if (page === "no_output") throw new ApiError(404, "no_output", `The call ${callId} has no output (it did not succeed, or has not finished).`);
+    return c.json(page);
+  })
+  .post("/:id/cancel", requireScope("call"), async (c) => {
+    const callId = c.req.param("id");
+    const body = (await c.req.json().catch(() => ({}))) as { reason?: unknown };
+    const reason = typeof body?.reason === "string" ? body.reason.slice(0, 500) : undefined;
+    const outcome = await shardFor(c, callId).cancel(callId, reason);
+    if (outcome.ok && outcome.state === "cancelled") return c.json({ callId, state: "cancelled", call: outcome.entry });
+    // Running: its journal aborts it (a queued call leaves its gate's queue); the record tells the end.
+    if (outcome.ok) return c.json({ callId, state: "cancel_requested", call: outcome.entry }, 202);
+    if (outcome.error === "not_found") notFound(callId);
+    throw new ApiError(409, "not_cancellable", `The call ${callId} already ended (${outcome.entry?.record.status}).`);
+  });
