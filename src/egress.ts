@@ -1,6 +1,5 @@
 import { toolError } from "./errors";
 import { classifyIpLiteral } from "./ip";
-import { isSensitiveKey } from "./mask";
 
 export interface EgressPolicy {
   /**
@@ -85,6 +84,8 @@ export function checkEgress(input: string | URL, policy: EgressPolicy): EgressCh
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+/** Headers kept when a redirect leaves the origin. */
+const CROSS_ORIGIN_HEADERS = new Set(["accept", "accept-language", "content-type", "content-language", "user-agent"]);
 
 interface Outgoing {
   method: string;
@@ -107,8 +108,8 @@ async function outgoing(input: RequestInfo | URL, init: RequestInit | undefined)
 
 /**
  * fetch bound to an egress policy: every URL is checked before any request, redirects are
- * followed by hand and re-checked at every hop (bounded), and sensitive headers are dropped when
- * a redirect leaves the origin. A refused request throws a `denied` ToolError that a model can read.
+ * followed by hand and re-checked at every hop (bounded), and all but plain content headers are
+ * dropped when a redirect leaves the origin. A refused request throws a `denied` ToolError that a model can read.
  */
 export function createEgressFetch(policy: EgressPolicy, baseFetch: typeof fetch = globalThis.fetch): typeof fetch {
   const maxRedirects = policy.maxRedirects ?? 5;
@@ -132,9 +133,10 @@ export function createEgressFetch(policy: EgressPolicy, baseFetch: typeof fetch 
         for (const name of ["content-type", "content-length", "content-encoding", "content-language", "content-location"]) req.headers.delete(name);
       }
       if (next.origin !== check.url.origin) {
+        // A credential may sit in any header (auth "header" type); only plain content headers cross origins.
         const names: string[] = [];
         req.headers.forEach((_value, name) => names.push(name));
-        for (const name of names) if (isSensitiveKey(name)) req.headers.delete(name);
+        for (const name of names) if (!CROSS_ORIGIN_HEADERS.has(name)) req.headers.delete(name);
       }
       url = next.href;
     }

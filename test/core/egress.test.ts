@@ -133,10 +133,11 @@ describe("IP parsing", () => {
 describe("createEgressFetch", () => {
   const policy: EgressPolicy = { allowHosts: ["a.example.com", "b.example.com"], maxRedirects: 2 };
   function fake(routes: Record<string, () => Response>) {
-    const seen: { url: string; method: string; auth: string | null; body: string | null }[] = [];
+    const seen: { url: string; method: string; auth: string | null; key?: string; body: string | null }[] = [];
     const base = (async (url: string, init: RequestInit) => {
       const headers = new Headers(init.headers);
-      seen.push({ url, method: init.method ?? "GET", auth: headers.get("authorization"), body: typeof init.body === "string" ? init.body : null });
+      const key = headers.get("x-custom-key");
+      seen.push({ url, method: init.method ?? "GET", auth: headers.get("authorization"), ...(key ? { key } : {}), body: typeof init.body === "string" ? init.body : null });
       expect(init.redirect).toBe("manual");
       const route = routes[url];
       return route ? route() : new Response("missing", { status: 404 });
@@ -165,11 +166,11 @@ describe("createEgressFetch", () => {
       "https://a.example.com/q": redirect("https://b.example.com/r", 303),
       "https://b.example.com/r": () => new Response("done"),
     });
-    const res = await fetch("https://a.example.com/p", { method: "POST", body: "x", headers: { authorization: "Bearer t" } });
+    const res = await fetch("https://a.example.com/p", { method: "POST", body: "x", headers: { authorization: "Bearer t", "x-custom-key": "k" } });
     expect(await res.text()).toBe("done");
     expect(seen).toEqual([
-      { url: "https://a.example.com/p", method: "POST", auth: "Bearer t", body: "x" },
-      { url: "https://a.example.com/q", method: "POST", auth: "Bearer t", body: "x" },
+      { url: "https://a.example.com/p", method: "POST", auth: "Bearer t", key: "k", body: "x" },
+      { url: "https://a.example.com/q", method: "POST", auth: "Bearer t", key: "k", body: "x" },
       { url: "https://b.example.com/r", method: "GET", auth: null, body: null },
     ]);
   });
