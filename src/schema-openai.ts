@@ -40,6 +40,8 @@ export function toOpenAIParameters(tool: Tool): { parameters: JsonSchema; strict
 /** The strict form of an object schema, or why there is none. Never mutates its input. */
 export function toStrictSchema(root: JsonSchema): StrictForm {
   const state: State = { root, properties: 0, enumValues: 0 };
+  const union = ["anyOf", "oneOf"].find((key) => key in root);
+  if (union) return { ok: false, reason: `the root uses "${union}" (strict mode needs a plain object there)` };
   try {
     const out = strictify(root, [], 1, state);
     for (const key of ["$defs", "definitions"] as const) {

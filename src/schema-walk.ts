@@ -68,9 +68,10 @@ export interface ObjectSchema {
 /** Every chat API wants an object at the root of a tool's input; name what was found instead. */
 export function requireObjectRoot(toolName: string, schema: JsonSchema, api: string): ObjectSchema {
   const types = typesOf(schema);
-  const isObject = types ? types.length === 1 && types[0] === "object" : isSchemaObject(schema.properties);
   const composite = ["anyOf", "oneOf", "allOf", "$ref"].find((key) => key in schema);
-  if (isObject && composite === undefined) return (types ? schema : { type: "object", ...schema }) as ObjectSchema;
+  // `type: "object"` beside anyOf (e.g. "a or b is required") is still an object; a bare union is not.
+  if (types?.length === 1 && types[0] === "object") return schema as ObjectSchema;
+  if (!types && !composite && isSchemaObject(schema.properties)) return { type: "object", ...schema } as ObjectSchema;
   const found = composite ?? (types ? `type ${JSON.stringify(schema.type)}` : "no type");
   throw new FormatSchemaError(
     `Tool "${toolName}": ${api} needs an object schema at the root of the input, but it has ${found}. ` +

@@ -129,6 +129,16 @@ describe("non-object roots", () => {
   });
 });
 
+describe("object roots with a union beside them", () => {
+  const eitherOr = { type: "object", properties: { a: { type: "string" }, b: { type: "string" } }, anyOf: [{ required: ["a"] }, { required: ["b"] }] };
+  const remote = { ...tool(v.object({})), name: "either", inputSchema: eitherOr };
+
+  it("stay usable where the API allows them, and are non-strict for OpenAI", () => {
+    expect(toOpenAIParameters(remote)).toEqual({ parameters: eitherOr, strict: false });
+    expect(() => toGeminiParameters(remote)).toThrow(/Tool "either": Gemini cannot express type beside anyOf\/oneOf \(at the root\)/);
+  });
+});
+
 describe("Gemini parameters", () => {
   it("maps to the OpenAPI subset: upper-case types, nullable, string counts, enums", () => {
     const schema = toGeminiParameters(tool(Booking));
