@@ -1,0 +1,76 @@
+import { runDurableObjectAlarm } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { ledgerFor, shardCount } from "../../worker/ledger-shards";
+import { ADMIN_KEY, json, request } from "./helpers";
+import { sleep, tune, uid } from "./ledger-helpers";
+
+const send = (id: string, to = "bob", text = "hi") =>
+  request("/v1/calls/openai", {
+    body: { role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name: "send_message", arguments: JSON.stringify({ to, text }) } }] },
+  });
+const decide = (id: string, decision: string, reason?: string) =>
+  request(`/v1/approvals/${id}`, { key: ADMIN_KEY, body: reason === undefined ? { decision } : { decision, reason } });
+const shardStub = (id: string) => ledgerFor(env.LEDGER, "demo", shardCount(env), id) as unknown as DurableObjectStub;
+
+describe("approvals", () => {
+  it("lists a parked call with its arguments and runs it once approved", async () => {
+    const id = `ok-${uid()}`;
+    const parked = await json(await send(id, "carol", "lunch?"));
+    expect(parked.calls[0].status).toBe("pending");
+
+    const list = await json(await request("/v1/approvals?limit=200", { key: ADMIN_KEY }));
+    expect(list.approvals.find((a: any) => a.callId === id)).toMatchObject({ tool: "send_message", args: { to: "carol", text: "lunch?" } });
+    expect(list.approvals.find((a: any) => a.callId === id).expiresAt).toBeGreaterThan(Date.now());
+
+    const res = await decide(id, "approve");
+    expect(res.status).toBe(202);
+    const done = await json(await request(`/v1/calls/${id}?wait=10`));
+    expect(done.record).toMatchObject({ status: "succeeded", permission: "allow", output: { structured: { delivered: true, to: "carol" } } });
+    expect(done.approval.state).toBe("approved");
+
+    // The model sending the same call again gets the outcome, not a second message.
+    const replay = await json(await send(id, "carol", "lunch?"));
+    expect(replay.calls[0]).toMatchObject({ status: "succeeded", replay: true });
+    const after = await json(await request("/v1/approvals?limit=200", { key: ADMIN_KEY }));
+    expect(after.approvals.map((a: any) => a.callId)).not.toContain(id);
+  });
+
+  it("records a denial's reason, and refuses a second decision", async () => {
+    const id = `no-${uid()}`;
+    await send(id);
+    const res = await decide(id, "deny", "not to bob");
+    expect(res.status).toBe(200);
+    expect((await json(res)).call.record).toMatchObject({ status: "denied", error: { code: "denied" } });
+
+    const twice = await decide(id, "approve");
+    expect(twice.status).toBe(409);
+    expect((await json(twice)).error.code).toBe("already_decided");
+
+    const replay = await json(await send(id));
+    expect(replay.calls[0]).toMatchObject({ status: "denied", replay: true });
+    expect(replay.calls[0].error.message).toContain("not to bob");
+  });
+
+  it("expires a pending approval into a denial by the ledger's alarm", async () => {
+    const id = `exp-${uid()}`;
+    await tune(shardStub(id), { approvalTtlMs: 30 });
+    await send(id);
+    await sleep(50);
+    expect(await runDurableObjectAlarm(shardStub(id))).toBe(true);
+    const entry = await json(await request(`/v1/calls/${id}`));
+    expect(entry.record).toMatchObject({ status: "denied", error: { code: "denied" } });
+    expect(entry.approval.state).toBe("expired");
+    expect((await decide(id, "approve")).status).toBe(409);
+    await tune(shardStub(id), { approvalTtlMs: 24 * 3600_000 });
+  });
+
+  it("needs the admin scope and a valid decision", async () => {
+    const id = `scope-${uid()}`;
+    await send(id);
+    expect((await request("/v1/approvals")).status).toBe(403);
+    expect((await request(`/v1/approvals/${id}`, { body: { decision: "approve" } })).status).toBe(403);
+    expect((await decide(id, "maybe")).status).toBe(400);
+    expect((await decide(`missing-${uid()}`, "deny")).status).toBe(404);
+  });
+});
