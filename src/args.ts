@@ -3,7 +3,8 @@ import type { Limits } from "./options";
 export const DEFAULT_LIMITS: Limits = { maxArgumentBytes: 1024 * 1024, maxArgumentDepth: 64 };
 
 export type ArgsCheck =
-  | { ok: true; value: Record<string, unknown> }
+  /** hasNull: some value is null (OpenAI strict mode sends null for omitted optionals). */
+  | { ok: true; value: Record<string, unknown>; hasNull: boolean }
   | { ok: false; code: "invalid_json" | "invalid_arguments"; message: string };
 
 /** Keys that could reach an object's prototype chain in careless code downstream. */
@@ -19,7 +20,7 @@ export function parseArguments(raw: unknown, limits: Limits): ArgsCheck {
   if (typeof raw === "string") {
     if (raw.length > limits.maxArgumentBytes) return tooLarge(raw.length, limits);
     // Models send "" for functions without parameters.
-    if (raw.trim() === "") return { ok: true, value: {} };
+    if (raw.trim() === "") return { ok: true, value: {}, hasNull: false };
     try {
       value = JSON.parse(raw);
     } catch (error) {
@@ -27,16 +28,16 @@ export function parseArguments(raw: unknown, limits: Limits): ArgsCheck {
       return { ok: false, code: "invalid_json", message: `Arguments are not valid JSON (${reason}). Send one JSON object.` };
     }
   } else if (raw === undefined) {
-    return { ok: true, value: {} };
+    return { ok: true, value: {}, hasNull: false };
   }
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     const kind = value === null ? "null" : Array.isArray(value) ? "an array" : `a ${typeof value}`;
     return { ok: false, code: "invalid_arguments", message: `Arguments must be a JSON object, got ${kind}.` };
   }
-  const budget = { bytes: typeof raw === "string" ? 0 : limits.maxArgumentBytes };
+  const budget = { bytes: typeof raw === "string" ? 0 : limits.maxArgumentBytes, hasNull: false };
   const problem = inspect(value, 1, limits, budget, typeof raw !== "string");
   if (problem) return { ok: false, code: "invalid_arguments", message: problem };
-  return { ok: true, value: value as Record<string, unknown> };
+  return { ok: true, value: value as Record<string, unknown>, hasNull: budget.hasNull };
 }
 
 function tooLarge(size: number, limits: Limits): ArgsCheck {
@@ -48,7 +49,7 @@ function tooLarge(size: number, limits: Limits): ArgsCheck {
 }
 
 /** Walks the value once: depth, forbidden keys, and (for already-parsed input) size. */
-function inspect(value: unknown, depth: number, limits: Limits, budget: { bytes: number }, countSize: boolean): string | undefined {
+function inspect(value: unknown, depth: number, limits: Limits, budget: { bytes: number; hasNull: boolean }, countSize: boolean): string | undefined {
   if (depth > limits.maxArgumentDepth) return `Arguments are nested too deeply (more than ${limits.maxArgumentDepth} levels).`;
   if (countSize) {
     budget.bytes -= 8;
@@ -73,7 +74,9 @@ function inspect(value: unknown, depth: number, limits: Limits, budget: { bytes:
     const item = (value as Record<string, unknown>)[key];
     if (countSize) budget.bytes -= key.length + (typeof item === "string" ? item.length : 0);
     if (countSize && budget.bytes < 0) return `Arguments are too large (the limit is ${limits.maxArgumentBytes} bytes).`;
-    if (item !== null && typeof item === "object") {
+    if (item === null) {
+      budget.hasNull = true;
+    } else if (typeof item === "object") {
       const problem = inspect(item, depth + 1, limits, budget, countSize);
       if (problem) return problem;
     } else if (typeof item === "function" || typeof item === "symbol" || typeof item === "bigint") {

@@ -1,4 +1,5 @@
 import { parseArguments } from "./args";
+import { dropNullOptionals } from "./strict-nulls";
 import { emit, isThenable } from "./attempt";
 import type { ErrorCode, ValidationIssue } from "./errors";
 import type { ToolCall } from "./formats/format";
@@ -63,7 +64,9 @@ export async function runCall(call: ToolCall, env: PipelineEnv, cancel: AbortSig
     const parsed = parseArguments(call.arguments, env.limits);
     if (!parsed.ok) return fail(state, parsed.code, `Tool "${tool.name}": ${parsed.message}`);
     state.args = parsed.value;
-    const validated = tool.validateInput(parsed.value);
+    // OpenAI strict mode sends null for an omitted optional: read it as omitted, for every format alike.
+    const input = parsed.hasNull ? dropNullOptionals(tool.inputSchema, parsed.value) : parsed.value;
+    const validated = tool.validateInput(input);
     if (!validated.ok) {
       state.validation = { ok: false, issues: validated.issues };
       const message = `Invalid arguments for tool "${tool.name}": ${describeIssues(validated.issues)}. Fix them and call again.`;

@@ -41,9 +41,10 @@ describe("parseArguments refuses hostile input with a clear reason", () => {
   });
 
   it("accepts ordinary objects and empty input", () => {
-    expect(parseArguments('{"a":[1,{"b":"c"}]}', DEFAULT_LIMITS)).toEqual({ ok: true, value: { a: [1, { b: "c" }] } });
-    expect(parseArguments("  ", DEFAULT_LIMITS)).toEqual({ ok: true, value: {} });
-    expect(parseArguments(undefined, DEFAULT_LIMITS)).toEqual({ ok: true, value: {} });
+    expect(parseArguments('{"a":[1,{"b":"c"}]}', DEFAULT_LIMITS)).toEqual({ ok: true, value: { a: [1, { b: "c" }] }, hasNull: false });
+    expect(parseArguments("  ", DEFAULT_LIMITS)).toEqual({ ok: true, value: {}, hasNull: false });
+    expect(parseArguments('{"a":{"b":null}}', DEFAULT_LIMITS)).toMatchObject({ ok: true, hasNull: true });
+    expect(parseArguments(undefined, DEFAULT_LIMITS)).toEqual({ ok: true, value: {}, hasNull: false });
   });
 
   it("never pollutes Object.prototype", async () => {

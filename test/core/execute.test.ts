@@ -62,6 +62,18 @@ describe("executeCall: success", () => {
     expect(r3.ok && r3.output).toEqual({ content: [{ type: "text", text: "plain" }] });
   });
 
+  it("reads OpenAI strict-mode nulls for optional fields as omitted (defaults apply)", async () => {
+    const search = defineTool({
+      name: "search",
+      description: "",
+      input: v.object({ q: v.string(), limit: v.optional(v.number(), 10), tag: v.nullable(v.string()) }),
+      run: (args) => args,
+    });
+    const r = await executeCall(call("search", '{"q":"x","limit":null,"tag":null}'), { registry: createRegistry([search]) });
+    expect(r.ok && r.output.structured).toEqual({ q: "x", limit: 10, tag: null });
+    expect(r.record.args).toEqual({ q: "x", limit: null, tag: null });
+  });
+
   it("generates a call id when the call has none", async () => {
     const result = await executeCall({ id: "", name: "add", arguments: { a: 1, b: 2 } }, { registry });
     expect(result.callId).toMatch(/^call_[0-9a-f-]{36}$/);
