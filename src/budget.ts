@@ -1,17 +1,18 @@
-import type { CallOutput, Content } from "./result";
+import { contentText, type CallOutput, type Content } from "./result";
 
 /** Characters of text a result may carry to the model when its tool sets no outputBudget. */
 export const DEFAULT_OUTPUT_BUDGET = 20_000;
 
 /**
- * The text of an output as a model reads it: text items and resource links joined by newlines, or
+ * The text of an output as a model reads it: text items, resource links and text resources joined by newlines, or
  * the structured JSON when there is no text. Offsets for paging a stored result refer to this text.
  */
 export function outputText(output: CallOutput): string {
   const texts: string[] = [];
   for (const item of output.content) {
-    if (item.type === "text") texts.push(item.text);
-    else if (item.type === "resource_link") texts.push(`[resource: ${item.name}] ${item.uri}`);
+    if (item.type === "text" || item.type === "resource_link" || (item.type === "resource" && item.resource.text !== undefined)) {
+      texts.push(contentText(item));
+    }
   }
   if (texts.length === 0 && output.structured !== undefined) return JSON.stringify(output.structured);
   return texts.join("\n");
@@ -26,8 +27,8 @@ export function truncationNote(callId: string, shown: number, total: number): st
 }
 
 /**
- * Cut an output to `budget` characters of its text (outputText), with a note saying so. Images are
- * kept (they are not text); text items and links become one prefix; structured output is dropped,
+ * Cut an output to `budget` characters of its text (outputText), with a note saying so. Images, audio
+ * and binary resources are kept (they are not text); text items and links become one prefix; structured output is dropped,
  * since a prefix of JSON is not JSON. The ledger stores the full output; this is what reaches the model.
  */
 export function applyBudget(output: CallOutput, budget: number, callId: string): CallOutput {
@@ -35,7 +36,7 @@ export function applyBudget(output: CallOutput, budget: number, callId: string):
   if (text.length <= budget) return output;
   const shown = cutPoint(text, budget);
   // One text item holding exactly text[0, shown), so the note's offset is where the rest starts.
-  const content: Content[] = output.content.filter((item) => item.type === "image");
+  const content: Content[] = output.content.filter((item) => item.type === "image" || item.type === "audio" || (item.type === "resource" && item.resource.text === undefined));
   content.push({ type: "text", text: text.slice(0, shown) });
   content.push({ type: "text", text: truncationNote(callId, shown, text.length) });
   return { content, truncated: true };

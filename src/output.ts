@@ -41,6 +41,12 @@ function safeStringify(value: unknown): string | undefined {
   }
 }
 
+function isEmbeddedResource(value: unknown): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  const { uri, text, blob } = value as { uri?: unknown; text?: unknown; blob?: unknown };
+  return typeof uri === "string" && (typeof text === "string" || typeof blob === "string");
+}
+
 function checkContent(content: unknown): Content[] | string {
   if (!Array.isArray(content)) return "Rich content must be an array.";
   for (const item of content) {
@@ -48,6 +54,8 @@ function checkContent(content: unknown): Content[] | string {
     if (type === "text" && typeof (item as { text?: unknown }).text === "string") continue;
     if (type === "image" && typeof (item as { data?: unknown }).data === "string" && typeof (item as { mimeType?: unknown }).mimeType === "string") continue;
     if (type === "resource_link" && typeof (item as { uri?: unknown }).uri === "string" && typeof (item as { name?: unknown }).name === "string") continue;
+    if (type === "audio" && typeof (item as { data?: unknown }).data === "string" && typeof (item as { mimeType?: unknown }).mimeType === "string") continue;
+    if (type === "resource" && isEmbeddedResource((item as { resource?: unknown }).resource)) continue;
     return `Unsupported content item: ${JSON.stringify(item)?.slice(0, 80)}`;
   }
   return content as Content[];

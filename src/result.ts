@@ -5,7 +5,10 @@ import type { JsonValue } from "./json";
 export type Content =
   | { type: "text"; text: string }
   | { type: "image"; data: string; mimeType: string }
-  | { type: "resource_link"; uri: string; name: string; mimeType?: string; description?: string };
+  | { type: "resource_link"; uri: string; name: string; mimeType?: string; description?: string }
+  | { type: "audio"; data: string; mimeType: string }
+  /** An embedded resource (MCP): its text, or its bytes as base64 in blob. */
+  | { type: "resource"; resource: { uri: string; mimeType?: string; text?: string; blob?: string } };
 
 /** What every successful call is normalised into. */
 export interface CallOutput {
@@ -90,12 +93,21 @@ export function statusForError(code: ErrorCode): CallStatus {
 /** Plain text of a result, the form chat formats that only carry strings send back to the model. */
 export function resultText(result: CallResult): string {
   if (!result.ok) return `Error [${result.error.code}]: ${result.error.message}`;
-  const texts: string[] = [];
-  for (const item of result.output.content) {
-    if (item.type === "text") texts.push(item.text);
-    else if (item.type === "resource_link") texts.push(`[resource: ${item.name}] ${item.uri}`);
-    else texts.push(`[image: ${item.mimeType}]`);
-  }
+  const texts = result.output.content.map(contentText);
   if (texts.length === 0 && result.output.structured !== undefined) return JSON.stringify(result.output.structured);
   return texts.join("\n");
+}
+
+/** One content item as text, for APIs (and budgets) that carry only text. */
+export function contentText(item: Content): string {
+  switch (item.type) {
+    case "text":
+      return item.text;
+    case "resource_link":
+      return `[resource: ${item.name}] ${item.uri}`;
+    case "resource":
+      return item.resource.text ?? `[resource: ${item.resource.uri}]`;
+    default:
+      return `[${item.type}: ${item.mimeType}]`;
+  }
 }

@@ -27,6 +27,11 @@ const origin = v.pipe(
   v.regex(/^https?:\/\/[^/\s]+$/, "must be an origin like https://console.example.com (scheme and host, no path)"),
 );
 
+const hostName = v.pipe(
+  v.string(),
+  v.regex(/^[a-z0-9.-]+(:\d{1,5})?$/, "must be a lowercase host name, optionally with a port, like tools.example.com"),
+);
+
 export const TenantConfigSchema = v.strictObject({
   name: v.pipe(v.string(), v.regex(/^[a-z][a-z0-9-]{0,39}$/, "must be lowercase letters, digits and -, starting with a letter, at most 40")),
   /** Tools of the catalogue this tenant offers. */
@@ -52,6 +57,11 @@ export const TenantConfigSchema = v.strictObject({
   deny: v.optional(v.array(toolName), []),
   /** Origins of consoles served elsewhere that may call the API from a browser (CORS). */
   consoleOrigins: v.optional(v.array(origin), []),
+  /**
+   * Host names this deployment answers on (its workers.dev name, custom domains). /mcp refuses any
+   * other Host header (DNS-rebinding protection); loopback names are always accepted, for wrangler dev.
+   */
+  hosts: v.optional(v.array(hostName), []),
   /** Secret name (as tools see it) → name of the Worker secret or var holding its value. */
   secrets: v.optional(
     v.record(

@@ -1,8 +1,8 @@
-import { resultText, type CallResult, type Content } from "../result";
+import { contentText, resultText, type CallResult, type Content } from "../result";
 import { requireObjectRoot, type ObjectSchema } from "../schema-walk";
 import type { Tool } from "../tool";
 import type { Format, ToolCall } from "./format";
-import { DecodeError, decodeSafely, isRecord, linkText, requireString, visibleContent } from "./shared";
+import { DecodeError, decodeSafely, isRecord, requireString, visibleContent } from "./shared";
 
 /** The Messages API tool declaration (@anthropic-ai/sdk Tool). */
 export interface AnthropicTool {
@@ -58,7 +58,7 @@ function decodeBlocks(body: unknown): ToolCall[] {
 
 function toBlock(item: Content): ToolResultContent | undefined {
   if (item.type === "text") return item.text === "" ? undefined : { type: "text", text: item.text };
-  if (item.type === "resource_link") return { type: "text", text: linkText(item) };
+  if (item.type !== "image") return { type: "text", text: contentText(item) };
   if (IMAGE_TYPES.has(item.mimeType)) {
     return { type: "image", source: { type: "base64", media_type: item.mimeType as ImageMediaType, data: item.data } };
   }

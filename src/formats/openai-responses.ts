@@ -1,9 +1,9 @@
 import type { JsonSchema } from "../json";
-import { resultText, type CallResult } from "../result";
+import { contentText, resultText, type CallResult } from "../result";
 import { toOpenAIParameters } from "../schema-openai";
 import type { Tool } from "../tool";
 import type { Format, ToolCall } from "./format";
-import { DecodeError, decodeSafely, isRecord, linkText, requireArray, requireString, visibleContent } from "./shared";
+import { DecodeError, decodeSafely, isRecord, requireArray, requireString, visibleContent } from "./shared";
 
 /** The Responses API tool declaration (openai FunctionTool). */
 export interface ResponsesTool {
@@ -56,7 +56,7 @@ function outputOf(result: CallResult): FunctionCallOutputItem["output"] {
   if (!result.ok || !result.output.content.some((item) => item.type === "image")) return resultText(result);
   return visibleContent(result.output).map((item): ResponsesOutputPart => {
     if (item.type === "image") return { type: "input_image", image_url: `data:${item.mimeType};base64,${item.data}`, detail: "auto" };
-    return { type: "input_text", text: item.type === "text" ? item.text : linkText(item) };
+    return { type: "input_text", text: contentText(item) };
   });
 }
 

@@ -58,8 +58,3 @@ export function visibleContent(output: CallOutput): Content[] {
   if (output.content.length > 0 || output.structured === undefined) return output.content;
   return [{ type: "text", text: JSON.stringify(output.structured) }];
 }
-
-/** A resource link as text, for APIs without links in tool results. */
-export function linkText(item: Extract<Content, { type: "resource_link" }>): string {
-  return `[resource: ${item.name}] ${item.uri}`;
-}

@@ -1,0 +1,32 @@
+import type { JsonValue } from "../../src/json";
+import { createMasker } from "../../src/mask";
+import type { ToolLogger } from "../../src/tool";
+import { logPasses, type LogLevel } from "./protocol";
+
+interface Sink {
+  notify(method: string, params: Record<string, unknown>): void;
+  logLevel(): LogLevel;
+}
+
+/** Whatever a tool logged, as JSON (values JSON cannot hold become text). */
+function toJson(value: unknown): JsonValue {
+  try {
+    return JSON.parse(JSON.stringify(value) ?? "null") as JsonValue;
+  } catch {
+    return String(value);
+  }
+}
+
+/**
+ * A tool's ctx.log as MCP logging: notifications/message on the call's stream, filtered by the
+ * session's level and masked with the tenant's secrets (tools may log what they were given).
+ */
+export function createCallLogger(tool: string, secrets: Readonly<Record<string, string>> | undefined, sink: Sink): ToolLogger {
+  let mask: ((value: JsonValue) => JsonValue) | undefined;
+  const send = (level: LogLevel) => (message: string, data?: unknown) => {
+    if (!logPasses(level, sink.logLevel())) return;
+    const payload: JsonValue = data === undefined ? message : { message, data: toJson(data) };
+    sink.notify("notifications/message", { level, logger: tool, data: (mask ??= createMasker(Object.values(secrets ?? {})))(payload) });
+  };
+  return { debug: send("debug"), info: send("info"), warn: send("warning"), error: send("error") };
+}

@@ -1,0 +1,110 @@
+/**
+ * The slice of MCP's JSON-RPC that toolgate speaks: versions, error codes, message shapes. Written by
+ * hand instead of importing the SDK's server, whose schemas cost ~45 ms of Worker startup and ~140 KB.
+ */
+
+/** Newest first: initialize answers the client's version when listed here, else the newest. */
+export const PROTOCOL_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26"] as const;
+export type ProtocolVersion = (typeof PROTOCOL_VERSIONS)[number];
+export const LATEST_VERSION: ProtocolVersion = PROTOCOL_VERSIONS[0];
+/** What a request without MCP-Protocol-Version speaks (the transport spec's backwards-compatible default). */
+export const DEFAULT_VERSION: ProtocolVersion = "2025-03-26";
+
+export function isProtocolVersion(value: unknown): value is ProtocolVersion {
+  return (PROTOCOL_VERSIONS as readonly unknown[]).includes(value);
+}
+
+/** JSON-RPC batches were part of 2025-03-26 only; later revisions removed them. */
+export function allowsBatches(version: ProtocolVersion): boolean {
+  return version === "2025-03-26";
+}
+
+export const RpcCode = {
+  parseError: -32700,
+  invalidRequest: -32600,
+  methodNotFound: -32601,
+  invalidParams: -32602,
+  internalError: -32603,
+  /** Transport-level refusals (missing session …), as the SDK's servers answer them. */
+  badRequest: -32000,
+  sessionNotFound: -32001,
+} as const;
+
+export type RequestId = string | number;
+
+export interface RpcRequest {
+  jsonrpc: "2.0";
+  id: RequestId;
+  method: string;
+  params?: Record<string, unknown>;
+}
+
+export interface RpcNotification {
+  jsonrpc: "2.0";
+  method: string;
+  params?: Record<string, unknown>;
+}
+
+export type RpcResponse =
+  | { jsonrpc: "2.0"; id: RequestId; result: Record<string, unknown> }
+  | { jsonrpc: "2.0"; id: RequestId | null; error: { code: number; message: string; data?: unknown } };
+
+/** What one incoming JSON value is; responses come only from clients answering server requests, which toolgate never sends. */
+export type Incoming =
+  | { kind: "request"; message: RpcRequest }
+  | { kind: "notification"; message: RpcNotification }
+  | { kind: "response" }
+  | { kind: "invalid"; id: RequestId | null; reason: string };
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isId(value: unknown): value is RequestId {
+  return typeof value === "string" || (typeof value === "number" && Number.isFinite(value));
+}
+
+/** Classify one JSON-RPC message without trusting any of it. */
+export function classify(value: unknown): Incoming {
+  if (!isObject(value) || value.jsonrpc !== "2.0") return { kind: "invalid", id: null, reason: 'Expected a JSON-RPC 2.0 object ("jsonrpc": "2.0").' };
+  const id = isId(value.id) ? value.id : null;
+  if (value.params !== undefined && !isObject(value.params)) return { kind: "invalid", id, reason: "params must be an object." };
+  if (typeof value.method === "string") {
+    if (!("id" in value)) return { kind: "notification", message: value as unknown as RpcNotification };
+    if (id === null) return { kind: "invalid", id: null, reason: "id must be a string or a number." };
+    return { kind: "request", message: value as unknown as RpcRequest };
+  }
+  if (id !== null && ("result" in value || "error" in value)) return { kind: "response" };
+  return { kind: "invalid", id, reason: "Expected a request, a notification or a response." };
+}
+
+export function rpcResult(id: RequestId, result: Record<string, unknown>): RpcResponse {
+  return { jsonrpc: "2.0", id, result };
+}
+
+export function rpcError(id: RequestId | null, code: number, message: string, data?: unknown): RpcResponse {
+  return { jsonrpc: "2.0", id, error: data === undefined ? { code, message } : { code, message, data } };
+}
+
+/** A JSON-RPC failure a handler throws; the dispatcher answers it as an error response. */
+export class RpcFailure extends Error {
+  override name = "RpcFailure";
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export const LOG_LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export function isLogLevel(value: unknown): value is LogLevel {
+  return (LOG_LEVELS as readonly unknown[]).includes(value);
+}
+
+/** Does a message at `level` pass the session's minimum? */
+export function logPasses(level: LogLevel, minimum: LogLevel): boolean {
+  return LOG_LEVELS.indexOf(level) >= LOG_LEVELS.indexOf(minimum);
+}
