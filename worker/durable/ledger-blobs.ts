@@ -13,7 +13,8 @@ export function writeBlob(sql: SqlStorage, callId: string, kind: BlobKind, value
   sql.exec("DELETE FROM blobs WHERE call_id = ? AND kind = ?", callId, kind);
   let start = 0;
   do {
-    const end = start + cutPoint(value.slice(start, start + chunk), chunk);
+    // One unit past the chunk, so cutPoint sees whether the cut would split a pair.
+    const end = start + cutPoint(value.slice(start, start + chunk + 1), chunk);
     sql.exec("INSERT INTO blobs (call_id, kind, start, body) VALUES (?, ?, ?, ?)", callId, kind, start, value.slice(start, end));
     start = end;
   } while (start < value.length);

@@ -73,10 +73,12 @@ export class Ledger extends DurableObject<Env> {
   }
 
   complete(owner: string, record: CallRecord): boolean {
+    this.prunesLater();
     return this.ctx.storage.transactionSync(() => complete(this.shard, owner, record));
   }
 
   record(record: CallRecord): boolean {
+    this.prunesLater();
     return this.ctx.storage.transactionSync(() => recordUnclaimed(this.shard, record));
   }
 
@@ -150,6 +152,11 @@ export class Ledger extends DurableObject<Env> {
     this.alarmAt = null;
     const next = this.ctx.storage.transactionSync(() => sweep(this.shard));
     if (next !== null) this.wakeBy(next);
+  }
+
+  /** A shard holding finished records needs its alarm for retention, even with nothing else due. */
+  private prunesLater(): void {
+    this.wakeBy(Date.now() + this.settings.pruneIntervalMs);
   }
 
   private wakeBy(at: number): void {
