@@ -4,6 +4,7 @@ import type { AppEnv } from "../env";
 import { formatNamed } from "../formats";
 import { requireScope } from "../middleware/auth";
 import type { Tenant } from "../tenant";
+import { toolInfo } from "../tool-info";
 
 interface Listing {
   tools: unknown[];
@@ -29,6 +30,7 @@ function listing(tenant: Tenant, formatName: string): Listing {
   return result;
 }
 
-export const tools = new Hono<AppEnv>().get("/:format", requireScope("call"), (c) =>
-  c.json(listing(c.var.tenant, c.req.param("format"))),
-);
+export const tools = new Hono<AppEnv>()
+  // Every tool with its effective policy (the console's badges) and schemas, in toolgate's own shape.
+  .get("/", requireScope("call"), (c) => c.json({ tools: c.var.tenant.registry.list().map((tool) => toolInfo(tool, c.var.tenant)) }))
+  .get("/:format", requireScope("call"), (c) => c.json(listing(c.var.tenant, c.req.param("format"))));

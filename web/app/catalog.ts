@@ -1,0 +1,36 @@
+import type { FormatName } from "../../src/formats/format";
+import type { ToolgateClient, ToolInfo } from "../../src/client";
+
+/** The tenant's tools, fetched once per page load (a tenant's registry is fixed per deployment). */
+let tools: Promise<ToolInfo[]> | undefined;
+const listings = new Map<FormatName, Promise<Map<string, unknown>>>();
+
+export function catalog(client: ToolgateClient): Promise<ToolInfo[]> {
+  tools ??= client.catalog().catch((error) => {
+    tools = undefined;
+    throw error;
+  });
+  return tools;
+}
+
+/** A tool's definition in a format, or a string saying why the format cannot express it. */
+export async function definitionIn(client: ToolgateClient, format: FormatName, name: string): Promise<unknown> {
+  let listing = listings.get(format);
+  if (!listing) {
+    listing = client.tools(format).then((answer) => {
+      const byName = new Map<string, unknown>();
+      for (const tool of answer.tools as unknown[]) byName.set(nameOf(tool), tool);
+      for (const skipped of answer.skipped ?? []) byName.set(skipped.name, `Not expressible in ${format}: ${skipped.message}`);
+      return byName;
+    });
+    listing.catch(() => listings.delete(format));
+    listings.set(format, listing);
+  }
+  return (await listing).get(name) ?? `Not listed in ${format}.`;
+}
+
+/** Each format keeps the name somewhere else: OpenAI chat under `function`, the rest at the top. */
+function nameOf(tool: unknown): string {
+  const t = tool as { name?: string; function?: { name?: string } };
+  return t.name ?? t.function?.name ?? "";
+}

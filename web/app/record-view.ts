@@ -1,0 +1,46 @@
+import type { CallEntry } from "../../src/client";
+import { contentText, type CallRecord } from "../../src/result";
+import { h, jsonBlock, statusBadge } from "./dom";
+
+function row(term: string, value: Node | string | undefined): HTMLElement[] {
+  return value === undefined || value === "" ? [] : [h("dt", {}, term), h("dd", {}, value)];
+}
+
+/** What the model reads of a result: the text contents, every item as plain text. */
+function outputText(record: CallRecord): string {
+  return (record.output?.content ?? []).map(contentText).join("\n");
+}
+
+/**
+ * One call: outcome, output (as text, never HTML), error, validation issues, timings, masked
+ * arguments, and the full record as JSON.
+ */
+export function recordView(record: CallRecord, entry?: Omit<CallEntry, "record">): HTMLElement {
+  const issues = record.validation.issues ?? record.error?.issues ?? [];
+  const text = outputText(record);
+  return h(
+    "section",
+    { class: "record", "aria-label": `Call ${record.callId}`, "data-status": record.status },
+    h("dl", { class: "facts" }, [
+      ...row("Status", statusBadge(record.status)),
+      ...row("Tool", record.tool),
+      ...row("Call id", h("span", { class: "mono" }, record.callId)),
+      ...row("Started", new Date(record.startedAt).toLocaleString()),
+      ...row("Duration", `${record.durationMs} ms`),
+      ...row("Attempts", String(record.attempts)),
+      ...row("Permission", record.permission),
+      ...row("Replay", record.replay ? "yes (stored outcome of an earlier call with this id)" : undefined),
+      ...row("Approval", entry?.approval ? `${entry.approval.state}${entry.approval.reason ? `: ${entry.approval.reason}` : ""}` : undefined),
+      ...row("Source", record.source),
+      ...row("Validation", record.validation.ok ? "passed" : "failed"),
+    ]),
+    record.error ? h("p", { class: "notice error", role: "alert" }, `${record.error.code}: ${record.error.message}`) : null,
+    issues.length > 0 ? h("ul", { class: "issues", "aria-label": "Validation issues" }, issues.map((i) => h("li", {}, `${i.path || "(root)"}: ${i.message}`))) : null,
+    text ? [h("h3", {}, "Output"), h("pre", { class: "output", tabindex: 0, "aria-label": "Output text" }, text)] : null,
+    record.output?.structured !== undefined ? [h("h3", {}, "Structured output"), jsonBlock(record.output.structured, "Structured output")] : null,
+    record.output?.truncated || entry?.truncated ? h("p", { class: "notice" }, "The output was truncated; the full result pages through GET /v1/calls/:id/result.") : null,
+    h("h3", {}, "Arguments (masked)"),
+    jsonBlock(record.args ?? null, "Arguments"),
+    h("details", {}, h("summary", {}, "Full record"), jsonBlock(entry ? { ...entry, record } : record, "Full record")),
+  );
+}

@@ -1,0 +1,134 @@
+import type { ValidationIssue } from "../../src/errors";
+import { h, uid } from "./dom";
+import type { Node } from "./schema-node";
+
+/** A field's value when it should be left out of the arguments (an empty optional field). */
+export const ABSENT = Symbol("absent");
+
+export interface Field {
+  element: HTMLElement;
+  /** The value, or ABSENT; problems the browser finds before validation (bad JSON) go into `problems`. */
+  read(path: string, problems: ValidationIssue[]): unknown;
+  write(value: unknown): void;
+  /** Shows the issues of this path (and its children's) next to the controls. */
+  mark(path: string, issues: ReadonlyMap<string, string[]>): void;
+}
+
+export interface LeafSpec {
+  node: Node;
+  label: string;
+  required: boolean;
+}
+
+/** Label, control, description and error text, wired with for/aria-describedby. */
+function wrap(spec: LeafSpec, control: HTMLElement & { id: string }): { element: HTMLElement; mark: Field["mark"] } {
+  const hintId = uid("hint");
+  const errorId = uid("error");
+  const error = h("p", { id: errorId, class: "field-error", hidden: true });
+  const described = [spec.node.description ? hintId : "", errorId].filter(Boolean).join(" ");
+  control.setAttribute("aria-describedby", described);
+  if (spec.required) control.setAttribute("aria-required", "true");
+  const element = h(
+    "div",
+    { class: "field" },
+    h("label", { for: control.id }, spec.label, spec.required ? "" : h("span", { class: "muted" }, " (optional)")),
+    control,
+    spec.node.description ? h("p", { id: hintId, class: "hint" }, spec.node.description) : null,
+    error,
+  );
+  const mark: Field["mark"] = (path, issues) => {
+    const mine = issues.get(path);
+    error.hidden = !mine;
+    error.textContent = mine ? mine.join("; ") : "";
+    if (mine) control.setAttribute("aria-invalid", "true");
+    else control.removeAttribute("aria-invalid");
+  };
+  return { element, mark };
+}
+
+function emptyValue(spec: LeafSpec): unknown {
+  if (!spec.required) return ABSENT;
+  return spec.node.nullable ? null : ABSENT;
+}
+
+export function textField(spec: LeafSpec): Field {
+  const max = typeof spec.node.schema.maxLength === "number" ? spec.node.schema.maxLength : Infinity;
+  const control = max > 200 ? h("textarea", { id: uid("f"), rows: 3 }) : h("input", { id: uid("f"), type: "text", autocomplete: "off" });
+  const { element, mark } = wrap(spec, control);
+  return {
+    element,
+    mark,
+    read: () => (control.value === "" && !spec.required ? ABSENT : control.value),
+    write: (value) => (control.value = typeof value === "string" ? value : ""),
+  };
+}
+
+export function numberField(spec: LeafSpec): Field {
+  const integer = spec.node.kind === "integer";
+  const control = h("input", { id: uid("f"), type: "number", step: integer ? "1" : "any", inputmode: integer ? "numeric" : "decimal" });
+  const { element, mark } = wrap(spec, control);
+  return {
+    element,
+    mark,
+    read(path, problems) {
+      if (control.validity.badInput) {
+        problems.push({ path, message: "Not a number" });
+        return ABSENT;
+      }
+      return control.value === "" ? emptyValue(spec) : Number(control.value);
+    },
+    write: (value) => (control.value = typeof value === "number" ? String(value) : ""),
+  };
+}
+
+/** Required booleans are a checkbox; optional ones a select, so "not set" stays expressible. */
+export function booleanField(spec: LeafSpec): Field {
+  if (spec.required && !spec.node.nullable) {
+    const control = h("input", { id: uid("f"), type: "checkbox" });
+    const { element, mark } = wrap(spec, control);
+    element.classList.add("check");
+    return { element, mark, read: () => control.checked, write: (value) => (control.checked = value === true) };
+  }
+  return choiceField(spec, [true, false]);
+}
+
+/** A select over fixed values (enum, const, optional booleans); values are kept by index, shown as text. */
+export function choiceField(spec: LeafSpec, values: readonly unknown[] = spec.node.enumValues ?? []): Field {
+  const unset = !spec.required || spec.node.nullable;
+  const control = h(
+    "select",
+    { id: uid("f") },
+    unset ? h("option", { value: "" }, spec.node.nullable && spec.required ? "null" : "(not set)") : null,
+    values.map((value, i) => h("option", { value: String(i) }, typeof value === "string" ? value : JSON.stringify(value))),
+  );
+  const { element, mark } = wrap(spec, control);
+  return {
+    element,
+    mark,
+    read: () => (control.value === "" ? emptyValue(spec) : values[Number(control.value)]),
+    write(value) {
+      const index = values.findIndex((v) => JSON.stringify(v) === JSON.stringify(value));
+      control.value = index >= 0 ? String(index) : unset ? "" : "0";
+    },
+  };
+}
+
+/** Raw JSON for what a form cannot express (unions, recursion, tuples). */
+export function jsonField(spec: LeafSpec): Field {
+  const control = h("textarea", { id: uid("f"), rows: 3, class: "mono", spellcheck: "false" });
+  const { element, mark } = wrap({ ...spec, node: { ...spec.node, description: `${spec.node.description ?? ""} (JSON)`.trim() } }, control);
+  return {
+    element,
+    mark,
+    read(path, problems) {
+      if (control.value.trim() === "") return emptyValue(spec);
+      try {
+        return JSON.parse(control.value);
+      } catch (error) {
+        problems.push({ path, message: `Not valid JSON: ${(error as Error).message}` });
+        return ABSENT;
+      }
+    },
+    write: (value) => (control.value = value === undefined ? "" : JSON.stringify(value)),
+  };
+}

@@ -1,0 +1,75 @@
+import type { CallEntry, CallQuery } from "../../src/client";
+import type { CallStatus } from "../../src/result";
+import { catalog } from "../app/catalog";
+import { h, notice, replace, statusBadge, time } from "../app/dom";
+import { recordView } from "../app/record-view";
+import type { Session } from "../app/session";
+import type { View } from "../app/view";
+
+const STATUSES: CallStatus[] = ["succeeded", "failed", "rejected", "timed_out", "cancelled", "denied", "unknown", "pending", "running"];
+
+/** One call as a disclosure: the summary line, and the full entry fetched when opened. */
+function item(session: Session, entry: CallEntry): HTMLElement {
+  const { record } = entry;
+  const body = h("div", {});
+  const details = h(
+    "details",
+    { class: "call", "data-call-id": record.callId },
+    h("summary", {}, h("span", { class: "mono" }, time(record.startedAt)), " ", statusBadge(record.status), ` ${record.tool} · ${record.durationMs} ms · `, h("span", { class: "mono" }, record.callId)),
+    body,
+  );
+  details.addEventListener("toggle", async () => {
+    if (!details.open) return;
+    replace(body, recordView(record, entry));
+    try {
+      const fresh = await session.client.record(record.callId);
+      replace(body, recordView(fresh.record, fresh));
+    } catch (error) {
+      body.append(notice(`Could not refresh: ${(error as Error).message}`, "error"));
+    }
+  });
+  return h("li", {}, details);
+}
+
+export const historyView: View = {
+  id: "history",
+  label: "History",
+  render(root, session) {
+    const tool = h("select", { id: "history-tool" }, h("option", { value: "" }, "all tools"));
+    const status = h("select", { id: "history-status" }, h("option", { value: "" }, "any status"), STATUSES.map((s) => h("option", { value: s }, s)));
+    const list = h("ol", { class: "calls", "aria-label": "Calls, newest first" });
+    const state = h("div", { "aria-live": "polite" });
+    const more = h("button", { type: "button", hidden: true }, "Load older calls");
+    let cursor: string | null = null;
+
+    const load = async (append: boolean) => {
+      const query: CallQuery = { limit: 25, ...(tool.value ? { tool: tool.value } : {}), ...(status.value ? { status: status.value as CallStatus } : {}) };
+      if (append && cursor) query.cursor = cursor;
+      replace(state, notice("Loading…"));
+      try {
+        const page = await session.client.records(query);
+        cursor = page.nextCursor;
+        if (!append) list.replaceChildren();
+        list.append(...page.calls.map((entry) => item(session, entry)));
+        replace(state, page.calls.length === 0 && !append ? notice("No calls match.") : null);
+        more.hidden = cursor === null;
+      } catch (error) {
+        replace(state, notice(`Could not load the calls: ${(error as Error).message}`, "error"));
+      }
+    };
+    tool.addEventListener("change", () => load(false));
+    status.addEventListener("change", () => load(false));
+    more.addEventListener("click", () => load(true));
+    const refresh = h("button", { type: "button", onclick: () => load(false) }, "Refresh");
+    replace(
+      root,
+      h("h1", { tabindex: -1 }, "History"),
+      h("div", { class: "row" }, h("div", { class: "field" }, h("label", { for: "history-tool" }, "Tool"), tool), h("div", { class: "field" }, h("label", { for: "history-status" }, "Status"), status), refresh),
+      state,
+      list,
+      more,
+    );
+    catalog(session.client).then((tools) => tool.append(...tools.map((t) => h("option", { value: t.name }, t.name))), () => undefined);
+    void load(false);
+  },
+};

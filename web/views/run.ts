@@ -1,0 +1,139 @@
+import { jsonSchemaValidator } from "../../src/json-schema";
+import type { ValidationIssue } from "../../src/errors";
+import type { ToolInfo } from "../../src/client";
+import type { CallRecord } from "../../src/result";
+import type { Validator } from "../../src/validation";
+import { catalog } from "../app/catalog";
+import { h, notice, replace } from "../app/dom";
+import { recordView } from "../app/record-view";
+import { schemaForm, type SchemaForm } from "../app/schema-form";
+import type { Session } from "../app/session";
+import { hrefOf, type View } from "../app/view";
+import { badges } from "./tools";
+
+const TERMINAL = new Set(["succeeded", "failed", "rejected", "timed_out", "cancelled", "denied", "unknown"]);
+
+function validatorOf(tool: ToolInfo): Validator<unknown> | string {
+  try {
+    return jsonSchemaValidator(tool.inputSchema);
+  } catch (error) {
+    return `The browser cannot check this schema (${(error as Error).message}); the server still validates.`;
+  }
+}
+
+/** Until the call is terminal (a pending approval, a queued call), long-poll its record and redraw. */
+async function follow(session: Session, record: CallRecord, out: HTMLElement, alive: () => boolean): Promise<void> {
+  let current = record;
+  while (!TERMINAL.has(current.status) && alive()) {
+    replace(out, notice(current.status === "pending" ? "Awaiting an admin's approval…" : `The call is ${current.status}…`), recordView(current));
+    try {
+      const entry = await session.client.record(current.callId, { wait: 25 });
+      current = entry.record;
+      if (TERMINAL.has(current.status) && alive()) replace(out, recordView(entry.record, entry));
+    } catch (error) {
+      if (alive()) replace(out, notice(`Lost track of the call: ${(error as Error).message}`, "error"), recordView(current));
+      return;
+    }
+  }
+}
+
+function runPanel(session: Session, tool: ToolInfo, alive: () => boolean): HTMLElement {
+  const form: SchemaForm = schemaForm(tool.inputSchema);
+  const raw = h("textarea", { id: "raw-args", rows: 8, class: "mono", spellcheck: "false" });
+  const rawField = h("div", { class: "field", hidden: true }, h("label", { for: "raw-args" }, "Arguments as JSON"), raw);
+  const modeForm = h("input", { type: "radio", name: "mode", id: "mode-form", value: "form", checked: true });
+  const modeRaw = h("input", { type: "radio", name: "mode", id: "mode-raw", value: "raw" });
+  const modes = h("fieldset", { class: "modes" }, h("legend", {}, "Input"), modeForm, h("label", { for: "mode-form" }, "Form"), modeRaw, h("label", { for: "mode-raw" }, "Raw JSON"));
+  const callId = h("input", { id: "call-id", type: "text", autocomplete: "off", placeholder: "generated" });
+  const issuesBox = h("div", { "aria-live": "polite" });
+  const out = h("div", { class: "result", "aria-live": "polite" });
+  const validator = validatorOf(tool);
+  const isRaw = () => modeRaw.checked;
+
+  const switchMode = () => {
+    if (isRaw()) raw.value = JSON.stringify(form.read().value, null, 2);
+    else {
+      try {
+        form.write(JSON.parse(raw.value || "{}"));
+      } catch {
+        replace(issuesBox, notice("The raw JSON does not parse; the form keeps its earlier values.", "error"));
+      }
+    }
+    form.element.hidden = isRaw();
+    rawField.hidden = !isRaw();
+  };
+  modeForm.addEventListener("change", switchMode);
+  modeRaw.addEventListener("change", switchMode);
+
+  const submit = h("button", { type: "submit" }, `Run ${tool.name}`);
+  const element = h(
+    "form",
+    { class: "run", novalidate: true, "aria-label": `Run ${tool.name}` },
+    modes,
+    form.element,
+    rawField,
+    h("div", { class: "field" }, h("label", { for: "call-id" }, "Call id ", h("span", { class: "muted" }, "(optional: repeating an id replays its stored outcome)")), callId),
+    issuesBox,
+    submit,
+    h("h2", {}, "Result"),
+    out,
+  );
+  element.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    let args: unknown;
+    let issues: ValidationIssue[] = [];
+    if (isRaw()) {
+      try {
+        args = JSON.parse(raw.value);
+      } catch (error) {
+        issues = [{ path: "", message: `Not valid JSON: ${(error as Error).message}` }];
+      }
+    } else ({ value: args, problems: issues } = form.read());
+    // The core's validator, in the page: invalid arguments never leave the browser.
+    if (issues.length === 0 && typeof validator === "function") {
+      const checked = validator(args);
+      if (!checked.ok) issues = checked.issues;
+    }
+    form.showIssues(issues);
+    if (issues.length > 0) {
+      replace(issuesBox, notice(`Not sent: ${issues.length} problem${issues.length > 1 ? "s" : ""}.`, "error"), h("ul", { class: "issues" }, issues.map((i) => h("li", {}, `${i.path || "(arguments)"}: ${i.message}`))));
+      return;
+    }
+    replace(issuesBox, typeof validator === "string" ? notice(validator) : null);
+    submit.disabled = true;
+    replace(out, notice("Running…"));
+    try {
+      const record = await session.client.call(tool.name, args as never, callId.value.trim() ? { id: callId.value.trim() } : {});
+      replace(out, recordView(record));
+      if (!TERMINAL.has(record.status)) await follow(session, record, out, alive);
+    } catch (error) {
+      replace(out, notice(`The request failed: ${(error as Error).message}`, "error"));
+    } finally {
+      submit.disabled = false;
+    }
+  });
+  return element;
+}
+
+export const runView: View = {
+  id: "run",
+  label: "Run",
+  render(root, session, param) {
+    let alive = true;
+    const select = h("select", { id: "run-tool" });
+    const panel = h("div", {});
+    replace(root, h("h1", { tabindex: -1 }, "Run a tool"), h("label", { for: "run-tool" }, "Tool"), select, panel);
+    catalog(session.client).then(
+      (tools) => {
+        const tool = tools.find((t) => t.name === param) ?? tools[0];
+        replace(select, tools.map((t) => h("option", { value: t.name, selected: t === tool }, t.name)));
+        select.addEventListener("change", () => (location.hash = hrefOf("run", select.value)));
+        if (tool) replace(panel, h("p", {}, tool.description), badges(tool), runPanel(session, tool, () => alive));
+      },
+      (error) => replace(panel, notice(`Could not load the tools: ${(error as Error).message}`, "error")),
+    );
+    return () => {
+      alive = false;
+    };
+  },
+};

@@ -1,0 +1,14 @@
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "vite";
+
+// The console: plain TypeScript + DOM, built to dist/web, which the Worker serves as static assets.
+export default defineConfig({
+  root: fileURLToPath(new URL(".", import.meta.url)),
+  base: "./",
+  build: {
+    outDir: fileURLToPath(new URL("../dist/web", import.meta.url)),
+    emptyOutDir: true,
+    target: "es2022",
+  },
+  server: { host: "127.0.0.1", port: 5173, proxy: { "/v1": "http://127.0.0.1:8787", "/healthz": "http://127.0.0.1:8787" } },
+});

@@ -1,0 +1,45 @@
+import type { ToolInfo } from "../src/client-types";
+import type { Tool } from "../src/tool";
+import type { Tenant } from "./tenant";
+
+/**
+ * A tool with its effective policy as plain JSON (GET /v1/tools): the tenant's approval rules and
+ * deny list folded in, functions (approval predicates, gate keys) reduced to what they mean.
+ */
+export function toolInfo(tool: Tool, tenant: Tenant): ToolInfo {
+  const { policy } = tool;
+  const rules = tenant.config.requireApprovalFor;
+  const risk = policy.risk ?? "low";
+  const byTenant = (rules?.tools ?? []).includes(tool.name) || (rules?.risk ?? []).includes(risk);
+  const approval = policy.approval === "always" || byTenant ? "always" : typeof policy.approval === "function" ? "conditional" : "never";
+  const gate = policy.concurrency;
+  return {
+    name: tool.name,
+    ...(tool.title === undefined ? {} : { title: tool.title }),
+    description: tool.description,
+    source: tool.source,
+    hash: tool.hash,
+    inputSchema: tool.inputSchema,
+    ...(tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema }),
+    policy: {
+      risk,
+      readOnly: policy.readOnly ?? false,
+      idempotent: policy.idempotent ?? false,
+      approval,
+      ...(gate
+        ? {
+            concurrency: {
+              limit: gate.limit,
+              ...(gate.group === undefined ? {} : { group: gate.group }),
+              ...(gate.maxQueue === undefined ? {} : { maxQueue: gate.maxQueue }),
+              keyed: typeof gate.key === "function",
+            },
+          }
+        : {}),
+      ...(policy.timeoutMs === undefined ? {} : { timeoutMs: policy.timeoutMs }),
+      ...(policy.retry === undefined ? {} : { retry: { attempts: policy.retry.attempts } }),
+      ...(policy.outputBudget === undefined ? {} : { outputBudget: policy.outputBudget }),
+      denied: tenant.config.deny.includes(tool.name),
+    },
+  };
+}
