@@ -26,3 +26,13 @@ export { FORMATS, FORMAT_NAMES, getFormat, detectFormat, toCallToolResult, Forma
 export { toOpenAIParameters, toGeminiParameters } from "./schema";
 export { dropNullOptionals } from "./strict-nulls";
 export type { JsonValue, JsonSchema } from "./json";
+export { httpTool } from "./adapters/http";
+export type { HttpToolDeps } from "./adapters/http";
+export { openApiTools } from "./adapters/openapi";
+export { mcpServer } from "./adapters/mcp";
+export type { McpToolSource, McpServerDeps, RemoteDefinition, PinStore } from "./adapters/mcp";
+export type { UpstreamGate } from "./adapters/upstream";
+export type { HttpToolDeclaration, OpenApiDeclaration, McpServerDeclaration, AuthDeclaration, RateLimit } from "./adapters/declarations";
+export { checkEgress, createEgressFetch } from "./egress";
+export type { EgressPolicy } from "./egress";
+export { jsonSchemaValidator } from "./json-schema";

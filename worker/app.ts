@@ -12,6 +12,7 @@ import { cors } from "./middleware/cors";
 import { tenant } from "./middleware/tenant";
 import { calls } from "./routes/calls";
 import { approvals } from "./routes/approvals";
+import { adapters } from "./routes/adapters";
 import { gates } from "./routes/gates";
 import { records } from "./routes/records";
 import { events } from "./routes/events";
@@ -40,6 +41,7 @@ export function createApp(): Hono<AppEnv> {
   app.route("/v1/calls", records); // GET: read records, POST /:id/cancel
   app.route("/v1/approvals", approvals);
   app.route("/v1/gates", gates);
+  app.route("/v1/adapters", adapters);
   app.route("/v1", tenantInfo);
   // MCP over Streamable HTTP: its own Host/Origin guard, then the same keys and scopes.
   app.route("/mcp", mcp);

@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { PolicyDataSchema } from "../src/policy";
+import { ADAPTER_FIELDS } from "./adapters/config";
 
 /**
  * A tenant's configuration: which tools it offers and how, who may call them, and its limits.
@@ -70,8 +71,8 @@ export const TenantConfigSchema = v.strictObject({
     ),
     {},
   ),
-  /** Fetch adapters (HTTP APIs, remote MCP servers, OpenAPI documents); shaped by the adapters' own schema. */
-  adapters: v.optional(v.array(v.unknown())),
+  /** Fetch adapters (HTTP APIs, OpenAPI documents, remote MCP servers) and egress: see worker/adapters/config.ts. */
+  ...ADAPTER_FIELDS,
 });
 
 export type TenantConfigInput = v.InferInput<typeof TenantConfigSchema>;

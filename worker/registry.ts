@@ -4,7 +4,7 @@ import type { Hooks } from "../src/hooks";
 import { ConfigError, type TenantConfig } from "./config";
 
 /** A tool with the tenant's policy override laid over its own policy (functions in it are kept). */
-function withPolicy(tool: Tool, override: TenantConfig["policies"][string]): Tool {
+export function withPolicy(tool: Tool, override: TenantConfig["policies"][string]): Tool {
   return assembleTool({
     name: tool.name,
     ...(tool.title === undefined ? {} : { title: tool.title }),
@@ -19,8 +19,11 @@ function withPolicy(tool: Tool, override: TenantConfig["policies"][string]): Too
   });
 }
 
-/** Check that every tool name the config mentions is one it offers. */
-function checkNames(config: TenantConfig, offered: ReadonlySet<string>, known: readonly string[]): void {
+/**
+ * Check that every tool name the config mentions is one it offers. Remote MCP tools are only known
+ * at run time: a name under one of their prefixes passes.
+ */
+function checkNames(config: TenantConfig, offered: ReadonlySet<string>, known: readonly string[], remotePrefixes: readonly string[]): void {
   config.tools.forEach((name, i) => {
     if (!known.includes(name)) throw new ConfigError(`TOOLGATE_CONFIG is invalid: tools[${i}]: unknown tool "${name}" (known: ${known.join(", ")})`);
   });
@@ -31,16 +34,27 @@ function checkNames(config: TenantConfig, offered: ReadonlySet<string>, known: r
   ];
   for (const [field, names] of mentioned) {
     for (const name of names) {
-      if (!offered.has(name)) throw new ConfigError(`TOOLGATE_CONFIG is invalid: ${field}: "${name}" is not one of the tenant's tools`);
+      if (offered.has(name) || remotePrefixes.some((prefix) => name.startsWith(prefix))) continue;
+      throw new ConfigError(`TOOLGATE_CONFIG is invalid: ${field}: "${name}" is not one of the tenant's tools`);
     }
   }
 }
 
-/** The tenant's registry: its chosen catalogue tools with policy overrides. Throws ConfigError. */
-export function buildRegistry(config: TenantConfig, catalog: ReadonlyMap<string, Tool>): Registry {
-  checkNames(config, new Set(config.tools), [...catalog.keys()]);
-  const tools = config.tools.map((name) => {
-    const tool = catalog.get(name)!;
+/**
+ * The tenant's registry: its chosen catalogue tools and its adapters' tools (HTTP, OpenAPI), with
+ * policy overrides. Throws ConfigError.
+ */
+export function buildRegistry(config: TenantConfig, catalog: ReadonlyMap<string, Tool>, adapterTools: readonly Tool[] = [], remotePrefixes: readonly string[] = []): Registry {
+  const offered = new Set([...config.tools, ...adapterTools.map((tool) => tool.name)]);
+  checkNames(config, offered, [...catalog.keys()], remotePrefixes);
+  const chosen = [...config.tools.map((name) => catalog.get(name)!), ...adapterTools];
+  const seen = new Set<string>();
+  for (const tool of chosen) {
+    if (seen.has(tool.name)) throw new ConfigError(`TOOLGATE_CONFIG is invalid: the tool name "${tool.name}" is used twice (tools and adapters share one namespace)`);
+    seen.add(tool.name);
+  }
+  const tools = chosen.map((tool) => {
+    const name = tool.name;
     const override = config.policies[name];
     if (!override) return tool;
     try {

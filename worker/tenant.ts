@@ -1,5 +1,7 @@
 import type { Registry } from "../src/registry";
 import type { Hooks } from "../src/hooks";
+import { buildAdapters } from "./adapters/build";
+import type { TenantAdapters } from "./adapters/live";
 import { ConfigError, parseTenantConfig, type Scope, type TenantConfig } from "./config";
 import { CATALOG } from "./catalog";
 import { DEMO_CONFIG } from "./demo/tenant";
@@ -19,8 +21,10 @@ export interface Tenant {
   registry: Registry;
   keys: readonly TenantKey[];
   hooks: Hooks;
-  /** Per-format tool listings, filled on first request (the registry never changes). */
+  /** Per-format tool listings, filled on first request (a registry never changes; a new view gets a new map). */
   listings: Map<string, unknown>;
+  /** Fetch adapters: egress-checked fetch, MCP servers, shared rate limits. */
+  adapters: TenantAdapters;
 }
 
 type EnvVars = Record<string, unknown> & { TOOLGATE_CONFIG?: string; TOOLGATE_DEMO?: string };
@@ -31,12 +35,16 @@ function hexToBytes(hex: string): Uint8Array {
   return bytes;
 }
 
-export function createTenant(configInput: string | unknown): Tenant {
+/** A tenant from its configuration; `env` gives the Durable Objects that enforce shared upstream rate limits. */
+export function createTenant(configInput: string | unknown, env?: { UPSTREAMS?: Env["UPSTREAMS"] }): Tenant {
   const config = parseTenantConfig(configInput);
+  const adapters = buildAdapters(config, { tenant: config.name, ...(env?.UPSTREAMS ? { upstreams: env.UPSTREAMS } : {}) });
+  const prefixes = adapters.servers.map((server) => server.declaration.prefix);
   return {
     name: config.name,
     config,
-    registry: buildRegistry(config, CATALOG),
+    registry: buildRegistry(config, CATALOG, adapters.tools, prefixes),
+    adapters,
     keys: config.keys.map((key) => ({ name: key.name, hash: hexToBytes(key.hash), scopes: new Set(key.scopes) })),
     hooks: approvalHooks(config),
     listings: new Map(),
@@ -59,7 +67,7 @@ export function loadTenant(env: EnvVars): Tenant {
   let entry = cache.get(cacheKey);
   if (entry === undefined) {
     try {
-      entry = createTenant(text || DEMO_CONFIG);
+      entry = createTenant(text || DEMO_CONFIG, env as { UPSTREAMS?: Env["UPSTREAMS"] });
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
       entry = error;

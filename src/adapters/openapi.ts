@@ -9,7 +9,7 @@ type Obj = Record<string, unknown>;
 const obj = (value: unknown): Obj => (isPlainObject(value) ? value : {});
 
 /** servers[0].url with its variables' defaults filled in. */
-function serverUrl(doc: Obj, label: string): string {
+export function serverUrl(doc: Obj, label: string): string {
   const server = obj(Array.isArray(doc.servers) ? doc.servers[0] : undefined);
   if (typeof server.url !== "string") throw new TypeError(`${label}: invalid baseUrl: the document has no servers[0].url; set baseUrl`);
   const variables = obj(server.variables);

@@ -1,0 +1,37 @@
+import type { RateLimit } from "../../src/adapters/declarations";
+import type { UpstreamGate } from "../../src/adapters/upstream";
+import type { Upstream } from "../durable/upstream";
+
+/** Sleep that ends early (rejecting with the reason) when the call is cancelled or times out. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/**
+ * The shared rate limit of one tenant's upstream, backed by its Upstream Durable Object. The object
+ * hands out send times; the caller waits here, so the object is never held by a sleeping request.
+ * A stub is made per request (stubs are I/O objects; the namespace outlives requests).
+ */
+export function createUpstreamGate(namespace: DurableObjectNamespace<Upstream>, tenant: string, upstream: string, limit: RateLimit): UpstreamGate {
+  const id = namespace.idFromName(`${tenant}\n${upstream}`);
+  return {
+    async take(maxWaitMs, signal) {
+      const grant = await namespace.get(id).take(limit, maxWaitMs);
+      if (!grant.ok) return grant;
+      if (grant.waitMs > 0) await sleep(grant.waitMs, signal);
+      return { ok: true };
+    },
+    backOff: (retryAfterMs) => namespace.get(id).backOff(limit, retryAfterMs),
+  };
+}
