@@ -3,7 +3,7 @@
  * W1 one OpenAI-format add call, W2 a batch of 100, W3 invalid arguments. Every runtime's answer is
  * checked before it is timed; a runtime that fails to set up or answers wrongly is listed with why.
  * Prints ns per call (W2: per batch of 100) and ratios to the floor and to toolgate.
- * Run: node scripts/run-ts.mjs bench/peers.ts   (ROUNDS=n timed rounds; PEERS=a,b to measure only those,
+ * Run: node scripts/run-ts.mjs bench/peers.ts   (PEER_ROUNDS=n timed rounds; PEERS=a,b to measure only those,
  * floor and toolgate always included)
  */
 import { fmt, table } from "./harness";
@@ -12,6 +12,7 @@ import { floor } from "./peers/floor";
 import { langchainTool, langgraphToolNode } from "./peers/langchain";
 import { mcpHandler, mcpRoundTrip } from "./peers/mcp";
 import { openaiAgents } from "./peers/openai-agents";
+import { isMain } from "./peers/is-main";
 import { interleave } from "./peers/rounds";
 import { toolgate } from "./peers/toolgate";
 import { checkAnswer, WORKLOADS, type Peer, type Runner } from "./peers/workload";
@@ -40,7 +41,7 @@ async function ready(peer: Peer): Promise<{ runner?: Runner; failure?: string }>
 }
 
 export async function runPeerBench(options: { rounds?: number } = {}): Promise<PeerReport> {
-  const rounds = options.rounds ?? Number(process.env.ROUNDS ?? 11);
+  const rounds = options.rounds ?? Number(process.env.PEER_ROUNDS ?? 11);
   const live: Array<{ peer: Peer; runner: Runner }> = [];
   const notes: string[] = [];
   const only = process.env.PEERS?.split(",");
@@ -95,6 +96,6 @@ export function printPeerReport(report: PeerReport): void {
   console.log(report.misses.length ? `toolgate misses: ${report.misses.join("; ")}` : "toolgate: fastest runtime on W1–W3 and within its floor targets");
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (isMain("peers")) {
   printPeerReport(await runPeerBench());
 }

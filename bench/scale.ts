@@ -8,6 +8,7 @@ import * as v from "valibot";
 import { createRegistry, defineTool, executeBatch, executeCall, type ExecuteOptions, type Registry, type Tool } from "../src/index";
 import { FORMATS, openai } from "../src/formats/index";
 import { fmt, table } from "./harness";
+import { isMain } from "./peers/is-main";
 import { interleave } from "./peers/rounds";
 
 const SIZES = [10, 100, 1_000] as const;
@@ -149,6 +150,6 @@ export function printScaleReport(report: Awaited<ReturnType<typeof runScaleBench
   console.log(table(report.args));
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (isMain("scale")) {
   printScaleReport(await runScaleBench());
 }

@@ -34,7 +34,12 @@ const SENSITIVE_SUFFIXES = ["password", "secret", "apikey", "accesstoken", "auth
 const keyVerdicts = new Map<string, boolean>();
 const MAX_REMEMBERED_KEYS = 4096;
 
+/** The shortest sensitive word ("token"); removing "-"/"_" only shortens a key, so shorter keys are safe. */
+const MIN_SENSITIVE_LENGTH = 5;
+
 export function isSensitiveKey(key: string): boolean {
+  // Most keys ("a", "id", "text", "type") are short: answer without a lookup.
+  if (key.length < MIN_SENSITIVE_LENGTH) return false;
   const known = keyVerdicts.get(key);
   if (known !== undefined) return known;
   const k = key.toLowerCase().replace(/[-_]/g, "");
@@ -111,6 +116,10 @@ export function createMasker(secrets: readonly string[]): Masker {
   const pattern = buildPattern(secrets);
   const text = pattern ? (value: string) => value.replace(pattern, REDACTED) : (value: string) => value;
 
+  // Numbers, booleans and null never change; strings only when there are secrets to look for.
+  // Skipping the call for them matters: this runs on every call's arguments and output.
+  const needsWalk = (item: JsonValue) => (typeof item === "object" ? item !== null : pattern !== undefined && typeof item === "string");
+
   const walk = (value: JsonValue): JsonValue => {
     if (typeof value === "string") return pattern ? text(value) : value;
     if (value === null || typeof value !== "object") return value;
@@ -118,6 +127,7 @@ export function createMasker(secrets: readonly string[]): Masker {
       let copy: JsonValue[] | undefined;
       for (let i = 0; i < value.length; i++) {
         const item = value[i] as JsonValue;
+        if (!needsWalk(item)) continue;
         const masked = walk(item);
         if (masked !== item) (copy ??= value.slice())[i] = masked;
       }
@@ -127,7 +137,7 @@ export function createMasker(secrets: readonly string[]): Masker {
     for (const key of Object.keys(value)) {
       const item = value[key] as JsonValue;
       const maskedKey = pattern ? text(key) : key;
-      const masked = item !== null && isSensitiveKey(key) ? REDACTED : walk(item);
+      const masked = item === null ? item : isSensitiveKey(key) ? REDACTED : needsWalk(item) ? walk(item) : item;
       if (masked !== item || maskedKey !== key) {
         copy ??= { ...value };
         if (maskedKey !== key) delete copy[key];

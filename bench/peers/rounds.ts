@@ -47,6 +47,12 @@ const quantile = (values: number[], q: number) => {
   return sorted[low]! + (sorted[Math.min(low + 1, sorted.length - 1)]! - sorted[low]!) * (at - low);
 };
 
+/** Runs op for about `ms` milliseconds: on a loaded machine the JIT's background tiers need time. */
+async function warmUp(op: () => unknown, ms: number): Promise<void> {
+  const end = performance.now() + ms;
+  for (let ops = 1; performance.now() < end; ops = Math.min(ops * 2, 4096)) await timeOps(op, ops, "wall");
+}
+
 /** How many operations fill about `ms` milliseconds (at least one). */
 async function calibrate(op: () => unknown, ms: number): Promise<number> {
   let ops = 1;
@@ -59,6 +65,8 @@ async function calibrate(op: () => unknown, ms: number): Promise<number> {
 
 export interface InterleaveOptions {
   roundMs?: number;
+  /** Time each candidate runs before calibration. Default 250 ms. */
+  warmMs?: number;
   rounds?: number;
   warmupRounds?: number;
   clock?: Clock;
@@ -70,7 +78,10 @@ export async function interleave(candidates: Candidate[], options: InterleaveOpt
   const rounds = options.rounds ?? 11;
   const warmup = options.warmupRounds ?? 3;
   const ops: number[] = [];
-  for (const c of candidates) ops.push(await calibrate(c.op, roundMs));
+  for (const c of candidates) {
+    await warmUp(c.op, options.warmMs ?? 250);
+    ops.push(await calibrate(c.op, roundMs));
+  }
   const samples = candidates.map(() => [] as number[]);
   for (let r = 0; r < warmup + rounds; r++) {
     for (let i = 0; i < candidates.length; i++) {

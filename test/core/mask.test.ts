@@ -67,5 +67,16 @@ describe("createMasker", () => {
   it("classifies keys", () => {
     expect(["proxy-authorization", "AWS_SECRET", "refresh_token", "Set-Cookie"].every(isSensitiveKey)).toBe(true);
     expect(["tokens", "max_tokens", "secretary_name", "author"].some(isSensitiveKey)).toBe(false);
+    // The shortest sensitive words sit at the length cut-off; shorter keys are never sensitive.
+    expect(["Token", "TO-KEN", "t_o_k_e_n", "PASSWD"].every(isSensitiveKey)).toBe(true);
+    expect(["a", "id", "key", "pwd", "tok"].some(isSensitiveKey)).toBe(false);
+  });
+
+  it("leaves numbers, booleans and plain strings alone without secrets, and shares unchanged values", () => {
+    const m = createMasker([]);
+    const input = { a: 1, list: [1, true, null, "s", { b: 2 }], nested: { text: "x", ok: false } };
+    expect(m(input)).toBe(input);
+    const withSecret = createMasker(["hunter22"]);
+    expect(withSecret({ list: [1, "pw hunter22"], n: 2 })).toEqual({ list: [1, `pw ${REDACTED}`], n: 2 });
   });
 });
