@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../worker/app";
-import { BASE, CALL_KEY, json, request } from "./helpers";
+import { BASE, CALL_KEY, json, request, tenantConfig } from "./helpers";
 
 const uid = () => crypto.randomUUID().slice(0, 8);
 const toolCall = (id: string, name: string, args: string) => ({ id, type: "function", function: { name, arguments: args } });
@@ -59,12 +59,7 @@ describe("POST /v1/calls/:format", () => {
   });
 
   it("applies the tenant's own batch limit", async () => {
-    const config = JSON.stringify({
-      name: "small",
-      tools: ["add"],
-      keys: [{ name: "k", hash: "06311ac15f2412fb7144a9977924f7a6a137403f1201f5bd0588cc02cd08e33f", scopes: ["call"] }],
-      limits: { maxCallsPerBatch: 2 },
-    });
+    const config = tenantConfig({ limits: { maxCallsPerBatch: 2 } });
     const id = uid();
     const calls = (n: number) => assistant(...Array.from({ length: n }, (_, i) => toolCall(`${n}-${i}-${id}`, "add", '{"a":1,"b":1}')));
     expect((await request("/v1/calls/openai", { body: calls(2), env: { TOOLGATE_CONFIG: config } })).status).toBe(200);
@@ -101,12 +96,7 @@ describe("logging and errors", () => {
     app.get("/v1/boom", () => {
       throw new Error("upstream said: token sk-very-secret-123 is bad");
     });
-    const config = JSON.stringify({
-      name: "acme",
-      tools: ["add"],
-      keys: [{ name: "k", hash: "06311ac15f2412fb7144a9977924f7a6a137403f1201f5bd0588cc02cd08e33f", scopes: ["call"] }],
-      secrets: { TOKEN: "ACME_TOKEN" },
-    });
+    const config = tenantConfig({ secrets: { TOKEN: "ACME_TOKEN" } });
     const res = await app.request(`${BASE}/v1/boom`, { headers: { authorization: `Bearer ${CALL_KEY}` } }, {
       ...env,
       TOOLGATE_CONFIG: config,
@@ -121,12 +111,7 @@ describe("logging and errors", () => {
   });
 
   it("answers a missing secret as a config error naming it", async () => {
-    const config = JSON.stringify({
-      name: "acme",
-      tools: ["add"],
-      keys: [{ name: "k", hash: "06311ac15f2412fb7144a9977924f7a6a137403f1201f5bd0588cc02cd08e33f", scopes: ["call"] }],
-      secrets: { TOKEN: "ACME_TOKEN" },
-    });
+    const config = tenantConfig({ secrets: { TOKEN: "ACME_TOKEN" } });
     const res = await request("/v1/calls/openai", { body: assistant(toolCall(`s-${uid()}`, "add", '{"a":1,"b":1}')), env: { TOOLGATE_CONFIG: config } });
     expect(res.status).toBe(500);
     expect((await json(res)).error).toEqual({ code: "config_invalid", message: expect.stringContaining("secrets.TOKEN: the Worker secret ACME_TOKEN is not set") });

@@ -4,6 +4,13 @@ import { app } from "../../worker/app";
 export const ADMIN_KEY = "dev-admin-key";
 export const CALL_KEY = "dev-call-key";
 export const BASE = "http://127.0.0.1:8787";
+/** SHA-256 of CALL_KEY, as a tenant configuration stores it. */
+export const CALL_KEY_HASH = "06311ac15f2412fb7144a9977924f7a6a137403f1201f5bd0588cc02cd08e33f";
+
+/** TOOLGATE_CONFIG text for a small tenant ("add" only) whose call key is CALL_KEY, with overrides. */
+export function tenantConfig(overrides: Record<string, unknown> = {}): string {
+  return JSON.stringify({ name: "acme", tools: ["add"], keys: [{ name: "k", hash: CALL_KEY_HASH, scopes: ["call"] }], ...overrides });
+}
 
 interface Options {
   method?: string;

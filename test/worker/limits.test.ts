@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { json, request } from "./helpers";
+import { json, request, tenantConfig } from "./helpers";
 
 const MiB = 1024 * 1024;
 
@@ -42,12 +42,7 @@ describe("body size limit", () => {
   });
 
   it("uses the tenant's own limit", async () => {
-    const config = JSON.stringify({
-      name: "tiny",
-      tools: ["add"],
-      keys: [{ name: "k", hash: "06311ac15f2412fb7144a9977924f7a6a137403f1201f5bd0588cc02cd08e33f", scopes: ["call"] }],
-      limits: { maxBodyBytes: 2048 },
-    });
+    const config = tenantConfig({ limits: { maxBodyBytes: 2048 } });
     const over = await request("/v1/calls", { body: chunked(4096, 512), env: { TOOLGATE_CONFIG: config } });
     expect(over.status).toBe(413);
     expect((await json(over)).error.message).toMatch(/limit of 2048 bytes/);
