@@ -96,6 +96,20 @@ describe("GET /v1/events", () => {
     expect(mine[1]!.data).toMatchObject({ decision: "denied", reason: "no" });
   });
 
+  it("shows an approved call starting and finishing", async () => {
+    const stream = await request("/v1/events");
+    const id = `sse-ok-${uid()}`;
+    const reading = readUntil(stream, finishedFor(id));
+    await new Promise((r) => setTimeout(r, 100));
+    await request("/v1/calls/openai", {
+      body: { role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name: "send_message", arguments: '{"to":"x","text":"y"}' } }] },
+    });
+    await request(`/v1/approvals/${id}`, { key: "dev-admin-key", body: { decision: "approve" } });
+    const mine = (await reading).filter((f) => f.data?.callId === id);
+    expect(mine.map((f) => f.event)).toEqual(["approval.requested", "approval.decided", "call.started", "call.finished"]);
+    expect(mine[3]!.data.record.status).toBe("succeeded");
+  });
+
   it("refuses a missing or unknown token and a key in the URL", async () => {
     expect((await request("/v1/events?token=evt_nope", { key: null })).status).toBe(401);
     expect((await request(`/v1/events?key=${CALL_KEY}`, { key: null })).status).toBe(401);

@@ -60,7 +60,10 @@ function park(ctx: ShardContext, input: BeginInput): void {
 function refresh(ctx: ShardContext, input: BeginInput): Claim {
   const deadline = ctx.now() + input.leaseMs;
   ctx.sql.exec("UPDATE calls SET deadline = ? WHERE call_id = ?", deadline, input.callId);
-  storeRecord(ctx.sql, { ...input.record, status: "running" }, ctx.now());
+  const record: CallRecord = { ...input.record, status: "running" };
+  storeRecord(ctx.sql, record, ctx.now());
+  // An approver taking the row the decision gave it: this is when the call starts.
+  if (input.approved) ctx.emit(callEvent("call.started", record, ctx.now(), { args: eventArgs(record), attempt: 1 }));
   ctx.wakeBy(deadline);
   return { kind: "new" };
 }
