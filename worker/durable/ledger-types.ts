@@ -1,27 +1,12 @@
 import type { JsonValue } from "../../src/json";
 import type { JournalBegin } from "../../src/journal";
+import type { ApprovalInfo, CallEntry } from "../../src/client-types";
 import type { CallRecord, CallStatus } from "../../src/result";
 
-export type ApprovalState = "requested" | "approved" | "denied" | "expired" | "cancelled";
-
-export interface ApprovalInfo {
-  state: ApprovalState;
-  reason?: string;
-  decidedAt?: number;
-  /** When a requested approval turns denied by itself. */
-  expiresAt?: number;
-}
-
-/** One call as the ledger answers it. */
-export interface LedgerEntry {
-  record: CallRecord;
-  /** The stored record was cut to fit a row; the full output pages through GET /v1/calls/:id/result. */
-  truncated: boolean;
-  /** Length of the full output text (what /result pages over); null without output. */
-  resultChars: number | null;
-  approval: ApprovalInfo | null;
-  cancelRequested: boolean;
-}
+// The wire shapes are the HTTP API's (src/client-types.ts); the ledger answers them as they are.
+export type { ApprovalInfo, ResultPage } from "../../src/client-types";
+export type LedgerEntry = CallEntry;
+export type ApprovalState = ApprovalInfo["state"];
 
 /** begin() over RPC: the journal's entry plus who claims it and for how long. */
 export interface BeginInput extends JournalBegin {
@@ -50,15 +35,6 @@ export interface ListQuery {
   limit: number;
   /** Only pending calls awaiting a decision (the approvals list). */
   awaitingApproval?: boolean;
-}
-
-export interface ResultPage {
-  callId: string;
-  offset: number;
-  limit: number;
-  total: number;
-  text: string;
-  nextOffset: number | null;
 }
 
 /** A call an admin approved: what the approver runs through the pipeline, as `owner`. */
