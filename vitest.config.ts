@@ -28,7 +28,8 @@ export default defineConfig({
             },
           }),
         ],
-        test: { name: "worker", include: ["test/worker/**/*.test.ts"] },
+        // globalSetup runs in Node: it starts the adapter tests' upstreams on 127.0.0.1 (inject("upstreams")).
+        test: { name: "worker", include: ["test/worker/**/*.test.ts"], globalSetup: ["./test/servers/worker-setup.ts"] },
       },
     ],
   },

@@ -129,7 +129,7 @@ export function buildAdapters(config: TenantConfig, deps: AdapterDeps): StaticAd
   }
   for (const { where, url } of urls) {
     const check = checkEgress(url, egress);
-    if (!check.ok) throw invalid(`${where}.url`, `${check.reason}${url.protocol === "http:" ? " (plain http needs the host in egress.allowHttpHosts, loopback only)" : ""}`);
+    if (!check.ok) throw invalid(`${where}.url`, `${check.reason}${url.protocol === "http:" ? "; plain http needs the host in egress.allowHttpHosts (loopback only)" : ""}`);
   }
 
   // Pass 2: the tools, each with its upstream's gate.

@@ -1,0 +1,55 @@
+/**
+ * vitest globalSetup of the worker project (runs in Node, before workerd starts): the adapter tests'
+ * upstreams on 127.0.0.1, their URLs handed to the tests with provide() / inject().
+ *   httpApi  test/servers/http-api.ts (echo, slow, fail, 429, redirect …)
+ *   mcp      test/servers/mcp-server.ts (the official SDK's server)
+ *   meter    arrivals per bucket with their times, and a view of what the MCP server received
+ */
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { TestProject } from "vitest/node";
+import { startHttpApi } from "./http-api";
+import { startMcpServer, type McpTestServer } from "./mcp-server";
+import "./upstreams-context";
+
+/**
+ * /m/<bucket>?status=&retry=   record the arrival, answer `status` (default 200) with Retry-After `retry`
+ * /log/<bucket>                the bucket's arrival times (ms since epoch)
+ * /mcp-headers                 the headers of every request the MCP server received
+ */
+async function startMeter(mcp: McpTestServer) {
+  const arrivals = new Map<string, number[]>();
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    const [, kind, bucket = ""] = url.pathname.split("/");
+    const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+      res.writeHead(status, { "content-type": "application/json", ...headers });
+      res.end(JSON.stringify(body));
+    };
+    if (kind === "m") {
+      const times = arrivals.get(bucket) ?? [];
+      times.push(Date.now());
+      arrivals.set(bucket, times);
+      const retry = url.searchParams.get("retry");
+      return send(Number(url.searchParams.get("status") ?? 200), { bucket, n: times.length }, retry ? { "retry-after": retry } : {});
+    }
+    if (kind === "log") return send(200, arrivals.get(bucket) ?? []);
+    if (kind === "mcp-headers") return send(200, mcp.requests.map((r) => r.headers));
+    send(404, { error: "not found" });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
+  };
+}
+
+export default async function setup(project: TestProject) {
+  const httpApi = await startHttpApi();
+  const mcp = await startMcpServer();
+  const meter = await startMeter(mcp);
+  project.provide("upstreams", { httpApi: httpApi.url, mcp: mcp.url, meter: meter.url });
+  return async () => {
+    await Promise.all([httpApi.close(), mcp.close(), meter.close()]);
+  };
+}
