@@ -17,7 +17,7 @@ import {
   type RpcRequest,
   type RpcResponse,
 } from "./protocol";
-import { inFlightKey, type SessionState } from "./session";
+import { InFlightCall, inFlightKey, type SessionState } from "./session";
 import { callTool, listTools } from "./tools";
 
 /** One POST to /mcp: what its requests share. */
@@ -84,20 +84,21 @@ async function run(request: RpcRequest, exchange: Exchange): Promise<Record<stri
 /** A tools/call is registered in the session while it runs, so notifications/cancelled can abort it. */
 async function runCall(request: RpcRequest, exchange: Exchange): Promise<Record<string, unknown>> {
   const key = inFlightKey(request.id);
-  const controller = new AbortController();
+  const call = new InFlightCall();
   const { inFlight } = exchange.session;
-  inFlight.get(key)?.abort(toolError("cancelled", "A new request reused this request id."));
-  inFlight.set(key, controller);
+  inFlight.get(key)?.cancel(toolError("cancelled", "A new request reused this request id."));
+  inFlight.set(key, call);
   try {
     return await callTool(request.params, {
       options: exchange.options(),
-      signal: AbortSignal.any([exchange.signal, controller.signal]),
+      signal: AbortSignal.any([exchange.signal, call.signal]),
       notify: exchange.notify,
       logLevel: () => exchange.session.level,
       requestId: exchange.requestId,
     });
   } finally {
-    if (inFlight.get(key) === controller) inFlight.delete(key);
+    call.stop();
+    if (inFlight.get(key) === call) inFlight.delete(key);
   }
 }
 
@@ -123,5 +124,5 @@ export function notice(notification: RpcNotification, session: SessionState): vo
   if (!parsed.success) return;
   const { requestId, reason } = parsed.output;
   const why = reason ? `: ${reason.slice(0, 200)}` : ".";
-  session.inFlight.get(inFlightKey(requestId))?.abort(toolError("cancelled", `The client cancelled the call${why}`));
+  session.inFlight.get(inFlightKey(requestId))?.cancel(toolError("cancelled", `The client cancelled the call${why}`));
 }

@@ -16,11 +16,43 @@ const RANDOM_BYTES = 16;
 const TAG_BYTES = 16;
 const DOMAIN = encoder.encode("toolgate/mcp-session/v1");
 
+/** How often a running call looks for a cancel that another request asked for. */
+const CANCEL_POLL_MS = 50;
+
+/**
+ * A running tools/call that another request (notifications/cancelled, DELETE) may cancel. workerd
+ * runs a promise's continuations in the request that settled it, so aborting from the cancelling
+ * request would run the rest of the call (gate release, ledger write, the answer) in a request that
+ * has already ended, where it hangs. So a cancel only leaves a flag; a timer of the call's own
+ * request sees it and aborts there.
+ */
+export class InFlightCall {
+  private readonly controller = new AbortController();
+  private requested: unknown;
+  private readonly timer = setInterval(() => {
+    if (this.requested === undefined) return;
+    this.controller.abort(this.requested);
+    this.stop();
+  }, CANCEL_POLL_MS);
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  cancel(reason: unknown): void {
+    this.requested ??= reason;
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+}
+
 export interface SessionState {
   /** Minimum level of notifications/message; "info" until the client sets one. */
   level: LogLevel;
   /** Running tools/call requests by JSON-RPC id (JSON text, so 1 and "1" stay apart). */
-  inFlight: Map<string, AbortController>;
+  inFlight: Map<string, InFlightCall>;
 }
 
 const MAX_SESSIONS = 2_000;
@@ -98,7 +130,7 @@ export function endSession(id: string, reason: unknown): void {
   sessions.delete(id);
   if (deleted.size >= MAX_DELETED) deleted.delete(deleted.values().next().value!);
   deleted.add(id);
-  for (const controller of state?.inFlight.values() ?? []) controller.abort(reason);
+  for (const call of state?.inFlight.values() ?? []) call.cancel(reason);
 }
 
 export function inFlightKey(id: RequestId): string {
