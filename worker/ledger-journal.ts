@@ -27,8 +27,11 @@ export interface LedgerJournalOptions {
 export const DEFAULT_LEASE_MS = 60_000;
 
 interface Claimed {
+  owner: string;
   stop(): void;
 }
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * The CallJournal of the Worker: every call id lives on one ledger shard (hash of the id), where
@@ -36,20 +39,20 @@ interface Claimed {
  * its lease and turns a cancel request (from any request, any isolate) into an abort of its signal.
  */
 export function createLedgerJournal(options: LedgerJournalOptions): CallJournal {
-  const owner = options.owner ?? crypto.randomUUID();
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const watchDelayMs = options.watchDelayMs ?? 1_000;
   const claimed = new Map<string, Claimed>();
   const stubFor = (callId: string) => () => ledgerFor(options.ledger, options.tenant, options.shards, callId);
 
-  function watch(callId: string, controller: AbortController): Claimed {
+  function watch(callId: string, owner: string, controller: AbortController): Claimed {
     let stopped = false;
     let cancelSeen = false;
     const loop = async () => {
       while (!stopped) {
         const outcome = await withRetry(stubFor(callId), (ledger) => ledger.watch(callId, owner, leaseMs, cancelSeen)).catch(() => undefined);
         if (stopped || outcome?.done) return;
-        if (outcome?.cancel && !cancelSeen) {
+        if (!outcome) await pause(1_000); // the shard is unreachable: keep trying, gently
+        else if (outcome.cancel && !cancelSeen) {
           cancelSeen = true;
           controller.abort(toolError("cancelled", `The call ${callId} was cancelled by a request to cancel it.`));
         }
@@ -58,6 +61,7 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
     };
     const timer = setTimeout(() => void loop(), watchDelayMs);
     return {
+      owner,
       stop() {
         stopped = true;
         clearTimeout(timer);
@@ -67,13 +71,15 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
 
   return {
     async begin(entry: JournalBegin): Promise<JournalClaim> {
+      // One owner per claim, so the same id twice in one batch is a duplicate, not the same claimant.
+      const owner = options.owner ?? crypto.randomUUID();
       const tool = options.registry?.get(entry.tool);
       const input = { ...entry, owner, leaseMs, ...(tool?.policy.idempotent ? { rerunUnknown: true } : {}) };
       const outcome: BeginOutcome = await withRetry(stubFor(entry.callId), (ledger) => ledger.begin(input));
       if (outcome.kind !== "new" || entry.status === "pending") return outcome;
       claimed.get(entry.callId)?.stop();
       const controller = new AbortController();
-      claimed.set(entry.callId, watch(entry.callId, controller));
+      claimed.set(entry.callId, watch(entry.callId, owner, controller));
       return { kind: "new", signal: controller.signal };
     },
 
@@ -82,8 +88,9 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
       claimed.delete(record.callId);
       claim?.stop();
       const stub = stubFor(record.callId);
+      const owner = claim?.owner ?? options.owner;
       // Unclaimed ids (rejected before begin) are recorded only if the id is still free.
-      if (claim || options.owner) await withRetry(stub, (ledger) => ledger.complete(owner, record));
+      if (owner) await withRetry(stub, (ledger) => ledger.complete(owner, record));
       else await withRetry(stub, (ledger) => ledger.record(record));
     },
   };

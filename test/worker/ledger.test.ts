@@ -1,5 +1,6 @@
 import { evictDurableObject, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { executeBatch } from "../../src/batch";
 import { executeCall } from "../../src/execute";
 import { hashJson } from "../../src/hash";
 import { createRegistry } from "../../src/registry";
@@ -54,6 +55,17 @@ describe("idempotency by call id", () => {
     expect(state.runs).toBe(1);
     expect(results.every((result) => result.ok)).toBe(true);
     expect(results.filter((result) => result.record.replay).length).toBe(4);
+  });
+
+  it("runs the same id twice in one batch once", async () => {
+    const tenant = `t-${uid()}`;
+    const { tool, state } = countingTool();
+    const results = await executeBatch([call("twice", "x"), call("twice", "x")], { registry: createRegistry([tool]), tenant, journal: journal(tenant) });
+    expect(state.runs).toBe(1);
+    expect(results.map((result) => [result.ok, result.record.replay ?? false])).toEqual([
+      [true, false],
+      [true, true],
+    ]);
   });
 
   it("keeps records and idempotency across eviction", async () => {
