@@ -47,10 +47,13 @@ const quantile = (values: number[], q: number) => {
   return sorted[low]! + (sorted[Math.min(low + 1, sorted.length - 1)]! - sorted[low]!) * (at - low);
 };
 
-/** Runs op for about `ms` milliseconds: on a loaded machine the JIT's background tiers need time. */
+/**
+ * Runs op for about `ms` milliseconds of this process's CPU time (not wall time: on a loaded machine
+ * that can be mostly other processes' turns), so the JIT's optimising tiers are in place before timing.
+ */
 async function warmUp(op: () => unknown, ms: number): Promise<void> {
-  const end = performance.now() + ms;
-  for (let ops = 1; performance.now() < end; ops = Math.min(ops * 2, 4096)) await timeOps(op, ops, "wall");
+  const end = now("cpu") + ms * 1e6;
+  for (let ops = 1; now("cpu") < end; ops = Math.min(ops * 2, 4096)) await timeOps(op, ops, "wall");
 }
 
 /** How many operations fill about `ms` milliseconds (at least one). */
@@ -65,7 +68,7 @@ async function calibrate(op: () => unknown, ms: number): Promise<number> {
 
 export interface InterleaveOptions {
   roundMs?: number;
-  /** Time each candidate runs before calibration. Default 250 ms. */
+  /** CPU time each candidate runs before calibration. Default 300 ms. */
   warmMs?: number;
   rounds?: number;
   warmupRounds?: number;
@@ -79,7 +82,7 @@ export async function interleave(candidates: Candidate[], options: InterleaveOpt
   const warmup = options.warmupRounds ?? 3;
   const ops: number[] = [];
   for (const c of candidates) {
-    await warmUp(c.op, options.warmMs ?? 250);
+    await warmUp(c.op, options.warmMs ?? 300);
     ops.push(await calibrate(c.op, roundMs));
   }
   const samples = candidates.map(() => [] as number[]);
