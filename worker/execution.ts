@@ -19,8 +19,18 @@ export function executionOptions(c: Context<AppEnv>): BatchOptions {
     // Every tool's ctx.fetch: only to the adapters' hosts and egress.allowHosts, re-checked on redirects.
     fetch: tenant.adapters.fetch,
     hooks: tenant.hooks,
-    limiter: createGateLimiter(c.env.GATES, { tenant: tenant.name }),
+    limiter: createGateLimiter(c.env.GATES, { tenant: tenant.name, waitUntil: waitUntilOf(c) }),
     journal: createLedgerJournal({ ledger: c.env.LEDGER, tenant: tenant.name, shards: shardCount(c.env), registry: tenant.registry }),
     signal: c.req.raw.signal,
   };
+}
+
+/** The request's ctx.waitUntil; undefined where there is no execution context (app.request in tests). */
+function waitUntilOf(c: Context<AppEnv>): ((promise: Promise<unknown>) => void) | undefined {
+  try {
+    const ctx = c.executionCtx;
+    return (promise) => ctx.waitUntil(promise);
+  } catch {
+    return undefined;
+  }
 }

@@ -13,6 +13,11 @@ export interface GateLimiterOptions {
   pollMs?: number;
   /** Fresh stubs to try after an RPC failure before giving up. Default 2. */
   retries?: number;
+  /**
+   * The request's ctx.waitUntil. Given one, release() hands the release RPC to it and returns at
+   * once: the answer does not wait for the gate's round trip (the slot frees when it lands).
+   */
+  waitUntil?: (promise: Promise<unknown>) => void;
 }
 
 const ABORTED = Symbol("aborted");
@@ -21,6 +26,12 @@ export function createGateLimiter(gates: DurableObjectNamespace<Gate>, options: 
   const pollMs = options.pollMs ?? 10_000;
   const retries = options.retries ?? 2;
   const stubFor = (gate: string) => gates.get(gates.idFromName(gate));
+  const release = (gate: string, callId: string): Promise<void> => {
+    const done = releaseSlot(stubFor, gate, callId);
+    if (!options.waitUntil) return done;
+    options.waitUntil(done);
+    return Promise.resolve();
+  };
 
   return {
     async acquire(request: SlotRequest): Promise<SlotGrant> {
@@ -53,7 +64,7 @@ export function createGateLimiter(gates: DurableObjectNamespace<Gate>, options: 
             continue;
           }
           if (result === ABORTED) return await leave(stub, callId, cancelled());
-          if (result.ok) return { ok: true, release: once(() => releaseSlot(stubFor, request.gate, callId)) };
+          if (result.ok) return { ok: true, release: once(() => release(request.gate, callId)) };
           if (result.code === "busy") return result;
           // "queued": the poll ended; "cancelled" without an abort: the wait deadline passed (a late
           // poll), so join again. Either way the next round decides.

@@ -103,6 +103,18 @@ describe("Gate Durable Object", () => {
     expect((await stubOf(gate).snapshot()).holders.map((h) => h.callId)).toEqual(["c"]);
   });
 
+  it("with waitUntil, release answers at once and the handed-over RPC frees the slot", async () => {
+    const gate = freshGate();
+    const pending: Promise<unknown>[] = [];
+    const limiter = createGateLimiter(env.GATES, { tenant: "t1", waitUntil: (p) => pending.push(p) });
+    const a = okGrant(await limiter.acquire(req(gate, "a")));
+    await a.release();
+    await a.release();
+    expect(pending).toHaveLength(1);
+    await Promise.all(pending);
+    expect((await stubOf(gate).snapshot()).holders).toEqual([]);
+  });
+
   it("a cancel that races the grant frees the slot", async () => {
     const gate = freshGate();
     const stub = stubOf(gate);
@@ -134,10 +146,10 @@ describe("Gate Durable Object", () => {
   it("reclaims an expired lease by the alarm; a second or late alarm changes nothing", async () => {
     const gate = freshGate();
     const stub = stubOf(gate);
-    await stub.acquire(input(gate, "a", { leaseMs: 30 }));
+    const a = await stub.acquire(input(gate, "a", { leaseMs: 500 }));
     const b = stub.acquire(input(gate, "b"));
     await untilQueued(gate, 1);
-    await sleep(40);
+    await sleep(Math.max(0, (a.ok ? a.expiresAt : 0) - Date.now() + 10));
     expect(await runDurableObjectAlarm(stub)).toBe(true);
     expect(await b).toMatchObject({ ok: true });
     const after = await stub.snapshot();

@@ -1,0 +1,34 @@
+/** The RPC contract of the Gate Durable Object: what the Worker's limiter and GET /v1/gates exchange with it. */
+
+export interface GateAcquireInput {
+  gate: string;
+  callId: string;
+  tool: string;
+  limit: number;
+  maxQueue: number;
+  leaseMs: number;
+  /** Longest this RPC is held open while queued; then it answers `queued` and the caller re-attaches. */
+  pollMs: number;
+  /** How long after a poll ends a waiter that did not come back leaves the queue. Default WAIT_GRACE_MS. */
+  waitGraceMs?: number;
+  /** The gate index (tenant) that lists this gate for GET /v1/gates. */
+  index?: string;
+}
+
+export type GateAcquireResult =
+  | { ok: true; expiresAt: number }
+  | { ok: false; code: "queued"; position: number }
+  | { ok: false; code: "busy"; message: string; retryAfterMs: number }
+  | { ok: false; code: "cancelled"; message: string };
+
+export interface GateSnapshot {
+  gate: string;
+  limit: number;
+  maxQueue: number;
+  holders: { callId: string; tool: string; since: number; expiresAt: number }[];
+  queueDepth: number;
+  queued: { callId: string; tool: string; since: number }[];
+}
+
+/** A waiter that stops re-attaching (its Worker died) leaves the queue this long after its poll ends. */
+export const WAIT_GRACE_MS = 5_000;
