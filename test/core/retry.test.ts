@@ -112,7 +112,7 @@ describe("retries (fake timers)", () => {
       policy: { readOnly: true, timeoutMs: 1000, retry: { attempts: 2, baseMs: 50, jitter: false } },
       run: () => {
         attempts++;
-        return attempts === 1 ? new Promise(() => {}) : Promise.resolve("fast");
+        return attempts === 1 ? new Promise<string>(() => {}) : Promise.resolve("fast");
       },
     });
     const pending = executeCall(call("slow"), { registry: createRegistry([slowThenFast]) });
