@@ -8,7 +8,9 @@ export type Content =
   | { type: "resource_link"; uri: string; name: string; mimeType?: string; description?: string }
   | { type: "audio"; data: string; mimeType: string }
   /** An embedded resource (MCP): its text, or its bytes as base64 in blob. */
-  | { type: "resource"; resource: { uri: string; mimeType?: string; text?: string; blob?: string } };
+  | { type: "resource"; resource: EmbeddedResource };
+
+export type EmbeddedResource = { uri: string; mimeType?: string; text: string } | { uri: string; mimeType?: string; blob: string };
 
 /** What every successful call is normalised into. */
 export interface CallOutput {
@@ -106,7 +108,7 @@ export function contentText(item: Content): string {
     case "resource_link":
       return `[resource: ${item.name}] ${item.uri}`;
     case "resource":
-      return item.resource.text ?? `[resource: ${item.resource.uri}]`;
+      return "text" in item.resource ? item.resource.text : `[resource: ${item.resource.uri}]`;
     default:
       return `[${item.type}: ${item.mimeType}]`;
   }
