@@ -184,7 +184,7 @@ describe("executeCall: every error code is a result", () => {
       description: "",
       input: v.object({}),
       run: (_args, ctx) =>
-        new Promise((resolve) => {
+        new Promise<string>((resolve) => {
           ctx.signal.addEventListener("abort", () => {
             sawAbort = true;
             resolve("stopped");
