@@ -1,4 +1,5 @@
 import { parseArguments } from "./args";
+import { applyBudget, DEFAULT_OUTPUT_BUDGET } from "./budget";
 import { dropNullOptionals } from "./strict-nulls";
 import { emit, isThenable } from "./attempt";
 import type { ErrorCode, ValidationIssue } from "./errors";
@@ -95,7 +96,7 @@ export async function runCall(call: ToolCall, env: PipelineEnv, cancel: AbortSig
         ...(decision === "approval" ? { args: parsed.value as JsonValue } : {}),
         record: maskRecord(env, buildRecord(state, decision === "approval" ? "pending" : "running")),
       });
-      if (claim.kind === "replay") return replay(claim.record);
+      if (claim.kind === "replay") return replay(claim.record, tool);
       if (claim.kind === "conflict") return fail(state, "conflict", claim.message, undefined, { journal: false });
       // A cancel from elsewhere (POST /v1/calls/:id/cancel) reaches this call through the claim's signal.
       if (claim.signal) cancel = cancel ? AbortSignal.any([cancel, claim.signal]) : claim.signal;
@@ -161,10 +162,11 @@ function park(state: CallState): CallResult {
   return { ok: false, callId: state.callId, tool: state.name, error: record.error!, record };
 }
 
-function replay(stored: CallRecord): CallResult {
+function replay(stored: CallRecord, tool: Tool): CallResult {
   const record: CallRecord = { ...stored, replay: true };
   if (record.status === "succeeded") {
-    return { ok: true, callId: record.callId, tool: record.tool, output: record.output ?? { content: [] }, record };
+    const output = withinBudget(record.output ?? { content: [] }, tool, record.callId);
+    return { ok: true, callId: record.callId, tool: record.tool, output, record };
   }
   const error = record.error ?? { code: "internal" as const, message: `The earlier call ${record.callId} ended ${record.status}.` };
   return { ok: false, callId: record.callId, tool: record.tool, error, record };
@@ -203,6 +205,23 @@ function maskRecord(env: PipelineEnv, record: CallRecord): CallRecord {
   return record;
 }
 
+/** Cheap check first (text lengths), since nearly every output fits. */
+function withinBudget(output: CallOutput, tool: Tool | undefined, callId: string): CallOutput {
+  const budget = tool?.policy.outputBudget ?? DEFAULT_OUTPUT_BUDGET;
+  let size = 0;
+  let hasText = false;
+  for (const item of output.content) {
+    if (item.type === "text") {
+      size += item.text.length;
+      hasText = true;
+    } else if (item.type !== "image") {
+      return applyBudget(output, budget, callId);
+    }
+  }
+  if (!hasText && output.structured !== undefined) return applyBudget(output, budget, callId);
+  return size <= budget ? output : applyBudget(output, budget, callId);
+}
+
 type Ending = { ok: true; output: CallOutput } | { ok: false; error: CallError };
 
 /**
@@ -224,9 +243,10 @@ function finish(state: CallState, ending: Ending, opts?: { journal: boolean }): 
   if (env.hooks.onEvent) {
     emit(env, { type: "call.finished", at: env.now(), callId: state.callId, tenant: env.tenant, tool: state.name, record });
   }
+  // The model gets at most the tool's output budget; the record keeps everything (the ledger serves the rest).
   const result: CallResult = record.error
     ? { ok: false, callId: state.callId, tool: state.name, error: record.error, record }
-    : { ok: true, callId: state.callId, tool: state.name, output: record.output!, record };
+    : { ok: true, callId: state.callId, tool: state.name, output: withinBudget(record.output!, state.tool, state.callId), record };
   const journal = env.journal;
   if (!journal || opts?.journal === false) return result;
   return journal.finish(record).then(

@@ -74,6 +74,16 @@ describe("executeCall: success", () => {
     expect(r.record.args).toEqual({ q: "x", limit: null, tag: null });
   });
 
+  it("cuts output over the tool's budget for the model, keeps it whole in the record", async () => {
+    const long = defineTool({ name: "long", description: "", input: v.object({}), policy: { outputBudget: 100 }, run: () => "x".repeat(250) });
+    const r = await executeCall(call("long", {}, "big"), { registry: createRegistry([long]) });
+    if (!r.ok) throw new Error("expected success");
+    expect(r.output.truncated).toBe(true);
+    expect(r.output.content[0]).toEqual({ type: "text", text: "x".repeat(100) });
+    expect(JSON.stringify(r.output.content[1])).toContain("/v1/calls/big/result?offset=100");
+    expect(r.record.output?.content).toEqual([{ type: "text", text: "x".repeat(250) }]);
+  });
+
   it("generates a call id when the call has none", async () => {
     const result = await executeCall({ id: "", name: "add", arguments: { a: 1, b: 2 } }, { registry });
     expect(result.callId).toMatch(/^call_[0-9a-f-]{36}$/);
