@@ -42,28 +42,28 @@ describe("the token bucket (GCRA with reservations)", () => {
 describe("shared upstream rate limits through the Upstream Durable Object", () => {
   it("lets at most the budget reach the upstream, across concurrent requests", async () => {
     const bucket = `rl-${uid()}`;
-    const rateLimit = { requests: 4, intervalMs: 800, burst: 2 }; // a step of 200 ms
+    const rateLimit = { requests: 4, intervalMs: 1600, burst: 2 }; // a step of 400 ms: well above request jitter
     const env = {
       TOOLGATE_CONFIG: adapterConfig(`rl-${uid()}`, {
         http: [{ name: "metered", description: "Counts arrivals", url: `${meter}/m/${bucket}`, input: { type: "object", properties: { n: { type: "integer" } } }, rateLimit, timeoutMs: 10_000 }],
       }),
     };
-    // Two requests at once (as two isolates would send), four calls each.
-    const batch = () => callTools(env, ...[1, 2, 3, 4].map((n): [string, unknown] => ["metered", { n }]));
+    // Two requests at once (as two isolates would send), three calls each.
+    const batch = () => callTools(env, ...[1, 2, 3].map((n): [string, unknown] => ["metered", { n }]));
     const results = await Promise.all([batch(), batch()]);
-    expect(results.flatMap((r) => r.records.map((rec) => rec.status))).toEqual(Array(8).fill("succeeded"));
+    expect(results.flatMap((r) => r.records.map((rec) => rec.status))).toEqual(Array(6).fill("succeeded"));
 
     const times = (await arrivals(bucket)).sort((a, b) => a - b);
-    expect(times).toHaveLength(8);
+    expect(times).toHaveLength(6);
     const step = rateLimit.intervalMs / rateLimit.requests;
-    const slack = 40; // arrivals can only be later than their send time, never earlier; this covers clock granularity
+    const slack = 150; // arrivals lag their send times by a varying delay (a loaded machine: tens of ms)
     times.forEach((at, k) => {
       // The k-th arrival (0-based) needs k + 1 tokens: burst at once, then one per step. So no
       // interval holds more than burst − 1 + requests arrivals, whichever isolate sent them.
       expect(at - times[0]!).toBeGreaterThanOrEqual((k + 1 - rateLimit.burst) * step - slack);
     });
-    // Not slower than the schedule either: the last of eight goes at about 6 steps.
-    expect(times[7]! - times[0]!).toBeLessThan(6 * step + 600);
+    // Not much slower than the schedule either: the last of six goes at 4 steps.
+    expect(times[5]! - times[0]!).toBeLessThan(4 * step + 1_000);
   });
 
   it("makes the next callers wait out a 429's Retry-After, or answer busy when they cannot wait that long", async () => {
@@ -73,15 +73,15 @@ describe("shared upstream rate limits through the Upstream Durable Object", () =
     const declared = (name: string, timeoutMs: number) => ({ name, description: "Answers ?status", url: `${meter}/m/${bucket}`, input, rateLimit, timeoutMs, retry: { attempts: 1 } });
     const env = { TOOLGATE_CONFIG: adapterConfig(`bo-${uid()}`, { http: [declared("patient", 5_000), declared("hasty", 400)] }) };
 
-    const first = await callTools(env, ["patient", { status: 429, retry: "1" }]);
+    const first = await callTools(env, ["patient", { status: 429, retry: "2" }]);
     expect(first.records[0].error).toMatchObject({ code: "upstream_error" });
     const hasty = await callTools(env, ["hasty", { status: 200 }]);
-    expect(hasty.records[0].error).toMatchObject({ code: "busy", message: expect.stringMatching(/rate limited; try again in 1 s/) });
+    expect(hasty.records[0].error).toMatchObject({ code: "busy", message: expect.stringMatching(/rate limited; try again in [12] s/) });
     expect(await arrivals(bucket)).toHaveLength(1); // the busy caller never reached the upstream
 
     const patient = await callTools(env, ["patient", { status: 200 }]);
     expect(patient.records[0].status).toBe("succeeded");
     const [blocked, after] = await arrivals(bucket);
-    expect(after! - blocked!).toBeGreaterThanOrEqual(950);
+    expect(after! - blocked!).toBeGreaterThanOrEqual(1_950);
   });
 });
