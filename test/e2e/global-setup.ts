@@ -14,7 +14,7 @@ let server: DevServer | undefined;
 /** Builds the console, then serves it and the API with `wrangler dev` (demo tenant, fresh state). */
 export async function setup(project: TestProject): Promise<void> {
   await build({ configFile: fileURLToPath(new URL("../../web/vite.config.ts", import.meta.url)), logLevel: "warn" });
-  server = await startDevServer({ timeoutMs: 90_000 });
+  server = await startDevServer();
   project.provide("baseUrl", server.url);
 }
 

@@ -1,14 +1,12 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { unstable_startWorker } from "wrangler";
 
-/** A `wrangler dev` of this repo on 127.0.0.1 with its own empty state, for tests that need a real server. */
+/** The Worker of this repo served like `wrangler dev`, on 127.0.0.1, for tests that need a real server. */
 export interface DevServer {
   url: string;
-  /** Everything wrangler printed (for failure messages). */
-  output(): string;
   stop(): Promise<void>;
 }
 
@@ -24,62 +22,34 @@ export function freePort(): Promise<number> {
   });
 }
 
-async function waitHealthy(url: string, child: ChildProcess, log: () => string, timeoutMs: number): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    if (child.exitCode !== null) throw new Error(`wrangler dev exited with ${child.exitCode}:\n${log()}`);
-    try {
-      const response = await fetch(`${url}/healthz`);
-      if (response.ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error(`wrangler dev did not answer /healthz within ${timeoutMs} ms:\n${log()}`);
-}
-
 /**
- * Starts `wrangler dev` (the demo tenant, unless `vars` say otherwise) on a free loopback port,
- * with persistence in a fresh temporary directory, and waits until /healthz answers.
+ * Starts the Worker from wrangler.toml (the demo tenant unless `vars` say otherwise) with wrangler's
+ * dev server: static assets, Durable Objects and SQLite as in `wrangler dev`. State lives in a fresh
+ * temporary directory; file watching is off, so edits elsewhere in the checkout never restart it
+ * mid-test. Resolves once /healthz answers.
  */
-export async function startDevServer(options: { vars?: Record<string, string>; timeoutMs?: number } = {}): Promise<DevServer> {
-  const port = await freePort();
-  const inspector = await freePort();
+export async function startDevServer(options: { vars?: Record<string, string> } = {}): Promise<DevServer> {
+  process.env.WRANGLER_LOG ??= "warn"; // no line per request in test output
+  process.env.CLOUDFLARE_CF_FETCH_ENABLED ??= "false"; // tests stay on loopback: no fetch of the Request.cf template
   const state = mkdtempSync(join(tmpdir(), "toolgate-dev-"));
-  const vars = Object.entries(options.vars ?? {}).flatMap(([name, value]) => ["--var", `${name}:${value}`]);
-  const args = ["node_modules/wrangler/bin/wrangler.js", "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspector)];
-  args.push("--persist-to", state, "--show-interactive-dev-session=false", "--live-reload=false", "--log-level", "warn", ...vars);
-  // detached: its own process group, so stop() ends wrangler and the workerd it started, and nothing else.
-  const child = spawn(process.execPath, args, { cwd: process.cwd(), detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, WRANGLER_SEND_METRICS: "false" } });
-  let log = "";
-  child.stdout!.on("data", (chunk) => (log += chunk));
-  child.stderr!.on("data", (chunk) => (log += chunk));
-  const url = `http://127.0.0.1:${port}`;
+  const bindings = Object.fromEntries(Object.entries(options.vars ?? {}).map(([name, value]) => [name, { type: "plain_text" as const, value }]));
+  const worker = await unstable_startWorker({
+    config: "wrangler.toml",
+    bindings,
+    dev: { server: { hostname: "127.0.0.1", port: await freePort() }, inspector: false, watch: false, persist: state, liveReload: false },
+  });
   const stop = async () => {
-    if (child.exitCode === null && child.pid !== undefined) {
-      const exited = new Promise((resolve) => child.once("exit", resolve));
-      try {
-        process.kill(-child.pid, "SIGTERM");
-      } catch {
-        // already gone
-      }
-      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5_000))]);
-      if (child.exitCode === null) {
-        try {
-          process.kill(-child.pid, "SIGKILL");
-        } catch {
-          // already gone
-        }
-      }
-    }
+    await worker.dispose();
     rmSync(state, { recursive: true, force: true });
   };
   try {
-    await waitHealthy(url, child, () => log, options.timeoutMs ?? 60_000);
+    await worker.ready;
+    const url = (await worker.url).origin;
+    const health = await fetch(`${url}/healthz`);
+    if (!health.ok) throw new Error(`/healthz answered ${health.status}: ${await health.text()}`);
+    return { url, stop };
   } catch (error) {
     await stop();
     throw error;
   }
-  return { url, output: () => log, stop };
 }

@@ -94,11 +94,12 @@ export function booleanField(spec: LeafSpec): Field {
 
 /** A select over fixed values (enum, const, optional booleans); values are kept by index, shown as text. */
 export function choiceField(spec: LeafSpec, values: readonly unknown[] = spec.node.enumValues ?? []): Field {
-  const unset = !spec.required || spec.node.nullable;
+  // Always a blank first option: a required choice is made by the user, never preselected silently.
+  const blank = !spec.required ? "(not set)" : spec.node.nullable ? "null" : "(choose)";
   const control = h(
     "select",
     { id: uid("f") },
-    unset ? h("option", { value: "" }, spec.node.nullable && spec.required ? "null" : "(not set)") : null,
+    h("option", { value: "" }, blank),
     values.map((value, i) => h("option", { value: String(i) }, typeof value === "string" ? value : JSON.stringify(value))),
   );
   const { element, mark } = wrap(spec, control);
@@ -108,7 +109,7 @@ export function choiceField(spec: LeafSpec, values: readonly unknown[] = spec.no
     read: () => (control.value === "" ? emptyValue(spec) : values[Number(control.value)]),
     write(value) {
       const index = values.findIndex((v) => JSON.stringify(v) === JSON.stringify(value));
-      control.value = index >= 0 ? String(index) : unset ? "" : "0";
+      control.value = index >= 0 ? String(index) : "";
     },
   };
 }

@@ -81,6 +81,11 @@ function arrayField(spec: Spec): Field {
     return field;
   };
   const draw = () => {
+    // Items are named by position ("tags item 2"), renumbered after a removal.
+    items.forEach((field, i) => {
+      const name = field.element.querySelector("label, legend");
+      if (name) name.textContent = `${spec.label} item ${i + 1}`;
+    });
     list.replaceChildren(
       ...items.map((field, i) =>
         h("li", {}, field.element, h("button", { type: "button", class: "quiet", "aria-label": `Remove item ${i + 1} of ${spec.label}`, onclick: () => (items.splice(i, 1), draw()) }, "Remove")),

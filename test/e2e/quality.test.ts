@@ -1,0 +1,122 @@
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { apiCall, launch, screenshot, signIn, type Browser } from "./browser";
+
+// What every view must hold: accessible names, keyboard use with visible focus, 390 px, dark mode,
+// untrusted output as text, and scope-dependent views.
+const baseUrl = inject("baseUrl");
+const VIEWS = ["tools", "run", "batch", "history", "live", "approvals", "gates"];
+let browser: Browser;
+
+beforeAll(async () => {
+  browser = await launch();
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+/** Controls without an accessible name (label, aria-label(ledby), or text), described for the failure message. */
+function unnamedControls(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const named = (el: Element): boolean => {
+      if (el.getAttribute("aria-label")?.trim()) return true;
+      const by = el.getAttribute("aria-labelledby");
+      if (by && by.split(/\s+/).some((id) => document.getElementById(id)?.textContent?.trim())) return true;
+      if ((el as HTMLInputElement).labels && [...(el as HTMLInputElement).labels!].some((l) => l.textContent?.trim())) return true;
+      if ((el.tagName === "BUTTON" || el.tagName === "A" || el.tagName === "SUMMARY") && el.textContent?.trim()) return true;
+      return false;
+    };
+    return [...document.querySelectorAll("input, select, textarea, button, a[href], summary")]
+      .filter((el) => !named(el) && (el as HTMLElement).offsetParent !== null)
+      .map((el) => el.outerHTML.slice(0, 120));
+  });
+}
+
+describe("console quality", () => {
+  it("gives every control an accessible name, in every view", async () => {
+    const page = await browser.context.newPage();
+    await page.goto(`${baseUrl}/`);
+    await page.getByLabel("API key").waitFor();
+    expect(await unnamedControls(page)).toEqual([]);
+    await signIn(page, baseUrl, "dev-admin-key");
+    await apiCall(baseUrl, [{ id: `names-${Date.now()}`, name: "add", args: { a: 1, b: 1 } }]);
+    for (const view of VIEWS) {
+      await page.goto(`${baseUrl}/#/${view}`);
+      await page.locator("main h1").waitFor();
+      await page.waitForTimeout(700);
+      expect({ view, unnamed: await unnamedControls(page) }).toEqual({ view, unnamed: [] });
+    }
+    await page.close();
+  });
+
+  it("works by keyboard alone, with a visible focus ring", async () => {
+    const page = await browser.context.newPage();
+    await page.goto(`${baseUrl}/`);
+    await page.getByLabel("API key").waitFor();
+    // The key field has focus on load; type, then Tab to the button and press Enter.
+    await page.keyboard.type("dev-call-key");
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Sign in");
+    const outline = await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle);
+    expect(outline).not.toBe("none");
+    await page.keyboard.press("Enter");
+    await page.getByRole("heading", { name: "Tools" }).waitFor();
+
+    // Reach "Run" in the nav by Tab and follow it with Enter.
+    for (let i = 0; i < 10 && (await page.evaluate(() => document.activeElement?.textContent)) !== "Run"; i++) await page.keyboard.press("Tab");
+    await page.keyboard.press("Enter");
+    await page.getByRole("heading", { name: "Run a tool" }).waitFor();
+    expect(await page.evaluate(() => document.activeElement?.tagName)).toBe("H1");
+    await page.close();
+  });
+
+  it("shows only what the key's scope allows", async () => {
+    const page = await browser.context.newPage();
+    await signIn(page, baseUrl, "dev-call-key");
+    const nav = page.getByRole("navigation", { name: "Views" });
+    expect(await nav.getByRole("link").allTextContents()).toEqual(["Tools", "Run", "Batch", "History", "Live"]);
+    // An admin view asked for by URL falls back to the first view.
+    await page.goto(`${baseUrl}/#/approvals`);
+    await page.getByRole("heading", { name: "Tools" }).waitFor();
+    await page.close();
+  });
+
+  it("renders tool output as text, never as HTML", async () => {
+    const page = await browser.context.newPage();
+    await signIn(page, baseUrl, "dev-call-key");
+    await page.goto(`${baseUrl}/#/run/echo`);
+    const payload = `<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script><b>bold</b>`;
+    await page.getByLabel("text", { exact: true }).fill(payload);
+    await page.getByRole("button", { name: "Run echo" }).click();
+    const output = page.getByLabel("Output text");
+    await output.waitFor();
+    expect(await output.textContent()).toBe(payload);
+    expect(await page.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.locator("main img, main b, main script").count()).toBe(0);
+    await page.close();
+  });
+
+  it("fits 390 px without sideways scrolling, and follows a dark colour scheme", async () => {
+    const phone = await browser.context.newPage();
+    await phone.setViewportSize({ width: 390, height: 844 });
+    await phone.emulateMedia({ colorScheme: "dark" });
+    await signIn(phone, baseUrl, "dev-admin-key");
+    for (const view of VIEWS) {
+      await phone.goto(`${baseUrl}/#/${view}`);
+      await phone.locator("main h1").waitFor();
+      const width = await phone.evaluate(() => document.documentElement.scrollWidth);
+      expect({ view, width }).toEqual({ view, width: 390 });
+    }
+    const background = await phone.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    const [r, g, b] = background.match(/\d+/g)!.map(Number);
+    expect(r! + g! + b!).toBeLessThan(150);
+    await phone.goto(`${baseUrl}/#/run/add`);
+    await phone.getByLabel("a", { exact: true }).fill("7");
+    await phone.getByLabel("b", { exact: true }).fill("5");
+    await phone.getByRole("button", { name: "Run add" }).click();
+    await phone.getByLabel("Structured output").getByText('"sum": 12').waitFor();
+    await screenshot(phone, "run-390-dark");
+    await phone.close();
+  });
+});
