@@ -5,12 +5,13 @@
  *   npm run bench                 in-process benches (~1–2 minutes)
  *   npm run bench -- --all        plus every other bench script (BENCH_TIMEOUT_S each, default 240)
  *   npm run bench -- --only=peers one of core, peers, scale
- * Env: CLOCK=cpu times with process CPU time instead of wall time (peers, scale); PEER_ROUNDS, PEERS.
+ * Env: CLOCK=wall times peers and scale by wall time instead of process CPU time; PEER_ROUNDS, PEERS.
  */
 import { spawn } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { table } from "./harness";
 import { printPeerReport, runPeerBench } from "./peers";
+import { CLOCK } from "./peers/rounds";
 import { printScaleReport, runScaleBench } from "./scale";
 
 const args = process.argv.slice(2);
@@ -40,7 +41,7 @@ function runScript(file: string): Promise<string> {
 }
 
 const started = performance.now();
-console.log(`toolgate benchmarks — Node ${process.version}, ${process.platform}/${process.arch}, clock: ${process.env.CLOCK === "cpu" ? "process CPU time" : "wall time"}`);
+console.log(`toolgate benchmarks — Node ${process.version}, ${process.platform}/${process.arch}, peers and scale timed by ${CLOCK === "cpu" ? "process CPU time" : "wall time"}`);
 
 if (!only || only === "core") {
   heading("Core: decode → pipeline → encode against the floor (bench/core.ts)");

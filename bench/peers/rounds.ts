@@ -4,12 +4,13 @@
  * in turn, so background load on this shared machine hits them alike. Medians over rounds.
  */
 /**
- * The clock: "wall" (default) or "cpu" — this process's user+system CPU time, all its threads (GC
- * included). Under heavy load from other processes, wall time counts their time slices too; CPU
- * time does not, but it also leaves out any time a runtime spends waiting on timers.
+ * The clock: "cpu" (default) — this process's user+system CPU time, all its threads (GC included) —
+ * or "wall" (CLOCK=wall). On a shared machine wall time also counts other processes' time slices:
+ * there, repeated wall runs disagreed by 2× while CPU-time ratios repeated within ~10%. CPU time
+ * leaves out time spent idle on timers; none of the measured paths waits on one.
  */
 export type Clock = "wall" | "cpu";
-export const CLOCK: Clock = process.env.CLOCK === "cpu" ? "cpu" : "wall";
+export const CLOCK: Clock = process.env.CLOCK === "wall" ? "wall" : "cpu";
 
 const now = (clock: Clock) => {
   if (clock === "wall") return Number(process.hrtime.bigint());
