@@ -36,3 +36,6 @@ export type { HttpToolDeclaration, OpenApiDeclaration, McpServerDeclaration, Aut
 export { checkEgress, createEgressFetch } from "./egress";
 export type { EgressPolicy } from "./egress";
 export { jsonSchemaValidator } from "./json-schema";
+export { createClient, ApiError, isApiError, resultOfRecord } from "./client";
+export type { ToolgateClient, ClientOptions, EventStreamOptions, MixedOptions, MixedAnswer } from "./client";
+export type * from "./client-types";
