@@ -14,6 +14,8 @@ import { runTool } from "./run-tool";
 import type { Tool } from "./tool";
 import { describeIssues } from "./validation";
 
+// Stands in for the hook argument when no hook will read it (saves an object per call).
+const NO_HOOK_CALL = Object.freeze({ callId: "", tenant: "", tool: undefined as unknown as Tool });
 const NOT_VALIDATED = Object.freeze({ ok: false }) as CallRecord["validation"];
 const VALID = Object.freeze({ ok: true }) as CallRecord["validation"];
 
@@ -57,7 +59,8 @@ export async function runCall(call: ToolCall, env: PipelineEnv, cancel: AbortSig
     const tool = env.registry.get(state.name);
     if (!tool) return fail(state, "unknown_tool", unknownToolMessage(env, state.name));
     state.tool = tool;
-    const hookCall = { callId: state.callId, tenant: env.tenant, tool };
+    const hooks = env.hooks;
+    const hookCall = hooks.isAllowed || hooks.beforeCall || hooks.permission ? { callId: state.callId, tenant: env.tenant, tool } : NO_HOOK_CALL;
     if (env.hooks.isAllowed && !(await env.hooks.isAllowed(hookCall))) {
       return fail(state, "denied", `Tool "${tool.name}" is not allowed here.`);
     }

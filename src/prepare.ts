@@ -37,6 +37,8 @@ export function defaultLimiter(): Limiter {
   return (processLimiter ??= createLocalLimiter());
 }
 
+const identity = <T>(value: T): T => value;
+
 const cache = new WeakMap<ExecuteOptions, PipelineEnv>();
 
 export function preparePipeline(options: ExecuteOptions): PipelineEnv {
@@ -45,8 +47,13 @@ export function preparePipeline(options: ExecuteOptions): PipelineEnv {
   const hookList = options.hooks === undefined ? [] : Array.isArray(options.hooks) ? options.hooks : [options.hooks as Hooks];
   const hooks = hookList.length === 0 ? {} : composeHooks(hookList);
   const secrets = options.secrets ?? NO_SECRETS;
-  const secretMask = createMasker(Object.values(secrets));
+  const secretValues = Object.values(secrets);
   const customMask = hooks.mask;
+  // Masking protects what leaves the pipeline for someone else: secrets in anything, and sensitive
+  // keys in what observers (journal, events, results hooks, logs) see. With no secrets and no
+  // observer, the record goes back only to the caller who supplied its data: nothing to hide.
+  const observed = !!(options.journal || hooks.onEvent || hooks.onResult || hooks.onStart || options.log);
+  const secretMask = secretValues.length > 0 || observed ? createMasker(secretValues) : identity;
   const env: PipelineEnv = {
     registry: options.registry,
     tenant: options.tenant ?? "default",

@@ -95,7 +95,9 @@ export function statusForError(code: ErrorCode): CallStatus {
 /** Plain text of a result, the form chat formats that only carry strings send back to the model. */
 export function resultText(result: CallResult): string {
   if (!result.ok) return `Error [${result.error.code}]: ${result.error.message}`;
-  const texts = result.output.content.map(contentText);
+  const content = result.output.content;
+  if (content.length === 1) return contentText(content[0]!);
+  const texts = content.map(contentText);
   if (texts.length === 0 && result.output.structured !== undefined) return JSON.stringify(result.output.structured);
   return texts.join("\n");
 }

@@ -382,6 +382,17 @@ describe("hooks", () => {
     expect(r.record.args).toEqual({ note: "MINE is [redacted]" });
   });
 
+  it("redacts sensitive keys in what observers see", async () => {
+    const login = defineTool({ name: "login", description: "", input: v.object({ user: v.string(), password: v.string() }), run: () => "ok" });
+    const seen: CallRecord[] = [];
+    const r = await executeCall(call("login", { user: "ann", password: "hunter22" }), {
+      registry: createRegistry([login]),
+      hooks: { onResult: (record) => seen.push(record) },
+    });
+    expect(seen[0]?.args).toEqual({ user: "ann", password: "[redacted]" });
+    expect(r.record.args).toEqual({ user: "ann", password: "[redacted]" });
+  });
+
   it("shouldRetry overrides the default decision", async () => {
     let calls = 0;
     const flaky = defineTool({
