@@ -93,6 +93,23 @@ describe("client: tools and calls", { timeout: 30_000 }, () => {
   });
 });
 
+describe("client: paging", { timeout: 30_000 }, () => {
+  it("pages records newest first with the cursor, without gaps or repeats", async () => {
+    const ids = [0, 1, 2].map((i) => `client-page-${Date.now()}-${i}`);
+    for (const id of ids) await call.call("echo", { text: id }, { id });
+    const first = await call.records({ tool: "echo", limit: 2 });
+    expect(first.calls.map((e) => e.record.callId)).toEqual([ids[2], ids[1]]);
+    const seen = first.calls.map((e) => e.record.callId);
+    for (let cursor = first.nextCursor; cursor !== null; ) {
+      const page = await call.records({ tool: "echo", limit: 2, cursor });
+      seen.push(...page.calls.map((e) => e.record.callId));
+      cursor = page.nextCursor;
+    }
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(seen).toContain(ids[0]);
+  });
+});
+
 describe("client: approvals, gates, events", { timeout: 45_000 }, () => {
   it("parks a risky call, lists it masked for admins, and runs it once approved", async () => {
     const id = `client-send-${Date.now()}`;

@@ -82,12 +82,16 @@ describe("console flows", () => {
     await call.waitFor();
     await call.locator("summary").click();
     await call.getByLabel("Structured output").getByText('"sum": 5').waitFor();
+    // One page holds every call so far: no "older" button.
+    expect(await page.getByRole("button", { name: "Load older calls" }).isVisible()).toBe(false);
     await screenshot(page, "history");
   });
 
   it("shows calls in Live as they happen", async () => {
     await page.getByRole("link", { name: "Live" }).click();
     await page.getByText("Connected: new events appear at the top.").waitFor();
+    // The stream starts "from now" once it knows every ledger shard's position: give it a moment.
+    await page.waitForTimeout(500);
     await apiCall(baseUrl, [{ id: `live-${Date.now()}`, name: "add", args: { a: 40, b: 2 } }]);
     await page.locator('li.event[data-type="call.finished"][data-tool="add"]').first().waitFor();
     await page.locator('li.event[data-type="call.started"][data-tool="add"]').first().waitFor();
