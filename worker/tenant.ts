@@ -1,6 +1,7 @@
 import type { Registry } from "../src/registry";
 import type { Hooks } from "../src/hooks";
 import { buildAdapters } from "./adapters/build";
+import type { UpstreamNamespace } from "./adapters/upstream-gate";
 import type { TenantAdapters } from "./adapters/live";
 import { ConfigError, parseTenantConfig, type Scope, type TenantConfig } from "./config";
 import { CATALOG } from "./catalog";
@@ -36,7 +37,7 @@ function hexToBytes(hex: string): Uint8Array {
 }
 
 /** A tenant from its configuration; `env` gives the Durable Objects that enforce shared upstream rate limits. */
-export function createTenant(configInput: string | unknown, env?: { UPSTREAMS?: Env["UPSTREAMS"] }): Tenant {
+export function createTenant(configInput: string | unknown, env?: { UPSTREAMS?: UpstreamNamespace }): Tenant {
   const config = parseTenantConfig(configInput);
   const adapters = buildAdapters(config, { tenant: config.name, ...(env?.UPSTREAMS ? { upstreams: env.UPSTREAMS } : {}) });
   const prefixes = adapters.servers.map((server) => server.declaration.prefix);
@@ -67,7 +68,7 @@ export function loadTenant(env: EnvVars): Tenant {
   let entry = cache.get(cacheKey);
   if (entry === undefined) {
     try {
-      entry = createTenant(text || DEMO_CONFIG, env as { UPSTREAMS?: Env["UPSTREAMS"] });
+      entry = createTenant(text || DEMO_CONFIG, env as { UPSTREAMS?: UpstreamNamespace });
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
       entry = error;

@@ -1,4 +1,6 @@
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { createUpstreamGate, type UpstreamNamespace } from "../../worker/adapters/upstream-gate";
 import { backOff, take, type BucketState } from "../../worker/durable/upstream-bucket";
 import { adapterConfig, callTools, uid, upstreams } from "./adapters-helpers";
 
@@ -40,6 +42,20 @@ describe("the token bucket (GCRA with reservations)", () => {
 });
 
 describe("shared upstream rate limits through the Upstream Durable Object", () => {
+  it("makes a caller wait its turn in its own request, and stop waiting when its call is cancelled", async () => {
+    const upstreams: UpstreamNamespace = env.UPSTREAMS; // the binding fits the structural type the tenant code uses
+    const gate = createUpstreamGate(upstreams, `gate-${uid()}`, "https://api.example.com", { requests: 1, intervalMs: 600 });
+    const live = new AbortController().signal;
+    expect(await gate.take(0, live)).toEqual({ ok: true });
+    const started = Date.now();
+    expect(await gate.take(2_000, live)).toEqual({ ok: true }); // its turn comes one step (600 ms) later
+    expect(Date.now() - started).toBeGreaterThanOrEqual(550);
+    const cancelled = Date.now();
+    await expect(gate.take(2_000, AbortSignal.timeout(100))).rejects.toThrow();
+    expect(Date.now() - cancelled).toBeLessThan(400);
+    expect(await gate.take(100, live)).toMatchObject({ ok: false, retryAfterMs: expect.any(Number) });
+  });
+
   it("lets at most the budget reach the upstream, across concurrent requests", async () => {
     const bucket = `rl-${uid()}`;
     const rateLimit = { requests: 4, intervalMs: 1600, burst: 2 }; // a step of 400 ms: well above request jitter

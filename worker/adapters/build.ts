@@ -14,8 +14,7 @@ import { openApiTools, serverUrl } from "../../src/adapters/openapi";
 import type { UpstreamGate } from "../../src/adapters/upstream";
 import type { Tool } from "../../src/tool";
 import { ConfigError, type TenantConfig } from "../config";
-import type { Upstream } from "../durable/upstream";
-import { createUpstreamGate } from "./upstream-gate";
+import { createUpstreamGate, type UpstreamNamespace } from "./upstream-gate";
 
 /** What GET /v1/adapters shows of the declarations (no secrets: auth is shown by type and secret name). */
 export interface AdapterSummary {
@@ -37,7 +36,7 @@ export interface StaticAdapters {
 export interface AdapterDeps {
   tenant: string;
   /** Without it (scripts, config checks) rate limits are parsed but not enforced. */
-  upstreams?: DurableObjectNamespace<Upstream>;
+  upstreams?: UpstreamNamespace;
 }
 
 const invalid = (where: string, message: string) => new ConfigError(`TOOLGATE_CONFIG is invalid: ${where}: ${message}`);

@@ -3,7 +3,7 @@ import { logLine } from "../log";
 import { withPolicy } from "../registry";
 import { resolveSecrets, type Tenant } from "../tenant";
 import type { StaticAdapters } from "./build";
-import { createPinStore } from "./pins";
+import { createPinStore, type PinsNamespace } from "./pins";
 import { createRemoteTools, type RemoteTools } from "./remote";
 
 /** A tenant's adapters: built with its configuration, plus the remote tools once a request needs them. */
@@ -41,7 +41,7 @@ export async function withRemoteTools(tenant: Tenant, env: Record<string, unknow
   if (adapters.servers.length === 0) return tenant;
   adapters.remote ??= createRemoteTools(adapters, {
     secrets: resolveSecrets(tenant.config, env),
-    ...(env.ADAPTER_PINS ? { pins: createPinStore(env.ADAPTER_PINS as Env["ADAPTER_PINS"], tenant.name) } : {}),
+    ...(env.ADAPTER_PINS ? { pins: createPinStore(env.ADAPTER_PINS as PinsNamespace, tenant.name) } : {}),
   });
   const parts = await adapters.remote.current();
   const last = adapters.view;

@@ -1,12 +1,27 @@
 import type { PinStore } from "../../src/adapters/mcp";
-import type { AdapterPins, Pin } from "../durable/pins";
+
+export interface Pin {
+  tool: string;
+  server: string;
+  hash: string;
+  approvedBy: string;
+  approvedAt: number;
+}
+
+type PinEntry = { tool: string; server: string; hash: string; definition: unknown };
+
+/** The AdapterPins Durable Object namespace as used here (structural: env.ADAPTER_PINS satisfies it). */
+export interface PinsNamespace {
+  idFromName(name: string): unknown;
+  get(id: unknown): { all(): Promise<Pin[]>; approve(entries: PinEntry[], approvedBy: string): Promise<Pin[]> };
+}
 
 /** How long this isolate trusts its copy of the pins; approvals made here update it at once. */
 const PIN_TTL_MS = 10_000;
 
 export interface TenantPins extends PinStore {
   all(): Promise<Pin[]>;
-  approve(entries: { tool: string; server: string; hash: string; definition: unknown }[], approvedBy: string): Promise<Pin[]>;
+  approve(entries: PinEntry[], approvedBy: string): Promise<Pin[]>;
 }
 
 /**
@@ -14,7 +29,7 @@ export interface TenantPins extends PinStore {
  * so a call to a pinned MCP tool costs no extra round trip. Another isolate's approval shows here
  * within PIN_TTL_MS.
  */
-export function createPinStore(namespace: DurableObjectNamespace<AdapterPins>, tenant: string, now: () => number = Date.now): TenantPins {
+export function createPinStore(namespace: PinsNamespace, tenant: string, now: () => number = Date.now): TenantPins {
   const id = namespace.idFromName(tenant);
   let cache: { at: number; byTool: Map<string, Pin> } | undefined;
   const remember = (pins: Pin[]) => {

@@ -1,6 +1,15 @@
 import type { RateLimit } from "../../src/adapters/declarations";
 import type { UpstreamGate } from "../../src/adapters/upstream";
-import type { Upstream } from "../durable/upstream";
+import type { Grant } from "../durable/upstream-bucket";
+
+/**
+ * The Upstream Durable Object namespace as this module uses it (structural, so the tenant code that
+ * builds gates also typechecks in Node for scripts: env.UPSTREAMS satisfies it).
+ */
+export interface UpstreamNamespace {
+  idFromName(name: string): unknown;
+  get(id: unknown): { take(limit: RateLimit, maxWaitMs: number): Promise<Grant>; backOff(limit: RateLimit, ms: number): Promise<void> };
+}
 
 /** Sleep that ends early (rejecting with the reason) when the call is cancelled or times out. */
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -23,7 +32,7 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
  * hands out send times; the caller waits here, so the object is never held by a sleeping request.
  * A stub is made per request (stubs are I/O objects; the namespace outlives requests).
  */
-export function createUpstreamGate(namespace: DurableObjectNamespace<Upstream>, tenant: string, upstream: string, limit: RateLimit): UpstreamGate {
+export function createUpstreamGate(namespace: UpstreamNamespace, tenant: string, upstream: string, limit: RateLimit): UpstreamGate {
   const id = namespace.idFromName(`${tenant}\n${upstream}`);
   return {
     async take(maxWaitMs, signal) {

@@ -3,14 +3,7 @@
  * with who approved it and when. Calls compare the live definition's hash with this pin.
  */
 import { DurableObject } from "cloudflare:workers";
-
-export interface Pin {
-  tool: string;
-  server: string;
-  hash: string;
-  approvedBy: string;
-  approvedAt: number;
-}
+import type { Pin } from "../adapters/pins";
 
 type PinRow = { tool: string; server: string; hash: string; approved_by: string; approved_at: number };
 

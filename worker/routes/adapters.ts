@@ -1,7 +1,7 @@
 import { Hono, type Context } from "hono";
 import * as v from "valibot";
 import type { RemoteDefinition } from "../../src/adapters/mcp";
-import type { Pin } from "../durable/pins";
+import type { Pin } from "../adapters/pins";
 import type { RemoteServer } from "../adapters/remote";
 import type { AppEnv } from "../env";
 import { ApiError } from "../errors";
