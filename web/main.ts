@@ -1,7 +1,6 @@
 import "./styles.css";
-import { isApiError } from "../src/client";
 import { h, replace } from "./app/dom";
-import { resume, signOut, type Session } from "./app/session";
+import { onUnauthorized, resume, signOut, type Session } from "./app/session";
 import { hrefOf, parseHash, type View } from "./app/view";
 import { approvalsView } from "./views/approvals";
 import { batchView } from "./views/batch";
@@ -36,43 +35,43 @@ function renderShell(session: Session): void {
     { class: "top" },
     h("span", { class: "brand" }, "toolgate"),
     h("span", { class: "who" }, `${session.who.tenant} · ${session.who.key.name} (${session.who.key.scopes.join(", ")})`),
-    h("button", { type: "button", class: "quiet", onclick: () => (signOut(), start()) }, "Sign out"),
+    h("button", { type: "button", class: "quiet", onclick: () => (signOut(), (current = null), start()) }, "Sign out"),
   );
   cleanup?.();
   replace(app, header, nav, main);
   cleanup = view.render(main, session, param);
 }
 
-let session: Session | null = null;
+let current: Session | null = null;
 
-async function start(): Promise<void> {
+async function start(message?: string): Promise<void> {
   cleanup?.();
   cleanup = undefined;
-  session = await resume();
-  if (!session) {
-    renderSignIn(app, (signedIn) => {
-      session = signedIn;
+  current = await resume();
+  if (!current) {
+    renderSignIn(app, message, (signedIn) => {
+      current = signedIn;
       renderShell(signedIn);
       document.querySelector<HTMLElement>("main h1")?.focus();
     });
     return;
   }
-  renderShell(session);
+  renderShell(current);
 }
 
 window.addEventListener("hashchange", () => {
-  if (!session) return;
-  renderShell(session);
+  if (!current) return;
+  renderShell(current);
   // Move focus to the new view's heading, so keyboard and screen reader users land on it.
   document.querySelector<HTMLElement>("main h1")?.focus();
 });
 
-// A key revoked mid-session: any 401 the views let through sends the user back to sign in.
-window.addEventListener("unhandledrejection", (event) => {
-  if (isApiError(event.reason) && event.reason.status === 401) {
-    signOut();
-    void start();
-  }
+// A key revoked mid-session: the first 401 sends the user back to sign in, saying why.
+onUnauthorized(() => {
+  if (!current) return;
+  current = null;
+  signOut();
+  void start("The API no longer accepts this key. Sign in again.");
 });
 
 void start();

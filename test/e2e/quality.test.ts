@@ -82,6 +82,17 @@ describe("console quality", () => {
     await page.close();
   });
 
+  it("sends the user back to sign in when the API stops accepting the key", async () => {
+    const page = await browser.context.newPage();
+    await signIn(page, baseUrl, "dev-call-key");
+    await page.evaluate(() => sessionStorage.setItem("toolgate.key", "revoked-key"));
+    await page.getByRole("link", { name: "History" }).click();
+    await page.getByText("The API no longer accepts this key. Sign in again.").waitFor();
+    await page.getByLabel("API key").waitFor();
+    expect(await page.evaluate(() => sessionStorage.getItem("toolgate.key"))).toBeNull();
+    await page.close();
+  });
+
   it("renders tool output as text, never as HTML", async () => {
     const page = await browser.context.newPage();
     await signIn(page, baseUrl, "dev-call-key");

@@ -20,8 +20,21 @@ export function storedKey(): string | null {
   }
 }
 
+const UNAUTHORIZED = "toolgate:unauthorized";
+
+/** fetch that announces a 401 (the key was revoked or the tab holds a stale one), so the shell can ask again. */
+const watchedFetch: typeof fetch = async (input, init) => {
+  const response = await fetch(input, init);
+  if (response.status === 401) window.dispatchEvent(new Event(UNAUTHORIZED));
+  return response;
+};
+
 /** A client that reads the key on every request, so signing out takes effect at once. */
-export const client = createClient({ key: () => storedKey() });
+export const client = createClient({ key: () => storedKey(), fetch: watchedFetch });
+
+export function onUnauthorized(handler: () => void): void {
+  window.addEventListener(UNAUTHORIZED, handler);
+}
 
 /** Checks the key with the API; stores it only when it is valid. Rejects with the API's error. */
 export async function signIn(key: string): Promise<Session> {

@@ -3,9 +3,9 @@ import { h, notice, replace } from "../app/dom";
 import { signIn, type Session } from "../app/session";
 
 /** The sign-in form: one field labelled "API key"; the key is checked with GET /v1/whoami before it is kept. */
-export function renderSignIn(root: HTMLElement, done: (session: Session) => void): void {
+export function renderSignIn(root: HTMLElement, message: string | undefined, done: (session: Session) => void): void {
   const input = h("input", { id: "api-key", name: "api-key", type: "password", autocomplete: "off", required: true, spellcheck: "false" });
-  const status = h("div", { "aria-live": "polite" });
+  const status = h("div", { "aria-live": "polite" }, message ? notice(message, "error") : null);
   const button = h("button", { type: "submit" }, "Sign in");
   const form = h(
     "form",
