@@ -93,6 +93,26 @@ describe("console quality", () => {
     await page.close();
   });
 
+  it("Live opens a new stream with a fresh token when one is refused (an expired token)", async () => {
+    const page = await browser.context.newPage();
+    await signIn(page, baseUrl, "dev-call-key");
+    let refused = 0;
+    let tokens = 0;
+    page.on("request", (request) => void (request.url().endsWith("/v1/events/token") && tokens++));
+    await page.route("**/v1/events?*", async (route) => {
+      if (refused++ === 0) return route.fulfill({ status: 401, contentType: "application/json", body: '{"error":{"code":"invalid_token","message":"expired"}}' });
+      return route.continue();
+    });
+    await page.getByRole("link", { name: "Live" }).click();
+    await page.getByText("Connected: new events appear at the top.").waitFor({ timeout: 15_000 });
+    expect(tokens).toBe(2);
+    await page.waitForTimeout(500);
+    const id = `reconnect-${Date.now()}`;
+    await apiCall(baseUrl, [{ id, name: "echo", args: { text: "after reconnect" } }]);
+    await page.locator('li.event[data-type="call.finished"][data-tool="echo"]').getByText(id).waitFor();
+    await page.close();
+  });
+
   it("renders tool output as text, never as HTML", async () => {
     const page = await browser.context.newPage();
     await signIn(page, baseUrl, "dev-call-key");
