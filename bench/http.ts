@@ -8,7 +8,7 @@
  */
 import autocannon from "autocannon";
 import type { Result } from "autocannon";
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { resolve } from "node:path";
@@ -87,6 +87,8 @@ function check(route: string, result: Result): void {
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
 
 async function main(): Promise<void> {
+  // wrangler dev serves the console's assets too; build them once if this checkout has none yet.
+  if (!existsSync("dist/web")) spawnSync("npm", ["run", "build:web"], { stdio: "inherit" });
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const server = startWrangler(port, await freePort());

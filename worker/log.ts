@@ -8,11 +8,12 @@ export function logLine(fields: Record<string, unknown>): void {
   console.log(fields);
 }
 
-/** The one log line per call: what happened, never the arguments or the output. */
-export function logCall(requestId: string, record: CallRecord): void {
+/** The one log line per call: who, what happened; never the arguments or the output. */
+export function logCall(requestId: string, record: CallRecord, keyName?: string): void {
   logLine({
     msg: "call",
     requestId,
+    ...(keyName === undefined ? {} : { key: keyName }),
     tenant: record.tenant,
     callId: record.callId,
     tool: record.tool,

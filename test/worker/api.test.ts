@@ -84,7 +84,7 @@ describe("logging and errors", () => {
     });
     const lines = log.mock.calls.map(([line]) => line as Record<string, unknown>).filter((line) => line?.msg === "call");
     expect(lines).toEqual([
-      expect.objectContaining({ requestId: res.headers.get("x-request-id"), tenant: "demo", callId: `1-${id}`, tool: "echo", status: "succeeded" }),
+      expect.objectContaining({ requestId: res.headers.get("x-request-id"), key: "dev-call", tenant: "demo", callId: `1-${id}`, tool: "echo", status: "succeeded" }),
       expect.objectContaining({ callId: `2-${id}`, tool: "nope", status: "rejected", code: "unknown_tool" }),
     ]);
     expect(JSON.stringify(lines)).not.toContain("private words");

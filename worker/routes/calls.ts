@@ -31,7 +31,7 @@ async function runCalls(c: Context<AppEnv>, body: unknown, format: Format): Prom
   }
   const results = await executeBatch(decoded.calls, executionOptions(c));
   const calls = results.map((result) => result.record);
-  for (const record of calls) logCall(c.var.requestId, record);
+  for (const record of calls) logCall(c.var.requestId, record, c.var.caller.keyName);
   return c.json({ ...(format.encode(results) as object), calls });
 }
 
