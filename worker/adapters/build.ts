@@ -16,7 +16,7 @@ import type { Tool } from "../../src/tool";
 import { ConfigError, type TenantConfig } from "../config";
 import { createUpstreamGate, type UpstreamNamespace } from "./upstream-gate";
 
-/** What GET /v1/adapters shows of the declarations (no secrets: auth is shown by type and secret name). */
+/** What GET /v1/adapters shows of the declarations (never their credentials). */
 export interface AdapterSummary {
   http: { name: string; method: string; upstream: string; rateLimit?: RateLimit }[];
   openapi: { name: string; upstream: string; tools: string[]; rateLimit?: RateLimit }[];
