@@ -73,7 +73,7 @@ export async function runCall(call: ToolCall, env: PipelineEnv, cancel: AbortSig
     const validated = tool.validateInput(input);
     if (!validated.ok) {
       state.validation = { ok: false, issues: validated.issues };
-      const message = `Invalid arguments for tool "${tool.name}": ${describeIssues(validated.issues)}. Fix them and call again.`;
+      const message = `Invalid arguments for tool "${tool.name}": ${describeIssues(validated.issues).replace(/\.$/, "")}. Fix them and call again.`;
       return fail(state, "invalid_arguments", message, validated.issues);
     }
     state.validation = VALID;

@@ -132,6 +132,7 @@ describe("executeCall: every error code is a result", () => {
     expect(ran).toBe(false);
     expect(r.error.issues?.map((i) => i.path)).toEqual(["a", "nested.list[1]"]);
     expect(r.error.message).toContain("nested.list[1]");
+    expect(r.error.message).not.toContain("..");
     expect(r.record.validation.ok).toBe(false);
   });
 
