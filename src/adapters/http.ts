@@ -1,3 +1,4 @@
+import { isToolError, toolError } from "../errors";
 import { jsonSchemaValidator } from "../json-schema";
 import type { JsonSchema } from "../json";
 import { assembleTool, type Tool } from "../tool";
@@ -5,6 +6,7 @@ import { HttpToolSchema, parseDeclaration, policyOf, type HttpTool, type HttpToo
 import { buildRequest, mappedNames } from "./http-request";
 import { DEFAULT_MAX_RESPONSE_BYTES, toToolResult, upstreamFailure } from "./http-response";
 import { fetchUpstream, maskerFor, type UpstreamGate } from "./upstream";
+import type { Masker } from "../mask";
 
 export interface HttpToolDeps {
   /** Shared rate limit of this upstream (the Worker passes a Durable Object-backed one). */
@@ -57,9 +59,24 @@ export function httpTool(declaration: HttpToolDeclaration, deps: HttpToolDeps = 
     validateInput,
     async run(args, ctx) {
       const { url, init } = buildRequest(decl, args, ctx.secrets);
-      const response = await fetchUpstream(ctx, deps.gate, policy.timeoutMs ?? DEFAULT_MAX_WAIT_MS, url, init);
-      if (!response.ok) throw await upstreamFailure(response, maskerFor(ctx.secrets), upstream);
-      return toToolResult(response, maxBytes);
+      const mask = maskerFor(ctx.secrets);
+      const response = await fetchUpstream(ctx, deps.gate, policy.timeoutMs ?? DEFAULT_MAX_WAIT_MS, url, init).catch((error: unknown) => {
+        throw networkFailure(error, ctx.signal, mask, `${upstream} could not be reached`);
+      });
+      if (!response.ok) throw await upstreamFailure(response, mask, upstream);
+      return toToolResult(response, maxBytes).catch((error: unknown) => {
+        throw networkFailure(error, ctx.signal, mask, `${upstream}'s response body broke off`);
+      });
     },
   });
+}
+
+/**
+ * A connection refused, reset or cut mid-body is the upstream's failure, not the tool's: an
+ * upstream_error (retried when the tool is idempotent). Aborts and our own errors pass unchanged.
+ */
+function networkFailure(error: unknown, signal: AbortSignal, mask: Masker, what: string): unknown {
+  if (signal.aborted || isToolError(error)) return error;
+  const reason = error instanceof Error ? error.message : String(error);
+  return toolError("upstream_error", `${what}: ${mask.text(reason)}`, { retryable: true, cause: error });
 }

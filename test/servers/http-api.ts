@@ -72,6 +72,13 @@ export async function startHttpApi(): Promise<HttpApi> {
       res.writeHead(200, { "content-type": "application/octet-stream" });
       return res.end(Buffer.alloc(10));
     }
+    if (path === "/truncated") {
+      // Promises more bytes than it sends, then drops the connection mid-body.
+      res.writeHead(200, { "content-type": "application/json", "content-length": "1000" });
+      res.write('{"partial": "');
+      setTimeout(() => res.destroy(), 20);
+      return;
+    }
     if (path === "/empty") {
       res.writeHead(204);
       return res.end();
