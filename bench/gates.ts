@@ -67,6 +67,16 @@ function start(v: Variant, app: string): ChildProcess {
   return child;
 }
 
+/** Ctrl-C, as a developer would stop wrangler dev (it then stops workerd); a hard kill after 5 s. */
+async function stop(server: ChildProcess | undefined): Promise<void> {
+  if (!server || server.exitCode !== null) return;
+  const exited = new Promise((r) => server.once("exit", r));
+  server.kill("SIGINT");
+  const timer = setTimeout(() => server.kill("SIGKILL"), 5_000);
+  await exited;
+  clearTimeout(timer);
+}
+
 let seq = 0;
 async function call(port: number): Promise<number> {
   const id = `b${process.pid}-${++seq}`;
@@ -127,7 +137,7 @@ async function main(): Promise<void> {
       for (const v of variants) v.rates.push(await throughput(v.port));
     }
   } finally {
-    for (const v of variants) v.server?.kill("SIGTERM");
+    await Promise.all(variants.map((v) => stop(v.server)));
   }
   const base = median(variants[0]!.latencies);
   console.table(
