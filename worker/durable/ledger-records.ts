@@ -85,9 +85,12 @@ export function storeRecord(sql: SqlStorage, record: CallRecord, now: number): v
     writeBlob(sql, record.callId, "output", JSON.stringify(fitted.full));
     writeBlob(sql, record.callId, "text", outputText(fitted.full));
   }
+  // started_at follows record.startedAt (an approved or re-run call starts again): listings sort and
+  // page by the record's value, so a stale column would repeat or skip rows and loop the cursor.
   sql.exec(
-    "UPDATE calls SET status = ?, record = ?, truncated = ?, result_chars = ?, updated_at = ? WHERE call_id = ?",
+    "UPDATE calls SET status = ?, started_at = ?, record = ?, truncated = ?, result_chars = ?, updated_at = ? WHERE call_id = ?",
     record.status,
+    record.startedAt,
     fitted.json,
     fitted.truncated ? 1 : 0,
     resultChars,
