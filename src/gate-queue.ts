@@ -79,8 +79,8 @@ export function createGateState(limit = 1, maxQueue = 64): GateState {
  */
 export function acquireSlot(state: GateState, input: AcquireInput, now: number): Transition<AcquireOutcome> {
   // The newest policy wins: a raised limit may admit waiters right away.
-  state.limit = Math.max(1, Math.floor(input.limit));
-  state.maxQueue = Math.max(0, Math.floor(input.maxQueue));
+  state.limit = wholeAtLeast(input.limit, 1);
+  state.maxQueue = wholeAtLeast(input.maxQueue, 0);
   const changes = expireDue(state, now).changes;
 
   const held = state.holders.get(input.callId);
@@ -190,6 +190,11 @@ function grant(state: GateState, who: { callId: string; tool: string; leaseMs: n
   const holder: Holder = { callId: who.callId, tool: who.tool, since: now, expiresAt: now + who.leaseMs };
   state.holders.set(holder.callId, holder);
   return holder;
+}
+
+/** A policy number as a whole number ≥ min; NaN or a non-number (a bug upstream) becomes min. */
+function wholeAtLeast(value: number, min: number): number {
+  return Number.isFinite(value) ? Math.max(min, Math.floor(value)) : min;
 }
 
 function noteHoldTime(state: GateState, ms: number): void {

@@ -34,6 +34,12 @@ describe("gate-queue", () => {
     expect(s.waiters[0]?.deadline).toBe(50);
   });
 
+  it("treats a malformed limit as 1 and a malformed maxQueue as 0", () => {
+    const s = createGateState();
+    expect(acquireSlot(s, req("a", { limit: Number.NaN, maxQueue: Number.NaN }), 0).outcome.status).toBe("granted");
+    expect(acquireSlot(s, req("b", { limit: Number.NaN, maxQueue: Number.NaN }), 0).outcome.status).toBe("busy");
+  });
+
   it("hands a released slot to the oldest waiter", () => {
     const s = createGateState(1, 5);
     for (const id of ["a", "b", "c"]) acquireSlot(s, req(id, { maxQueue: 5 }), 0);
