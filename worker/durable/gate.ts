@@ -9,6 +9,11 @@ import type { GateChange, GateState, Transition } from "../../src/gate-queue";
 import { WAIT_GRACE_MS, type GateAcquireInput, type GateAcquireResult, type GateSnapshot } from "./gate-protocol";
 import { loadState, migrate, persist, readMeta, writeMeta } from "./gate-store";
 
+import { ledgerFor, shardCount } from "../ledger-shards";
+
+/** How long gate changes are gathered into one gate.changed event. */
+const ANNOUNCE_MS = 100;
+
 export type { GateAcquireInput, GateAcquireResult, GateSnapshot } from "./gate-protocol";
 
 export class Gate extends DurableObject<Env> {
@@ -19,6 +24,7 @@ export class Gate extends DurableObject<Env> {
   private alarmAt: number | null = null;
   private indexed: string | undefined;
   private gateName: string | undefined;
+  private announcing = false;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -113,7 +119,35 @@ export class Gate extends DurableObject<Env> {
     }
     this.wake(result.changes);
     this.scheduleAlarm();
+    if (result.changes.length > 0) this.announce();
     return result.outcome;
+  }
+
+  /**
+   * gate.changed on the tenant's event stream, coalesced: a burst of acquires and releases within
+   * ANNOUNCE_MS becomes one event with the state after it. Best effort: events are for watching.
+   */
+  private announce(): void {
+    if (this.announcing || !this.gateName || !this.env.LEDGER) return;
+    this.announcing = true;
+    setTimeout(() => {
+      this.announcing = false;
+      const s = this.state;
+      const gate = this.gateName;
+      if (!s || !gate) return;
+      const tenant = gate.slice(0, gate.indexOf(":"));
+      const event = {
+        type: "gate.changed",
+        at: Date.now(),
+        gate,
+        limit: s.limit,
+        holders: [...s.holders.values()].map(({ callId, tool }) => ({ callId, tool })),
+        queueDepth: s.waiters.length,
+      };
+      ledgerFor(this.env.LEDGER, tenant, shardCount(this.env), gate)
+        .publish(event)
+        .catch(() => undefined);
+    }, ANNOUNCE_MS);
   }
 
   private wake(changes: GateChange[]): void {

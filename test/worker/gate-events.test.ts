@@ -1,0 +1,22 @@
+import { expect, it } from "vitest";
+import { ADMIN_KEY, request } from "./helpers";
+import { uid } from "./ledger-helpers";
+import { openSse, type Sse } from "./sse-helpers";
+
+const sleepCall = (id: string, ms: number) => ({ id, type: "function", function: { name: "sleep", arguments: JSON.stringify({ ms }) } });
+
+it("a gate announces its holders and queue on the event stream (gate.changed)", async () => {
+  const stream = await openSse(await request("/v1/events", { key: ADMIN_KEY }));
+  await stream.ready();
+  const ids = [`ge-${uid()}`, `ge-${uid()}`];
+  // Two sequential sleeps (limit 1): while the first runs the second waits in the queue.
+  await request("/v1/calls/openai", { body: { role: "assistant", content: null, tool_calls: ids.map((id) => sleepCall(id, 300)) } });
+  const gateEvents = (frames: Sse[]) => frames.filter((f) => f.event === "gate.changed" && f.data?.gate === "demo:tool:sleep");
+  const frames = await stream.until((fs) => gateEvents(fs).some((f) => f.data.holders.length === 0 && f.data.queueDepth === 0), 8_000);
+  await stream.close();
+  const events = gateEvents(frames).map((f) => f.data);
+  expect(events.length).toBeGreaterThanOrEqual(2);
+  expect(events.some((e) => e.holders.length === 1 && ids.includes(e.holders[0].callId))).toBe(true);
+  expect(events.every((e) => e.limit === 1 && e.holders.length <= 1)).toBe(true);
+  expect(events.at(-1)).toMatchObject({ holders: [], queueDepth: 0 });
+});
