@@ -78,6 +78,8 @@ export interface CallEntry {
   resultChars: number | null;
   approval: ApprovalInfo | null;
   cancelRequested: boolean;
+  /** The name of the key the call was made with (never the key); null when unknown (older records). */
+  key: string | null;
 }
 
 export interface CallQuery {
@@ -145,7 +147,8 @@ export interface GatePage {
   next?: string;
 }
 
-export type ServerEventType = "call.started" | "call.finished" | "approval.requested" | "approval.decided" | "gate.changed";
+/** `ready`: the stream knows where it starts; every event after it arrives (sent first, and on each reconnect). */
+export type ServerEventType = "ready" | "call.started" | "call.finished" | "approval.requested" | "approval.decided" | "gate.changed";
 
 /** One event of GET /v1/events: its SSE id (resume with it) and its JSON data. */
 export interface ServerEvent {

@@ -20,7 +20,14 @@ export function executionOptions(c: Context<AppEnv>): BatchOptions {
     fetch: tenant.adapters.fetch,
     hooks: tenant.hooks,
     limiter: createGateLimiter(c.env.GATES, { tenant: tenant.name, waitUntil: waitUntilOf(c) }),
-    journal: createLedgerJournal({ ledger: c.env.LEDGER, tenant: tenant.name, shards: shardCount(c.env), registry: tenant.registry }),
+    // Records belong to the key making the calls (its name): a call-scope key reads only its own.
+    journal: createLedgerJournal({
+      ledger: c.env.LEDGER,
+      tenant: tenant.name,
+      shards: shardCount(c.env),
+      registry: tenant.registry,
+      key: c.var.caller.keyName,
+    }),
     signal: c.req.raw.signal,
   };
 }

@@ -21,6 +21,11 @@ export interface LedgerJournalOptions {
   watchDelayMs?: number;
   /** The owner token of an approved call (from the ledger's decision): this journal finishes it. */
   owner?: string;
+  /**
+   * The name of the key making the calls (never the key): its records are that key's, which a
+   * call-scope key alone may read, and their ids are taken for every other key.
+   */
+  key?: string;
 }
 
 /** How long a running row lives without renewal (see LedgerJournalOptions.leaseMs). */
@@ -42,6 +47,7 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const watchDelayMs = options.watchDelayMs ?? 1_000;
   const claimed = new Map<string, Claimed>();
+  const key = options.key ?? null;
   const stubFor = (callId: string) => () => ledgerFor(options.ledger, options.tenant, options.shards, callId);
 
   function watch(callId: string, owner: string, controller: AbortController): Claimed {
@@ -74,7 +80,7 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
       // One owner per claim, so the same id twice in one batch is a duplicate, not the same claimant.
       const owner = options.owner ?? crypto.randomUUID();
       const tool = options.registry?.get(entry.tool);
-      const input = { ...entry, owner, leaseMs, ...(tool?.policy.idempotent ? { rerunUnknown: true } : {}) };
+      const input = { ...entry, owner, leaseMs, key, ...(tool?.policy.idempotent ? { rerunUnknown: true } : {}) };
       const outcome: BeginOutcome = await withRetry(stubFor(entry.callId), (ledger) => ledger.begin(input));
       if (outcome.kind !== "new" || entry.status === "pending") return outcome;
       claimed.get(entry.callId)?.stop();
@@ -91,7 +97,7 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
       const owner = claim?.owner ?? options.owner;
       // Unclaimed ids (rejected before begin) are recorded only if the id is still free.
       if (owner) await withRetry(stub, (ledger) => ledger.complete(owner, record));
-      else await withRetry(stub, (ledger) => ledger.record(record));
+      else await withRetry(stub, (ledger) => ledger.record(record, key));
     },
   };
 }

@@ -48,7 +48,7 @@ export function allLedgers(ns: LedgerNamespace, tenant: string, shards: number):
 }
 
 /** Runs an RPC, retrying with a fresh stub when the call itself fails (a reset object breaks its stub). */
-export async function withRetry<T>(stub: () => LedgerStub, run: (ledger: LedgerStub) => Promise<T>, tries = 3): Promise<T> {
+export async function withRetry<T, S = LedgerStub>(stub: () => S, run: (ledger: S) => Promise<T>, tries = 3): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await run(stub());

@@ -39,7 +39,7 @@ describe("idempotency by call id", () => {
     expect(!other.ok && other.error.message).toContain("already used");
     expect(state.runs).toBe(1);
     // The conflicting call left the stored record alone.
-    const entry = await shardOfCall(tenant, "c2").get("c2");
+    const entry = await shardOfCall(tenant, "c2").get("c2", null);
     expect(entry?.record.status).toBe("timed_out");
   });
 
@@ -74,7 +74,7 @@ describe("idempotency by call id", () => {
     const registry = createRegistry([tool]);
     await executeCall(call("ev", "persist me"), { registry, tenant, journal: journal(tenant) });
     await evictDurableObject(rawShardOfCall(tenant, "ev"));
-    const entry = await shardOfCall(tenant, "ev").get("ev");
+    const entry = await shardOfCall(tenant, "ev").get("ev", null);
     expect(entry?.record.status).toBe("succeeded");
     const again = await executeCall(call("ev", "persist me"), { registry, tenant, journal: journal(tenant) });
     expect(again.record.replay).toBe(true);
@@ -96,7 +96,7 @@ describe("a call whose runner vanished", () => {
     expect(begun.kind).toBe("new");
     await sleep(60);
     expect(await runDurableObjectAlarm(rawShardOfCall(tenant, "lost"))).toBe(true);
-    const entry = await stub.get("lost");
+    const entry = await stub.get("lost", null);
     expect(entry?.record.status).toBe("unknown");
     expect(entry?.record.error?.message).toContain("not run again");
 
@@ -112,7 +112,7 @@ describe("a call whose runner vanished", () => {
     await journal(tenant, { leaseMs: 30, watchDelayMs: 60_000 }).begin({ callId: "idem", tool: "echo", argsHash, status: "running", record: record(tenant, "idem", "running") });
     await sleep(50);
     await runDurableObjectAlarm(rawShardOfCall(tenant, "idem"));
-    expect((await shardOfCall(tenant, "idem").get("idem"))?.record.status).toBe("unknown");
+    expect((await shardOfCall(tenant, "idem").get("idem", null))?.record.status).toBe("unknown");
     const rerun = await executeCall(call("idem", "again"), { registry, tenant, journal: journal(tenant, { registry }) });
     expect(rerun.ok).toBe(true);
     expect(state.runs).toBe(1);
@@ -125,10 +125,10 @@ describe("a call whose runner vanished", () => {
     const running = executeCall(call("long", "wait"), { registry, tenant, journal: journal(tenant, { leaseMs: 90, watchDelayMs: 0 }) });
     await sleep(250);
     await runDurableObjectAlarm(rawShardOfCall(tenant, "long"));
-    expect((await shardOfCall(tenant, "long").get("long"))?.record.status).toBe("running");
+    expect((await shardOfCall(tenant, "long").get("long", null))?.record.status).toBe("running");
     state.release!();
     expect((await running).ok).toBe(true);
-    expect((await shardOfCall(tenant, "long").get("long"))?.record.status).toBe("succeeded");
+    expect((await shardOfCall(tenant, "long").get("long", null))?.record.status).toBe("succeeded");
   });
 });
 
@@ -139,17 +139,17 @@ describe("cancel from anywhere", () => {
     const registry = createRegistry([tool]);
     const running = executeCall(call("cx", "wait"), { registry, tenant, journal: journal(tenant, { watchDelayMs: 0 }) });
     while (!state.release) await sleep(5);
-    const outcome = await shardOfCall(tenant, "cx").cancel("cx");
+    const outcome = await shardOfCall(tenant, "cx").cancel("cx", null);
     expect(outcome.ok && outcome.state).toBe("requested");
     const result = await running;
     expect(!result.ok && result.error.code).toBe("cancelled");
-    expect((await shardOfCall(tenant, "cx").get("cx"))?.record.status).toBe("cancelled");
+    expect((await shardOfCall(tenant, "cx").get("cx", null))?.record.status).toBe("cancelled");
   });
 
   it("refuses to cancel a finished call", async () => {
     const tenant = `t-${uid()}`;
     await journal(tenant).finish(record(tenant, "done", "rejected"));
-    const outcome = await shardOfCall(tenant, "done").cancel("done");
+    const outcome = await shardOfCall(tenant, "done").cancel("done", null);
     expect(outcome).toMatchObject({ ok: false, error: "finished" });
   });
 });

@@ -3,8 +3,8 @@ import type { CallError, CallRecord } from "../../src/result";
 import { deleteBlobs, readBlob } from "./ledger-blobs";
 import type { ShardContext } from "./ledger-context";
 import { callEvent, eventRecord } from "./ledger-events";
-import { readRow, storeRecord, toEntry, type CallRow } from "./ledger-records";
-import type { ApprovalState, CancelOutcome, DecideOutcome, Decision } from "./ledger-types";
+import { readRow, readVisibleRow, storeRecord, toEntry, type CallRow } from "./ledger-records";
+import type { ApprovalState, CancelOutcome, DecideOutcome, Decision, Viewer } from "./ledger-types";
 import { callKey } from "./ledger-waiters";
 
 /**
@@ -37,15 +37,15 @@ export function decide(ctx: ShardContext, callId: string, decision: Decision, re
   const { error: _parked, ...rest } = toEntry(row).record;
   const record: CallRecord = { ...rest, status: "running", permission: "allow" };
   storeRecord(ctx.sql, record, now);
-  ctx.emit(callEvent("approval.decided", record, now, { decision: "approved", ...(reason ? { reason } : {}) }));
+  ctx.emit(callEvent("approval.decided", record, row.key_name, now, { decision: "approved", ...(reason ? { reason } : {}) }));
   ctx.wakeBy(now + leaseMs);
   const call = { id: callId, name: row.tool, arguments: args === undefined ? undefined : (JSON.parse(args) as JsonValue) };
   return { ok: true, decision: "approve", approved: { call, owner, record } };
 }
 
 /** Cancel from anywhere: a pending call ends here; a running one is flagged for its journal to abort. */
-export function cancel(ctx: ShardContext, callId: string, reason: string | undefined): CancelOutcome {
-  const row = readRow(ctx.sql, callId);
+export function cancel(ctx: ShardContext, callId: string, viewer: Viewer, reason: string | undefined): CancelOutcome {
+  const row = readVisibleRow(ctx.sql, callId, viewer);
   if (!row) return { ok: false, error: "not_found" };
   if (row.status === "pending") {
     const why = reason ? `: ${reason}` : ".";
@@ -84,7 +84,7 @@ function closePending(ctx: ShardContext, row: CallRow, state: ApprovalState, err
   const stored = toEntry(row).record;
   const record: CallRecord = { ...stored, status, error, durationMs: now - stored.startedAt, ...(state === "cancelled" ? {} : { permission: "deny" }) };
   storeRecord(ctx.sql, record, now);
-  ctx.emit(callEvent("approval.decided", record, now, { decision: state, ...(reason ? { reason } : {}) }));
-  ctx.emit(callEvent("call.finished", record, now, { record: eventRecord(record) }));
+  ctx.emit(callEvent("approval.decided", record, row.key_name, now, { decision: state, ...(reason ? { reason } : {}) }));
+  ctx.emit(callEvent("call.finished", record, row.key_name, now, { record: eventRecord(record) }));
   ctx.waiters.notify(callKey(row.call_id));
 }

@@ -20,13 +20,18 @@ export function claim(ctx: ShardContext, input: BeginInput): Claim {
     else insertRunning(ctx, input);
     return { kind: "new" };
   }
+  // The id belongs to the key that first used it: another key learns only that it is taken, never
+  // its outcome. (An approver holds the row's owner token instead of the caller's key.)
+  if (row.key_name !== input.key && row.owner !== input.owner) {
+    return { kind: "conflict", message: `The call id "${input.callId}" is already taken. A new call needs a new id.` };
+  }
   if (row.args_hash !== input.argsHash) {
     const message =
       `The call id "${input.callId}" was already used for a different call (tool "${row.tool}" with other arguments). ` +
       `A new call needs a new id.`;
     return { kind: "conflict", message };
   }
-  if (row.status === "running") return row.owner === input.owner ? refresh(ctx, input) : { kind: "wait" };
+  if (row.status === "running") return row.owner === input.owner ? refresh(ctx, row, input) : { kind: "wait" };
   if (row.status === "pending") {
     if (!input.approved || input.status !== "running") return { kind: "replay", record: fullRecord(ctx.sql, row) };
     return start(ctx, row, input);
@@ -38,8 +43,8 @@ export function claim(ctx: ShardContext, input: BeginInput): Claim {
 function insertRunning(ctx: ShardContext, input: BeginInput): void {
   const deadline = ctx.now() + input.leaseMs;
   const record: CallRecord = { ...input.record, status: "running" };
-  insertRow(ctx.sql, record, { argsHash: input.argsHash, deadline, owner: input.owner, approval: null }, ctx.now());
-  ctx.emit(callEvent("call.started", record, ctx.now(), { args: eventArgs(record), attempt: 1 }));
+  insertRow(ctx.sql, record, { argsHash: input.argsHash, deadline, owner: input.owner, approval: null, key: input.key }, ctx.now());
+  ctx.emit(callEvent("call.started", record, input.key, ctx.now(), { args: eventArgs(record), attempt: 1 }));
   ctx.wakeBy(deadline);
 }
 
@@ -50,20 +55,20 @@ function park(ctx: ShardContext, input: BeginInput): void {
     `The call ${input.callId} to "${input.tool}" is awaiting an admin's approval; its outcome will be reported. ` +
     `Do not call it again.`;
   const record: CallRecord = { ...input.record, status: "pending", error: input.record.error ?? { code: "approval_required", message } };
-  insertRow(ctx.sql, record, { argsHash: input.argsHash, deadline: expiresAt, owner: null, approval: "requested" }, ctx.now());
+  insertRow(ctx.sql, record, { argsHash: input.argsHash, deadline: expiresAt, owner: null, approval: "requested", key: input.key }, ctx.now());
   if (input.args !== undefined) writeBlob(ctx.sql, input.callId, "args", JSON.stringify(input.args));
-  ctx.emit(callEvent("approval.requested", record, ctx.now(), { record: eventRecord(record), expiresAt }));
+  ctx.emit(callEvent("approval.requested", record, input.key, ctx.now(), { record: eventRecord(record), expiresAt }));
   ctx.wakeBy(expiresAt);
 }
 
 /** The same claimant again (an approver taking its approved row, or a retried begin): keep its lease fresh. */
-function refresh(ctx: ShardContext, input: BeginInput): Claim {
+function refresh(ctx: ShardContext, row: CallRow, input: BeginInput): Claim {
   const deadline = ctx.now() + input.leaseMs;
   ctx.sql.exec("UPDATE calls SET deadline = ? WHERE call_id = ?", deadline, input.callId);
   const record: CallRecord = { ...input.record, status: "running" };
   storeRecord(ctx.sql, record, ctx.now());
   // An approver taking the row the decision gave it: this is when the call starts.
-  if (input.approved) ctx.emit(callEvent("call.started", record, ctx.now(), { args: eventArgs(record), attempt: 1 }));
+  if (input.approved) ctx.emit(callEvent("call.started", record, row.key_name, ctx.now(), { args: eventArgs(record), attempt: 1 }));
   ctx.wakeBy(deadline);
   return { kind: "new" };
 }
@@ -86,8 +91,8 @@ function start(ctx: ShardContext, row: CallRow, input: BeginInput): Claim {
   deleteBlobs(ctx.sql, row.call_id, "args");
   const record: CallRecord = { ...input.record, status: "running" };
   storeRecord(ctx.sql, record, now);
-  if (wasRequested) ctx.emit(callEvent("approval.decided", record, now, { decision: "approved" }));
-  ctx.emit(callEvent("call.started", record, now, { args: eventArgs(record), attempt: 1 }));
+  if (wasRequested) ctx.emit(callEvent("approval.decided", record, row.key_name, now, { decision: "approved" }));
+  ctx.emit(callEvent("call.started", record, row.key_name, now, { args: eventArgs(record), attempt: 1 }));
   ctx.wakeBy(deadline);
   return { kind: "new" };
 }
@@ -100,16 +105,16 @@ export function complete(ctx: ShardContext, owner: string, record: CallRecord): 
   if (row.status !== "running" && row.status !== "unknown") return false;
   ctx.sql.exec("UPDATE calls SET deadline = NULL WHERE call_id = ?", record.callId);
   storeRecord(ctx.sql, record, ctx.now());
-  ctx.emit(callEvent("call.finished", record, ctx.now(), { record: eventRecord(record) }));
+  ctx.emit(callEvent("call.finished", record, row.key_name, ctx.now(), { record: eventRecord(record) }));
   ctx.waiters.notify(callKey(record.callId));
   return true;
 }
 
 /** A call that ended before claiming its id (invalid, denied, unknown tool): recorded unless the id is taken. */
-export function recordUnclaimed(ctx: ShardContext, record: CallRecord): boolean {
+export function recordUnclaimed(ctx: ShardContext, record: CallRecord, key: string | null): boolean {
   if (!TERMINAL.has(record.status) || readRow(ctx.sql, record.callId)) return false;
-  insertRow(ctx.sql, record, { argsHash: "", deadline: null, owner: null, approval: null }, ctx.now());
-  ctx.emit(callEvent("call.finished", record, ctx.now(), { record: eventRecord(record) }));
+  insertRow(ctx.sql, record, { argsHash: "", deadline: null, owner: null, approval: null, key }, ctx.now());
+  ctx.emit(callEvent("call.finished", record, key, ctx.now(), { record: eventRecord(record) }));
   ctx.waiters.notify(callKey(record.callId));
   return true;
 }

@@ -1,7 +1,7 @@
 import { outputText, truncationNote } from "../../src/budget";
 import type { CallOutput, CallRecord, CallStatus } from "../../src/result";
 import { deleteBlobs, readBlob, readBlobRange, writeBlob } from "./ledger-blobs";
-import type { ApprovalState, LedgerEntry, ListQuery, ResultPage } from "./ledger-types";
+import type { ApprovalState, LedgerEntry, ListQuery, ResultPage, Viewer } from "./ledger-types";
 
 /** A stored record stays under this many characters of JSON; the rest of a large output goes to blobs. */
 export const RECORD_CAP = 64_000;
@@ -26,10 +26,17 @@ export type CallRow = {
   record: string;
   truncated: number;
   result_chars: number | null;
+  key_name: string | null;
 };
 
 export function readRow(sql: SqlStorage, callId: string): CallRow | undefined {
   return sql.exec<CallRow>("SELECT * FROM calls WHERE call_id = ?", callId).toArray()[0];
+}
+
+/** The row if the viewer may see it: another key's call reads as absent (no hint that it exists). */
+export function readVisibleRow(sql: SqlStorage, callId: string, viewer: Viewer): CallRow | undefined {
+  const row = readRow(sql, callId);
+  return row && (viewer === null || row.key_name === viewer) ? row : undefined;
 }
 
 export function toEntry(row: CallRow): LedgerEntry {
@@ -43,7 +50,14 @@ export function toEntry(row: CallRow): LedgerEntry {
         ...(row.approval === "requested" && row.deadline !== null ? { expiresAt: row.deadline } : {}),
       }
     : null;
-  return { record, truncated: row.truncated === 1, resultChars: row.result_chars, approval, cancelRequested: row.cancel_requested === 1 };
+  return {
+    record,
+    truncated: row.truncated === 1,
+    resultChars: row.result_chars,
+    approval,
+    cancelRequested: row.cancel_requested === 1,
+    key: row.key_name,
+  };
 }
 
 /** The record with its full output (read back from blobs when the row holds a preview): what a replay returns. */
@@ -103,12 +117,12 @@ export function storeRecord(sql: SqlStorage, record: CallRecord, now: number): v
 export function insertRow(
   sql: SqlStorage,
   record: CallRecord,
-  fields: { argsHash: string; deadline: number | null; owner: string | null; approval: ApprovalState | null },
+  fields: { argsHash: string; deadline: number | null; owner: string | null; approval: ApprovalState | null; key: string | null },
   now: number,
 ): void {
   sql.exec(
-    `INSERT INTO calls (call_id, tool, args_hash, status, started_at, updated_at, deadline, owner, approval, record)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, '{}')`,
+    `INSERT INTO calls (call_id, tool, args_hash, status, started_at, updated_at, deadline, owner, approval, key_name, record)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '{}')`,
     record.callId,
     record.tool,
     fields.argsHash,
@@ -118,6 +132,7 @@ export function insertRow(
     fields.deadline,
     fields.owner,
     fields.approval,
+    fields.key,
   );
   storeRecord(sql, record, now);
 }
@@ -126,6 +141,7 @@ export function insertRow(
 export function listRows(sql: SqlStorage, query: ListQuery): CallRow[] {
   const where: string[] = [];
   const bind: (string | number)[] = [];
+  if (query.viewer !== null) where.push("key_name = ?"), bind.push(query.viewer);
   if (query.tool !== undefined) where.push("tool = ?"), bind.push(query.tool);
   if (query.status !== undefined) where.push("status = ?"), bind.push(query.status);
   if (query.awaitingApproval) where.push("status = 'pending' AND approval = 'requested'");

@@ -35,7 +35,7 @@ function expireLeases(ctx: ShardContext, limit: number): number {
     const record: CallRecord = { ...stored, status: "unknown", error: { code: "internal", message }, durationMs: ctx.now() - stored.startedAt };
     ctx.sql.exec("UPDATE calls SET deadline = NULL WHERE call_id = ?", row.call_id);
     storeRecord(ctx.sql, record, ctx.now());
-    ctx.emit(callEvent("call.finished", record, ctx.now(), { record: eventRecord(record) }));
+    ctx.emit(callEvent("call.finished", record, row.key_name, ctx.now(), { record: eventRecord(record) }));
     ctx.waiters.notify(callKey(row.call_id));
   }
   return rows.length;

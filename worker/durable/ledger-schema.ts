@@ -2,7 +2,9 @@
  * The ledger's SQLite schema as an append-only list of migrations. A shard records how many it has
  * applied; a new deploy applies the rest in one transaction before the object serves anything.
  */
-const MIGRATIONS: readonly string[] = [
+type Migration = string | ((sql: SqlStorage) => void);
+
+const MIGRATIONS: readonly Migration[] = [
   `CREATE TABLE calls (
      call_id TEXT PRIMARY KEY,
      tool TEXT NOT NULL,
@@ -42,7 +44,21 @@ const MIGRATIONS: readonly string[] = [
      scopes TEXT NOT NULL,
      expires_at INTEGER NOT NULL
    );`,
+  // The name of the key (never the key) each call was made with: a call-scope key reads only its own
+  // records and events. NULL for rows written before this migration (only admins see those).
+  (sql) => {
+    addColumn(sql, "calls", "key_name", "TEXT");
+    addColumn(sql, "events", "key_name", "TEXT");
+    addColumn(sql, "tokens", "key_name", "TEXT");
+    sql.exec("CREATE INDEX IF NOT EXISTS calls_by_key ON calls (key_name, started_at)");
+  },
 ];
+
+/** ALTER TABLE … ADD COLUMN unless the column is there already, so re-running it is harmless. */
+function addColumn(sql: SqlStorage, table: string, column: string, type: string): void {
+  const present = sql.exec("SELECT 1 FROM pragma_table_info(?) WHERE name = ?", table, column).toArray().length > 0;
+  if (!present) sql.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${type}`);
+}
 
 export function migrate(storage: DurableObjectStorage): void {
   const sql = storage.sql;
@@ -50,7 +66,10 @@ export function migrate(storage: DurableObjectStorage): void {
   const applied = sql.exec<{ value: number }>("SELECT value FROM ledger_meta WHERE key = 'schema'").toArray()[0]?.value ?? 0;
   if (applied >= MIGRATIONS.length) return;
   storage.transactionSync(() => {
-    for (const statement of MIGRATIONS.slice(applied)) sql.exec(statement);
+    for (const step of MIGRATIONS.slice(applied)) {
+      if (typeof step === "string") sql.exec(step);
+      else step(sql);
+    }
     sql.exec("INSERT OR REPLACE INTO ledger_meta (key, value) VALUES ('schema', ?)", MIGRATIONS.length);
   });
 }

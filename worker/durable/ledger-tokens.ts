@@ -7,17 +7,28 @@ async function sha256Hex(text: string): Promise<string> {
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-export async function issueToken(sql: SqlStorage, scopes: readonly string[], expiresAt: number): Promise<string> {
+/** A token for the key named `key`: the stream it opens shows what that key may see. */
+export async function issueToken(sql: SqlStorage, scopes: readonly string[], key: string, expiresAt: number): Promise<string> {
   const bytes = crypto.getRandomValues(new Uint8Array(24));
   const token = `evt_${btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_")}`;
-  sql.exec("INSERT INTO tokens (hash, scopes, expires_at) VALUES (?, ?, ?)", await sha256Hex(token), scopes.join(" "), expiresAt);
+  sql.exec(
+    "INSERT INTO tokens (hash, scopes, key_name, expires_at) VALUES (?, ?, ?, ?)",
+    await sha256Hex(token),
+    scopes.join(" "),
+    key,
+    expiresAt,
+  );
   return token;
 }
 
-/** The scopes of a live token, or null. */
-export async function checkToken(sql: SqlStorage, token: string, now: number): Promise<string[] | null> {
+/** The key name and scopes of a live token, or null (also for tokens issued before keys were named). */
+export async function checkToken(sql: SqlStorage, token: string, now: number): Promise<{ scopes: string[]; key: string } | null> {
   const row = sql
-    .exec<{ scopes: string }>("SELECT scopes FROM tokens WHERE hash = ? AND expires_at > ?", await sha256Hex(token), now)
+    .exec<{ scopes: string; key_name: string | null }>(
+      "SELECT scopes, key_name FROM tokens WHERE hash = ? AND expires_at > ?",
+      await sha256Hex(token),
+      now,
+    )
     .toArray()[0];
-  return row ? row.scopes.split(" ").filter(Boolean) : null;
+  return row && row.key_name !== null ? { scopes: row.scopes.split(" ").filter(Boolean), key: row.key_name } : null;
 }

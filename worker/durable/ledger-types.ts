@@ -8,6 +8,12 @@ export type { ApprovalInfo, ResultPage } from "../../src/client-types";
 export type LedgerEntry = CallEntry;
 export type ApprovalState = ApprovalInfo["state"];
 
+/**
+ * Whose records a reader may see: a key's name (a call-scope key sees the calls made with it), or
+ * null for every record of the tenant (admin).
+ */
+export type Viewer = string | null;
+
 /** begin() over RPC: the journal's entry plus who claims it and for how long. */
 export interface BeginInput extends JournalBegin {
   /** Token of the claiming journal; only it may finish a running row it claimed. */
@@ -18,6 +24,8 @@ export interface BeginInput extends JournalBegin {
   rerunUnknown?: boolean;
   /** Longest wait for a running duplicate before answering that it is still running. */
   joinMs?: number;
+  /** The name of the key making the call (null: none); another key reusing the id gets `conflict`. */
+  key: string | null;
 }
 
 export type BeginOutcome =
@@ -26,6 +34,7 @@ export type BeginOutcome =
   | { kind: "conflict"; message: string };
 
 export interface ListQuery {
+  viewer: Viewer;
   tool?: string;
   status?: CallStatus;
   /** Only calls started at or after this time (ms). */

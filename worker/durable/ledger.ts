@@ -5,7 +5,7 @@ import { cancel, decide } from "./ledger-approvals";
 import { claim, complete, recordUnclaimed, renew } from "./ledger-claims";
 import type { ShardContext } from "./ledger-context";
 import { appendEvent, lastEventId, readEvents } from "./ledger-events";
-import { fullRecord, listRows, readRow, resultPage, TERMINAL, toEntry } from "./ledger-records";
+import { fullRecord, listRows, readRow, readVisibleRow, resultPage, TERMINAL, toEntry } from "./ledger-records";
 import { sweep } from "./ledger-retention";
 import { migrate } from "./ledger-schema";
 import { settingsFromEnv, type LedgerSettings } from "./ledger-settings";
@@ -20,6 +20,7 @@ import type {
   LedgerEntry,
   ListQuery,
   ResultPage,
+  Viewer,
   WatchOutcome,
 } from "./ledger-types";
 import { callKey, EVENTS_KEY, Waiters } from "./ledger-waiters";
@@ -77,9 +78,10 @@ export class Ledger extends DurableObject<Env> {
     return this.ctx.storage.transactionSync(() => complete(this.shard, owner, record));
   }
 
-  record(record: CallRecord): boolean {
+  /** A call that ended before claiming its id, made with the key named `key`. */
+  record(record: CallRecord, key: string | null): boolean {
     this.prunesLater();
-    return this.ctx.storage.transactionSync(() => recordUnclaimed(this.shard, record));
+    return this.ctx.storage.transactionSync(() => recordUnclaimed(this.shard, record, key));
   }
 
   /**
@@ -95,8 +97,9 @@ export class Ledger extends DurableObject<Env> {
     return { cancel: row.cancel_requested === 1, done: false };
   }
 
-  /** One call; with waitMs, waits (bounded) until it is terminal. */
-  async get(callId: string, waitMs = 0): Promise<LedgerEntry | null> {
+  /** One call the viewer may see; with waitMs, waits (bounded) until it is terminal. */
+  async get(callId: string, viewer: Viewer, waitMs = 0): Promise<LedgerEntry | null> {
+    if (!readVisibleRow(this.ctx.storage.sql, callId, viewer)) return null;
     const until = Date.now() + Math.min(waitMs, this.settings.maxWaitMs);
     const row = await this.waitTerminal(callId, until);
     return row ? toEntry(row) : null;
@@ -106,8 +109,8 @@ export class Ledger extends DurableObject<Env> {
     return listRows(this.ctx.storage.sql, query).map(toEntry);
   }
 
-  result(callId: string, offset: number, limit: number): ResultPage | "not_found" | "no_output" {
-    const row = readRow(this.ctx.storage.sql, callId);
+  result(callId: string, viewer: Viewer, offset: number, limit: number): ResultPage | "not_found" | "no_output" {
+    const row = readVisibleRow(this.ctx.storage.sql, callId, viewer);
     if (!row) return "not_found";
     return resultPage(this.ctx.storage.sql, row, offset, limit) ?? "no_output";
   }
@@ -116,21 +119,28 @@ export class Ledger extends DurableObject<Env> {
     return this.ctx.storage.transactionSync(() => decide(this.shard, callId, decision, reason, leaseMs));
   }
 
-  cancel(callId: string, reason?: string): CancelOutcome {
-    return this.ctx.storage.transactionSync(() => cancel(this.shard, callId, reason));
+  cancel(callId: string, viewer: Viewer, reason?: string): CancelOutcome {
+    return this.ctx.storage.transactionSync(() => cancel(this.shard, callId, viewer, reason));
   }
 
-  /** Events after `after` (-1: none, just the current position), waiting up to waitMs for the first. */
-  async events(after: number, waitMs: number, limit = 200): Promise<EventBatch> {
+  /**
+   * Events the viewer may see after `after` (-1: none, just the current position), waiting up to
+   * waitMs for the first. `last` moves past other keys' events too, so they are never read again.
+   */
+  async events(after: number, waitMs: number, viewer: Viewer, limit = 200): Promise<EventBatch> {
     const sql = this.ctx.storage.sql;
     const last = lastEventId(sql);
     if (after < 0) return { events: [], last };
-    const from = Math.min(after, last); // a cursor from a wiped shard resumes from its start
-    let events = readEvents(sql, from, limit);
-    if (events.length === 0 && (await this.waiters.wait(EVENTS_KEY, Math.min(waitMs, this.settings.maxWaitMs)))) {
-      events = readEvents(sql, from, limit);
+    let from = Math.min(after, last); // a cursor from a wiped shard resumes from its start
+    const until = Date.now() + Math.min(waitMs, this.settings.maxWaitMs);
+    for (;;) {
+      const batch = readEvents(sql, from, limit, viewer);
+      const moved = batch.scanned !== from;
+      from = batch.scanned;
+      if (batch.events.length > 0 || Date.now() >= until) return { events: batch.events, last: from };
+      // Nothing new at all: sleep until the next append (or the end of the wait).
+      if (!moved && !(await this.waiters.wait(EVENTS_KEY, until - Date.now()))) return { events: [], last: from };
     }
-    return { events, last: events.at(-1)?.id ?? from };
   }
 
   /** Events from elsewhere (gate.changed from the gates): already masked by their sender. */
@@ -138,13 +148,14 @@ export class Ledger extends DurableObject<Env> {
     this.shard.emit(data);
   }
 
-  async issueToken(scopes: string[], ttlMs: number): Promise<{ token: string; expiresAt: number }> {
+  /** An event token standing for the key named `key` with its scopes. */
+  async issueToken(scopes: string[], key: string, ttlMs: number): Promise<{ token: string; expiresAt: number }> {
     const expiresAt = Date.now() + ttlMs;
     this.wakeBy(expiresAt);
-    return { token: await issueToken(this.ctx.storage.sql, scopes, expiresAt), expiresAt };
+    return { token: await issueToken(this.ctx.storage.sql, scopes, key, expiresAt), expiresAt };
   }
 
-  checkToken(token: string): Promise<string[] | null> {
+  checkToken(token: string): Promise<{ scopes: string[]; key: string } | null> {
     return checkToken(this.ctx.storage.sql, token, Date.now());
   }
 

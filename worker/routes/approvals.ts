@@ -58,7 +58,7 @@ export function approvalRoutes(run: ApprovedRunner = runApprovedCall) {
     .get("/", requireScope("admin"), async (c) => {
       const limit = intParam(c.req.query("limit"), "limit", 1, 200, 50);
       const before = decodeCursor(c.req.query("cursor"));
-      const query = { limit, awaitingApproval: true, ...(before ? { before } : {}) };
+      const query = { limit, viewer: null, awaitingApproval: true, ...(before ? { before } : {}) };
       const pages = await Promise.all(allLedgers(c.env.LEDGER, c.var.tenant.name, shardCount(c.env)).map((ledger) => ledger.list(query)));
       const { entries, nextCursor } = mergeNewest(pages, limit);
       const approvals = entries.map(({ record, approval }) => ({

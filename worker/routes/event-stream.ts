@@ -1,10 +1,15 @@
-import type { EventBatch, StoredEvent } from "../durable/ledger-types";
+import type { EventBatch, StoredEvent, Viewer } from "../durable/ledger-types";
+import { withRetry } from "../ledger-shards";
+
+/** One shard's events() reader; called again after a failure (a fresh stub). */
+export type EventReader = () => { events(after: number, waitMs: number, viewer: Viewer): Promise<EventBatch> };
 
 export interface EventStreamOptions {
-  /** One events() reader per shard; called again after a failure (a fresh stub). */
-  shards: readonly (() => { events(after: number, waitMs: number): Promise<EventBatch> })[];
-  /** Per-shard positions to resume after (from Last-Event-ID), or null to start from now. */
-  resume: number[] | null;
+  shards: readonly EventReader[];
+  /** Every shard's position to continue after (see startPositions). */
+  positions: readonly number[];
+  /** Whose events the stream carries (a key's name, or null for all). */
+  viewer: Viewer;
   /** A comment line this often keeps idle proxies from closing the stream. */
   heartbeatMs: number;
   /** How long one long-poll of a shard waits for its next event. */
@@ -22,27 +27,43 @@ export function parseEventId(value: string | undefined | null, shards: number): 
   return Array.from({ length: shards }, (_, i) => parts[i] ?? -1);
 }
 
-function frame(event: StoredEvent, id: string): string {
-  return `id: ${id}\nevent: ${event.type}\ndata: ${JSON.stringify(event.data)}\n\n`;
+/**
+ * Where the stream starts on each shard: after the resumed position, or at the shard's newest event
+ * ("from now"). Read before the response starts, so every event after the client sees `ready` is
+ * delivered. Rejects when a shard stays unreachable.
+ */
+export function startPositions(shards: readonly EventReader[], resume: readonly number[] | null, viewer: Viewer): Promise<number[]> {
+  return Promise.all(
+    shards.map(async (reader, shard) => {
+      const known = resume?.[shard] ?? -1;
+      if (known >= 0) return known;
+      return (await withRetry(reader, (ledger) => ledger.events(-1, 0, viewer))).last;
+    }),
+  );
+}
+
+function frame(type: string, data: unknown, id: string): string {
+  return `id: ${id}\nevent: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
 /**
- * Server-Sent Events merged from every ledger shard of a tenant. Each shard is long-polled on its
- * own; one writer interleaves them, so every id sent covers all that was delivered before it.
+ * Server-Sent Events merged from every ledger shard of a tenant. The first frame is `ready`, whose id
+ * is the starting position; then each shard is long-polled on its own and one writer interleaves
+ * them, so every id sent covers all that was delivered before it.
  */
 export function eventStream(options: EventStreamOptions): ReadableStream<Uint8Array> {
   let stopped = false;
   let heartbeat: ReturnType<typeof setInterval> | undefined;
-  const positions = options.resume ? [...options.resume] : options.shards.map(() => -1);
+  const positions = [...options.positions];
 
   return new ReadableStream<Uint8Array>({
     start(controller) {
       const send = (text: string) => {
         if (!stopped) controller.enqueue(encoder.encode(text));
       };
-      send(`retry: 3000\n: connected\n\n`);
+      send(`retry: 3000\n\n${frame("ready", { type: "ready" }, positions.join("."))}`);
       heartbeat = setInterval(() => send(`: heartbeat\n\n`), options.heartbeatMs);
-      void begin(send);
+      options.shards.forEach((reader, shard) => void follow(reader, shard, send));
     },
     cancel() {
       stopped = true;
@@ -50,30 +71,17 @@ export function eventStream(options: EventStreamOptions): ReadableStream<Uint8Ar
     },
   });
 
-  /** "From now" needs every shard's position first, so no id sent leaves a shard unknown. */
-  async function begin(send: (text: string) => void) {
-    await Promise.all(
-      options.shards.map(async (reader, shard) => {
-        while (positions[shard]! < 0 && !stopped) {
-          positions[shard] = await reader()
-            .events(-1, 0)
-            .then((batch) => batch.last)
-            .catch(() => new Promise<number>((resolve) => setTimeout(() => resolve(-1), 1_000)));
-        }
-      }),
-    );
-    options.shards.forEach((reader, shard) => void follow(reader, shard, send));
-  }
-
-  async function follow(reader: EventStreamOptions["shards"][number], shard: number, send: (text: string) => void) {
+  async function follow(reader: EventReader, shard: number, send: (text: string) => void) {
     while (!stopped) {
       try {
-        const batch = await reader().events(positions[shard]!, options.pollMs);
+        const batch = await reader().events(positions[shard]!, options.pollMs, options.viewer);
         for (const event of batch.events) {
           if (stopped) return;
           positions[shard] = event.id;
-          send(frame(event, positions.join(".")));
+          send(frame(event.type, event.data, positions.join(".")));
         }
+        // Past other keys' events too: the next id sent skips them.
+        positions[shard] = batch.last;
       } catch {
         await new Promise((resolve) => setTimeout(resolve, 1_000)); // a reset shard: poll again with a fresh stub
       }

@@ -4,7 +4,7 @@ import type { ListQuery } from "../durable/ledger-types";
 import type { AppEnv } from "../env";
 import { ApiError } from "../errors";
 import { allLedgers, ledgerFor, shardCount } from "../ledger-shards";
-import { requireScope } from "../middleware/auth";
+import { requireScope, viewerOf } from "../middleware/auth";
 import { decodeCursor, intParam, mergeNewest, timeParam } from "./ledger-paging";
 
 const STATUSES: readonly CallStatus[] = ["succeeded", "failed", "rejected", "timed_out", "cancelled", "denied", "unknown", "pending", "running"];
@@ -13,6 +13,7 @@ const MAX_RESULT_PAGE = 1_000_000;
 
 const shardFor = (c: Context<AppEnv>, callId: string) => ledgerFor(c.env.LEDGER, c.var.tenant.name, shardCount(c.env), callId);
 
+/** Also the answer for another key's call: a call-scope key cannot tell it exists. */
 function notFound(callId: string): never {
   throw new ApiError(404, "not_found", `No call ${callId} is recorded (it never reached this tenant, or it was pruned).`);
 }
@@ -20,7 +21,8 @@ function notFound(callId: string): never {
 /**
  * Call records: GET /v1/calls (newest first, merged across the ledger's shards, keyset-paged),
  * GET /v1/calls/:id (?wait= long-polls until terminal), GET /v1/calls/:id/result (the full output,
- * paged by characters) and POST /v1/calls/:id/cancel.
+ * paged by characters) and POST /v1/calls/:id/cancel. A call-scope key sees only the calls made
+ * with it; admin sees all.
  */
 export const records = new Hono<AppEnv>()
   .get("/", requireScope("call"), async (c) => {
@@ -29,7 +31,7 @@ export const records = new Hono<AppEnv>()
       throw new ApiError(400, "invalid_query", `status must be one of ${STATUSES.join(", ")}.`);
     }
     const limit = intParam(c.req.query("limit"), "limit", 1, 200, 50);
-    const query: ListQuery = { limit };
+    const query: ListQuery = { limit, viewer: viewerOf(c.var.caller) };
     const tool = c.req.query("tool");
     const since = timeParam(c.req.query("since"), "since");
     const before = decodeCursor(c.req.query("cursor"));
@@ -44,14 +46,14 @@ export const records = new Hono<AppEnv>()
   .get("/:id", requireScope("call"), async (c) => {
     const callId = c.req.param("id");
     const wait = intParam(c.req.query("wait"), "wait", 0, MAX_WAIT_SECONDS, 0);
-    const entry = await shardFor(c, callId).get(callId, wait * 1000);
+    const entry = await shardFor(c, callId).get(callId, viewerOf(c.var.caller), wait * 1000);
     return entry ? c.json(entry) : notFound(callId);
   })
   .get("/:id/result", requireScope("call"), async (c) => {
     const callId = c.req.param("id");
     const offset = intParam(c.req.query("offset"), "offset", 0, Number.MAX_SAFE_INTEGER, 0);
     const limit = intParam(c.req.query("limit"), "limit", 1, MAX_RESULT_PAGE, 100_000);
-    const page = await shardFor(c, callId).result(callId, offset, limit);
+    const page = await shardFor(c, callId).result(callId, viewerOf(c.var.caller), offset, limit);
     if (page === "not_found") notFound(callId);
     if (page === "no_output") throw new ApiError(404, "no_output", `The call ${callId} has no output (it did not succeed, or has not finished).`);
     return c.json(page);
@@ -60,7 +62,7 @@ export const records = new Hono<AppEnv>()
     const callId = c.req.param("id");
     const body = (await c.req.json().catch(() => ({}))) as { reason?: unknown };
     const reason = typeof body?.reason === "string" ? body.reason.slice(0, 500) : undefined;
-    const outcome = await shardFor(c, callId).cancel(callId, reason);
+    const outcome = await shardFor(c, callId).cancel(callId, viewerOf(c.var.caller), reason);
     if (outcome.ok && outcome.state === "cancelled") return c.json({ callId, state: "cancelled", call: outcome.entry });
     // Running: its journal aborts it (a queued call leaves its gate's queue); the record tells the end.
     if (outcome.ok) return c.json({ callId, state: "cancel_requested", call: outcome.entry }, 202);
