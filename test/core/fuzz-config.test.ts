@@ -1,0 +1,92 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { ConfigError } from "../../worker/config";
+import { createTenant } from "../../worker/tenant";
+
+/**
+ * The tenant configuration parser (TOOLGATE_CONFIG) under random input: every value either builds a
+ * tenant or fails with a ConfigError naming what is wrong, never another error (which the Worker
+ * would answer as an anonymous 500).
+ */
+
+const KEY = { name: "k", hash: "a".repeat(64), scopes: ["admin"] };
+const input = { type: "object", properties: { id: { type: "string" } }, required: ["id"] };
+/** A configuration using every section, the seed the mutations start from. */
+const FULL = {
+  name: "acme",
+  tools: ["add", "echo", "sleep", "send_message"],
+  keys: [KEY, { name: "c", hash: "b".repeat(64), scopes: ["call"] }],
+  policies: { sleep: { concurrency: { limit: 2, maxQueue: 4 }, timeoutMs: 1000, retry: { attempts: 2 } } },
+  limits: { maxBodyBytes: 4096, maxCallsPerBatch: 8 },
+  requireApprovalFor: { risk: ["high"], tools: ["echo"] },
+  deny: ["add"],
+  consoleOrigins: ["https://console.example.com"],
+  hosts: ["tools.example.com"],
+  secrets: { GH: "GH_TOKEN" },
+  egress: { allowHosts: ["api.example.com"] },
+  http: [
+    { name: "get_thing", description: "d", url: "https://api.example.com/things/{id}", input, auth: { type: "bearer", secret: "GH" }, rateLimit: { requests: 5, intervalMs: 1000 } },
+  ],
+  openapi: [
+    {
+      name: "pets",
+      document: { openapi: "3.0.3", info: { title: "t", version: "1" }, servers: [{ url: "https://pets.example.com" }], paths: { "/p/{id}": { get: { operationId: "getPet", parameters: [{ name: "id", in: "path", required: true, schema: { type: "integer" } }] } } } },
+      prefix: "pet_",
+    },
+  ],
+  mcp: [{ name: "gh", url: "https://mcp.example.com/mcp", prefix: "gh_", tools: ["issue"] }],
+};
+
+/** FULL with one node (depth-first, the seed-th) replaced by another value, or deleted. */
+function mutate(root: unknown, replacement: unknown, seed: number, remove: boolean): unknown {
+  const slots: [Record<string, unknown> | unknown[], string | number][] = [];
+  const walk = (node: unknown) => {
+    if (Array.isArray(node)) node.forEach((child, i) => (slots.push([node, i]), walk(child)));
+    else if (node && typeof node === "object") for (const [key, child] of Object.entries(node)) slots.push([node as Record<string, unknown>, key]), walk(child);
+  };
+  walk(root);
+  const [holder, key] = slots[seed % slots.length]!;
+  if (remove && !Array.isArray(holder)) delete (holder as Record<string, unknown>)[key as string];
+  else (holder as Record<string | number, unknown>)[key] = replacement;
+  return root;
+}
+
+const leaf = fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.constantFrom("", "add", "__proto__", "constructor", "https://x", "http://127.0.0.1", "{id}", -1, 0, 1e308, null));
+const mutated = fc
+  .array(fc.tuple(leaf, fc.nat(), fc.boolean()), { minLength: 1, maxLength: 3 })
+  .map((edits) => edits.reduce<unknown>((config, [value, seed, remove]) => mutate(config, value, seed, remove), structuredClone(FULL)));
+const anyConfig = fc.oneof(
+  { weight: 4, arbitrary: mutated },
+  { weight: 1, arbitrary: fc.jsonValue() },
+  { weight: 1, arbitrary: fc.string().map((text) => `{${text}`) },
+  { weight: 1, arbitrary: mutated.map((config) => JSON.stringify(config)) },
+);
+
+function outcome(config: unknown): "tenant" | "config_error" {
+  try {
+    createTenant(config);
+    return "tenant";
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw new Error(`not a ConfigError for ${JSON.stringify(config)?.slice(0, 300)}: ${String(error)}`);
+    expect(error.message).toMatch(/^TOOLGATE_CONFIG/);
+    return "config_error";
+  }
+}
+
+describe("the tenant configuration parser under random input", () => {
+  it("the seed configuration builds", () => {
+    expect(createTenant(FULL).registry.get("pet_getPet")).toBeDefined();
+  });
+
+  it("gives a tenant or a ConfigError, never another error", () => {
+    const seen = { tenant: 0, config_error: 0 };
+    fc.assert(
+      fc.property(anyConfig, (config) => {
+        seen[outcome(config)]++;
+      }),
+      { numRuns: 3000 },
+    );
+    expect(seen.tenant).toBeGreaterThan(50); // harmless mutations still build: the checks are not just "reject all"
+    expect(seen.config_error).toBeGreaterThan(100);
+  }, 20_000);
+});
