@@ -148,14 +148,17 @@ describe("client: approvals, gates, events", { timeout: 45_000 }, () => {
     const stream = admin.events({ signal: controller.signal });
     const seen: ServerEvent[] = [];
     const id = `client-events-${Date.now()}`;
+    let onReady!: () => void;
+    const isReady = new Promise<void>((resolve) => (onReady = resolve));
     const reader = (async () => {
       for await (const event of stream) {
         seen.push(event);
+        if (event.type === "ready") onReady();
         if (event.type === "call.finished" && event.data.callId === id) return;
       }
     })();
-    // The stream starts "from now": give it a moment to take every shard's position.
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    // The stream opens with `ready` once it knows where it starts: every call after it is delivered.
+    await isReady;
     await call.call("add", { a: 1, b: 1 }, { id });
     await reader;
     controller.abort();
@@ -164,8 +167,10 @@ describe("client: approvals, gates, events", { timeout: 45_000 }, () => {
 
     const started = seen.find((e) => e.data.callId === id && e.type === "call.started")!;
     const resumed = admin.events({ lastEventId: started.id!, reconnect: false });
+    const ready = await resumed.next();
     const first = await resumed.next();
     await resumed.return(undefined);
+    expect(ready.value).toMatchObject({ type: "ready", id: started.id });
     expect(first.value).toMatchObject({ type: "call.finished", data: { callId: id } });
   });
 

@@ -89,9 +89,8 @@ describe("console flows", () => {
 
   it("shows calls in Live as they happen", async () => {
     await page.getByRole("link", { name: "Live" }).click();
+    // "Connected" is the stream's open: it opens once every ledger shard's position is known.
     await page.getByText("Connected: new events appear at the top.").waitFor();
-    // The stream starts "from now" once it knows every ledger shard's position: give it a moment.
-    await page.waitForTimeout(500);
     await apiCall(baseUrl, [{ id: `live-${Date.now()}`, name: "add", args: { a: 40, b: 2 } }]);
     await page.locator('li.event[data-type="call.finished"][data-tool="add"]').first().waitFor();
     await page.locator('li.event[data-type="call.started"][data-tool="add"]').first().waitFor();

@@ -106,7 +106,6 @@ describe("console quality", () => {
     await page.getByRole("link", { name: "Live" }).click();
     await page.getByText("Connected: new events appear at the top.").waitFor({ timeout: 15_000 });
     expect(tokens).toBe(2);
-    await page.waitForTimeout(500);
     const id = `reconnect-${Date.now()}`;
     await apiCall(baseUrl, [{ id, name: "echo", args: { text: "after reconnect" } }]);
     await page.locator('li.event[data-type="call.finished"][data-tool="echo"]').getByText(id).waitFor();
