@@ -32,7 +32,10 @@ async function runCalls(c: Context<AppEnv>, body: unknown, format: Format): Prom
   const results = await executeBatch(decoded.calls, executionOptions(c));
   const calls = results.map((result) => result.record);
   for (const record of calls) logCall(c.var.requestId, record, c.var.caller.keyName);
-  return c.json({ ...(format.encode(results) as object), calls });
+  // A lone call whose id was already used with other arguments: the request itself conflicts (409);
+  // in a batch the conflict is one result among others, so the batch still answers 200.
+  const status = results.length === 1 && !results[0]!.ok && results[0]!.error.code === "conflict" ? 409 : 200;
+  return c.json({ ...(format.encode(results) as object), calls }, status);
 }
 
 export const calls = new Hono<AppEnv>()
