@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../../worker/config";
 import { createTenant } from "../../worker/tenant";
+import { replaceNode } from "../fuzz-tree";
 
 /**
  * The tenant configuration parser (TOOLGATE_CONFIG) under random input: every value either builds a
@@ -37,24 +38,10 @@ const FULL = {
   mcp: [{ name: "gh", url: "https://mcp.example.com/mcp", prefix: "gh_", tools: ["issue"] }],
 };
 
-/** FULL with one node (depth-first, the seed-th) replaced by another value, or deleted. */
-function mutate(root: unknown, replacement: unknown, seed: number, remove: boolean): unknown {
-  const slots: [Record<string, unknown> | unknown[], string | number][] = [];
-  const walk = (node: unknown) => {
-    if (Array.isArray(node)) node.forEach((child, i) => (slots.push([node, i]), walk(child)));
-    else if (node && typeof node === "object") for (const [key, child] of Object.entries(node)) slots.push([node as Record<string, unknown>, key]), walk(child);
-  };
-  walk(root);
-  const [holder, key] = slots[seed % slots.length]!;
-  if (remove && !Array.isArray(holder)) delete (holder as Record<string, unknown>)[key as string];
-  else (holder as Record<string | number, unknown>)[key] = replacement;
-  return root;
-}
-
 const leaf = fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.constantFrom("", "add", "__proto__", "constructor", "https://x", "http://127.0.0.1", "{id}", -1, 0, 1e308, null));
 const mutated = fc
   .array(fc.tuple(leaf, fc.nat(), fc.boolean()), { minLength: 1, maxLength: 3 })
-  .map((edits) => edits.reduce<unknown>((config, [value, seed, remove]) => mutate(config, value, seed, remove), structuredClone(FULL)));
+  .map((edits) => edits.reduce<unknown>((config, [value, seed, remove]) => replaceNode(config, value, seed, remove), structuredClone(FULL)));
 const anyConfig = fc.oneof(
   { weight: 4, arbitrary: mutated },
   { weight: 1, arbitrary: fc.jsonValue() },

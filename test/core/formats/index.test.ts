@@ -3,6 +3,7 @@ import fc from "fast-check";
 import { FORMATS, detectFormat, getFormat } from "../../../src/formats";
 import { FORMAT_NAMES } from "../../../src/formats/format";
 import { sameCallBodies } from "./bodies";
+import { replaceNode } from "../../fuzz-tree";
 
 const bodies: [string, unknown][] = [
   ["openai", { object: "chat.completion", choices: [{ message: { role: "assistant", content: null, tool_calls: [] } }] }],
@@ -39,7 +40,7 @@ describe("decoders", () => {
   // Real bodies with one leaf replaced: near-misses are where decoders would slip.
   const mutated = fc
     .tuple(fc.constantFrom(...bodies.map(([, body]) => body)), fc.jsonValue(), fc.nat())
-    .map(([body, replacement, seed]) => replaceOne(structuredClone(body), replacement, seed));
+    .map(([body, replacement, seed]) => replaceNode(structuredClone(body), replacement, seed));
 
   it("never throw: any value gives calls with string ids and names, or a message", () => {
     fc.assert(
@@ -70,17 +71,3 @@ describe("decoders", () => {
     }
   });
 });
-
-/** Replace the (seed mod n)-th node of a JSON tree (depth-first) with another value. */
-function replaceOne(root: unknown, replacement: unknown, seed: number): unknown {
-  const slots: [Record<string, unknown> | unknown[], string | number][] = [];
-  const walk = (node: unknown) => {
-    if (Array.isArray(node)) node.forEach((child, i) => (slots.push([node, i]), walk(child)));
-    else if (node && typeof node === "object") for (const [key, child] of Object.entries(node)) slots.push([node as Record<string, unknown>, key]), walk(child);
-  };
-  walk(root);
-  if (slots.length === 0) return replacement;
-  const [holder, key] = slots[seed % slots.length]!;
-  (holder as Record<string | number, unknown>)[key] = replacement;
-  return root;
-}
