@@ -1,0 +1,64 @@
+/**
+ * The requests bench/http-peers.ts sends: one `add` call each, as MCP tools/call (toolgate's /mcp,
+ * the SDK server's /json and /sse) or as an OpenAI assistant message (toolgate's /v1/calls/openai).
+ */
+import { DEMO_KEYS } from "../../worker/demo/tenant";
+
+export interface Target {
+  name: string;
+  /** Origin of the server. */
+  url: string;
+  method?: "GET" | "POST";
+  path: string;
+  headers: Record<string, string>;
+  /** A fresh body per request (toolgate's call ids must not repeat: a repeat is a replay, not a run). */
+  body: () => string;
+}
+
+const PROTOCOL_VERSION = "2025-11-25";
+const MCP_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": PROTOCOL_VERSION };
+const AUTH = { authorization: `Bearer ${DEMO_KEYS.call}` };
+
+let seq = 0;
+const mcpCall = () => JSON.stringify({ jsonrpc: "2.0", id: ++seq, method: "tools/call", params: { name: "add", arguments: { a: 1, b: 2 } } });
+const openaiCall = () => {
+  const id = `bench-${process.pid}-${++seq}`;
+  return JSON.stringify({ role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name: "add", arguments: '{"a":1,"b":2}' } }] });
+};
+
+export function sdkTarget(name: string, url: string, path: "/json" | "/sse"): Target {
+  return { name, url, path, headers: MCP_HEADERS, body: mcpCall };
+}
+
+/** toolgate's MCP endpoint needs a session: initialize once, then every call carries its id. */
+export async function toolgateMcpTarget(name: string, url: string): Promise<Target> {
+  const init = { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: "bench", version: "1" } } };
+  const res = await fetch(`${url}/mcp`, { method: "POST", headers: { ...MCP_HEADERS, ...AUTH }, body: JSON.stringify(init) });
+  const session = res.headers.get("mcp-session-id");
+  if (!res.ok || !session) throw new Error(`${name}: initialize answered ${res.status} ${(await res.text()).slice(0, 300)}`);
+  const headers = { ...MCP_HEADERS, ...AUTH, "mcp-session-id": session };
+  await fetch(`${url}/mcp`, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) });
+  return { name, url, path: "/mcp", headers, body: mcpCall };
+}
+
+export function toolgateOpenAiTarget(name: string, url: string): Target {
+  return { name, url, path: "/v1/calls/openai", headers: { "content-type": "application/json", ...AUTH }, body: openaiCall };
+}
+
+/** GET /healthz of the same Worker: a constant JSON through the same middleware, wrangler dev's floor. */
+export function toolgateFloorTarget(name: string, url: string): Target {
+  return { name, url, method: "GET", path: "/healthz", headers: {}, body: () => "" };
+}
+
+/** One request, checked: 200 and the sum in the answer (JSON, or the SSE event's data), no error. */
+export async function checkTarget(target: Target): Promise<void> {
+  if (target.method === "GET") {
+    const res = await fetch(target.url + target.path);
+    if (res.status !== 200) throw new Error(`${target.name}: answered ${res.status}`);
+    return;
+  }
+  const res = await fetch(target.url + target.path, { method: "POST", headers: target.headers, body: target.body() });
+  const text = await res.text();
+  const ok = res.status === 200 && text.includes('{\\"sum\\":3}') && !text.includes('"isError":true') && !text.includes('"error"');
+  if (!ok) throw new Error(`${target.name}: the add call did not answer its sum: ${res.status} ${text.slice(0, 300)}`);
+}
