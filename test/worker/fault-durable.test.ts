@@ -59,7 +59,7 @@ describe("Durable Object eviction mid-call", () => {
     const gate = `${name}:tool:sleep`;
     const [first, second] = [`ev1-${uid()}`, `ev2-${uid()}`];
     let firstDone = false;
-    const one = runSleeps(env, sleepCall(first, 800)).finally(() => (firstDone = true));
+    const one = runSleeps(env, sleepCall(first, 1500)).finally(() => (firstDone = true));
     await eventually(async () => (await gateStub(gate).snapshot()).holders.some((h) => h.callId === first), "the first call holds the slot");
 
     // Nothing is in flight at either object now (eviction would wait for that), only the call's state.
@@ -70,7 +70,7 @@ describe("Durable Object eviction mid-call", () => {
 
     // A new call waits at the fresh gate instance; the model repeats the running call, which joins the first run.
     const two = runSleeps(env, sleepCall(second, 5));
-    const repeat = runSleeps(env, sleepCall(first, 800));
+    const repeat = runSleeps(env, sleepCall(first, 1500));
     const [[a], [b], [again]] = await Promise.all([one, two, repeat]);
     expect([a.status, b.status]).toEqual(["succeeded", "succeeded"]);
     expect(again).toMatchObject({ status: "succeeded", replay: true });
