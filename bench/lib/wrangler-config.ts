@@ -1,0 +1,25 @@
+import { writeFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { unstable_readConfig } from "wrangler";
+
+/**
+ * A wrangler config (JSON) for the Worker in `app` with other vars: what a tenant environment would
+ * hold, written under .tmp/ so the checkout's wrangler.toml is never touched. Bindings, migrations
+ * and compatibility settings come from `app`'s wrangler.toml (its top-level environment).
+ */
+export function writeWranglerConfig(app: string, file: string, vars: Record<string, string>): string {
+  const configPath = resolve(app, "wrangler.toml");
+  const base = unstable_readConfig({ config: configPath });
+  const config = {
+    name: base.name,
+    main: resolve(dirname(configPath), base.main!),
+    compatibility_date: base.compatibility_date,
+    compatibility_flags: base.compatibility_flags,
+    assets: { directory: resolve(dirname(configPath), base.assets!.directory!), run_worker_first: base.assets!.run_worker_first },
+    durable_objects: base.durable_objects,
+    migrations: base.migrations,
+    vars,
+  };
+  writeFileSync(file, JSON.stringify(config, null, 2));
+  return file;
+}
