@@ -62,6 +62,14 @@ describe("MCP transport: Host and Origin (DNS rebinding)", () => {
     expect(custom.status).toBe(200);
     expect((await post(initializeRequest(), { host: "other.example.com" }, { vars })).status).toBe(403);
   });
+
+  it("accepts the tenant's own workers.dev name without configuration, and no other Worker's", async () => {
+    const tenant = DEMO_CONFIG.name;
+    expect((await post(initializeRequest(), { host: `toolgate-${tenant}.acct-1.workers.dev` })).status).toBe(200);
+    expect((await post(initializeRequest(), { host: `toolgate-other.acct-1.workers.dev` })).status).toBe(403);
+    expect((await post(initializeRequest(), { host: `toolgate-${tenant}.evil.example` })).status).toBe(403);
+    expect((await post(initializeRequest(), { host: `toolgate-${tenant}.a.b.workers.dev` })).status).toBe(403);
+  });
 });
 
 describe("MCP transport: messages and versions", () => {
