@@ -4,7 +4,8 @@
  *   the SDK (bench/lib/mcp-sdk-server.ts, Node): McpServer + StreamableHTTPServerTransport, stateless,
  *     with JSON answers (enableJsonResponse) and with the default SSE answers.
  * toolgate is also served with its ledger switched off, from a patched snapshot of the sources (the
- * patch lives here, never in the Worker: no deployed tenant can run without its ledger).
+ * patch lives here, never in the Worker: no deployed tenant can run without its ledger). Two floors:
+ * toolgate's GET /healthz (same middleware, no call) and a hello-world Worker under wrangler dev.
  * Each target's answer is checked before timing; then autocannon, same connections for all, in
  * alternating rounds so background load hits all alike; medians over rounds.
  * Run: node scripts/run-ts.mjs bench/http-peers.ts   (ROUNDS, SECONDS, CONNECTIONS; ~2 minutes)
@@ -12,8 +13,9 @@
 import autocannon from "autocannon";
 import type { Result } from "autocannon";
 import { spawn, type ChildProcess } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
+import { unstable_readConfig } from "wrangler";
 import { table } from "./harness";
 import { checkTarget, sdkTarget, toolgateFloorTarget, toolgateMcpTarget, toolgateOpenAiTarget, type Target } from "./lib/http-targets";
 import { median, waitForQuiet } from "./lib/load";
@@ -37,6 +39,17 @@ export function executionOptions(c: Context<AppEnv>): BatchOptions {
 }
 `;
   writeFileSync(file, source.replace(anchor, "function executionOptionsWithLedger(") + wrapper);
+}
+
+/** A Worker that answers a constant JSON and nothing else: what wrangler dev itself serves here. */
+function helloWorld(): { app: string; config: string } {
+  const app = resolve(dir, "hello");
+  mkdirSync(app, { recursive: true });
+  writeFileSync(resolve(app, "index.js"), "export default { fetch: () => Response.json({ ok: true }) };\n");
+  const { compatibility_date } = unstable_readConfig({ config: "wrangler.toml" });
+  const config = resolve(app, "wrangler.json");
+  writeFileSync(config, JSON.stringify({ name: "bench-hello", main: "index.js", compatibility_date }));
+  return { app, config };
 }
 
 /** The SDK server in its own process; resolves with its origin once it listens. */
@@ -92,7 +105,7 @@ function report(summaries: Summary[], load: number): void {
   console.log("transaction) and checks the key and the MCP session on each request; the SDK server keeps nothing and has no auth.");
   console.log('The "no ledger" rows are a bench-only build without the journal, to show what that durability costs.');
   console.log("toolgate runs in workerd behind wrangler dev's local proxy; the SDK server is a plain Node process. The");
-  console.log("floor row (GET /healthz, no tool call) is the most this wrangler dev serves on this machine.");
+  console.log("floor rows: toolgate's GET /healthz (no tool call, same middleware) and a hello-world Worker (wrangler dev alone).");
 }
 
 async function main(): Promise<void> {
@@ -105,6 +118,8 @@ async function main(): Promise<void> {
     servers.push(ledger);
     const bare = await startDev({ app: snapshot(resolve(dir, "no-ledger"), withoutLedger), home: resolve(dir, "no-ledger/home") });
     servers.push(bare);
+    const hello = await startDev({ ...helloWorld(), home: resolve(dir, "hello/home") });
+    servers.push(hello);
     sdk = await startSdk();
     await Promise.all(servers.map((s) => waitReady(s)));
     const targets: Target[] = [
@@ -115,6 +130,7 @@ async function main(): Promise<void> {
       await toolgateMcpTarget("toolgate /mcp, no ledger", bare.url),
       toolgateOpenAiTarget("toolgate /v1/calls/openai, no ledger", bare.url),
       toolgateFloorTarget("toolgate GET /healthz (floor)", ledger.url),
+      toolgateFloorTarget("wrangler dev, hello-world Worker", hello.url),
     ];
     for (const target of targets) await checkTarget(target);
     for (const target of targets) assertClean(target, await run(target, 2)); // warm up isolates, JIT, Durable Objects
