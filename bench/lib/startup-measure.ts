@@ -30,22 +30,33 @@ export function activeMs(profile: CpuProfile): number {
   return micros / 1000;
 }
 
+/** The part of activeMs in "(program)" samples: native work of the runtime, outside any JS function. */
+export function nativeMs(profile: CpuProfile): number {
+  const native = new Set(profile.nodes.filter((node) => node.callFrame.functionName === "(program)").map((node) => node.id));
+  return profile.samples.reduce((micros, id, i) => micros + (native.has(id) ? (profile.timeDeltas[i] ?? 0) : 0), 0) / 1000;
+}
+
 /**
- * Startup CPU of `runs` profiles of one build. The bundle is built once (`deploy --dry-run
+ * `runs` startup profiles of one build. The bundle is built once (`deploy --dry-run
  * --outfile`) and profiled with --worker: `check startup` alone would rebuild each time, and its
  * inner build does not see --env or --config.
  */
-export function startupMs(runs: number, out: string, extra: string[] = []): number[] {
+export function startupProfiles(runs: number, out: string, extra: string[] = []): CpuProfile[] {
   mkdirSync(out, { recursive: true });
   const bundle = join(out, "worker.bundle");
   wrangler(["deploy", "--dry-run", "--outfile", bundle, ...extra]);
-  const times: number[] = [];
+  const profiles: CpuProfile[] = [];
   for (let i = 0; i < runs; i++) {
     const file = join(out, `startup-${i}.cpuprofile`);
     wrangler(["check", "startup", "--worker", bundle, "--outfile", file]);
-    times.push(activeMs(JSON.parse(readFileSync(file, "utf8")) as CpuProfile));
+    profiles.push(JSON.parse(readFileSync(file, "utf8")) as CpuProfile);
   }
-  return times;
+  return profiles;
+}
+
+/** Startup CPU (active ms) of `runs` profiles of one build. */
+export function startupMs(runs: number, out: string, extra: string[] = []): number[] {
+  return startupProfiles(runs, out, extra).map(activeMs);
 }
 
 /** KB of the code wrangler would upload (modules and wasm; source maps are not uploaded), raw and gzip. */
