@@ -21,14 +21,8 @@ export type GateAcquireResult =
   | { ok: false; code: "busy"; message: string; retryAfterMs: number }
   | { ok: false; code: "cancelled"; message: string };
 
-export interface GateSnapshot {
-  gate: string;
-  limit: number;
-  maxQueue: number;
-  holders: { callId: string; tool: string; since: number; expiresAt: number }[];
-  queueDepth: number;
-  queued: { callId: string; tool: string; since: number }[];
-}
+/** The wire shape of GET /v1/gates, defined once with the client's types. */
+export type { GateSnapshot } from "../../src/client-types";
 
 /** A waiter that stops re-attaching (its Worker died) leaves the queue this long after its poll ends. */
 export const WAIT_GRACE_MS = 5_000;
