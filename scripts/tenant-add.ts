@@ -1,15 +1,18 @@
 /**
  * npm run tenant:add <name> [-- --tools add,echo]
- * Appends an [env.<name>] block to wrangler.toml with the tenant's TOOLGATE_CONFIG (and the Durable
- * Object bindings environments do not inherit), generates its admin key (printed once, only its
- * SHA-256 is stored) and prints the steps to deploy.
+ * Writes the tenant's configuration tenants/<name>.json and its Worker entry tenants/<name>.ts (which
+ * bundles it: Cloudflare caps a var at 5 KB), appends an [env.<name>] block to wrangler.toml (its main,
+ * and the vars and Durable Object bindings environments do not inherit), generates its admin key
+ * (printed once, only its SHA-256 is stored) and prints the steps to deploy.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
 import { CATALOG } from "../worker/catalog";
 import type { TenantConfigInput } from "../worker/config";
 import { createTenant } from "../worker/tenant";
+import { formatConfig, renderTenantModule, TENANTS_DIR } from "./tenant-files";
 import { envNames, readTopLevel, renderTenantEnv } from "./tenant-toml";
 
 const WRANGLER = "wrangler.toml";
@@ -30,6 +33,11 @@ if (!/^[a-z][a-z0-9-]{0,39}$/.test(name)) fail(`"${name}" is not a tenant name: 
 const file = values.config!;
 const toml = readFileSync(file, "utf8");
 if (envNames(toml).includes(name)) fail(`${file} already has [env.${name}]`);
+// Beside the wrangler config: its main = "tenants/<name>.ts" is relative to it.
+const dir = join(dirname(file), TENANTS_DIR);
+const jsonFile = join(dir, `${name}.json`);
+const moduleFile = join(dir, `${name}.ts`);
+for (const path of [jsonFile, moduleFile]) if (existsSync(path)) fail(`${path} already exists`);
 
 const key = `tg_${randomBytes(32).toString("base64url")}`;
 const config: TenantConfigInput = {
@@ -40,24 +48,26 @@ const config: TenantConfigInput = {
   consoleOrigins: [],
   secrets: {},
 };
-// Indented, with lists of plain values on one line: readable and easy to edit inside wrangler.toml.
-const json = JSON.stringify(config, null, 2).replace(/\[\n\s+([^[\]{}]*?)\n\s*\]/g, (_m, inner: string) => `[${inner.split(/,\n\s*/).join(", ")}]`);
+const json = formatConfig(config);
 try {
-  createTenant(json); // the same checks the Worker runs: fail here, not after deploying
+  createTenant(json, undefined, jsonFile); // the same checks the Worker runs: fail here, not after deploying
 } catch (error) {
   fail((error as Error).message);
 }
 
-writeFileSync(file, toml.replace(/\n*$/, "\n") + renderTenantEnv(name, json, readTopLevel(toml)));
+mkdirSync(dir, { recursive: true });
+writeFileSync(jsonFile, json);
+writeFileSync(moduleFile, renderTenantModule(name));
+writeFileSync(file, toml.replace(/\n*$/, "\n") + renderTenantEnv(name, readTopLevel(toml)));
 
-console.log(`Added [env.${name}] to ${file}.
+console.log(`Wrote ${jsonFile} and ${moduleFile}; added [env.${name}] to ${file}.
 
-Admin key for "${name}" (shown once; only its SHA-256 is stored in ${file}):
+Admin key for "${name}" (shown once; only its SHA-256 is stored in ${jsonFile}):
 
   ${key}
 
 Next:
-  1. Edit TOOLGATE_CONFIG in [env.${name}.vars]: tools, policies, limits, consoleOrigins, more keys.
+  1. Edit ${jsonFile}: tools, policies, limits, adapters, consoleOrigins, more keys (npm test checks it).
      A call-only key: node -e "const k='tg_'+require('crypto').randomBytes(32).toString('base64url');console.log(k, require('crypto').createHash('sha256').update(k).digest('hex'))"
   2. For each secret the config names ("secrets": { "NAME": "ENV_VAR" }):
        npx wrangler secret put ENV_VAR --env ${name}

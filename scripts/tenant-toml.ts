@@ -52,20 +52,23 @@ export function envDurableObjects(toml: string, env: string): string[] {
     .map((s) => keyLines(s.lines).find((line) => line.startsWith("name"))?.replace(/^name\s*=\s*"(.*)"$/, "$1") ?? "");
 }
 
-/** The block appended for a tenant: its config var, the top-level vars it must repeat, the DO bindings. */
-export function renderTenantEnv(name: string, configJson: string, top: TopLevel, demoVar = "TOOLGATE_DEMO"): string {
-  if (configJson.includes("'''")) throw new Error("the configuration may not contain ''' (it is written as a TOML literal string)");
+/**
+ * The block appended for a tenant: its entry module (which bundles tenants/<name>.json, see
+ * scripts/tenant-files.ts), the top-level vars it must repeat, the DO bindings.
+ */
+export function renderTenantEnv(name: string, top: TopLevel, demoVar = "TOOLGATE_DEMO"): string {
   // Explicitly off: a tenant never falls back to the demo (and wrangler sees every top-level var repeated).
   const vars = top.vars.map((line) => (line.startsWith(demoVar) ? `${demoVar} = "false"` : line));
   const out = [
     "",
     `# Tenant "${name}" (npm run tenant:add ${name}). Deploy: npx wrangler deploy --env ${name}`,
+    `# Its configuration is tenants/${name}.json, bundled into the Worker by tenants/${name}.ts.`,
     `# Environments inherit neither vars nor Durable Object bindings: they are repeated here.`,
+    `[env.${name}]`,
+    `main = "tenants/${name}.ts"`,
+    "",
     `[env.${name}.vars]`,
     ...vars,
-    `TOOLGATE_CONFIG = '''`,
-    configJson,
-    `'''`,
   ];
   for (const binding of top.durableObjects) out.push("", `[[env.${name}.durable_objects.bindings]]`, ...binding);
   return `${out.join("\n")}\n`;

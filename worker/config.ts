@@ -4,7 +4,8 @@ import { ADAPTER_FIELDS } from "./adapters/config";
 
 /**
  * A tenant's configuration: which tools it offers and how, who may call them, and its limits.
- * It comes from the tenant's wrangler environment as the JSON var TOOLGATE_CONFIG.
+ * A deployed tenant's is tenants/<name>.json, bundled into its Worker; the JSON var TOOLGATE_CONFIG
+ * overrides it (locally, in tests).
  */
 
 const MiB = 1024 * 1024;

@@ -3,7 +3,7 @@ import type { Tenant } from "./tenant";
 
 /** The Worker's bindings: the generated Env plus the vars and secrets toolgate reads by name. */
 export type Bindings = Env & {
-  /** The tenant's configuration as JSON (a var of the tenant's wrangler environment, or --var). */
+  /** A tenant configuration as JSON: overrides the one bundled into a tenant's Worker (--var, .dev.vars, tests). */
   TOOLGATE_CONFIG?: string;
   /** "true" where the embedded demo tenant may be served (the top-level environment only). */
   TOOLGATE_DEMO?: string;

@@ -3,6 +3,7 @@ import type { Hooks } from "../src/hooks";
 import { buildAdapters } from "./adapters/build";
 import type { UpstreamNamespace } from "./adapters/upstream-gate";
 import type { TenantAdapters } from "./adapters/live";
+import { bundledConfig, type BundledConfig } from "./bundled-config";
 import { ConfigError, parseTenantConfig, type Scope, type TenantConfig } from "./config";
 import { CATALOG } from "./catalog";
 import { DEMO_CONFIG } from "./demo/tenant";
@@ -36,47 +37,83 @@ function hexToBytes(hex: string): Uint8Array {
   return bytes;
 }
 
-/** A tenant from its configuration; `env` gives the Durable Objects that enforce shared upstream rate limits. */
-export function createTenant(configInput: string | unknown, env?: { UPSTREAMS?: UpstreamNamespace }): Tenant {
-  const config = parseTenantConfig(configInput);
-  const adapters = buildAdapters(config, { tenant: config.name, ...(env?.UPSTREAMS ? { upstreams: env.UPSTREAMS } : {}) });
-  const prefixes = adapters.servers.map((server) => server.declaration.prefix);
-  return {
-    name: config.name,
-    config,
-    registry: buildRegistry(config, CATALOG, adapters.tools, prefixes),
-    adapters,
-    keys: config.keys.map((key) => ({ name: key.name, hash: hexToBytes(key.hash), scopes: new Set(key.scopes) })),
-    hooks: approvalHooks(config),
-    listings: new Map(),
-  };
+const VAR = "TOOLGATE_CONFIG";
+
+/**
+ * A tenant from its configuration; `env` gives the Durable Objects that enforce shared upstream rate
+ * limits; `source` names the configuration in error messages ("tenants/acme.json is invalid: …").
+ */
+export function createTenant(configInput: string | unknown, env?: { UPSTREAMS?: UpstreamNamespace }, source = VAR): Tenant {
+  const config = parseTenantConfig(configInput, source);
+  try {
+    const adapters = buildAdapters(config, { tenant: config.name, ...(env?.UPSTREAMS ? { upstreams: env.UPSTREAMS } : {}) });
+    const prefixes = adapters.servers.map((server) => server.declaration.prefix);
+    return {
+      name: config.name,
+      config,
+      registry: buildRegistry(config, CATALOG, adapters.tools, prefixes),
+      adapters,
+      keys: config.keys.map((key) => ({ name: key.name, hash: hexToBytes(key.hash), scopes: new Set(key.scopes) })),
+      hooks: approvalHooks(config),
+      listings: new Map(),
+    };
+  } catch (error) {
+    // The registry and adapter builders word their errors for the var; name the actual source instead.
+    if (error instanceof ConfigError && source !== VAR && error.message.startsWith(`${VAR} `)) {
+      throw new ConfigError(source + error.message.slice(VAR.length));
+    }
+    throw error;
+  }
+}
+
+function build(input: unknown, env: EnvVars, source: string): Tenant | ConfigError {
+  try {
+    return createTenant(input, env as { UPSTREAMS?: UpstreamNamespace }, source);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    return error;
+  }
 }
 
 // Configurations are fixed per deployment; tests and `--var` may switch between a few.
 const cache = new Map<string, Tenant | ConfigError>();
 const CACHE_LIMIT = 16;
+// The bundled configuration is one object per isolate: its tenant is kept beside it.
+let fromBundle: { bundled: BundledConfig; entry: Tenant | ConfigError } | undefined;
 
-/** The tenant for this environment, parsed once per configuration text. Throws ConfigError. */
-export function loadTenant(env: EnvVars): Tenant {
+/**
+ * The tenant for this environment, parsed once per configuration. Throws ConfigError. Precedence:
+ * the TOOLGATE_CONFIG var (a local override: --var, .dev.vars, tests), else the configuration bundled
+ * into the tenant's Worker (tenants/<name>.json), else the embedded demo where TOOLGATE_DEMO is "true".
+ */
+export function loadTenant(env: EnvVars, bundled: BundledConfig | undefined = bundledConfig()): Tenant {
   const text = env.TOOLGATE_CONFIG;
+  let entry: Tenant | ConfigError;
   if (text === undefined || text === "") {
-    if (env.TOOLGATE_DEMO !== "true") {
-      throw new ConfigError("TOOLGATE_CONFIG is not set: give the tenant's configuration in its wrangler environment");
+    if (bundled) {
+      if (fromBundle?.bundled !== bundled) fromBundle = { bundled, entry: build(bundled.config, env, bundled.source) };
+      entry = fromBundle.entry;
+    } else if (env.TOOLGATE_DEMO === "true") {
+      entry = cached("(demo)", () => build(DEMO_CONFIG, env, VAR));
+    } else {
+      throw new ConfigError(
+        "TOOLGATE_CONFIG is not set and no configuration is bundled: deploy the tenant's environment (its main is tenants/<name>.ts, see npm run tenant:add) or set TOOLGATE_CONFIG",
+      );
     }
-  }
-  const cacheKey = text || "(demo)";
-  let entry = cache.get(cacheKey);
-  if (entry === undefined) {
-    try {
-      entry = createTenant(text || DEMO_CONFIG, env as { UPSTREAMS?: UpstreamNamespace });
-    } catch (error) {
-      if (!(error instanceof ConfigError)) throw error;
-      entry = error;
-    }
-    if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
-    cache.set(cacheKey, entry);
+  } else {
+    entry = cached(text, () => build(text, env, VAR));
   }
   if (entry instanceof ConfigError) throw entry;
+  return entry;
+}
+
+function cached(key: string, make: () => Tenant | ConfigError): Tenant | ConfigError {
+  let entry = cache.get(key);
+  if (entry === undefined) {
+    entry = make();
+    if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
+    cache.set(key, entry);
+  }
   return entry;
 }
 
@@ -86,7 +123,7 @@ export function resolveSecrets(config: TenantConfig, env: Record<string, unknown
   for (const [name, envName] of Object.entries(config.secrets)) {
     const value = env[envName];
     if (typeof value !== "string" || value === "") {
-      throw new ConfigError(`TOOLGATE_CONFIG: secrets.${name}: the Worker secret ${envName} is not set (wrangler secret put ${envName})`);
+      throw new ConfigError(`secrets.${name}: the Worker secret ${envName} is not set (wrangler secret put ${envName})`);
     }
     secrets[name] = value;
   }

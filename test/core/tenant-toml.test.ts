@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { renderTenantModule } from "../../scripts/tenant-files";
 import { envDurableObjects, envNames, readTopLevel, renderTenantEnv } from "../../scripts/tenant-toml";
 
 const SAMPLE = `name = "toolgate"
@@ -33,17 +34,15 @@ describe("tenant environments in wrangler.toml", () => {
     });
   });
 
-  it("renders a tenant block that repeats them, with the demo switched off", () => {
-    const toml = SAMPLE + renderTenantEnv("acme", '{ "name": "acme" }', readTopLevel(SAMPLE));
+  it("renders a tenant block with its own entry module that repeats them, with the demo switched off", () => {
+    const toml = SAMPLE + renderTenantEnv("acme", readTopLevel(SAMPLE));
     expect(envNames(toml)).toEqual(["acme"]);
     expect(envDurableObjects(toml, "acme")).toEqual(["GATES", "LEDGER"]);
-    expect(toml).toContain(`[env.acme.vars]\nTOOLGATE_DEMO = "false"\nLEDGER_SHARDS = "4"\nTOOLGATE_CONFIG = '''\n{ "name": "acme" }\n'''`);
+    expect(toml).toContain(`[env.acme]\nmain = "tenants/acme.ts"\n\n[env.acme.vars]\nTOOLGATE_DEMO = "false"\nLEDGER_SHARDS = "4"\n\n[[env.acme.durable_objects.bindings]]`);
+    // The configuration is bundled from tenants/acme.json, never a (5 KB-capped) var.
+    expect(toml).not.toContain("TOOLGATE_CONFIG");
     // Adding the block changes nothing at the top level.
     expect(readTopLevel(toml)).toEqual(readTopLevel(SAMPLE));
-  });
-
-  it("refuses a config that would end the TOML literal string", () => {
-    expect(() => renderTenantEnv("x", "'''", readTopLevel(SAMPLE))).toThrow(/'''/);
   });
 
   it("keeps every tenant of the real wrangler.toml in step with the top level", () => {
@@ -54,6 +53,9 @@ describe("tenant environments in wrangler.toml", () => {
     for (const env of envNames(toml)) {
       // Environments inherit no bindings: a tenant missing one would crash on its first call.
       expect(envDurableObjects(toml, env).sort(), `[env.${env}] Durable Object bindings`).toEqual([...topBindings].sort());
+      // Its Worker bundles its configuration: the entry module exists and is the generated one.
+      expect(toml, `[env.${env}] main`).toContain(`[env.${env}]\nmain = "tenants/${env}.ts"\n`);
+      expect(readFileSync(`tenants/${env}.ts`, "utf8")).toBe(renderTenantModule(env));
     }
   });
 });
