@@ -9,7 +9,7 @@ import { logLine } from "./log";
 import { requireKey } from "./middleware/auth";
 import { bodyLimit } from "./middleware/body-limit";
 import { cors } from "./middleware/cors";
-import { tenant } from "./middleware/tenant";
+import { remoteTools, tenant } from "./middleware/tenant";
 import { calls } from "./routes/calls";
 import { approvals } from "./routes/approvals";
 import { adapters } from "./routes/adapters";
@@ -35,7 +35,7 @@ export function createApp(): Hono<AppEnv> {
 
   // Before the key check: the event stream also takes a short-lived token (EventSource sends no headers).
   app.route("/v1/events", events);
-  app.use("/v1/*", requireKey);
+  app.use("/v1/*", requireKey, remoteTools);
   app.route("/v1/tools", tools);
   app.route("/v1/calls", calls); // POST: run calls
   app.route("/v1/calls", records); // GET: read records, POST /:id/cancel
