@@ -46,6 +46,19 @@ export type GateChange =
   | { type: "queue"; waiter: Waiter }
   | { type: "leave"; callId: string; was: "holder" | "waiter"; reason: LeaveReason };
 
+/** A caller a transition decided: granted a slot (holder) or dropped from the queue or slot (reason). */
+export type Settlement = { callId: string; holder: Holder } | { callId: string; reason: LeaveReason };
+
+/** The callers whose waits a transition ends, for whoever holds their open acquires. */
+export function settlements(changes: readonly GateChange[]): Settlement[] {
+  const out: Settlement[] = [];
+  for (const change of changes) {
+    if (change.type === "hold") out.push({ callId: change.holder.callId, holder: change.holder });
+    else if (change.type === "leave") out.push({ callId: change.callId, reason: change.reason });
+  }
+  return out;
+}
+
 export interface AcquireInput {
   callId: string;
   tool: string;

@@ -3,7 +3,7 @@
  * gate Durable Object persists, kept in memory, with timers for leases. Gates only hold across
  * calls that share this limiter object.
  */
-import { acquireSlot, createGateState, expireDue, leaveSlot, nextDeadline } from "./gate-queue";
+import { acquireSlot, createGateState, expireDue, leaveSlot, nextDeadline, settlements } from "./gate-queue";
 import type { GateChange, GateState } from "./gate-queue";
 import type { Limiter, SlotGrant, SlotRequest } from "./limiter";
 
@@ -40,16 +40,14 @@ export function createLocalLimiter(options: LocalLimiterOptions = {}): LocalLimi
 
   /** Wake queued acquires that a transition granted or dropped, then re-arm the lease timer. */
   function settle(key: string, gate: LocalGate, changes: GateChange[]): void {
-    for (const change of changes) {
-      if (change.type === "queue") continue;
-      const callId = change.type === "hold" ? change.holder.callId : change.callId;
-      const waiting = gate.pending.get(callId);
+    for (const settled of settlements(changes)) {
+      const waiting = gate.pending.get(settled.callId);
       if (!waiting) continue;
-      gate.pending.delete(callId);
+      gate.pending.delete(settled.callId);
       const grant: SlotGrant =
-        change.type === "hold"
-          ? granted(key, gate, callId)
-          : { ok: false, code: "cancelled", message: `left the queue of gate "${key}" (${change.reason})` };
+        "holder" in settled
+          ? granted(key, gate, settled.callId)
+          : { ok: false, code: "cancelled", message: `left the queue of gate "${key}" (${settled.reason})` };
       for (const resolve of waiting) resolve(grant);
     }
     armTimer(key, gate);

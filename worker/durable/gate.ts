@@ -4,7 +4,7 @@
  * until they are granted, and drives lease expiry with the alarm.
  */
 import { DurableObject } from "cloudflare:workers";
-import { acquireSlot, expireDue, leaveSlot, nextDeadline } from "../../src/gate-queue";
+import { acquireSlot, expireDue, leaveSlot, nextDeadline, settlements } from "../../src/gate-queue";
 import type { GateChange, GateState, Transition } from "../../src/gate-queue";
 import { WAIT_GRACE_MS, type GateAcquireInput, type GateAcquireResult, type GateSnapshot } from "./gate-protocol";
 import { loadState, migrate, persist, readMeta, writeMeta } from "./gate-store";
@@ -151,16 +151,14 @@ export class Gate extends DurableObject<Env> {
   }
 
   private wake(changes: GateChange[]): void {
-    for (const change of changes) {
-      if (change.type === "queue") continue;
-      const callId = change.type === "hold" ? change.holder.callId : change.callId;
-      const list = this.waiting.get(callId);
+    for (const settled of settlements(changes)) {
+      const list = this.waiting.get(settled.callId);
       if (!list) continue;
-      this.waiting.delete(callId);
+      this.waiting.delete(settled.callId);
       const result: GateAcquireResult =
-        change.type === "hold"
-          ? { ok: true, expiresAt: change.holder.expiresAt }
-          : { ok: false, code: "cancelled", message: `left the queue (${change.reason})` };
+        "holder" in settled
+          ? { ok: true, expiresAt: settled.holder.expiresAt }
+          : { ok: false, code: "cancelled", message: `left the queue (${settled.reason})` };
       for (const wake of list) wake(result);
     }
   }
