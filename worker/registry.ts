@@ -25,7 +25,7 @@ export function withPolicy(tool: Tool, override: TenantConfig["policies"][string
  */
 function checkNames(config: TenantConfig, offered: ReadonlySet<string>, known: readonly string[], remotePrefixes: readonly string[]): void {
   config.tools.forEach((name, i) => {
-    if (!known.includes(name)) throw new ConfigError(`TOOLGATE_CONFIG is invalid: tools[${i}]: unknown tool "${name}" (known: ${known.join(", ")})`);
+    if (!known.includes(name)) throw new ConfigError(`tools[${i}]: unknown tool "${name}" (known: ${known.join(", ")})`);
   });
   const mentioned: [string, readonly string[]][] = [
     ["policies", Object.keys(config.policies)],
@@ -35,14 +35,14 @@ function checkNames(config: TenantConfig, offered: ReadonlySet<string>, known: r
   for (const [field, names] of mentioned) {
     for (const name of names) {
       if (offered.has(name) || remotePrefixes.some((prefix) => name.startsWith(prefix))) continue;
-      throw new ConfigError(`TOOLGATE_CONFIG is invalid: ${field}: "${name}" is not one of the tenant's tools`);
+      throw new ConfigError(`${field}: "${name}" is not one of the tenant's tools`);
     }
   }
 }
 
 /**
  * The tenant's registry: its chosen catalogue tools and its adapters' tools (HTTP, OpenAPI), with
- * policy overrides. Throws ConfigError.
+ * policy overrides. Throws ConfigError naming the field (createTenant adds the source).
  */
 export function buildRegistry(config: TenantConfig, catalog: ReadonlyMap<string, Tool>, adapterTools: readonly Tool[] = [], remotePrefixes: readonly string[] = []): Registry {
   const offered = new Set([...config.tools, ...adapterTools.map((tool) => tool.name)]);
@@ -50,7 +50,7 @@ export function buildRegistry(config: TenantConfig, catalog: ReadonlyMap<string,
   const chosen = [...config.tools.map((name) => catalog.get(name)!), ...adapterTools];
   const seen = new Set<string>();
   for (const tool of chosen) {
-    if (seen.has(tool.name)) throw new ConfigError(`TOOLGATE_CONFIG is invalid: the tool name "${tool.name}" is used twice (tools and adapters share one namespace)`);
+    if (seen.has(tool.name)) throw new ConfigError(`the tool name "${tool.name}" is used twice (tools and adapters share one namespace)`);
     seen.add(tool.name);
   }
   const tools = chosen.map((tool) => {
@@ -60,7 +60,7 @@ export function buildRegistry(config: TenantConfig, catalog: ReadonlyMap<string,
     try {
       return withPolicy(tool, override);
     } catch (error) {
-      throw new ConfigError(`TOOLGATE_CONFIG is invalid: policies.${name}: ${(error as Error).message}`);
+      throw new ConfigError(`policies.${name}: ${(error as Error).message}`);
     }
   });
   return createRegistry(tools);

@@ -58,10 +58,8 @@ export function createTenant(configInput: string | unknown, env?: { UPSTREAMS?: 
       listings: new Map(),
     };
   } catch (error) {
-    // The registry and adapter builders word their errors for the var; name the actual source instead.
-    if (error instanceof ConfigError && source !== VAR && error.message.startsWith(`${VAR} `)) {
-      throw new ConfigError(source + error.message.slice(VAR.length));
-    }
+    // The registry and adapter builders name the field; the configuration's source goes in front.
+    if (error instanceof ConfigError) throw new ConfigError(`${source} is invalid: ${error.message}`);
     throw error;
   }
 }

@@ -39,7 +39,7 @@ export interface AdapterDeps {
   upstreams?: UpstreamNamespace;
 }
 
-const invalid = (where: string, message: string) => new ConfigError(`TOOLGATE_CONFIG is invalid: ${where}: ${message}`);
+const invalid = (where: string, message: string) => new ConfigError(`${where}: ${message}`);
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /** Run a core parser/factory; its TypeError becomes a ConfigError prefixed with where it sits in the config. */
@@ -59,7 +59,8 @@ const globalFetch: typeof fetch = (input, init) => fetch(input, init);
 /**
  * The tenant's adapters from its configuration: HTTP and OpenAPI tools, MCP server declarations,
  * the egress allow-list (every adapter's host, plus egress.allowHosts) and one shared rate-limit
- * gate per upstream origin. Throws ConfigError naming the section, index, adapter and field.
+ * gate per upstream origin. Throws ConfigError naming the section, index, adapter and field
+ * (createTenant adds the source).
  */
 export function buildAdapters(config: TenantConfig, deps: AdapterDeps): StaticAdapters {
   const egress: EgressPolicy = { allowHosts: [...config.egress.allowHosts], allowHttpHosts: [...config.egress.allowHttpHosts] };

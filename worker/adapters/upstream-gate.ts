@@ -1,5 +1,6 @@
 import type { RateLimit } from "../../src/adapters/declarations";
 import type { UpstreamGate } from "../../src/adapters/upstream";
+import { sleep } from "../../src/retry";
 import type { Grant } from "../durable/upstream-bucket";
 
 /**
@@ -9,22 +10,6 @@ import type { Grant } from "../durable/upstream-bucket";
 export interface UpstreamNamespace {
   idFromName(name: string): unknown;
   get(id: unknown): { take(limit: RateLimit, maxWaitMs: number): Promise<Grant>; backOff(limit: RateLimit, ms: number): Promise<void> };
-}
-
-/** Sleep that ends early (rejecting with the reason) when the call is cancelled or times out. */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
 }
 
 /**
@@ -38,7 +23,8 @@ export function createUpstreamGate(namespace: UpstreamNamespace, tenant: string,
     async take(maxWaitMs, signal) {
       const grant = await namespace.get(id).take(limit, maxWaitMs);
       if (!grant.ok) return grant;
-      if (grant.waitMs > 0) await sleep(grant.waitMs, signal);
+      // A cancelled or timed-out call stops waiting at once, with the signal's reason.
+      if (grant.waitMs > 0 && !(await sleep(grant.waitMs, signal))) throw signal.reason;
       return { ok: true };
     },
     backOff: (retryAfterMs) => namespace.get(id).backOff(limit, retryAfterMs),

@@ -1,24 +1,25 @@
 import * as v from "valibot";
 import { defineTool } from "../../src/tool";
 import { toolError } from "../../src/errors";
+import { sleep as wait } from "../../src/retry";
 
 /** Longest sleep a demo tool accepts, so a demo call can never hold a slot for long. */
 export const MAX_SLEEP_MS = 30_000;
 
-const sleepInput = v.object({
-  ms: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(MAX_SLEEP_MS)),
-});
-const sleepOutput = v.object({ ms: v.number(), startedAt: v.number(), endedAt: v.number() });
-
-/** Waits ms (or until the call is cancelled) and reports when the sleep itself ran. */
-async function sleepFor({ ms }: { ms: number }, signal: AbortSignal) {
-  const startedAt = Date.now();
-  await new Promise<void>((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener("abort", () => (clearTimeout(timer), reject(signal.reason)), { once: true });
+/** A tool that waits ms (or until the call is cancelled) and reports when the sleep itself ran. */
+function sleepTool(name: string, description: string, limit: number) {
+  return defineTool({
+    name,
+    description,
+    input: v.object({ ms: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(MAX_SLEEP_MS)) }),
+    output: v.object({ ms: v.number(), startedAt: v.number(), endedAt: v.number() }),
+    policy: { concurrency: { limit }, timeoutMs: MAX_SLEEP_MS + 5_000, idempotent: true },
+    run: async ({ ms }, ctx) => {
+      const startedAt = Date.now();
+      if (!(await wait(ms, ctx.signal))) throw ctx.signal.reason;
+      return { ms, startedAt, endedAt: Date.now() };
+    },
   });
-  return { ms, startedAt, endedAt: Date.now() };
 }
 
 export const add = defineTool({
@@ -38,23 +39,8 @@ export const echo = defineTool({
   run: ({ text }) => text,
 });
 
-export const sleep = defineTool({
-  name: "sleep",
-  description: "Sleep for ms milliseconds. Sequential: one sleep at a time across the tenant.",
-  input: sleepInput,
-  output: sleepOutput,
-  policy: { concurrency: { limit: 1 }, timeoutMs: MAX_SLEEP_MS + 5_000, idempotent: true },
-  run: (args, ctx) => sleepFor(args, ctx.signal),
-});
-
-export const sleepPool = defineTool({
-  name: "sleep_pool",
-  description: "Sleep for ms milliseconds. At most three sleeps run at once across the tenant.",
-  input: sleepInput,
-  output: sleepOutput,
-  policy: { concurrency: { limit: 3 }, timeoutMs: MAX_SLEEP_MS + 5_000, idempotent: true },
-  run: (args, ctx) => sleepFor(args, ctx.signal),
-});
+export const sleep = sleepTool("sleep", "Sleep for ms milliseconds. Sequential: one sleep at a time across the tenant.", 1);
+export const sleepPool = sleepTool("sleep_pool", "Sleep for ms milliseconds. At most three sleeps run at once across the tenant.", 3);
 
 export const sendMessage = defineTool({
   name: "send_message",

@@ -2,6 +2,7 @@ import * as v from "valibot";
 import { toolError } from "../../src/errors";
 import type { JsonSchema } from "../../src/json";
 import { jsonSchemaValidator } from "../../src/json-schema";
+import { sleep } from "../../src/retry";
 import { assembleTool, defineTool, richResult, type Tool } from "../../src/tool";
 import type { Validator } from "../../src/validation";
 
@@ -16,12 +17,9 @@ const RED_PIXEL_PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4n
 const SILENT_WAV = "UklGRjQAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YRAAAAAAAAAAAAAAAAAAAAAAAAAA";
 const NO_ARGS = v.object({});
 
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener("abort", () => (clearTimeout(timer), reject(signal.reason)), { once: true });
-  });
+/** Waits ms; a cancelled call stops at once with the signal's reason. */
+async function pause(ms: number, signal: AbortSignal): Promise<void> {
+  if (!(await sleep(ms, signal))) throw signal.reason;
 }
 
 const simpleText = defineTool({

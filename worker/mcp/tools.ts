@@ -1,33 +1,15 @@
 import * as v from "valibot";
 import { executeCall } from "../../src/execute";
-import { FormatSchemaError } from "../../src/formats/format";
-import { mcp, toCallToolResult, type McpTool } from "../../src/formats/mcp";
+import { mcp, toCallToolResult } from "../../src/formats/mcp";
 import type { Hooks } from "../../src/hooks";
 import type { ExecuteOptions } from "../../src/options";
+import { toolListing } from "../listing";
 import { logCall } from "../log";
 import type { Tenant } from "../tenant";
 import { createCallLogger } from "./call-logger";
 import { RpcCode, RpcFailure, type LogLevel } from "./protocol";
 
 const DEFAULT_PAGE_SIZE = 100;
-const LISTING_KEY = "mcp-server";
-
-/** Every tool MCP can express, built once per tenant (the registry is fixed for a deployment). */
-function mcpTools(tenant: Tenant): McpTool[] {
-  const cached = tenant.listings.get(LISTING_KEY) as McpTool[] | undefined;
-  if (cached) return cached;
-  const tools: McpTool[] = [];
-  for (const tool of tenant.registry.list()) {
-    try {
-      tools.push(mcp.toolDefinition(tool));
-    } catch (error) {
-      // A tool whose input is not an object cannot be offered over MCP; the HTTP API still lists it as skipped.
-      if (!(error instanceof FormatSchemaError)) throw error;
-    }
-  }
-  tenant.listings.set(LISTING_KEY, tools);
-  return tools;
-}
 
 const ListParams = v.object({ cursor: v.optional(v.string()) });
 
@@ -35,7 +17,8 @@ const ListParams = v.object({ cursor: v.optional(v.string()) });
 export function listTools(tenant: Tenant, params: unknown, pageSize = DEFAULT_PAGE_SIZE): Record<string, unknown> {
   const parsed = v.safeParse(ListParams, params ?? {});
   if (!parsed.success) throw new RpcFailure(RpcCode.invalidParams, "tools/list: cursor must be a string.");
-  const tools = mcpTools(tenant);
+  // A tool whose input is not an object cannot be offered over MCP (GET /v1/tools/mcp lists it as skipped).
+  const { tools } = toolListing(tenant, mcp);
   let offset = 0;
   if (parsed.output.cursor !== undefined) {
     offset = /^o[0-9]{1,9}$/.test(parsed.output.cursor) ? Number(parsed.output.cursor.slice(1)) : -1;
