@@ -129,7 +129,7 @@ function failure(error: ToolError): AttemptOutcome {
 }
 
 /** Anything a tool threw → a CallError; ToolErrors keep their code, everything else is tool_error. */
-export function fromThrown(tool: Tool, thrown: unknown): AttemptOutcome {
+function fromThrown(tool: Tool, thrown: unknown): AttemptOutcome {
   if (isToolError(thrown)) return { ok: false, error: toCallError(thrown), cause: thrown };
   const message = thrown instanceof Error ? thrown.message : typeof thrown === "string" ? thrown : "unknown error";
   const error = toolError("tool_error", `Tool "${tool.name}" failed: ${message}`, { retryable: true, cause: thrown });

@@ -5,6 +5,7 @@ import type { ErrorCode, ValidationIssue } from "./errors";
 import type { ToolCall } from "./formats/format";
 import { hashJson } from "./hash";
 import type { JsonValue } from "./json";
+import type { HookCall } from "./hooks";
 import type { ExecuteOptions } from "./options";
 import { preparePipeline, type PipelineEnv } from "./prepare";
 import { buildRecord, finish, mask, maskRecord, replay, type CallState } from "./call-record";
@@ -105,8 +106,6 @@ export async function runCall(call: ToolCall, env: PipelineEnv, cancel: AbortSig
     return finish(state, { ok: false, error: { code: "internal", message } });
   }
 }
-
-type HookCall = { callId: string; tenant: string; tool: Tool };
 
 /** Tool policy first, then hooks; the first denial wins, and approval by an admin lifts "approval" only. */
 async function decidePermission(env: PipelineEnv, tool: Tool, call: HookCall, args: unknown): Promise<PermissionDecision | { deny: string }> {

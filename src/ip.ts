@@ -81,7 +81,7 @@ const V4_RANGES: ReadonlyArray<[string, number, string]> = [
 const V4_TABLE = V4_RANGES.map(([base, bits, label]) => ({ base: parseIPv4(base) as number, bits, label }));
 
 /** Why an IPv4 address may not be reached, or undefined for a public address. */
-export function classifyIPv4(address: number): string | undefined {
+function classifyIPv4(address: number): string | undefined {
   for (const { base, bits, label } of V4_TABLE) {
     if (Math.floor(address / 2 ** (32 - bits)) === Math.floor(base / 2 ** (32 - bits))) return label;
   }
@@ -91,7 +91,7 @@ export function classifyIPv4(address: number): string | undefined {
 const v4Of = (hi: number, lo: number) => hi * 65536 + lo;
 
 /** Why an IPv6 address may not be reached (embedded IPv4 judged as IPv4), or undefined when public. */
-export function classifyIPv6(g: readonly number[]): string | undefined {
+function classifyIPv6(g: readonly number[]): string | undefined {
   const [a = 0, b = 0, c = 0, d = 0, e = 0, f = 0, h1 = 0, h2 = 0] = g;
   const zeros = (n: number) => g.slice(0, n).every((x) => x === 0);
   if (zeros(8)) return "unspecified";

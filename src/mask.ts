@@ -82,7 +82,7 @@ function base64Forms(bytes: Uint8Array): string[] {
 }
 
 /** Every form of a secret to look for: raw, base64 (+url), percent-encoded (upper and lower hex, + for space). */
-export function secretForms(secret: string): string[] {
+function secretForms(secret: string): string[] {
   const forms = new Set<string>([secret]);
   const uri = encodeURIComponent(secret);
   forms.add(uri);

@@ -27,13 +27,13 @@ export interface PipelineEnv {
 
 const NO_SECRETS: Readonly<Record<string, string>> = Object.freeze({});
 const silent = () => {};
-export const SILENT_LOGGER: ToolLogger = Object.freeze({ debug: silent, info: silent, warn: silent, error: silent });
+const SILENT_LOGGER: ToolLogger = Object.freeze({ debug: silent, info: silent, warn: silent, error: silent });
 // Workers throw "Illegal invocation" when fetch is called detached from globalThis.
 const globalFetch: typeof fetch = (input, init) => fetch(input, init);
 
 let processLimiter: Limiter | undefined;
 /** One in-process limiter shared by every call that brings none, so policy.concurrency holds by default. */
-export function defaultLimiter(): Limiter {
+function defaultLimiter(): Limiter {
   return (processLimiter ??= createLocalLimiter());
 }
 

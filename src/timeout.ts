@@ -6,13 +6,13 @@ export type Settled<T> =
 
 /**
  * Waits for a tool's promise, a deadline and the caller's cancellation, whichever comes first. On
- * timeout or cancellation the tool's controller is aborted and a late result is discarded: a tool that
+ * timeout or cancellation the tool's abort side is fired and a late result is discarded: a tool that
  * ignores its signal cannot hold the call open.
  */
 export function settle<T>(
   work: Promise<T>,
   timeoutMs: number | undefined,
-  controller: AbortController | undefined,
+  abort: { abort(reason: string): void } | undefined,
   cancel: AbortSignal | undefined,
 ): Promise<Settled<T>> {
   return new Promise((resolve) => {
@@ -23,7 +23,7 @@ export function settle<T>(
       done = true;
       if (timer !== undefined) clearTimeout(timer);
       cancel?.removeEventListener("abort", onCancel);
-      if (outcome.kind === "timeout" || outcome.kind === "cancelled") controller?.abort(outcome.kind);
+      if (outcome.kind === "timeout" || outcome.kind === "cancelled") abort?.abort(outcome.kind);
       resolve(outcome);
     };
     const onCancel = () => finish({ kind: "cancelled" });

@@ -103,7 +103,7 @@ export function checkToolName(name: unknown): string {
 }
 
 /** What is hashed: everything a model or client sees of the tool. */
-export function publicDefinition(tool: Pick<Tool, "name" | "title" | "description" | "inputSchema" | "outputSchema" | "policy">) {
+function publicDefinition(tool: Pick<Tool, "name" | "title" | "description" | "inputSchema" | "outputSchema" | "policy">) {
   return {
     name: tool.name,
     title: tool.title ?? null,

@@ -70,7 +70,7 @@ export function mappedNames(decl: HttpTool): Set<string> {
   return names;
 }
 
-export function restMode(decl: HttpTool): "query" | "body" | "drop" {
+function restMode(decl: HttpTool): "query" | "body" | "drop" {
   return decl.rest ?? (decl.method === "GET" || decl.method === "HEAD" || decl.method === "DELETE" ? "query" : "body");
 }
 
@@ -80,9 +80,13 @@ function addQuery(url: URL, name: string, value: unknown): void {
   else url.searchParams.append(name, asText(value));
 }
 
-/** The request for one call: URL with encoded path parameters and query, headers, body, credential. */
+/**
+ * The request for one call: URL with encoded path parameters and query, headers, body, credential.
+ * `mapped` is mappedNames(decl), computed once per tool rather than per call.
+ */
 export function buildRequest(
   decl: HttpTool,
+  mapped: ReadonlySet<string>,
   args: unknown,
   secrets: Readonly<Record<string, string>>,
 ): { url: string; init: RequestInit } {
@@ -99,7 +103,6 @@ export function buildRequest(
     if (sole !== undefined && (values[sole] === undefined || values[sole] === null)) continue;
     headers.set(name, fill(template, values, (s) => s.replace(/[\r\n]/g, " "), `header ${name}`));
   }
-  const mapped = mappedNames(decl);
   const rest: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(values)) if (!mapped.has(key)) rest[key] = value;
   const mode = restMode(decl);

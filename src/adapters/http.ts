@@ -2,7 +2,7 @@ import { isToolError, toolError } from "../errors";
 import { jsonSchemaValidator } from "../json-schema";
 import type { JsonSchema } from "../json";
 import { assembleTool, type Tool } from "../tool";
-import { HttpToolSchema, parseDeclaration, policyOf, type HttpTool, type HttpToolDeclaration } from "./declarations";
+import { HttpToolSchema, parseDeclaration, policyOf, type HttpToolDeclaration } from "./declarations";
 import { buildRequest, mappedNames } from "./http-request";
 import { DEFAULT_MAX_RESPONSE_BYTES, toToolResult, upstreamFailure } from "./http-response";
 import { fetchUpstream, maskerFor, type UpstreamGate } from "./upstream";
@@ -20,10 +20,10 @@ const NO_ARGS: JsonSchema = { type: "object", properties: {}, additionalProperti
 const DEFAULT_MAX_WAIT_MS = 30_000;
 
 /** Every placeholder must name a declared property, so a typo fails at configuration, not per call. */
-function checkMapping(decl: HttpTool, schema: JsonSchema, label: string): void {
+function checkMapping(mapped: ReadonlySet<string>, schema: JsonSchema, label: string): void {
   const properties = schema.properties;
   if (typeof properties !== "object" || properties === null) return;
-  for (const name of mappedNames(decl)) {
+  for (const name of mapped) {
     if (!(name in properties)) throw new TypeError(`${label}: invalid url/query/headers/body: "${name}" is not a property of input`);
   }
 }
@@ -44,7 +44,8 @@ export function httpTool(declaration: HttpToolDeclaration, deps: HttpToolDeps = 
   } catch (error) {
     throw new TypeError(`${label}: invalid input: ${error instanceof Error ? error.message : String(error)}`);
   }
-  checkMapping(decl, schema, label);
+  const mapped = mappedNames(decl);
+  checkMapping(mapped, schema, label);
   const policy = policyOf(decl);
   policy.idempotent ??= decl.method === "GET" || decl.method === "HEAD";
   const maxBytes = decl.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
@@ -58,7 +59,7 @@ export function httpTool(declaration: HttpToolDeclaration, deps: HttpToolDeps = 
     inputSchema: () => schema,
     validateInput,
     async run(args, ctx) {
-      const { url, init } = buildRequest(decl, args, ctx.secrets);
+      const { url, init } = buildRequest(decl, mapped, args, ctx.secrets);
       const mask = maskerFor(ctx.secrets);
       const response = await fetchUpstream(ctx, deps.gate, policy.timeoutMs ?? DEFAULT_MAX_WAIT_MS, url, init).catch((error: unknown) => {
         throw networkFailure(error, ctx.signal, mask, `${upstream} could not be reached`);

@@ -38,6 +38,19 @@ export interface McpClientOptions {
 type Message = { id?: unknown; method?: string; params?: unknown; result?: unknown; error?: { code?: unknown; message?: unknown } };
 const EXPIRED = Symbol("session expired");
 
+/** The JSON-RPC messages of an event stream; events whose data is not JSON are skipped. */
+async function* messagesOf(body: ReadableStream<Uint8Array>): AsyncGenerator<Message> {
+  for await (const event of readSse(body)) {
+    let message: Message;
+    try {
+      message = JSON.parse(event.data) as Message;
+    } catch {
+      continue;
+    }
+    yield message;
+  }
+}
+
 export interface McpClient {
   request(method: string, params: Record<string, unknown>, ctx: McpCallContext): Promise<unknown>;
   /** Hold the server's GET event stream open and dispatch its notifications until it ends or ctx.signal aborts. */
@@ -106,13 +119,7 @@ export function createMcpClient(options: McpClientOptions): McpClient {
         for (const message of messages) if (message.id === id) return answer(message, method);
         throw toolError("upstream_error", `${options.label} sent no answer to ${method}`);
       }
-      for await (const event of readSse(response.body as ReadableStream<Uint8Array>)) {
-        let message: Message;
-        try {
-          message = JSON.parse(event.data) as Message;
-        } catch {
-          continue;
-        }
+      for await (const message of messagesOf(response.body as ReadableStream<Uint8Array>)) {
         if (message.id === id && ("result" in message || "error" in message)) return answer(message, method);
         dispatch(message, ctx, progressToken);
       }
@@ -171,15 +178,7 @@ export function createMcpClient(options: McpClientOptions): McpClient {
       const response = await ctx.fetch(url, { method: "GET", headers, signal: ctx.signal });
       if (response.status === 405 || !response.ok || !response.body) return void (await response.body?.cancel());
       try {
-        for await (const event of readSse(response.body)) {
-          let message: Message;
-          try {
-            message = JSON.parse(event.data) as Message;
-          } catch {
-            continue;
-          }
-          dispatch(message, ctx);
-        }
+        for await (const message of messagesOf(response.body)) dispatch(message, ctx);
       } catch (error) {
         if (!ctx.signal.aborted) throw error; // aborting is how a listener is stopped
       }

@@ -84,7 +84,7 @@ export function toCallToolResult(result: CallResult): McpCallToolResult {
  * nothing about destructiveness (a delete is idempotent and destructive). Code tools may or may not
  * reach the outside world, so openWorldHint is left to MCP's default; adapter tools always do.
  */
-export function annotationsOf(tool: Tool): McpToolAnnotations {
+function annotationsOf(tool: Tool): McpToolAnnotations {
   const readOnly = tool.policy.readOnly === true;
   return {
     readOnlyHint: readOnly,
