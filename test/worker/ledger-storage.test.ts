@@ -56,6 +56,10 @@ describe("retention", () => {
     const left = await shard.list({ limit: 10, viewer: null });
     expect(left.map((entry) => entry.record.callId)).toEqual(["r4", "r3", "r2"]);
     expect(await shard.result("r0", null, 0, 10)).toBe("not_found");
+    const chunks = await runInDurableObject(rawShard(tenant, 0), (_, state) =>
+      state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM blobs WHERE call_id = 'r0'").one().n,
+    );
+    expect(chunks).toBe(0);
   });
 
   it("prunes by age but never a call still running", async () => {

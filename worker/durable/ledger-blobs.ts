@@ -48,7 +48,8 @@ export function readBlobRange(sql: SqlStorage, callId: string, kind: BlobKind, o
     .slice(offset - first, offset - first + limit);
 }
 
-export function deleteBlobs(sql: SqlStorage, callId: string, kind?: BlobKind): void {
-  if (kind) sql.exec("DELETE FROM blobs WHERE call_id = ? AND kind = ?", callId, kind);
-  else sql.exec("DELETE FROM blobs WHERE call_id = ?", callId);
+/** A call's blobs of the given kinds (one statement), or all of them when none is named. */
+export function deleteBlobs(sql: SqlStorage, callId: string, ...kinds: BlobKind[]): void {
+  if (kinds.length === 0) sql.exec("DELETE FROM blobs WHERE call_id = ?", callId);
+  else sql.exec(`DELETE FROM blobs WHERE call_id = ? AND kind IN (${kinds.map(() => "?").join(", ")})`, callId, ...kinds);
 }

@@ -121,11 +121,17 @@ export function recordUnclaimed(ctx: ShardContext, record: CallRecord, key: stri
 
 /** A running call's lease renewal; also how its journal learns of a cancel request. */
 export function renew(ctx: ShardContext, callId: string, owner: string, leaseMs: number): WatchOutcome {
-  const row = readRow(ctx.sql, callId);
-  if (!row || row.status !== "running" || row.owner !== owner) return { cancel: false, done: true };
+  const state = watchState(readRow(ctx.sql, callId), owner);
+  if (state.done) return state;
   const deadline = ctx.now() + leaseMs;
   ctx.sql.exec("UPDATE calls SET deadline = ? WHERE call_id = ?", deadline, callId);
   ctx.wakeBy(deadline);
+  return state;
+}
+
+/** What the owner's watcher learns from the row: done once it is no longer this owner's running call. */
+export function watchState(row: CallRow | undefined, owner: string): WatchOutcome {
+  if (!row || row.status !== "running" || row.owner !== owner) return { cancel: false, done: true };
   return { cancel: row.cancel_requested === 1, done: false };
 }
 

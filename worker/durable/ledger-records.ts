@@ -9,7 +9,7 @@ const PREVIEW_CHARS = 4_000;
 const ARGS_PREVIEW = 2_000;
 
 export const TERMINAL: ReadonlySet<CallStatus> = new Set(["succeeded", "failed", "rejected", "timed_out", "cancelled", "denied", "unknown"]);
-export const TERMINAL_SQL = "('succeeded','failed','rejected','timed_out','cancelled','denied','unknown')";
+export const TERMINAL_SQL = `(${[...TERMINAL].map((status) => `'${status}'`).join(",")})`;
 
 export type CallRow = {
   call_id: string;
@@ -93,8 +93,7 @@ export function fitRecord(record: CallRecord, cap = RECORD_CAP): { json: string;
 export function storeRecord(sql: SqlStorage, record: CallRecord, now: number): void {
   const fitted = fitRecord(record);
   const resultChars = record.output ? outputText(record.output).length : null;
-  deleteBlobs(sql, record.callId, "output");
-  deleteBlobs(sql, record.callId, "text");
+  deleteBlobs(sql, record.callId, "output", "text");
   if (fitted.full) {
     writeBlob(sql, record.callId, "output", JSON.stringify(fitted.full));
     writeBlob(sql, record.callId, "text", outputText(fitted.full));

@@ -1,4 +1,5 @@
 import type { CallRecord } from "../../src/result";
+import { deleteBlobs } from "./ledger-blobs";
 import { expireApprovals } from "./ledger-approvals";
 import type { ShardContext } from "./ledger-context";
 import { callEvent, eventRecord } from "./ledger-events";
@@ -65,6 +66,6 @@ export function prune(ctx: ShardContext): number {
       .toArray();
     removed = removed.concat(extra);
   }
-  for (const { call_id } of removed) sql.exec("DELETE FROM blobs WHERE call_id = ?", call_id);
+  for (const { call_id } of removed) deleteBlobs(sql, call_id);
   return removed.length;
 }

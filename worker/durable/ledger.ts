@@ -2,7 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import type { JsonValue } from "../../src/json";
 import type { CallRecord } from "../../src/result";
 import { cancel, decide } from "./ledger-approvals";
-import { claim, complete, recordUnclaimed, renew } from "./ledger-claims";
+import { claim, complete, recordUnclaimed, renew, watchState } from "./ledger-claims";
 import type { ShardContext } from "./ledger-context";
 import { appendEvent, lastEventId, readEvents } from "./ledger-events";
 import { fullRecord, listRows, readRow, readVisibleRow, resultPage, TERMINAL, toEntry } from "./ledger-records";
@@ -92,9 +92,7 @@ export class Ledger extends DurableObject<Env> {
     const first = renew(this.shard, callId, owner, leaseMs);
     if (first.done || (first.cancel && !cancelSeen)) return first;
     await this.waiters.wait(callKey(callId), Math.min(leaseMs / 3, 20_000));
-    const row = readRow(this.ctx.storage.sql, callId);
-    if (!row || row.status !== "running" || row.owner !== owner) return { cancel: false, done: true };
-    return { cancel: row.cancel_requested === 1, done: false };
+    return watchState(readRow(this.ctx.storage.sql, callId), owner);
   }
 
   /** One call the viewer may see; with waitMs, waits (bounded) until it is terminal. */

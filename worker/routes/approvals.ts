@@ -7,9 +7,9 @@ import type { AppEnv } from "../env";
 import { ApiError } from "../errors";
 import { executionOptions } from "../execution";
 import { createLedgerJournal, DEFAULT_LEASE_MS } from "../ledger-journal";
-import { allLedgers, ledgerFor, shardCount } from "../ledger-shards";
+import { ledgerFor, shardCount } from "../ledger-shards";
 import { requireScope } from "../middleware/auth";
-import { decodeCursor, intParam, mergeNewest } from "./ledger-paging";
+import { decodeCursor, intParam, listNewest } from "./ledger-paging";
 
 const DecisionBody = v.object({
   decision: v.picklist(["approve", "deny"], 'decision must be "approve" or "deny"'),
@@ -59,8 +59,7 @@ export function approvalRoutes(run: ApprovedRunner = runApprovedCall) {
       const limit = intParam(c.req.query("limit"), "limit", 1, 200, 50);
       const before = decodeCursor(c.req.query("cursor"));
       const query = { limit, viewer: null, awaitingApproval: true, ...(before ? { before } : {}) };
-      const pages = await Promise.all(allLedgers(c.env.LEDGER, c.var.tenant.name, shardCount(c.env)).map((ledger) => ledger.list(query)));
-      const { entries, nextCursor } = mergeNewest(pages, limit);
+      const { entries, nextCursor } = await listNewest(c, query);
       const approvals = entries.map(({ record, approval }) => ({
         callId: record.callId,
         tool: record.tool,

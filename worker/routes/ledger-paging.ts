@@ -1,5 +1,8 @@
-import type { LedgerEntry } from "../durable/ledger-types";
+import type { Context } from "hono";
+import type { LedgerEntry, ListQuery } from "../durable/ledger-types";
+import type { AppEnv } from "../env";
 import { ApiError } from "../errors";
+import { allLedgers, shardCount } from "../ledger-shards";
 
 /** An integer query parameter in [min, max], or the default when absent; 400 otherwise. */
 export function intParam(value: string | undefined, name: string, min: number, max: number, fallback: number): number {
@@ -19,9 +22,9 @@ export function timeParam(value: string | undefined, name: string): number | und
   return n;
 }
 
-export type Cursor = { startedAt: number; callId: string };
+type Cursor = { startedAt: number; callId: string };
 
-export function encodeCursor(entry: LedgerEntry): string {
+function encodeCursor(entry: LedgerEntry): string {
   return btoa(JSON.stringify([entry.record.startedAt, entry.record.callId])).replace(/=+$/, "");
 }
 
@@ -37,14 +40,16 @@ export function decodeCursor(value: string | undefined): Cursor | undefined {
 }
 
 /**
- * Newest first across shards: each shard gave its newest `limit` below the cursor, so the newest
- * `limit` of their union is exactly the next page.
+ * A page of the tenant's calls, newest first across its ledger shards: each shard gives its newest
+ * `limit` below the cursor, so the newest `limit` of their union is exactly the next page.
  */
-export function mergeNewest(pages: LedgerEntry[][], limit: number): { entries: LedgerEntry[]; nextCursor: string | null } {
+export async function listNewest(c: Context<AppEnv>, query: ListQuery): Promise<{ entries: LedgerEntry[]; nextCursor: string | null }> {
+  const shards = allLedgers(c.env.LEDGER, c.var.tenant.name, shardCount(c.env));
+  const pages = await Promise.all(shards.map((ledger) => ledger.list(query)));
   const entries = pages
     .flat()
     .sort((a, b) => b.record.startedAt - a.record.startedAt || (a.record.callId < b.record.callId ? 1 : a.record.callId > b.record.callId ? -1 : 0))
-    .slice(0, limit);
-  const full = entries.length === limit && pages.some((page) => page.length > 0);
+    .slice(0, query.limit);
+  const full = entries.length > 0 && entries.length === query.limit;
   return { entries, nextCursor: full ? encodeCursor(entries[entries.length - 1]!) : null };
 }

@@ -1,13 +1,14 @@
 import { Hono, type Context } from "hono";
 import type { CallStatus } from "../../src/result";
+import { TERMINAL } from "../durable/ledger-records";
 import type { ListQuery } from "../durable/ledger-types";
 import type { AppEnv } from "../env";
 import { ApiError } from "../errors";
-import { allLedgers, ledgerFor, shardCount } from "../ledger-shards";
+import { ledgerFor, shardCount } from "../ledger-shards";
 import { requireScope, viewerOf } from "../middleware/auth";
-import { decodeCursor, intParam, mergeNewest, timeParam } from "./ledger-paging";
+import { decodeCursor, intParam, listNewest, timeParam } from "./ledger-paging";
 
-const STATUSES: readonly CallStatus[] = ["succeeded", "failed", "rejected", "timed_out", "cancelled", "denied", "unknown", "pending", "running"];
+const STATUSES: readonly CallStatus[] = [...TERMINAL, "pending", "running"];
 const MAX_WAIT_SECONDS = 60;
 const MAX_RESULT_PAGE = 1_000_000;
 
@@ -39,8 +40,7 @@ export const records = new Hono<AppEnv>()
     if (status) query.status = status as CallStatus;
     if (since !== undefined) query.since = since;
     if (before) query.before = before;
-    const pages = await Promise.all(allLedgers(c.env.LEDGER, c.var.tenant.name, shardCount(c.env)).map((ledger) => ledger.list(query)));
-    const { entries, nextCursor } = mergeNewest(pages, limit);
+    const { entries, nextCursor } = await listNewest(c, query);
     return c.json({ calls: entries, nextCursor });
   })
   .get("/:id", requireScope("call"), async (c) => {
