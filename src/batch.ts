@@ -16,9 +16,10 @@ export async function executeBatch(calls: readonly ToolCall[], options: BatchOpt
   const abortOnError = options.onError === "abort";
   // A batch-wide signal only when something can fire it: abort mode or the caller's own signal.
   const batch = abortOnError ? new AbortController() : undefined;
+  const forward = () => batch?.abort(options.signal?.reason);
   if (batch && options.signal) {
     if (options.signal.aborted) batch.abort(options.signal.reason);
-    else options.signal.addEventListener("abort", () => batch.abort(options.signal?.reason), { once: true });
+    else options.signal.addEventListener("abort", forward, { once: true });
   }
   const signal = batch?.signal ?? options.signal;
   const width = Math.max(1, Math.min(options.maxParallel ?? DEFAULT_MAX_PARALLEL, calls.length));
@@ -34,5 +35,7 @@ export async function executeBatch(calls: readonly ToolCall[], options: BatchOpt
   const workers: Promise<void>[] = [];
   for (let i = 0; i < width; i++) workers.push(worker());
   await Promise.all(workers);
+  // A caller's long-lived signal must not collect one listener per batch.
+  options.signal?.removeEventListener("abort", forward);
   return results;
 }

@@ -75,7 +75,8 @@ export function composeHooks(list: readonly Hooks[]): Hooks {
       let needsApproval = false;
       for (const hook of permission) {
         const outcome = await hook(call, args);
-        if (outcome === "deny") return { deny: "Denied by policy." };
+        // The plain verdict passes through, so the pipeline words it the same as for a single hook.
+        if (outcome === "deny") return outcome;
         if (outcome && typeof outcome === "object") return outcome;
         if (outcome === "approval") needsApproval = true;
       }
