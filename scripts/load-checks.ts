@@ -3,6 +3,7 @@
  * back through GET /v1/calls paging), approvals ended as decided, no gate holds a slot or a waiter
  * (GET /v1/gates), and the sleep tools never ran more at once than their limits.
  */
+import { TERMINAL_STATUSES } from "../src/result";
 import { DEMO_KEYS } from "../worker/demo/tenant";
 import { api, type RunStats, type SentCall } from "./load-client";
 
@@ -12,7 +13,7 @@ export interface Check {
   detail: string;
 }
 
-const TERMINAL = new Set(["succeeded", "failed", "rejected", "timed_out", "cancelled", "denied", "unknown"]);
+const TERMINAL: ReadonlySet<string> = new Set(TERMINAL_STATUSES);
 
 async function readJson(res: Response, what: string): Promise<any> {
   if (res.status !== 200) throw new Error(`${what} answered ${res.status}: ${(await res.text()).slice(0, 200)}`);

@@ -30,16 +30,11 @@ export interface CallError {
 }
 
 /** Terminal statuses plus the two in-flight ones a ledger may hold. */
-export type CallStatus =
-  | "succeeded"
-  | "failed"
-  | "rejected"
-  | "timed_out"
-  | "cancelled"
-  | "denied"
-  | "unknown"
-  | "pending"
-  | "running";
+/** Statuses a call ends in. */
+export const TERMINAL_STATUSES = ["succeeded", "failed", "rejected", "timed_out", "cancelled", "denied", "unknown"] as const;
+/** Every status a record can have: the terminal ones plus the two in-flight ones a ledger may hold. */
+export const CALL_STATUSES = [...TERMINAL_STATUSES, "pending", "running"] as const;
+export type CallStatus = (typeof CALL_STATUSES)[number];
 
 export type PermissionDecision = "allow" | "deny" | "approval";
 

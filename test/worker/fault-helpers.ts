@@ -1,4 +1,5 @@
 import { expect } from "vitest";
+import { TERMINAL_STATUSES } from "../../src/result";
 import { adapterConfig, uid, upstreams } from "./adapters-helpers";
 import { ADMIN_KEY, json, request } from "./helpers";
 
@@ -34,7 +35,7 @@ export async function allRecords(env: TenantEnv): Promise<any[]> {
   return out;
 }
 
-const TERMINAL = new Set(["succeeded", "failed", "rejected", "timed_out", "cancelled", "denied", "unknown"]);
+const TERMINAL: ReadonlySet<string> = new Set(TERMINAL_STATUSES);
 
 /** Each id has exactly one record, it is terminal; answers the records by id. */
 export async function expectOneTerminalRecordEach(env: TenantEnv, ids: string[]): Promise<Map<string, any>> {

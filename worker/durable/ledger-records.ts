@@ -1,5 +1,5 @@
 import { outputText, truncationNote } from "../../src/budget";
-import type { CallOutput, CallRecord, CallStatus } from "../../src/result";
+import { TERMINAL_STATUSES, type CallOutput, type CallRecord, type CallStatus } from "../../src/result";
 import { deleteBlobs, readBlob, readBlobRange, writeBlob } from "./ledger-blobs";
 import type { ApprovalState, LedgerEntry, ListQuery, ResultPage, Viewer } from "./ledger-types";
 
@@ -8,7 +8,7 @@ export const RECORD_CAP = 64_000;
 const PREVIEW_CHARS = 4_000;
 const ARGS_PREVIEW = 2_000;
 
-export const TERMINAL: ReadonlySet<CallStatus> = new Set(["succeeded", "failed", "rejected", "timed_out", "cancelled", "denied", "unknown"]);
+export const TERMINAL: ReadonlySet<CallStatus> = new Set(TERMINAL_STATUSES);
 export const TERMINAL_SQL = `(${[...TERMINAL].map((status) => `'${status}'`).join(",")})`;
 
 export type CallRow = {

@@ -1,6 +1,5 @@
 import { Hono, type Context } from "hono";
-import type { CallStatus } from "../../src/result";
-import { TERMINAL } from "../durable/ledger-records";
+import { CALL_STATUSES, type CallStatus } from "../../src/result";
 import type { ListQuery } from "../durable/ledger-types";
 import type { AppEnv } from "../env";
 import { ApiError } from "../errors";
@@ -8,7 +7,7 @@ import { ledgerFor, shardCount } from "../ledger-shards";
 import { requireScope, viewerOf } from "../middleware/auth";
 import { decodeCursor, intParam, listNewest, timeParam } from "./ledger-paging";
 
-const STATUSES: readonly CallStatus[] = [...TERMINAL, "pending", "running"];
+const STATUSES: readonly CallStatus[] = CALL_STATUSES;
 const MAX_WAIT_SECONDS = 60;
 const MAX_RESULT_PAGE = 1_000_000;
 
