@@ -8,6 +8,7 @@ import * as v from "valibot";
 import { createRegistry, defineTool, executeBatch, executeCall, type ExecuteOptions } from "../src/index";
 import { openai } from "../src/formats/openai";
 import { compare, fmt, table } from "./harness";
+import { isMain } from "./peers/is-main";
 
 const AddInput = v.object({ a: v.number(), b: v.number() });
 const addFn = ({ a, b }: { a: number; b: number }) => ({ sum: a + b });
@@ -77,6 +78,6 @@ export async function runCoreBench(): Promise<Array<Record<string, string | numb
   return rows;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (isMain("core")) {
   console.log(table(await runCoreBench()));
 }

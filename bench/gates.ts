@@ -8,10 +8,10 @@
  * Targets: the gate adds ≤ 2 ms to p50; { limit: 8 } sustains ≥ 300 calls/s.
  * Run: node scripts/run-ts.mjs bench/gates.ts
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { DEMO_CONFIG, DEMO_KEYS } from "../worker/demo/tenant";
+import { writeWranglerConfig } from "./lib/wrangler-config";
+import { snapshot, startDev, stopDev, waitReady, type DevServer } from "./lib/wrangler-dev";
 
 const ROUNDS = Number(process.env.ROUNDS ?? 10);
 const SEQUENTIAL = 100;
@@ -20,99 +20,51 @@ const ROUND_MS = 1_000;
 
 interface Variant {
   name: string;
+  /** Also names its state and config under `dir`. */
+  slug: string;
   concurrency?: { limit: number; maxQueue?: number };
-  port: number;
-  server?: ChildProcess;
+  server?: DevServer;
   latencies: number[];
   rates: number[];
 }
 
 const variants: Variant[] = [
-  { name: "no gate", port: 8911, latencies: [], rates: [] },
-  { name: "{ limit: 1 }", concurrency: { limit: 1, maxQueue: 256 }, port: 8912, latencies: [], rates: [] },
-  { name: "{ limit: 8 }", concurrency: { limit: 8, maxQueue: 256 }, port: 8913, latencies: [], rates: [] },
+  { name: "no gate", slug: "none", latencies: [], rates: [] },
+  { name: "{ limit: 1 }", slug: "limit-1", concurrency: { limit: 1, maxQueue: 256 }, latencies: [], rates: [] },
+  { name: "{ limit: 8 }", slug: "limit-8", concurrency: { limit: 8, maxQueue: 256 }, latencies: [], rates: [] },
 ];
 
 const dir = resolve(process.env.BENCH_DIR ?? ".tmp/bench-gates");
-// Wrangler needs Node ≥ 22: the project's node@22 when this runs under an older one.
-const NODE = existsSync(resolve("node_modules/node/bin/node")) ? resolve("node_modules/node/bin/node") : process.execPath;
 
-/**
- * A copy of the Worker's sources for wrangler dev to serve: wrangler rebuilds on every change it
- * sees, and other work in this checkout must not restart the servers in the middle of a run.
- */
-function snapshot(): string {
-  const app = resolve(dir, "app");
-  rmSync(app, { recursive: true, force: true });
-  mkdirSync(resolve(app, "dist/web"), { recursive: true });
-  for (const path of ["src", "worker", "package.json", "wrangler.toml", "tsconfig.json", "tsconfig.base.json"]) {
-    cpSync(path, resolve(app, path), { recursive: true });
-  }
-  symlinkSync(resolve("node_modules"), resolve(app, "node_modules"));
-  return app;
-}
-
-function start(v: Variant, app: string): ChildProcess {
-  const home = resolve(dir, String(v.port));
-  rmSync(home, { recursive: true, force: true });
-  mkdirSync(home, { recursive: true });
-  const config = { name: "bench", tools: ["add"], keys: DEMO_CONFIG.keys, ...(v.concurrency ? { policies: { add: { concurrency: v.concurrency } } } : {}) };
-  writeFileSync(resolve(home, ".env"), `TOOLGATE_CONFIG='${JSON.stringify(config)}'\nTOOLGATE_DEMO=false\n`);
-  const args = ["dev", "--ip", "127.0.0.1", "--port", String(v.port), "--inspector-port", String(v.port + 100)];
-  args.push("--persist-to", resolve(home, "state"), "--env-file", resolve(home, ".env"), "--log-level", "warn", "--show-interactive-dev-session=false");
-  const child = spawn(NODE, [resolve("node_modules/wrangler/bin/wrangler.js"), ...args], {
-    cwd: app,
-    stdio: ["ignore", "ignore", "inherit"],
-  });
-  return child;
-}
-
-/** Ctrl-C, as a developer would stop wrangler dev (it then stops workerd); a hard kill after 5 s. */
-async function stop(server: ChildProcess | undefined): Promise<void> {
-  if (!server || server.exitCode !== null) return;
-  const exited = new Promise((r) => server.once("exit", r));
-  server.kill("SIGINT");
-  const timer = setTimeout(() => server.kill("SIGKILL"), 5_000);
-  await exited;
-  clearTimeout(timer);
+/** A tenant with the one tool and this variant's gate, as the var a tenant environment would hold. */
+function start(v: Variant, app: string): Promise<DevServer> {
+  const tenant = { name: "bench", tools: ["add"], keys: DEMO_CONFIG.keys, ...(v.concurrency ? { policies: { add: { concurrency: v.concurrency } } } : {}) };
+  const config = writeWranglerConfig(app, resolve(dir, `${v.slug}.json`), { TOOLGATE_CONFIG: JSON.stringify(tenant), TOOLGATE_DEMO: "false" });
+  return startDev({ app, home: resolve(dir, v.slug), config });
 }
 
 let seq = 0;
-async function call(port: number): Promise<number> {
+async function call(url: string): Promise<number> {
   const id = `b${process.pid}-${++seq}`;
   const body = { role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name: "add", arguments: '{"a":1,"b":2}' } }] };
   const t0 = performance.now();
-  const res = await fetch(`http://127.0.0.1:${port}/v1/calls/openai`, {
+  const res = await fetch(`${url}/v1/calls/openai`, {
     method: "POST",
     headers: { authorization: `Bearer ${DEMO_KEYS.call}`, "content-type": "application/json" },
     body: JSON.stringify(body),
   });
   const text = await res.text();
   const ms = performance.now() - t0;
-  if (res.status !== 200 || !text.includes('{\\"sum\\":3}')) throw new Error(`port ${port}: ${res.status} ${text.slice(0, 300)}`);
+  if (res.status !== 200 || !text.includes('{\\"sum\\":3}')) throw new Error(`${url}: ${res.status} ${text.slice(0, 300)}`);
   return ms;
 }
 
-async function ready(v: Variant): Promise<void> {
-  const port = v.port;
-  for (let i = 0; i < 600; i++) {
-    if (v.server?.exitCode !== null) throw new Error(`wrangler dev on ${port} exited (${v.server?.exitCode})`);
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/healthz`)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`wrangler dev on ${port} never answered`);
-}
-
-async function throughput(port: number): Promise<number> {
+async function throughput(url: string): Promise<number> {
   const end = performance.now() + ROUND_MS;
   let done = 0;
   await Promise.all(Array.from({ length: CLIENTS }, async () => {
     while (performance.now() < end) {
-      await call(port);
+      await call(url);
       done++;
     }
   }));
@@ -126,18 +78,19 @@ const pct = (values: number[], p: number) => {
 const median = (values: number[]) => pct(values, 50);
 
 async function main(): Promise<void> {
-  const app = snapshot();
-  for (const v of variants) v.server = start(v, app);
+  const app = snapshot(dir);
+  const url = (v: Variant) => v.server!.url;
   try {
-    await Promise.all(variants.map((v) => ready(v)));
-    for (const v of variants) for (let i = 0; i < 200; i++) await call(v.port); // warm up isolates and DOs
+    for (const v of variants) v.server = await start(v, app);
+    await Promise.all(variants.map((v) => waitReady(v.server!)));
+    for (const v of variants) for (let i = 0; i < 200; i++) await call(url(v)); // warm up isolates and DOs
     for (let round = 0; round < ROUNDS; round++) {
       // Alternate call by call, so each variant's samples see the same background load.
-      for (let i = 0; i < SEQUENTIAL; i++) for (const v of variants) v.latencies.push(await call(v.port));
-      for (const v of variants) v.rates.push(await throughput(v.port));
+      for (let i = 0; i < SEQUENTIAL; i++) for (const v of variants) v.latencies.push(await call(url(v)));
+      for (const v of variants) v.rates.push(await throughput(url(v)));
     }
   } finally {
-    await Promise.all(variants.map((v) => stop(v.server)));
+    await Promise.all(variants.map((v) => stopDev(v.server)));
   }
   const base = median(variants[0]!.latencies);
   console.table(

@@ -10,14 +10,13 @@
  * alternating rounds so background load hits all alike; medians over rounds.
  * Run: node scripts/run-ts.mjs bench/http-peers.ts   (ROUNDS, SECONDS, CONNECTIONS; ~2 minutes)
  */
-import autocannon from "autocannon";
 import type { Result } from "autocannon";
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { unstable_readConfig } from "wrangler";
 import { table } from "./harness";
-import { checkTarget, sdkTarget, toolgateFloorTarget, toolgateMcpTarget, toolgateOpenAiTarget, type Target } from "./lib/http-targets";
+import { assertClean, checkTarget, loadTarget, sdkTarget, toolgateFloorTarget, toolgateMcpTarget, toolgateOpenAiTarget, type Target } from "./lib/http-targets";
 import { median, waitForQuiet } from "./lib/load";
 import { NODE, snapshot, startDev, stopDev, waitReady, type DevServer } from "./lib/wrangler-dev";
 
@@ -62,22 +61,6 @@ function startSdk(): Promise<{ url: string; child: ChildProcess }> {
       if (port) done({ url: `http://127.0.0.1:${port}`, child });
     });
   });
-}
-
-function run(target: Target, seconds: number): Promise<Result> {
-  if (target.method === "GET") return autocannon({ url: target.url + target.path, connections: CONNECTIONS, duration: seconds });
-  return autocannon({
-    url: target.url,
-    connections: CONNECTIONS,
-    duration: seconds,
-    requests: [{ method: "POST", path: target.path, headers: target.headers, setupRequest: (req) => ({ ...req, body: target.body() }) }],
-  });
-}
-
-function assertClean(target: Target, result: Result): void {
-  if (result.errors || result.non2xx || result.timeouts) {
-    throw new Error(`${target.name}: ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx answers`);
-  }
 }
 
 interface Summary {
@@ -133,10 +116,10 @@ async function main(): Promise<void> {
       toolgateFloorTarget("wrangler dev, hello-world Worker", hello.url),
     ];
     for (const target of targets) await checkTarget(target);
-    for (const target of targets) assertClean(target, await run(target, 2)); // warm up isolates, JIT, Durable Objects
+    for (const target of targets) assertClean(target, await loadTarget(target, 2, CONNECTIONS)); // warm up isolates, JIT, Durable Objects
     for (let round = 0; round < ROUNDS; round++) {
       for (const target of targets) {
-        const result = await run(target, SECONDS);
+        const result = await loadTarget(target, SECONDS, CONNECTIONS);
         assertClean(target, result);
         samples.set(target.name, [...(samples.get(target.name) ?? []), result]);
       }

@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: the core targets (bench/core.ts, in its own process), toolgate against peer
+ * `npm run bench`: the core targets (bench/core.ts), toolgate against peer
  * runtimes (bench/peers.ts) and scale (bench/scale.ts), one after the other. With --all, the other
  * bench/*.ts scripts (HTTP, gates, startup …) run after them, each as its own process, bounded in time.
  *   npm run bench                 in-process benches (~1–2 minutes)
@@ -9,6 +9,7 @@
  */
 import { spawn } from "node:child_process";
 import { readdirSync } from "node:fs";
+import { runCoreBench } from "./core";
 import { table } from "./harness";
 import { printPeerReport, runPeerBench } from "./peers";
 import { CLOCK } from "./peers/rounds";
@@ -45,9 +46,7 @@ console.log(`toolgate benchmarks — Node ${process.version}, ${process.platform
 
 if (!only || only === "core") {
   heading("Core: decode → pipeline → encode against the floor (bench/core.ts)");
-  // Its own process: bench/core.ts runs itself when it is the entry, and inside this bundle it would think so.
-  const outcome = await runScript("core.ts");
-  if (outcome !== "ok") console.log(`bench/core.ts: ${outcome}`);
+  console.log(table(await runCoreBench()));
 }
 if (!only || only === "peers") {
   heading("Peers: same workload, same run (bench/peers.ts)");

@@ -1,7 +1,10 @@
 /**
- * The requests bench/http-peers.ts sends: one `add` call each, as MCP tools/call (toolgate's /mcp,
- * the SDK server's /json and /sse) or as an OpenAI assistant message (toolgate's /v1/calls/openai).
+ * The requests bench/http.ts and bench/http-peers.ts send: one `add` call each, as MCP tools/call
+ * (toolgate's /mcp, the SDK server's /json and /sse) or as an OpenAI assistant message (toolgate's
+ * /v1/calls/openai), and the autocannon run that sends them.
  */
+import autocannon from "autocannon";
+import type { Result } from "autocannon";
 import { DEMO_KEYS } from "../../worker/demo/tenant";
 
 export interface Target {
@@ -61,4 +64,22 @@ export async function checkTarget(target: Target): Promise<void> {
   const text = await res.text();
   const ok = res.status === 200 && text.includes('{\\"sum\\":3}') && !text.includes('"isError":true') && !text.includes('"error"');
   if (!ok) throw new Error(`${target.name}: the add call did not answer its sum: ${res.status} ${text.slice(0, 300)}`);
+}
+
+/** autocannon against one target for `seconds`, `connections` at once; a fresh body per request. */
+export function loadTarget(target: Target, seconds: number, connections: number): Promise<Result> {
+  if (target.method === "GET") return autocannon({ url: target.url + target.path, connections, duration: seconds });
+  return autocannon({
+    url: target.url,
+    connections,
+    duration: seconds,
+    requests: [{ method: "POST", path: target.path, headers: target.headers, setupRequest: (req) => ({ ...req, body: target.body() }) }],
+  });
+}
+
+/** A timed run counts only when every request was answered 2xx. */
+export function assertClean(target: Target, result: Result): void {
+  if (result.errors || result.non2xx || result.timeouts) {
+    throw new Error(`${target.name}: ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx answers`);
+  }
 }

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { resolve } from "node:path";
+import { freePort } from "../../test/servers/wrangler-dev";
 import { startAuthProxy } from "./proxy";
 
 /**
@@ -17,17 +17,6 @@ const KEY = "conformance-key";
 const SERVER_TO_CLIENT = /sampling|elicitation/;
 const CONFORMANCE = resolve("node_modules/@modelcontextprotocol/conformance/dist/index.js");
 const WRANGLER = resolve("node_modules/wrangler/bin/wrangler.js");
-
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.on("error", fail);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
-}
 
 function run(args: string[], quiet = false): Promise<{ code: number; output: string }> {
   return new Promise((done) => {
