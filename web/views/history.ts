@@ -1,12 +1,11 @@
 import type { CallEntry, CallQuery } from "../../src/client";
-import type { CallStatus } from "../../src/result";
+import { CALL_STATUSES, type CallStatus } from "../../src/result";
 import { catalog } from "../app/catalog";
 import { h, notice, replace, statusBadge, time } from "../app/dom";
 import { recordView } from "../app/record-view";
 import type { Session } from "../app/session";
 import type { View } from "../app/view";
 
-const STATUSES: CallStatus[] = ["succeeded", "failed", "rejected", "timed_out", "cancelled", "denied", "unknown", "pending", "running"];
 
 /** One call as a disclosure: the summary line, and the full entry fetched when opened. */
 function item(session: Session, entry: CallEntry): HTMLElement {
@@ -36,7 +35,7 @@ export const historyView: View = {
   label: "History",
   render(root, session) {
     const tool = h("select", { id: "history-tool" }, h("option", { value: "" }, "all tools"));
-    const status = h("select", { id: "history-status" }, h("option", { value: "" }, "any status"), STATUSES.map((s) => h("option", { value: s }, s)));
+    const status = h("select", { id: "history-status" }, h("option", { value: "" }, "any status"), CALL_STATUSES.map((s) => h("option", { value: s }, s)));
     const list = h("ol", { class: "calls", "aria-label": "Calls, newest first" });
     const state = h("div", { "aria-live": "polite" });
     const more = h("button", { type: "button", hidden: true }, "Load older calls");

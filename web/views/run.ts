@@ -1,7 +1,7 @@
 import { jsonSchemaValidator } from "../../src/json-schema";
 import type { ValidationIssue } from "../../src/errors";
 import type { ToolInfo } from "../../src/client";
-import type { CallRecord } from "../../src/result";
+import { TERMINAL_STATUSES, type CallRecord } from "../../src/result";
 import type { Validator } from "../../src/validation";
 import { catalog } from "../app/catalog";
 import { h, notice, replace } from "../app/dom";
@@ -11,7 +11,7 @@ import type { Session } from "../app/session";
 import { hrefOf, type View } from "../app/view";
 import { badges } from "./tools";
 
-const TERMINAL = new Set(["succeeded", "failed", "rejected", "timed_out", "cancelled", "denied", "unknown"]);
+const TERMINAL: ReadonlySet<string> = new Set(TERMINAL_STATUSES);
 
 function validatorOf(tool: ToolInfo): Validator<unknown> | string {
   try {
