@@ -1,5 +1,6 @@
 import { applyBudget, DEFAULT_OUTPUT_BUDGET } from "./budget";
 import { emit } from "./attempt";
+import type { JournalEnd } from "./journal";
 import type { JsonValue } from "./json";
 import type { PipelineEnv } from "./prepare";
 import type { CallError, CallOutput, CallRecord, CallResult, PermissionDecision } from "./result";
@@ -79,6 +80,14 @@ function withinBudget(output: CallOutput, tool: Tool | undefined, callId: string
   return size <= budget ? output : applyBudget(output, budget, callId);
 }
 
+/** The id was recorded by an earlier or concurrent run: its outcome answers, or the conflict does. */
+function settled(state: CallState, end: JournalEnd): CallResult {
+  if (end.kind === "replay") return replay(end.record, state.tool!);
+  const record = maskRecord(state.env, buildRecord(state, statusForError("conflict")));
+  record.error = { code: "conflict", message: end.message };
+  return { ok: false, callId: state.callId, tool: state.name, error: record.error, record };
+}
+
 type Ending = { ok: true; output: CallOutput } | { ok: false; error: CallError };
 
 /**
@@ -107,7 +116,7 @@ export function finish(state: CallState, ending: Ending, opts?: { journal: boole
   const journal = env.journal;
   if (!journal || opts?.journal === false) return result;
   return journal.finish(record).then(
-    () => result,
+    (end) => (end ? settled(state, end) : result),
     (error: unknown) => {
       env.log.error("toolgate: could not store the call record", { callId: state.callId, error: String(error) });
       return result;

@@ -13,6 +13,13 @@ export type JournalClaim =
   /** The same id with another tool or other arguments. */
   | { kind: "conflict"; message: string };
 
+/**
+ * What finishing a call found when its id was never claimed up front (a journal may skip the claim of a
+ * short read-only call and store its outcome in one write): the id was already recorded, so that outcome
+ * stands instead of this run's.
+ */
+export type JournalEnd = { kind: "replay"; record: CallRecord } | { kind: "conflict"; message: string };
+
 export interface JournalBegin {
   callId: string;
   tool: string;
@@ -38,6 +45,9 @@ export interface JournalBegin {
 export interface CallJournal {
   /** Claims the call id in one check-and-write. Concurrent duplicates wait for the first one's outcome. */
   begin(entry: JournalBegin): Promise<JournalClaim>;
-  /** Stores the terminal record (also for calls rejected before begin). */
-  finish(record: CallRecord): Promise<void>;
+  /**
+   * Stores the terminal record (also for calls rejected before begin). A journal that deferred the
+   * claim of a read-only call answers a JournalEnd when the id turned out to be taken.
+   */
+  finish(record: CallRecord): Promise<void | JournalEnd>;
 }

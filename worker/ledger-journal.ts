@@ -1,4 +1,4 @@
-import type { CallJournal, JournalBegin, JournalClaim } from "../src/journal";
+import type { CallJournal, JournalBegin, JournalClaim, JournalEnd } from "../src/journal";
 import type { Registry } from "../src/registry";
 import type { CallRecord } from "../src/result";
 import { toolError } from "../src/errors";
@@ -32,7 +32,10 @@ export interface LedgerJournalOptions {
 export const DEFAULT_LEASE_MS = 60_000;
 
 interface Claimed {
-  owner: string;
+  /** The owner token once the id is claimed; a deferred claim resolves it (or undefined) when settled. */
+  owner: string | Promise<string | undefined>;
+  /** Set for a deferred claim: what commit() checks if the id was never claimed. */
+  argsHash?: string;
   stop(): void;
 }
 
@@ -42,6 +45,11 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * The CallJournal of the Worker: every call id lives on one ledger shard (hash of the id), where
  * begin() is one synchronous check-and-write. A claimed running call gets a watch loop that renews
  * its lease and turns a cancel request (from any request, any isolate) into an abort of its signal.
+ *
+ * Read-only calls defer the claim: running one twice has no side effect, so a call that ends within
+ * watchDelayMs stores its outcome with one commit() (one Durable Object round trip instead of two),
+ * and a taken id still answers with the recorded outcome. One still running by then is claimed and
+ * watched like any other, so it shows as running and can be cancelled.
  */
 export function createLedgerJournal(options: LedgerJournalOptions): CallJournal {
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
@@ -50,7 +58,8 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
   const key = options.key ?? null;
   const stubFor = (callId: string) => () => ledgerFor(options.ledger, options.tenant, options.shards, callId);
 
-  function watch(callId: string, owner: string, controller: AbortController): Claimed {
+  /** Renews the lease and listens for cancel requests until stopped; starts after `delayMs`. */
+  function watch(callId: string, owner: string, controller: AbortController, delayMs: number): () => void {
     let stopped = false;
     let cancelSeen = false;
     const loop = async () => {
@@ -65,39 +74,83 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
         // Still renewing after a cancel: a tool that ignores its signal is still running.
       }
     };
-    const timer = setTimeout(() => void loop(), watchDelayMs);
-    return {
+    const timer = setTimeout(() => void loop(), delayMs);
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+    };
+  }
+
+  function beginInput(entry: JournalBegin, owner: string) {
+    const tool = options.registry?.get(entry.tool);
+    return { ...entry, owner, leaseMs, key, ...(tool?.policy.idempotent ? { rerunUnknown: true } : {}) };
+  }
+
+  /** A read-only call: claimed only if it is still running after watchDelayMs. */
+  function defer(entry: JournalBegin): JournalClaim {
+    const controller = new AbortController();
+    let stopWatch: (() => void) | undefined;
+    let stopped = false;
+    let fired = false;
+    let settle!: (owner: string | undefined) => void;
+    const owner = new Promise<string | undefined>((resolve) => (settle = resolve));
+    const timer = setTimeout(async () => {
+      fired = true;
+      const token = crypto.randomUUID();
+      // joinMs 0: a running duplicate elsewhere is not waited for here; commit() joins it at the end.
+      const outcome = await withRetry(stubFor(entry.callId), (ledger) => ledger.begin({ ...beginInput(entry, token), joinMs: 0 })).catch(() => undefined);
+      const claimedIt = outcome?.kind === "new";
+      if (claimedIt && !stopped) stopWatch = watch(entry.callId, token, controller, 0);
+      settle(claimedIt ? token : undefined);
+    }, watchDelayMs);
+    claimed.set(entry.callId, {
       owner,
+      argsHash: entry.argsHash,
       stop() {
         stopped = true;
-        clearTimeout(timer);
+        stopWatch?.();
+        // Not yet claiming: it never will, and finish() commits instead. (Once claiming, the claim settles it.)
+        if (!fired) {
+          clearTimeout(timer);
+          settle(undefined);
+        }
       },
-    };
+    });
+    return { kind: "new", signal: controller.signal };
   }
 
   return {
     async begin(entry: JournalBegin): Promise<JournalClaim> {
+      if (entry.status === "running" && !entry.approved && !options.owner && options.registry?.get(entry.tool)?.policy.readOnly === true) {
+        claimed.get(entry.callId)?.stop();
+        return defer(entry);
+      }
       // One owner per claim, so the same id twice in one batch is a duplicate, not the same claimant.
       const owner = options.owner ?? crypto.randomUUID();
-      const tool = options.registry?.get(entry.tool);
-      const input = { ...entry, owner, leaseMs, key, ...(tool?.policy.idempotent ? { rerunUnknown: true } : {}) };
-      const outcome: BeginOutcome = await withRetry(stubFor(entry.callId), (ledger) => ledger.begin(input));
+      const outcome: BeginOutcome = await withRetry(stubFor(entry.callId), (ledger) => ledger.begin(beginInput(entry, owner)));
       if (outcome.kind !== "new" || entry.status === "pending") return outcome;
       claimed.get(entry.callId)?.stop();
       const controller = new AbortController();
-      claimed.set(entry.callId, watch(entry.callId, owner, controller));
+      claimed.set(entry.callId, { owner, stop: watch(entry.callId, owner, controller, watchDelayMs) });
       return { kind: "new", signal: controller.signal };
     },
 
-    async finish(record: CallRecord): Promise<void> {
+    async finish(record: CallRecord): Promise<void | JournalEnd> {
       const claim = claimed.get(record.callId);
       claimed.delete(record.callId);
       claim?.stop();
       const stub = stubFor(record.callId);
-      const owner = claim?.owner ?? options.owner;
-      // Unclaimed ids (rejected before begin) are recorded only if the id is still free.
-      if (owner) await withRetry(stub, (ledger) => ledger.complete(owner, record));
-      else await withRetry(stub, (ledger) => ledger.record(record, key));
+      const owner = (await claim?.owner) ?? options.owner;
+      if (owner) {
+        await withRetry(stub, (ledger) => ledger.complete(owner, record));
+      } else if (claim?.argsHash !== undefined) {
+        const argsHash = claim.argsHash;
+        const outcome = await withRetry(stub, (ledger) => ledger.commit({ record, argsHash, key }));
+        if (outcome.kind !== "new") return outcome;
+      } else {
+        // Unclaimed ids (rejected before begin) are recorded only if the id is still free.
+        await withRetry(stub, (ledger) => ledger.record(record, key));
+      }
     },
   };
 }

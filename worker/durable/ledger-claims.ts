@@ -3,7 +3,7 @@ import { deleteBlobs, writeBlob } from "./ledger-blobs";
 import type { ShardContext } from "./ledger-context";
 import { callEvent, eventRecord } from "./ledger-events";
 import { fullRecord, insertRow, readRow, storeRecord, TERMINAL, type CallRow } from "./ledger-records";
-import type { BeginInput, BeginOutcome, WatchOutcome } from "./ledger-types";
+import type { BeginInput, BeginOutcome, CommitInput, WatchOutcome } from "./ledger-types";
 import { callKey } from "./ledger-waiters";
 
 /** begin()'s synchronous part; "wait" means a duplicate is running and the caller should join it. */
@@ -20,17 +20,8 @@ export function claim(ctx: ShardContext, input: BeginInput): Claim {
     else insertRunning(ctx, input);
     return { kind: "new" };
   }
-  // The id belongs to the key that first used it: another key learns only that it is taken, never
-  // its outcome. (An approver holds the row's owner token instead of the caller's key.)
-  if (row.key_name !== input.key && row.owner !== input.owner) {
-    return { kind: "conflict", message: `The call id "${input.callId}" is already taken. A new call needs a new id.` };
-  }
-  if (row.args_hash !== input.argsHash) {
-    const message =
-      `The call id "${input.callId}" was already used for a different call (tool "${row.tool}" with other arguments). ` +
-      `A new call needs a new id.`;
-    return { kind: "conflict", message };
-  }
+  const taken = takenBy(row, input.callId, input.key, input.argsHash, input.owner);
+  if (taken) return taken;
   if (row.status === "running") return row.owner === input.owner ? refresh(ctx, row, input) : { kind: "wait" };
   if (row.status === "pending") {
     if (!input.approved || input.status !== "running") return { kind: "replay", record: fullRecord(ctx.sql, row) };
@@ -38,6 +29,46 @@ export function claim(ctx: ShardContext, input: BeginInput): Claim {
   }
   if (row.status === "unknown" && input.rerunUnknown && input.status === "running") return start(ctx, row, input);
   return { kind: "replay", record: fullRecord(ctx.sql, row) };
+}
+
+/**
+ * The id belongs to the key that first used it: another key learns only that it is taken, never its
+ * outcome (an approver holds the row's owner token instead of the caller's key). The same id with
+ * other arguments is another call.
+ */
+function takenBy(row: CallRow, callId: string, key: string | null, argsHash: string, owner: string | null): Claim | undefined {
+  if (row.key_name !== key && (owner === null || row.owner !== owner)) {
+    return { kind: "conflict", message: `The call id "${callId}" is already taken. A new call needs a new id.` };
+  }
+  if (row.args_hash !== argsHash) {
+    const message =
+      `The call id "${callId}" was already used for a different call (tool "${row.tool}" with other arguments). ` +
+      `A new call needs a new id.`;
+    return { kind: "conflict", message };
+  }
+  return undefined;
+}
+
+/**
+ * The terminal record of a read-only call whose claim was deferred (it ended before its journal
+ * claimed the id): stored with its started and finished events in one check-and-write if the id is
+ * free. A taken id answers as a duplicate begin would: replay, conflict, or wait for the running one.
+ */
+export function commit(ctx: ShardContext, input: CommitInput): Claim {
+  const { record } = input;
+  const row = readRow(ctx.sql, record.callId);
+  if (row) {
+    const taken = takenBy(row, record.callId, input.key, input.argsHash, null);
+    if (taken) return taken;
+    return row.status === "running" ? { kind: "wait" } : { kind: "replay", record: fullRecord(ctx.sql, row) };
+  }
+  if (!TERMINAL.has(record.status)) throw new Error(`commit() needs a terminal record, got ${record.status}`);
+  const now = ctx.now();
+  insertRow(ctx.sql, record, { argsHash: input.argsHash, deadline: null, owner: null, approval: null, key: input.key }, now);
+  ctx.emit(callEvent("call.started", record, input.key, now, { args: eventArgs(record), attempt: 1 }));
+  ctx.emit(callEvent("call.finished", record, input.key, now, { record: eventRecord(record) }));
+  ctx.waiters.notify(callKey(record.callId));
+  return { kind: "new" };
 }
 
 function insertRunning(ctx: ShardContext, input: BeginInput): void {

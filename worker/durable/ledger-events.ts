@@ -10,7 +10,9 @@ export type LedgerEventType = "call.started" | "call.finished" | "approval.reque
 
 /** A record as events show it: already masked by the pipeline, cut to a bounded size. */
 export function eventRecord(record: CallRecord): JsonValue {
-  return JSON.parse(fitRecord(record, EVENT_RECORD_CAP).json) as JsonValue;
+  const fitted = fitRecord(record, EVENT_RECORD_CAP);
+  // Within the cap the record is its own event form (JSON drops its undefined fields alike).
+  return fitted.truncated ? (JSON.parse(fitted.json) as JsonValue) : (record as unknown as JsonValue);
 }
 
 /** The common head of call events; `key` names the key whose call it is (it sees the event). */

@@ -91,13 +91,8 @@ export function fitRecord(record: CallRecord, cap = RECORD_CAP): { json: string;
 
 /** Writes the record into the row (status, record JSON, output blobs). The row must exist. */
 export function storeRecord(sql: SqlStorage, record: CallRecord, now: number): void {
-  const fitted = fitRecord(record);
-  const resultChars = record.output ? outputText(record.output).length : null;
   deleteBlobs(sql, record.callId, "output", "text");
-  if (fitted.full) {
-    writeBlob(sql, record.callId, "output", JSON.stringify(fitted.full));
-    writeBlob(sql, record.callId, "text", outputText(fitted.full));
-  }
+  const fitted = fitAndSpill(sql, record);
   // started_at follows record.startedAt (an approved or re-run call starts again): listings sort and
   // page by the record's value, so a stale column would repeat or skip rows and loop the cursor.
   sql.exec(
@@ -106,22 +101,26 @@ export function storeRecord(sql: SqlStorage, record: CallRecord, now: number): v
     record.startedAt,
     fitted.json,
     fitted.truncated ? 1 : 0,
-    resultChars,
+    resultChars(record),
     now,
     record.callId,
   );
 }
 
-/** Inserts a new row; its record is written by storeRecord. */
+/**
+ * Inserts a new row with its record in one statement. A new id has no blobs: retention deletes a
+ * pruned row's blobs with it.
+ */
 export function insertRow(
   sql: SqlStorage,
   record: CallRecord,
   fields: { argsHash: string; deadline: number | null; owner: string | null; approval: ApprovalState | null; key: string | null },
   now: number,
 ): void {
+  const fitted = fitAndSpill(sql, record);
   sql.exec(
-    `INSERT INTO calls (call_id, tool, args_hash, status, started_at, updated_at, deadline, owner, approval, key_name, record)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '{}')`,
+    `INSERT INTO calls (call_id, tool, args_hash, status, started_at, updated_at, deadline, owner, approval, key_name, record, truncated, result_chars)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     record.callId,
     record.tool,
     fields.argsHash,
@@ -132,9 +131,23 @@ export function insertRow(
     fields.owner,
     fields.approval,
     fields.key,
+    fitted.json,
+    fitted.truncated ? 1 : 0,
+    resultChars(record),
   );
-  storeRecord(sql, record, now);
 }
+
+/** The record's JSON for the row; a cut output's full form goes to blobs (the row keeps a preview). */
+function fitAndSpill(sql: SqlStorage, record: CallRecord): { json: string; truncated: boolean } {
+  const fitted = fitRecord(record);
+  if (fitted.full) {
+    writeBlob(sql, record.callId, "output", JSON.stringify(fitted.full));
+    writeBlob(sql, record.callId, "text", outputText(fitted.full));
+  }
+  return fitted;
+}
+
+const resultChars = (record: CallRecord): number | null => (record.output ? outputText(record.output).length : null);
 
 /** Newest first by (startedAt, callId), filtered; the keyset cursor makes pages stable under inserts. */
 export function listRows(sql: SqlStorage, query: ListQuery): CallRow[] {

@@ -28,6 +28,15 @@ export interface BeginInput extends JournalBegin {
   key: string | null;
 }
 
+/** commit() over RPC: a deferred claim's terminal record, with what begin() would have checked. */
+export interface CommitInput {
+  record: CallRecord;
+  argsHash: string;
+  key: string | null;
+  /** Longest wait for a running duplicate before answering that it is still running. */
+  joinMs?: number;
+}
+
 export type BeginOutcome =
   | { kind: "new" }
   | { kind: "replay"; record: CallRecord }

@@ -2,7 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import type { JsonValue } from "../../src/json";
 import type { CallRecord } from "../../src/result";
 import { cancel, decide } from "./ledger-approvals";
-import { claim, complete, recordUnclaimed, renew, watchState } from "./ledger-claims";
+import { claim, commit, complete, recordUnclaimed, renew, watchState } from "./ledger-claims";
 import type { ShardContext } from "./ledger-context";
 import { appendEvent, lastEventId, readEvents } from "./ledger-events";
 import { fullRecord, listRows, readRow, readVisibleRow, resultPage, TERMINAL, toEntry } from "./ledger-records";
@@ -13,6 +13,7 @@ import { checkToken, issueToken } from "./ledger-tokens";
 import type {
   BeginInput,
   BeginOutcome,
+  CommitInput,
   CancelOutcome,
   DecideOutcome,
   Decision,
@@ -62,14 +63,24 @@ export class Ledger extends DurableObject<Env> {
 
   async begin(input: BeginInput): Promise<BeginOutcome> {
     const first = this.ctx.storage.transactionSync(() => claim(this.shard, input));
-    if (first.kind !== "wait") return first;
-    // A duplicate of a running call: join it, bounded; its outcome is the answer.
-    const until = Date.now() + Math.min(input.joinMs ?? this.settings.maxWaitMs, this.settings.maxWaitMs);
-    const row = await this.waitTerminal(input.callId, until);
+    return first.kind === "wait" ? this.join(input.callId, input.joinMs) : first;
+  }
+
+  /** A read-only call's terminal record whose claim was deferred: begin and complete in one write. */
+  async commit(input: CommitInput): Promise<BeginOutcome> {
+    this.prunesLater();
+    const first = this.ctx.storage.transactionSync(() => commit(this.shard, input));
+    return first.kind === "wait" ? this.join(input.record.callId, input.joinMs) : first;
+  }
+
+  /** A duplicate of a running call joins it, bounded; its outcome is the answer. */
+  private async join(callId: string, joinMs: number | undefined): Promise<BeginOutcome> {
+    const until = Date.now() + Math.min(joinMs ?? this.settings.maxWaitMs, this.settings.maxWaitMs);
+    const row = await this.waitTerminal(callId, until);
     if (row && TERMINAL.has(row.status)) return { kind: "replay", record: fullRecord(this.ctx.storage.sql, row) };
     const message =
-      `The call ${input.callId} is still running (started by an earlier request with the same id). ` +
-      `Its outcome will be recorded once: read it with GET /v1/calls/${input.callId}?wait=30 instead of calling again.`;
+      `The call ${callId} is still running (started by an earlier request with the same id). ` +
+      `Its outcome will be recorded once: read it with GET /v1/calls/${callId}?wait=30 instead of calling again.`;
     return { kind: "conflict", message };
   }
 
