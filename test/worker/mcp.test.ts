@@ -17,11 +17,11 @@ afterEach(async () => {
 const rpcError = (promise: Promise<unknown>) => promise.then(() => expect.unreachable("expected a JSON-RPC error"), (error: unknown) => error as McpError);
 
 describe("MCP: initialize and tools/list", () => {
-  it("negotiates 2025-11-25 and offers tools (listChanged) and logging", async () => {
+  it("negotiates 2025-11-25 and offers tools (no listChanged: it is never sent) and logging", async () => {
     const { client: c, transport } = await client();
     expect(transport.protocolVersion).toBe("2025-11-25");
     expect(transport.sessionId).toMatch(/^[\w-]{22}\.[\w-]{22}$/);
-    expect(c.getServerCapabilities()).toEqual({ tools: { listChanged: true }, logging: {} });
+    expect(c.getServerCapabilities()).toEqual({ tools: { listChanged: false }, logging: {} });
     expect(c.getServerVersion()).toMatchObject({ name: "toolgate" });
   });
 

@@ -39,9 +39,10 @@ export interface Exchange {
 export const SERVER_INFO = { name: "toolgate", title: "toolgate", version: "0.1.0" } as const;
 
 const CAPABILITIES = {
-  // The tool list changes only with a deploy, which starts new isolates: a client whose session is
-  // then unknown (404) initializes again and lists afresh, so no list_changed is ever due mid-session.
-  tools: { listChanged: true },
+  // No notifications/tools/list_changed is ever sent, so none is promised. The list changes with a
+  // deploy (new isolates: a client whose session is then unknown initializes again and lists afresh)
+  // or when a remote MCP adapter's list changes, which clients see on their next tools/list.
+  tools: { listChanged: false },
   logging: {},
 };
 
