@@ -1,6 +1,6 @@
 import { parseArguments } from "./args";
 import { dropNullOptionals } from "./strict-nulls";
-import { emit, isThenable } from "./attempt";
+import { emit, isThenable, type AttemptOutcome } from "./attempt";
 import type { ErrorCode, ValidationIssue } from "./errors";
 import type { ToolCall } from "./formats/format";
 import { hashJson } from "./hash";
@@ -10,7 +10,7 @@ import type { ExecuteOptions } from "./options";
 import { preparePipeline, type PipelineEnv } from "./prepare";
 import { buildRecord, finish, mask, maskRecord, replay, type CallState } from "./call-record";
 import type { CallError, CallRecord, CallResult, PermissionDecision } from "./result";
-import { runTool, type RunOutcome } from "./run-tool";
+import { runTool } from "./run-tool";
 import type { Tool } from "./tool";
 import { describeIssues } from "./validation";
 
@@ -143,7 +143,7 @@ function run(state: CallState, tool: Tool, args: unknown, cancel: AbortSignal | 
   return isThenable(ran) ? finishLater(state, ran) : finishRun(state, ran);
 }
 
-async function finishLater(state: CallState, ran: Promise<RunOutcome>): Promise<CallResult> {
+async function finishLater(state: CallState, ran: Promise<AttemptOutcome>): Promise<CallResult> {
   try {
     return await finishRun(state, await ran);
   } catch (error) {
@@ -151,9 +151,10 @@ async function finishLater(state: CallState, ran: Promise<RunOutcome>): Promise<
   }
 }
 
-function finishRun(state: CallState, { outcome, attempts }: RunOutcome): CallResult | Promise<CallResult> {
-  state.attempts = attempts;
-  return finish(state, outcome.ok ? { ok: true, output: outcome.output } : { ok: false, error: outcome.error });
+function finishRun(state: CallState, outcome: AttemptOutcome): CallResult | Promise<CallResult> {
+  state.attempts = outcome.attempts;
+  // The outcome is the ending as it is: finish reads only ok, output and error.
+  return finish(state, outcome);
 }
 
 /** A bug in a hook or in toolgate itself: still a result, never a crash. */
