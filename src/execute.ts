@@ -12,7 +12,7 @@ import { buildRecord, finish, mask, maskRecord, replay, type CallState } from ".
 import type { CallError, CallRecord, CallResult, PermissionDecision } from "./result";
 import { runTool } from "./run-tool";
 import type { Tool } from "./tool";
-import { describeIssues } from "./validation";
+import { describeIssues, withoutFinalStop } from "./validation";
 
 // Stands in for the hook argument when no hook will read it (saves an object per call).
 const NO_HOOK_CALL = Object.freeze({ callId: "", tenant: "", tool: undefined as unknown as Tool });
@@ -126,7 +126,7 @@ function admit(state: CallState, tool: Tool, raw: unknown): Admitted {
   const validated = tool.validateInput(input);
   if (!validated.ok) {
     state.validation = { ok: false, issues: validated.issues };
-    const message = `Invalid arguments for tool "${tool.name}": ${describeIssues(validated.issues).replace(/\.$/, "")}. Fix them and call again.`;
+    const message = `Invalid arguments for tool "${tool.name}": ${withoutFinalStop(describeIssues(validated.issues))}. Fix them and call again.`;
     return { ok: false, result: fail(state, "invalid_arguments", message, validated.issues) };
   }
   state.validation = VALID;
