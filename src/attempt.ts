@@ -41,7 +41,7 @@ export function runAttempt({ env, tool, callId, args, attempt, cancel }: Attempt
 
 async function awaitAttempt(tool: Tool, work: PromiseLike<unknown>, ctx: CallContext, cancel: AbortSignal | undefined): Promise<AttemptOutcome> {
   const timeoutMs = tool.policy.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const settled = await settle(Promise.resolve(work), timeoutMs, { abort: (reason) => abortAttempt(ctx, reason) }, cancel);
+  const settled = await settle(Promise.resolve(work), timeoutMs, { abort: (reason) => CallContext.abort(ctx, reason) }, cancel);
   const attempt = ctx.attempt;
   if (settled.kind === "timeout") return failure(toolError("timeout", `Tool "${tool.name}" did not finish within ${timeoutMs} ms.`), attempt);
   if (settled.kind === "cancelled") return cancelled(tool, attempt);
@@ -103,8 +103,6 @@ class CallContext implements ToolContext {
     emit(env, { type: "call.progress", at: env.now(), callId: this.callId, tenant: env.tenant, tool: this.tool.name, progress });
   }
 }
-
-const abortAttempt = (ctx: CallContext, reason: string) => CallContext.abort(ctx, reason);
 
 export function emit(env: PipelineEnv, event: CallEvent): void {
   try {
