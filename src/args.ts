@@ -8,7 +8,9 @@ export type ArgsCheck =
   | { ok: false; code: "invalid_json" | "invalid_arguments"; message: string };
 
 /** Keys that could reach an object's prototype chain in careless code downstream. */
-const FORBIDDEN_KEYS = new Set(["__proto__", "constructor", "prototype"]);
+function isForbiddenKey(key: string): boolean {
+  return key === "__proto__" || key === "constructor" || key === "prototype";
+}
 
 /**
  * Arguments as a chat format delivered them (raw JSON text or a parsed value) → a plain object, or a
@@ -16,28 +18,42 @@ const FORBIDDEN_KEYS = new Set(["__proto__", "constructor", "prototype"]);
  * looks at the value.
  */
 export function parseArguments(raw: unknown, limits: Limits): ArgsCheck {
-  let value: unknown = raw;
-  if (typeof raw === "string") {
-    if (raw.length > limits.maxArgumentBytes) return tooLarge(raw.length, limits);
-    // Models send "" for functions without parameters.
-    if (raw.trim() === "") return { ok: true, value: {}, hasNull: false };
-    try {
-      value = JSON.parse(raw);
-    } catch (error) {
-      const reason = error instanceof Error ? error.message : "parse error";
-      return { ok: false, code: "invalid_json", message: `Arguments are not valid JSON (${reason}). Send one JSON object.` };
-    }
-  } else if (raw === undefined) {
-    return { ok: true, value: {}, hasNull: false };
-  }
-  if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    const kind = value === null ? "null" : Array.isArray(value) ? "an array" : `a ${typeof value}`;
-    return { ok: false, code: "invalid_arguments", message: `Arguments must be a JSON object, got ${kind}.` };
-  }
-  const budget = { bytes: typeof raw === "string" ? 0 : limits.maxArgumentBytes, hasNull: false };
-  const problem = inspect(value, 1, limits, budget, typeof raw !== "string");
+  if (typeof raw === "string") return parseText(raw, limits);
+  if (raw === undefined) return { ok: true, value: {}, hasNull: false };
+  const kind = objectKind(raw);
+  if (kind) return notAnObject(kind);
+  const budget = { bytes: limits.maxArgumentBytes, hasNull: false };
+  const problem = inspect(raw, 1, limits, budget);
   if (problem) return { ok: false, code: "invalid_arguments", message: problem };
-  return { ok: true, value: value as Record<string, unknown>, hasNull: budget.hasNull };
+  return { ok: true, value: raw as Record<string, unknown>, hasNull: budget.hasNull };
+}
+
+function parseText(raw: string, limits: Limits): ArgsCheck {
+  if (raw.length > limits.maxArgumentBytes) return tooLarge(raw.length, limits);
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (error) {
+    // Models send "" for functions without parameters (JSON.parse refuses blank text, so this is the place to look).
+    if (raw.trim() === "") return { ok: true, value: {}, hasNull: false };
+    const reason = error instanceof Error ? error.message : "parse error";
+    return { ok: false, code: "invalid_json", message: `Arguments are not valid JSON (${reason}). Send one JSON object.` };
+  }
+  const kind = objectKind(value);
+  if (kind) return notAnObject(kind);
+  const found = inspectParsed(value as object, 1, limits);
+  if (typeof found === "string") return { ok: false, code: "invalid_arguments", message: found };
+  return { ok: true, value: value as Record<string, unknown>, hasNull: found };
+}
+
+/** undefined for a non-array object, else what the value is, for the message. */
+function objectKind(value: unknown): string | undefined {
+  if (value !== null && typeof value === "object" && !Array.isArray(value)) return undefined;
+  return value === null ? "null" : Array.isArray(value) ? "an array" : `a ${typeof value}`;
+}
+
+function notAnObject(kind: string): ArgsCheck {
+  return { ok: false, code: "invalid_arguments", message: `Arguments must be a JSON object, got ${kind}.` };
 }
 
 function tooLarge(size: number, limits: Limits): ArgsCheck {
@@ -48,19 +64,53 @@ function tooLarge(size: number, limits: Limits): ArgsCheck {
   };
 }
 
-/** Walks the value once: depth, forbidden keys, and (for already-parsed input) size. */
-function inspect(value: unknown, depth: number, limits: Limits, budget: { bytes: number; hasNull: boolean }, countSize: boolean): string | undefined {
-  if (depth > limits.maxArgumentDepth) return `Arguments are nested too deeply (more than ${limits.maxArgumentDepth} levels).`;
-  if (countSize) {
-    budget.bytes -= 8;
-    if (budget.bytes < 0) return `Arguments are too large (the limit is ${limits.maxArgumentBytes} bytes).`;
-  }
+const tooDeep = (limits: Limits) => `Arguments are nested too deeply (more than ${limits.maxArgumentDepth} levels).`;
+const forbidden = (key: string) => `Arguments may not contain the key "${key}".`;
+
+/**
+ * The walk for JSON.parse output: depth and forbidden keys, and whether some property is null.
+ * JSON.parse makes only plain objects and arrays of JSON values, and defines "__proto__" as an own
+ * enumerable key, so the prototype, type and hidden-key checks of inspect() cannot find anything here.
+ * Returns the problem, or whether a null was seen.
+ */
+function inspectParsed(value: object, depth: number, limits: Limits): string | boolean {
+  if (depth > limits.maxArgumentDepth) return tooDeep(limits);
+  let hasNull = false;
   if (Array.isArray(value)) {
     for (const item of value) {
       if (item !== null && typeof item === "object") {
-        const problem = inspect(item, depth + 1, limits, budget, countSize);
+        const found = inspectParsed(item, depth + 1, limits);
+        if (typeof found === "string") return found;
+        hasNull ||= found;
+      }
+    }
+    return hasNull;
+  }
+  for (const key in value) {
+    if (isForbiddenKey(key)) return forbidden(key);
+    const item = (value as Record<string, unknown>)[key];
+    if (item === null) {
+      hasNull = true;
+    } else if (typeof item === "object") {
+      const found = inspectParsed(item, depth + 1, limits);
+      if (typeof found === "string") return found;
+      hasNull ||= found;
+    }
+  }
+  return hasNull;
+}
+
+/** Walks an already-parsed value once: depth, size, forbidden keys, and values JSON cannot carry. */
+function inspect(value: unknown, depth: number, limits: Limits, budget: { bytes: number; hasNull: boolean }): string | undefined {
+  if (depth > limits.maxArgumentDepth) return tooDeep(limits);
+  budget.bytes -= 8;
+  if (budget.bytes < 0) return `Arguments are too large (the limit is ${limits.maxArgumentBytes} bytes).`;
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      if (item !== null && typeof item === "object") {
+        const problem = inspect(item, depth + 1, limits, budget);
         if (problem) return problem;
-      } else if (countSize && typeof item === "string") {
+      } else if (typeof item === "string") {
         budget.bytes -= item.length;
         if (budget.bytes < 0) return `Arguments are too large (the limit is ${limits.maxArgumentBytes} bytes).`;
       }
@@ -70,20 +120,20 @@ function inspect(value: unknown, depth: number, limits: Limits, budget: { bytes:
   const proto = Object.getPrototypeOf(value);
   if (proto !== Object.prototype && proto !== null) return "Arguments must contain only JSON values.";
   for (const key in value as Record<string, unknown>) {
-    if (FORBIDDEN_KEYS.has(key)) return `Arguments may not contain the key "${key}".`;
+    if (isForbiddenKey(key)) return forbidden(key);
     const item = (value as Record<string, unknown>)[key];
-    if (countSize) budget.bytes -= key.length + (typeof item === "string" ? item.length : 0);
-    if (countSize && budget.bytes < 0) return `Arguments are too large (the limit is ${limits.maxArgumentBytes} bytes).`;
+    budget.bytes -= key.length + (typeof item === "string" ? item.length : 0);
+    if (budget.bytes < 0) return `Arguments are too large (the limit is ${limits.maxArgumentBytes} bytes).`;
     if (item === null) {
       budget.hasNull = true;
     } else if (typeof item === "object") {
-      const problem = inspect(item, depth + 1, limits, budget, countSize);
+      const problem = inspect(item, depth + 1, limits, budget);
       if (problem) return problem;
     } else if (typeof item === "function" || typeof item === "symbol" || typeof item === "bigint") {
       return `Arguments must contain only JSON values (found a ${typeof item} at "${key}").`;
     }
   }
-  // JSON.parse defines "__proto__" as an own property, which for…in does see; this catches non-enumerable tricks.
-  if (Object.prototype.hasOwnProperty.call(value, "__proto__")) return 'Arguments may not contain the key "__proto__".';
+  // for…in sees own "__proto__" keys; this catches non-enumerable tricks in values built in code.
+  if (Object.prototype.hasOwnProperty.call(value, "__proto__")) return forbidden("__proto__");
   return undefined;
 }

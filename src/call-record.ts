@@ -53,10 +53,11 @@ export function buildRecord(state: CallState, status: CallRecord["status"]): Cal
 }
 
 export function mask(env: PipelineEnv, value: unknown): JsonValue | undefined {
-  return value === undefined ? undefined : env.mask(value as JsonValue);
+  return value === undefined || !env.masks ? (value as JsonValue | undefined) : env.mask(value as JsonValue);
 }
 
 export function maskRecord(env: PipelineEnv, record: CallRecord): CallRecord {
+  if (!env.masks) return record;
   if (record.args !== undefined) record.args = env.mask(record.args);
   if (record.output) record.output = env.mask(record.output as unknown as JsonValue) as unknown as CallOutput;
   if (record.error) record.error = env.mask(record.error as unknown as JsonValue) as unknown as CallError;

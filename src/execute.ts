@@ -1,6 +1,6 @@
 import { parseArguments } from "./args";
 import { dropNullOptionals } from "./strict-nulls";
-import { emit, isThenable } from "./attempt";
+import { emit, isThenable, type AttemptOutcome } from "./attempt";
 import type { ErrorCode, ValidationIssue } from "./errors";
 import type { ToolCall } from "./formats/format";
 import { hashJson } from "./hash";
@@ -12,7 +12,7 @@ import { buildRecord, finish, mask, maskRecord, replay, type CallState } from ".
 import type { CallError, CallRecord, CallResult, PermissionDecision } from "./result";
 import { runTool } from "./run-tool";
 import type { Tool } from "./tool";
-import { describeIssues } from "./validation";
+import { describeIssues, withoutFinalStop } from "./validation";
 
 // Stands in for the hook argument when no hook will read it (saves an object per call).
 const NO_HOOK_CALL = Object.freeze({ callId: "", tenant: "", tool: undefined as unknown as Tool });
@@ -26,10 +26,21 @@ const VALID = Object.freeze({ ok: true }) as CallRecord["validation"];
  * Never throws: every failure is a CallResult with a code and a message a model can act on.
  */
 export function executeCall(call: ToolCall, options: ExecuteOptions): Promise<CallResult> {
-  return runCall(call, preparePipeline(options), options.signal);
+  const env = preparePipeline(options);
+  try {
+    // Promise.resolve passes a pipeline promise through as it is and wraps a synchronous result.
+    return Promise.resolve(runCall(call, env, options.signal));
+  } catch (error) {
+    // Only when recording an internal error fails too (a throwing mask hook): a rejection, as before.
+    return Promise.reject(error);
+  }
 }
 
-export async function runCall(call: ToolCall, env: PipelineEnv, cancel: AbortSignal | undefined): Promise<CallResult> {
+/**
+ * Synchronous as far as the call allows: without hooks that may await, a journal or an async tool,
+ * a call makes no promise at all (an async function would cost one per call).
+ */
+export function runCall(call: ToolCall, env: PipelineEnv, cancel: AbortSignal | undefined): CallResult | Promise<CallResult> {
   const state: CallState = {
     env,
     callId: typeof call?.id === "string" && call.id !== "" ? call.id : `call_${crypto.randomUUID()}`,
@@ -42,37 +53,41 @@ export async function runCall(call: ToolCall, env: PipelineEnv, cancel: AbortSig
     permission: undefined,
     attempts: 0,
   };
-  // One async function for the whole call: each extra async layer costs a promise per call.
   try {
     const tool = env.registry.get(state.name);
     if (!tool) return fail(state, "unknown_tool", unknownToolMessage(env, state.name));
     state.tool = tool;
+    if (env.hooks.isAllowed || env.hooks.beforeCall || env.hooks.permission || env.journal) return runHooked(state, tool, call.arguments, cancel);
+    const admitted = admit(state, tool, call.arguments);
+    if (!admitted.ok) return admitted.result;
+    const decision = policyPermission(env, tool, admitted.value);
+    state.permission = decision;
+    if (decision === "approval") return park(state);
+    return run(state, tool, admitted.value, cancel);
+  } catch (error) {
+    return internalError(state, error);
+  }
+}
+
+/** The whole pipeline with its awaiting steps: hooks that may be async and the journal's claim. */
+async function runHooked(state: CallState, tool: Tool, raw: unknown, cancel: AbortSignal | undefined): Promise<CallResult> {
+  const env = state.env;
+  try {
     const hooks = env.hooks;
     const hookCall = hooks.isAllowed || hooks.beforeCall || hooks.permission ? { callId: state.callId, tenant: env.tenant, tool } : NO_HOOK_CALL;
-    if (env.hooks.isAllowed && !(await env.hooks.isAllowed(hookCall))) {
+    if (hooks.isAllowed && !(await hooks.isAllowed(hookCall))) {
       return fail(state, "denied", `Tool "${tool.name}" is not allowed here.`);
     }
+    const admitted = admit(state, tool, raw);
+    if (!admitted.ok) return admitted.result;
+    let args: unknown = admitted.value;
 
-    const parsed = parseArguments(call.arguments, env.limits);
-    if (!parsed.ok) return fail(state, parsed.code, `Tool "${tool.name}": ${parsed.message}`);
-    state.args = parsed.value;
-    // OpenAI strict mode sends null for an omitted optional: read it as omitted, for every format alike.
-    const input = parsed.hasNull ? dropNullOptionals(tool.inputSchema, parsed.value) : parsed.value;
-    const validated = tool.validateInput(input);
-    if (!validated.ok) {
-      state.validation = { ok: false, issues: validated.issues };
-      const message = `Invalid arguments for tool "${tool.name}": ${describeIssues(validated.issues).replace(/\.$/, "")}. Fix them and call again.`;
-      return fail(state, "invalid_arguments", message, validated.issues);
-    }
-    state.validation = VALID;
-    let args: unknown = validated.value;
-
-    if (env.hooks.beforeCall) {
-      const outcome = await env.hooks.beforeCall(hookCall, args);
+    if (hooks.beforeCall) {
+      const outcome = await hooks.beforeCall(hookCall, args);
       if (outcome && "deny" in outcome) return deny(state, outcome.deny);
       if (outcome && "args" in outcome) args = outcome.args;
     }
-    const decision = env.hooks.permission ? await decidePermission(env, tool, hookCall, args) : policyPermission(env, tool, args);
+    const decision = hooks.permission ? await decidePermission(env, tool, hookCall, args) : policyPermission(env, tool, args);
     if (typeof decision === "object") return deny(state, decision.deny);
     state.permission = decision;
 
@@ -80,11 +95,11 @@ export async function runCall(call: ToolCall, env: PipelineEnv, cancel: AbortSig
       const claim = await env.journal.begin({
         callId: state.callId,
         tool: tool.name,
-        argsHash: hashJson({ tool: tool.name, args: parsed.value }),
+        argsHash: hashJson({ tool: tool.name, args: state.args }),
         status: decision === "approval" ? "pending" : "running",
         ...(env.approved ? { approved: true } : {}),
         // The ledger keeps the unmasked arguments of a parked call so that an approval can run it.
-        ...(decision === "approval" ? { args: parsed.value as JsonValue } : {}),
+        ...(decision === "approval" ? { args: state.args as JsonValue } : {}),
         record: maskRecord(env, buildRecord(state, decision === "approval" ? "pending" : "running")),
       });
       if (claim.kind === "replay") return replay(claim.record, tool);
@@ -93,18 +108,59 @@ export async function runCall(call: ToolCall, env: PipelineEnv, cancel: AbortSig
       if (claim.signal) cancel = cancel ? AbortSignal.any([cancel, claim.signal]) : claim.signal;
     }
     if (decision === "approval") return park(state);
-
-    if (cancel?.aborted) return fail(state, "cancelled", `The call to "${tool.name}" was cancelled before it started.`);
-    const maskedArgs = env.hooks.onEvent || env.hooks.onStart ? mask(env, state.args) : undefined;
-    const ran = runTool({ env, tool, callId: state.callId, args, maskedArgs, cancel });
-    const { outcome, attempts } = isThenable(ran) ? await ran : ran;
-    state.attempts = attempts;
-    return finish(state, outcome.ok ? { ok: true, output: outcome.output } : { ok: false, error: outcome.error });
+    return run(state, tool, args, cancel);
   } catch (error) {
-    // A bug in a hook or in toolgate itself: still a result, never a crash.
-    const message = `Internal error while running "${state.name}": ${error instanceof Error ? error.message : String(error)}`;
-    return finish(state, { ok: false, error: { code: "internal", message } });
+    return internalError(state, error);
   }
+}
+
+type Admitted = { ok: true; value: unknown } | { ok: false; result: CallResult | Promise<CallResult> };
+
+/** Parse and validate the arguments; state.args keeps them as parsed, for the record and the journal. */
+function admit(state: CallState, tool: Tool, raw: unknown): Admitted {
+  const parsed = parseArguments(raw, state.env.limits);
+  if (!parsed.ok) return { ok: false, result: fail(state, parsed.code, `Tool "${tool.name}": ${parsed.message}`) };
+  state.args = parsed.value;
+  // OpenAI strict mode sends null for an omitted optional: read it as omitted, for every format alike.
+  const input = parsed.hasNull ? dropNullOptionals(tool.inputSchema, parsed.value) : parsed.value;
+  const validated = tool.validateInput(input);
+  if (!validated.ok) {
+    state.validation = { ok: false, issues: validated.issues };
+    const message = `Invalid arguments for tool "${tool.name}": ${withoutFinalStop(describeIssues(validated.issues))}. Fix them and call again.`;
+    return { ok: false, result: fail(state, "invalid_arguments", message, validated.issues) };
+  }
+  state.validation = VALID;
+  // The validator's own { ok, value }: no new object on the common path.
+  return validated;
+}
+
+/** Run the tool and record its outcome; synchronous when the tool is. */
+function run(state: CallState, tool: Tool, args: unknown, cancel: AbortSignal | undefined): CallResult | Promise<CallResult> {
+  const env = state.env;
+  if (cancel?.aborted) return fail(state, "cancelled", `The call to "${tool.name}" was cancelled before it started.`);
+  const maskedArgs = env.hooks.onEvent || env.hooks.onStart ? mask(env, state.args) : undefined;
+  const ran = runTool({ env, tool, callId: state.callId, args, maskedArgs, cancel });
+  return isThenable(ran) ? finishLater(state, ran) : finishRun(state, ran);
+}
+
+async function finishLater(state: CallState, ran: Promise<AttemptOutcome>): Promise<CallResult> {
+  try {
+    return await finishRun(state, await ran);
+  } catch (error) {
+    return internalError(state, error);
+  }
+}
+
+function finishRun(state: CallState, outcome: AttemptOutcome): CallResult | Promise<CallResult> {
+  state.attempts = outcome.attempts;
+  // The outcome is the ending as it is: finish reads only ok, output and error.
+  return finish(state, outcome);
+}
+
+/** A bug in a hook or in toolgate itself: still a result, never a crash. */
+function internalError(state: CallState, error: unknown): CallResult | Promise<CallResult> {
+  const message = `Internal error while running "${state.name}": ${error instanceof Error ? error.message : String(error)}`;
+  return finish(state, { ok: false, error: { code: "internal", message } });
 }
 
 /** Tool policy first, then hooks; the first denial wins, and approval by an admin lifts "approval" only. */

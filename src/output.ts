@@ -2,34 +2,34 @@ import type { JsonValue } from "./json";
 import type { CallOutput, Content } from "./result";
 import { isRichResult } from "./tool";
 
-export type Normalised = { ok: true; output: CallOutput; value: unknown } | { ok: false; message: string };
-
 /**
- * Whatever run() returned → the one result shape. Strings become text; JSON values become structured
- * output plus their JSON text; rich results pass through. Values JSON cannot carry are an error.
+ * Whatever run() returned → the one result shape, or why it cannot be one. Strings become text; JSON
+ * values become structured output plus their JSON text; rich results pass through. Values JSON cannot
+ * carry are an error (the string). No wrapper object: this runs on every call.
  */
-export function normaliseOutput(returned: unknown): Normalised {
-  if (returned === undefined) return { ok: true, output: { content: [] }, value: undefined };
-  if (typeof returned === "string") return { ok: true, output: { content: [{ type: "text", text: returned }] }, value: returned };
+export function normaliseOutput(returned: unknown): CallOutput | string {
+  if (returned === undefined) return { content: [] };
+  if (typeof returned === "string") return { content: [{ type: "text", text: returned }] };
   if (isRichResult(returned)) {
     const content = checkContent(returned.content);
-    if (typeof content === "string") return { ok: false, message: content };
+    if (typeof content === "string") return content;
     const output: CallOutput = { content };
     if (returned.truncated) output.truncated = true;
     if (returned.structured !== undefined) {
       const text = safeStringify(returned.structured);
-      if (text === undefined) return { ok: false, message: "The tool's structured output is not JSON." };
+      if (text === undefined) return "The tool's structured output is not JSON.";
       output.structured = returned.structured;
     }
-    return { ok: true, output, value: returned.structured };
+    return output;
   }
   const text = safeStringify(returned);
-  if (text === undefined) return { ok: false, message: `The tool returned a value that is not JSON (${typeof returned}).` };
-  return {
-    ok: true,
-    output: { content: [{ type: "text", text }], structured: returned as JsonValue },
-    value: returned,
-  };
+  if (text === undefined) return `The tool returned a value that is not JSON (${typeof returned}).`;
+  return { content: [{ type: "text", text }], structured: returned as JsonValue };
+}
+
+/** What an output schema checks: the structured part of a rich result, else the value itself. */
+export function outputValue(returned: unknown): unknown {
+  return isRichResult(returned) ? returned.structured : returned;
 }
 
 function safeStringify(value: unknown): string | undefined {

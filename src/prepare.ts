@@ -17,6 +17,8 @@ export interface PipelineEnv {
   fetch: typeof fetch;
   hooks: Hooks;
   mask: (value: JsonValue) => JsonValue;
+  /** False when mask is the identity (no secrets, no custom mask, nobody observing): masking can be skipped. */
+  masks: boolean;
   limiter: Limiter;
   journal: CallJournal | undefined;
   approved: boolean;
@@ -41,9 +43,12 @@ const identity = <T>(value: T): T => value;
 
 const cache = new WeakMap<ExecuteOptions, PipelineEnv>();
 
+/** Runs on every call: only the lookup here, so that it stays small enough to inline. */
 export function preparePipeline(options: ExecuteOptions): PipelineEnv {
-  const cached = cache.get(options);
-  if (cached) return cached;
+  return cache.get(options) ?? buildPipeline(options);
+}
+
+function buildPipeline(options: ExecuteOptions): PipelineEnv {
   const hookList = options.hooks === undefined ? [] : Array.isArray(options.hooks) ? options.hooks : [options.hooks as Hooks];
   const hooks = hookList.length === 0 ? {} : composeHooks(hookList);
   const secrets = options.secrets ?? NO_SECRETS;
@@ -53,6 +58,7 @@ export function preparePipeline(options: ExecuteOptions): PipelineEnv {
   // keys in what observers (journal, events, results hooks, logs) see. With no secrets and no
   // observer, the record goes back only to the caller who supplied its data: nothing to hide.
   const observed = !!(options.journal || hooks.onEvent || hooks.onResult || hooks.onStart || options.log);
+  const masks = secretValues.length > 0 || observed || customMask !== undefined;
   const secretMask = secretValues.length > 0 || observed ? createMasker(secretValues) : identity;
   const env: PipelineEnv = {
     registry: options.registry,
@@ -61,6 +67,7 @@ export function preparePipeline(options: ExecuteOptions): PipelineEnv {
     fetch: options.fetch ?? globalFetch,
     hooks,
     mask: customMask ? (value) => customMask(secretMask(value)) : secretMask,
+    masks,
     limiter: options.limiter ?? defaultLimiter(),
     journal: options.journal,
     approved: options.approved ?? false,

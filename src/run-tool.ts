@@ -1,5 +1,5 @@
 import { isRetryableCode, isToolError } from "./errors";
-import { runAttempt, DEFAULT_TIMEOUT_MS, emit, isThenable, type AttemptOutcome } from "./attempt";
+import { runAttempt, DEFAULT_TIMEOUT_MS, emit, type AttemptOutcome } from "./attempt";
 import type { JsonValue } from "./json";
 import type { PipelineEnv } from "./prepare";
 import { backoffDelay, maxRetryWait, sleep } from "./retry";
@@ -20,27 +20,21 @@ export interface RunInput {
   cancel: AbortSignal | undefined;
 }
 
-export interface RunOutcome {
-  outcome: AttemptOutcome;
-  attempts: number;
-}
-
 /**
  * Acquire the tool's gate slot (if it has one), run with retries, release on every path. An ungated
  * tool without retries takes the direct path, synchronous when the tool is.
  */
-export function runTool(input: RunInput): RunOutcome | Promise<RunOutcome> {
+export function runTool(input: RunInput): AttemptOutcome | Promise<AttemptOutcome> {
   if (!input.tool.policy.concurrency) {
     if (input.tool.policy.retry || input.env.hooks.onEvent || input.env.hooks.onStart) return runWithRetries(input);
     // No object spread here: V8 copies this input shape slowly, and this line runs on every call.
     const { env, tool, callId, args, cancel } = input;
-    const outcome = runAttempt({ env, tool, callId, args, attempt: 1, cancel });
-    return isThenable(outcome) ? outcome.then((o) => ({ outcome: o, attempts: 1 })) : { outcome, attempts: 1 };
+    return runAttempt({ env, tool, callId, args, attempt: 1, cancel });
   }
   return runGated(input);
 }
 
-async function runGated(input: RunInput): Promise<RunOutcome> {
+async function runGated(input: RunInput): Promise<AttemptOutcome> {
   const { env, tool, callId, args, cancel } = input;
   const concurrency = tool.policy.concurrency!;
   let gate: string;
@@ -49,7 +43,7 @@ async function runGated(input: RunInput): Promise<RunOutcome> {
     gate = concurrency.key ? `${base}:key:${String(concurrency.key(args))}` : base;
   } catch (error) {
     const message = `Could not compute the concurrency key of "${tool.name}": ${error instanceof Error ? error.message : String(error)}`;
-    return { attempts: 0, outcome: { ok: false, error: { code: "tool_error", message }, cause: error } };
+    return { ok: false, error: { code: "tool_error", message }, cause: error, attempts: 0 };
   }
   const attempts = tool.policy.retry?.attempts ?? 1;
   const grant = await env.limiter.acquire({
@@ -67,7 +61,7 @@ async function runGated(input: RunInput): Promise<RunOutcome> {
         ? { code: "busy", message: `Tool "${tool.name}" is busy: ${grant.message}. Try again later.` }
         : { code: "cancelled", message: `The call to "${tool.name}" was cancelled while waiting for a slot.` };
     if (grant.retryAfterMs !== undefined) error.retryAfterMs = grant.retryAfterMs;
-    return { attempts: 0, outcome: { ok: false, error, cause: grant } };
+    return { ok: false, error, cause: grant, attempts: 0 };
   }
   try {
     return await runWithRetries(input);
@@ -76,7 +70,7 @@ async function runGated(input: RunInput): Promise<RunOutcome> {
   }
 }
 
-async function runWithRetries({ env, tool, callId, args, maskedArgs, cancel }: RunInput): Promise<RunOutcome> {
+async function runWithRetries({ env, tool, callId, args, maskedArgs, cancel }: RunInput): Promise<AttemptOutcome> {
   const policy = tool.policy.retry;
   const maxAttempts = policy?.attempts ?? 1;
   // Only calls that are safe to repeat are repeated after a failure that may have had a side effect.
@@ -93,16 +87,16 @@ async function runWithRetries({ env, tool, callId, args, maskedArgs, cancel }: R
       }
     }
     const outcome = await runAttempt({ env, tool, callId, args, attempt, cancel });
-    if (outcome.ok || attempt >= maxAttempts || !policy) return { outcome, attempts: attempt };
+    if (outcome.ok || attempt >= maxAttempts || !policy) return outcome;
     const { error, cause } = outcome;
-    if (error.code === "cancelled") return { outcome, attempts: attempt };
+    if (error.code === "cancelled") return outcome;
     const hookAnswer = env.hooks.shouldRetry?.({ callId, tenant: env.tenant, tool }, cause, attempt);
     const retryable = isToolError(cause) ? cause.retryable : isRetryableCode(error.code);
-    if (!(hookAnswer ?? (retryable && idempotent))) return { outcome, attempts: attempt };
-    if (error.retryAfterMs !== undefined && error.retryAfterMs > maxRetryWait(policy)) return { outcome, attempts: attempt };
+    if (!(hookAnswer ?? (retryable && idempotent))) return outcome;
+    if (error.retryAfterMs !== undefined && error.retryAfterMs > maxRetryWait(policy)) return outcome;
     if (!(await sleep(backoffDelay(attempt, policy, error.retryAfterMs), cancel))) {
       const message = `The call to "${tool.name}" was cancelled between retries.`;
-      return { outcome: { ok: false, error: { code: "cancelled", message }, cause }, attempts: attempt };
+      return { ok: false, error: { code: "cancelled", message }, cause, attempts: attempt };
     }
   }
 }

@@ -130,34 +130,65 @@ export interface ToolParts<A, R> {
   run: Tool<A, R>["run"];
 }
 
+/** What a tool derives on first use, kept on the tool under a symbol for the shared getters below. */
+interface Derived {
+  deriveInput: () => JsonSchema;
+  deriveOutput: (() => JsonSchema) | undefined;
+  input?: JsonSchema;
+  output?: JsonSchema;
+  hash?: string;
+}
+const DERIVED = Symbol("toolgate.derived");
+type Assembled = Tool & { readonly [DERIVED]: Derived };
+
+/**
+ * One set of getter functions for every tool. Getters written in the object literal were new closures
+ * per tool, and V8 gives objects whose accessors differ different maps: from the second tool on, every
+ * tool had slow dictionary properties, and each call reads several of them.
+ */
+const DERIVED_ACCESSORS: PropertyDescriptorMap = {
+  inputSchema: {
+    enumerable: true,
+    get(this: Assembled) {
+      const derived = this[DERIVED];
+      return (derived.input ??= derived.deriveInput());
+    },
+  },
+  outputSchema: {
+    enumerable: true,
+    get(this: Assembled) {
+      const derived = this[DERIVED];
+      return derived.deriveOutput ? (derived.output ??= derived.deriveOutput()) : undefined;
+    },
+  },
+  hash: {
+    enumerable: true,
+    get(this: Assembled) {
+      const derived = this[DERIVED];
+      return (derived.hash ??= hashJson(publicDefinition(this)));
+    },
+  },
+};
+
 /** Assemble a frozen Tool from parts; shared by defineTool and the adapters. */
 export function assembleTool<A, R>(parts: ToolParts<A, R>): Tool<A, R> {
   checkToolName(parts.name);
   if (typeof parts.description !== "string") throw new TypeError(`Tool "${parts.name}": description must be a string`);
   const policy = Object.freeze({ ...checkPolicy(parts.name, parts.policy) });
-  let input: JsonSchema | undefined;
-  let output: JsonSchema | undefined;
-  let hash: string | undefined;
-  const tool: Tool<A, R> = {
-    name: parts.name,
-    ...(parts.title === undefined ? {} : { title: parts.title }),
-    description: parts.description,
-    source: parts.source,
-    policy,
-    get inputSchema() {
-      return (input ??= parts.inputSchema());
-    },
-    get outputSchema() {
-      return parts.outputSchema ? (output ??= parts.outputSchema()) : undefined;
-    },
-    get hash() {
-      return (hash ??= hashJson(publicDefinition(tool)));
-    },
-    validateInput: parts.validateInput,
-    ...(parts.validateOutput ? { validateOutput: parts.validateOutput } : {}),
-    run: parts.run,
-  };
-  return Object.freeze(tool);
+  // Built property by property in the order the literal had, so tools alike share one map.
+  const tool: Record<PropertyKey, unknown> = {};
+  const derived: Derived = { deriveInput: parts.inputSchema, deriveOutput: parts.outputSchema };
+  Object.defineProperty(tool, DERIVED, { value: derived });
+  tool.name = parts.name;
+  if (parts.title !== undefined) tool.title = parts.title;
+  tool.description = parts.description;
+  tool.source = parts.source;
+  tool.policy = policy;
+  Object.defineProperties(tool, DERIVED_ACCESSORS);
+  tool.validateInput = parts.validateInput;
+  if (parts.validateOutput) tool.validateOutput = parts.validateOutput;
+  tool.run = parts.run;
+  return Object.freeze(tool) as unknown as Tool<A, R>;
 }
 
 /** Define a code tool from valibot schemas: argument and result types are inferred from them. */

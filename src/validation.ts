@@ -26,5 +26,16 @@ export function valibotValidator<S extends v.GenericSchema>(schema: S): Validato
 
 /** One line listing every issue, for error messages. */
 export function describeIssues(issues: readonly ValidationIssue[]): string {
-  return issues.map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message)).join("; ");
+  // One issue is the common case: no array and no join for it.
+  if (issues.length === 1) return describeIssue(issues[0]!);
+  return issues.map(describeIssue).join("; ");
+}
+
+function describeIssue(issue: ValidationIssue): string {
+  return issue.path ? `${issue.path}: ${issue.message}` : issue.message;
+}
+
+/** text without one trailing full stop, for messages that go on after it. */
+export function withoutFinalStop(text: string): string {
+  return text.endsWith(".") ? text.slice(0, -1) : text;
 }

@@ -35,7 +35,7 @@ function isToolCallArray(body: unknown): body is unknown[] {
 }
 
 function decodeCalls(body: unknown): ToolCall[] {
-  if (Array.isArray(body)) return body.map((item, i) => decodeToolCall(item, `tool_calls[${i}]`));
+  if (Array.isArray(body)) return decodeToolCalls(body, "tool_calls");
   if (isCompletion(body)) {
     const choices = requireArray(body.choices, "choices");
     if (choices.length === 0) return [];
@@ -50,9 +50,29 @@ function decodeCalls(body: unknown): ToolCall[] {
 function decodeMessage(message: Record<string, unknown>, at: string): ToolCall[] {
   const calls = message.tool_calls;
   if (calls === undefined || calls === null) return [];
-  return requireArray(calls, `${at}.tool_calls`).map((item, i) => decodeToolCall(item, `${at}.tool_calls[${i}]`));
+  return decodeToolCalls(requireArray(calls, `${at}.tool_calls`), `${at}.tool_calls`);
 }
 
+function decodeToolCalls(items: unknown[], at: string): ToolCall[] {
+  const calls = new Array<ToolCall>(items.length);
+  for (let i = 0; i < items.length; i++) calls[i] = wellFormedCall(items[i]) ?? decodeToolCall(items[i], `${at}[${i}]`);
+  return calls;
+}
+
+/**
+ * The common case, checked without building the error paths: those strings cost more than the
+ * checks when a message carries many calls. undefined sends the item through decodeToolCall.
+ */
+function wellFormedCall(item: unknown): ToolCall | undefined {
+  if (!isRecord(item) || (item.type !== undefined && item.type !== "function")) return undefined;
+  const id = item.id;
+  const fn = item.function;
+  if (typeof id !== "string" || id === "" || !isRecord(fn)) return undefined;
+  const name = fn.name;
+  return typeof name === "string" && name !== "" ? { id, name, arguments: fn.arguments } : undefined;
+}
+
+/** The checking path: names the first bad field. */
 function decodeToolCall(item: unknown, at: string): ToolCall {
   const call = requireRecord(item, at);
   if (call.type === "custom") {
