@@ -84,7 +84,7 @@ function report(summaries: Summary[], load: number): void {
   }));
   console.log(table(rows));
   console.log(`\n${CONNECTIONS} connections, ${ROUNDS} × ${SECONDS} s per server, medians over rounds; load average ${load.toFixed(1)} at the start.`);
-  console.log("Caveat: toolgate keeps a durable record of every call (ledger: two Durable Object round trips, each a SQLite");
+  console.log("Caveat: toolgate keeps a durable record of every call (ledger: one Durable Object round trip for a read-only tool like add, two for others, each a SQLite");
   console.log("transaction) and checks the key and the MCP session on each request; the SDK server keeps nothing and has no auth.");
   console.log('The "no ledger" rows are a bench-only build without the journal, to show what that durability costs.');
   console.log("toolgate runs in workerd behind wrangler dev's local proxy; the SDK server is a plain Node process. The");
