@@ -65,6 +65,7 @@ function tooLarge(size: number, limits: Limits): ArgsCheck {
 }
 
 const tooDeep = (limits: Limits) => `Arguments are nested too deeply (more than ${limits.maxArgumentDepth} levels).`;
+const overBudget = (limits: Limits) => `Arguments are too large (the limit is ${limits.maxArgumentBytes} bytes).`;
 const forbidden = (key: string) => `Arguments may not contain the key "${key}".`;
 
 /**
@@ -104,7 +105,7 @@ function inspectParsed(value: object, depth: number, limits: Limits): string | b
 function inspect(value: unknown, depth: number, limits: Limits, budget: { bytes: number; hasNull: boolean }): string | undefined {
   if (depth > limits.maxArgumentDepth) return tooDeep(limits);
   budget.bytes -= 8;
-  if (budget.bytes < 0) return `Arguments are too large (the limit is ${limits.maxArgumentBytes} bytes).`;
+  if (budget.bytes < 0) return overBudget(limits);
   if (Array.isArray(value)) {
     for (const item of value) {
       if (item !== null && typeof item === "object") {
@@ -112,7 +113,7 @@ function inspect(value: unknown, depth: number, limits: Limits, budget: { bytes:
         if (problem) return problem;
       } else if (typeof item === "string") {
         budget.bytes -= item.length;
-        if (budget.bytes < 0) return `Arguments are too large (the limit is ${limits.maxArgumentBytes} bytes).`;
+        if (budget.bytes < 0) return overBudget(limits);
       }
     }
     return undefined;
@@ -123,7 +124,7 @@ function inspect(value: unknown, depth: number, limits: Limits, budget: { bytes:
     if (isForbiddenKey(key)) return forbidden(key);
     const item = (value as Record<string, unknown>)[key];
     budget.bytes -= key.length + (typeof item === "string" ? item.length : 0);
-    if (budget.bytes < 0) return `Arguments are too large (the limit is ${limits.maxArgumentBytes} bytes).`;
+    if (budget.bytes < 0) return overBudget(limits);
     if (item === null) {
       budget.hasNull = true;
     } else if (typeof item === "object") {

@@ -1,5 +1,6 @@
 import type { CallJournal, JournalBegin, JournalClaim, JournalEnd } from "../src/journal";
 import type { Registry } from "../src/registry";
+import type { Tool } from "../src/tool";
 import type { CallRecord } from "../src/result";
 import { toolError } from "../src/errors";
 import type { BeginOutcome } from "./durable/ledger-types";
@@ -81,13 +82,12 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
     };
   }
 
-  function beginInput(entry: JournalBegin, owner: string) {
-    const tool = options.registry?.get(entry.tool);
+  function beginInput(entry: JournalBegin, owner: string, tool: Tool | undefined) {
     return { ...entry, owner, leaseMs, key, ...(tool?.policy.idempotent ? { rerunUnknown: true } : {}) };
   }
 
   /** A read-only call: claimed only if it is still running after watchDelayMs. */
-  function defer(entry: JournalBegin): JournalClaim {
+  function defer(entry: JournalBegin, tool: Tool): JournalClaim {
     const controller = new AbortController();
     let stopWatch: (() => void) | undefined;
     let stopped = false;
@@ -98,7 +98,7 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
       fired = true;
       const token = crypto.randomUUID();
       // joinMs 0: a running duplicate elsewhere is not waited for here; commit() joins it at the end.
-      const outcome = await withRetry(stubFor(entry.callId), (ledger) => ledger.begin({ ...beginInput(entry, token), joinMs: 0 })).catch(() => undefined);
+      const outcome = await withRetry(stubFor(entry.callId), (ledger) => ledger.begin({ ...beginInput(entry, token, tool), joinMs: 0 })).catch(() => undefined);
       const claimedIt = outcome?.kind === "new";
       if (claimedIt && !stopped) stopWatch = watch(entry.callId, token, controller, 0);
       settle(claimedIt ? token : undefined);
@@ -121,13 +121,14 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
 
   return {
     async begin(entry: JournalBegin): Promise<JournalClaim> {
-      if (entry.status === "running" && !entry.approved && !options.owner && options.registry?.get(entry.tool)?.policy.readOnly === true) {
+      const tool = options.registry?.get(entry.tool);
+      if (tool?.policy.readOnly === true && entry.status === "running" && !entry.approved && !options.owner) {
         claimed.get(entry.callId)?.stop();
-        return defer(entry);
+        return defer(entry, tool);
       }
       // One owner per claim, so the same id twice in one batch is a duplicate, not the same claimant.
       const owner = options.owner ?? crypto.randomUUID();
-      const outcome: BeginOutcome = await withRetry(stubFor(entry.callId), (ledger) => ledger.begin(beginInput(entry, owner)));
+      const outcome: BeginOutcome = await withRetry(stubFor(entry.callId), (ledger) => ledger.begin(beginInput(entry, owner, tool)));
       if (outcome.kind !== "new" || entry.status === "pending") return outcome;
       claimed.get(entry.callId)?.stop();
       const controller = new AbortController();

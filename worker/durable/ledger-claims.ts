@@ -1,3 +1,4 @@
+import type { JsonValue } from "../../src/json";
 import type { CallRecord } from "../../src/result";
 import { deleteBlobs, writeBlob } from "./ledger-blobs";
 import type { ShardContext } from "./ledger-context";
@@ -63,12 +64,21 @@ export function commit(ctx: ShardContext, input: CommitInput): Claim {
     return row.status === "running" ? { kind: "wait" } : { kind: "replay", record: fullRecord(ctx.sql, row) };
   }
   if (!TERMINAL.has(record.status)) throw new Error(`commit() needs a terminal record, got ${record.status}`);
-  const now = ctx.now();
-  insertRow(ctx.sql, record, { argsHash: input.argsHash, deadline: null, owner: null, approval: null, key: input.key }, now);
-  ctx.emit(callEvent("call.started", record, input.key, now, { args: eventArgs(record), attempt: 1 }));
-  ctx.emit(callEvent("call.finished", record, input.key, now, { record: eventRecord(record) }));
-  ctx.waiters.notify(callKey(record.callId));
+  insertFinished(ctx, record, input.argsHash, input.key, true);
   return { kind: "new" };
+}
+
+/**
+ * A new row holding a terminal record, with its finished event (and, for a call that really ran, its
+ * started event first) and a wake-up for anyone waiting on the id.
+ */
+function insertFinished(ctx: ShardContext, record: CallRecord, argsHash: string, key: string | null, ran: boolean): void {
+  const now = ctx.now();
+  insertRow(ctx.sql, record, { argsHash, deadline: null, owner: null, approval: null, key }, now);
+  const shown = eventRecord(record);
+  if (ran) ctx.emit(callEvent("call.started", record, key, now, { args: eventArgs(record, shown), attempt: 1 }));
+  ctx.emit(callEvent("call.finished", record, key, now, { record: shown }));
+  ctx.waiters.notify(callKey(record.callId));
 }
 
 function insertRunning(ctx: ShardContext, input: BeginInput): void {
@@ -144,9 +154,7 @@ export function complete(ctx: ShardContext, owner: string, record: CallRecord): 
 /** A call that ended before claiming its id (invalid, denied, unknown tool): recorded unless the id is taken. */
 export function recordUnclaimed(ctx: ShardContext, record: CallRecord, key: string | null): boolean {
   if (!TERMINAL.has(record.status) || readRow(ctx.sql, record.callId)) return false;
-  insertRow(ctx.sql, record, { argsHash: "", deadline: null, owner: null, approval: null, key }, ctx.now());
-  ctx.emit(callEvent("call.finished", record, key, ctx.now(), { record: eventRecord(record) }));
-  ctx.waiters.notify(callKey(record.callId));
+  insertFinished(ctx, record, "", key, false);
   return true;
 }
 
@@ -166,6 +174,7 @@ export function watchState(row: CallRow | undefined, owner: string): WatchOutcom
   return { cancel: row.cancel_requested === 1, done: false };
 }
 
-function eventArgs(record: CallRecord) {
-  return (eventRecord(record) as unknown as CallRecord).args ?? null;
+/** The arguments as events show them; `shown` is the record's event form when already made. */
+function eventArgs(record: CallRecord, shown: JsonValue = eventRecord(record)) {
+  return (shown as unknown as CallRecord).args ?? null;
 }
