@@ -14,7 +14,9 @@ it("cancels the calls of a client that goes away", async () => {
       signal: controller.signal,
     }),
   );
-  await new Promise((r) => setTimeout(r, 300));
+  // Go away once the call is running: an abort that lands before the Worker saw the request leaves
+  // nothing to cancel (a fixed delay raced the isolate's first request under load).
+  for (let i = 0; i < 200 && (await request(`/v1/calls/${id}`)).status !== 200; i++) await new Promise((r) => setTimeout(r, 25));
   controller.abort();
   await pending.catch(() => undefined);
   const res = await request(`/v1/calls/${id}?wait=10`);
