@@ -27,6 +27,7 @@ export function executionOptions(c: Context<AppEnv>): BatchOptions {
       shards: shardCount(c.env),
       registry: tenant.registry,
       key: c.var.caller.keyName,
+      waitUntil: waitUntilOf(c),
     }),
     signal: c.req.raw.signal,
   };

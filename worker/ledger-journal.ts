@@ -3,8 +3,9 @@ import type { Registry } from "../src/registry";
 import type { Tool } from "../src/tool";
 import type { CallRecord } from "../src/result";
 import { toolError } from "../src/errors";
-import type { BeginOutcome } from "./durable/ledger-types";
-import { ledgerFor, withRetry, type LedgerNamespace } from "./ledger-shards";
+import type { BeginOutcome, LedgerWrite, WriteOutcome } from "./durable/ledger-types";
+import { ledgerFor, shardOf, withRetry, type LedgerNamespace } from "./ledger-shards";
+import { submitWrite } from "./ledger-writes";
 
 export interface LedgerJournalOptions {
   ledger: LedgerNamespace;
@@ -27,6 +28,8 @@ export interface LedgerJournalOptions {
    * call-scope key alone may read, and their ids are taken for every other key.
    */
   key?: string;
+  /** The request's ctx.waitUntil: a group of writes this request sends for others outlives its response. */
+  waitUntil?: (promise: Promise<unknown>) => void;
 }
 
 /** How long a running row lives without renewal (see LedgerJournalOptions.leaseMs). */
@@ -58,6 +61,25 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
   const claimed = new Map<string, Claimed>();
   const key = options.key ?? null;
   const stubFor = (callId: string) => () => ledgerFor(options.ledger, options.tenant, options.shards, callId);
+
+  /** A write grouped with this isolate's other writes to the call's shard (see ledger-writes.ts). */
+  async function write(callId: string, entry: LedgerWrite): Promise<WriteOutcome> {
+    const shard = `${options.tenant}/ledger/${shardOf(callId, options.shards)}`;
+    const outcome = await submitWrite(shard, entry, { stub: stubFor(callId), waitUntil: options.waitUntil });
+    if (outcome.kind === "error") throw new Error(outcome.message);
+    return outcome;
+  }
+
+  /**
+   * A grouped begin or commit: its outcome, or when a running duplicate holds the id (`wait`, nothing
+   * written), the same write sent alone, which joins the duplicate (bounded) and answers its outcome.
+   */
+  async function claimWrite(callId: string, entry: LedgerWrite, alone: () => Promise<BeginOutcome>): Promise<BeginOutcome> {
+    const outcome = await write(callId, entry);
+    if (outcome.kind === "wait") return alone();
+    if (outcome.kind === "new" || outcome.kind === "replay" || outcome.kind === "conflict") return outcome;
+    throw new Error(`The ledger answered ${outcome.kind} to ${entry.op}.`);
+  }
 
   /** Renews the lease and listens for cancel requests until stopped; starts after `delayMs`. */
   function watch(callId: string, owner: string, controller: AbortController, delayMs: number): () => void {
@@ -128,7 +150,8 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
       }
       // One owner per claim, so the same id twice in one batch is a duplicate, not the same claimant.
       const owner = options.owner ?? crypto.randomUUID();
-      const outcome: BeginOutcome = await withRetry(stubFor(entry.callId), (ledger) => ledger.begin(beginInput(entry, owner, tool)));
+      const input = beginInput(entry, owner, tool);
+      const outcome = await claimWrite(entry.callId, { op: "begin", input }, () => withRetry(stubFor(entry.callId), (ledger) => ledger.begin(input)));
       if (outcome.kind !== "new" || entry.status === "pending") return outcome;
       claimed.get(entry.callId)?.stop();
       const controller = new AbortController();
@@ -143,14 +166,14 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
       const stub = stubFor(record.callId);
       const owner = (await claim?.owner) ?? options.owner;
       if (owner) {
-        await withRetry(stub, (ledger) => ledger.complete(owner, record));
+        await write(record.callId, { op: "complete", owner, record });
       } else if (claim?.argsHash !== undefined) {
-        const argsHash = claim.argsHash;
-        const outcome = await withRetry(stub, (ledger) => ledger.commit({ record, argsHash, key }));
+        const input = { record, argsHash: claim.argsHash, key };
+        const outcome = await claimWrite(record.callId, { op: "commit", input }, () => withRetry(stub, (ledger) => ledger.commit(input)));
         if (outcome.kind !== "new") return outcome;
       } else {
         // Unclaimed ids (rejected before begin) are recorded only if the id is still free.
-        await withRetry(stub, (ledger) => ledger.record(record, key));
+        await write(record.callId, { op: "record", record, key });
       }
     },
   };

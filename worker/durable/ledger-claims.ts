@@ -4,7 +4,7 @@ import { deleteBlobs, writeBlob } from "./ledger-blobs";
 import type { ShardContext } from "./ledger-context";
 import { callEvent, eventRecord } from "./ledger-events";
 import { fullRecord, insertRow, readRow, storeRecord, TERMINAL, type CallRow } from "./ledger-records";
-import type { BeginInput, BeginOutcome, CommitInput, WatchOutcome } from "./ledger-types";
+import type { BeginInput, BeginOutcome, CommitInput, LedgerWrite, WatchOutcome, WriteOutcome } from "./ledger-types";
 import { callKey } from "./ledger-waiters";
 
 /** begin()'s synchronous part; "wait" means a duplicate is running and the caller should join it. */
@@ -156,6 +156,20 @@ export function recordUnclaimed(ctx: ShardContext, record: CallRecord, key: stri
   if (!TERMINAL.has(record.status) || readRow(ctx.sql, record.callId)) return false;
   insertFinished(ctx, record, "", key, false);
   return true;
+}
+
+/** One write of a group (Ledger.writeMany), as its own method would do it. */
+export function applyWrite(ctx: ShardContext, write: LedgerWrite): WriteOutcome {
+  switch (write.op) {
+    case "begin":
+      return claim(ctx, write.input);
+    case "commit":
+      return commit(ctx, write.input);
+    case "complete":
+      return { kind: "done", ok: complete(ctx, write.owner, write.record) };
+    case "record":
+      return { kind: "done", ok: recordUnclaimed(ctx, write.record, write.key) };
+  }
 }
 
 /** A running call's lease renewal; also how its journal learns of a cancel request. */

@@ -42,6 +42,20 @@ export type BeginOutcome =
   | { kind: "replay"; record: CallRecord }
   | { kind: "conflict"; message: string };
 
+/** One write of a group sent in one round trip (Ledger.writeMany): each is what its own method does. */
+export type LedgerWrite =
+  | { op: "begin"; input: BeginInput }
+  | { op: "commit"; input: CommitInput }
+  | { op: "complete"; owner: string; record: CallRecord }
+  | { op: "record"; record: CallRecord; key: string | null };
+
+/**
+ * A grouped write's answer. `wait`: a begin or commit found its id held by a running duplicate, and
+ * wrote nothing; the journal sends it again alone (begin() or commit()), which joins the duplicate.
+ * `done`: what complete() or record() answer. `error`: this write threw and was rolled back alone.
+ */
+export type WriteOutcome = BeginOutcome | { kind: "wait" } | { kind: "done"; ok: boolean } | { kind: "error"; message: string };
+
 export interface ListQuery {
   viewer: Viewer;
   tool?: string;

@@ -2,7 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import type { JsonValue } from "../../src/json";
 import type { CallRecord } from "../../src/result";
 import { cancel, decide } from "./ledger-approvals";
-import { claim, commit, complete, recordUnclaimed, renew, watchState } from "./ledger-claims";
+import { applyWrite, claim, commit, complete, recordUnclaimed, renew, watchState } from "./ledger-claims";
 import type { ShardContext } from "./ledger-context";
 import { appendEvent, lastEventId, readEvents } from "./ledger-events";
 import { fullRecord, listRows, readRow, readVisibleRow, resultPage, TERMINAL, toEntry } from "./ledger-records";
@@ -19,10 +19,12 @@ import type {
   Decision,
   EventBatch,
   LedgerEntry,
+  LedgerWrite,
   ListQuery,
   ResultPage,
   Viewer,
   WatchOutcome,
+  WriteOutcome,
 } from "./ledger-types";
 import { callKey, EVENTS_KEY, Waiters } from "./ledger-waiters";
 
@@ -71,6 +73,21 @@ export class Ledger extends DurableObject<Env> {
     this.prunesLater();
     const first = this.ctx.storage.transactionSync(() => commit(this.shard, input));
     return first.kind === "wait" ? this.join(input.record.callId, input.joinMs) : first;
+  }
+
+  /**
+   * A group of writes from one isolate (the journal gathers a shard's concurrent writes), applied in
+   * order, each its own check-and-write: one round trip and one storage commit for all of them.
+   */
+  writeMany(writes: LedgerWrite[]): WriteOutcome[] {
+    if (writes.some((write) => write.op !== "begin")) this.prunesLater();
+    return writes.map((write) => {
+      try {
+        return this.ctx.storage.transactionSync(() => applyWrite(this.shard, write));
+      } catch (error) {
+        return { kind: "error", message: error instanceof Error ? error.message : String(error) };
+      }
+    });
   }
 
   /** A duplicate of a running call joins it, bounded; its outcome is the answer. */
