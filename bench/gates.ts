@@ -5,13 +5,17 @@
  *   latency: sequential calls, p50 / p99 per call (the gate never queues here: its cost is the
  *            acquire and release round trips to the gate Durable Object);
  *   throughput: CLIENTS concurrent callers for ROUND_MS, calls/s.
+ * Beside them, a Worker with none of toolgate's code (bench/fixtures/platform) measures the same way
+ * what the platform charges for a constant answer and for one Durable Object RPC that writes one row,
+ * the least a gate's acquire can cost (one synchronous SQL check-and-write in the gate's object).
  * Targets: the gate adds ≤ 2 ms to p50; { limit: 8 } sustains ≥ 300 calls/s.
- * Run: node scripts/run-ts.mjs bench/gates.ts
+ * Run: node scripts/run-ts.mjs bench/gates.ts   (ROUNDS to tune; INSPECTOR=on as in bench/http.ts)
  */
+import { cpSync } from "node:fs";
 import { resolve } from "node:path";
 import { DEMO_CONFIG, DEMO_KEYS } from "../worker/demo/tenant";
 import { writeWranglerConfig } from "./lib/wrangler-config";
-import { snapshot, startDev, stopDev, waitReady, type DevServer } from "./lib/wrangler-dev";
+import { INSPECTOR, snapshot, startDev, stopDev, waitReady, type DevServer } from "./lib/wrangler-dev";
 
 const ROUNDS = Number(process.env.ROUNDS ?? 10);
 const SEQUENTIAL = 100;
@@ -26,13 +30,21 @@ interface Variant {
   server?: DevServer;
   latencies: number[];
   rates: number[];
+  /** One request: its latency in ms (checked). */
+  send: (url: string) => Promise<number>;
 }
 
 const variants: Variant[] = [
-  { name: "no gate", slug: "none", latencies: [], rates: [] },
-  { name: "{ limit: 1 }", slug: "limit-1", concurrency: { limit: 1, maxQueue: 256 }, latencies: [], rates: [] },
-  { name: "{ limit: 8 }", slug: "limit-8", concurrency: { limit: 8, maxQueue: 256 }, latencies: [], rates: [] },
+  { name: "no gate", slug: "none", latencies: [], rates: [], send: call },
+  { name: "{ limit: 1 }", slug: "limit-1", concurrency: { limit: 1, maxQueue: 256 }, latencies: [], rates: [], send: call },
+  { name: "{ limit: 8 }", slug: "limit-8", concurrency: { limit: 8, maxQueue: 256 }, latencies: [], rates: [], send: call },
 ];
+/** The platform's own costs, measured the same way (served by one wrangler dev of the fixture). */
+const platform: Variant[] = [
+  { name: "platform: constant", slug: "platform", latencies: [], rates: [], send: (url) => get(`${url}/const`) },
+  { name: "platform: one DO write", slug: "platform", latencies: [], rates: [], send: (url) => get(`${url}/write`) },
+];
+const all = [...variants, ...platform];
 
 const dir = resolve(process.env.BENCH_DIR ?? ".tmp/bench-gates");
 
@@ -59,17 +71,27 @@ async function call(url: string): Promise<number> {
   return ms;
 }
 
-async function throughput(url: string): Promise<number> {
+async function get(url: string): Promise<number> {
+  const t0 = performance.now();
+  const res = await fetch(url);
+  await res.arrayBuffer();
+  if (res.status !== 200) throw new Error(`${url}: ${res.status}`);
+  return performance.now() - t0;
+}
+
+async function throughput(v: Variant): Promise<number> {
   const end = performance.now() + ROUND_MS;
   let done = 0;
   await Promise.all(Array.from({ length: CLIENTS }, async () => {
     while (performance.now() < end) {
-      await call(url);
+      await v.send(url(v));
       done++;
     }
   }));
   return done / (ROUND_MS / 1000);
 }
+
+const url = (v: Variant) => v.server!.url;
 
 const pct = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -79,33 +101,40 @@ const median = (values: number[]) => pct(values, 50);
 
 async function main(): Promise<void> {
   const app = snapshot(dir);
-  const url = (v: Variant) => v.server!.url;
+  const platformApp = resolve(dir, "platform");
+  cpSync(resolve("bench/fixtures/platform"), platformApp, { recursive: true });
   try {
     for (const v of variants) v.server = await start(v, app);
-    await Promise.all(variants.map((v) => waitReady(v.server!)));
-    for (const v of variants) for (let i = 0; i < 200; i++) await call(url(v)); // warm up isolates and DOs
+    const platformServer = await startDev({ app: platformApp, home: resolve(dir, "platform-home"), readyPath: "/const" });
+    for (const v of platform) v.server = platformServer;
+    await Promise.all(all.map((v) => waitReady(v.server!)));
+    for (const v of all) for (let i = 0; i < 200; i++) await v.send(url(v)); // warm up isolates and DOs
     for (let round = 0; round < ROUNDS; round++) {
       // Alternate call by call, so each variant's samples see the same background load.
-      for (let i = 0; i < SEQUENTIAL; i++) for (const v of variants) v.latencies.push(await call(url(v)));
-      for (const v of variants) v.rates.push(await throughput(url(v)));
+      for (let i = 0; i < SEQUENTIAL; i++) for (const v of all) v.latencies.push(await v.send(url(v)));
+      for (const v of all) v.rates.push(await throughput(v));
     }
   } finally {
-    await Promise.all(variants.map((v) => stopDev(v.server)));
+    await Promise.all([...variants, platform[0]!].map((v) => stopDev(v.server)));
   }
   const base = median(variants[0]!.latencies);
+  const platformBase = median(platform[0]!.latencies);
   console.table(
-    variants.map((v) => ({
+    all.map((v) => ({
       variant: v.name,
       "p50 ms": median(v.latencies).toFixed(2),
       "p99 ms": pct(v.latencies, 99).toFixed(2),
-      "gate adds (p50) ms": (median(v.latencies) - base).toFixed(2),
-      [`calls/s (${CLIENTS} clients)`]: Math.round(median(v.rates)),
+      "adds (p50) ms": (median(v.latencies) - (platform.includes(v) ? platformBase : base)).toFixed(2),
+      [`req/s (${CLIENTS} clients)`]: Math.round(median(v.rates)),
     })),
   );
   const added = Math.max(median(variants[1]!.latencies), median(variants[2]!.latencies)) - base;
   const rate8 = median(variants[2]!.rates);
+  const oneWrite = median(platform[1]!.latencies) - platformBase;
+  console.log(`wrangler dev ${INSPECTOR ? "with" : "without"} its inspector; ${ROUNDS} rounds of ${SEQUENTIAL} sequential calls and ${ROUND_MS} ms of ${CLIENTS} clients.`);
+  console.log(`platform: one Durable Object RPC that writes one row adds ${oneWrite.toFixed(2)} ms to p50; a constant answer sustains ${Math.round(median(platform[0]!.rates))} req/s.`);
   console.log(`gate adds ${added.toFixed(2)} ms to p50 (target ≤ 2): ${added <= 2 ? "ok" : "MISSED"}`);
-  console.log(`{ limit: 8 } sustains ${Math.round(rate8)} calls/s (target ≥ 300): ${rate8 >= 300 ? "ok" : "MISSED"}`);
+  console.log(`{ limit: 8 } sustains ${Math.round(rate8)} calls/s (target ≥ 300; without a gate: ${Math.round(median(variants[0]!.rates))}): ${rate8 >= 300 ? "ok" : "MISSED"}`);
 }
 
 await main();

@@ -11,6 +11,7 @@ import { freePort } from "../../test/servers/wrangler-dev";
 // Wrangler needs Node ≥ 22: the project's node@22 when this runs under an older one.
 export const NODE = existsSync(resolve("node_modules/node/bin/node")) ? resolve("node_modules/node/bin/node") : process.execPath;
 export const WRANGLER = resolve("node_modules/wrangler/bin/wrangler.js");
+const START_WORKER = resolve("bench/lib/start-worker.mjs");
 /** A static asset: answered by wrangler's asset worker, so polling it never runs the Worker's code. */
 export const READY_PATH = "/bench-ready.txt";
 
@@ -34,32 +35,42 @@ export function snapshot(dir: string, patch?: (app: string) => void): string {
 export interface DevServer {
   url: string;
   process: ChildProcess;
+  /** What waitReady polls: READY_PATH unless the Worker serves no assets. */
+  readyPath: string;
 }
 
+/**
+ * Whether the benches' wrangler dev has its debugger attached: `INSPECTOR=on` runs the CLI as
+ * `npm run dev` does; the default (off) runs the same runtime through wrangler's API without it (see
+ * start-worker.mjs: the inspector's relay of console.log is a dev-tool cost production does not have).
+ */
+export const INSPECTOR = process.env.INSPECTOR === "on";
+
 /** Starts wrangler dev in `app` (its wrangler.toml, or `config`), state under `home`. */
-export async function startDev(options: { app: string; home: string; config?: string }): Promise<DevServer> {
+export async function startDev(options: { app: string; home: string; config?: string; readyPath?: string }): Promise<DevServer> {
   rmSync(options.home, { recursive: true, force: true });
   mkdirSync(options.home, { recursive: true });
   const port = await freePort();
-  const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(await freePort())];
-  args.push("--persist-to", resolve(options.home, "state"), "--log-level", "warn", "--show-interactive-dev-session=false");
-  if (options.config) args.push("--config", options.config);
-  const child = spawn(NODE, [WRANGLER, ...args], {
+  const state = resolve(options.home, "state");
+  const args = INSPECTOR
+    ? [WRANGLER, "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(await freePort()), "--persist-to", state, "--log-level", "warn", "--show-interactive-dev-session=false", ...(options.config ? ["--config", options.config] : [])]
+    : [START_WORKER, options.app, String(port), state, ...(options.config ? [options.config] : [])];
+  const child = spawn(NODE, args, {
     cwd: options.app,
     stdio: ["ignore", "ignore", "inherit"],
     // Loopback only: no fetch of the Request.cf template.
     env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false" },
   });
-  return { url: `http://127.0.0.1:${port}`, process: child };
+  return { url: `http://127.0.0.1:${port}`, process: child, readyPath: options.readyPath ?? READY_PATH };
 }
 
-/** Resolves once the server answers READY_PATH; throws when it exits or `timeoutMs` passes. */
+/** Resolves once the server answers its readyPath; throws when it exits or `timeoutMs` passes. */
 export async function waitReady(server: DevServer, timeoutMs = 90_000): Promise<void> {
   const end = performance.now() + timeoutMs;
   while (performance.now() < end) {
     if (server.process.exitCode !== null) throw new Error(`wrangler dev exited (${server.process.exitCode})`);
     try {
-      if ((await fetch(server.url + READY_PATH)).ok) return;
+      if ((await fetch(server.url + server.readyPath)).ok) return;
     } catch {
       // not listening yet
     }
