@@ -13,6 +13,8 @@ import { ledgerFor, shardCount } from "../ledger-shards";
 
 /** How long gate changes are gathered into one gate.changed event. */
 const ANNOUNCE_MS = 100;
+/** An empty gate idle this long forgets its state and leaves its tenant's index (see forget()). */
+export const FORGET_AFTER_MS = 24 * 60 * 60 * 1000;
 
 export type { GateAcquireInput, GateAcquireResult, GateSnapshot } from "./gate-protocol";
 
@@ -25,6 +27,9 @@ export class Gate extends DurableObject<Env> {
   private indexed: string | undefined;
   private gateName: string | undefined;
   private announcing = false;
+  /** When a transition last changed this gate (or when the object woke up): its idle time starts there. */
+  private lastActive = Date.now();
+  forgetAfterMs = FORGET_AFTER_MS;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -89,10 +94,43 @@ export class Gate extends DurableObject<Env> {
     };
   }
 
-  /** Reclaims expired leases and overdue waiters. Running late or twice is harmless. */
+  /**
+   * Reclaims expired leases and overdue waiters, and forgets a gate left empty for forgetAfterMs.
+   * Running late or twice is harmless.
+   */
   override async alarm(): Promise<void> {
     this.alarmAt = null;
     this.apply(expireDue);
+    if (this.isEmpty() && Date.now() >= this.lastActive + this.forgetAfterMs) this.forget();
+  }
+
+  private isEmpty(): boolean {
+    return !!this.state && this.state.holders.size === 0 && this.state.waiters.length === 0 && this.waiting.size === 0;
+  }
+
+  /**
+   * An idle empty gate drops its rows and leaves its tenant's index, so gates keyed per resource do not
+   * pile up. Nothing is lost: an empty gate holds no slot and no place, and its limit comes with every
+   * acquire, so the next acquire starts it afresh (and lists it again). Synchronous, so no acquire can
+   * interleave; the index ignores the removal if the gate registered again since it went idle.
+   */
+  private forget(): void {
+    const gate = this.gateName;
+    const index = this.indexed;
+    const idleSince = this.lastActive;
+    const sql = this.ctx.storage.sql;
+    sql.exec("DELETE FROM slots");
+    sql.exec("DELETE FROM meta");
+    this.state = undefined;
+    this.gateName = undefined;
+    this.indexed = undefined;
+    this.alarmAt = null;
+    this.ctx.storage.deleteAlarm().catch(() => undefined);
+    if (gate && index) {
+      this.env.GATE_INDEX.get(this.env.GATE_INDEX.idFromName(index))
+        .unregister(gate, idleSince)
+        .catch(() => undefined);
+    }
   }
 
   /**
@@ -117,6 +155,7 @@ export class Gate extends DurableObject<Env> {
       this.state = undefined; // the transaction rolled back: reload from SQL next time
       throw error;
     }
+    if (result.changes.length > 0) this.lastActive = Date.now();
     this.wake(result.changes);
     this.scheduleAlarm();
     if (result.changes.length > 0) this.announce();
@@ -165,7 +204,8 @@ export class Gate extends DurableObject<Env> {
 
   /** Keep the alarm at or before the next due lease or wait deadline; a late alarm just re-arms. */
   private scheduleAlarm(): void {
-    const due = this.state && nextDeadline(this.state);
+    // Nothing due: a registered gate still wakes once it has been idle long enough to forget.
+    const due = (this.state && nextDeadline(this.state)) ?? (this.gateName !== undefined ? this.lastActive + this.forgetAfterMs : undefined);
     if (due === undefined || (this.alarmAt !== null && this.alarmAt <= due)) return;
     this.alarmAt = due;
     this.ctx.storage.setAlarm(due).catch(() => (this.alarmAt = null));
@@ -175,7 +215,7 @@ export class Gate extends DurableObject<Env> {
   private register(gate: string, index: string): void {
     this.indexed = index;
     const stub = this.env.GATE_INDEX.get(this.env.GATE_INDEX.idFromName(index));
-    stub.register(gate).then(
+    stub.register(gate, Date.now()).then(
       () => writeMeta(this.ctx.storage.sql, "index", index),
       () => (this.indexed = undefined),
     );
