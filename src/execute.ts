@@ -101,6 +101,8 @@ async function runHooked(state: CallState, tool: Tool, raw: unknown, cancel: Abo
         // The ledger keeps the unmasked arguments of a parked call so that an approval can run it.
         ...(decision === "approval" ? { args: state.args as JsonValue } : {}),
         record: maskRecord(env, buildRecord(state, decision === "approval" ? "pending" : "running")),
+        ...(tool.policy.readOnly ? { readOnly: true } : {}),
+        ...(tool.policy.idempotent ? { idempotent: true } : {}),
       });
       if (claim.kind === "replay") return replay(claim.record, tool);
       if (claim.kind === "conflict") return fail(state, "conflict", claim.message, undefined, { journal: false });

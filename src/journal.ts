@@ -36,6 +36,10 @@ export interface JournalBegin {
   args?: JsonValue;
   /** The record so far (masked), stored as the row's first state. */
   record: CallRecord;
+  /** The tool's policy says running it twice has no side effect: a journal may defer the claim. */
+  readOnly?: boolean;
+  /** The tool's policy says it is safe to repeat: a call whose outcome was lost may run again. */
+  idempotent?: boolean;
 }
 
 /**

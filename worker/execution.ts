@@ -25,7 +25,6 @@ export function executionOptions(c: Context<AppEnv>): BatchOptions {
       ledger: c.env.LEDGER,
       tenant: tenant.name,
       shards: shardCount(c.env),
-      registry: tenant.registry,
       key: c.var.caller.keyName,
       waitUntil: waitUntilOf(c),
     }),

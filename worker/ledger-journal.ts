@@ -1,6 +1,4 @@
 import type { CallJournal, JournalBegin, JournalClaim, JournalEnd } from "../src/journal";
-import type { Registry } from "../src/registry";
-import type { Tool } from "../src/tool";
 import type { CallRecord } from "../src/result";
 import { toolError } from "../src/errors";
 import type { BeginOutcome, LedgerWrite, WriteOutcome } from "./durable/ledger-types";
@@ -11,8 +9,6 @@ export interface LedgerJournalOptions {
   ledger: LedgerNamespace;
   tenant: string;
   shards: number;
-  /** Tools by name: an `unknown` call of an idempotent tool may run again under the same id. */
-  registry?: Registry;
   /**
    * How long a running call's row lives without renewal before it turns `unknown`. The journal renews
    * it while the call is alive (queued at a gate, running, retrying), so this bounds how late a dead
@@ -104,12 +100,13 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
     };
   }
 
-  function beginInput(entry: JournalBegin, owner: string, tool: Tool | undefined) {
-    return { ...entry, owner, leaseMs, key, ...(tool?.policy.idempotent ? { rerunUnknown: true } : {}) };
+  /** An `unknown` call of an idempotent tool may run again under the same id. */
+  function beginInput(entry: JournalBegin, owner: string) {
+    return { ...entry, owner, leaseMs, key, ...(entry.idempotent ? { rerunUnknown: true } : {}) };
   }
 
   /** A read-only call: claimed only if it is still running after watchDelayMs. */
-  function defer(entry: JournalBegin, tool: Tool): JournalClaim {
+  function defer(entry: JournalBegin): JournalClaim {
     const controller = new AbortController();
     let stopWatch: (() => void) | undefined;
     let stopped = false;
@@ -120,7 +117,7 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
       fired = true;
       const token = crypto.randomUUID();
       // joinMs 0: a running duplicate elsewhere is not waited for here; commit() joins it at the end.
-      const outcome = await withRetry(stubFor(entry.callId), (ledger) => ledger.begin({ ...beginInput(entry, token, tool), joinMs: 0 })).catch(() => undefined);
+      const outcome = await withRetry(stubFor(entry.callId), (ledger) => ledger.begin({ ...beginInput(entry, token), joinMs: 0 })).catch(() => undefined);
       const claimedIt = outcome?.kind === "new";
       if (claimedIt && !stopped) stopWatch = watch(entry.callId, token, controller, 0);
       settle(claimedIt ? token : undefined);
@@ -143,14 +140,13 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
 
   return {
     async begin(entry: JournalBegin): Promise<JournalClaim> {
-      const tool = options.registry?.get(entry.tool);
-      if (tool?.policy.readOnly === true && entry.status === "running" && !entry.approved && !options.owner) {
+      if (entry.readOnly === true && entry.status === "running" && !entry.approved && !options.owner) {
         claimed.get(entry.callId)?.stop();
-        return defer(entry, tool);
+        return defer(entry);
       }
       // One owner per claim, so the same id twice in one batch is a duplicate, not the same claimant.
       const owner = options.owner ?? crypto.randomUUID();
-      const input = beginInput(entry, owner, tool);
+      const input = beginInput(entry, owner);
       const outcome = await claimWrite(entry.callId, { op: "begin", input }, () => withRetry(stubFor(entry.callId), (ledger) => ledger.begin(input)));
       if (outcome.kind !== "new" || entry.status === "pending") return outcome;
       claimed.get(entry.callId)?.stop();

@@ -442,4 +442,24 @@ describe("idempotency through a journal", () => {
     expect(again.record.replay).toBe(true);
     expect(!other.ok && other.error.code).toBe("conflict");
   });
+
+  it("tells the journal the tool's readOnly and idempotent policy, so it can defer or re-run a claim", async () => {
+    const begins: JournalBegin[] = [];
+    const journal: CallJournal = {
+      async begin(entry) {
+        begins.push(entry);
+        return { kind: "new" };
+      },
+      async finish() {},
+    };
+    const tool = (name: string, policy: { readOnly?: boolean; idempotent?: boolean }) =>
+      defineTool({ name, description: "", input: v.object({}), policy, run: () => "ok" });
+    const registry = createRegistry([tool("lookup", { readOnly: true }), tool("put", { idempotent: true }), tool("send", {})]);
+    for (const name of ["lookup", "put", "send"]) await executeCall(call(name, {}), { registry, journal });
+    expect(begins.map(({ tool, readOnly, idempotent }) => ({ tool, readOnly, idempotent }))).toEqual([
+      { tool: "lookup", readOnly: true, idempotent: undefined },
+      { tool: "put", readOnly: undefined, idempotent: true },
+      { tool: "send", readOnly: undefined, idempotent: undefined },
+    ]);
+  });
 });

@@ -43,7 +43,7 @@ describe("deferred claims of read-only calls", () => {
     const tenant = `t-${uid()}`;
     const { tool, state } = lookupTool();
     const registry = createRegistry([tool]);
-    const options = { registry, tenant, journal: journal(tenant, { registry }) };
+    const options = { registry, tenant, journal: journal(tenant) };
     const first = await executeCall(call("r1", { q: "weather" }), options);
     expect(first.ok && resultText(first)).toBe("weather (run 1)");
 
@@ -54,7 +54,7 @@ describe("deferred claims of read-only calls", () => {
     const mine = events.filter((event) => (event.data as { callId?: string }).callId === "r1").map((event) => event.type);
     expect(mine).toEqual(["call.started", "call.finished"]);
 
-    const again = await executeCall(call("r1", { q: "weather" }), { ...options, journal: journal(tenant, { registry }) });
+    const again = await executeCall(call("r1", { q: "weather" }), { ...options, journal: journal(tenant) });
     expect(again.record.replay).toBe(true);
     expect(again.ok && resultText(again)).toBe("weather (run 1)");
     // The repeat ran the tool (read-only: harmless) but answered the recorded outcome.
@@ -65,7 +65,7 @@ describe("deferred claims of read-only calls", () => {
     const tenant = `t-${uid()}`;
     const { tool } = lookupTool();
     const registry = createRegistry([tool]);
-    const options = { registry, tenant, journal: journal(tenant, { registry }) };
+    const options = { registry, tenant, journal: journal(tenant) };
     await executeCall(call("r2", { q: "a" }), options);
     const other = await executeCall(call("r2", { q: "b" }), options);
     expect(!other.ok && other.error.code).toBe("conflict");
@@ -79,7 +79,7 @@ describe("deferred claims of read-only calls", () => {
     const { tool } = lookupTool();
     const registry = createRegistry([tool]);
     const results = await Promise.all(
-      Array.from({ length: 4 }, () => executeCall(call("r3", { q: "same", ms: 30 }), { registry, tenant, journal: journal(tenant, { registry }) })),
+      Array.from({ length: 4 }, () => executeCall(call("r3", { q: "same", ms: 30 }), { registry, tenant, journal: journal(tenant) })),
     );
     const stored = await shardOfCall(tenant, "r3").get("r3", null);
     const storedText = stored?.record.output?.content[0];
@@ -92,7 +92,7 @@ describe("deferred claims of read-only calls", () => {
     const tenant = `t-${uid()}`;
     const { tool, state } = lookupTool();
     const registry = createRegistry([tool]);
-    const options = { registry, tenant, journal: journal(tenant, { registry, watchDelayMs: 30 }) };
+    const options = { registry, tenant, journal: journal(tenant, { watchDelayMs: 30 }) };
     const running = executeCall(call("r4", { q: "slow", ms: 20_000 }), options);
     const shard = shardOfCall(tenant, "r4");
     let entry = await shard.get("r4", null);
@@ -113,11 +113,11 @@ describe("deferred claims of read-only calls", () => {
     const tenant = `t-${uid()}`;
     const { tool } = lookupTool();
     const registry = createRegistry([tool]);
-    const slow = executeCall(call("r5", { q: "x", ms: 150 }), { registry, tenant, journal: journal(tenant, { registry, watchDelayMs: 20 }) });
+    const slow = executeCall(call("r5", { q: "x", ms: 150 }), { registry, tenant, journal: journal(tenant, { watchDelayMs: 20 }) });
     const shard = shardOfCall(tenant, "r5");
     while ((await shard.get("r5", null))?.record.status !== "running") await sleep(5);
     // Same id and arguments while the first is claimed: this run ends first, then joins the claimed one.
-    const quick = await executeCall(call("r5", { q: "x", ms: 150 }), { registry, tenant, journal: journal(tenant, { registry }) });
+    const quick = await executeCall(call("r5", { q: "x", ms: 150 }), { registry, tenant, journal: journal(tenant) });
     const first = await slow;
     expect(first.record.replay).toBeUndefined();
     expect(quick.record.replay).toBe(true);
@@ -128,13 +128,13 @@ describe("deferred claims of read-only calls", () => {
     const tenant = `t-${uid()}`;
     const { tool, state } = lookupTool({ readOnly: false });
     const registry = createRegistry([tool]);
-    const running = executeCall(call("r6", { q: "w", ms: 100 }), { registry, tenant, journal: journal(tenant, { registry }) });
+    const running = executeCall(call("r6", { q: "w", ms: 100 }), { registry, tenant, journal: journal(tenant) });
     const shard = shardOfCall(tenant, "r6");
     while (state.runs === 0) await sleep(5);
     expect((await shard.get("r6", null))?.record.status).toBe("running");
     await running;
     // A duplicate of a finished non-read-only call never runs again.
-    await executeCall(call("r6", { q: "w", ms: 100 }), { registry, tenant, journal: journal(tenant, { registry }) });
+    await executeCall(call("r6", { q: "w", ms: 100 }), { registry, tenant, journal: journal(tenant) });
     expect(state.runs).toBe(1);
   });
 });

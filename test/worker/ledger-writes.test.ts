@@ -106,7 +106,7 @@ describe("grouped ledger writes", () => {
     const registry = createRegistry([tool]);
     const calls = Array.from({ length: 24 }, (_, i) => ({ id: `p${i}`, name: "lookup", arguments: JSON.stringify({ text: `q${i}` }) }));
     calls.push({ id: "p3", name: "lookup", arguments: JSON.stringify({ text: "q3" }) });
-    const results = await executeBatch(calls, { registry, tenant, journal: journal(tenant, { registry }) });
+    const results = await executeBatch(calls, { registry, tenant, journal: journal(tenant) });
     expect(results.every((result) => result.ok)).toBe(true);
     expect(state.runs).toBe(25); // read-only: the repeat ran too, but answers the recorded outcome
     expect(results[24]!.record.replay).toBe(true);

@@ -113,7 +113,7 @@ describe("a call whose runner vanished", () => {
     await sleep(50);
     await runDurableObjectAlarm(rawShardOfCall(tenant, "idem"));
     expect((await shardOfCall(tenant, "idem").get("idem", null))?.record.status).toBe("unknown");
-    const rerun = await executeCall(call("idem", "again"), { registry, tenant, journal: journal(tenant, { registry }) });
+    const rerun = await executeCall(call("idem", "again"), { registry, tenant, journal: journal(tenant) });
     expect(rerun.ok).toBe(true);
     expect(state.runs).toBe(1);
   });

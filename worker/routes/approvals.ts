@@ -30,7 +30,6 @@ export const runApprovedCall: ApprovedRunner = (c, approved) => {
     ledger: c.env.LEDGER,
     tenant: c.var.tenant.name,
     shards: shardCount(c.env),
-    registry: c.var.tenant.registry,
     owner: approved.owner,
   });
   return executeCall(approved.call, { ...options, approved: true, journal });
