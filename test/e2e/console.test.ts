@@ -78,6 +78,8 @@ describe("console flows", () => {
     await page.getByRole("link", { name: "History" }).click();
     await page.getByLabel("Tool").selectOption("add");
     await page.getByLabel("Status").selectOption("succeeded");
+    // The list of the last filters (an earlier load's answer, arriving late, is dropped).
+    await page.locator('ol.calls[aria-busy="false"]').waitFor();
     const call = page.locator("details.call").first();
     await call.waitFor();
     await call.locator("summary").click();
@@ -85,6 +87,36 @@ describe("console flows", () => {
     // One page holds every call so far: no "older" button.
     expect(await page.getByRole("button", { name: "Load older calls" }).isVisible()).toBe(false);
     await screenshot(page, "history");
+  });
+
+  it("keeps the list of the last filters when an earlier load answers late", async () => {
+    await page.getByRole("link", { name: "Tools" }).click();
+    // The unfiltered load History starts with answers 1.5 s late, after the filtered one.
+    const unfiltered = (url: URL | string) => {
+      const u = new URL(url);
+      return u.pathname === "/v1/calls" && !u.searchParams.has("tool");
+    };
+    let delayed = false;
+    await page.route(unfiltered, async (route) => {
+      if (!delayed) {
+        delayed = true;
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
+      }
+      await route.continue();
+    });
+    try {
+      const late = page.waitForResponse((response) => unfiltered(response.url()));
+      await page.getByRole("link", { name: "History" }).click();
+      await page.getByLabel("Tool").selectOption("add");
+      await page.getByLabel("Status").selectOption("denied");
+      await page.getByText("No calls match.").waitFor();
+      await late;
+      await page.waitForTimeout(300); // time for the late answer to be rendered, if it were
+      expect(await page.locator("details.call").count()).toBe(0);
+      expect(await page.getByText("No calls match.").isVisible()).toBe(true);
+    } finally {
+      await page.unroute(unfiltered);
+    }
   });
 
   it("shows calls in Live as they happen", async () => {

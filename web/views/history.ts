@@ -40,21 +40,28 @@ export const historyView: View = {
     const state = h("div", { "aria-live": "polite" });
     const more = h("button", { type: "button", hidden: true }, "Load older calls");
     let cursor: string | null = null;
+    /** The newest load: an older one's answer (other filters, or a page before them) is dropped. */
+    let latest = 0;
 
     const load = async (append: boolean) => {
+      const mine = ++latest;
       const query: CallQuery = { limit: 25, ...(tool.value ? { tool: tool.value } : {}), ...(status.value ? { status: status.value as CallStatus } : {}) };
       if (append && cursor) query.cursor = cursor;
+      list.setAttribute("aria-busy", "true");
       replace(state, notice("Loading…"));
       try {
         const page = await session.client.records(query);
+        if (mine !== latest) return;
         cursor = page.nextCursor;
         if (!append) list.replaceChildren();
         list.append(...page.calls.map((entry) => item(session, entry)));
         replace(state, page.calls.length === 0 && !append ? notice("No calls match.") : null);
         more.hidden = cursor === null;
       } catch (error) {
+        if (mine !== latest) return;
         replace(state, notice(`Could not load the calls: ${(error as Error).message}`, "error"));
       }
+      list.setAttribute("aria-busy", "false");
     };
     tool.addEventListener("change", () => load(false));
     status.addEventListener("change", () => load(false));
