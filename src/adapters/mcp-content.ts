@@ -3,7 +3,7 @@ import { isPlainObject, type JsonValue } from "../json";
 import type { Content } from "../result";
 import { richResult, type RichResult } from "../tool";
 
-/** One MCP content block in the shapes toolgate carries; audio and embedded resources become text. */
+/** One MCP content block as toolgate's content; a malformed block is dropped. */
 function toContent(block: unknown): Content | undefined {
   if (!isPlainObject(block)) return undefined;
   switch (block.type) {
@@ -19,12 +19,16 @@ function toContent(block: unknown): Content | undefined {
       return link;
     }
     case "resource": {
+      // Kept whole: the MCP surface passes it on as is; chat formats read it as text (contentText).
       const resource = isPlainObject(block.resource) ? block.resource : {};
-      if (typeof resource.text === "string") return { type: "text", text: resource.text };
-      return { type: "text", text: `[resource: ${String(resource.uri ?? "unknown")}]` };
+      if (typeof resource.uri !== "string") return undefined;
+      const mimeType = typeof resource.mimeType === "string" ? { mimeType: resource.mimeType } : {};
+      if (typeof resource.text === "string") return { type: "resource", resource: { uri: resource.uri, ...mimeType, text: resource.text } };
+      if (typeof resource.blob === "string") return { type: "resource", resource: { uri: resource.uri, ...mimeType, blob: resource.blob } };
+      return undefined;
     }
     case "audio":
-      return { type: "text", text: `[audio: ${String(block.mimeType ?? "unknown type")}]` };
+      return typeof block.data === "string" && typeof block.mimeType === "string" ? { type: "audio", data: block.data, mimeType: block.mimeType } : undefined;
     default:
       return undefined;
   }
@@ -38,7 +42,7 @@ export function fromCallResult(result: unknown, label: string): RichResult {
   const value = isPlainObject(result) ? result : {};
   const content = (Array.isArray(value.content) ? value.content : []).map(toContent).filter((c): c is Content => c !== undefined);
   if (value.isError === true) {
-    const text = content.map((c) => (c.type === "text" ? c.text : "")).join("\n").trim();
+    const text = content.map((c) => (c.type === "text" ? c.text : c.type === "resource" && "text" in c.resource ? c.resource.text : "")).join("\n").trim();
     throw toolError("tool_error", text || `${label} reported an error without a message`, { retryable: false });
   }
   const structured = value.structuredContent as JsonValue | undefined;

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mcpServer, type McpServerDeps } from "../../../src/adapters/mcp";
+import { fromCallResult } from "../../../src/adapters/mcp-content";
+import { contentText } from "../../../src/result";
 import type { McpServerDeclaration } from "../../../src/adapters/declarations";
 import { createEgressFetch } from "../../../src/egress";
 import type { CallEvent } from "../../../src/events";
@@ -145,6 +147,29 @@ describe("mcpServer: calls", () => {
     } finally {
       await jsonServer.close();
     }
+  });
+});
+
+describe("mcpServer: result content", () => {
+  it("keeps audio and embedded resources as they came; chat formats still read them as text", () => {
+    const result = fromCallResult(
+      {
+        content: [
+          { type: "audio", data: "UklGRg==", mimeType: "audio/wav" },
+          { type: "resource", resource: { uri: "file:///notes.md", mimeType: "text/markdown", text: "# Notes" } },
+          { type: "resource", resource: { uri: "file:///logo.png", blob: "iVBORw0KGgo=" } },
+          { type: "audio", data: 42 }, // malformed: dropped
+          { type: "resource", resource: { text: "no uri" } }, // malformed: dropped
+        ],
+      },
+      "remote",
+    );
+    expect(result.content).toEqual([
+      { type: "audio", data: "UklGRg==", mimeType: "audio/wav" },
+      { type: "resource", resource: { uri: "file:///notes.md", mimeType: "text/markdown", text: "# Notes" } },
+      { type: "resource", resource: { uri: "file:///logo.png", blob: "iVBORw0KGgo=" } },
+    ]);
+    expect(result.content.map(contentText)).toEqual(["[audio: audio/wav]", "# Notes", "[resource: file:///logo.png]"]);
   });
 });
 
