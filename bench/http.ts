@@ -13,7 +13,7 @@
 import type { Result } from "autocannon";
 import { cpSync } from "node:fs";
 import { resolve } from "node:path";
-import { assertClean, checkTarget, loadTarget, toolgateFloorTarget, toolgateOpenAiTarget, type Target } from "./lib/http-targets";
+import { assertClean, checkTarget, getTarget, loadTarget, toolgateFloorTarget, toolgateOpenAiTarget, type Target } from "./lib/http-targets";
 import { median } from "./lib/load";
 import { treeCpuMs } from "./lib/process-cpu";
 import { INSPECTOR, snapshot, startDev, stopDev, waitReady, type DevServer } from "./lib/wrangler-dev";
@@ -33,15 +33,6 @@ interface Measured {
   cpuUs: number[];
 }
 
-let seq = 0;
-function batchTarget(url: string): Target {
-  const one = toolgateOpenAiTarget(`POST /v1/calls/openai (${BATCH} add calls)`, url);
-  const call = () => ({ id: `batch-${process.pid}-${++seq}`, type: "function", function: { name: "add", arguments: '{"a":1,"b":2}' } });
-  return { ...one, body: () => JSON.stringify({ role: "assistant", content: null, tool_calls: Array.from({ length: BATCH }, call) }) };
-}
-
-const platformTarget = (path: string, url: string): Target => ({ name: `platform ${path}`, url, method: "GET", path, headers: {}, body: () => "" });
-
 async function main(): Promise<void> {
   const platformApp = resolve(dir, "platform");
   cpSync(resolve("bench/fixtures/platform"), platformApp, { recursive: true });
@@ -50,8 +41,8 @@ async function main(): Promise<void> {
   const measured: Measured[] = [
     { target: toolgateFloorTarget("GET /healthz (floor)", toolgate.url), server: toolgate, calls: 0, results: [], cpuUs: [] },
     { target: toolgateOpenAiTarget("POST /v1/calls/openai (add)", toolgate.url), server: toolgate, calls: 1, results: [], cpuUs: [] },
-    { target: batchTarget(toolgate.url), server: toolgate, calls: BATCH, results: [], cpuUs: [] },
-    ...["/const", "/log", "/write", "/log-write"].map((path) => ({ target: platformTarget(path, platform.url), server: platform, calls: 0, results: [], cpuUs: [] })),
+    { target: toolgateOpenAiTarget(`POST /v1/calls/openai (${BATCH} add calls)`, toolgate.url, BATCH), server: toolgate, calls: BATCH, results: [], cpuUs: [] },
+    ...["/const", "/log", "/write", "/log-write"].map((path) => ({ target: getTarget(`platform ${path}`, platform.url, path), server: platform, calls: 0, results: [], cpuUs: [] })),
   ];
   try {
     await Promise.all([waitReady(toolgate), waitReady(platform)]);

@@ -31,7 +31,8 @@ export interface WriteContext {
 
 interface Pending {
   write: LedgerWrite;
-  chars: number;
+  /** Its size, measured once and only when it may join a group with others. */
+  chars?: number;
   settle(outcome: WriteOutcome): void;
   fail(error: unknown): void;
   /** Resolves the writer's own wake-up promise: it then sends the next group if none is on its way. */
@@ -57,7 +58,7 @@ export function submitWrite(shard: string, write: LedgerWrite, context: WriteCon
   let settled = false;
   let timer!: ReturnType<typeof setTimeout>;
   const result = new Promise<WriteOutcome>((resolve, reject) => {
-    const pending: Pending = { write, chars: writeChars(write), settle: resolve, fail: reject, wake: () => undefined };
+    const pending: Pending = { write, settle: resolve, fail: reject, wake: () => undefined };
     // The wake-up promise is made, and its reaction registered, in this request: a group it sends is this request's I/O.
     const arm = () => {
       void new Promise<void>((r) => (pending.wake = r)).then(() => {
@@ -108,11 +109,13 @@ async function sendGroup(queue: ShardQueue, context: WriteContext): Promise<void
 }
 
 function takeGroup(queue: ShardQueue): Pending[] {
+  if (queue.pending.length <= 1) return queue.pending.splice(0);
   let chars = 0;
   let count = 0;
   for (const p of queue.pending) {
-    if (count === MAX_WRITES || (count > 0 && chars + p.chars > MAX_GROUP_CHARS)) break;
-    chars += p.chars;
+    const size = (p.chars ??= writeChars(p.write));
+    if (count === MAX_WRITES || (count > 0 && chars + size > MAX_GROUP_CHARS)) break;
+    chars += size;
     count++;
   }
   return queue.pending.splice(0, count);

@@ -24,9 +24,10 @@ const AUTH = { authorization: `Bearer ${DEMO_KEYS.call}` };
 
 let seq = 0;
 const mcpCall = () => JSON.stringify({ jsonrpc: "2.0", id: ++seq, method: "tools/call", params: { name: "add", arguments: { a: 1, b: 2 } } });
-const openaiCall = () => {
-  const id = `bench-${process.pid}-${++seq}`;
-  return JSON.stringify({ role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name: "add", arguments: '{"a":1,"b":2}' } }] });
+/** An assistant message with `calls` add calls, each with a fresh id. */
+const openaiCalls = (calls: number) => () => {
+  const call = () => ({ id: `bench-${process.pid}-${++seq}`, type: "function", function: { name: "add", arguments: '{"a":1,"b":2}' } });
+  return JSON.stringify({ role: "assistant", content: null, tool_calls: Array.from({ length: calls }, call) });
 };
 
 export function sdkTarget(name: string, url: string, path: "/json" | "/sse"): Target {
@@ -44,13 +45,18 @@ export async function toolgateMcpTarget(name: string, url: string): Promise<Targ
   return { name, url, path: "/mcp", headers, body: mcpCall };
 }
 
-export function toolgateOpenAiTarget(name: string, url: string): Target {
-  return { name, url, path: "/v1/calls/openai", headers: { "content-type": "application/json", ...AUTH }, body: openaiCall };
+export function toolgateOpenAiTarget(name: string, url: string, calls = 1): Target {
+  return { name, url, path: "/v1/calls/openai", headers: { "content-type": "application/json", ...AUTH }, body: openaiCalls(calls) };
+}
+
+/** A plain GET that must answer 200. */
+export function getTarget(name: string, url: string, path: string): Target {
+  return { name, url, method: "GET", path, headers: {}, body: () => "" };
 }
 
 /** GET /healthz of the same Worker: a constant JSON through the same middleware, wrangler dev's floor. */
 export function toolgateFloorTarget(name: string, url: string): Target {
-  return { name, url, method: "GET", path: "/healthz", headers: {}, body: () => "" };
+  return getTarget(name, url, "/healthz");
 }
 
 /** One request, checked: 200 and the sum in the answer (JSON, or the SSE event's data), no error. */

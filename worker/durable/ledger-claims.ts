@@ -4,11 +4,8 @@ import { deleteBlobs, writeBlob } from "./ledger-blobs";
 import type { ShardContext } from "./ledger-context";
 import { callEvent, eventRecord } from "./ledger-events";
 import { fullRecord, insertRow, readRow, storeRecord, TERMINAL, type CallRow } from "./ledger-records";
-import type { BeginInput, BeginOutcome, CommitInput, LedgerWrite, WatchOutcome, WriteOutcome } from "./ledger-types";
+import type { BeginInput, Claim, CommitInput, LedgerWrite, WatchOutcome, WriteOutcome } from "./ledger-types";
 import { callKey } from "./ledger-waiters";
-
-/** begin()'s synchronous part; "wait" means a duplicate is running and the caller should join it. */
-export type Claim = BeginOutcome | { kind: "wait" };
 
 /**
  * The check-and-write that makes call ids idempotent. Synchronous SQL inside one Durable Object, so

@@ -42,6 +42,9 @@ export type BeginOutcome =
   | { kind: "replay"; record: CallRecord }
   | { kind: "conflict"; message: string };
 
+/** A check-and-write's answer; "wait" means a duplicate is running and the caller should join it. */
+export type Claim = BeginOutcome | { kind: "wait" };
+
 /** One write of a group sent in one round trip (Ledger.writeMany): each is what its own method does. */
 export type LedgerWrite =
   | { op: "begin"; input: BeginInput }
@@ -54,7 +57,7 @@ export type LedgerWrite =
  * wrote nothing; the journal sends it again alone (begin() or commit()), which joins the duplicate.
  * `done`: what complete() or record() answer. `error`: this write threw and was rolled back alone.
  */
-export type WriteOutcome = BeginOutcome | { kind: "wait" } | { kind: "done"; ok: boolean } | { kind: "error"; message: string };
+export type WriteOutcome = Claim | { kind: "done"; ok: boolean } | { kind: "error"; message: string };
 
 export interface ListQuery {
   viewer: Viewer;
