@@ -55,7 +55,7 @@ describe("arguments: numbers JSON cannot carry exactly", () => {
 });
 
 describe("outputs JSON cannot represent are errors, never a null", () => {
-  const registryOf = (returns: () => unknown) => createRegistry([defineTool({ name: "out", description: "", input: v.object({}), run: returns })]);
+  const registryOf = (returns: () => unknown) => createRegistry([defineTool({ name: "out", description: "", input: v.object({}), run: returns as () => never })]);
   const failure = async (returns: () => unknown) => {
     const result = await executeCall({ id: "o", name: "out", arguments: "{}" }, { registry: registryOf(returns) });
     if (result.ok) return `succeeded with ${JSON.stringify(result.output)}`;
