@@ -49,8 +49,8 @@ function parseText(raw: string, limits: Limits): ArgsCheck {
   if (kind) return notAnObject(kind);
   const found = inspectParsed(value as object, 1, limits);
   if (typeof found === "string") return { ok: false, code: "invalid_arguments", message: found };
-  // Rare: re-read the text with its literals only when the walk saw a number beyond ±(2^53 − 1) or not finite.
   if (found === 0) return { ok: true, value: value as Record<string, unknown>, hasNull: false };
+  // Rare: re-read the text with its literals only when the walk saw a number beyond ±(2^53 − 1) or not finite.
   const inexact = found & INEXACT ? inexactLiteralIn(raw) : undefined;
   if (inexact) return inexactNumber(inexact);
   return { ok: true, value: value as Record<string, unknown>, hasNull: (found & HAS_NULL) !== 0 };

@@ -68,7 +68,9 @@ export function parseEgressEntry(entry: string): EgressEntry | string {
     if (port !== "" && !(/^\d{1,5}$/.test(port) && Number(port) >= 1 && Number(port) <= 65_535)) return `"${entry}": the port must be a number from 1 to 65535`;
     const protocol = `${scheme}:` as "http:" | "https:";
     const canonical = host.startsWith("[") ? canonicalHost(host.slice(1, -1)) : canonicalHost(host);
-    return { host: canonical, scheme: protocol, port: port === DEFAULT_PORTS[protocol] ? "" : String(Number(port || 0) || "") };
+    const number = port === "" ? "" : String(Number(port));
+    // As URL writes it: "" for the scheme's default port.
+    return { host: canonical, scheme: protocol, port: number === DEFAULT_PORTS[protocol] ? "" : number };
   }
   const colons = text.split(":").length - 1;
   if (colons === 1 || (text.startsWith("[") && text.includes("]:"))) {
