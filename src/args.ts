@@ -1,3 +1,6 @@
+import { inexactLiteralIn, inexactNumberIn, isInexactNumber } from "./args-numbers";
+import type { ValidationIssue } from "./errors";
+import { describeIssues } from "./validation";
 import type { Limits } from "./options";
 
 export const DEFAULT_LIMITS: Limits = { maxArgumentBytes: 1024 * 1024, maxArgumentDepth: 64 };
@@ -5,7 +8,7 @@ export const DEFAULT_LIMITS: Limits = { maxArgumentBytes: 1024 * 1024, maxArgume
 export type ArgsCheck =
   /** hasNull: some value is null (OpenAI strict mode sends null for omitted optionals). */
   | { ok: true; value: Record<string, unknown>; hasNull: boolean }
-  | { ok: false; code: "invalid_json" | "invalid_arguments"; message: string };
+  | { ok: false; code: "invalid_json" | "invalid_arguments"; message: string; issues?: ValidationIssue[] };
 
 /** Keys that could reach an object's prototype chain in careless code downstream. */
 function isForbiddenKey(key: string): boolean {
@@ -22,9 +25,12 @@ export function parseArguments(raw: unknown, limits: Limits): ArgsCheck {
   if (raw === undefined) return { ok: true, value: {}, hasNull: false };
   const kind = objectKind(raw);
   if (kind) return notAnObject(kind);
-  const budget = { bytes: limits.maxArgumentBytes, hasNull: false };
+  const budget = { bytes: limits.maxArgumentBytes, hasNull: false, inexact: false };
   const problem = inspect(raw, 1, limits, budget);
   if (problem) return { ok: false, code: "invalid_arguments", message: problem };
+  // Rare: look again, with paths, only when the walk saw a number beyond ±(2^53 − 1) or not finite.
+  const inexact = budget.inexact ? inexactNumberIn(raw) : undefined;
+  if (inexact) return inexactNumber(inexact);
   return { ok: true, value: raw as Record<string, unknown>, hasNull: budget.hasNull };
 }
 
@@ -43,7 +49,11 @@ function parseText(raw: string, limits: Limits): ArgsCheck {
   if (kind) return notAnObject(kind);
   const found = inspectParsed(value as object, 1, limits);
   if (typeof found === "string") return { ok: false, code: "invalid_arguments", message: found };
-  return { ok: true, value: value as Record<string, unknown>, hasNull: found };
+  if (found === 0) return { ok: true, value: value as Record<string, unknown>, hasNull: false };
+  // Rare: re-read the text with its literals only when the walk saw a number beyond ±(2^53 − 1) or not finite.
+  const inexact = found & INEXACT ? inexactLiteralIn(raw) : undefined;
+  if (inexact) return inexactNumber(inexact);
+  return { ok: true, value: value as Record<string, unknown>, hasNull: (found & HAS_NULL) !== 0 };
 }
 
 /** undefined for a non-array object, else what the value is, for the message. */
@@ -54,6 +64,10 @@ function objectKind(value: unknown): string | undefined {
 
 function notAnObject(kind: string): ArgsCheck {
   return { ok: false, code: "invalid_arguments", message: `Arguments must be a JSON object, got ${kind}.` };
+}
+
+function inexactNumber(issue: ValidationIssue): ArgsCheck {
+  return { ok: false, code: "invalid_arguments", message: `${describeIssues([issue])}.`, issues: [issue] };
 }
 
 function tooLarge(size: number, limits: Limits): ArgsCheck {
@@ -68,41 +82,57 @@ const tooDeep = (limits: Limits) => `Arguments are nested too deeply (more than 
 const overBudget = (limits: Limits) => `Arguments are too large (the limit is ${limits.maxArgumentBytes} bytes).`;
 const forbidden = (key: string) => `Arguments may not contain the key "${key}".`;
 
+/** What inspectParsed saw besides problems, as bits. */
+const HAS_NULL = 1;
+const INEXACT = 2;
+
 /**
- * The walk for JSON.parse output: depth and forbidden keys, and whether some property is null.
- * JSON.parse makes only plain objects and arrays of JSON values, and defines "__proto__" as an own
- * enumerable key, so the prototype, type and hidden-key checks of inspect() cannot find anything here.
- * Returns the problem, or whether a null was seen.
+ * The walk for JSON.parse output: depth and forbidden keys, whether some property is null and whether
+ * some number may not be exact. JSON.parse makes only plain objects and arrays of JSON values, and
+ * defines "__proto__" as an own enumerable key, so the prototype, type and hidden-key checks of
+ * inspect() cannot find anything here. Returns the problem, or HAS_NULL | INEXACT bits.
  */
-function inspectParsed(value: object, depth: number, limits: Limits): string | boolean {
+function inspectParsed(value: object, depth: number, limits: Limits): string | number {
   if (depth > limits.maxArgumentDepth) return tooDeep(limits);
-  let hasNull = false;
+  let seen = 0;
   if (Array.isArray(value)) {
     for (const item of value) {
       if (item !== null && typeof item === "object") {
         const found = inspectParsed(item, depth + 1, limits);
         if (typeof found === "string") return found;
-        hasNull ||= found;
+        seen |= found;
+      } else if (typeof item === "number" && isInexactNumber(item)) {
+        seen |= INEXACT;
       }
     }
-    return hasNull;
+    return seen;
   }
   for (const key in value) {
     if (isForbiddenKey(key)) return forbidden(key);
     const item = (value as Record<string, unknown>)[key];
     if (item === null) {
-      hasNull = true;
+      seen |= HAS_NULL;
     } else if (typeof item === "object") {
       const found = inspectParsed(item, depth + 1, limits);
       if (typeof found === "string") return found;
-      hasNull ||= found;
+      seen |= found;
+    } else if (typeof item === "number" && isInexactNumber(item)) {
+      seen |= INEXACT;
     }
   }
-  return hasNull;
+  return seen;
+}
+
+/** What inspect() counts down and notes on its way. */
+interface Budget {
+  bytes: number;
+  hasNull: boolean;
+  /** A number beyond ±(2^53 − 1) or not finite was seen: look closer. */
+  inexact: boolean;
 }
 
 /** Walks an already-parsed value once: depth, size, forbidden keys, and values JSON cannot carry. */
-function inspect(value: unknown, depth: number, limits: Limits, budget: { bytes: number; hasNull: boolean }): string | undefined {
+function inspect(value: unknown, depth: number, limits: Limits, budget: Budget): string | undefined {
   if (depth > limits.maxArgumentDepth) return tooDeep(limits);
   budget.bytes -= 8;
   if (budget.bytes < 0) return overBudget(limits);
@@ -114,6 +144,10 @@ function inspect(value: unknown, depth: number, limits: Limits, budget: { bytes:
       } else if (typeof item === "string") {
         budget.bytes -= item.length;
         if (budget.bytes < 0) return overBudget(limits);
+      } else if (typeof item === "number") {
+        if (isInexactNumber(item)) budget.inexact = true;
+      } else if (typeof item === "function" || typeof item === "symbol" || typeof item === "bigint") {
+        return `Arguments must contain only JSON values (found a ${typeof item} in an array).`;
       }
     }
     return undefined;
@@ -130,6 +164,8 @@ function inspect(value: unknown, depth: number, limits: Limits, budget: { bytes:
     } else if (typeof item === "object") {
       const problem = inspect(item, depth + 1, limits, budget);
       if (problem) return problem;
+    } else if (typeof item === "number") {
+      if (isInexactNumber(item)) budget.inexact = true;
     } else if (typeof item === "function" || typeof item === "symbol" || typeof item === "bigint") {
       return `Arguments must contain only JSON values (found a ${typeof item} at "${key}").`;
     }

@@ -42,6 +42,11 @@ export function applyBudget(output: CallOutput, budget: number, callId: string):
   return { content, truncated: true };
 }
 
+/** text cut to at most `limit` characters, never inside a surrogate pair. Mask secrets before cutting. */
+export function cutText(text: string, limit: number): string {
+  return text.length <= limit ? text : text.slice(0, cutPoint(text, limit));
+}
+
 /** A cut at or before `limit` that does not split a surrogate pair. */
 export function cutPoint(text: string, limit: number): number {
   if (limit >= text.length) return text.length;

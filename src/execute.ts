@@ -121,7 +121,10 @@ type Admitted = { ok: true; value: unknown } | { ok: false; result: CallResult |
 /** Parse and validate the arguments; state.args keeps them as parsed, for the record and the journal. */
 function admit(state: CallState, tool: Tool, raw: unknown): Admitted {
   const parsed = parseArguments(raw, state.env.limits);
-  if (!parsed.ok) return { ok: false, result: fail(state, parsed.code, `Tool "${tool.name}": ${parsed.message}`) };
+  if (!parsed.ok) {
+    if (parsed.issues) state.validation = { ok: false, issues: parsed.issues };
+    return { ok: false, result: fail(state, parsed.code, `Tool "${tool.name}": ${parsed.message}`, parsed.issues) };
+  }
   state.args = parsed.value;
   // OpenAI strict mode sends null for an omitted optional: read it as omitted, for every format alike.
   const input = parsed.hasNull ? dropNullOptionals(tool.inputSchema, parsed.value) : parsed.value;

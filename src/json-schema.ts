@@ -1,6 +1,7 @@
 import { Validator as CfValidator, type OutputUnit, type Schema, type SchemaDraft } from "@cfworker/json-schema";
 import type { ValidationIssue } from "./errors";
 import { isPlainObject, type JsonSchema } from "./json";
+import { joinPath } from "./json-path";
 import type { Validator } from "./validation";
 
 /** Keywords whose error only says "a child failed"; the child's own error is the useful one. */
@@ -63,10 +64,10 @@ export function pointerToPath(pointer: string, instance: unknown): string {
   for (const encoded of raw.split("/")) {
     const segment = safeDecode(encoded).replace(/~1/g, "/").replace(/~0/g, "~");
     if (Array.isArray(node) && /^\d+$/.test(segment)) {
-      out += `[${segment}]`;
+      out = joinPath(out, Number(segment));
       node = node[Number(segment)];
     } else {
-      out += /^[A-Za-z_$][\w$]*$/.test(segment) ? (out === "" ? segment : `.${segment}`) : `[${JSON.stringify(segment)}]`;
+      out = joinPath(out, segment);
       node = isPlainObject(node) ? node[segment] : undefined;
     }
   }

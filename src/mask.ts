@@ -54,6 +54,12 @@ export interface Masker {
   (value: JsonValue): JsonValue;
   /** The string form: secrets and their encodings replaced in free text. */
   text(value: string): string;
+  /**
+   * Text read up to a size cap ends where the cap cut it, before any masking: that end may hold the
+   * first characters of a secret (or of one of its forms), which masking cannot recognise. This drops
+   * such a tail. Mask everything else first, then cut: a cut made after masking cannot split a secret.
+   */
+  withoutPartialTail(value: string): string;
 }
 
 function toBinary(bytes: Uint8Array): string {
@@ -81,14 +87,31 @@ function base64Forms(bytes: Uint8Array): string[] {
   return [...forms, ...urlSafe];
 }
 
-/** Every form of a secret to look for: raw, base64 (+url), percent-encoded (upper and lower hex, + for space). */
+const lowerEscapes = (text: string) => text.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase());
+
+/** Percent-encodings as URLs and forms write them: component, URI, form (+ for space), and every byte escaped. */
+function percentForms(secret: string, bytes: Uint8Array): string[] {
+  const component = encodeURIComponent(secret);
+  const form = new URLSearchParams([["", secret]]).toString().slice(1);
+  let everyByte = "";
+  for (const b of bytes) everyByte += `%${b.toString(16).toUpperCase().padStart(2, "0")}`;
+  const forms = [component, component.replace(/%20/g, "+"), encodeURI(secret), form, everyByte];
+  return [...forms, ...forms.map(lowerEscapes)];
+}
+
+function hexForms(bytes: Uint8Array): string[] {
+  let hex = "";
+  for (const b of bytes) hex += b.toString(16).padStart(2, "0");
+  return [hex, hex.toUpperCase()];
+}
+
+/**
+ * Every form of a secret to look for: raw, base64 (+url-safe, at every alignment), percent-encoded
+ * (component, URI, form, every byte; upper and lower case escapes) and hex (lower and upper case).
+ */
 function secretForms(secret: string): string[] {
-  const forms = new Set<string>([secret]);
-  const uri = encodeURIComponent(secret);
-  forms.add(uri);
-  forms.add(uri.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()));
-  forms.add(uri.replace(/%20/g, "+"));
-  for (const form of base64Forms(new TextEncoder().encode(secret))) forms.add(form);
+  const bytes = new TextEncoder().encode(secret);
+  const forms = new Set<string>([secret, ...percentForms(secret, bytes), ...hexForms(bytes), ...base64Forms(bytes)]);
   return [...forms].filter((form) => form === secret || form.length >= MIN_FORM_LENGTH);
 }
 
@@ -96,15 +119,27 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
-function buildPattern(secrets: readonly string[]): RegExp | undefined {
+/** Every form of every secret worth masking, longest first (so a full form wins over a shorter form that is its prefix). */
+function allForms(secrets: readonly string[]): string[] {
   const forms = new Set<string>();
   for (const secret of secrets) {
     if (typeof secret === "string" && secret.length >= MIN_SECRET_LENGTH) for (const f of secretForms(secret)) forms.add(f);
   }
-  if (forms.size === 0) return undefined;
-  // Longest first, so a secret's full form wins over a shorter form that is its prefix.
-  const sorted = [...forms].sort((a, b) => b.length - a.length).map(escapeRegExp);
-  return new RegExp(sorted.join("|"), "g");
+  return [...forms].sort((a, b) => b.length - a.length);
+}
+
+/** How many characters at the end of text are the start (not the whole) of some form. */
+function partialTailLength(text: string, forms: readonly string[]): number {
+  let longest = 0;
+  for (const form of forms) {
+    for (let k = Math.min(form.length - 1, text.length); k > longest; k--) {
+      if (text.endsWith(form.slice(0, k))) {
+        longest = k;
+        break;
+      }
+    }
+  }
+  return longest;
 }
 
 /**
@@ -113,7 +148,8 @@ function buildPattern(secrets: readonly string[]): RegExp | undefined {
  * nothing when there is nothing to redact, since it runs on every call.
  */
 export function createMasker(secrets: readonly string[]): Masker {
-  const pattern = buildPattern(secrets);
+  const forms = allForms(secrets);
+  const pattern = forms.length === 0 ? undefined : new RegExp(forms.map(escapeRegExp).join("|"), "g");
   const text = pattern ? (value: string) => value.replace(pattern, REDACTED) : (value: string) => value;
 
   // Numbers, booleans and null never change; strings only when there are secrets to look for.
@@ -149,6 +185,7 @@ export function createMasker(secrets: readonly string[]): Masker {
 
   const masker = walk as Masker;
   masker.text = text;
+  masker.withoutPartialTail = (value) => value.slice(0, value.length - partialTailLength(value, forms));
   return masker;
 }
 

@@ -1,7 +1,6 @@
 import { Hono, type Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
-import { createTextMasker } from "../src/mask";
 import { ConfigError } from "./config";
 import type { AppEnv } from "./env";
 import { ApiError, errorBody } from "./errors";
@@ -20,6 +19,7 @@ import { health } from "./routes/health";
 import { mcp } from "./routes/mcp";
 import { tenantInfo } from "./routes/tenant";
 import { tools } from "./routes/tools";
+import { tenantTextMasker } from "./tenant-mask";
 
 /**
  * The HTTP API. Order matters: request id → tenant (its config drives the rest) → CORS (before
@@ -53,13 +53,6 @@ export function createApp(): Hono<AppEnv> {
 
 export const app = createApp();
 
-/** Secret values of the tenant, for masking causes before they are logged. */
-function masker(c: Context<AppEnv>): (text: string) => string {
-  const env = c.env as Record<string, unknown>;
-  const names = c.var.tenant ? Object.values(c.var.tenant.config.secrets) : [];
-  return createTextMasker(names.map((name) => env[name]).filter((value): value is string => typeof value === "string"));
-}
-
 /** Expected failures answer their own status; anything else is logged (masked) and answers 500 JSON. */
 function answerError(error: Error, c: Context<AppEnv>): Response {
   if (error instanceof ApiError) {
@@ -72,7 +65,7 @@ function answerError(error: Error, c: Context<AppEnv>): Response {
   if (error instanceof HTTPException) {
     return c.json(errorBody(error.status === 413 ? "body_too_large" : "http_error", error.message || "Request failed."), error.status);
   }
-  const mask = masker(c);
+  const mask = tenantTextMasker(c);
   const cause = error instanceof Error ? `${error.name}: ${error.message}\n${error.stack ?? ""}` : String(error);
   logLine({ msg: "unhandled_error", requestId: c.var.requestId, path: c.req.path, error: mask(cause) });
   return c.json(errorBody("internal", `Internal error (request ${c.var.requestId}).`), 500);

@@ -16,7 +16,7 @@ export function executionOptions(c: Context<AppEnv>): BatchOptions {
     registry: tenant.registry,
     tenant: tenant.name,
     secrets: resolveSecrets(tenant.config, c.env),
-    // Every tool's ctx.fetch: only to the adapters' hosts and egress.allowHosts, re-checked on redirects.
+    // Every tool's ctx.fetch: only to the adapters' origins and egress.allowHosts, re-checked on redirects.
     fetch: tenant.adapters.fetch,
     hooks: tenant.hooks,
     limiter: createGateLimiter(c.env.GATES, { tenant: tenant.name, waitUntil: waitUntilOf(c) }),

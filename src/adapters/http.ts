@@ -65,7 +65,7 @@ export function httpTool(declaration: HttpToolDeclaration, deps: HttpToolDeps = 
         throw networkFailure(error, ctx.signal, mask, `${upstream} could not be reached`);
       });
       if (!response.ok) throw await upstreamFailure(response, mask, upstream);
-      return toToolResult(response, maxBytes).catch((error: unknown) => {
+      return toToolResult(response, maxBytes, mask).catch((error: unknown) => {
         throw networkFailure(error, ctx.signal, mask, `${upstream}'s response body broke off`);
       });
     },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkEgress, createEgressFetch, type EgressPolicy } from "../../src/egress";
+import { checkEgress, createEgressFetch, parseEgressEntry, type EgressPolicy } from "../../src/egress";
 import { isToolError } from "../../src/errors";
 import { classifyIpLiteral, parseIPv4, parseIPv6 } from "../../src/ip";
 
@@ -78,20 +78,60 @@ describe("checkEgress: scheme, allow-list and local development", () => {
     expect(reason("http://api.example.com/", policy)).toMatch(/https only/);
     expect(reason("ftp://api.example.com/", policy)).toMatch(/https only/);
     expect(reason("file:///etc/passwd", policy)).toMatch(/https only/);
-    expect(reason("not a url", policy)).toMatch(/not a valid absolute URL/);
+    expect(reason("not a url", policy)).toBe('not a valid absolute URL: "not a url"');
+    // Whole or not at all: a cut made before masking could end inside a secret in the query.
+    expect(reason(`no scheme?key=${"k".repeat(300)}`, policy)).toBe("not a valid absolute URL: (314 characters)");
   });
 
   it("refuses credentials embedded in the URL", () => {
     expect(reason("https://user:pw@api.example.com/", policy)).toMatch(/credentials/);
   });
 
-  it("lets explicitly allowed local hosts through over http, in any notation of the same address", () => {
-    expect(reason("http://127.0.0.1:8080/x", policy)).toBe("ok");
-    expect(reason("http://2130706433:8080/x", policy)).toBe("ok");
-    expect(reason("http://localhost:1/", policy)).toBe("ok");
+  it("lets explicitly allowed local hosts through over http on their default ports, in any notation of the same address", () => {
+    expect(reason("http://127.0.0.1/x", policy)).toBe("ok");
+    expect(reason("http://2130706433:80/x", policy)).toBe("ok");
+    expect(reason("https://localhost/", policy)).toBe("ok");
     expect(reason("http://127.0.0.2/", policy)).toMatch(/https only/);
     expect(reason("https://127.0.0.2/", policy)).toMatch(/loopback/);
     expect(reason("https://[::1]/", policy)).toMatch(/loopback/);
+  });
+
+  it("matches origins: a host entry allows only its default port, an origin entry only its scheme, host and port", () => {
+    // Allowing localhost for development no longer opens every port on it.
+    expect(reason("http://127.0.0.1:8080/x", policy)).toBe("origin http://127.0.0.1:8080 is not in the allow-list (only other ports or schemes of 127.0.0.1 are; a host entry means its default port)");
+    expect(reason("http://localhost:1/", policy)).toMatch(/^origin http:\/\/localhost:1 is not in the allow-list/);
+    expect(reason("https://api.example.com:8443/", policy)).toMatch(/^origin https:\/\/api\.example\.com:8443 is not in the allow-list/);
+    expect(reason("https://api.example.com:443/", policy)).toBe("ok");
+
+    const origins: EgressPolicy = {
+      allowHosts: ["https://api.example.com:8443", "https://*.svc.example.org:9443", "https://plain.example.com:443"],
+      allowHttpHosts: ["http://127.0.0.1:9001", "http://[::1]:9002"],
+    };
+    expect(reason("https://api.example.com:8443/v1", origins)).toBe("ok");
+    expect(reason("https://api.example.com/", origins)).toMatch(/^origin https:\/\/api\.example\.com is not in the allow-list/);
+    expect(reason("https://a.svc.example.org:9443/", origins)).toBe("ok");
+    expect(reason("https://plain.example.com/", origins)).toBe("ok");
+    expect(reason("http://127.0.0.1:9001/", origins)).toBe("ok");
+    expect(reason("http://2130706433:9001/", origins)).toBe("ok");
+    expect(reason("https://127.0.0.1:9001/", origins)).toMatch(/^origin https:\/\/127\.0\.0\.1:9001 is not in the allow-list/);
+    expect(reason("http://127.0.0.1:9002/", origins)).toMatch(/^origin http:\/\/127\.0\.0\.1:9002 is not in the allow-list/);
+    expect(reason("http://127.0.0.1/", origins)).toMatch(/not in the allow-list/);
+    expect(reason("http://[::1]:9002/", origins)).toBe("ok");
+    expect(reason("https://evil.example/", origins)).toBe("host evil.example is not in the allow-list");
+  });
+
+  it("reads entries as origins or hosts, and says why an entry is neither", () => {
+    expect(parseEgressEntry("https://API.example.com:443/")).toEqual({ host: "api.example.com", scheme: "https:", port: "" });
+    expect(parseEgressEntry("http://127.1:9001")).toEqual({ host: "127.0.0.1", scheme: "http:", port: "9001" });
+    expect(parseEgressEntry("https://api.example.com:0443")).toEqual({ host: "api.example.com", scheme: "https:", port: "" });
+    expect(parseEgressEntry("*.example.com")).toEqual({ host: "*.example.com" });
+    expect(parseEgressEntry("localhost:8080")).toMatch(/names a port: write the origin with its scheme, e\.g\. "https:\/\/localhost:8080"/);
+    expect(parseEgressEntry("ftp://files.example.com")).toMatch(/only http and https origins/);
+    expect(parseEgressEntry("https://api.example.com/v1")).toMatch(/not an origin: write scheme:\/\/host\[:port\], without a path/);
+    expect(parseEgressEntry("https://api.example.com:70000")).toMatch(/port must be a number from 1 to 65535/);
+    expect(parseEgressEntry("https://user@api.example.com")).toMatch(/holds no credentials/);
+    // An entry that does not read never matches.
+    expect(reason("https://localhost:8080/", { allowHosts: ["localhost:8080"] })).toMatch(/local name/);
   });
 
   it("canonicalises allow-list entries written in other notations", () => {
@@ -158,6 +198,18 @@ describe("createEgressFetch", () => {
     const error = await fetch("https://a.example.com/start").catch((e: unknown) => e);
     expect(isToolError(error) && error.message).toMatch(/Egress refused/);
     expect(seen.map((s) => s.url)).toEqual(["https://a.example.com/start"]);
+  });
+
+  it("re-checks the origin of every hop: a redirect to another port of an allowed host is refused", async () => {
+    const local: EgressPolicy = { allowHosts: [], allowHttpHosts: ["http://127.0.0.1:9001"] };
+    const seen: string[] = [];
+    const base = (async (url: string) => {
+      seen.push(url);
+      return url === "http://127.0.0.1:9001/go" ? new Response(null, { status: 302, headers: { location: "http://127.0.0.1:6379/" } }) : new Response("reached");
+    }) as unknown as typeof fetch;
+    const error = await createEgressFetch(local, base)("http://127.0.0.1:9001/go").catch((e: unknown) => e);
+    expect(isToolError(error) && error.message).toBe("Egress refused: origin http://127.0.0.1:6379 is not in the allow-list (only other ports or schemes of 127.0.0.1 are; a host entry means its default port)");
+    expect(seen).toEqual(["http://127.0.0.1:9001/go"]);
   });
 
   it("follows allowed redirects, drops credentials across origins, turns 303 into GET", async () => {

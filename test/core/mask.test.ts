@@ -20,6 +20,27 @@ describe("createMasker", () => {
     expect(mask.text(new URLSearchParams({ q: SECRET }).toString())).toBe(`q=${REDACTED}`);
   });
 
+  it("replaces hex (lower and upper case) and every percent-encoding: all bytes escaped, URI, form", () => {
+    const hex = Buffer.from(SECRET, "utf8").toString("hex");
+    const everyByte = [...Buffer.from(SECRET, "utf8")].map((b) => `%${b.toString(16).padStart(2, "0")}`).join("");
+    const formEncoded = new URLSearchParams([["", SECRET]]).toString().slice(1);
+    for (const form of [hex, hex.toUpperCase(), everyByte, everyByte.toUpperCase(), encodeURI(SECRET), formEncoded, formEncoded.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase())]) {
+      expect(mask.text(`echo: ${form} end`)).toBe(`echo: ${REDACTED} end`);
+    }
+    // Inside a longer hex dump too.
+    expect(mask.text(`dump ${Buffer.from(`key=${SECRET};`).toString("hex")}`)).toContain(REDACTED);
+  });
+
+  it("drops a tail that could be the start of a secret or of one of its forms (text cut by a size cap)", () => {
+    const hex = Buffer.from(SECRET, "utf8").toString("hex");
+    for (const form of [SECRET, b64(SECRET), encodeURIComponent(SECRET), hex]) {
+      for (const cut of [1, 5, form.length - 1]) expect(mask.withoutPartialTail(`text before ${form.slice(0, cut)}`)).toBe("text before ");
+    }
+    expect(mask.withoutPartialTail(`whole ${SECRET}`)).toBe(`whole ${SECRET}`);
+    expect(mask.withoutPartialTail("nothing to drop.")).toBe("nothing to drop.");
+    expect(createMasker([]).withoutPartialTail("s3cr")).toBe("s3cr");
+  });
+
   it("finds the base64 of a secret inside a larger encoded blob (Basic credentials)", () => {
     for (const user of ["u", "us", "use", "user"]) {
       const blob = b64(`${user}:${SECRET}`);

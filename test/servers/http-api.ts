@@ -44,6 +44,16 @@ export async function startHttpApi(): Promise<HttpApi> {
       res.writeHead(Number(q("status") ?? 500), { "content-type": "text/plain" });
       return res.end(`upstream exploded; you sent ${req.headers.authorization ?? "nothing"}\n`.repeat(Number(q("repeat") ?? 1)));
     }
+    if (path === "/leak") {
+      // Echoes the x-upstream-cred header at a chosen place of the body, as it is or encoded:
+      // ?at=<characters of padding before it> &pad=<padding character> &form=raw|hex|HEX|pct|PCT &status= &type=
+      const cred = String(req.headers["x-upstream-cred"] ?? "");
+      const bytes = Buffer.from(cred, "utf8");
+      const pct = [...bytes].map((b) => `%${b.toString(16).padStart(2, "0")}`).join("");
+      const forms: Record<string, string> = { raw: cred, hex: bytes.toString("hex"), HEX: bytes.toString("hex").toUpperCase(), pct, PCT: pct.toUpperCase() };
+      res.writeHead(Number(q("status") ?? 500), { "content-type": q("type") ?? "text/plain" });
+      return res.end(`${(q("pad") ?? ".").repeat(Number(q("at") ?? 0))}${forms[q("form") ?? "raw"]} and more text after it`);
+    }
     if (path.startsWith("/limited")) {
       // Fails with 429 (or ?status) + Retry-After until the ?after-th request of this path.
       if (n < Number(q("after") ?? 2)) {

@@ -140,7 +140,7 @@ describe("adapter configuration errors", () => {
     const body = await json(await request("/v1/adapters", { env, key: ADMIN_KEY }));
     expect(body.http.map((h: any) => h.name)).toEqual(["echo_get", "echo_header", "fail_basic", "leave"]);
     expect(body.openapi).toEqual([{ name: "things", upstream: api, tools: ["api_getThing"] }]);
-    expect(body.egress.allowHosts).toContain("127.0.0.1");
+    expect(body.egress.allowHosts).toContain(api); // the adapters' origins, not their hosts
     expect(JSON.stringify(body)).not.toContain(SECRET);
   });
 });

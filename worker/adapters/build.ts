@@ -28,7 +28,7 @@ export interface StaticAdapters {
   /** Remote MCP servers, parsed; their tools are listed at run time. */
   servers: { declaration: McpServer; upstream: string; gate?: UpstreamGate }[];
   egress: EgressPolicy;
-  /** fetch for every tool of the tenant: only to the adapters' hosts and egress.allowHosts. */
+  /** fetch for every tool of the tenant: only to the adapters' origins and egress.allowHosts. */
   fetch: typeof fetch;
   summary: AdapterSummary;
 }
@@ -58,7 +58,7 @@ const globalFetch: typeof fetch = (input, init) => fetch(input, init);
 
 /**
  * The tenant's adapters from its configuration: HTTP and OpenAPI tools, MCP server declarations,
- * the egress allow-list (every adapter's host, plus egress.allowHosts) and one shared rate-limit
+ * the egress allow-list (every adapter's origin, plus egress.allowHosts) and one shared rate-limit
  * gate per upstream origin. Throws ConfigError naming the section, index, adapter and field
  * (createTenant adds the source).
  */
@@ -82,7 +82,8 @@ export function buildAdapters(config: TenantConfig, deps: AdapterDeps): StaticAd
   function upstream(where: string, url: string): URL {
     const parsed = at(`${where}.url`, () => new URL(url.replace(/\{[^}]*\}/g, "x")));
     urls.push({ where, url: parsed });
-    if (!egress.allowHosts.includes(parsed.hostname)) (egress.allowHosts as string[]).push(parsed.hostname);
+    // The adapter's exact origin (scheme, host, port), not its host: other ports of that host stay closed.
+    if (!egress.allowHosts.includes(parsed.origin)) (egress.allowHosts as string[]).push(parsed.origin);
     return parsed;
   }
 

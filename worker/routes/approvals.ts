@@ -9,6 +9,7 @@ import { executionOptions } from "../execution";
 import { createLedgerJournal, DEFAULT_LEASE_MS } from "../ledger-journal";
 import { ledgerFor, shardCount } from "../ledger-shards";
 import { requireScope } from "../middleware/auth";
+import { tenantTextMasker } from "../tenant-mask";
 import { decodeCursor, intParam, listNewest } from "./ledger-paging";
 
 const DecisionBody = v.object({
@@ -72,7 +73,9 @@ export function approvalRoutes(run: ApprovedRunner = runApprovedCall) {
       const callId = c.req.param("id");
       const parsed = v.safeParse(DecisionBody, await c.req.json().catch(() => undefined));
       if (!parsed.success) throw new ApiError(400, "invalid_body", parsed.issues[0]?.message ?? "Send { decision, reason? }.");
-      const { decision, reason } = parsed.output;
+      const { decision } = parsed.output;
+      // Stored and shown as written, without the pipeline's masking: mask it here.
+      const reason = parsed.output.reason === undefined ? undefined : tenantTextMasker(c)(parsed.output.reason);
       const ledger = ledgerFor(c.env.LEDGER, c.var.tenant.name, shardCount(c.env), callId);
       const outcome = await ledger.decide(callId, decision, reason, DEFAULT_LEASE_MS);
       if (!outcome.ok && outcome.error === "not_found") throw new ApiError(404, "not_found", `No call ${callId} is recorded.`);

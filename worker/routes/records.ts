@@ -1,10 +1,12 @@
 import { Hono, type Context } from "hono";
+import { cutText } from "../../src/budget";
 import { CALL_STATUSES, type CallStatus } from "../../src/result";
 import type { ListQuery } from "../durable/ledger-types";
 import type { AppEnv } from "../env";
 import { ApiError } from "../errors";
 import { ledgerFor, shardCount } from "../ledger-shards";
 import { requireScope, viewerOf } from "../middleware/auth";
+import { tenantTextMasker } from "../tenant-mask";
 import { decodeCursor, intParam, listNewest, timeParam } from "./ledger-paging";
 
 const STATUSES: readonly CallStatus[] = CALL_STATUSES;
@@ -60,7 +62,8 @@ export const records = new Hono<AppEnv>()
   .post("/:id/cancel", requireScope("call"), async (c) => {
     const callId = c.req.param("id");
     const body = (await c.req.json().catch(() => ({}))) as { reason?: unknown };
-    const reason = typeof body?.reason === "string" ? body.reason.slice(0, 500) : undefined;
+    // Masked before the cut: the reason is stored and shown as it is, without the pipeline's masking.
+    const reason = typeof body?.reason === "string" ? cutText(tenantTextMasker(c)(body.reason), 500) : undefined;
     const outcome = await shardFor(c, callId).cancel(callId, viewerOf(c.var.caller), reason);
     if (outcome.ok && outcome.state === "cancelled") return c.json({ callId, state: "cancelled", call: outcome.entry });
     // Running: its journal aborts it (a queued call leaves its gate's queue); the record tells the end.

@@ -14,7 +14,8 @@ beforeAll(async () => {
 afterAll(() => api.close());
 
 const SECRETS = { API_TOKEN: "tok-SECRET-1234567", USER: "alice", PASS: "pa55-word-xyz", KEY: "k3y-value-abcdef" };
-const egress = () => createEgressFetch({ allowHosts: [], allowHttpHosts: ["127.0.0.1"] });
+// The test API's own origin: plain http to this port of 127.0.0.1 only.
+const egress = () => createEgressFetch({ allowHosts: [], allowHttpHosts: [api.url] });
 
 async function run(tool: Tool, args: unknown, extra: { signal?: AbortSignal; fetch?: typeof fetch } = {}) {
   return executeCall({ id: `c_${Math.random()}`, name: tool.name, arguments: args }, {

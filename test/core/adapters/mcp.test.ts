@@ -11,12 +11,15 @@ import type { Tool } from "../../../src/tool";
 import { startMcpServer, type McpTestServer } from "../../servers/mcp-server";
 
 const SECRETS = { MCP_TOKEN: "mcp-token-0123456789", OTHER: "unrelated-secret-987654" };
-const fetch = createEgressFetch({ allowHosts: [], allowHttpHosts: ["127.0.0.1"] });
+/** Plain http to this server's origin only (its port of 127.0.0.1). */
+const egressFor = (url: string) => createEgressFetch({ allowHosts: [], allowHttpHosts: [new URL(url).origin] });
+let fetch: typeof globalThis.fetch;
 const deps = (over: Partial<McpServerDeps> = {}): McpServerDeps => ({ fetch, secrets: SECRETS, ...over });
 
 let server: McpTestServer;
 beforeAll(async () => {
   server = await startMcpServer();
+  fetch = egressFor(server.url);
 });
 afterAll(() => server.close());
 
@@ -28,11 +31,11 @@ const declare = (over: Partial<McpServerDeclaration> = {}): McpServerDeclaration
   ...over,
 });
 
-async function call(tools: Tool[], name: string, args: unknown, extra: { onEvent?: (e: CallEvent) => void } = {}) {
+async function call(tools: Tool[], name: string, args: unknown, extra: { onEvent?: (e: CallEvent) => void; fetch?: typeof globalThis.fetch } = {}) {
   return executeCall({ id: `c_${Math.random()}`, name, arguments: args }, {
     registry: createRegistry(tools),
     secrets: SECRETS,
-    fetch,
+    fetch: extra.fetch ?? fetch,
     ...(extra.onEvent ? { hooks: { onEvent: extra.onEvent } } : {}),
   });
 }
@@ -141,8 +144,9 @@ describe("mcpServer: calls", () => {
   it("works with plain JSON responses too", async () => {
     const jsonServer = await startMcpServer({ json: true, pageSize: 100 });
     try {
-      const tools = await mcpServer(declare({ url: jsonServer.url }), deps()).tools();
-      const echoed = await call(tools, "r_echo", { text: "json" });
+      const jsonFetch = egressFor(jsonServer.url);
+      const tools = await mcpServer(declare({ url: jsonServer.url }), deps({ fetch: jsonFetch })).tools();
+      const echoed = await call(tools, "r_echo", { text: "json" }, { fetch: jsonFetch });
       expect(echoed.ok && echoed.output.content).toEqual([{ type: "text", text: "echo: json" }]);
     } finally {
       await jsonServer.close();

@@ -57,9 +57,10 @@ const document = (server: string) => ({
   },
 });
 
-const egress = createEgressFetch({ allowHosts: [], allowHttpHosts: ["127.0.0.1"] });
+// The test API's own origin: plain http to this port of 127.0.0.1 only.
+const egress = () => createEgressFetch({ allowHosts: [], allowHttpHosts: [api.url] });
 const run = (tools: Tool[], name: string, args: unknown) =>
-  executeCall({ id: `c_${Math.random()}`, name, arguments: args }, { registry: createRegistry(tools), fetch: egress });
+  executeCall({ id: `c_${Math.random()}`, name, arguments: args }, { registry: createRegistry(tools), fetch: egress() });
 
 describe("openApiTools", () => {
   it("makes one tool per operation with an operationId, skipping non-JSON bodies", () => {
