@@ -68,7 +68,7 @@ function trickle(everyMs: number): { body: ReadableStream<Uint8Array>; sent: () 
     },
     cancel() {
       cancelled = true;
-      clearTimeout(timer);
+      if (timer !== undefined) clearTimeout(timer);
     },
   });
   return { body, sent: () => sent, cancelled: () => cancelled };

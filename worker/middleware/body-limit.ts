@@ -48,7 +48,7 @@ async function readBody(stream: ReadableStream<Uint8Array>, maxBytes: number, ti
     reader.cancel().catch(() => undefined); // stop receiving what is left of it
     throw error;
   } finally {
-    clearTimeout(timer);
+    if (timer !== undefined) clearTimeout(timer);
   }
   if (chunks.length === 1) return chunks[0]!;
   const body = new Uint8Array(size);
