@@ -45,7 +45,7 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** A shard that is overloaded or unreachable ends the call as `busy` with when to retry: a result the model can act on. */
 function asBusy(error: unknown): never {
   if (!(error instanceof DurableUnavailable)) throw error;
-  throw toolError("busy", `The call was not run: ${error.message}`, { retryAfterMs: error.retryAfterMs });
+  throw toolError("busy", error.message, { retryAfterMs: error.retryAfterMs });
 }
 
 /**
