@@ -23,6 +23,7 @@ export class DurableUnavailable extends ApiError {
   }
 }
 
+/** The platform's flag for an object that cannot keep up: retrying would add to its load. */
 export function isOverloaded(error: unknown): boolean {
   return typeof error === "object" && error !== null && (error as { overloaded?: unknown }).overloaded === true;
 }
@@ -31,6 +32,7 @@ function isRetryable(error: unknown): boolean {
   return typeof error === "object" && error !== null && (error as { retryable?: unknown }).retryable === true && !isOverloaded(error);
 }
 
+/** The 503 an overloaded object answers with, wherever its error surfaced. */
 export function overloaded(): DurableUnavailable {
   return new DurableUnavailable("overloaded", `toolgate's storage is overloaded; try again in ${RETRY_AFTER_MS / 1000} s.`);
 }
