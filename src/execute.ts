@@ -1,7 +1,7 @@
 import { parseArguments } from "./args";
 import { dropNullOptionals } from "./strict-nulls";
 import { emit, isThenable, type AttemptOutcome } from "./attempt";
-import type { ErrorCode, ValidationIssue } from "./errors";
+import { isToolError, type ErrorCode, type ValidationIssue } from "./errors";
 import type { ToolCall } from "./formats/format";
 import { hashJson } from "./hash";
 import type { JsonValue } from "./json";
@@ -164,6 +164,12 @@ function finishRun(state: CallState, outcome: AttemptOutcome): CallResult | Prom
 
 /** A bug in a hook or in toolgate itself: still a result, never a crash. */
 function internalError(state: CallState, error: unknown): CallResult | Promise<CallResult> {
+  // A journal or limiter whose storage is overloaded says `busy` with when to retry: not a bug.
+  if (isToolError(error) && error.code === "busy") {
+    const busy: CallError = { code: "busy", message: error.message };
+    if (error.retryAfterMs !== undefined) busy.retryAfterMs = error.retryAfterMs;
+    return finish(state, { ok: false, error: busy });
+  }
   const message = `Internal error while running "${state.name}": ${error instanceof Error ? error.message : String(error)}`;
   return finish(state, { ok: false, error: { code: "internal", message } });
 }

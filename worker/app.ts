@@ -2,6 +2,7 @@ import { Hono, type Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
 import { ConfigError } from "./config";
+import { isOverloaded, overloaded } from "./durable-call";
 import type { AppEnv } from "./env";
 import { ApiError, errorBody } from "./errors";
 import { logLine } from "./log";
@@ -55,6 +56,8 @@ export const app = createApp();
 
 /** Expected failures answer their own status; anything else is logged (masked) and answers 500 JSON. */
 function answerError(error: Error, c: Context<AppEnv>): Response {
+  // An overloaded Durable Object reached from a call site that did not classify it: 503 all the same.
+  if (isOverloaded(error)) error = overloaded();
   if (error instanceof ApiError) {
     return c.json(errorBody(error.code, error.message), error.status, error.headers);
   }

@@ -9,7 +9,8 @@ import { ADAPTER_FIELDS } from "./adapters/config";
  */
 
 const MiB = 1024 * 1024;
-export const DEFAULT_LIMITS = { maxBodyBytes: MiB, maxCallsPerBatch: 128 } as const;
+/** bodyTimeoutMs: how long a request body may take to arrive in full (a trickling or stalled upload gets 408). */
+export const DEFAULT_LIMITS = { maxBodyBytes: MiB, maxCallsPerBatch: 128, bodyTimeoutMs: 10_000 } as const;
 
 const toolName = v.pipe(v.string(), v.regex(/^[a-zA-Z0-9_-]{1,64}$/, "must be a tool name (letters, digits, _ and -, at most 64)"));
 const intIn = (min: number, max: number) =>
@@ -45,6 +46,7 @@ export const TenantConfigSchema = v.strictObject({
     v.strictObject({
       maxBodyBytes: v.optional(intIn(1024, 100 * MiB), DEFAULT_LIMITS.maxBodyBytes),
       maxCallsPerBatch: v.optional(intIn(1, 1024), DEFAULT_LIMITS.maxCallsPerBatch),
+      bodyTimeoutMs: v.optional(intIn(100, 300_000), DEFAULT_LIMITS.bodyTimeoutMs),
     }),
     {},
   ),
@@ -78,7 +80,7 @@ export const TenantConfigSchema = v.strictObject({
 
 export type TenantConfigInput = v.InferInput<typeof TenantConfigSchema>;
 export type TenantConfig = v.InferOutput<typeof TenantConfigSchema> & {
-  limits: { maxBodyBytes: number; maxCallsPerBatch: number };
+  limits: { maxBodyBytes: number; maxCallsPerBatch: number; bodyTimeoutMs: number };
 };
 
 /** A configuration that cannot be used; its message names the field. */

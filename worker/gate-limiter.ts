@@ -5,13 +5,14 @@
  */
 import type { Limiter, SlotGrant, SlotRequest } from "../src/limiter";
 import type { Gate, GateAcquireInput, GateAcquireResult } from "./durable/gate";
+import { afterFailure, callDurable, DurableUnavailable } from "./durable-call";
 
 export interface GateLimiterOptions {
   /** The tenant whose gate index lists these gates (GET /v1/gates). */
   tenant: string;
   /** How long one acquire RPC waits in the queue before re-attaching. Default 10 s. */
   pollMs?: number;
-  /** Fresh stubs to try after an RPC failure before giving up. Default 2. */
+  /** Fresh stubs to try after a retryable RPC failure before giving up (an overloaded gate is never retried). Default 2. */
   retries?: number;
   /**
    * The request's ctx.waitUntil. Given one, release() hands the release RPC to it and returns at
@@ -59,7 +60,13 @@ export function createGateLimiter(gates: DurableObjectNamespace<Gate>, options: 
             result = await Promise.race([stub.acquire(input), aborted.promise]);
           } catch (error) {
             // Acquire is idempotent per call id, so a new stub re-attaches to the same slot or place.
-            if (++failures > retries) throw error;
+            const next = afterFailure(error, ++failures, retries + 1);
+            if ("fail" in next) {
+              // Overloaded or unreachable: the call answers busy with a hint, like a full queue.
+              if (next.fail instanceof DurableUnavailable) return { ok: false, code: "busy", message: next.fail.message, retryAfterMs: next.fail.retryAfterMs };
+              throw next.fail;
+            }
+            await new Promise((resolve) => setTimeout(resolve, next.retryInMs));
             stub = stubFor(request.gate);
             continue;
           }
@@ -83,16 +90,9 @@ async function leave(stub: DurableObjectStub<Gate>, callId: string, answer: Slot
   return answer;
 }
 
-/** Release never throws: after a failed retry the lease reclaims the slot. */
+/** Release never throws: when it cannot land (overloaded, or failing after its retries) the lease reclaims the slot. */
 async function releaseSlot(stubFor: (gate: string) => DurableObjectStub<Gate>, gate: string, callId: string): Promise<void> {
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      await stubFor(gate).release(callId);
-      return;
-    } catch {
-      // try once more with a fresh stub
-    }
-  }
+  await callDurable(() => stubFor(gate), (stub) => stub.release(callId)).catch(() => undefined);
 }
 
 function once(fn: () => Promise<void>): () => Promise<void> {

@@ -2,7 +2,8 @@ import type { CallJournal, JournalBegin, JournalClaim, JournalEnd } from "../src
 import type { CallRecord } from "../src/result";
 import { toolError } from "../src/errors";
 import type { BeginOutcome, LedgerWrite, WriteOutcome } from "./durable/ledger-types";
-import { ledgerFor, shardOf, withRetry, type LedgerNamespace } from "./ledger-shards";
+import { callDurable, DurableUnavailable } from "./durable-call";
+import { ledgerFor, shardOf, type LedgerNamespace, type LedgerStub } from "./ledger-shards";
 import { submitWrite } from "./ledger-writes";
 
 export interface LedgerJournalOptions {
@@ -41,6 +42,12 @@ interface Claimed {
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** A shard that is overloaded or unreachable ends the call as `busy` with when to retry: a result the model can act on. */
+function asBusy(error: unknown): never {
+  if (!(error instanceof DurableUnavailable)) throw error;
+  throw toolError("busy", error.message, { retryAfterMs: error.retryAfterMs });
+}
+
 /**
  * The CallJournal of the Worker: every call id lives on one ledger shard (hash of the id), where
  * begin() is one synchronous check-and-write. A claimed running call gets a watch loop that renews
@@ -58,10 +65,15 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
   const key = options.key ?? null;
   const stubFor = (callId: string) => () => ledgerFor(options.ledger, options.tenant, options.shards, callId);
 
+  /** One RPC to the call's shard (see durable-call.ts); an overloaded or unreachable shard makes the call `busy`. */
+  function ledgerCall<T>(callId: string, run: (ledger: LedgerStub) => Promise<T>): Promise<T> {
+    return callDurable(stubFor(callId), run).catch(asBusy);
+  }
+
   /** A write grouped with this isolate's other writes to the call's shard (see ledger-writes.ts). */
   async function write(callId: string, entry: LedgerWrite): Promise<WriteOutcome> {
     const shard = `${options.tenant}/ledger/${shardOf(callId, options.shards)}`;
-    const outcome = await submitWrite(shard, entry, { stub: stubFor(callId), waitUntil: options.waitUntil });
+    const outcome = await submitWrite(shard, entry, { stub: stubFor(callId), waitUntil: options.waitUntil }).catch(asBusy);
     if (outcome.kind === "error") throw new Error(outcome.message);
     return outcome;
   }
@@ -83,7 +95,7 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
     let cancelSeen = false;
     const loop = async () => {
       while (!stopped) {
-        const outcome = await withRetry(stubFor(callId), (ledger) => ledger.watch(callId, owner, leaseMs, cancelSeen)).catch(() => undefined);
+        const outcome = await ledgerCall(callId, (ledger) => ledger.watch(callId, owner, leaseMs, cancelSeen)).catch(() => undefined);
         if (stopped || outcome?.done) return;
         if (!outcome) await pause(1_000); // the shard is unreachable: keep trying, gently
         else if (outcome.cancel && !cancelSeen) {
@@ -117,7 +129,7 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
       fired = true;
       const token = crypto.randomUUID();
       // joinMs 0: a running duplicate elsewhere is not waited for here; commit() joins it at the end.
-      const outcome = await withRetry(stubFor(entry.callId), (ledger) => ledger.begin({ ...beginInput(entry, token), joinMs: 0 })).catch(() => undefined);
+      const outcome = await ledgerCall(entry.callId, (ledger) => ledger.begin({ ...beginInput(entry, token), joinMs: 0 })).catch(() => undefined);
       const claimedIt = outcome?.kind === "new";
       if (claimedIt && !stopped) stopWatch = watch(entry.callId, token, controller, 0);
       settle(claimedIt ? token : undefined);
@@ -147,7 +159,7 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
       // One owner per claim, so the same id twice in one batch is a duplicate, not the same claimant.
       const owner = options.owner ?? crypto.randomUUID();
       const input = beginInput(entry, owner);
-      const outcome = await claimWrite(entry.callId, { op: "begin", input }, () => withRetry(stubFor(entry.callId), (ledger) => ledger.begin(input)));
+      const outcome = await claimWrite(entry.callId, { op: "begin", input }, () => ledgerCall(entry.callId, (ledger) => ledger.begin(input)));
       if (outcome.kind !== "new" || entry.status === "pending") return outcome;
       claimed.get(entry.callId)?.stop();
       const controller = new AbortController();
@@ -159,13 +171,12 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
       const claim = claimed.get(record.callId);
       claimed.delete(record.callId);
       claim?.stop();
-      const stub = stubFor(record.callId);
       const owner = (await claim?.owner) ?? options.owner;
       if (owner) {
         await write(record.callId, { op: "complete", owner, record });
       } else if (claim?.argsHash !== undefined) {
         const input = { record, argsHash: claim.argsHash, key };
-        const outcome = await claimWrite(record.callId, { op: "commit", input }, () => withRetry(stub, (ledger) => ledger.commit(input)));
+        const outcome = await claimWrite(record.callId, { op: "commit", input }, () => ledgerCall(record.callId, (ledger) => ledger.commit(input)));
         if (outcome.kind !== "new") return outcome;
       } else {
         // Unclaimed ids (rejected before begin) are recorded only if the id is still free.

@@ -42,19 +42,3 @@ export function ledgerShard(ns: LedgerNamespace, tenant: string, shard: number):
 export function ledgerFor(ns: LedgerNamespace, tenant: string, shards: number, callId: string): LedgerStub {
   return ledgerShard(ns, tenant, shardOf(callId, shards));
 }
-
-export function allLedgers(ns: LedgerNamespace, tenant: string, shards: number): LedgerStub[] {
-  return Array.from({ length: shards }, (_, shard) => ledgerShard(ns, tenant, shard));
-}
-
-/** Runs an RPC, retrying with a fresh stub when the call itself fails (a reset object breaks its stub). */
-export async function withRetry<T, S = LedgerStub>(stub: () => S, run: (ledger: S) => Promise<T>, tries = 3): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await run(stub());
-    } catch (error) {
-      if (attempt >= tries) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50 * 4 ** (attempt - 1)));
-    }
-  }
-}

@@ -1,6 +1,7 @@
 import type { CallRecord } from "../src/result";
 import type { LedgerWrite, WriteOutcome } from "./durable/ledger-types";
-import { withRetry, type LedgerStub } from "./ledger-shards";
+import { callDurable } from "./durable-call";
+import type { LedgerStub } from "./ledger-shards";
 
 /**
  * Group commit of ledger writes: the writes one isolate sends to one shard while an earlier group is
@@ -72,7 +73,7 @@ export function submitWrite(shard: string, write: LedgerWrite, context: WriteCon
       // The group holding it was lost with its sender's request: this write goes alone.
       const at = q.pending.indexOf(pending);
       if (at >= 0) q.pending.splice(at, 1);
-      withRetry(context.stub, (ledger) => ledger.writeMany([write])).then((outcomes) => resolve(outcomes[0]!), reject);
+      callDurable(context.stub, (ledger) => ledger.writeMany([write])).then((outcomes) => resolve(outcomes[0]!), reject);
     }, context.stallMs ?? STALL_MS);
     q.pending.push(pending);
     if (idle(q)) pending.wake();
@@ -94,7 +95,7 @@ async function sendGroup(queue: ShardQueue, context: WriteContext): Promise<void
   if (group.length === 0) return;
   const sentAt = (queue.sentAt = Date.now());
   queue.stallMs = context.stallMs ?? STALL_MS;
-  const sent = withRetry(context.stub, (ledger) => ledger.writeMany(group.map((p) => p.write)));
+  const sent = callDurable(context.stub, (ledger) => ledger.writeMany(group.map((p) => p.write)));
   context.waitUntil?.(sent.catch(() => undefined));
   try {
     const outcomes = await sent;

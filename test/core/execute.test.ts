@@ -263,6 +263,26 @@ describe("executeCall: every error code is a result", () => {
     await expectError(executeCall(call("add", { a: 1, b: 2 }), { registry, journal }), "conflict");
   });
 
+  it("busy with the hint when the journal's storage says busy (overloaded), internal for any other journal failure", async () => {
+    let finished: CallRecord | undefined;
+    const busy: CallJournal = {
+      begin: async () => {
+        throw toolError("busy", "the ledger is overloaded; try again in 1 s.", { retryAfterMs: 1000 });
+      },
+      finish: async (record) => void (finished = record),
+    };
+    const r = await expectError(executeCall(call("add", { a: 1, b: 2 }), { registry, journal: busy }), "busy");
+    expect(r.error).toEqual({ code: "busy", message: "the ledger is overloaded; try again in 1 s.", retryAfterMs: 1000 });
+    expect(finished).toMatchObject({ status: "failed", error: { code: "busy" } });
+    const broken: CallJournal = {
+      begin: async () => {
+        throw new Error("shard bug");
+      },
+      finish: async () => {},
+    };
+    await expectError(executeCall(call("add", { a: 1, b: 2 }), { registry, journal: broken }), "internal");
+  });
+
   it("internal when a hook itself throws", async () => {
     await expectError(
       executeCall(call("add", { a: 1, b: 2 }), {

@@ -21,7 +21,7 @@ function configError(input: unknown): string {
 describe("tenant configuration", () => {
   it("fills in the default limits and empty lists", () => {
     const config = parseTenantConfig(JSON.stringify(base));
-    expect(config.limits).toEqual({ maxBodyBytes: 1024 * 1024, maxCallsPerBatch: 128 });
+    expect(config.limits).toEqual({ maxBodyBytes: 1024 * 1024, maxCallsPerBatch: 128, bodyTimeoutMs: 10_000 });
     expect(config).toMatchObject({ deny: [], consoleOrigins: [], secrets: {}, policies: {} });
   });
 

@@ -3,8 +3,11 @@ import type { EventBatch, StoredEvent, Viewer } from "../../worker/durable/ledge
 import { eventStream, startPositions, type EventReader } from "../../worker/routes/event-stream";
 import { openSse } from "./sse-helpers";
 
-/** An in-memory shard: an event log, long-polls woken by appends, and a count of failures to throw first. */
-function fakeShard(lastId: number, failures = 0) {
+/**
+ * An in-memory shard: an event log, long-polls woken by appends, and a count of failures to throw
+ * first, flagged as the platform flags a reset object's broken stub (retryable) unless `retryable` is false.
+ */
+function fakeShard(lastId: number, failures = 0, retryable = true) {
   const log: StoredEvent[] = [];
   let id = lastId;
   let wake: (() => void) | undefined;
@@ -12,7 +15,7 @@ function fakeShard(lastId: number, failures = 0) {
   const reader: EventReader = () => ({
     async events(after: number, waitMs: number, viewer: Viewer): Promise<EventBatch> {
       calls.push({ after, viewer });
-      if (failures > 0) throw new Error(`shard reset (${failures--} left)`);
+      if (failures > 0) throw Object.assign(new Error(`shard reset (${failures--} left)`), { retryable });
       if (after < 0) return { events: [], last: id };
       let events = log.filter((e) => e.id > after);
       if (events.length === 0) await new Promise<void>((resolve) => ((wake = resolve), setTimeout(resolve, waitMs)));
@@ -38,7 +41,11 @@ describe("event stream start", () => {
       { after: -1, viewer: "k" },
       { after: -1, viewer: "k" },
     ]);
-    await expect(startPositions([fakeShard(0, 5).reader], null, null)).rejects.toThrow(/shard reset/);
+    await expect(startPositions([fakeShard(0, 5).reader], null, null)).rejects.toMatchObject({ status: 503, code: "unavailable" });
+    // An error of the object's own code (not retryable) is not retried.
+    const broken = fakeShard(0, 1, false);
+    await expect(startPositions([broken.reader], null, null)).rejects.toThrow(/shard reset/);
+    expect(broken.calls).toHaveLength(1);
   });
 
   it("sends ready with the start position first, then every event appended after it", async () => {

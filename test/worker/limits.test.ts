@@ -51,6 +51,81 @@ describe("body size limit", () => {
   });
 });
 
+/** A body that sends one byte every `everyMs` (forever, until cancelled); counts what it sent. */
+function trickle(everyMs: number): { body: ReadableStream<Uint8Array>; sent: () => number; cancelled: () => boolean } {
+  let sent = 0;
+  let cancelled = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      return new Promise<void>((resolve) => {
+        timer = setTimeout(() => {
+          sent++;
+          controller.enqueue(new Uint8Array([0x20]));
+          resolve();
+        }, everyMs);
+      });
+    },
+    cancel() {
+      cancelled = true;
+      if (timer !== undefined) clearTimeout(timer);
+    },
+  });
+  return { body, sent: () => sent, cancelled: () => cancelled };
+}
+
+describe("body time limit", () => {
+  const TIMEOUT_MS = 1_000;
+  const env = { TOOLGATE_CONFIG: tenantConfig({ limits: { bodyTimeoutMs: TIMEOUT_MS } }) };
+
+  it("answers 408 body_timeout to a body trickling in one byte every 500 ms, after the tenant's deadline", async () => {
+    const upload = trickle(500);
+    const started = Date.now();
+    const res = await request("/v1/calls/openai", { body: upload.body, env });
+    const elapsed = Date.now() - started;
+    expect(res.status).toBe(408);
+    expect(await json(res)).toEqual({
+      error: { code: "body_timeout", message: `The request body did not arrive in full within ${TIMEOUT_MS} ms.` },
+    });
+    expect(elapsed).toBeGreaterThanOrEqual(TIMEOUT_MS - 5);
+    expect(elapsed).toBeLessThan(TIMEOUT_MS + 1_500);
+    expect(upload.sent()).toBeGreaterThanOrEqual(1); // it was trickling, not stalled
+    expect(upload.cancelled()).toBe(true); // and the Worker stopped reading it
+  });
+
+  it("answers 408 to a body that stalls with no bytes at all, on /mcp and on the call routes alike", async () => {
+    for (const path of ["/mcp", "/v1/calls", "/v1/calls/anything/cancel"]) {
+      const res = await request(path, { body: new ReadableStream<Uint8Array>(), env, headers: { accept: "application/json, text/event-stream" } });
+      expect({ path, status: res.status, code: (await json(res)).error.code }).toEqual({ path, status: 408, code: "body_timeout" });
+    }
+  });
+
+  it("lets a slow body through that ends within the deadline", async () => {
+    const body = '{"role":"assistant","content":null,"tool_calls":[{"id":"t1","type":"function","function":{"name":"add","arguments":"{\\"a\\":1,\\"b\\":2}"}}]}';
+    const bytes = new TextEncoder().encode(body);
+    const parts = [bytes.slice(0, 20), bytes.slice(20, 60), bytes.slice(60)];
+    const slow = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        const part = parts.shift();
+        if (part) controller.enqueue(part);
+        else controller.close();
+      },
+    });
+    const res = await request("/v1/calls/openai", { body: slow, env });
+    expect(res.status).toBe(200);
+    expect((await json(res)).messages[0].content).toBe('{"sum":3}');
+  });
+
+  it("is checked in the tenant configuration with a readable error", async () => {
+    const res = await request("/v1/whoami", { env: { TOOLGATE_CONFIG: tenantConfig({ limits: { bodyTimeoutMs: 5 } }) } });
+    expect(res.status).toBe(500);
+    expect(await json(res)).toEqual({
+      error: { code: "config_invalid", message: "TOOLGATE_CONFIG is invalid: limits.bodyTimeoutMs: must be at least 100" },
+    });
+  });
+});
+
 describe("malformed requests", () => {
   it("answers 400 for a body that is not JSON", async () => {
     const res = await request("/v1/calls", { body: "{not json" });

@@ -8,6 +8,7 @@ import { acquireSlot, expireDue, leaveSlot, nextDeadline, settlements } from "..
 import type { GateChange, GateState, Transition } from "../../src/gate-queue";
 import { WAIT_GRACE_MS, type GateAcquireInput, type GateAcquireResult, type GateSnapshot } from "./gate-protocol";
 import { loadState, migrate, persist, readMeta, writeMeta } from "./gate-store";
+import { transact } from "./transact";
 
 import { ledgerFor, shardCount } from "../ledger-shards";
 
@@ -139,9 +140,10 @@ export class Gate extends DurableObject<Env> {
    */
   private apply<T>(step: (state: GateState, now: number) => Transition<T>): T {
     const sql = this.ctx.storage.sql;
-    let result: Transition<T>;
-    try {
-      result = this.ctx.storage.transactionSync(() => {
+    // A transaction that throws rolled back: the state is reloaded from SQL and the step runs once more.
+    const result: Transition<T> = transact(
+      this.ctx.storage,
+      () => {
         if (!this.state) {
           this.state = loadState(sql);
           this.saved = { limit: this.state.limit, maxQueue: this.state.maxQueue };
@@ -150,11 +152,9 @@ export class Gate extends DurableObject<Env> {
         persist(sql, this.state, transition.changes, this.saved);
         this.saved = { limit: this.state.limit, maxQueue: this.state.maxQueue };
         return transition;
-      });
-    } catch (error) {
-      this.state = undefined; // the transaction rolled back: reload from SQL next time
-      throw error;
-    }
+      },
+      () => (this.state = undefined),
+    );
     if (result.changes.length > 0) this.lastActive = Date.now();
     this.wake(result.changes);
     this.scheduleAlarm();

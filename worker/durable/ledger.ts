@@ -8,6 +8,7 @@ import { appendEvent, lastEventId, readEvents } from "./ledger-events";
 import { fullRecord, listRows, readRow, readVisibleRow, resultPage, TERMINAL, toEntry } from "./ledger-records";
 import { sweep } from "./ledger-retention";
 import { migrate } from "./ledger-schema";
+import { transact } from "./transact";
 import { settingsFromEnv, type LedgerSettings } from "./ledger-settings";
 import { checkToken, issueToken } from "./ledger-tokens";
 import type {
@@ -64,14 +65,14 @@ export class Ledger extends DurableObject<Env> {
   }
 
   async begin(input: BeginInput): Promise<BeginOutcome> {
-    const first = this.ctx.storage.transactionSync(() => claim(this.shard, input));
+    const first = this.transact(() => claim(this.shard, input));
     return first.kind === "wait" ? this.join(input.callId, input.joinMs) : first;
   }
 
   /** A read-only call's terminal record whose claim was deferred: begin and complete in one write. */
   async commit(input: CommitInput): Promise<BeginOutcome> {
     this.prunesLater();
-    const first = this.ctx.storage.transactionSync(() => commit(this.shard, input));
+    const first = this.transact(() => commit(this.shard, input));
     return first.kind === "wait" ? this.join(input.record.callId, input.joinMs) : first;
   }
 
@@ -83,7 +84,7 @@ export class Ledger extends DurableObject<Env> {
     if (writes.some((write) => write.op !== "begin")) this.prunesLater();
     return writes.map((write) => {
       try {
-        return this.ctx.storage.transactionSync(() => applyWrite(this.shard, write));
+        return this.transact(() => applyWrite(this.shard, write));
       } catch (error) {
         return { kind: "error", message: error instanceof Error ? error.message : String(error) };
       }
@@ -103,13 +104,13 @@ export class Ledger extends DurableObject<Env> {
 
   complete(owner: string, record: CallRecord): boolean {
     this.prunesLater();
-    return this.ctx.storage.transactionSync(() => complete(this.shard, owner, record));
+    return this.transact(() => complete(this.shard, owner, record));
   }
 
   /** A call that ended before claiming its id, made with the key named `key`. */
   record(record: CallRecord, key: string | null): boolean {
     this.prunesLater();
-    return this.ctx.storage.transactionSync(() => recordUnclaimed(this.shard, record, key));
+    return this.transact(() => recordUnclaimed(this.shard, record, key));
   }
 
   /**
@@ -142,11 +143,11 @@ export class Ledger extends DurableObject<Env> {
   }
 
   decide(callId: string, decision: Decision, reason: string | undefined, leaseMs: number): DecideOutcome {
-    return this.ctx.storage.transactionSync(() => decide(this.shard, callId, decision, reason, leaseMs));
+    return this.transact(() => decide(this.shard, callId, decision, reason, leaseMs));
   }
 
   cancel(callId: string, viewer: Viewer, reason?: string): CancelOutcome {
-    return this.ctx.storage.transactionSync(() => cancel(this.shard, callId, viewer, reason));
+    return this.transact(() => cancel(this.shard, callId, viewer, reason));
   }
 
   /**
@@ -187,8 +188,16 @@ export class Ledger extends DurableObject<Env> {
 
   override async alarm(): Promise<void> {
     this.alarmAt = null;
-    const next = this.ctx.storage.transactionSync(() => sweep(this.shard));
+    const next = this.transact(() => sweep(this.shard));
     if (next !== null) this.wakeBy(next);
+  }
+
+  /**
+   * One check-and-write, tried twice (see transact.ts). A rolled-back run may have set the alarm:
+   * forgetting when it is set makes the next wakeBy set it again.
+   */
+  private transact<T>(run: () => T): T {
+    return transact(this.ctx.storage, run, () => (this.alarmAt = undefined));
   }
 
   /** A shard holding finished records needs its alarm for retention, even with nothing else due. */

@@ -1,18 +1,61 @@
-import { bodyLimit as honoBodyLimit } from "hono/body-limit";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../env";
 import { ApiError } from "../errors";
 
 /**
- * The tenant's body size limit. hono's bodyLimit trusts Content-Length when present and otherwise
- * counts a chunked body as it streams, so an unbounded upload stops at the limit either way.
+ * The tenant's body limits, in size and in time, for every route (the API and /mcp alike). The whole
+ * body is read here before any route runs: a body over maxBodyBytes answers 413 (by its
+ * Content-Length at once, or as it streams without one), and a body that has not arrived in full
+ * within bodyTimeoutMs (one trickling a byte at a time, or stalled with no bytes at all) answers 408,
+ * so no request holds the Worker open for as long as a client cares to send.
  */
-export const bodyLimit = createMiddleware<AppEnv>((c, next) => {
-  const maxSize = c.var.tenant.config.limits.maxBodyBytes;
-  return honoBodyLimit({
-    maxSize,
-    onError: () => {
-      throw new ApiError(413, "body_too_large", `The request body is larger than the limit of ${maxSize} bytes.`);
-    },
-  })(c, next);
+export const bodyLimit = createMiddleware<AppEnv>(async (c, next) => {
+  const raw = c.req.raw;
+  if (!raw.body) return next();
+  const { maxBodyBytes, bodyTimeoutMs } = c.var.tenant.config.limits;
+  const length = raw.headers.get("content-length");
+  if (length !== null && !raw.headers.has("transfer-encoding") && Number(length) > maxBodyBytes) throw tooLarge(maxBodyBytes);
+  const body = await readBody(raw.body, maxBodyBytes, bodyTimeoutMs);
+  // The route reads the buffered copy; the request's signal (client gone) stays the original's.
+  c.req.raw = new Request(raw, { body, signal: raw.signal });
+  await next();
 });
+
+function tooLarge(maxBytes: number): ApiError {
+  return new ApiError(413, "body_too_large", `The request body is larger than the limit of ${maxBytes} bytes.`);
+}
+
+/** The whole stream, or an ApiError: 413 past maxBytes, 408 when it is not done within timeoutMs. */
+async function readBody(stream: ReadableStream<Uint8Array>, maxBytes: number, timeoutMs: number): Promise<Uint8Array> {
+  const reader = stream.getReader();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      reject(new ApiError(408, "body_timeout", `The request body did not arrive in full within ${timeoutMs} ms.`));
+    }, timeoutMs);
+  });
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await Promise.race([reader.read(), expired]);
+      if (done) break;
+      size += value.byteLength;
+      if (size > maxBytes) throw tooLarge(maxBytes);
+      chunks.push(value);
+    }
+  } catch (error) {
+    reader.cancel().catch(() => undefined); // stop receiving what is left of it
+    throw error;
+  } finally {
+    if (timer !== undefined) clearTimeout(timer);
+  }
+  if (chunks.length === 1) return chunks[0]!;
+  const body = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    body.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return body;
+}

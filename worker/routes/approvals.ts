@@ -7,6 +7,7 @@ import type { AppEnv } from "../env";
 import { ApiError } from "../errors";
 import { executionOptions } from "../execution";
 import { createLedgerJournal, DEFAULT_LEASE_MS } from "../ledger-journal";
+import { callDurable } from "../durable-call";
 import { ledgerFor, shardCount } from "../ledger-shards";
 import { requireScope } from "../middleware/auth";
 import { tenantTextMasker } from "../tenant-mask";
@@ -43,7 +44,8 @@ async function runToEnd(c: Context<AppEnv>, run: ApprovedRunner, approved: Appro
   } catch (error) {
     const message = `The approved call could not be started: ${error instanceof Error ? error.message : String(error)}`;
     const record: CallRecord = { ...approved.record, status: "failed", error: { code: "internal", message } };
-    await ledgerFor(c.env.LEDGER, c.var.tenant.name, shardCount(c.env), approved.call.id).complete(approved.owner, record);
+    const shard = () => ledgerFor(c.env.LEDGER, c.var.tenant.name, shardCount(c.env), approved.call.id);
+    await callDurable(shard, (ledger) => ledger.complete(approved.owner, record));
   }
 }
 
@@ -76,8 +78,9 @@ export function approvalRoutes(run: ApprovedRunner = runApprovedCall) {
       const { decision } = parsed.output;
       // Stored and shown as written, without the pipeline's masking: mask it here.
       const reason = parsed.output.reason === undefined ? undefined : tenantTextMasker(c)(parsed.output.reason);
-      const ledger = ledgerFor(c.env.LEDGER, c.var.tenant.name, shardCount(c.env), callId);
-      const outcome = await ledger.decide(callId, decision, reason, DEFAULT_LEASE_MS);
+      const shard = () => ledgerFor(c.env.LEDGER, c.var.tenant.name, shardCount(c.env), callId);
+      // Not repeated: a decision that reached the shard and is sent again answers already_decided.
+      const outcome = await callDurable(shard, (ledger) => ledger.decide(callId, decision, reason, DEFAULT_LEASE_MS), { tries: 1 });
       if (!outcome.ok && outcome.error === "not_found") throw new ApiError(404, "not_found", `No call ${callId} is recorded.`);
       if (!outcome.ok) {
         const state = outcome.entry?.approval?.state ?? outcome.entry?.record.status;

@@ -1,5 +1,5 @@
 import type { EventBatch, StoredEvent, Viewer } from "../durable/ledger-types";
-import { withRetry } from "../ledger-shards";
+import { callDurable } from "../durable-call";
 
 /** One shard's events() reader; called again after a failure (a fresh stub). */
 export type EventReader = () => { events(after: number, waitMs: number, viewer: Viewer): Promise<EventBatch> };
@@ -37,7 +37,7 @@ export function startPositions(shards: readonly EventReader[], resume: readonly 
     shards.map(async (reader, shard) => {
       const known = resume?.[shard] ?? -1;
       if (known >= 0) return known;
-      return (await withRetry(reader, (ledger) => ledger.events(-1, 0, viewer))).last;
+      return (await callDurable(reader, (ledger) => ledger.events(-1, 0, viewer))).last;
     }),
   );
 }

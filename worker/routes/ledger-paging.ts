@@ -2,7 +2,8 @@ import type { Context } from "hono";
 import type { LedgerEntry, ListQuery } from "../durable/ledger-types";
 import type { AppEnv } from "../env";
 import { ApiError } from "../errors";
-import { allLedgers, shardCount } from "../ledger-shards";
+import { callDurable } from "../durable-call";
+import { ledgerShard, shardCount } from "../ledger-shards";
 
 /** An integer query parameter in [min, max], or the default when absent; 400 otherwise. */
 export function intParam(value: string | undefined, name: string, min: number, max: number, fallback: number): number {
@@ -44,8 +45,8 @@ export function decodeCursor(value: string | undefined): Cursor | undefined {
  * `limit` below the cursor, so the newest `limit` of their union is exactly the next page.
  */
 export async function listNewest(c: Context<AppEnv>, query: ListQuery): Promise<{ entries: LedgerEntry[]; nextCursor: string | null }> {
-  const shards = allLedgers(c.env.LEDGER, c.var.tenant.name, shardCount(c.env));
-  const pages = await Promise.all(shards.map((ledger) => ledger.list(query)));
+  const shards = Array.from({ length: shardCount(c.env) }, (_, shard) => () => ledgerShard(c.env.LEDGER, c.var.tenant.name, shard));
+  const pages = await Promise.all(shards.map((stub) => callDurable(stub, (ledger) => ledger.list(query))));
   const entries = pages
     .flat()
     .sort((a, b) => b.record.startedAt - a.record.startedAt || (a.record.callId < b.record.callId ? 1 : a.record.callId > b.record.callId ? -1 : 0))

@@ -4,7 +4,8 @@ import { CALL_STATUSES, type CallStatus } from "../../src/result";
 import type { ListQuery } from "../durable/ledger-types";
 import type { AppEnv } from "../env";
 import { ApiError } from "../errors";
-import { ledgerFor, shardCount } from "../ledger-shards";
+import { callDurable } from "../durable-call";
+import { ledgerFor, shardCount, type LedgerStub } from "../ledger-shards";
 import { requireScope, viewerOf } from "../middleware/auth";
 import { tenantTextMasker } from "../tenant-mask";
 import { decodeCursor, intParam, listNewest, timeParam } from "./ledger-paging";
@@ -13,7 +14,10 @@ const STATUSES: readonly CallStatus[] = CALL_STATUSES;
 const MAX_WAIT_SECONDS = 60;
 const MAX_RESULT_PAGE = 1_000_000;
 
-const shardFor = (c: Context<AppEnv>, callId: string) => ledgerFor(c.env.LEDGER, c.var.tenant.name, shardCount(c.env), callId);
+/** One RPC to the call's shard; tries: 1 for a request that is not safe to repeat (see durable-call.ts). */
+function onShard<T>(c: Context<AppEnv>, callId: string, run: (ledger: LedgerStub) => Promise<T>, tries?: number): Promise<T> {
+  return callDurable(() => ledgerFor(c.env.LEDGER, c.var.tenant.name, shardCount(c.env), callId), run, tries === undefined ? {} : { tries });
+}
 
 /** Also the answer for another key's call: a call-scope key cannot tell it exists. */
 function notFound(callId: string): never {
@@ -47,14 +51,14 @@ export const records = new Hono<AppEnv>()
   .get("/:id", requireScope("call"), async (c) => {
     const callId = c.req.param("id");
     const wait = intParam(c.req.query("wait"), "wait", 0, MAX_WAIT_SECONDS, 0);
-    const entry = await shardFor(c, callId).get(callId, viewerOf(c.var.caller), wait * 1000);
+    const entry = await onShard(c, callId, (ledger) => ledger.get(callId, viewerOf(c.var.caller), wait * 1000));
     return entry ? c.json(entry) : notFound(callId);
   })
   .get("/:id/result", requireScope("call"), async (c) => {
     const callId = c.req.param("id");
     const offset = intParam(c.req.query("offset"), "offset", 0, Number.MAX_SAFE_INTEGER, 0);
     const limit = intParam(c.req.query("limit"), "limit", 1, MAX_RESULT_PAGE, 100_000);
-    const page = await shardFor(c, callId).result(callId, viewerOf(c.var.caller), offset, limit);
+    const page = await onShard(c, callId, (ledger) => ledger.result(callId, viewerOf(c.var.caller), offset, limit));
     if (page === "not_found") notFound(callId);
     if (page === "no_output") throw new ApiError(404, "no_output", `The call ${callId} has no output (it did not succeed, or has not finished).`);
     return c.json(page);
@@ -64,7 +68,7 @@ export const records = new Hono<AppEnv>()
     const body = (await c.req.json().catch(() => ({}))) as { reason?: unknown };
     // Masked before the cut: the reason is stored and shown as it is, without the pipeline's masking.
     const reason = typeof body?.reason === "string" ? cutText(tenantTextMasker(c)(body.reason), 500) : undefined;
-    const outcome = await shardFor(c, callId).cancel(callId, viewerOf(c.var.caller), reason);
+    const outcome = await onShard(c, callId, (ledger) => ledger.cancel(callId, viewerOf(c.var.caller), reason), 1);
     if (outcome.ok && outcome.state === "cancelled") return c.json({ callId, state: "cancelled", call: outcome.entry });
     // Running: its journal aborts it (a queued call leaves its gate's queue); the record tells the end.
     if (outcome.ok) return c.json({ callId, state: "cancel_requested", call: outcome.entry }, 202);
