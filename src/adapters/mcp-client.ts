@@ -86,7 +86,7 @@ export function createMcpClient(options: McpClientOptions): McpClient {
     headers.set("content-type", "application/json");
     const init = { method: "POST", headers, body: JSON.stringify(message) };
     let response = await fetchUpstream(ctx, options.gate, options.maxWaitMs ?? 30_000, url, init).catch((error: unknown) => {
-      throw lost(error, ctx, "could not be reached");
+      throw lost(error, ctx, `did not answer ${message.method ?? "a message"}`);
     });
     if (!response.ok && headers.has("mcp-session-id")) {
       const checked = await refusedSession(response, options.label);

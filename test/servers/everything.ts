@@ -11,7 +11,7 @@ import { createServer as createHttpServer } from "node:http";
  *   POST /start            start it (no-op when running); answers once it listens
  *   POST /stop             kill it; answers once it has exited
  *   POST /kill-on-post     arm: kill it as soon as its next POST arrives (a request lost mid-call)
- *   GET  /state            { running, posts } (POSTs received by the current process)
+ *   GET  /state            { running }
  */
 export interface EverythingServer {
   /** The MCP endpoint, http://127.0.0.1:<port>/mcp. */
@@ -35,7 +35,7 @@ async function freePort(): Promise<number> {
 
 export async function startEverything(): Promise<EverythingServer> {
   const port = await freePort();
-  let child: { process: ChildProcess; exited: Promise<void>; posts: number } | undefined;
+  let child: { process: ChildProcess; exited: Promise<void> } | undefined;
   let killOnPost = false;
 
   /** Spawns the server and resolves when it says it listens; rejects if it exits or stays silent. */
@@ -47,16 +47,14 @@ export async function startEverything(): Promise<EverythingServer> {
       stdio: ["ignore", "pipe", "pipe"],
     });
     const exited = new Promise<void>((resolve) => process_.once("exit", () => resolve()));
-    const current = { process: process_, exited, posts: 0 };
+    const current = { process: process_, exited };
     child = current;
     void exited.then(() => {
       if (child === current) child = undefined;
     });
     // Its stdout logs one line per POST; an armed kill fires on the first one.
     process_.stdout!.setEncoding("utf8").on("data", (text: string) => {
-      const posts = text.split("Received MCP POST request").length - 1;
-      current.posts += posts;
-      if (posts > 0 && killOnPost) {
+      if (killOnPost && text.includes("Received MCP POST request")) {
         killOnPost = false;
         process_.kill("SIGKILL");
       }
@@ -93,7 +91,8 @@ export async function startEverything(): Promise<EverythingServer> {
       res.writeHead(status, { "content-type": "application/json" });
       res.end(JSON.stringify(body));
     };
-    const state = () => ({ running: child !== undefined, posts: child?.posts ?? 0 });
+    // A killed process counts as stopped at once: its sockets close only after the kill.
+    const state = () => ({ running: child !== undefined && !child.process.killed });
     const answer = (work: Promise<void>) =>
       work.then(
         () => send(200, state()),

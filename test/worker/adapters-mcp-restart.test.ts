@@ -11,12 +11,14 @@ const { url, control } = upstreams.everything;
 const server = async (action: "start" | "stop" | "kill-on-post") => {
   const res = await fetch(`${control}/${action}`, { method: "POST" });
   if (!res.ok) throw new Error(`server-everything ${action}: ${await res.text()}`);
-  return (await res.json()) as { running: boolean; posts: number };
+  return (await res.json()) as { running: boolean };
 };
 
-const everythingEnv = (over: Record<string, unknown> = {}) => ({
+// echo is declared idempotent (retried twice); the long-running tool is not (its remote readOnlyHint is ignored).
+const everythingEnv = () => ({
   TOOLGATE_CONFIG: adapterConfig(`everything-${uid()}`, {
-    mcp: [{ name: "ev", url, prefix: "ev_", tools: ["echo", "trigger-long-running-operation"], ...over }],
+    mcp: [{ name: "ev", url, prefix: "ev_", tools: ["echo", "trigger-long-running-operation"] }],
+    policies: { ev_echo: { idempotent: true, retry: { attempts: 2, baseMs: 1, capMs: 5, jitter: false } } },
   }),
 });
 const echo = (env: Record<string, unknown>, message: string) => callTools(env, ["ev_echo", { message }]);
@@ -39,13 +41,16 @@ describe("a remote MCP server that restarts", () => {
     const env = everythingEnv();
     expect((await echo(env, "before")).records[0].status).toBe("succeeded");
 
-    await server("kill-on-post"); // the server dies as the call arrives: the request may have run
+    await server("kill-on-post"); // the server dies as the call arrives: the call may have run, so it is not repeated
     const lost = await callTools(env, ["ev_trigger-long-running-operation", { duration: 5, steps: 5 }]);
     expect(lost.records[0]).toMatchObject({ status: "failed", attempts: 1, error: { code: "upstream_error" } });
-    expect(lost.records[0].error.message).toMatch(/MCP server "ev"/);
+    expect(lost.records[0].error.message).toMatch(/^MCP server "ev" did not answer tools\/call: /);
+    expect((await (await fetch(`${control}/state`)).json()) as object).toMatchObject({ running: false });
 
+    // Refused while down: retryable, so the idempotent echo is tried twice before it fails.
     const refused = await echo(env, "while down");
-    expect(refused.records[0]).toMatchObject({ status: "failed", error: { code: "upstream_error" } });
+    expect(refused.records[0]).toMatchObject({ status: "failed", attempts: 2, error: { code: "upstream_error" } });
+    expect(refused.records[0].error.message).toMatch(/^MCP server "ev" did not answer initialize: /);
 
     await server("start");
     const back = await echo(env, "back");
