@@ -8,7 +8,7 @@ import type { TenantPins } from "./pins";
 
 /** A listing in the background gives up after this long (a declaration's timeoutMs wins). */
 const LIST_TIMEOUT_MS = 10_000;
-/** A request that needs a list nobody has yet waits at most this long for it, then goes on without. */
+/** Requests that need a server's first list wait for it until this long after its listing started, then go on without. */
 export const LIST_WAIT_MS = 3_000;
 
 export interface RemoteServer {
@@ -22,8 +22,8 @@ export interface RemoteServer {
   breaker: Breaker;
   /** The last failed listing, while the breaker is open. */
   failure?: { at: number; message: string };
-  /** The listing under way, if any: one at a time per server. */
-  refreshing?: Promise<void>;
+  /** The listing under way, if any (one at a time per server), and when it started. */
+  refreshing?: { done: Promise<void>; since: number };
 }
 
 /** Hands a promise to the request's ctx.waitUntil, so it may finish after the response. */
@@ -37,7 +37,10 @@ export interface RemoteTools {
    * changed by list_changed) is listed again in the background, unless its breaker is open.
    */
   known(waitUntil?: WaitUntil): Tool[][];
-  /** The same, after waiting at most LIST_WAIT_MS for the servers whose first list has not arrived. */
+  /**
+   * The same, after waiting for the servers whose first list has not arrived, until LIST_WAIT_MS
+   * after their listing started: a server that hangs costs one request at most that, later ones less.
+   */
   settled(waitUntil?: WaitUntil): Promise<Tool[][]>;
 }
 
@@ -49,6 +52,7 @@ export interface RemoteDeps {
 
 /** Resolves when the promise settles or after ms, whichever comes first (the promise runs on). */
 async function within(promise: Promise<unknown>, ms: number): Promise<void> {
+  if (ms <= 0) return;
   let stop = () => undefined as void;
   const elapsed = new Promise<void>((resolve) => {
     const timer = setTimeout(resolve, ms);
@@ -107,12 +111,15 @@ export function createRemoteTools(adapters: StaticAdapters, deps: RemoteDeps): R
     if (fresh) return void (fresh !== server.tools && arrived(server, fresh));
     if (server.refreshing || !breakerAllows(server.breaker, now())) return;
     const signal = AbortSignal.timeout(server.declaration.timeoutMs ?? LIST_TIMEOUT_MS);
-    const refreshing = server.source.tools(signal).then(
-      (tools) => arrived(server, tools),
-      (error: unknown) => failed(server, error),
-    );
-    server.refreshing = refreshing.finally(() => (server.refreshing = undefined));
-    waitUntil?.(server.refreshing);
+    const done = server.source
+      .tools(signal)
+      .then(
+        (tools) => arrived(server, tools),
+        (error: unknown) => failed(server, error),
+      )
+      .finally(() => delete server.refreshing);
+    server.refreshing = { done, since: now() };
+    waitUntil?.(done);
   }
 
   const known = (waitUntil?: WaitUntil) => {
@@ -126,8 +133,11 @@ export function createRemoteTools(adapters: StaticAdapters, deps: RemoteDeps): R
     known,
     async settled(waitUntil) {
       known(waitUntil);
-      const first = servers.filter((server) => !server.listed && server.refreshing).map((server) => server.refreshing);
-      if (first.length > 0) await within(Promise.all(first), LIST_WAIT_MS);
+      const waits = servers.map((server) => {
+        const listing = server.listed ? undefined : server.refreshing;
+        return listing ? within(listing.done, listing.since + LIST_WAIT_MS - now()) : undefined;
+      });
+      await Promise.all(waits);
       return servers.map((server) => server.tools);
     },
   };
