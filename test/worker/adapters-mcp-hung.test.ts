@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { adapterConfig, callTools, uid, upstreams } from "./adapters-helpers";
 import { json, request } from "./helpers";
+import { connect } from "./mcp-helpers";
 
 /**
  * A remote MCP server that accepts connections and never answers (test/servers/hung.ts), with the
@@ -71,5 +72,19 @@ describe("a remote MCP server that never answers", () => {
     const second = await json(await request("/v1/tools/openai", { env: hung }));
     expect(second.tools.map((t: { function: { name: string } }) => t.function.name)).toEqual(["add"]);
     expect(performance.now() - again).toBeLessThan(1_000);
+  });
+
+  it("over /mcp too: initialize and a tools/call of add answer at once, tools/list waits no more than the listing's 3 s", STALL_ROOM, async () => {
+    const { hung } = envs();
+    const started = performance.now();
+    const { client } = await connect({ vars: hung });
+    const result = await client.callTool({ name: "add", arguments: { a: 2, b: 3 } });
+    expect(result.structuredContent).toEqual({ sum: 5 });
+    expect(performance.now() - started).toBeLessThan(1_000);
+    const listed = performance.now();
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name)).toEqual(["add"]);
+    expect(performance.now() - listed).toBeLessThan(6_000);
+    await client.close();
   });
 });

@@ -1,10 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FIRST_BACKOFF_MS } from "../../worker/adapters/breaker";
+import { createRemoteTools } from "../../worker/adapters/remote";
+import { createTenant } from "../../worker/tenant";
 import { adapterConfig, callTools, uid, upstreams } from "./adapters-helpers";
 
 /**
  * The MCP reference server (@modelcontextprotocol/server-everything) as a tenant's remote server,
  * restarted and killed mid-run: toolgate must start a new session by itself and report the
- * network faults as retryable upstream errors, like the HTTP adapter does.
+ * network faults as retryable upstream errors, like the HTTP adapter does. (One file: its tests
+ * stop and start the one server.)
  */
 
 const { url, control } = upstreams.everything;
@@ -56,5 +60,52 @@ describe("a remote MCP server that restarts", () => {
     const back = await echo(env, "back");
     expect(back.records[0]).toMatchObject({ status: "succeeded", attempts: 1 });
     expect(back.messages[0]!.content).toBe("Echo: back");
+  });
+});
+
+describe("listing a remote MCP server that is down", () => {
+  it("backs off with a per-server breaker, probes one listing at a time, and serves the last list while refreshing", async () => {
+    let clock = 1_000_000;
+    const tenant = createTenant(adapterConfig(`breaker-${uid()}`, { mcp: [{ name: "ev", url, prefix: "ev_", tools: ["echo"], cacheTtlMs: 60_000 }] }));
+    const remote = createRemoteTools(tenant.adapters, { secrets: {}, now: () => clock });
+    const [ev] = remote.servers;
+    const listing = async () => {
+      expect(ev!.refreshing).toBeDefined();
+      await ev!.refreshing!.done;
+    };
+    await server("stop");
+
+    expect(remote.known()).toEqual([[]]);
+    await listing();
+    expect(ev!.breaker).toEqual({ failures: 1, openUntil: clock + FIRST_BACKOFF_MS });
+    expect(ev!.failure?.message).toMatch(/^MCP server "ev" did not answer initialize: /);
+    remote.known();
+    expect(ev!.refreshing).toBeUndefined(); // open: not asked again
+
+    clock += FIRST_BACKOFF_MS; // half-open: one probe, however many requests come
+    remote.known();
+    const probe = ev!.refreshing;
+    remote.known();
+    expect(ev!.refreshing).toBe(probe);
+    await listing();
+    expect(ev!.breaker).toEqual({ failures: 2, openUntil: clock + 2 * FIRST_BACKOFF_MS }); // the backoff doubles
+
+    await server("start");
+    clock += FIRST_BACKOFF_MS;
+    remote.known();
+    expect(ev!.refreshing).toBeUndefined(); // still open, though the server is back
+    clock += FIRST_BACKOFF_MS;
+    expect(remote.known()).toEqual([[]]);
+    await listing();
+    expect(ev!.breaker).toEqual({ failures: 0, openUntil: 0 });
+    expect(ev!.failure).toBeUndefined();
+    const tools = remote.known();
+    expect(tools.map((list) => list.map((tool) => tool.name))).toEqual([["ev_echo"]]);
+    expect(ev!.refreshing).toBeUndefined(); // fresh for its time-to-live
+
+    clock += 60_000; // stale: the last list is served at once while a new one is fetched behind it
+    expect(remote.known()[0]).toBe(tools[0]);
+    await listing();
+    expect(remote.known()[0]!.map((tool) => tool.name)).toEqual(["ev_echo"]);
   });
 });
