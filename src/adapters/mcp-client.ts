@@ -44,8 +44,8 @@ export interface McpClientOptions {
 }
 
 type Message = { id?: unknown; method?: string; params?: unknown; result?: unknown; error?: { code?: unknown; message?: unknown } };
-/** Requests that repeat no work when sent twice. */
-const REPEATABLE = new Set(["initialize", "tools/list"]);
+/** Requests that repeat no work when sent twice (initialize is never repeated: a new session is started instead). */
+const REPEATABLE = new Set(["tools/list"]);
 
 /** The JSON-RPC messages of an event stream; events whose data is not JSON are skipped. */
 async function* messagesOf(body: ReadableStream<Uint8Array>): AsyncGenerator<Message> {

@@ -6,8 +6,10 @@ import type { StaticAdapters } from "./build";
 import { afterFailure, breakerAllows, CLOSED, type Breaker } from "./breaker";
 import type { TenantPins } from "./pins";
 
-/** A listing in the background gives up after this long (a declaration's timeoutMs wins). */
+/** A listing in the background gives up after this long (a declaration's timeoutMs wins, up to MAX_LIST_TIMEOUT_MS). */
 const LIST_TIMEOUT_MS = 10_000;
+/** waitUntil keeps a request's work alive 30 s after its response at most: a listing ends before, so it always settles. */
+const MAX_LIST_TIMEOUT_MS = 20_000;
 /** Requests that need a server's first list wait for it until this long after its listing started, then go on without. */
 export const LIST_WAIT_MS = 3_000;
 
@@ -110,9 +112,9 @@ export function createRemoteTools(adapters: StaticAdapters, deps: RemoteDeps): R
     const fresh = server.source.cached();
     if (fresh) return void (fresh !== server.tools && arrived(server, fresh));
     if (server.refreshing || !breakerAllows(server.breaker, now())) return;
-    const signal = AbortSignal.timeout(server.declaration.timeoutMs ?? LIST_TIMEOUT_MS);
+    const timeoutMs = Math.min(server.declaration.timeoutMs ?? LIST_TIMEOUT_MS, MAX_LIST_TIMEOUT_MS);
     const done = server.source
-      .tools(signal)
+      .tools(AbortSignal.timeout(timeoutMs))
       .then(
         (tools) => arrived(server, tools),
         (error: unknown) => failed(server, error),
