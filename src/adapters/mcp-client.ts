@@ -16,9 +16,10 @@ import { fetchUpstream, maskerFor, type UpstreamGate } from "./upstream";
  *
  * A session ends without notice when the server restarts or expires it: it answers 404 (or 400
  * naming the session), or the connection breaks. Either way the next request starts a new session.
- * The request in flight is sent again, once, only when that cannot repeat work: the server refused
- * the session (nothing ran), or the request is a listing. A tools/call whose connection broke may
- * have run, so it fails with a retryable upstream_error and the pipeline decides (idempotent tools).
+ * The request in flight is sent again, once, only when that cannot repeat work: it was not sent yet
+ * (starting the session failed), the server refused the session (nothing ran), or it is a listing.
+ * A tools/call whose connection broke may have run, so it fails with a retryable upstream_error and
+ * the pipeline decides (idempotent tools).
  */
 
 export const PROTOCOL_VERSION = "2025-06-18";
@@ -190,14 +191,18 @@ export function createMcpClient(options: McpClientOptions): McpClient {
     async request(method, params, ctx) {
       for (let attempt = 1; ; attempt++) {
         const current = session(ctx);
-        await current;
+        let sent = false;
         try {
+          await current;
+          sent = true;
           return await exchange(method, params, ctx);
         } catch (error) {
           const end = sessionEndOf(error);
           if (end === undefined) throw error;
           if (ready === current) ready = undefined; // the next request starts a new session
-          if (attempt > 1 || (end === "lost" && !REPEATABLE.has(method))) throw error;
+          // Once more only if the request cannot have run: it was not sent, the server refused the session, or it is a listing.
+          const harmless = !sent || end === "refused" || REPEATABLE.has(method);
+          if (attempt > 1 || !harmless) throw error;
         }
       }
     },
