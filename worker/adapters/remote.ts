@@ -22,7 +22,7 @@ export interface RemoteServer {
   /** Whether a list ever arrived. */
   listed: boolean;
   breaker: Breaker;
-  /** The last failed listing, while the breaker is open. */
+  /** The last failed listing, until a listing succeeds. */
   failure?: { at: number; message: string };
   /** The listing under way, if any (one at a time per server), and when it started. */
   refreshing?: { done: Promise<void>; since: number };
