@@ -33,7 +33,7 @@ export function executionOptions(c: Context<AppEnv>): BatchOptions {
 }
 
 /** The request's ctx.waitUntil; undefined where there is no execution context (app.request in tests). */
-function waitUntilOf(c: Context<AppEnv>): ((promise: Promise<unknown>) => void) | undefined {
+export function waitUntilOf(c: Context<AppEnv>): ((promise: Promise<unknown>) => void) | undefined {
   try {
     const ctx = c.executionCtx;
     return (promise) => ctx.waitUntil(promise);

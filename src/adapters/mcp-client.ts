@@ -4,6 +4,8 @@ import type { Progress } from "../tool";
 import type { AuthDeclaration } from "./declarations";
 import { applyAuth } from "./http-request";
 import { upstreamFailure } from "./http-response";
+import { endsSession, refusedSession, sessionEndOf } from "./mcp-session-end";
+import { networkFailure } from "./network-failure";
 import { readSse } from "./sse";
 import { fetchUpstream, maskerFor, type UpstreamGate } from "./upstream";
 
@@ -11,6 +13,13 @@ import { fetchUpstream, maskerFor, type UpstreamGate } from "./upstream";
  * A minimal MCP client over Streamable HTTP, on fetch alone: initialize → notifications/initialized
  * → requests, with the session id, JSON or SSE answers, progress and cancellation. Hand-written
  * rather than the SDK's Client to keep the Worker bundle and its cold start small.
+ *
+ * A session ends without notice when the server restarts or expires it: it answers 404 (or 400
+ * naming the session), or the connection breaks. Either way the next request starts a new session.
+ * The request in flight is sent again, once, only when that cannot repeat work: it was not sent yet
+ * (starting the session failed), the server refused the session (nothing ran), or it is a listing.
+ * A tools/call whose connection broke may have run, so it fails with a retryable upstream_error and
+ * the pipeline decides (idempotent tools).
  */
 
 export const PROTOCOL_VERSION = "2025-06-18";
@@ -36,7 +45,8 @@ export interface McpClientOptions {
 }
 
 type Message = { id?: unknown; method?: string; params?: unknown; result?: unknown; error?: { code?: unknown; message?: unknown } };
-const EXPIRED = Symbol("session expired");
+/** Requests that repeat no work when sent twice (initialize is never repeated: a new session is started instead). */
+const REPEATABLE = new Set(["tools/list"]);
 
 /** The JSON-RPC messages of an event stream; events whose data is not JSON are skipped. */
 async function* messagesOf(body: ReadableStream<Uint8Array>): AsyncGenerator<Message> {
@@ -75,13 +85,23 @@ export function createMcpClient(options: McpClientOptions): McpClient {
   async function post(message: Message & { jsonrpc: "2.0" }, ctx: McpCallContext): Promise<Response> {
     const { url, headers } = prepare(ctx, "application/json, text/event-stream");
     headers.set("content-type", "application/json");
-    const response = await fetchUpstream(ctx, options.gate, options.maxWaitMs ?? 30_000, url, { method: "POST", headers, body: JSON.stringify(message) });
-    if (response.status === 404 && sessionId && message.method !== "initialize") {
-      await response.body?.cancel();
-      throw EXPIRED;
+    const init = { method: "POST", headers, body: JSON.stringify(message) };
+    let response = await fetchUpstream(ctx, options.gate, options.maxWaitMs ?? 30_000, url, init).catch((error: unknown) => {
+      throw lost(error, ctx, `did not answer ${message.method ?? "a message"}`);
+    });
+    if (!response.ok && headers.has("mcp-session-id")) {
+      const checked = await refusedSession(response, options.label);
+      if (!(checked instanceof Response)) throw checked;
+      response = checked;
     }
     if (!response.ok) throw await upstreamFailure(response, maskerFor(ctx.secrets), options.label);
     return response;
+  }
+
+  /** A network fault as a retryable upstream_error that also ends the session (the server may have restarted). */
+  function lost(error: unknown, ctx: McpCallContext, what: string): unknown {
+    const failure = networkFailure(error, ctx.signal, maskerFor(ctx.secrets), `${options.label} ${what}`);
+    return failure === error ? error : endsSession(failure as Error, "lost");
   }
 
   function dispatch(message: Message, ctx: McpCallContext, progressToken?: number): void {
@@ -113,20 +133,27 @@ export function createMcpClient(options: McpClientOptions): McpClient {
     try {
       const response = await post({ jsonrpc: "2.0", id, method, params: body }, ctx);
       if (method === "initialize") sessionId = response.headers.get("mcp-session-id") ?? undefined;
-      if (!/^text\/event-stream/i.test(response.headers.get("content-type") ?? "")) {
-        const parsed = (await response.json()) as Message | Message[];
-        const messages = Array.isArray(parsed) ? parsed : [parsed];
-        for (const message of messages) if (message.id === id) return answer(message, method);
-        throw toolError("upstream_error", `${options.label} sent no answer to ${method}`);
-      }
-      for await (const message of messagesOf(response.body as ReadableStream<Uint8Array>)) {
-        if (message.id === id && ("result" in message || "error" in message)) return answer(message, method);
-        dispatch(message, ctx, progressToken);
-      }
-      throw toolError("upstream_error", `${options.label} closed the stream before answering ${method}`);
+      return await read(response, id, method, ctx, progressToken).catch((error: unknown) => {
+        throw error instanceof SyntaxError ? error : lost(error, ctx, `broke off its answer to ${method}`);
+      });
     } finally {
       ctx.signal.removeEventListener("abort", onAbort);
     }
+  }
+
+  async function read(response: Response, id: number, method: string, ctx: McpCallContext, progressToken: number | undefined): Promise<unknown> {
+    if (!/^text\/event-stream/i.test(response.headers.get("content-type") ?? "")) {
+      const parsed = (await response.json()) as Message | Message[];
+      const messages = Array.isArray(parsed) ? parsed : [parsed];
+      for (const message of messages) if (message.id === id) return answer(message, method);
+      throw toolError("upstream_error", `${options.label} sent no answer to ${method}`);
+    }
+    for await (const message of messagesOf(response.body as ReadableStream<Uint8Array>)) {
+      if (message.id === id && ("result" in message || "error" in message)) return answer(message, method);
+      dispatch(message, ctx, progressToken);
+    }
+    // A stream that ends unanswered: the server went away (a restart) with the request perhaps run.
+    throw endsSession(toolError("upstream_error", `${options.label} closed the stream before answering ${method}`), "lost");
   }
 
   async function notify(method: string, params: Record<string, unknown>, ctx: McpCallContext): Promise<void> {
@@ -162,14 +189,21 @@ export function createMcpClient(options: McpClientOptions): McpClient {
 
   return {
     async request(method, params, ctx) {
-      await session(ctx);
-      try {
-        return await exchange(method, params, ctx);
-      } catch (error) {
-        if (error !== EXPIRED) throw error;
-        ready = undefined; // the server forgot the session: start a new one, once
-        await session(ctx);
-        return exchange(method, params, ctx);
+      for (let attempt = 1; ; attempt++) {
+        const current = session(ctx);
+        let sent = false;
+        try {
+          await current;
+          sent = true;
+          return await exchange(method, params, ctx);
+        } catch (error) {
+          const end = sessionEndOf(error);
+          if (end === undefined) throw error;
+          if (ready === current) ready = undefined; // the next request starts a new session
+          // Once more only if the request cannot have run: it was not sent, the server refused the session, or it is a listing.
+          const harmless = !sent || end === "refused" || REPEATABLE.has(method);
+          if (attempt > 1 || !harmless) throw error;
+        }
       }
     },
     async listen(ctx) {

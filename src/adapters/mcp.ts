@@ -40,6 +40,8 @@ export interface McpToolSource {
   readonly source: string;
   tools(signal?: AbortSignal): Promise<Tool[]>;
   definitions(signal?: AbortSignal): Promise<RemoteDefinition[]>;
+  /** The list as cached, while within its time-to-live; undefined when it must be fetched (no I/O). */
+  cached(): Tool[] | undefined;
   /** Forget the cached list (notifications/tools/list_changed does this). */
   invalidate(): void;
   /** Hold the server's event stream open to hear list_changed at once (long-lived runtimes). */
@@ -107,8 +109,11 @@ export function mcpServer(declaration: McpServerDeclaration, deps: McpServerDeps
     return { at: now(), definitions, tools };
   }
 
+  const fresh = () => (cache && now() - cache.at < decl.cacheTtlMs ? cache : undefined);
+
   function current(ctx: McpCallContext): Promise<NonNullable<typeof cache>> {
-    if (cache && now() - cache.at < decl.cacheTtlMs) return Promise.resolve(cache);
+    const known = fresh();
+    if (known) return Promise.resolve(known);
     pending ??= refresh(ctx)
       .then((fresh) => (cache = fresh))
       .finally(() => (pending = undefined));
@@ -162,6 +167,7 @@ export function mcpServer(declaration: McpServerDeclaration, deps: McpServerDeps
     source,
     tools: async (signal) => (await current(listing(signal))).tools,
     definitions: async (signal) => (await current(listing(signal))).definitions,
+    cached: () => fresh()?.tools,
     invalidate: () => void (cache = undefined),
     watch: (signal) => client.listen(listing(signal)),
   };

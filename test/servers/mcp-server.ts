@@ -16,6 +16,8 @@ export interface McpTestServer {
   changeEchoDescription(text: string): void;
   /** Forget all sessions: the next request with an old session id gets 404. */
   expireSessions(): void;
+  /** Cut every open connection (answers under way break off); the server keeps listening and its sessions. */
+  dropConnections(): void;
   close(): Promise<void>;
 }
 
@@ -131,6 +133,7 @@ export async function startMcpServer(options: { json?: boolean; pageSize?: numbe
       for (const tool of echoTools) tool.update({ description: text });
     },
     expireSessions: () => transports.clear(),
+    dropConnections: () => server.closeAllConnections(),
     close: async () => {
       for (const transport of transports.values()) await transport.close().catch(() => undefined);
       server.closeAllConnections();

@@ -4,11 +4,15 @@
  *   httpApi  test/servers/http-api.ts (echo, slow, fail, 429, redirect …)
  *   mcp      test/servers/mcp-server.ts (the official SDK's server)
  *   meter    arrivals per bucket with their times, and a view of what the MCP server received
+ *   everything  the MCP reference server (test/servers/everything.ts), started and stopped by the test
+ *   hung     accepts connections and never answers (test/servers/hung.ts)
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { TestProject } from "vitest/node";
+import { startEverything } from "./everything";
 import { startHttpApi } from "./http-api";
+import { startHungServer } from "./hung";
 import { startMcpServer, type McpTestServer } from "./mcp-server";
 import "./upstreams-context";
 
@@ -48,8 +52,16 @@ export default async function setup(project: TestProject) {
   const httpApi = await startHttpApi();
   const mcp = await startMcpServer();
   const meter = await startMeter(mcp);
-  project.provide("upstreams", { httpApi: httpApi.url, mcp: mcp.url, meter: meter.url });
+  const everything = await startEverything();
+  const hung = await startHungServer();
+  project.provide("upstreams", {
+    httpApi: httpApi.url,
+    mcp: mcp.url,
+    meter: meter.url,
+    everything: { url: everything.url, control: everything.control },
+    hung: hung.url,
+  });
   return async () => {
-    await Promise.all([httpApi.close(), mcp.close(), meter.close()]);
+    await Promise.all([httpApi.close(), mcp.close(), meter.close(), everything.close(), hung.close()]);
   };
 }

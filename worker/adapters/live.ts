@@ -4,7 +4,7 @@ import { withPolicy } from "../registry";
 import { resolveSecrets, type Tenant } from "../tenant";
 import type { StaticAdapters } from "./build";
 import { createPinStore, type PinsNamespace } from "./pins";
-import { createRemoteTools, type RemoteTools } from "./remote";
+import { createRemoteTools, type RemoteTools, type WaitUntil } from "./remote";
 
 /** A tenant's adapters: built with its configuration, plus the remote tools once a request needs them. */
 export interface TenantAdapters extends StaticAdapters {
@@ -31,22 +31,45 @@ function registryWith(tenant: Tenant, parts: readonly Tool[][]): Tenant["registr
   return tenant.registry.with(extra);
 }
 
-/**
- * The tenant as this request sees it: with its remote MCP servers' current tools. Without MCP
- * servers it is the cached tenant itself; otherwise a view that is rebuilt only when a server's
- * list changed (TTL expiry or list_changed), so per-format listings stay cached in between.
- */
-export async function withRemoteTools(tenant: Tenant, env: Record<string, unknown>): Promise<Tenant> {
-  const adapters = tenant.adapters;
-  if (adapters.servers.length === 0) return tenant;
-  adapters.remote ??= createRemoteTools(adapters, {
+/** The tenant each view extends (a view passed in again resolves to its tenant). */
+const bases = new WeakMap<Tenant, Tenant>();
+
+function remoteOf(tenant: Tenant, env: Record<string, unknown>): RemoteTools {
+  return (tenant.adapters.remote ??= createRemoteTools(tenant.adapters, {
     secrets: resolveSecrets(tenant.config, env),
     ...(env.ADAPTER_PINS ? { pins: createPinStore(env.ADAPTER_PINS as PinsNamespace, tenant.name) } : {}),
-  });
-  const parts = await adapters.remote.current();
-  const last = adapters.view;
+  }));
+}
+
+/**
+ * A view of the tenant with these remote tools, rebuilt only when a server's list changed (TTL
+ * expiry or list_changed), so per-format listings stay cached in between.
+ */
+function viewWith(tenant: Tenant, parts: Tool[][]): Tenant {
+  const last = tenant.adapters.view;
   if (last && last.parts.length === parts.length && last.parts.every((tools, i) => tools === parts[i])) return last.tenant;
   const view: Tenant = { ...tenant, registry: registryWith(tenant, parts), listings: new Map() };
-  adapters.view = { parts, tenant: view };
+  bases.set(view, tenant);
+  tenant.adapters.view = { parts, tenant: view };
   return view;
+}
+
+/**
+ * The tenant as this request sees it, at once: with its remote MCP servers' last known tools (due
+ * lists are refreshed behind the request, under waitUntil). Without MCP servers, the tenant itself.
+ */
+export function withRemoteTools(tenant: Tenant, env: Record<string, unknown>, waitUntil?: WaitUntil): Tenant {
+  const base = bases.get(tenant) ?? tenant;
+  if (base.adapters.servers.length === 0) return base;
+  return viewWith(base, remoteOf(base, env).known(waitUntil));
+}
+
+/**
+ * The same for a request that needs the lists (a listing, a call to a name not known yet): waits,
+ * at most LIST_WAIT_MS, for servers whose first list has not arrived.
+ */
+export async function withListedTools(tenant: Tenant, env: Record<string, unknown>, waitUntil?: WaitUntil): Promise<Tenant> {
+  const base = bases.get(tenant) ?? tenant;
+  if (base.adapters.servers.length === 0) return base;
+  return viewWith(base, await remoteOf(base, env).settled(waitUntil));
 }

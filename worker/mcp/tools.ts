@@ -7,7 +7,7 @@ import { toolListing } from "../listing";
 import { logCall } from "../log";
 import type { Tenant } from "../tenant";
 import { createCallLogger } from "./call-logger";
-import { RpcCode, RpcFailure, type LogLevel } from "./protocol";
+import { RpcCode, RpcFailure, type LogLevel, type RpcRequest } from "./protocol";
 
 const DEFAULT_PAGE_SIZE = 100;
 
@@ -26,6 +26,13 @@ export function listTools(tenant: Tenant, params: unknown, pageSize = DEFAULT_PA
   }
   const end = offset + pageSize;
   return end < tools.length ? { tools: tools.slice(offset, end), nextCursor: `o${end}` } : { tools: tools.slice(offset) };
+}
+
+/** What one POST's requests need of the remote tools: all of them for tools/list, else the names tools/call asks for. */
+export function toolsNeeded(requests: readonly RpcRequest[]): "all" | string[] {
+  if (requests.some((request) => request.method === "tools/list")) return "all";
+  const names = requests.filter((request) => request.method === "tools/call").map((request) => request.params?.name);
+  return names.filter((name): name is string => typeof name === "string");
 }
 
 const CallParams = v.object({

@@ -5,6 +5,7 @@ import { createTextMasker } from "../../src/mask";
 import type { ExecuteOptions } from "../../src/options";
 import type { AppEnv } from "../env";
 import { executionOptions } from "../execution";
+import { needRemoteTools } from "../middleware/tenant";
 import { answer, initialize, notice, type Exchange } from "./dispatch";
 import {
   allowsBatches,
@@ -21,6 +22,7 @@ import {
 } from "./protocol";
 import { createSessionId, endSession, isSessionOf, sessionState, type SessionState } from "./session";
 import { NotificationQueue, sseResponse } from "./stream";
+import { toolsNeeded } from "./tools";
 
 /** Streamable HTTP, the transport of MCP 2025-03-26 and later, for POST, GET and DELETE on /mcp. */
 
@@ -113,6 +115,7 @@ async function respond(
   accept: { json: boolean; sse: boolean },
   transport: TransportOptions,
 ): Promise<Response> {
+  await needRemoteTools(c, toolsNeeded(incoming.flatMap((item) => (item.kind === "request" ? [item.message] : []))));
   const abort = new AbortController();
   const queue = new NotificationQueue(accept.sse);
   let built: ExecuteOptions | undefined;

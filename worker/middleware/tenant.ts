@@ -1,7 +1,9 @@
+import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../env";
-import { withRemoteTools } from "../adapters/live";
-import { loadTenant } from "../tenant";
+import { withListedTools, withRemoteTools } from "../adapters/live";
+import { waitUntilOf } from "../execution";
+import { loadTenant, type Tenant } from "../tenant";
 
 /** Puts the tenant (parsed once per isolate) on c.var; a bad config throws ConfigError → JSON 500. */
 export const tenant = createMiddleware<AppEnv>(async (c, next) => {
@@ -10,10 +12,23 @@ export const tenant = createMiddleware<AppEnv>(async (c, next) => {
 });
 
 /**
- * Joins the remote MCP servers' current tools into the tenant's registry. Mounted after the key
- * check, so a request without a valid key never makes toolgate list an upstream.
+ * Joins the remote MCP servers' last known tools into the tenant's registry, without waiting for
+ * any server (due lists are refreshed after the response). Mounted after the key check, so a
+ * request without a valid key never makes toolgate list an upstream.
  */
 export const remoteTools = createMiddleware<AppEnv>(async (c, next) => {
-  c.set("tenant", await withRemoteTools(c.var.tenant, c.env));
+  c.set("tenant", withRemoteTools(c.var.tenant, c.env, waitUntilOf(c)));
   await next();
 });
+
+/**
+ * For a request that needs the remote tools: "all" (a listing), or the names it calls. Calls wait
+ * only when a name is not among the tools known now (it may be a remote tool not listed yet); the
+ * wait is bounded (LIST_WAIT_MS) and only for servers whose first list has not arrived.
+ */
+export async function needRemoteTools(c: Context<AppEnv>, need: "all" | readonly string[]): Promise<Tenant> {
+  const registry = c.var.tenant.registry;
+  if (need !== "all" && need.every((name) => registry.has(name))) return c.var.tenant;
+  c.set("tenant", await withListedTools(c.var.tenant, c.env, waitUntilOf(c)));
+  return c.var.tenant;
+}

@@ -11,6 +11,7 @@ import { callDurable } from "../durable-call";
 import { ledgerFor, shardCount } from "../ledger-shards";
 import { requireScope } from "../middleware/auth";
 import { tenantTextMasker } from "../tenant-mask";
+import { needRemoteTools } from "../middleware/tenant";
 import { decodeCursor, intParam, listNewest } from "./ledger-paging";
 
 const DecisionBody = v.object({
@@ -26,7 +27,8 @@ export type ApprovedRunner = (c: Context<AppEnv>, approved: ApprovedCall) => Pro
  * approved, recording into the ledger as the owner the decision handed out. It runs after the admin's
  * response (waitUntil), so the request's own signal is not the call's.
  */
-export const runApprovedCall: ApprovedRunner = (c, approved) => {
+export const runApprovedCall: ApprovedRunner = async (c, approved) => {
+  await needRemoteTools(c, [approved.call.name]);
   const { signal: _request, ...options } = executionOptions(c);
   const journal = createLedgerJournal({
     ledger: c.env.LEDGER,

@@ -7,6 +7,7 @@ import { executionOptions } from "../execution";
 import { formatNamed, formatOf } from "../formats";
 import { logCall } from "../log";
 import { requireScope } from "../middleware/auth";
+import { needRemoteTools } from "../middleware/tenant";
 
 async function readJson(c: Context<AppEnv>): Promise<unknown> {
   const text = await c.req.text();
@@ -29,6 +30,7 @@ async function runCalls(c: Context<AppEnv>, body: unknown, format: Format): Prom
   if (decoded.calls.length > maxCallsPerBatch) {
     throw new ApiError(400, "too_many_calls", `${decoded.calls.length} calls in one request; the limit is ${maxCallsPerBatch}.`);
   }
+  await needRemoteTools(c, decoded.calls.map((call) => call.name));
   const results = await executeBatch(decoded.calls, executionOptions(c));
   const calls = results.map((result) => result.record);
   for (const record of calls) logCall(c.var.requestId, record, c.var.caller.keyName);

@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../env";
 import { requireScope } from "../middleware/auth";
+import { needRemoteTools } from "../middleware/tenant";
 
 /**
  * GET /whoami (any key): the tenant and the key's name and scopes, so a console knows what to show.
@@ -11,8 +12,8 @@ export const tenantInfo = new Hono<AppEnv>()
     const { tenant, caller } = c.var;
     return c.json({ tenant: tenant.name, key: { name: caller.keyName, scopes: [...caller.scopes] } });
   })
-  .get("/tenant", requireScope("admin"), (c) => {
-    const { registry, config, name } = c.var.tenant;
+  .get("/tenant", requireScope("admin"), async (c) => {
+    const { registry, config, name } = await needRemoteTools(c, "all");
     return c.json({
       name,
       // Functions in a policy (approval predicates, gate keys) drop out of the JSON.
