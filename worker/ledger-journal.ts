@@ -1,4 +1,4 @@
-import type { CallJournal, JournalBegin, JournalClaim, JournalEnd } from "../src/journal";
+import type { CallJournal, ClaimWatch, JournalBegin, JournalClaim, JournalEnd } from "../src/journal";
 import type { CallRecord } from "../src/result";
 import { toolError } from "../src/errors";
 import type { BeginOutcome, LedgerWrite, WriteOutcome } from "./durable/ledger-types";
@@ -36,6 +36,12 @@ interface Claimed {
   owner: string | Promise<string | undefined>;
   /** Set for a deferred claim: what commit() checks if the id was never claimed. */
   argsHash?: string;
+  stop(): void;
+}
+
+/** A running call's watch loop: now() starts it before its delay (the call started waiting at a gate). */
+interface Watching {
+  now(): void;
   stop(): void;
 }
 
@@ -77,9 +83,13 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
     throw new Error(`The ledger answered ${outcome.kind} to ${entry.op}.`);
   }
 
-  /** Renews the lease and listens for cancel requests until stopped; starts after `delayMs`. */
-  function watch(callId: string, owner: string, controller: AbortController, delayMs: number): () => void {
+  /**
+   * Renews the lease and listens for cancel requests until stopped; starts after `delayMs`, or at
+   * once when the call starts waiting at a gate (now()).
+   */
+  function watch(callId: string, owner: string, controller: AbortController, delayMs: number): Watching {
     let stopped = false;
+    let started = false;
     let cancelSeen = false;
     const loop = async () => {
       while (!stopped) {
@@ -93,11 +103,26 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
         // Still renewing after a cancel: a tool that ignores its signal is still running.
       }
     };
-    const timer = setTimeout(() => void loop(), delayMs);
-    return () => {
-      stopped = true;
+    const start = () => {
+      if (started || stopped) return;
+      started = true;
       clearTimeout(timer);
+      void loop();
     };
+    const timer = setTimeout(start, delayMs);
+    return {
+      now: start,
+      stop() {
+        stopped = true;
+        clearTimeout(timer);
+      },
+    };
+  }
+
+  /** Just before a call that waited starts: was a cancel accepted meanwhile? One check-and-renew on its shard. */
+  async function mayStart(callId: string, owner: string): Promise<boolean> {
+    const outcome = await withRetry(stubFor(callId), (ledger) => ledger.confirmStart(callId, owner, leaseMs));
+    return !outcome.cancel;
   }
 
   /** An `unknown` call of an idempotent tool may run again under the same id. */
@@ -113,15 +138,18 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
     let fired = false;
     let settle!: (owner: string | undefined) => void;
     const owner = new Promise<string | undefined>((resolve) => (settle = resolve));
-    const timer = setTimeout(async () => {
+    const claimNow = async () => {
+      if (fired || stopped) return;
       fired = true;
+      clearTimeout(timer);
       const token = crypto.randomUUID();
       // joinMs 0: a running duplicate elsewhere is not waited for here; commit() joins it at the end.
       const outcome = await withRetry(stubFor(entry.callId), (ledger) => ledger.begin({ ...beginInput(entry, token), joinMs: 0 })).catch(() => undefined);
       const claimedIt = outcome?.kind === "new";
-      if (claimedIt && !stopped) stopWatch = watch(entry.callId, token, controller, 0);
+      if (claimedIt && !stopped) stopWatch = watch(entry.callId, token, controller, 0).stop;
       settle(claimedIt ? token : undefined);
-    }, watchDelayMs);
+    };
+    const timer = setTimeout(() => void claimNow(), watchDelayMs);
     claimed.set(entry.callId, {
       owner,
       argsHash: entry.argsHash,
@@ -135,7 +163,15 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
         }
       },
     });
-    return { kind: "new", signal: controller.signal };
+    // A call that queues at a gate is already waiting: it is claimed (visible, cancellable) from then on.
+    const waits: ClaimWatch = {
+      queued: () => void claimNow(),
+      mayStart: async () => {
+        const token = await owner;
+        return token === undefined || mayStart(entry.callId, token);
+      },
+    };
+    return { kind: "new", signal: controller.signal, watch: waits };
   }
 
   return {
@@ -151,8 +187,9 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
       if (outcome.kind !== "new" || entry.status === "pending") return outcome;
       claimed.get(entry.callId)?.stop();
       const controller = new AbortController();
-      claimed.set(entry.callId, { owner, stop: watch(entry.callId, owner, controller, watchDelayMs) });
-      return { kind: "new", signal: controller.signal };
+      const watching = watch(entry.callId, owner, controller, watchDelayMs);
+      claimed.set(entry.callId, { owner, stop: watching.stop });
+      return { kind: "new", signal: controller.signal, watch: { queued: watching.now, mayStart: () => mayStart(entry.callId, owner) } };
     },
 
     async finish(record: CallRecord): Promise<void | JournalEnd> {

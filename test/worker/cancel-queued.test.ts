@@ -1,0 +1,65 @@
+import { env as bindings } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { uid } from "./adapters-helpers";
+import { eventually, expectNoSlotHeld, expectOneTerminalRecordEach, faultTenant, type TenantEnv } from "./fault-helpers";
+import { json, request } from "./helpers";
+
+/**
+ * A call waiting at a gate, cancelled (POST /v1/calls/:id/cancel) or abandoned by its client, never
+ * starts: through HTTP, the ledger and a real Gate whose holder the test controls.
+ */
+
+const gateStub = (gate: string) => bindings.GATES.get(bindings.GATES.idFromName(gate));
+const sleepCall = (id: string, ms: number) => ({ id, type: "function", function: { name: "sleep", arguments: JSON.stringify({ ms }) } });
+
+/** POST /v1/calls/openai with one sleep call; answers its record. */
+async function runSleep(env: TenantEnv, id: string, ms: number, signal?: AbortSignal): Promise<any> {
+  const res = await request("/v1/calls/openai", { env, body: { role: "assistant", content: null, tool_calls: [sleepCall(id, ms)] }, ...(signal ? { signal } : {}) });
+  expect(res.status).toBe(200);
+  return (await json(res)).calls[0];
+}
+
+/** A tenant whose sleep gate is held by "holder" (a slot the test frees when it wants); the call `id` waits behind it. */
+async function queuedBehindHolder(prefix: string, signal?: AbortSignal) {
+  const { name, env } = faultTenant(prefix, { tools: ["sleep"] });
+  const gate = `${name}:tool:sleep`;
+  const stub = gateStub(gate);
+  const held = await stub.acquire({ gate, callId: "holder", tool: "sleep", limit: 1, maxQueue: 8, leaseMs: 60_000, pollMs: 5_000, index: name });
+  expect(held.ok).toBe(true);
+  const id = `q-${uid()}`;
+  const outcome = runSleep(env, id, 5, signal).catch((error: unknown) => error);
+  await eventually(async () => (await stub.snapshot()).queued.some((w) => w.callId === id), "the call waits at the gate");
+  return { env, stub, id, outcome };
+}
+
+describe("a queued call whose cancel was accepted", () => {
+  it("never starts, though the gate frees right after the 202", async () => {
+    const { env, stub, id, outcome } = await queuedBehindHolder("cq");
+    const cancel = await request(`/v1/calls/${id}/cancel`, { env, method: "POST" });
+    expect(cancel.status).toBe(202);
+    expect((await json(cancel)).state).toBe("cancel_requested");
+    await stub.release("holder");
+
+    const record = await outcome;
+    expect(record).toMatchObject({ callId: id, status: "cancelled", attempts: 0, error: { code: "cancelled" } });
+    expect(record.output).toBeUndefined(); // the sleep never ran: it would have reported its interval
+    await expectOneTerminalRecordEach(env, [id]);
+    await expectNoSlotHeld(env);
+  });
+});
+
+describe("a client that goes away while its call waits at a gate", () => {
+  it("(its request's signal aborts) the call leaves the queue and never runs", async () => {
+    const client = new AbortController();
+    const { env, stub, id, outcome } = await queuedBehindHolder("cgone", client.signal);
+    client.abort();
+    await outcome; // in process the app still answers the gone client; over a socket nobody reads it
+    await eventually(async () => (await stub.snapshot()).queueDepth === 0, "the call left the queue");
+    await stub.release("holder");
+
+    const { record } = await json(await request(`/v1/calls/${id}?wait=10`, { env }));
+    expect(record).toMatchObject({ status: "cancelled", attempts: 0 });
+    expect(record.output).toBeUndefined();
+    await expectNoSlotHeld(env);
+  });
+});
