@@ -3,6 +3,8 @@ import { describe, expect, it } from "vitest";
 import { uid } from "./adapters-helpers";
 import { eventually, expectNoSlotHeld, expectOneTerminalRecordEach, faultTenant, type TenantEnv } from "./fault-helpers";
 import { json, request } from "./helpers";
+import { journal, record, shardOfCall } from "./ledger-helpers";
+import type { ClaimWatch, JournalClaim } from "../../src/journal";
 
 /**
  * A call waiting at a gate, cancelled (POST /v1/calls/:id/cancel) or abandoned by its client, never
@@ -61,5 +63,54 @@ describe("a client that goes away while its call waits at a gate", () => {
     expect(record).toMatchObject({ status: "cancelled", attempts: 0 });
     expect(record.output).toBeUndefined();
     await expectNoSlotHeld(env);
+  });
+});
+
+describe("the ledger journal of a call waiting at a gate", () => {
+  const begin = (tenant: string, callId: string, readOnly = false) => ({
+    callId,
+    tool: "echo",
+    argsHash: "h",
+    status: "running" as const,
+    record: record(tenant, callId, "running"),
+    ...(readOnly ? { readOnly: true } : {}),
+  });
+  const watchOf = (claim: JournalClaim): ClaimWatch => {
+    if (claim.kind !== "new" || !claim.watch) throw new Error(`expected a new claim with a watch, got ${claim.kind}`);
+    return claim.watch;
+  };
+
+  it("mayStart confirms with the shard: true until a cancel is accepted, false after", async () => {
+    const tenant = `cw-${uid()}`;
+    const j = journal(tenant, { watchDelayMs: 60_000 });
+    const watch = watchOf(await j.begin(begin(tenant, "w1")));
+    expect(await watch.mayStart()).toBe(true);
+    expect(await shardOfCall(tenant, "w1").cancel("w1", null)).toMatchObject({ ok: true, state: "requested" });
+    expect(await watch.mayStart()).toBe(false);
+    await j.finish(record(tenant, "w1", "cancelled"));
+  });
+
+  it("queued() starts watching at once: a cancel aborts the call's signal without waiting for the watch delay", async () => {
+    const tenant = `cw-${uid()}`;
+    const j = journal(tenant, { watchDelayMs: 60_000 });
+    const claim = await j.begin(begin(tenant, "w2"));
+    watchOf(claim).queued();
+    await shardOfCall(tenant, "w2").cancel("w2", null);
+    await eventually(async () => claim.kind === "new" && claim.signal!.aborted, "the claim's signal aborts");
+    await j.finish(record(tenant, "w2", "cancelled"));
+  });
+
+  it("a read-only call is claimed as soon as it queues: it shows as running, and a cancel then holds it back", async () => {
+    const tenant = `cw-${uid()}`;
+    const j = journal(tenant);
+    const claim = await j.begin(begin(tenant, "w3", true));
+    expect(await shardOfCall(tenant, "w3").get("w3", null)).toBeNull(); // deferred: not claimed yet
+    watchOf(claim).queued();
+    await eventually(async () => (await shardOfCall(tenant, "w3").get("w3", null))?.record.status === "running", "the call is claimed");
+    expect(await shardOfCall(tenant, "w3").cancel("w3", null)).toMatchObject({ ok: true, state: "requested" });
+    expect(await watchOf(claim).mayStart()).toBe(false);
+    await eventually(async () => claim.kind === "new" && claim.signal!.aborted, "the claim's signal aborts");
+    await j.finish(record(tenant, "w3", "cancelled"));
+    expect((await shardOfCall(tenant, "w3").get("w3", null))?.record.status).toBe("cancelled");
   });
 });
