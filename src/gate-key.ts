@@ -1,6 +1,7 @@
 import { canonicalJson, hashJson } from "./hash";
-import { resolvePointer } from "./json-pointer";
+import { pointerMissesSchema, resolvePointer } from "./json-pointer";
 import type { ConcurrencyPolicy } from "./policy";
+import type { Tool } from "./tool";
 
 /** Longer resource keys are replaced by their hash, so a gate's name stays short whatever the arguments hold. */
 const MAX_KEY_CHARS = 128;
@@ -22,4 +23,16 @@ function pointedKey(args: unknown, pointer: string): string {
   const value = resolvePointer(args, pointer);
   if (value === undefined) return "";
   return typeof value === "string" ? value : canonicalJson(value);
+}
+
+/**
+ * Checks a JSON Pointer key against the tool's input schema: a pointer to an argument the schema does
+ * not declare would put every call in the empty key's gate. Throws a TypeError naming the tool.
+ * Function keys, and tools whose schema does not say, pass.
+ */
+export function checkKeyPointer(tool: Tool): void {
+  const key = tool.policy.concurrency?.key;
+  if (typeof key !== "string") return;
+  const miss = pointerMissesSchema(tool.inputSchema, key);
+  if (miss) throw new TypeError(`Tool "${tool.name}": invalid policy.concurrency.key "${key}": ${miss}`);
 }
