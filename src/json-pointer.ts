@@ -50,8 +50,8 @@ export function pointerMissesSchema(schema: unknown, pointer: string): string | 
     if (isPlainObject(properties)) {
       if (!Object.hasOwn(properties, token)) {
         const known = Object.keys(properties);
-        const where = path === "" ? "the arguments" : `"${path}"`;
-        return `${where} declare no property "${token}" (${known.length > 0 ? `declared: ${known.join(", ")}` : "none declared"})`;
+        const where = path === "" ? "the arguments declare" : `"${path}" declares`;
+        return `${where} no property "${token}" (${known.length > 0 ? `declared: ${known.join(", ")}` : "none declared"})`;
       }
       at = properties[token];
     } else if (at.items !== undefined) {
