@@ -15,8 +15,17 @@ export interface LedgerJournalOptions {
    * Worker is noticed, not how long a tool may run. Default 60 s.
    */
   leaseMs?: number;
-  /** Calls shorter than this never renew or watch for cancels (one RPC saved per call). Default 1 s. */
+  /**
+   * How long a claimed call runs before its journal starts watching for cancels (and renewing its
+   * lease): calls shorter than this cost no watch RPC, and a cancel reaches one within about this
+   * long. A call that waits at a gate is watched from the moment it queues. Default 250 ms.
+   */
   watchDelayMs?: number;
+  /**
+   * How long a read-only call's claim is deferred: one that ends sooner is stored by one commit() and
+   * is not cancellable meanwhile (it is unknown to the ledger). Default 1 s.
+   */
+  deferMs?: number;
   /** The owner token of an approved call (from the ledger's decision): this journal finishes it. */
   owner?: string;
   /**
@@ -30,6 +39,9 @@ export interface LedgerJournalOptions {
 
 /** How long a running row lives without renewal (see LedgerJournalOptions.leaseMs). */
 export const DEFAULT_LEASE_MS = 60_000;
+/** See LedgerJournalOptions.watchDelayMs and deferMs. */
+export const DEFAULT_WATCH_DELAY_MS = 250;
+export const DEFAULT_DEFER_MS = 1_000;
 
 interface Claimed {
   /** The owner token once the id is claimed; a deferred claim resolves it (or undefined) when settled. */
@@ -53,13 +65,14 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * its lease and turns a cancel request (from any request, any isolate) into an abort of its signal.
  *
  * Read-only calls defer the claim: running one twice has no side effect, so a call that ends within
- * watchDelayMs stores its outcome with one commit() (one Durable Object round trip instead of two),
+ * deferMs stores its outcome with one commit() (one Durable Object round trip instead of two),
  * and a taken id still answers with the recorded outcome. One still running by then is claimed and
  * watched like any other, so it shows as running and can be cancelled.
  */
 export function createLedgerJournal(options: LedgerJournalOptions): CallJournal {
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
-  const watchDelayMs = options.watchDelayMs ?? 1_000;
+  const watchDelayMs = options.watchDelayMs ?? DEFAULT_WATCH_DELAY_MS;
+  const deferMs = options.deferMs ?? DEFAULT_DEFER_MS;
   const claimed = new Map<string, Claimed>();
   const key = options.key ?? null;
   const stubFor = (callId: string) => () => ledgerFor(options.ledger, options.tenant, options.shards, callId);
@@ -130,7 +143,7 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
     return { ...entry, owner, leaseMs, key, ...(entry.idempotent ? { rerunUnknown: true } : {}) };
   }
 
-  /** A read-only call: claimed only if it is still running after watchDelayMs. */
+  /** A read-only call: claimed only if it is still running after deferMs, or once it queues at a gate. */
   function defer(entry: JournalBegin): JournalClaim {
     const controller = new AbortController();
     let stopWatch: (() => void) | undefined;
@@ -149,7 +162,7 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
       if (claimedIt && !stopped) stopWatch = watch(entry.callId, token, controller, 0).stop;
       settle(claimedIt ? token : undefined);
     };
-    const timer = setTimeout(() => void claimNow(), watchDelayMs);
+    const timer = setTimeout(() => void claimNow(), deferMs);
     claimed.set(entry.callId, {
       owner,
       argsHash: entry.argsHash,
