@@ -4,19 +4,22 @@ import { uid } from "./adapters-helpers";
 import { eventually, expectNoSlotHeld, expectOneTerminalRecordEach, faultTenant, type TenantEnv } from "./fault-helpers";
 import { json, request } from "./helpers";
 import { journal, record, shardOfCall } from "./ledger-helpers";
+import { DEFAULT_WATCH_DELAY_MS } from "../../worker/ledger-journal";
 import type { ClaimWatch, JournalClaim } from "../../src/journal";
 
 /**
- * A call waiting at a gate, cancelled (POST /v1/calls/:id/cancel) or abandoned by its client, never
- * starts: through HTTP, the ledger and a real Gate whose holder the test controls.
+ * POST /v1/calls/:id/cancel through HTTP, the ledger and real Gates: a call waiting at a gate,
+ * cancelled or abandoned by its client, never starts (the test holds the gate and frees it when it
+ * wants); a running call learns of its cancel within the journal's watch delay.
  */
 
 const gateStub = (gate: string) => bindings.GATES.get(bindings.GATES.idFromName(gate));
-const sleepCall = (id: string, ms: number) => ({ id, type: "function", function: { name: "sleep", arguments: JSON.stringify({ ms }) } });
+const sleepCall = (id: string, ms: number, tool: string) => ({ id, type: "function", function: { name: tool, arguments: JSON.stringify({ ms }) } });
 
 /** POST /v1/calls/openai with one sleep call; answers its record. */
-async function runSleep(env: TenantEnv, id: string, ms: number, signal?: AbortSignal): Promise<any> {
-  const res = await request("/v1/calls/openai", { env, body: { role: "assistant", content: null, tool_calls: [sleepCall(id, ms)] }, ...(signal ? { signal } : {}) });
+async function runSleep(env: TenantEnv, id: string, ms: number, signal?: AbortSignal, tool = "sleep"): Promise<any> {
+  const body = { role: "assistant", content: null, tool_calls: [sleepCall(id, ms, tool)] };
+  const res = await request("/v1/calls/openai", { env, body, ...(signal ? { signal } : {}) });
   expect(res.status).toBe(200);
   return (await json(res)).calls[0];
 }
@@ -47,6 +50,20 @@ describe("a queued call whose cancel was accepted", () => {
     expect(record.output).toBeUndefined(); // the sleep never ran: it would have reported its interval
     await expectOneTerminalRecordEach(env, [id]);
     await expectNoSlotHeld(env);
+  });
+});
+
+describe("a running call", () => {
+  it("cancelled in its first moments, sees its signal once its watch starts (250 ms in), not a second later", async () => {
+    const { env } = faultTenant("crun", { tools: ["sleep_pool"] });
+    const id = `r-${uid()}`;
+    const running = runSleep(env, id, 5_000, undefined, "sleep_pool");
+    await eventually(async () => (await request(`/v1/calls/${id}`, { env })).status === 200, "the call is claimed");
+    expect((await request(`/v1/calls/${id}/cancel`, { env, method: "POST" })).status).toBe(202);
+    const record = await running;
+    expect(record).toMatchObject({ status: "cancelled", attempts: 1 });
+    // Watched from DEFAULT_WATCH_DELAY_MS into the call: far below the 1 s the watch used to wait.
+    expect(record.durationMs).toBeLessThan(DEFAULT_WATCH_DELAY_MS + 750);
   });
 });
 
