@@ -1,9 +1,9 @@
 import type { CallJournal, ClaimWatch, JournalBegin, JournalClaim, JournalEnd } from "../src/journal";
 import type { CallRecord } from "../src/result";
-import { toolError } from "../src/errors";
 import type { BeginOutcome, LedgerWrite, WriteOutcome } from "./durable/ledger-types";
 import { ledgerFor, shardOf, withRetry, type LedgerNamespace } from "./ledger-shards";
 import { submitWrite } from "./ledger-writes";
+import { mayStart, watchCall } from "./ledger-watch";
 
 export interface LedgerJournalOptions {
   ledger: LedgerNamespace;
@@ -33,7 +33,13 @@ export interface LedgerJournalOptions {
    * call-scope key alone may read, and their ids are taken for every other key.
    */
   key?: string;
-  /** The request's ctx.waitUntil: a group of writes this request sends for others outlives its response. */
+  /**
+   * The request's ctx.waitUntil: a group of writes this request sends for others outlives its
+   * response, and each call keeps the request alive until it is recorded. Cloudflare tears down a
+   * request whose client went away at once unless work is pending in waitUntil: kept alive, its
+   * request.signal aborts, so the call leaves its gate queue or sees ctx.signal and ends cancelled
+   * instead of being cut off (a record left running, a slot held until its lease ends).
+   */
   waitUntil?: (promise: Promise<unknown>) => void;
 }
 
@@ -49,20 +55,17 @@ interface Claimed {
   /** Set for a deferred claim: what commit() checks if the id was never claimed. */
   argsHash?: string;
   stop(): void;
+  /** Ends the request's keep-alive for this call (see LedgerJournalOptions.waitUntil). */
+  done: () => void;
 }
-
-/** A running call's watch loop: now() starts it before its delay (the call started waiting at a gate). */
-interface Watching {
-  now(): void;
-  stop(): void;
-}
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * The CallJournal of the Worker: every call id lives on one ledger shard (hash of the id), where
- * begin() is one synchronous check-and-write. A claimed running call gets a watch loop that renews
- * its lease and turns a cancel request (from any request, any isolate) into an abort of its signal.
+ * begin() is one synchronous check-and-write. A claimed running call gets a watch loop
+ * (ledger-watch.ts) that renews its lease and turns a cancel request (from any request, any
+ * isolate) into an abort of its signal, from watchDelayMs into the call or as soon as it queues at
+ * a gate; a call that waited asks its shard once more before it starts, so a cancel accepted while
+ * it waited always holds it back.
  *
  * Read-only calls defer the claim: running one twice has no side effect, so a call that ends within
  * deferMs stores its outcome with one commit() (one Durable Object round trip instead of two),
@@ -76,6 +79,7 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
   const claimed = new Map<string, Claimed>();
   const key = options.key ?? null;
   const stubFor = (callId: string) => () => ledgerFor(options.ledger, options.tenant, options.shards, callId);
+  const target = (callId: string, owner: string) => ({ stub: stubFor(callId), callId, owner, leaseMs });
 
   /** A write grouped with this isolate's other writes to the call's shard (see ledger-writes.ts). */
   async function write(callId: string, entry: LedgerWrite): Promise<WriteOutcome> {
@@ -96,46 +100,19 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
     throw new Error(`The ledger answered ${outcome.kind} to ${entry.op}.`);
   }
 
-  /**
-   * Renews the lease and listens for cancel requests until stopped; starts after `delayMs`, or at
-   * once when the call starts waiting at a gate (now()).
-   */
-  function watch(callId: string, owner: string, controller: AbortController, delayMs: number): Watching {
-    let stopped = false;
-    let started = false;
-    let cancelSeen = false;
-    const loop = async () => {
-      while (!stopped) {
-        const outcome = await withRetry(stubFor(callId), (ledger) => ledger.watch(callId, owner, leaseMs, cancelSeen)).catch(() => undefined);
-        if (stopped || outcome?.done) return;
-        if (!outcome) await pause(1_000); // the shard is unreachable: keep trying, gently
-        else if (outcome.cancel && !cancelSeen) {
-          cancelSeen = true;
-          controller.abort(toolError("cancelled", `The call ${callId} was cancelled by a request to cancel it.`));
-        }
-        // Still renewing after a cancel: a tool that ignores its signal is still running.
-      }
-    };
-    const start = () => {
-      if (started || stopped) return;
-      started = true;
-      clearTimeout(timer);
-      void loop();
-    };
-    const timer = setTimeout(start, delayMs);
-    return {
-      now: start,
-      stop() {
-        stopped = true;
-        clearTimeout(timer);
-      },
-    };
+  /** Keeps the request alive until the answered function is called (see LedgerJournalOptions.waitUntil). */
+  function keepAlive(): () => void {
+    if (!options.waitUntil) return () => {};
+    let done!: () => void;
+    options.waitUntil(new Promise<void>((resolve) => (done = resolve)));
+    return done;
   }
 
-  /** Just before a call that waited starts: was a cancel accepted meanwhile? One check-and-renew on its shard. */
-  async function mayStart(callId: string, owner: string): Promise<boolean> {
-    const outcome = await withRetry(stubFor(callId), (ledger) => ledger.confirmStart(callId, owner, leaseMs));
-    return !outcome.cancel;
+  /** A claim of the same id made earlier in this request (a duplicate in a batch) is watched no more. */
+  function replace(callId: string): void {
+    const earlier = claimed.get(callId);
+    earlier?.stop();
+    earlier?.done();
   }
 
   /** An `unknown` call of an idempotent tool may run again under the same id. */
@@ -159,13 +136,14 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
       // joinMs 0: a running duplicate elsewhere is not waited for here; commit() joins it at the end.
       const outcome = await withRetry(stubFor(entry.callId), (ledger) => ledger.begin({ ...beginInput(entry, token), joinMs: 0 })).catch(() => undefined);
       const claimedIt = outcome?.kind === "new";
-      if (claimedIt && !stopped) stopWatch = watch(entry.callId, token, controller, 0).stop;
+      if (claimedIt && !stopped) stopWatch = watchCall(target(entry.callId, token), controller, 0).stop;
       settle(claimedIt ? token : undefined);
     };
     const timer = setTimeout(() => void claimNow(), deferMs);
     claimed.set(entry.callId, {
       owner,
       argsHash: entry.argsHash,
+      done: keepAlive(),
       stop() {
         stopped = true;
         stopWatch?.();
@@ -181,16 +159,31 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
       queued: () => void claimNow(),
       mayStart: async () => {
         const token = await owner;
-        return token === undefined || mayStart(entry.callId, token);
+        return token === undefined || mayStart(target(entry.callId, token));
       },
     };
     return { kind: "new", signal: controller.signal, watch: waits };
   }
 
+  /** The terminal record, as the claim (or its absence) decides: complete, commit or record. */
+  async function store(record: CallRecord, claim: Claimed | undefined): Promise<void | JournalEnd> {
+    const owner = (await claim?.owner) ?? options.owner;
+    if (owner) {
+      await write(record.callId, { op: "complete", owner, record });
+    } else if (claim?.argsHash !== undefined) {
+      const input = { record, argsHash: claim.argsHash, key };
+      const outcome = await claimWrite(record.callId, { op: "commit", input }, () => withRetry(stubFor(record.callId), (ledger) => ledger.commit(input)));
+      if (outcome.kind !== "new") return outcome;
+    } else {
+      // Unclaimed ids (rejected before begin) are recorded only if the id is still free.
+      await write(record.callId, { op: "record", record, key });
+    }
+  }
+
   return {
     async begin(entry: JournalBegin): Promise<JournalClaim> {
       if (entry.readOnly === true && entry.status === "running" && !entry.approved && !options.owner) {
-        claimed.get(entry.callId)?.stop();
+        replace(entry.callId);
         return defer(entry);
       }
       // One owner per claim, so the same id twice in one batch is a duplicate, not the same claimant.
@@ -198,28 +191,21 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
       const input = beginInput(entry, owner);
       const outcome = await claimWrite(entry.callId, { op: "begin", input }, () => withRetry(stubFor(entry.callId), (ledger) => ledger.begin(input)));
       if (outcome.kind !== "new" || entry.status === "pending") return outcome;
-      claimed.get(entry.callId)?.stop();
+      replace(entry.callId);
       const controller = new AbortController();
-      const watching = watch(entry.callId, owner, controller, watchDelayMs);
-      claimed.set(entry.callId, { owner, stop: watching.stop });
-      return { kind: "new", signal: controller.signal, watch: { queued: watching.now, mayStart: () => mayStart(entry.callId, owner) } };
+      const watching = watchCall(target(entry.callId, owner), controller, watchDelayMs);
+      claimed.set(entry.callId, { owner, stop: watching.stop, done: keepAlive() });
+      return { kind: "new", signal: controller.signal, watch: { queued: watching.now, mayStart: () => mayStart(target(entry.callId, owner)) } };
     },
 
     async finish(record: CallRecord): Promise<void | JournalEnd> {
       const claim = claimed.get(record.callId);
       claimed.delete(record.callId);
       claim?.stop();
-      const stub = stubFor(record.callId);
-      const owner = (await claim?.owner) ?? options.owner;
-      if (owner) {
-        await write(record.callId, { op: "complete", owner, record });
-      } else if (claim?.argsHash !== undefined) {
-        const input = { record, argsHash: claim.argsHash, key };
-        const outcome = await claimWrite(record.callId, { op: "commit", input }, () => withRetry(stub, (ledger) => ledger.commit(input)));
-        if (outcome.kind !== "new") return outcome;
-      } else {
-        // Unclaimed ids (rejected before begin) are recorded only if the id is still free.
-        await write(record.callId, { op: "record", record, key });
+      try {
+        return await store(record, claim);
+      } finally {
+        claim?.done();
       }
     },
   };

@@ -83,15 +83,17 @@ describe("a client that goes away while its call waits at a gate", () => {
   });
 });
 
+/** A journal entry for a running echo call (read-only ones defer their claim). */
+const begin = (tenant: string, callId: string, readOnly = false) => ({
+  callId,
+  tool: "echo",
+  argsHash: "h",
+  status: "running" as const,
+  record: record(tenant, callId, "running"),
+  ...(readOnly ? { readOnly: true } : {}),
+});
+
 describe("the ledger journal of a call waiting at a gate", () => {
-  const begin = (tenant: string, callId: string, readOnly = false) => ({
-    callId,
-    tool: "echo",
-    argsHash: "h",
-    status: "running" as const,
-    record: record(tenant, callId, "running"),
-    ...(readOnly ? { readOnly: true } : {}),
-  });
   const watchOf = (claim: JournalClaim): ClaimWatch => {
     if (claim.kind !== "new" || !claim.watch) throw new Error(`expected a new claim with a watch, got ${claim.kind}`);
     return claim.watch;
@@ -129,5 +131,29 @@ describe("the ledger journal of a call waiting at a gate", () => {
     await eventually(async () => claim.kind === "new" && claim.signal!.aborted, "the claim's signal aborts");
     await j.finish(record(tenant, "w3", "cancelled"));
     expect((await shardOfCall(tenant, "w3").get("w3", null))?.record.status).toBe("cancelled");
+  });
+});
+
+describe("a call whose client goes away on Cloudflare", () => {
+  // Cloudflare tears a request down at once when its client leaves, unless work is pending in
+  // waitUntil; only a request kept alive sees request.signal abort. Local workerd never tears it down
+  // (nor tells it the client left), so what can be checked here is the hand-over itself.
+  it("keeps its request alive (waitUntil) from its claim until its record is stored", async () => {
+    for (const readOnly of [false, true]) {
+      const tenant = `ka-${uid()}`;
+      const kept: Promise<unknown>[] = [];
+      const j = journal(tenant, { waitUntil: (p) => kept.push(p) });
+      const id = `k-${readOnly}`;
+      await j.begin(begin(tenant, id, readOnly));
+      // (The claim's own write may be handed over too: group commit sends it under waitUntil.)
+      const settled = kept.map(() => false);
+      kept.forEach((p, i) => void p.then(() => (settled[i] = true)));
+      // The call lives: one hand-over stays pending, keeping the request alive.
+      await eventually(async () => settled.filter((done) => !done).length === 1, "only the call's keep-alive is pending");
+
+      await j.finish(record(tenant, id, "cancelled"));
+      await Promise.all(kept);
+      expect((await shardOfCall(tenant, id).get(id, null))?.record.status).toBe("cancelled");
+    }
   });
 });
