@@ -35,7 +35,13 @@ function setup(mayStart: () => Promise<boolean>) {
   };
   const limiter = createLocalLimiter();
   const options = { registry: createRegistry([gated]), journal, limiter, tenant: "t" };
-  return { events, options, limiter, runs: () => runs };
+  /** Takes the gate's only slot, so the next call waits; answers its release. */
+  const hold = async () => {
+    const holder = await limiter.acquire({ gate: "t:tool:gated", limit: 1, maxQueue: 8, callId: "holder", tool: "gated", leaseMs: 60_000 });
+    if (!holder.ok) throw new Error("the holder should get the slot");
+    return holder.release;
+  };
+  return { events, options, limiter, hold, runs: () => runs };
 }
 
 describe("a gated call and its journal's watch", () => {
@@ -47,12 +53,11 @@ describe("a gated call and its journal's watch", () => {
   });
 
   it("a call that waited is refused when a cancel was accepted meanwhile: it never runs and frees its slot", async () => {
-    const { events, options, limiter, runs } = setup(async () => false);
-    const holder = await limiter.acquire({ gate: "t:tool:gated", limit: 1, maxQueue: 8, callId: "holder", tool: "gated", leaseMs: 60_000 });
-    if (!holder.ok) throw new Error("the holder should get the slot");
+    const { events, options, limiter, hold, runs } = setup(async () => false);
+    const release = await hold();
     const waiting = executeCall(call("b"), options);
     await expect.poll(() => events).toEqual(["queued b"]);
-    await holder.release();
+    await release();
     const result = await waiting;
     expect(result).toMatchObject({ ok: false, error: { code: "cancelled" }, record: { status: "cancelled", attempts: 0 } });
     expect(events).toEqual(["queued b", "asked b"]);
@@ -61,26 +66,24 @@ describe("a gated call and its journal's watch", () => {
   });
 
   it("a call that waited runs when the journal allows it", async () => {
-    const { events, options, limiter, runs } = setup(async () => true);
-    const holder = await limiter.acquire({ gate: "t:tool:gated", limit: 1, maxQueue: 8, callId: "holder", tool: "gated", leaseMs: 60_000 });
-    if (!holder.ok) throw new Error("the holder should get the slot");
+    const { events, options, hold, runs } = setup(async () => true);
+    const release = await hold();
     const waiting = executeCall(call("c"), options);
     await expect.poll(() => events).toEqual(["queued c"]);
-    await holder.release();
+    await release();
     expect((await waiting).ok).toBe(true);
     expect(events).toEqual(["queued c", "asked c"]);
     expect(runs()).toBe(1);
   });
 
   it("a call that waited does not start when its journal cannot tell whether it was cancelled", async () => {
-    const { options, limiter, runs } = setup(async () => {
+    const { options, limiter, hold, runs } = setup(async () => {
       throw new Error("ledger unreachable");
     });
-    const holder = await limiter.acquire({ gate: "t:tool:gated", limit: 1, maxQueue: 8, callId: "holder", tool: "gated", leaseMs: 60_000 });
-    if (!holder.ok) throw new Error("the holder should get the slot");
+    const release = await hold();
     const waiting = executeCall(call("d"), options);
     await expect.poll(() => limiter.inspect("t:tool:gated")?.queued).toEqual(["d"]);
-    await holder.release();
+    await release();
     const result = await waiting;
     expect(result).toMatchObject({ ok: false, error: { code: "internal", message: expect.stringContaining("did not start") } });
     expect(runs()).toBe(0);
