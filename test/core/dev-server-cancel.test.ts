@@ -76,7 +76,7 @@ describe("a call queued at a gate, over real sockets", () => {
     expect(record).toMatchObject({ status: "cancelled", attempts: 0 });
     expect(record.output).toBeUndefined(); // its sleep never ran
     expect((await recordOf(holderId)).status).toBe("succeeded");
-  });
+  }, 30_000);
 
   // What differs locally (README, Ledger: Cancellation): workerd under `wrangler dev` never tells the
   // Worker that a client closed its socket (request.signal does not abort; not with raw workerd either),
@@ -92,5 +92,5 @@ describe("a call queued at a gate, over real sockets", () => {
     const held = (await recordOf(holderId)).output.structured;
     expect(record.status).toBe("succeeded");
     expect(record.output.structured.startedAt).toBeGreaterThanOrEqual(held.endedAt);
-  });
+  }, 30_000);
 });
