@@ -42,7 +42,8 @@ export function watchCall({ stub, callId, owner, leaseMs }: WatchTarget, control
     if (started || stopped) return;
     started = true;
     clearTimeout(timer);
-    void loop();
+    // A watch whose request was torn down (its client gone) just ends: the lease reclaims the row.
+    loop().catch(() => undefined);
   };
   const timer = setTimeout(start, delayMs);
   return {
