@@ -48,8 +48,8 @@ export interface ToolInfo {
     idempotent: boolean;
     /** "conditional": a predicate on the arguments decides per call. */
     approval: "never" | "always" | "conditional";
-    /** Absent: unlimited. keyed: one gate per resource. */
-    concurrency?: { limit: number; group?: string; maxQueue?: number; keyed: boolean };
+    /** Absent: unlimited. keyed: one gate per resource; key: the JSON Pointer naming it, when it is one. */
+    concurrency?: { limit: number; group?: string; maxQueue?: number; maxWaitMs?: number; keyed: boolean; key?: string };
     timeoutMs?: number;
     retry?: { attempts: number };
     outputBudget?: number;

@@ -6,6 +6,7 @@ import type { ToolCall } from "./formats/format";
 import { hashJson } from "./hash";
 import type { JsonValue } from "./json";
 import type { HookCall } from "./hooks";
+import type { ClaimWatch } from "./journal";
 import type { ExecuteOptions } from "./options";
 import { preparePipeline, type PipelineEnv } from "./prepare";
 import { buildRecord, finish, mask, maskRecord, replay, type CallState } from "./call-record";
@@ -91,6 +92,7 @@ async function runHooked(state: CallState, tool: Tool, raw: unknown, cancel: Abo
     if (typeof decision === "object") return deny(state, decision.deny);
     state.permission = decision;
 
+    let watch: ClaimWatch | undefined;
     if (env.journal) {
       const claim = await env.journal.begin({
         callId: state.callId,
@@ -108,9 +110,10 @@ async function runHooked(state: CallState, tool: Tool, raw: unknown, cancel: Abo
       if (claim.kind === "conflict") return fail(state, "conflict", claim.message, undefined, { journal: false });
       // A cancel from elsewhere (POST /v1/calls/:id/cancel) reaches this call through the claim's signal.
       if (claim.signal) cancel = cancel ? AbortSignal.any([cancel, claim.signal]) : claim.signal;
+      watch = claim.watch;
     }
     if (decision === "approval") return park(state);
-    return run(state, tool, args, cancel);
+    return run(state, tool, args, cancel, watch);
   } catch (error) {
     return internalError(state, error);
   }
@@ -140,11 +143,11 @@ function admit(state: CallState, tool: Tool, raw: unknown): Admitted {
 }
 
 /** Run the tool and record its outcome; synchronous when the tool is. */
-function run(state: CallState, tool: Tool, args: unknown, cancel: AbortSignal | undefined): CallResult | Promise<CallResult> {
+function run(state: CallState, tool: Tool, args: unknown, cancel: AbortSignal | undefined, watch?: ClaimWatch): CallResult | Promise<CallResult> {
   const env = state.env;
   if (cancel?.aborted) return fail(state, "cancelled", `The call to "${tool.name}" was cancelled before it started.`);
   const maskedArgs = env.hooks.onEvent || env.hooks.onStart ? mask(env, state.args) : undefined;
-  const ran = runTool({ env, tool, callId: state.callId, args, maskedArgs, cancel });
+  const ran = runTool({ env, tool, callId: state.callId, args, maskedArgs, cancel, watch });
   return isThenable(ran) ? finishLater(state, ran) : finishRun(state, ran);
 }
 

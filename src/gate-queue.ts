@@ -6,77 +6,21 @@
  * matters and running expiry twice is a no-op.
  */
 
-export interface Holder {
-  callId: string;
-  tool: string;
-  /** When the slot was granted. */
-  since: number;
-  /** When the lease ends and the slot is reclaimed even without a release. */
-  expiresAt: number;
-}
+import type { AcquireInput, AcquireOutcome, GateChange, GateState, Holder, Settlement, Transition, Waiter } from "./gate-types";
 
-export interface Waiter {
-  callId: string;
-  tool: string;
-  /** Arrival order: grants go to the smallest seq first. */
-  seq: number;
-  /** When it joined the queue. */
-  since: number;
-  leaseMs: number;
-  /** Leaves the queue at this time unless it is granted or re-attaches first; undefined: never. */
-  deadline?: number;
-}
-
-export interface GateState {
-  limit: number;
-  maxQueue: number;
-  holders: Map<string, Holder>;
-  /** Always sorted by seq. */
-  waiters: Waiter[];
-  nextSeq: number;
-  /** Moving average of how long holders keep a slot: only feeds the busy retry-after hint. */
-  avgHoldMs: number;
-}
-
-export type LeaveReason = "released" | "cancelled" | "lease_expired" | "wait_expired";
-
-/** What a transition did, in order, so a store can mirror it row by row. */
-export type GateChange =
-  | { type: "hold"; holder: Holder }
-  | { type: "queue"; waiter: Waiter }
-  | { type: "leave"; callId: string; was: "holder" | "waiter"; reason: LeaveReason };
-
-/** A caller a transition decided: granted a slot (holder) or dropped from the queue or slot (reason). */
-export type Settlement = { callId: string; holder: Holder } | { callId: string; reason: LeaveReason };
+export type * from "./gate-types";
 
 /** The callers whose waits a transition ends, for whoever holds their open acquires. */
 export function settlements(changes: readonly GateChange[]): Settlement[] {
   const out: Settlement[] = [];
   for (const change of changes) {
     if (change.type === "hold") out.push({ callId: change.holder.callId, holder: change.holder });
-    else if (change.type === "leave") out.push({ callId: change.callId, reason: change.reason });
+    else if (change.type === "leave") {
+      const { callId, reason, retryAfterMs } = change;
+      out.push(retryAfterMs === undefined ? { callId, reason } : { callId, reason, retryAfterMs });
+    }
   }
   return out;
-}
-
-export interface AcquireInput {
-  callId: string;
-  tool: string;
-  limit: number;
-  maxQueue: number;
-  leaseMs: number;
-  /** Absolute time a waiter gives up; undefined waits until it leaves. */
-  waitDeadline?: number;
-}
-
-export type AcquireOutcome =
-  | { status: "granted"; holder: Holder }
-  | { status: "queued"; position: number; waiter: Waiter }
-  | { status: "busy"; retryAfterMs: number };
-
-export interface Transition<T> {
-  outcome: T;
-  changes: GateChange[];
 }
 
 const DEFAULT_HOLD_MS = 1_000;
@@ -87,8 +31,9 @@ export function createGateState(limit = 1, maxQueue = 64): GateState {
 
 /**
  * Ask for a slot. Granted at once only when a slot is free and nobody waits (no overtaking);
- * otherwise queued, or busy when the queue is full. Idempotent per call id: a holder gets its
- * slot back, a waiter keeps its place (and its deadline moves to the new waitDeadline).
+ * otherwise queued, or busy when the queue is full or the caller's maxWaitUntil has passed.
+ * Idempotent per call id: a holder gets its slot back, a waiter keeps its place (and its deadline
+ * moves to the new waitDeadline).
  */
 export function acquireSlot(state: GateState, input: AcquireInput, now: number): Transition<AcquireOutcome> {
   // The newest policy wins: a raised limit may admit waiters right away.
@@ -114,7 +59,9 @@ export function acquireSlot(state: GateState, input: AcquireInput, now: number):
     return { outcome: { status: "granted", holder }, changes };
   }
 
-  if (state.waiters.length >= state.maxQueue) {
+  // A caller past its longest wait (maxWaitMs 0, or one dropped for max_wait coming back) never queues.
+  const outOfTime = input.maxWaitUntil !== undefined && input.maxWaitUntil <= now;
+  if (outOfTime || state.waiters.length >= state.maxQueue) {
     return { outcome: { status: "busy", retryAfterMs: retryAfterMs(state) }, changes };
   }
 
@@ -125,6 +72,7 @@ export function acquireSlot(state: GateState, input: AcquireInput, now: number):
     since: now,
     leaseMs: input.leaseMs,
     deadline: input.waitDeadline,
+    ...(input.maxWaitUntil === undefined ? {} : { maxWaitUntil: input.maxWaitUntil }),
   };
   state.waiters.push(waiter);
   changes.push({ type: "queue", waiter });
@@ -160,7 +108,10 @@ export function leaveSlot(
   return { outcome: was, changes };
 }
 
-/** Reclaim expired leases and drop waiters past their deadline, then fill freed slots. Idempotent. */
+/**
+ * Reclaim expired leases and drop waiters past their deadline or their longest wait, then fill
+ * freed slots. Idempotent.
+ */
 export function expireDue(state: GateState, now: number): Transition<number> {
   const changes: GateChange[] = [];
   for (const holder of [...state.holders.values()]) {
@@ -169,21 +120,34 @@ export function expireDue(state: GateState, now: number): Transition<number> {
       changes.push({ type: "leave", callId: holder.callId, was: "holder", reason: "lease_expired" });
     }
   }
+  const outOfTime: string[] = [];
   state.waiters = state.waiters.filter((w) => {
+    if (w.maxWaitUntil !== undefined && w.maxWaitUntil <= now) {
+      outOfTime.push(w.callId);
+      return false;
+    }
     const overdue = w.deadline !== undefined && w.deadline <= now;
     if (overdue) changes.push({ type: "leave", callId: w.callId, was: "waiter", reason: "wait_expired" });
     return !overdue;
   });
+  // Their hint: how long the queue left behind them would take to reach a newcomer.
+  if (outOfTime.length > 0) {
+    const hint = retryAfterMs(state);
+    for (const callId of outOfTime) changes.push({ type: "leave", callId, was: "waiter", reason: "max_wait", retryAfterMs: hint });
+  }
   const removed = changes.length;
   changes.push(...promote(state, now));
   return { outcome: removed, changes };
 }
 
-/** The next time something in the gate is due (a lease or a wait deadline), for the alarm. */
+/** The next time something in the gate is due (a lease, a wait deadline or a longest wait), for the alarm. */
 export function nextDeadline(state: GateState): number | undefined {
   let next = Infinity;
   for (const h of state.holders.values()) next = Math.min(next, h.expiresAt);
-  for (const w of state.waiters) if (w.deadline !== undefined) next = Math.min(next, w.deadline);
+  for (const w of state.waiters) {
+    if (w.deadline !== undefined) next = Math.min(next, w.deadline);
+    if (w.maxWaitUntil !== undefined) next = Math.min(next, w.maxWaitUntil);
+  }
   return next === Infinity ? undefined : next;
 }
 

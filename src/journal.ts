@@ -7,11 +7,23 @@ export type JournalClaim =
    * signal: aborted when the call is cancelled from elsewhere (POST /v1/calls/:id/cancel reaching a
    * queued or running call); the pipeline combines it with options.signal.
    */
-  | { kind: "new"; signal?: AbortSignal }
+  | { kind: "new"; signal?: AbortSignal; watch?: ClaimWatch }
   /** The same id with the same tool and arguments already finished: its outcome, not a new run. */
   | { kind: "replay"; record: CallRecord }
   /** The same id with another tool or other arguments. */
   | { kind: "conflict"; message: string };
+
+/**
+ * What a journal offers a claimed call that waits at a gate. While it waits, a cancel can be accepted
+ * before the call starts: the journal watches for cancels from then on, and is asked once more when
+ * the slot comes, so that a call cancelled meanwhile never starts.
+ */
+export interface ClaimWatch {
+  /** The call starts waiting in a gate queue: watch for cancels now, not only after the usual delay. */
+  queued(): void;
+  /** The call got its slot after waiting: false when a cancel was accepted meanwhile. Throws when it cannot tell. */
+  mayStart(): Promise<boolean>;
+}
 
 /**
  * What finishing a call found when its id was never claimed up front (a journal may skip the claim of a

@@ -9,8 +9,12 @@ export interface SlotRequest {
   tool: string;
   /** How long the slot is held before a vanished holder loses it. */
   leaseMs: number;
+  /** Longest time to wait in the queue; still waiting then, the call answers busy. Undefined: no limit. */
+  maxWaitMs?: number;
   /** Aborting it leaves the queue (the call never runs later). */
   signal?: AbortSignal;
+  /** Told once when the call starts waiting in the queue (not for a slot granted at once). */
+  onQueued?: () => void;
 }
 
 export type SlotGrant =

@@ -47,7 +47,9 @@ export function createLocalLimiter(options: LocalLimiterOptions = {}): LocalLimi
       const grant: SlotGrant =
         "holder" in settled
           ? granted(key, gate, settled.callId)
-          : { ok: false, code: "cancelled", message: `left the queue of gate "${key}" (${settled.reason})` };
+          : settled.reason === "max_wait"
+            ? { ok: false, code: "busy", message: `waited the longest time allowed at gate "${key}"`, retryAfterMs: settled.retryAfterMs ?? 0 }
+            : { ok: false, code: "cancelled", message: `left the queue of gate "${key}" (${settled.reason})` };
       for (const resolve of waiting) resolve(grant);
     }
     armTimer(key, gate);
@@ -86,7 +88,9 @@ export function createLocalLimiter(options: LocalLimiterOptions = {}): LocalLimi
       const { gate: key, callId, signal } = request;
       if (signal?.aborted) return { ok: false, code: "cancelled", message: "cancelled before acquiring a slot" };
       const gate = gateFor(key, request);
-      const { outcome, changes } = acquireSlot(gate.state, request, now());
+      const at = now();
+      const maxWaitUntil = request.maxWaitMs === undefined ? undefined : at + request.maxWaitMs;
+      const { outcome, changes } = acquireSlot(gate.state, { ...request, ...(maxWaitUntil === undefined ? {} : { maxWaitUntil }) }, at);
       settle(key, gate, changes);
       if (outcome.status === "granted") return granted(key, gate, callId);
       if (outcome.status === "busy") {
@@ -97,6 +101,7 @@ export function createLocalLimiter(options: LocalLimiterOptions = {}): LocalLimi
           retryAfterMs: outcome.retryAfterMs,
         };
       }
+      request.onQueued?.();
       return new Promise<SlotGrant>((resolve) => {
         const onAbort = () => settle(key, gate, leaveSlot(gate.state, callId, "cancelled", now()).changes);
         const waiting = gate.pending.get(callId) ?? [];

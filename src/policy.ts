@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { isJsonPointer } from "./json-pointer";
 
 export type Risk = "low" | "medium" | "high";
 
@@ -18,10 +19,16 @@ export interface ConcurrencyPolicy<A = unknown> {
   limit: number;
   /** Share one gate between several tools. */
   group?: string;
-  /** One gate per resource, e.g. (args) => args.accountId. */
-  key?: (args: A) => string;
+  /**
+   * One gate per resource: a function of the validated arguments, e.g. (args) => args.accountId, or
+   * a JSON Pointer into them, e.g. "/accountId" (the form configuration uses). A pointer that finds
+   * nothing gives the empty key: such calls share one gate.
+   */
+  key?: ((args: A) => string) | string;
   /** Longest queue of waiting calls before new ones answer `busy`. Default 64. */
   maxQueue?: number;
+  /** Longest wait in the queue; a call still waiting then answers `busy` with retryAfterMs. Default: no limit. */
+  maxWaitMs?: number;
 }
 
 export type ApprovalPolicy<A = unknown> = "never" | "always" | ((args: A) => boolean);
@@ -49,6 +56,10 @@ export const RetryPolicySchema = v.strictObject({
 });
 
 const gateName = v.pipe(v.string(), v.regex(/^[a-zA-Z0-9_.:-]{1,64}$/, "must match ^[a-zA-Z0-9_.:-]{1,64}$"));
+const keyPointer = v.pipe(
+  v.string(),
+  v.check(isJsonPointer, 'must be a JSON Pointer into the arguments (RFC 6901, at most 256 characters), like "/repo" or "/owner/name"'),
+);
 
 /** Policy fields that can come from configuration (JSON): everything but functions. */
 export const PolicyDataSchema = v.strictObject({
@@ -62,7 +73,9 @@ export const PolicyDataSchema = v.strictObject({
     v.strictObject({
       limit: positiveInt(1_000),
       group: v.optional(gateName),
+      key: v.optional(keyPointer),
       maxQueue: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(10_000))),
+      maxWaitMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(3_600_000))),
     }),
   ),
   outputBudget: v.optional(positiveInt(10_000_000)),
@@ -74,7 +87,7 @@ const PolicySchema = v.strictObject({
   concurrency: v.optional(
     v.strictObject({
       ...PolicyDataSchema.entries.concurrency.wrapped.entries,
-      key: v.optional(v.function()),
+      key: v.optional(v.union([v.function(), keyPointer], 'must be a function of the arguments or a JSON Pointer into them, like "/repo"')),
     }),
   ),
 });

@@ -1,6 +1,8 @@
 import { isRetryableCode, isToolError } from "./errors";
 import { runAttempt, DEFAULT_TIMEOUT_MS, emit, type AttemptOutcome } from "./attempt";
+import { gateName } from "./gate-key";
 import type { JsonValue } from "./json";
+import type { ClaimWatch } from "./journal";
 import type { PipelineEnv } from "./prepare";
 import { backoffDelay, maxRetryWait, sleep } from "./retry";
 import type { Tool } from "./tool";
@@ -18,6 +20,8 @@ export interface RunInput {
   /** Masked arguments, for the call.started event. */
   maskedArgs: JsonValue | undefined;
   cancel: AbortSignal | undefined;
+  /** The journal's hold on a claimed call: told when it queues, asked before it starts after waiting. */
+  watch: ClaimWatch | undefined;
 }
 
 /**
@@ -35,25 +39,27 @@ export function runTool(input: RunInput): AttemptOutcome | Promise<AttemptOutcom
 }
 
 async function runGated(input: RunInput): Promise<AttemptOutcome> {
-  const { env, tool, callId, args, cancel } = input;
+  const { env, tool, callId, args, cancel, watch } = input;
   const concurrency = tool.policy.concurrency!;
   let gate: string;
   try {
-    const base = `${env.tenant}:${concurrency.group ? `group:${concurrency.group}` : `tool:${tool.name}`}`;
-    gate = concurrency.key ? `${base}:key:${String(concurrency.key(args))}` : base;
+    gate = gateName(env.tenant, tool.name, concurrency, args);
   } catch (error) {
     const message = `Could not compute the concurrency key of "${tool.name}": ${error instanceof Error ? error.message : String(error)}`;
     return { ok: false, error: { code: "tool_error", message }, cause: error, attempts: 0 };
   }
   const attempts = tool.policy.retry?.attempts ?? 1;
+  let waited = false;
   const grant = await env.limiter.acquire({
     gate,
     limit: concurrency.limit,
     maxQueue: concurrency.maxQueue ?? DEFAULT_MAX_QUEUE,
+    ...(concurrency.maxWaitMs === undefined ? {} : { maxWaitMs: concurrency.maxWaitMs }),
     callId,
     tool: tool.name,
     leaseMs: (tool.policy.timeoutMs ?? DEFAULT_TIMEOUT_MS) * attempts + LEASE_GRACE_MS,
     ...(cancel ? { signal: cancel } : {}),
+    ...(watch ? { onQueued: () => ((waited = true), watch.queued()) } : {}),
   });
   if (!grant.ok) {
     const error: CallError =
@@ -64,10 +70,30 @@ async function runGated(input: RunInput): Promise<AttemptOutcome> {
     return { ok: false, error, cause: grant, attempts: 0 };
   }
   try {
+    // A cancel accepted while the call waited may not have reached it yet: the journal decides.
+    if (waited && watch) {
+      const refused = await refusedStart(tool, watch);
+      if (refused) return refused;
+    }
     return await runWithRetries(input);
   } finally {
     await grant.release().catch(() => undefined);
   }
+}
+
+/** The outcome of a call that got its slot after waiting but must not start; undefined when it may. */
+async function refusedStart(tool: Tool, watch: ClaimWatch): Promise<AttemptOutcome | undefined> {
+  let mayStart: boolean;
+  try {
+    mayStart = await watch.mayStart();
+  } catch (cause) {
+    // Starting could run a call whose cancel was accepted: it does not start.
+    const message = `The call to "${tool.name}" did not start: its journal could not confirm that it was not cancelled while it waited.`;
+    return { ok: false, error: { code: "internal", message }, cause, attempts: 0 };
+  }
+  if (mayStart) return undefined;
+  const error: CallError = { code: "cancelled", message: `The call to "${tool.name}" was cancelled while waiting for a slot.` };
+  return { ok: false, error, cause: error, attempts: 0 };
 }
 
 async function runWithRetries({ env, tool, callId, args, maskedArgs, cancel }: RunInput): Promise<AttemptOutcome> {

@@ -39,6 +39,10 @@ export function createGateLimiter(gates: DurableObjectNamespace<Gate>, options: 
       const { signal, callId } = request;
       const cancelled = (): SlotGrant => ({ ok: false, code: "cancelled", message: "the caller gave up while waiting for a slot" });
       if (signal?.aborted) return cancelled();
+      // Fixed once, so every re-attach carries the same end of the wait.
+      const maxWaitUntil = request.maxWaitMs === undefined ? undefined : Date.now() + request.maxWaitMs;
+      // A caller that wants to know when it starts waiting gets a first poll that answers `queued` at once.
+      let toldQueued = !request.onQueued;
       const input: GateAcquireInput = {
         gate: request.gate,
         callId,
@@ -46,7 +50,8 @@ export function createGateLimiter(gates: DurableObjectNamespace<Gate>, options: 
         limit: request.limit,
         maxQueue: request.maxQueue,
         leaseMs: request.leaseMs,
-        pollMs,
+        ...(maxWaitUntil === undefined ? {} : { maxWaitUntil }),
+        pollMs: toldQueued ? pollMs : 0,
         index: options.tenant,
       };
       const aborted = abortPromise(signal);
@@ -73,6 +78,11 @@ export function createGateLimiter(gates: DurableObjectNamespace<Gate>, options: 
           if (result === ABORTED) return await leave(stub, callId, cancelled());
           if (result.ok) return { ok: true, release: once(() => release(request.gate, callId)) };
           if (result.code === "busy") return result;
+          if (!toldQueued && result.code === "queued") {
+            toldQueued = true;
+            input.pollMs = pollMs;
+            request.onQueued!();
+          }
           // "queued": the poll ended; "cancelled" without an abort: the wait deadline passed (a late
           // poll), so join again. Either way the next round decides.
         }

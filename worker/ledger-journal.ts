@@ -1,10 +1,11 @@
-import type { CallJournal, JournalBegin, JournalClaim, JournalEnd } from "../src/journal";
+import type { CallJournal, ClaimWatch, JournalBegin, JournalClaim, JournalEnd } from "../src/journal";
 import type { CallRecord } from "../src/result";
-import { toolError } from "../src/errors";
 import type { BeginOutcome, LedgerWrite, WriteOutcome } from "./durable/ledger-types";
+import { toolError } from "../src/errors";
 import { callDurable, DurableUnavailable } from "./durable-call";
 import { ledgerFor, shardOf, type LedgerNamespace, type LedgerStub } from "./ledger-shards";
 import { submitWrite } from "./ledger-writes";
+import { mayStart, watchCall } from "./ledger-watch";
 
 export interface LedgerJournalOptions {
   ledger: LedgerNamespace;
@@ -16,8 +17,17 @@ export interface LedgerJournalOptions {
    * Worker is noticed, not how long a tool may run. Default 60 s.
    */
   leaseMs?: number;
-  /** Calls shorter than this never renew or watch for cancels (one RPC saved per call). Default 1 s. */
+  /**
+   * How long a claimed call runs before its journal starts watching for cancels (and renewing its
+   * lease): calls shorter than this cost no watch RPC, and a cancel reaches one within about this
+   * long. A call that waits at a gate is watched from the moment it queues. Default 250 ms.
+   */
   watchDelayMs?: number;
+  /**
+   * How long a read-only call's claim is deferred: one that ends sooner is stored by one commit() and
+   * is not cancellable meanwhile (it is unknown to the ledger). Default 1 s.
+   */
+  deferMs?: number;
   /** The owner token of an approved call (from the ledger's decision): this journal finishes it. */
   owner?: string;
   /**
@@ -25,12 +35,21 @@ export interface LedgerJournalOptions {
    * call-scope key alone may read, and their ids are taken for every other key.
    */
   key?: string;
-  /** The request's ctx.waitUntil: a group of writes this request sends for others outlives its response. */
+  /**
+   * The request's ctx.waitUntil: a group of writes this request sends for others outlives its
+   * response, and each call keeps the request alive until it is recorded. Cloudflare tears down a
+   * request whose client went away at once unless work is pending in waitUntil: kept alive, its
+   * request.signal aborts, so the call leaves its gate queue or sees ctx.signal and ends cancelled
+   * instead of being cut off (a record left running, a slot held until its lease ends).
+   */
   waitUntil?: (promise: Promise<unknown>) => void;
 }
 
 /** How long a running row lives without renewal (see LedgerJournalOptions.leaseMs). */
 export const DEFAULT_LEASE_MS = 60_000;
+/** See LedgerJournalOptions.watchDelayMs and deferMs. */
+export const DEFAULT_WATCH_DELAY_MS = 250;
+export const DEFAULT_DEFER_MS = 1_000;
 
 interface Claimed {
   /** The owner token once the id is claimed; a deferred claim resolves it (or undefined) when settled. */
@@ -38,9 +57,9 @@ interface Claimed {
   /** Set for a deferred claim: what commit() checks if the id was never claimed. */
   argsHash?: string;
   stop(): void;
+  /** Ends the request's keep-alive for this call (see LedgerJournalOptions.waitUntil). */
+  done: () => void;
 }
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A shard that is overloaded or unreachable ends the call as `busy` with when to retry: a result the model can act on. */
 function asBusy(error: unknown): never {
@@ -50,20 +69,25 @@ function asBusy(error: unknown): never {
 
 /**
  * The CallJournal of the Worker: every call id lives on one ledger shard (hash of the id), where
- * begin() is one synchronous check-and-write. A claimed running call gets a watch loop that renews
- * its lease and turns a cancel request (from any request, any isolate) into an abort of its signal.
+ * begin() is one synchronous check-and-write. A claimed running call gets a watch loop
+ * (ledger-watch.ts) that renews its lease and turns a cancel request (from any request, any
+ * isolate) into an abort of its signal, from watchDelayMs into the call or as soon as it queues at
+ * a gate; a call that waited asks its shard once more before it starts, so a cancel accepted while
+ * it waited always holds it back.
  *
  * Read-only calls defer the claim: running one twice has no side effect, so a call that ends within
- * watchDelayMs stores its outcome with one commit() (one Durable Object round trip instead of two),
+ * deferMs stores its outcome with one commit() (one Durable Object round trip instead of two),
  * and a taken id still answers with the recorded outcome. One still running by then is claimed and
  * watched like any other, so it shows as running and can be cancelled.
  */
 export function createLedgerJournal(options: LedgerJournalOptions): CallJournal {
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
-  const watchDelayMs = options.watchDelayMs ?? 1_000;
+  const watchDelayMs = options.watchDelayMs ?? DEFAULT_WATCH_DELAY_MS;
+  const deferMs = options.deferMs ?? DEFAULT_DEFER_MS;
   const claimed = new Map<string, Claimed>();
   const key = options.key ?? null;
   const stubFor = (callId: string) => () => ledgerFor(options.ledger, options.tenant, options.shards, callId);
+  const target = (callId: string, owner: string) => ({ stub: stubFor(callId), callId, owner, leaseMs });
 
   /** One RPC to the call's shard (see durable-call.ts); an overloaded or unreachable shard makes the call `busy`. */
   function ledgerCall<T>(callId: string, run: (ledger: LedgerStub) => Promise<T>): Promise<T> {
@@ -89,27 +113,19 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
     throw new Error(`The ledger answered ${outcome.kind} to ${entry.op}.`);
   }
 
-  /** Renews the lease and listens for cancel requests until stopped; starts after `delayMs`. */
-  function watch(callId: string, owner: string, controller: AbortController, delayMs: number): () => void {
-    let stopped = false;
-    let cancelSeen = false;
-    const loop = async () => {
-      while (!stopped) {
-        const outcome = await ledgerCall(callId, (ledger) => ledger.watch(callId, owner, leaseMs, cancelSeen)).catch(() => undefined);
-        if (stopped || outcome?.done) return;
-        if (!outcome) await pause(1_000); // the shard is unreachable: keep trying, gently
-        else if (outcome.cancel && !cancelSeen) {
-          cancelSeen = true;
-          controller.abort(toolError("cancelled", `The call ${callId} was cancelled by a request to cancel it.`));
-        }
-        // Still renewing after a cancel: a tool that ignores its signal is still running.
-      }
-    };
-    const timer = setTimeout(() => void loop(), delayMs);
-    return () => {
-      stopped = true;
-      clearTimeout(timer);
-    };
+  /** Keeps the request alive until the answered function is called (see LedgerJournalOptions.waitUntil). */
+  function keepAlive(): () => void {
+    if (!options.waitUntil) return () => {};
+    let done!: () => void;
+    options.waitUntil(new Promise<void>((resolve) => (done = resolve)));
+    return done;
+  }
+
+  /** A claim of the same id made earlier in this request (a duplicate in a batch) is watched no more. */
+  function replace(callId: string): void {
+    const earlier = claimed.get(callId);
+    earlier?.stop();
+    earlier?.done();
   }
 
   /** An `unknown` call of an idempotent tool may run again under the same id. */
@@ -117,7 +133,7 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
     return { ...entry, owner, leaseMs, key, ...(entry.idempotent ? { rerunUnknown: true } : {}) };
   }
 
-  /** A read-only call: claimed only if it is still running after watchDelayMs. */
+  /** A read-only call: claimed only if it is still running after deferMs, or once it queues at a gate. */
   function defer(entry: JournalBegin): JournalClaim {
     const controller = new AbortController();
     let stopWatch: (() => void) | undefined;
@@ -125,18 +141,22 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
     let fired = false;
     let settle!: (owner: string | undefined) => void;
     const owner = new Promise<string | undefined>((resolve) => (settle = resolve));
-    const timer = setTimeout(async () => {
+    const claimNow = async () => {
+      if (fired || stopped) return;
       fired = true;
+      clearTimeout(timer);
       const token = crypto.randomUUID();
       // joinMs 0: a running duplicate elsewhere is not waited for here; commit() joins it at the end.
       const outcome = await ledgerCall(entry.callId, (ledger) => ledger.begin({ ...beginInput(entry, token), joinMs: 0 })).catch(() => undefined);
       const claimedIt = outcome?.kind === "new";
-      if (claimedIt && !stopped) stopWatch = watch(entry.callId, token, controller, 0);
+      if (claimedIt && !stopped) stopWatch = watchCall(target(entry.callId, token), controller, 0).stop;
       settle(claimedIt ? token : undefined);
-    }, watchDelayMs);
+    };
+    const timer = setTimeout(() => void claimNow(), deferMs);
     claimed.set(entry.callId, {
       owner,
       argsHash: entry.argsHash,
+      done: keepAlive(),
       stop() {
         stopped = true;
         stopWatch?.();
@@ -147,13 +167,36 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
         }
       },
     });
-    return { kind: "new", signal: controller.signal };
+    // A call that queues at a gate is already waiting: it is claimed (visible, cancellable) from then on.
+    const waits: ClaimWatch = {
+      queued: () => void claimNow(),
+      mayStart: async () => {
+        const token = await owner;
+        return token === undefined || mayStart(target(entry.callId, token));
+      },
+    };
+    return { kind: "new", signal: controller.signal, watch: waits };
+  }
+
+  /** The terminal record, as the claim (or its absence) decides: complete, commit or record. */
+  async function store(record: CallRecord, claim: Claimed | undefined): Promise<void | JournalEnd> {
+    const owner = (await claim?.owner) ?? options.owner;
+    if (owner) {
+      await write(record.callId, { op: "complete", owner, record });
+    } else if (claim?.argsHash !== undefined) {
+      const input = { record, argsHash: claim.argsHash, key };
+      const outcome = await claimWrite(record.callId, { op: "commit", input }, () => ledgerCall(record.callId, (ledger) => ledger.commit(input)));
+      if (outcome.kind !== "new") return outcome;
+    } else {
+      // Unclaimed ids (rejected before begin) are recorded only if the id is still free.
+      await write(record.callId, { op: "record", record, key });
+    }
   }
 
   return {
     async begin(entry: JournalBegin): Promise<JournalClaim> {
       if (entry.readOnly === true && entry.status === "running" && !entry.approved && !options.owner) {
-        claimed.get(entry.callId)?.stop();
+        replace(entry.callId);
         return defer(entry);
       }
       // One owner per claim, so the same id twice in one batch is a duplicate, not the same claimant.
@@ -161,26 +204,21 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
       const input = beginInput(entry, owner);
       const outcome = await claimWrite(entry.callId, { op: "begin", input }, () => ledgerCall(entry.callId, (ledger) => ledger.begin(input)));
       if (outcome.kind !== "new" || entry.status === "pending") return outcome;
-      claimed.get(entry.callId)?.stop();
+      replace(entry.callId);
       const controller = new AbortController();
-      claimed.set(entry.callId, { owner, stop: watch(entry.callId, owner, controller, watchDelayMs) });
-      return { kind: "new", signal: controller.signal };
+      const watching = watchCall(target(entry.callId, owner), controller, watchDelayMs);
+      claimed.set(entry.callId, { owner, stop: watching.stop, done: keepAlive() });
+      return { kind: "new", signal: controller.signal, watch: { queued: watching.now, mayStart: () => mayStart(target(entry.callId, owner)) } };
     },
 
     async finish(record: CallRecord): Promise<void | JournalEnd> {
       const claim = claimed.get(record.callId);
       claimed.delete(record.callId);
       claim?.stop();
-      const owner = (await claim?.owner) ?? options.owner;
-      if (owner) {
-        await write(record.callId, { op: "complete", owner, record });
-      } else if (claim?.argsHash !== undefined) {
-        const input = { record, argsHash: claim.argsHash, key };
-        const outcome = await claimWrite(record.callId, { op: "commit", input }, () => ledgerCall(record.callId, (ledger) => ledger.commit(input)));
-        if (outcome.kind !== "new") return outcome;
-      } else {
-        // Unclaimed ids (rejected before begin) are recorded only if the id is still free.
-        await write(record.callId, { op: "record", record, key });
+      try {
+        return await store(record, claim);
+      } finally {
+        claim?.done();
       }
     },
   };

@@ -1,6 +1,7 @@
 import { createRegistry, type Registry } from "../src/registry";
 import { assembleTool, type Tool } from "../src/tool";
 import type { Hooks } from "../src/hooks";
+import { checkKeyPointer } from "../src/gate-key";
 import { ConfigError, type TenantConfig } from "./config";
 
 /** A tool with the tenant's policy override laid over its own policy (functions in it are kept). */
@@ -58,7 +59,9 @@ export function buildRegistry(config: TenantConfig, catalog: ReadonlyMap<string,
     const override = config.policies[name];
     if (!override) return tool;
     try {
-      return withPolicy(tool, override);
+      const effective = withPolicy(tool, override);
+      checkKeyPointer(effective);
+      return effective;
     } catch (error) {
       throw new ConfigError(`policies.${name}: ${(error as Error).message}`);
     }

@@ -32,7 +32,9 @@ export function toolInfo(tool: Tool, tenant: Tenant): ToolInfo {
               limit: gate.limit,
               ...(gate.group === undefined ? {} : { group: gate.group }),
               ...(gate.maxQueue === undefined ? {} : { maxQueue: gate.maxQueue }),
-              keyed: typeof gate.key === "function",
+              ...(gate.maxWaitMs === undefined ? {} : { maxWaitMs: gate.maxWaitMs }),
+              keyed: gate.key !== undefined,
+              ...(typeof gate.key === "string" ? { key: gate.key } : {}),
             },
           }
         : {}),

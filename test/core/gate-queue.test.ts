@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { acquireSlot, createGateState, expireDue, leaveSlot, nextDeadline } from "../../src/gate-queue";
+import { acquireSlot, createGateState, expireDue, leaveSlot, nextDeadline, settlements } from "../../src/gate-queue";
 import type { GateChange, GateState } from "../../src/gate-queue";
 
 const req = (callId: string, over: Partial<Parameters<typeof acquireSlot>[1]> = {}) => ({
@@ -75,12 +75,39 @@ describe("gate-queue", () => {
     expect(expireDue(s, 500).changes).toEqual([]);
     expect([...s.holders.keys()]).toEqual(["c"]);
   });
+
+  it("a waiter still queued at its maxWaitUntil leaves as busy with a retry-after hint, and cannot queue again", () => {
+    const s = createGateState(1, 5);
+    acquireSlot(s, req("a", { maxQueue: 5 }), 0);
+    acquireSlot(s, req("b", { maxQueue: 5, maxWaitUntil: 50, waitDeadline: 20 }), 0);
+    acquireSlot(s, req("c", { maxQueue: 5 }), 0);
+    // Re-attaching moves the poll deadline, never the end of the wait.
+    acquireSlot(s, req("b", { maxQueue: 5, maxWaitUntil: 90, waitDeadline: 70 }), 10);
+    expect(s.waiters[0]).toMatchObject({ callId: "b", deadline: 70, maxWaitUntil: 50 });
+    expect(nextDeadline(s)).toBe(50);
+    expect(expireDue(s, 49).changes).toEqual([]);
+    const { changes } = expireDue(s, 50);
+    expect(changes).toEqual([{ type: "leave", callId: "b", was: "waiter", reason: "max_wait", retryAfterMs: expect.any(Number) }]);
+    expect(settlements(changes)).toEqual([{ callId: "b", reason: "max_wait", retryAfterMs: expect.any(Number) }]);
+    expect(settlements(changes)[0]).toMatchObject({ retryAfterMs: expect.toSatisfy((ms: number) => ms > 0) });
+    // Coming back after its wait ended (a poll that missed the answer): busy, not a new place at the back.
+    expect(acquireSlot(s, req("b", { maxQueue: 5, maxWaitUntil: 50 }), 60).outcome.status).toBe("busy");
+    expect(s.waiters.map((w) => w.callId)).toEqual(["c"]);
+    expect(expireDue(s, 60).changes).toEqual([]);
+  });
+
+  it("maxWaitMs 0 (maxWaitUntil = now): a free slot is granted, otherwise busy at once", () => {
+    const s = createGateState(1, 5);
+    expect(acquireSlot(s, req("a", { maxQueue: 5, maxWaitUntil: 0 }), 0).outcome.status).toBe("granted");
+    expect(acquireSlot(s, req("b", { maxQueue: 5, maxWaitUntil: 0 }), 0).outcome.status).toBe("busy");
+    expect(s.waiters).toEqual([]);
+  });
 });
 
 // Model-based: random acquire / release / cancel / time / alarm sequences against a simple
 // reference model, plus the invariants checked directly on the real state.
 type Op =
-  | { op: "acquire"; id: number; lease: number; wait: number | null }
+  | { op: "acquire"; id: number; lease: number; wait: number | null; maxWait: number | null }
   | { op: "release" | "cancel"; id: number }
   | { op: "tick"; ms: number }
   | { op: "alarm" };
@@ -91,6 +118,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
     id: fc.nat(5),
     lease: fc.integer({ min: 1, max: 60 }),
     wait: fc.option(fc.integer({ min: 1, max: 60 })),
+    maxWait: fc.option(fc.integer({ min: 0, max: 80 })),
   }) },
   { weight: 2, arbitrary: fc.record({ op: fc.constantFrom("release" as const, "cancel" as const), id: fc.nat(5) }) },
   fc.record({ op: fc.constant("tick" as const), ms: fc.nat(40) }),
@@ -100,11 +128,11 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
 /** The reference: holders id → expiry, a plain FIFO array. */
 class Model {
   holders = new Map<string, number>();
-  queue: { id: string; lease: number; deadline: number | null }[] = [];
+  queue: { id: string; lease: number; deadline: number | null; until: number | null }[] = [];
   constructor(readonly limit: number, readonly maxQueue: number) {}
   tidy(now: number): void {
     for (const [id, exp] of this.holders) if (exp <= now) this.holders.delete(id);
-    this.queue = this.queue.filter((w) => w.deadline === null || w.deadline > now);
+    this.queue = this.queue.filter((w) => (w.deadline === null || w.deadline > now) && (w.until === null || w.until > now));
     while (this.holders.size < this.limit && this.queue.length > 0) {
       const w = this.queue.shift()!;
       this.holders.set(w.id, now + w.lease);
@@ -167,7 +195,8 @@ it("model: random sequences keep held ≤ limit, FIFO grants and one slot per ca
         else if (o.op === "acquire") {
           const id = `c${o.id}`;
           const wait = o.wait === null ? undefined : now + o.wait;
-          const t = acquireSlot(s, { callId: id, tool: "t", limit, maxQueue, leaseMs: o.lease, waitDeadline: wait }, now);
+          const until = o.maxWait === null ? undefined : now + o.maxWait;
+          const t = acquireSlot(s, { callId: id, tool: "t", limit, maxQueue, leaseMs: o.lease, waitDeadline: wait, maxWaitUntil: until }, now);
           changes = t.changes;
           model.tidy(now);
           const waiter = model.queue.find((w) => w.id === id);
@@ -177,8 +206,8 @@ it("model: random sequences keep held ≤ limit, FIFO grants and one slot per ca
           else if (model.holders.size < limit && model.queue.length === 0) {
             model.holders.set(id, now + o.lease);
             want = "granted";
-          } else if (model.queue.length >= maxQueue) want = "busy";
-          else model.queue.push({ id, lease: o.lease, deadline: wait ?? null }), (want = "queued");
+          } else if (model.queue.length >= maxQueue || (until !== undefined && until <= now)) want = "busy";
+          else model.queue.push({ id, lease: o.lease, deadline: wait ?? null, until: until ?? null }), (want = "queued");
           expect(t.outcome.status).toBe(want);
         } else {
           const id = `c${o.id}`;

@@ -106,6 +106,33 @@ describe("local limiter", () => {
     expect(limiter.inspect("tenant:tool")?.holders).toEqual(["b"]);
   });
 
+  it("a waiter still queued after maxWaitMs leaves as busy with a retry-after hint", async () => {
+    vi.useFakeTimers();
+    const limiter = createLocalLimiter();
+    okGrant(await limiter.acquire(req("a")));
+    let queued = 0;
+    const b = limiter.acquire(req("b", { maxWaitMs: 200, onQueued: () => queued++ }));
+    expect(queued).toBe(1);
+    await vi.advanceTimersByTimeAsync(199);
+    expect(limiter.inspect("tenant:tool")?.queued).toEqual(["b"]);
+    await vi.advanceTimersByTimeAsync(1);
+    const answer = await b;
+    expect(answer).toMatchObject({ ok: false, code: "busy" });
+    expect(!answer.ok && answer.retryAfterMs).toBeGreaterThan(0);
+    expect(limiter.inspect("tenant:tool")?.queued).toEqual([]);
+  });
+
+  it("tells onQueued only when the call really waits", async () => {
+    const limiter = createLocalLimiter();
+    let queued = 0;
+    const a = okGrant(await limiter.acquire(req("a", { onQueued: () => queued++ })));
+    expect(queued).toBe(0);
+    const b = limiter.acquire(req("b", { onQueued: () => queued++ }));
+    expect(queued).toBe(1);
+    await a.release();
+    okGrant(await b);
+  });
+
   it("keeps gates with different keys apart", async () => {
     const limiter = createLocalLimiter();
     okGrant(await limiter.acquire(req("a", { gate: "t:one" })));

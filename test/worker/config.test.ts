@@ -53,6 +53,25 @@ describe("tenant configuration", () => {
     expect(sleep.policy.idempotent).toBe(true); // kept from the tool
   });
 
+  it("checks a gate's key pointer and maxWaitMs with a readable error", () => {
+    const gate = (concurrency: Record<string, unknown>) => ({ ...base, tools: ["sleep"], policies: { sleep: { concurrency: { limit: 1, ...concurrency } } } });
+    expect(configError(gate({ key: "ms" }))).toMatch(/policies\.sleep\.concurrency\.key: must be a JSON Pointer into the arguments \(RFC 6901, at most 256 characters\), like "\/repo"/);
+    expect(configError(gate({ key: "/a~2" }))).toMatch(/policies\.sleep\.concurrency\.key: must be a JSON Pointer/);
+    expect(configError(gate({ key: "/mss" }))).toMatch(
+      /policies\.sleep: Tool "sleep": invalid policy\.concurrency\.key "\/mss": the arguments declare no property "mss" \(declared: ms\)/,
+    );
+    expect(configError(gate({ maxWaitMs: -1 }))).toMatch(/policies\.sleep\.concurrency\.maxWaitMs/);
+    const http = (key: string) => ({
+      ...base,
+      http: [{ name: "get_repo", description: "d", url: "https://api.example.com/repos/{owner}/{name}", concurrency: { limit: 1, key },
+        input: { type: "object", properties: { owner: { type: "string" }, name: { type: "string" } } } }],
+    });
+    expect(configError(http("/repo"))).toMatch(/^TOOLGATE_CONFIG is invalid: http\[0\]: Tool "get_repo": invalid policy\.concurrency\.key "\/repo": the arguments declare no property "repo" \(declared: owner, name\)/);
+    expect(configError(http("owner"))).toMatch(/^TOOLGATE_CONFIG is invalid: http\[0\]: HTTP tool "get_repo": invalid concurrency\.key: must be a JSON Pointer/);
+    const tenant = createTenant({ ...http("/owner"), policies: { get_repo: { concurrency: { limit: 2, key: "/name", maxWaitMs: 0 } } } });
+    expect(tenant.registry.get("get_repo")!.policy.concurrency).toEqual({ limit: 2, key: "/name", maxWaitMs: 0 });
+  });
+
   it("turns deny lists and approval rules into pipeline outcomes", async () => {
     const tenant = createTenant({ ...base, tools: ["add", "echo", "fail"], deny: ["fail"], requireApprovalFor: { tools: ["echo"] } });
     const options = { registry: tenant.registry, hooks: tenant.hooks, tenant: tenant.name };

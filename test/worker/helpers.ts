@@ -19,6 +19,8 @@ interface Options {
   headers?: Record<string, string>;
   /** Run against the app with another TOOLGATE_CONFIG (or other env vars) instead of the deployed Worker. */
   env?: Record<string, unknown>;
+  /** The client's side of the request: aborting it is the client going away. */
+  signal?: AbortSignal;
 }
 
 /** One request to the Worker under test; JSON bodies are serialised, the key defaults to the call key. */
@@ -31,7 +33,12 @@ export async function request(path: string, options: Options = {}): Promise<Resp
     body = typeof options.body === "string" || options.body instanceof ReadableStream ? options.body : JSON.stringify(options.body);
     headers["content-type"] ??= "application/json";
   }
-  const init: RequestInit = { method: options.method ?? (body === undefined ? "GET" : "POST"), headers, ...(body === undefined ? {} : { body }) };
+  const init: RequestInit = {
+    method: options.method ?? (body === undefined ? "GET" : "POST"),
+    headers,
+    ...(body === undefined ? {} : { body }),
+    ...(options.signal ? { signal: options.signal } : {}),
+  };
   if (options.env) return app.request(`${BASE}${path}`, init, { ...env, ...options.env });
   return exports.default.fetch(new Request(`${BASE}${path}`, init));
 }

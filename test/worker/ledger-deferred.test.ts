@@ -8,7 +8,7 @@ import { journal, shardOfCall, sleep, uid } from "./ledger-helpers";
 
 /**
  * Read-only tools defer the claim of their call id (worker/ledger-journal.ts): a call that ends within
- * watchDelayMs is stored by one commit(); a longer one is claimed and watched like any other.
+ * deferMs is stored by one commit(); a longer one is claimed and watched like any other.
  */
 function lookupTool(opts: { readOnly?: boolean } = {}) {
   const state = { runs: 0, active: 0 };
@@ -88,11 +88,11 @@ describe("deferred claims of read-only calls", () => {
     for (const result of results) expect(result.ok && result.output.content[0]).toEqual(storedText);
   });
 
-  it("claims a call still running after watchDelayMs: it shows as running and can be cancelled", async () => {
+  it("claims a call still running after deferMs: it shows as running and can be cancelled", async () => {
     const tenant = `t-${uid()}`;
     const { tool, state } = lookupTool();
     const registry = createRegistry([tool]);
-    const options = { registry, tenant, journal: journal(tenant, { watchDelayMs: 30 }) };
+    const options = { registry, tenant, journal: journal(tenant, { deferMs: 30 }) };
     const running = executeCall(call("r4", { q: "slow", ms: 20_000 }), options);
     const shard = shardOfCall(tenant, "r4");
     let entry = await shard.get("r4", null);
@@ -113,7 +113,7 @@ describe("deferred claims of read-only calls", () => {
     const tenant = `t-${uid()}`;
     const { tool } = lookupTool();
     const registry = createRegistry([tool]);
-    const slow = executeCall(call("r5", { q: "x", ms: 150 }), { registry, tenant, journal: journal(tenant, { watchDelayMs: 20 }) });
+    const slow = executeCall(call("r5", { q: "x", ms: 150 }), { registry, tenant, journal: journal(tenant, { deferMs: 20 }) });
     const shard = shardOfCall(tenant, "r5");
     while ((await shard.get("r5", null))?.record.status !== "running") await sleep(5);
     // Same id and arguments while the first is claimed: this run ends first, then joins the claimed one.

@@ -10,6 +10,7 @@ import {
   type RateLimit,
 } from "../../src/adapters/declarations";
 import { httpTool } from "../../src/adapters/http";
+import { checkKeyPointer } from "../../src/gate-key";
 import { openApiTools, serverUrl } from "../../src/adapters/openapi";
 import type { UpstreamGate } from "../../src/adapters/upstream";
 import type { Tool } from "../../src/tool";
@@ -138,12 +139,15 @@ export function buildAdapters(config: TenantConfig, deps: AdapterDeps): StaticAd
   const summary: AdapterSummary = { http: [], openapi: [] };
   for (const { raw, where, decl, url } of http) {
     const gate = gateOf(url);
-    tools.push(at(where, () => httpTool(raw as Parameters<typeof httpTool>[0], gate ? { gate } : {})));
+    const tool = at(where, () => httpTool(raw as Parameters<typeof httpTool>[0], gate ? { gate } : {}));
+    at(where, () => checkKeyPointer(tool));
+    tools.push(tool);
     summary.http.push({ name: decl.name, method: decl.method, upstream: url.origin, ...(decl.rateLimit ? { rateLimit: decl.rateLimit } : {}) });
   }
   for (const { raw, where, decl, url } of openapi) {
     const gate = gateOf(url);
     const made = at(where, () => openApiTools(raw as Parameters<typeof openApiTools>[0], gate ? { gate } : {}));
+    for (const tool of made) at(where, () => checkKeyPointer(tool));
     tools.push(...made);
     summary.openapi.push({ name: decl.name, upstream: url.origin, tools: made.map((tool) => tool.name), ...(decl.rateLimit ? { rateLimit: decl.rateLimit } : {}) });
   }

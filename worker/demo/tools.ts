@@ -6,19 +6,26 @@ import { sleep as wait } from "../../src/retry";
 /** Longest sleep a demo tool accepts, so a demo call can never hold a slot for long. */
 export const MAX_SLEEP_MS = 30_000;
 
+/** A sleep's own arguments and report: what it was asked, and when the sleep itself ran. */
+export const SLEEP_MS = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(MAX_SLEEP_MS));
+export const SLEEP_REPORT = v.object({ ms: v.number(), startedAt: v.number(), endedAt: v.number() });
+
+/** Waits ms (or until the call is cancelled, then throws its reason) and reports when it ran. */
+export async function timedSleep(ms: number, signal: AbortSignal): Promise<v.InferOutput<typeof SLEEP_REPORT>> {
+  const startedAt = Date.now();
+  if (!(await wait(ms, signal))) throw signal.reason;
+  return { ms, startedAt, endedAt: Date.now() };
+}
+
 /** A tool that waits ms (or until the call is cancelled) and reports when the sleep itself ran. */
 function sleepTool(name: string, description: string, limit: number) {
   return defineTool({
     name,
     description,
-    input: v.object({ ms: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(MAX_SLEEP_MS)) }),
-    output: v.object({ ms: v.number(), startedAt: v.number(), endedAt: v.number() }),
+    input: v.object({ ms: SLEEP_MS }),
+    output: SLEEP_REPORT,
     policy: { concurrency: { limit }, timeoutMs: MAX_SLEEP_MS + 5_000, idempotent: true },
-    run: async ({ ms }, ctx) => {
-      const startedAt = Date.now();
-      if (!(await wait(ms, ctx.signal))) throw ctx.signal.reason;
-      return { ms, startedAt, endedAt: Date.now() };
-    },
+    run: ({ ms }, ctx) => timedSleep(ms, ctx.signal),
   });
 }
 

@@ -7,7 +7,12 @@ export interface GateAcquireInput {
   limit: number;
   maxQueue: number;
   leaseMs: number;
-  /** Longest this RPC is held open while queued; then it answers `queued` and the caller re-attaches. */
+  /** When the caller stops waiting: still queued then, it answers busy (first ask + policy maxWaitMs). */
+  maxWaitUntil?: number;
+  /**
+   * Longest this RPC is held open while queued; then it answers `queued` and the caller re-attaches.
+   * 0 answers `queued` at once, so the caller learns that it waits.
+   */
   pollMs: number;
   /** How long after a poll ends a waiter that did not come back leaves the queue. Default WAIT_GRACE_MS. */
   waitGraceMs?: number;

@@ -15,7 +15,8 @@ const SCHEMA = [
      since INTEGER NOT NULL,
      expires_at INTEGER,
      lease_ms INTEGER NOT NULL,
-     deadline INTEGER
+     deadline INTEGER,
+     max_wait_until INTEGER
    )`,
   `CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL)`,
 ];
@@ -29,10 +30,14 @@ type SlotRow = {
   expires_at: number | null;
   lease_ms: number;
   deadline: number | null;
+  max_wait_until: number | null;
 };
 
 export function migrate(sql: SqlStorage): void {
   for (const statement of SCHEMA) sql.exec(statement);
+  // Gates created before maxWaitMs existed: their waiters simply have none.
+  const columns = sql.exec<{ name: string }>("SELECT name FROM pragma_table_info('slots')").toArray();
+  if (!columns.some((c) => c.name === "max_wait_until")) sql.exec("ALTER TABLE slots ADD COLUMN max_wait_until INTEGER");
 }
 
 export function readMeta(sql: SqlStorage, key: string): string | undefined {
@@ -62,6 +67,7 @@ export function loadState(sql: SqlStorage): GateState {
         since: row.since,
         leaseMs: row.lease_ms,
         ...(row.deadline === null ? {} : { deadline: row.deadline }),
+        ...(row.max_wait_until === null ? {} : { maxWaitUntil: row.max_wait_until }),
       });
     }
     state.nextSeq = Math.max(state.nextSeq, row.seq + 1);
@@ -88,10 +94,10 @@ export function persist(sql: SqlStorage, state: GateState, changes: GateChange[]
     } else {
       const w = change.waiter;
       sql.exec(
-        `INSERT INTO slots (call_id, tool, state, seq, since, expires_at, lease_ms, deadline)
-         VALUES (?, ?, 'queued', ?, ?, NULL, ?, ?)
+        `INSERT INTO slots (call_id, tool, state, seq, since, expires_at, lease_ms, deadline, max_wait_until)
+         VALUES (?, ?, 'queued', ?, ?, NULL, ?, ?, ?)
          ON CONFLICT (call_id) DO UPDATE SET deadline = excluded.deadline`,
-        w.callId, w.tool, w.seq, w.since, w.leaseMs, w.deadline ?? null,
+        w.callId, w.tool, w.seq, w.since, w.leaseMs, w.deadline ?? null, w.maxWaitUntil ?? null,
       );
     }
   }

@@ -61,12 +61,15 @@ export class Gate extends DurableObject<Env> {
         resolve(result);
       };
       // Answer `queued` at the end of the poll; the waiter keeps its place if it comes back in time.
-      const timer = setTimeout(() => {
+      // A poll ends early when the waiter's longest wait does: that transition answers it busy.
+      const endPoll = () => {
+        if (input.maxWaitUntil !== undefined && Date.now() >= input.maxWaitUntil) this.apply(expireDue);
         const rest = (this.waiting.get(input.callId) ?? []).filter((w) => w !== wake);
         if (rest.length > 0) this.waiting.set(input.callId, rest);
         else this.waiting.delete(input.callId);
         resolve({ ok: false, code: "queued", position });
-      }, input.pollMs);
+      };
+      const timer = setTimeout(endPoll, Math.max(0, Math.min(input.pollMs, (input.maxWaitUntil ?? Infinity) - Date.now())));
       list.push(wake);
       this.waiting.set(input.callId, list);
     });
@@ -197,7 +200,9 @@ export class Gate extends DurableObject<Env> {
       const result: GateAcquireResult =
         "holder" in settled
           ? { ok: true, expiresAt: settled.holder.expiresAt }
-          : { ok: false, code: "cancelled", message: `left the queue (${settled.reason})` };
+          : settled.reason === "max_wait"
+            ? { ok: false, code: "busy", message: "waited the longest time its policy allows", retryAfterMs: settled.retryAfterMs ?? 0 }
+            : { ok: false, code: "cancelled", message: `left the queue (${settled.reason})` };
       for (const wake of list) wake(result);
     }
   }

@@ -124,6 +124,15 @@ export class Ledger extends DurableObject<Env> {
     return watchState(readRow(this.ctx.storage.sql, callId), owner);
   }
 
+  /**
+   * A call that waited at a gate asks this as its slot comes, before it starts: renews the lease and
+   * answers whether a cancel was requested. The shard runs one request at a time, so a cancel that
+   * was accepted (answered) before this is always seen here.
+   */
+  confirmStart(callId: string, owner: string, leaseMs: number): WatchOutcome {
+    return renew(this.shard, callId, owner, leaseMs);
+  }
+
   /** One call the viewer may see; with waitMs, waits (bounded) until it is terminal. */
   async get(callId: string, viewer: Viewer, waitMs = 0): Promise<LedgerEntry | null> {
     if (!readVisibleRow(this.ctx.storage.sql, callId, viewer)) return null;
