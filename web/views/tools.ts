@@ -74,9 +74,10 @@ export const toolsView: View = {
       replace(list, shown.map((tool) => card(tool, session)));
     };
     search.addEventListener("input", draw);
-    catalog(session.client).then(
+    const ready = catalog(session.client).then(
       (all) => ((tools = all), draw()),
       (error) => replace(list, notice(`Could not load the tools: ${(error as Error).message}`, "error")),
     );
+    return { ready };
   },
 };
