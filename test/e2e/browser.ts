@@ -30,7 +30,6 @@ export async function launch(viewport = { width: 1280, height: 900 }): Promise<B
   };
 }
 
-/** Signs in on a fresh page load; resolves once the first view (Tools) has shown its data. */
 /**
  * A stress mode (TOOLGATE_E2E_LAG_MS=n): the console handles each view change, and receives each API
  * answer, up to n ms late, at random. Steps that act before the page got there fail under it.
@@ -51,6 +50,7 @@ async function addLag(context: BrowserContext, lagMs: number): Promise<void> {
   );
 }
 
+/** Signs in on a fresh page load; resolves with the first view (Tools) once it has shown its data. */
 export async function signIn(page: Page, baseUrl: string, key: string): Promise<Locator> {
   await page.goto(`${baseUrl}/`);
   const signInView = page.locator('main[data-view="sign-in"]');
