@@ -51,9 +51,31 @@ describe("console flows", () => {
     for (const badge of ["risk low", "read-only", "concurrency unlimited", "approval never", "source code"]) {
       await add.getByText(badge, { exact: true }).waitFor();
     }
-    await add.getByText("Definition of add").click();
-    await add.getByLabel("Format", { exact: true }).selectOption("anthropic");
-    await add.getByLabel("add as anthropic").getByText('"input_schema"').waitFor();
+    // Opening the definition loads it as openai; that answer is held until the anthropic one is on
+    // screen, and must not replace it when it finally comes.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route(
+      (url) => url.pathname === "/v1/tools/openai",
+      async (route) => {
+        await held;
+        await route.continue();
+      },
+      { times: 1 },
+    );
+    const definition = add.locator(".definition");
+    try {
+      await add.getByText("Definition of add").click();
+      await add.getByLabel("Format", { exact: true }).selectOption("anthropic");
+      await definition.getByLabel("add as anthropic").getByText('"input_schema"').waitFor();
+      release();
+      // Busy until every load it started has answered: the late openai one included.
+      await add.locator('.definition[aria-busy="false"]').waitFor({ state: "attached" });
+      expect(await definition.getByLabel(/^add as /).getAttribute("aria-label")).toBe("add as anthropic");
+    } finally {
+      release();
+      await page.unrouteAll({ behavior: "wait" });
+    }
     await screenshot(page, "tools");
 
     await tools.getByLabel("Search tools", { exact: true }).fill("");
