@@ -90,6 +90,24 @@ export function navigate(page: Page, label: string, id: string, options?: { read
   return openView(page, id, () => page.getByRole("navigation", { name: "Views" }).getByRole("link", { name: label, exact: true }).click(), options);
 }
 
+/**
+ * Holds the page's first request matching `url` until `release()` is called: an answer that comes
+ * late, on cue. Release in a finally, then `page.unrouteAll({ behavior: "wait" })`.
+ */
+export async function holdFirstRequest(page: Page, url: (url: URL) => boolean): Promise<() => void> {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await page.route(
+    url,
+    async (route) => {
+      await held;
+      await route.continue();
+    },
+    { times: 1 },
+  );
+  return release;
+}
+
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(ARTIFACTS, { recursive: true });
   await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });

@@ -1,6 +1,6 @@
 import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { apiCall, apiCancel, launch, navigate, openView, screenshot, signIn, viewReady, type Browser } from "./browser";
+import { apiCall, apiCancel, holdFirstRequest, launch, navigate, openView, screenshot, signIn, viewReady, type Browser } from "./browser";
 
 // The console's main flows in real Chromium against `wrangler dev` with the demo tenant. Every step
 // acts inside the view it needs once that view is on screen (see openView): never on timing.
@@ -53,16 +53,7 @@ describe("console flows", () => {
     }
     // Opening the definition loads it as openai; that answer is held until the anthropic one is on
     // screen, and must not replace it when it finally comes.
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    await page.route(
-      (url) => url.pathname === "/v1/tools/openai",
-      async (route) => {
-        await held;
-        await route.continue();
-      },
-      { times: 1 },
-    );
+    const release = await holdFirstRequest(page, (url) => url.pathname === "/v1/tools/openai");
     const definition = add.locator(".definition");
     try {
       await add.getByText("Definition of add").click();
@@ -132,16 +123,7 @@ describe("console flows", () => {
     await navigate(page, "Tools", "tools");
     // History's first load (no filters) is held until the filtered list is on screen, then answers.
     const unfiltered = (url: URL) => url.pathname === "/v1/calls" && !url.searchParams.has("tool") && !url.searchParams.has("status");
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    await page.route(
-      unfiltered,
-      async (route) => {
-        await held;
-        await route.continue();
-      },
-      { times: 1 },
-    );
+    const release = await holdFirstRequest(page, unfiltered);
     try {
       // Not ready: its first data is the held load.
       const history = await navigate(page, "History", "history", { ready: false });
