@@ -1,15 +1,22 @@
 import { defineConfig } from "vitest/config";
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
+import { HeldWorkerdLogs } from "./test/runner/held-workerd-logs.ts";
+import { quietDependencySourcemaps } from "./test/runner/quiet-dependency-sourcemaps.ts";
 
 // Two projects: the runtime-agnostic core in Node, the Worker in workerd (real Durable Objects).
 export default defineConfig({
   test: {
+    // A passing run prints a line per file and the summary: console output (the Worker's log line per
+    // call) is shown only for failed tests, and workerd's own log only when the run fails.
+    silent: "passed-only",
+    reporters: [new HeldWorkerdLogs(), "default"],
     projects: [
       {
         test: { name: "core", environment: "node", include: ["test/core/**/*.test.ts"] },
       },
       {
         plugins: [
+          quietDependencySourcemaps(),
           cloudflareTest({
             wrangler: { configPath: "./wrangler.toml" },
             miniflare: {

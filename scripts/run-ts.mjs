@@ -1,8 +1,18 @@
 // Runs a TypeScript entry (bench, scripts) by bundling it with esbuild first: no loader, no tsx.
-import { build } from "esbuild";
-import { mkdirSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync } from "node:fs";
 import { basename, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+// wrangler and miniflare need Node 22. npm scripts run the project's own (the `node` devDependency);
+// started with the machine's older node, this runs itself again under the project's.
+const PROJECT_NODE = fileURLToPath(new URL("../node_modules/node/bin/node", import.meta.url));
+if (Number(process.versions.node.split(".")[0]) < 22 && existsSync(PROJECT_NODE)) {
+  const { status } = spawnSync(PROJECT_NODE, process.argv.slice(1), { stdio: "inherit" });
+  process.exit(status ?? 1);
+}
+
+const { build } = await import("esbuild");
 
 const [entry, ...rest] = process.argv.slice(2);
 if (!entry) {

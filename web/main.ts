@@ -13,7 +13,7 @@ import { toolsView } from "./views/tools";
 
 const VIEWS: View[] = [toolsView, runView, batchView, historyView, liveView, approvalsView, gatesView];
 const app = document.getElementById("app")!;
-let cleanup: (() => void) | void;
+let cleanup: (() => void) | undefined;
 
 function visibleViews(session: Session): View[] {
   return VIEWS.filter((view) => !view.admin || session.admin);
@@ -24,7 +24,8 @@ function renderShell(session: Session): void {
   const views = visibleViews(session);
   const { id, param } = parseHash(location.hash);
   const view = views.find((v) => v.id === id) ?? views[0]!;
-  const main = h("main", { id: "content", tabindex: -1 });
+  // data-view and aria-busy say which view is on screen and whether its first data has arrived.
+  const main = h("main", { id: "content", tabindex: -1, "data-view": view.id, "aria-busy": "true" });
   const nav = h(
     "nav",
     { "aria-label": "Views" },
@@ -39,7 +40,10 @@ function renderShell(session: Session): void {
   );
   cleanup?.();
   replace(app, header, nav, main);
-  cleanup = view.render(main, session, param);
+  const rendered = view.render(main, session, param);
+  cleanup = rendered.cleanup;
+  const settled = () => main.setAttribute("aria-busy", "false");
+  void Promise.resolve(rendered.ready).then(settled, settled);
 }
 
 let current: Session | null = null;

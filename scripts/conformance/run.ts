@@ -37,8 +37,10 @@ async function startWrangler(port: number): Promise<ChildProcess> {
   const args = [WRANGLER, "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(await freePort())];
   args.push("--persist-to", ".tmp/conformance-state", "--show-interactive-dev-session=false", "--log-level", "warn");
   args.push("--var", `TOOLGATE_CONFIG:${config}`);
-  // Its own process group, so stopping it also stops the workerd it starts.
-  const child = spawn(process.execPath, args, { stdio: ["ignore", "inherit", "inherit"], detached: true });
+  // Its own process group, so stopping it also stops the workerd it starts. No fetch of the
+  // Request.cf template: toolgate never reads request.cf, and the run stays on loopback.
+  const env = { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false" };
+  const child = spawn(process.execPath, args, { stdio: ["ignore", "inherit", "inherit"], detached: true, env });
   const deadline = Date.now() + 90_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`wrangler dev exited with ${child.exitCode}`);

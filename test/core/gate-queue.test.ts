@@ -165,9 +165,11 @@ function mirror(rows: Map<string, Row>, changes: GateChange[], acquiring?: strin
   }
 }
 
-function checkInvariants(s: GateState, rows: Map<string, Row>, limit: number): void {
+function checkInvariants(s: GateState, rows: Map<string, Row>, limit: number, maxQueue: number): void {
   expect(s.holders.size).toBeLessThanOrEqual(limit);
-  expect(s.holders.size).toBeGreaterThanOrEqual(0);
+  expect(s.waiters.length).toBeLessThanOrEqual(maxQueue);
+  // Each holder sits under its own call id, with a lease that ends after it was granted.
+  for (const [id, holder] of s.holders) expect([holder.callId, holder.expiresAt > holder.since]).toEqual([id, true]);
   const queued = s.waiters.map((w) => w.callId);
   expect(new Set(queued).size).toBe(queued.length);
   for (const id of queued) expect(s.holders.has(id)).toBe(false);
@@ -222,7 +224,7 @@ it("model: random sequences keep held ≤ limit, FIFO grants and one slot per ca
           expect([...s.holders.keys()].sort()).toEqual([...model.holders.keys()].sort());
           expect(s.waiters.map((w) => w.callId)).toEqual(model.queue.map((w) => w.id));
         }
-        checkInvariants(s, rows, limit);
+        checkInvariants(s, rows, limit, maxQueue);
       }
     }),
     { numRuns: 200 },

@@ -1,8 +1,9 @@
-import type { Page } from "playwright-core";
+import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { apiCall, launch, screenshot, signIn, type Browser } from "./browser";
+import { apiCall, apiCancel, holdFirstRequest, launch, navigate, openView, screenshot, signIn, viewReady, type Browser } from "./browser";
 
-// The console's main flows in real Chromium against `wrangler dev` with the demo tenant.
+// The console's main flows in real Chromium against `wrangler dev` with the demo tenant. Every step
+// acts inside the view it needs once that view is on screen (see openView): never on timing.
 const baseUrl = inject("baseUrl");
 let browser: Browser;
 let page: Page;
@@ -16,166 +17,191 @@ afterAll(async () => {
   await browser?.close();
 });
 
+/** The figures of one gate card, read in one go so they come from the same refresh. */
+async function gateFigures(gate: Locator): Promise<Record<string, string> | null> {
+  const [figures] = await gate.evaluateAll((cards) =>
+    cards.map((card) => Object.fromEntries([...card.querySelectorAll<HTMLElement>("[data-field]")].map((dd) => [dd.dataset.field, dd.textContent ?? ""]))),
+  );
+  return figures ?? null;
+}
+
 describe("console flows", () => {
   it("signs in with a key kept for the tab only, never in the URL", async () => {
     await page.goto(`${baseUrl}/`);
-    await expect.poll(() => page.getByLabel("API key").isVisible()).toBe(true);
+    const signInView = page.locator('main[data-view="sign-in"]');
+    await signInView.getByLabel("API key", { exact: true }).waitFor();
     await screenshot(page, "sign-in");
-    await page.getByLabel("API key").fill("wrong-key");
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByText("That key is not valid for this tenant.").waitFor();
+    await signInView.getByLabel("API key", { exact: true }).fill("wrong-key");
+    await signInView.getByRole("button", { name: "Sign in" }).click();
+    await signInView.getByText("That key is not valid for this tenant.").waitFor();
 
-    await signIn(page, baseUrl, "dev-admin-key");
+    const tools = await signIn(page, baseUrl, "dev-admin-key");
     expect(page.url()).not.toContain("dev-admin-key");
     expect(await page.evaluate(() => sessionStorage.getItem("toolgate.key"))).toBe("dev-admin-key");
     expect(await page.evaluate(() => localStorage.length)).toBe(0);
-    await page.getByRole("heading", { name: "Tools" }).waitFor();
+    expect(await tools.getByRole("heading", { level: 1 }).textContent()).toBe("Tools");
   });
 
   it("finds add in the searchable tool list, with policy badges and its definition per format", async () => {
-    await page.getByLabel("Search tools").fill("add");
-    const cards = page.locator("li.card.tool");
+    const tools = await viewReady(page, "tools");
+    await tools.getByLabel("Search tools", { exact: true }).fill("add");
+    const cards = tools.locator("li.card.tool");
     await expect.poll(() => cards.count()).toBe(1);
-    const add = page.locator('li[data-tool="add"]');
+    const add = tools.locator('li[data-tool="add"]');
     for (const badge of ["risk low", "read-only", "concurrency unlimited", "approval never", "source code"]) {
       await add.getByText(badge, { exact: true }).waitFor();
     }
-    await add.getByText("Definition of add").click();
-    await add.getByLabel("Format").selectOption("anthropic");
-    await add.getByLabel("add as anthropic").getByText('"input_schema"').waitFor();
+    // Opening the definition loads it as openai; that answer is held until the anthropic one is on
+    // screen, and must not replace it when it finally comes.
+    const release = await holdFirstRequest(page, (url) => url.pathname === "/v1/tools/openai");
+    const definition = add.locator(".definition");
+    try {
+      await add.getByText("Definition of add").click();
+      await add.getByLabel("Format", { exact: true }).selectOption("anthropic");
+      await definition.getByLabel("add as anthropic").getByText('"input_schema"').waitFor();
+      release();
+      // Busy until every load it started has answered: the late openai one included.
+      await add.locator('.definition[aria-busy="false"]').waitFor({ state: "attached" });
+      expect(await definition.getByLabel(/^add as /).getAttribute("aria-label")).toBe("add as anthropic");
+    } finally {
+      release();
+      await page.unrouteAll({ behavior: "wait" });
+    }
     await screenshot(page, "tools");
 
-    await page.getByLabel("Search tools").fill("");
-    await page.locator('li[data-tool="send_message"]').getByText("approval always", { exact: true }).waitFor();
-    await page.locator('li[data-tool="sleep"]').getByText("concurrency 1", { exact: true }).waitFor();
+    await tools.getByLabel("Search tools", { exact: true }).fill("");
+    await tools.locator('li[data-tool="send_message"]').getByText("approval always", { exact: true }).waitFor();
+    await tools.locator('li[data-tool="sleep"]').getByText("concurrency 1", { exact: true }).waitFor();
   });
 
   it("runs add through the generated form, validating in the browser first", async () => {
-    await page.locator('li[data-tool="add"]').getByRole("link", { name: "Run add" }).click();
-    await page.getByRole("heading", { name: "Run a tool" }).waitFor();
-    await page.getByLabel("a", { exact: true }).fill("2");
+    const tools = await viewReady(page, "tools");
+    const run = await openView(page, "run", () => tools.locator('li[data-tool="add"]').getByRole("link", { name: "Run add" }).click());
+    const form = run.getByRole("form", { name: "Run add" });
+    await form.getByLabel("a", { exact: true }).fill("2");
     // b left empty: the core's validator stops the call in the page, and no request is sent.
     let sent = 0;
-    page.on("request", (request) => void (request.url().includes("/v1/calls/openai") && sent++));
-    await page.getByRole("button", { name: "Run add" }).click();
-    await page.getByText("Not sent: 1 problem.").waitFor();
-    expect(sent).toBe(0);
+    const count = (request: { url(): string }) => void (request.url().includes("/v1/calls/openai") && sent++);
+    page.on("request", count);
+    try {
+      await form.getByRole("button", { name: "Run add" }).click();
+      await form.getByText("Not sent: 1 problem.").waitFor();
+      expect(sent).toBe(0);
 
-    await page.getByLabel("b", { exact: true }).fill("3");
-    await page.getByRole("button", { name: "Run add" }).click();
-    const result = page.locator(".result .record");
-    await result.getByLabel("Structured output").getByText('"sum": 5').waitFor();
-    expect(await result.getAttribute("data-status")).toBe("succeeded");
-    expect(sent).toBe(1);
+      await form.getByLabel("b", { exact: true }).fill("3");
+      await form.getByRole("button", { name: "Run add" }).click();
+      const result = form.locator(".result .record");
+      await result.getByLabel("Structured output").getByText('"sum": 5').waitFor();
+      expect(await result.getAttribute("data-status")).toBe("succeeded");
+      expect(sent).toBe(1);
+    } finally {
+      page.off("request", count);
+    }
     await screenshot(page, "run");
 
     // Raw JSON mode carries the form's values over.
-    await page.getByLabel("Raw JSON").check();
-    expect(JSON.parse(await page.getByLabel("Arguments as JSON").inputValue())).toEqual({ a: 2, b: 3 });
+    await form.getByLabel("Raw JSON", { exact: true }).check();
+    expect(JSON.parse(await form.getByLabel("Arguments as JSON", { exact: true }).inputValue())).toEqual({ a: 2, b: 3 });
   });
 
   it("shows the call in History, filtered by tool and status, with its detail", async () => {
-    await page.getByRole("link", { name: "History" }).click();
-    await page.getByLabel("Tool").selectOption("add");
-    await page.getByLabel("Status").selectOption("succeeded");
-    // The list of the last filters (an earlier load's answer, arriving late, is dropped).
-    await page.locator('ol.calls[aria-busy="false"]').waitFor();
-    const call = page.locator("details.call").first();
-    await call.waitFor();
+    const history = await navigate(page, "History", "history");
+    await history.getByLabel("Tool", { exact: true }).selectOption("add");
+    await history.getByLabel("Status", { exact: true }).selectOption("succeeded");
+    // Choosing a filter starts a load at once (aria-busy="true"): this is the list of the last filters.
+    await history.locator('ol.calls[aria-busy="false"]').waitFor({ state: "attached" });
+    const call = history.locator("details.call").first();
     await call.locator("summary").click();
     await call.getByLabel("Structured output").getByText('"sum": 5').waitFor();
     // One page holds every call so far: no "older" button.
-    expect(await page.getByRole("button", { name: "Load older calls" }).isVisible()).toBe(false);
+    expect(await history.getByRole("button", { name: "Load older calls" }).isVisible()).toBe(false);
     await screenshot(page, "history");
   });
 
   it("keeps the list of the last filters when an earlier load answers late", async () => {
-    await page.getByRole("link", { name: "Tools" }).click();
-    // The unfiltered load History starts with answers 1.5 s late, after the filtered one.
-    const unfiltered = (url: URL | string) => {
-      const u = new URL(url);
-      return u.pathname === "/v1/calls" && !u.searchParams.has("tool");
-    };
-    let delayed = false;
-    await page.route(unfiltered, async (route) => {
-      if (!delayed) {
-        delayed = true;
-        await new Promise((resolve) => setTimeout(resolve, 1_500));
-      }
-      await route.continue();
-    });
+    await apiCall(baseUrl, [{ id: `late-${Date.now()}`, name: "add", args: { a: 1, b: 1 } }]); // the unfiltered list is not empty
+    await navigate(page, "Tools", "tools");
+    // History's first load (no filters) is held until the filtered list is on screen, then answers.
+    const unfiltered = (url: URL) => url.pathname === "/v1/calls" && !url.searchParams.has("tool") && !url.searchParams.has("status");
+    const release = await holdFirstRequest(page, unfiltered);
     try {
-      const late = page.waitForResponse((response) => unfiltered(response.url()));
-      await page.getByRole("link", { name: "History" }).click();
-      await page.getByLabel("Tool").selectOption("add");
-      await page.getByLabel("Status").selectOption("denied");
-      await page.getByText("No calls match.").waitFor();
-      await late;
-      await page.waitForTimeout(300); // time for the late answer to be rendered, if it were
-      expect(await page.locator("details.call").count()).toBe(0);
-      expect(await page.getByText("No calls match.").isVisible()).toBe(true);
+      // Not ready: its first data is the held load.
+      const history = await navigate(page, "History", "history", { ready: false });
+      await history.getByLabel("Tool", { exact: true }).selectOption("add");
+      await history.getByLabel("Status", { exact: true }).selectOption("denied");
+      await history.locator('ol.calls[aria-busy="false"]').waitFor({ state: "attached" });
+      await history.getByText("No calls match.").waitFor();
+      release();
+      // The view's first load has now answered (aria-busy clears once it settled) and was dropped.
+      await viewReady(page, "history");
+      expect(await history.locator("details.call").count()).toBe(0);
+      expect(await history.getByText("No calls match.").isVisible()).toBe(true);
     } finally {
-      await page.unroute(unfiltered);
+      release();
+      await page.unrouteAll({ behavior: "wait" });
     }
   });
 
   it("shows calls in Live as they happen", async () => {
-    await page.getByRole("link", { name: "Live" }).click();
+    const live = await navigate(page, "Live", "live");
     // "Connected" is the stream's open: it opens once every ledger shard's position is known.
-    await page.getByText("Connected: new events appear at the top.").waitFor();
+    await live.getByText("Connected: new events appear at the top.").waitFor();
     await apiCall(baseUrl, [{ id: `live-${Date.now()}`, name: "add", args: { a: 40, b: 2 } }]);
-    await page.locator('li.event[data-type="call.finished"][data-tool="add"]').first().waitFor();
-    await page.locator('li.event[data-type="call.started"][data-tool="add"]').first().waitFor();
+    await live.locator('li.event[data-type="call.finished"][data-tool="add"]').first().waitFor();
+    await live.locator('li.event[data-type="call.started"][data-tool="add"]').first().waitFor();
     await screenshot(page, "live");
   });
 
   it("parks send_message, approves it in Approvals, and the run sees it succeed", async () => {
-    await page.goto(`${baseUrl}/#/run/send_message`);
-    await page.getByLabel("to", { exact: true }).fill("ada@example.com");
-    await page.getByLabel("text", { exact: true }).fill("The report is ready.");
-    await page.getByRole("button", { name: "Run send_message" }).click();
-    await page.getByText("Awaiting an admin's approval…").waitFor();
+    const run = await openView(page, "run", () => page.goto(`${baseUrl}/#/run/send_message`));
+    const form = run.getByRole("form", { name: "Run send_message" });
+    await form.getByLabel("to", { exact: true }).fill("ada@example.com");
+    await form.getByLabel("text", { exact: true }).fill("The report is ready.");
+    await form.getByRole("button", { name: "Run send_message" }).click();
+    await form.getByText("Awaiting an admin's approval…").waitFor();
 
     // A second tab is a new session: sign in there as an admin.
     const admin = await browser.context.newPage();
     await signIn(admin, baseUrl, "dev-admin-key");
-    await admin.getByRole("link", { name: "Approvals" }).click();
-    const card = admin.locator('li.approval[data-tool="send_message"]').first();
+    const approvals = await navigate(admin, "Approvals", "approvals");
+    const card = approvals.locator('li.approval[data-tool="send_message"]').first();
     await card.getByText('"to": "ada@example.com"').waitFor();
     await screenshot(admin, "approvals");
     await card.getByLabel("Reason").fill("checked with Ada");
     await card.getByRole("button", { name: /^Approve send_message/ }).click();
-    await admin.getByText("Approved send_message: succeeded.").waitFor();
+    await approvals.getByText("Approved send_message: succeeded.").waitFor();
     await admin.close();
 
-    const result = page.locator('.result .record[data-status="succeeded"]');
+    const result = form.locator('.result .record[data-status="succeeded"]');
     await result.getByLabel("Structured output").getByText('"delivered": true').waitFor({ timeout: 30_000 });
   });
 
   it("watches a gate's queue while sleep calls run", async () => {
-    await page.getByRole("link", { name: "Gates" }).click();
-    await page.getByRole("heading", { name: "Gates" }).waitFor();
-    // Three sequential sleeps from three requests: one holds the gate, the others queue.
-    const stamp = Date.now();
-    const running = Promise.all([0, 1, 2].map((i) => apiCall(baseUrl, [{ id: `gate-${stamp}-${i}`, name: "sleep", args: { ms: 1_500 } }])));
-    const gate = page.locator('li.gate[data-gate="demo:tool:sleep"]');
-    await expect.poll(async () => Number(await gate.locator('[data-field="queue"]').textContent({ timeout: 1_000 }).catch(() => "0")), { timeout: 10_000, interval: 100 }).toBeGreaterThan(0);
-    expect(await gate.locator('[data-field="holders"]').textContent()).toBe("1");
-    expect(await gate.locator('[data-field="limit"]').textContent()).toBe("1");
+    const gates = await navigate(page, "Gates", "gates");
+    const gate = gates.locator('li.gate[data-gate="demo:tool:sleep"]');
+    const holderId = `gate-${Date.now()}-holder`;
+    // A long sleep holds the gate (limit 1) until this test cancels it.
+    const holding = apiCall(baseUrl, [{ id: holderId, name: "sleep", args: { ms: 30_000 } }]);
+    await gate.getByLabel("Holders of demo:tool:sleep").getByText(holderId).waitFor();
+    // Two more sleeps from two requests wait behind it, for as long as it holds.
+    const queued = Promise.all([0, 1].map((i) => apiCall(baseUrl, [{ id: `${holderId}-${i}`, name: "sleep", args: { ms: 10 } }])));
+    await expect.poll(() => gateFigures(gate), { timeout: 15_000 }).toEqual({ limit: "1", holders: "1", queue: "2" });
     await screenshot(page, "gates");
-    const answers = await running;
-    expect(answers.map((a) => a.calls[0]?.status)).toEqual(["succeeded", "succeeded", "succeeded"]);
-    await expect.poll(() => gate.locator('[data-field="queue"]').textContent(), { timeout: 10_000 }).toBe("0");
+    await apiCancel(baseUrl, holderId);
+    expect((await holding).calls[0]?.status).toBe("cancelled");
+    const answers = await queued;
+    expect(answers.map((a) => a.calls[0]?.status)).toEqual(["succeeded", "succeeded"]);
+    await expect.poll(() => gateFigures(gate), { timeout: 15_000 }).toEqual({ limit: "1", holders: "0", queue: "0" });
   });
 
   it("runs a pasted batch and shows the exact answer to append", async () => {
-    await page.getByRole("link", { name: "Batch" }).click();
-    await page.getByLabel("Insert an example").selectOption("anthropic");
-    await page.getByRole("button", { name: "Run batch" }).click();
-    const answer = page.getByLabel("Answer to append");
+    const batch = await navigate(page, "Batch", "batch");
+    await batch.getByLabel("Insert an example", { exact: true }).selectOption("anthropic");
+    await batch.getByRole("button", { name: "Run batch" }).click();
+    const answer = batch.getByLabel("Answer to append");
     await answer.getByText('"tool_use_id": "toolu_add_1"').waitFor();
     await answer.getByText('"role": "user"').waitFor();
-    await page.getByText("Records (2)").waitFor();
+    await batch.getByText("Records (2)").waitFor();
     await screenshot(page, "batch");
   });
 });

@@ -1,6 +1,6 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { apiCall, launch, screenshot, signIn, type Browser } from "./browser";
+import { apiCall, launch, navigate, openView, screenshot, signIn, type Browser } from "./browser";
 
 // What every view must hold: accessible names, keyboard use with visible focus, 390 px, dark mode,
 // untrusted output as text, and scope-dependent views.
@@ -42,9 +42,8 @@ describe("console quality", () => {
     await signIn(page, baseUrl, "dev-admin-key");
     await apiCall(baseUrl, [{ id: `names-${Date.now()}`, name: "add", args: { a: 1, b: 1 } }]);
     for (const view of VIEWS) {
-      await page.goto(`${baseUrl}/#/${view}`);
-      await page.locator("main h1").waitFor();
-      await page.waitForTimeout(700);
+      // Each view with its first data on screen (History lists the call above).
+      await openView(page, view, () => page.goto(`${baseUrl}/#/${view}`));
       expect({ view, unnamed: await unnamedControls(page) }).toEqual({ view, unnamed: [] });
     }
     await page.close();
@@ -60,13 +59,12 @@ describe("console quality", () => {
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Sign in");
     const outline = await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle);
     expect(outline).not.toBe("none");
-    await page.keyboard.press("Enter");
-    await page.getByRole("heading", { name: "Tools" }).waitFor();
+    await openView(page, "tools", () => page.keyboard.press("Enter"));
 
     // Reach "Run" in the nav by Tab and follow it with Enter.
     for (let i = 0; i < 10 && (await page.evaluate(() => document.activeElement?.textContent)) !== "Run"; i++) await page.keyboard.press("Tab");
-    await page.keyboard.press("Enter");
-    await page.getByRole("heading", { name: "Run a tool" }).waitFor();
+    const run = await openView(page, "run", () => page.keyboard.press("Enter"));
+    expect(await run.getByRole("heading", { level: 1 }).textContent()).toBe("Run a tool");
     expect(await page.evaluate(() => document.activeElement?.tagName)).toBe("H1");
     await page.close();
   });
@@ -76,9 +74,9 @@ describe("console quality", () => {
     await signIn(page, baseUrl, "dev-call-key");
     const nav = page.getByRole("navigation", { name: "Views" });
     expect(await nav.getByRole("link").allTextContents()).toEqual(["Tools", "Run", "Batch", "History", "Live"]);
-    // An admin view asked for by URL falls back to the first view.
-    await page.goto(`${baseUrl}/#/approvals`);
-    await page.getByRole("heading", { name: "Tools" }).waitFor();
+    // An admin view asked for by URL falls back to the first view (a new render of it).
+    await openView(page, "tools", () => page.goto(`${baseUrl}/#/approvals`));
+    expect(await page.locator('main[data-view="approvals"]').count()).toBe(0);
     await page.close();
   });
 
@@ -86,9 +84,9 @@ describe("console quality", () => {
     const page = await browser.context.newPage();
     await signIn(page, baseUrl, "dev-call-key");
     await page.evaluate(() => sessionStorage.setItem("toolgate.key", "revoked-key"));
-    await page.getByRole("link", { name: "History" }).click();
-    await page.getByText("The API no longer accepts this key. Sign in again.").waitFor();
-    await page.getByLabel("API key").waitFor();
+    const signInView = await navigate(page, "History", "sign-in", { ready: false });
+    await signInView.getByText("The API no longer accepts this key. Sign in again.").waitFor();
+    await signInView.getByLabel("API key", { exact: true }).waitFor();
     expect(await page.evaluate(() => sessionStorage.getItem("toolgate.key"))).toBeNull();
     await page.close();
   });
@@ -103,23 +101,24 @@ describe("console quality", () => {
       if (refused++ === 0) return route.fulfill({ status: 401, contentType: "application/json", body: '{"error":{"code":"invalid_token","message":"expired"}}' });
       return route.continue();
     });
-    await page.getByRole("link", { name: "Live" }).click();
-    await page.getByText("Connected: new events appear at the top.").waitFor({ timeout: 15_000 });
+    const live = await navigate(page, "Live", "live");
+    await live.getByText("Connected: new events appear at the top.").waitFor({ timeout: 15_000 });
     expect(tokens).toBe(2);
     const id = `reconnect-${Date.now()}`;
     await apiCall(baseUrl, [{ id, name: "echo", args: { text: "after reconnect" } }]);
-    await page.locator('li.event[data-type="call.finished"][data-tool="echo"]').getByText(id).waitFor();
+    await live.locator('li.event[data-type="call.finished"][data-tool="echo"]').getByText(id).waitFor();
     await page.close();
   });
 
   it("renders tool output as text, never as HTML", async () => {
     const page = await browser.context.newPage();
     await signIn(page, baseUrl, "dev-call-key");
-    await page.goto(`${baseUrl}/#/run/echo`);
+    const run = await openView(page, "run", () => page.goto(`${baseUrl}/#/run/echo`));
+    const form = run.getByRole("form", { name: "Run echo" });
     const payload = `<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script><b>bold</b>`;
-    await page.getByLabel("text", { exact: true }).fill(payload);
-    await page.getByRole("button", { name: "Run echo" }).click();
-    const output = page.getByLabel("Output text");
+    await form.getByLabel("text", { exact: true }).fill(payload);
+    await form.getByRole("button", { name: "Run echo" }).click();
+    const output = form.getByLabel("Output text");
     await output.waitFor();
     expect(await output.textContent()).toBe(payload);
     expect(await page.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined();
@@ -133,19 +132,19 @@ describe("console quality", () => {
     await phone.emulateMedia({ colorScheme: "dark" });
     await signIn(phone, baseUrl, "dev-admin-key");
     for (const view of VIEWS) {
-      await phone.goto(`${baseUrl}/#/${view}`);
-      await phone.locator("main h1").waitFor();
+      await openView(phone, view, () => phone.goto(`${baseUrl}/#/${view}`));
       const width = await phone.evaluate(() => document.documentElement.scrollWidth);
       expect({ view, width }).toEqual({ view, width: 390 });
     }
     const background = await phone.evaluate(() => getComputedStyle(document.body).backgroundColor);
     const [r, g, b] = background.match(/\d+/g)!.map(Number);
     expect(r! + g! + b!).toBeLessThan(150);
-    await phone.goto(`${baseUrl}/#/run/add`);
-    await phone.getByLabel("a", { exact: true }).fill("7");
-    await phone.getByLabel("b", { exact: true }).fill("5");
-    await phone.getByRole("button", { name: "Run add" }).click();
-    await phone.getByLabel("Structured output").getByText('"sum": 12').waitFor();
+    const run = await openView(phone, "run", () => phone.goto(`${baseUrl}/#/run/add`));
+    const form = run.getByRole("form", { name: "Run add" });
+    await form.getByLabel("a", { exact: true }).fill("7");
+    await form.getByLabel("b", { exact: true }).fill("5");
+    await form.getByRole("button", { name: "Run add" }).click();
+    await form.getByLabel("Structured output").getByText('"sum": 12').waitFor();
     await screenshot(phone, "run-390-dark");
     await phone.close();
   });

@@ -1,12 +1,20 @@
 import type { Session } from "./session";
 
-/** One screen of the console. render() fills `root` and returns a cleanup (timers, streams). */
+/** What a view's render() hands back to the shell. */
+export interface Rendered {
+  /** Settles once the view shows its first data; until then the shell marks it `aria-busy`. */
+  ready?: Promise<unknown>;
+  /** Stops the view's timers and streams when another view replaces it. */
+  cleanup?: () => void;
+}
+
+/** One screen of the console. render() fills `root` (the shell's `main`, marked `data-view="<id>"`). */
 export interface View {
   id: string;
   label: string;
   /** Shown only to keys with the admin scope (the API enforces it too). */
   admin?: boolean;
-  render(root: HTMLElement, session: Session, param: string | undefined): (() => void) | void;
+  render(root: HTMLElement, session: Session, param: string | undefined): Rendered;
 }
 
 /** "#/run/add" → { id: "run", param: "add" }. */

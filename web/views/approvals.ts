@@ -78,8 +78,8 @@ export const approvalsView: View = {
       }
     };
     replace(root, h("h1", { tabindex: -1 }, "Approvals"), h("p", {}, "Calls waiting for an admin. Approving runs the call; denying records the reason."), state, list, h("h2", {}, "Decided here"), decided);
-    void load();
+    const ready = load();
     const timer = setInterval(load, REFRESH_MS);
-    return () => clearInterval(timer);
+    return { ready, cleanup: () => clearInterval(timer) };
   },
 };

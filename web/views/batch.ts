@@ -87,5 +87,6 @@ export const batchView: View = {
       }
     });
     replace(root, h("h1", { tabindex: -1 }, "Batch"), h("p", {}, "Paste what a model returned, in any supported format, and see the exact answer the app would append."), form, out);
+    return {};
   },
 };

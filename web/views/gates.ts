@@ -58,8 +58,8 @@ export const gatesView: View = {
       }
     };
     replace(root, h("h1", { tabindex: -1 }, "Gates"), h("p", {}, "Concurrency gates: how many calls hold a slot and how many wait."), state, list);
-    void load();
+    const ready = load();
     const timer = setInterval(load, REFRESH_MS);
-    return () => clearInterval(timer);
+    return { ready, cleanup: () => clearInterval(timer) };
   },
 };

@@ -75,7 +75,7 @@ export const historyView: View = {
       list,
       more,
     );
-    catalog(session.client).then((tools) => tool.append(...tools.map((t) => h("option", { value: t.name }, t.name))), () => undefined);
-    void load(false);
+    const options = catalog(session.client).then((tools) => tool.append(...tools.map((t) => h("option", { value: t.name }, t.name))), () => undefined);
+    return { ready: Promise.all([options, load(false)]) };
   },
 };

@@ -42,7 +42,7 @@ export const liveView: View = {
     const clear = h("button", { type: "button", class: "quiet", onclick: () => list.replaceChildren() }, "Clear");
     replace(root, h("h1", { tabindex: -1 }, "Live events"), h("div", { class: "row" }, state, pause, clear), list);
     const labels: Record<LiveState, string> = { connecting: "Connecting…", open: "Connected: new events appear at the top.", reconnecting: "Reconnecting…" };
-    return subscribe(
+    const cleanup = subscribe(
       session.client,
       (event) => {
         if (paused) return;
@@ -51,5 +51,7 @@ export const liveView: View = {
       },
       (s) => (state.textContent = labels[s]),
     );
+    // Ready at once: the stream's state has its own status line (Connecting…, Connected…).
+    return { cleanup };
   },
 };

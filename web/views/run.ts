@@ -123,7 +123,7 @@ export const runView: View = {
     const select = h("select", { id: "run-tool" });
     const panel = h("div", {});
     replace(root, h("h1", { tabindex: -1 }, "Run a tool"), h("label", { for: "run-tool" }, "Tool"), select, panel);
-    catalog(session.client).then(
+    const ready = catalog(session.client).then(
       (tools) => {
         const tool = tools.find((t) => t.name === param) ?? tools[0];
         replace(select, tools.map((t) => h("option", { value: t.name, selected: t === tool }, t.name)));
@@ -132,8 +132,11 @@ export const runView: View = {
       },
       (error) => replace(panel, notice(`Could not load the tools: ${(error as Error).message}`, "error")),
     );
-    return () => {
-      alive = false;
+    return {
+      ready,
+      cleanup: () => {
+        alive = false;
+      },
     };
   },
 };

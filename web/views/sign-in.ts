@@ -31,6 +31,6 @@ export function renderSignIn(root: HTMLElement, message: string | undefined, don
       button.disabled = false;
     }
   });
-  replace(root, h("main", { id: "content" }, form));
+  replace(root, h("main", { id: "content", "data-view": "sign-in" }, form));
   input.focus();
 }

@@ -30,13 +30,23 @@ export function badges(tool: ToolInfo): HTMLElement {
 function definitions(tool: ToolInfo, session: Parameters<View["render"]>[1]): HTMLElement {
   const selectId = uid("format");
   const select = h("select", { id: selectId }, FORMAT_NAMES.map((f) => h("option", { value: f }, f)));
-  const out = h("div", {});
+  // Busy until every load it started has answered; only the newest load's answer is shown, so a slow
+  // answer for the format chosen before cannot replace the one chosen since.
+  const out = h("div", { class: "definition", "aria-busy": "false" });
+  let latest = 0;
+  let pending = 0;
   const show = async () => {
+    const mine = ++latest;
     const format = select.value as FormatName;
+    pending++;
+    out.setAttribute("aria-busy", "true");
     try {
-      replace(out, jsonBlock(await definitionIn(session.client, format, tool.name), `${tool.name} as ${format}`));
+      const definition = await definitionIn(session.client, format, tool.name);
+      if (mine === latest) replace(out, jsonBlock(definition, `${tool.name} as ${format}`));
     } catch (error) {
-      replace(out, notice(`Could not load the ${format} definitions: ${(error as Error).message}`, "error"));
+      if (mine === latest) replace(out, notice(`Could not load the ${format} definitions: ${(error as Error).message}`, "error"));
+    } finally {
+      if (--pending === 0) out.setAttribute("aria-busy", "false");
     }
   };
   select.addEventListener("change", show);
@@ -74,9 +84,10 @@ export const toolsView: View = {
       replace(list, shown.map((tool) => card(tool, session)));
     };
     search.addEventListener("input", draw);
-    catalog(session.client).then(
+    const ready = catalog(session.client).then(
       (all) => ((tools = all), draw()),
       (error) => replace(list, notice(`Could not load the tools: ${(error as Error).message}`, "error")),
     );
+    return { ready };
   },
 };
