@@ -144,12 +144,13 @@ describe("mcpServer: calls", () => {
   it("a connection cut mid-answer is a retryable upstream_error, not repeated; the next call starts a new session", async () => {
     const own = await startMcpServer();
     try {
-      const tools = await mcpServer(declare({ url: own.url }), deps()).tools();
+      const ownFetch = egressFor(own.url);
+      const tools = await mcpServer(declare({ url: own.url }), deps({ fetch: ownFetch })).tools();
       const cutOnProgress = (event: CallEvent) => event.type === "call.progress" && own.dropConnections();
-      const cut = await call(tools, "r_slow", { ms: 2000 }, { onEvent: cutOnProgress });
+      const cut = await call(tools, "r_slow", { ms: 2000 }, { onEvent: cutOnProgress, fetch: ownFetch });
       expect(!cut.ok && cut.error).toMatchObject({ code: "upstream_error", message: expect.stringMatching(/^MCP server "remote" broke off its answer to tools\/call: /) });
       expect(cut.record.attempts).toBe(1);
-      const again = await call(tools, "r_echo", { text: "after" });
+      const again = await call(tools, "r_echo", { text: "after" }, { fetch: ownFetch });
       expect(again.ok && again.output.content).toEqual([{ type: "text", text: "echo: after" }]);
       const initializes = own.requests.filter((r) => (r.body as { method?: string })?.method === "initialize");
       expect(initializes.length).toBe(2);
