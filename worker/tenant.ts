@@ -85,6 +85,7 @@ let fromBundle: { bundled: BundledConfig; catalog: Catalog; entry: Tenant | Conf
  * The tenant for this environment, parsed once per configuration. Throws ConfigError. Precedence:
  * the TOOLGATE_CONFIG var (a local override: --var, .dev.vars, tests), else the configuration bundled
  * into the tenant's Worker (tenants/<name>.json), else the embedded demo where TOOLGATE_DEMO is "true".
+ * Its code tools come from `catalog` (the app's: production passes worker/catalog.ts).
  */
 export function loadTenant(env: EnvVars, bundled: BundledConfig | undefined = bundledConfig(), catalog: Catalog = CATALOG): Tenant {
   const text = env.TOOLGATE_CONFIG;

@@ -17,8 +17,6 @@ const ANNOUNCE_MS = 100;
 /** An empty gate idle this long forgets its state and leaves its tenant's index (see forget()). */
 export const FORGET_AFTER_MS = 24 * 60 * 60 * 1000;
 
-export type { GateAcquireInput, GateAcquireResult, GateSnapshot } from "./protocol";
-
 export class Gate extends DurableObject<Env> {
   private state: GateState | undefined;
   private saved = { limit: 0, maxQueue: 0 };
