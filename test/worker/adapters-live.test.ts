@@ -1,4 +1,4 @@
-import { env } from "cloudflare:workers";
+import { env as bindings } from "cloudflare:workers";
 import { expect, it } from "vitest";
 import { remoteToolsOf, withListedTools, withRemoteTools } from "../../worker/adapters/live";
 import { createTenant } from "../../worker/tenant";
@@ -8,6 +8,8 @@ import { adapterConfig, uid, upstreams } from "./adapters-helpers";
  * A tenant's remote MCP tools (worker/adapters/live.ts) are kept beside the tenant, per isolate: the
  * cached tenant is shared by every request, so it stays as it was built.
  */
+const env: Record<string, unknown> = { ...bindings };
+
 it("a request's view holds the remote tools; the tenant itself is left as built", async () => {
   const tenant = createTenant(adapterConfig(`live-${uid()}`, { mcp: [{ name: "t", url: upstreams.mcp, prefix: "t_", tools: ["echo"] }] }));
   const built = { ...tenant.adapters };
