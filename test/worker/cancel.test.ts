@@ -4,7 +4,7 @@ import { uid } from "./adapters-helpers";
 import { eventually, expectNoSlotHeld, expectOneTerminalRecordEach, faultTenant, type TenantEnv } from "./fault-helpers";
 import { json, request } from "./helpers";
 import { journal, record, shardOfCall } from "./ledger-helpers";
-import { DEFAULT_WATCH_DELAY_MS } from "../../worker/ledger-journal";
+import { DEFAULT_WATCH_DELAY_MS } from "../../worker/ledger/journal";
 import type { ClaimWatch, JournalClaim } from "../../src/journal";
 
 /**
@@ -29,7 +29,7 @@ async function queuedBehindHolder(prefix: string, signal?: AbortSignal) {
   const { name, env } = faultTenant(prefix, { tools: ["sleep"] });
   const gate = `${name}:tool:sleep`;
   const stub = gateStub(gate);
-  const held = await stub.acquire({ gate, callId: "holder", tool: "sleep", limit: 1, maxQueue: 8, leaseMs: 60_000, pollMs: 5_000, index: name });
+  const held = await stub.acquire({ gate, callId: "holder", tool: "sleep", limit: 1, maxQueue: 8, leaseMs: 60_000, pollMs: 5_000, tenant: name });
   expect(held.ok).toBe(true);
   const id = `q-${uid()}`;
   const outcome = runSleep(env, id, 5, signal).catch((error: unknown) => error);

@@ -1,7 +1,7 @@
 import { evictDurableObject, runDurableObjectAlarm } from "cloudflare:test";
 import { env as bindings } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { ledgerFor, shardCount } from "../../worker/ledger-shards";
+import { shardCount, tenantLedger } from "../../worker/ledger/address";
 import { uid } from "./adapters-helpers";
 import { eventually, expectNoSlotHeld, expectOneTerminalRecordEach, faultTenant, type TenantEnv } from "./fault-helpers";
 import { ADMIN_KEY, json, request } from "./helpers";
@@ -15,7 +15,7 @@ import { tune } from "./ledger-helpers";
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const gateStub = (gate: string) => bindings.GATES.get(bindings.GATES.idFromName(gate));
 const rawGate = (gate: string) => gateStub(gate) as unknown as DurableObjectStub;
-const rawShard = (tenant: string, callId: string) => ledgerFor(bindings.LEDGER, tenant, shardCount(bindings), callId) as unknown as DurableObjectStub;
+const rawShard = (tenant: string, callId: string) => tenantLedger(bindings, tenant).for(callId) as unknown as DurableObjectStub;
 
 const sleepCall = (id: string, ms: number, tool = "sleep") => ({ id, type: "function", function: { name: tool, arguments: JSON.stringify({ ms }) } });
 /** POST /v1/calls/openai with sleep calls; answers the records. */
@@ -31,7 +31,7 @@ describe("a gate holder that vanishes", () => {
     const gate = `${name}:tool:sleep`;
     const stub = gateStub(gate);
     // A Worker took the slot, then died: no release will ever come.
-    const ghost = await stub.acquire({ gate, callId: "ghost", tool: "sleep", limit: 1, maxQueue: 8, leaseMs: 600, pollMs: 5_000, index: name });
+    const ghost = await stub.acquire({ gate, callId: "ghost", tool: "sleep", limit: 1, maxQueue: 8, leaseMs: 600, pollMs: 5_000, tenant: name });
     expect(ghost.ok).toBe(true);
 
     const id = `after-ghost-${uid()}`;

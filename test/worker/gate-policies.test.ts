@@ -1,7 +1,8 @@
 import { evictDurableObject, runDurableObjectAlarm } from "cloudflare:test";
 import { env as bindings } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { createGateLimiter } from "../../worker/gate-limiter";
+import { tenantGates } from "../../worker/gates/address";
+import { createGateLimiter } from "../../worker/gates/limiter";
 import { callTools, uid, upstreams } from "./adapters-helpers";
 import { eventually, expectNoSlotHeld, faultTenant } from "./fault-helpers";
 import { ADMIN_KEY, json, request } from "./helpers";
@@ -17,7 +18,7 @@ const gateStub = (gate: string) => bindings.GATES.get(bindings.GATES.idFromName(
 /** Takes the only slot of `gate` for "holder"; release it with stub.release("holder"). */
 async function holdGate(gate: string, tenant: string) {
   const stub = gateStub(gate);
-  const held = await stub.acquire({ gate, callId: "holder", tool: "holder", limit: 1, maxQueue: 16, leaseMs: 60_000, pollMs: 5_000, index: tenant });
+  const held = await stub.acquire({ gate, callId: "holder", tool: "holder", limit: 1, maxQueue: 16, leaseMs: 60_000, pollMs: 5_000, tenant });
   expect(held.ok).toBe(true);
   return stub;
 }
@@ -134,8 +135,8 @@ describe("concurrency.maxWaitMs", () => {
 
   it("ends the wait in the Gate object itself, before the poll would (and persists it across eviction)", async () => {
     const gate = `t1:tool:mw-${uid()}`;
-    const limiter = createGateLimiter(bindings.GATES, { tenant: "t1" });
-    const req = { gate, limit: 1, maxQueue: 8, tool: "t", leaseMs: 60_000 };
+    const limiter = createGateLimiter(tenantGates(bindings, "t1"));
+    const req = { gate, limit: 1, maxQueue: 8, tool: "t", leaseMs: 60_000, tenant: "t1" };
     const held = await limiter.acquire({ ...req, callId: "a" });
     expect(held.ok).toBe(true);
     const busy = await limiter.acquire({ ...req, callId: "b", maxWaitMs: 100 });

@@ -6,7 +6,8 @@ import { createRegistry } from "../../src/registry";
 import { defineTool } from "../../src/tool";
 import { toolError } from "../../src/errors";
 import { DEMO_CONFIG } from "../../worker/demo/tenant";
-import { createGateLimiter } from "../../worker/gate-limiter";
+import { tenantGates } from "../../worker/gates/address";
+import { createGateLimiter } from "../../worker/gates/limiter";
 import { ADMIN_KEY, CALL_KEY, json, request } from "./helpers";
 
 const uid = () => crypto.randomUUID().slice(0, 8);
@@ -35,7 +36,7 @@ describe("gates through the pipeline", () => {
       gated("slow", untilAborted, 30),
       gated("hang", untilAborted),
     ]);
-    const options = { registry, tenant, limiter: createGateLimiter(env.GATES, { tenant }) };
+    const options = { registry, tenant, limiter: createGateLimiter(tenantGates(env, tenant)) };
     const abort = new AbortController();
     setTimeout(() => abort.abort(), 50);
     const results = await Promise.all([

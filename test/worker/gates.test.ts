@@ -1,8 +1,9 @@
 import { env } from "cloudflare:workers";
 import { evictDurableObject, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { GateAcquireInput } from "../../worker/durable/gate";
-import { createGateLimiter } from "../../worker/gate-limiter";
+import { tenantGates } from "../../worker/gates/address";
+import type { GateAcquireInput } from "../../worker/gates/protocol";
+import { createGateLimiter } from "../../worker/gates/limiter";
 import type { SlotGrant, SlotRequest } from "../../src/limiter";
 import { loadLimiter } from "../limiter-load";
 
@@ -25,6 +26,7 @@ const req = (gate: string, callId: string, over: Partial<SlotRequest> = {}): Slo
 const input = (gate: string, callId: string, over: Partial<GateAcquireInput> = {}): GateAcquireInput => ({
   ...req(gate, callId),
   pollMs: 5_000,
+  tenant: "t1",
   ...over,
 });
 
@@ -45,7 +47,7 @@ async function untilQueued(gate: string, depth: number): Promise<void> {
 describe("Gate Durable Object", () => {
   it("never runs more than the limit with 200 concurrent acquires", async () => {
     const gate = freshGate();
-    const limiter = createGateLimiter(env.GATES, { tenant: "t1" });
+    const limiter = createGateLimiter(tenantGates(env, "t1"));
     const { maxRunning, outcomes } = await loadLimiter(limiter, (i) => req(gate, `c${i}`, { limit: 4, maxQueue: 150 }));
     expect(maxRunning).toBe(4);
     const ran = outcomes.filter((o) => o === "ran").length;
@@ -57,7 +59,7 @@ describe("Gate Durable Object", () => {
 
   it("grants waiters first come, first served", async () => {
     const gate = freshGate();
-    const limiter = createGateLimiter(env.GATES, { tenant: "t1" });
+    const limiter = createGateLimiter(tenantGates(env, "t1"));
     const first = okGrant(await limiter.acquire(req(gate, "a")));
     const order: string[] = [];
     const waiting: Promise<void>[] = [];
@@ -75,7 +77,7 @@ describe("Gate Durable Object", () => {
 
   it("answers busy with a retry-after hint when the queue is full", async () => {
     const gate = freshGate();
-    const limiter = createGateLimiter(env.GATES, { tenant: "t1" });
+    const limiter = createGateLimiter(tenantGates(env, "t1"));
     const a = okGrant(await limiter.acquire(req(gate, "a", { maxQueue: 1 })));
     const b = limiter.acquire(req(gate, "b", { maxQueue: 1 }));
     await untilQueued(gate, 1);
@@ -88,7 +90,7 @@ describe("Gate Durable Object", () => {
 
   it("a waiter whose caller aborts leaves the queue and never runs", async () => {
     const gate = freshGate();
-    const limiter = createGateLimiter(env.GATES, { tenant: "t1" });
+    const limiter = createGateLimiter(tenantGates(env, "t1"));
     const a = okGrant(await limiter.acquire(req(gate, "a")));
     const abort = new AbortController();
     const b = limiter.acquire(req(gate, "b", { signal: abort.signal }));
@@ -106,7 +108,7 @@ describe("Gate Durable Object", () => {
   it("with waitUntil, release answers at once and the handed-over RPC frees the slot", async () => {
     const gate = freshGate();
     const pending: Promise<unknown>[] = [];
-    const limiter = createGateLimiter(env.GATES, { tenant: "t1", waitUntil: (p) => pending.push(p) });
+    const limiter = createGateLimiter(tenantGates(env, "t1"), { waitUntil: (p) => pending.push(p) });
     const a = okGrant(await limiter.acquire(req(gate, "a")));
     await a.release();
     await a.release();

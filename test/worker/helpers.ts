@@ -1,5 +1,5 @@
 import { env, exports } from "cloudflare:workers";
-import { app } from "../../worker/app";
+import { app } from "../fixtures/app";
 
 export const ADMIN_KEY = "dev-admin-key";
 export const CALL_KEY = "dev-call-key";

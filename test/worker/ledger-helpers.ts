@@ -3,26 +3,29 @@ import { env } from "cloudflare:workers";
 import * as v from "valibot";
 import { defineTool } from "../../src/tool";
 import type { CallRecord } from "../../src/result";
-import type { Ledger } from "../../worker/durable/ledger";
-import type { LedgerSettings } from "../../worker/durable/ledger-settings";
-import { createLedgerJournal, type LedgerJournalOptions } from "../../worker/ledger-journal";
-import { ledgerFor, ledgerShard } from "../../worker/ledger-shards";
+import type { Ledger } from "../../worker/ledger/ledger";
+import type { LedgerSettings } from "../../worker/ledger/settings";
+import { createLedgerJournal, type LedgerJournalOptions } from "../../worker/ledger/journal";
+import { tenantLedger } from "../../worker/ledger/address";
 
 export const uid = () => crypto.randomUUID().slice(0, 8);
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export const SHARDS = 3;
 
+/** The tenant's ledger with SHARDS shards. */
+const ledgerOf = (tenant: string) => tenantLedger({ LEDGER: env.LEDGER, LEDGER_SHARDS: SHARDS }, tenant);
+
 export function journal(tenant: string, more: Partial<LedgerJournalOptions> = {}) {
-  return createLedgerJournal({ ledger: env.LEDGER, tenant, shards: SHARDS, ...more });
+  return createLedgerJournal({ ledger: ledgerOf(tenant), ...more });
 }
 
 /** The raw stub (for cloudflare:test helpers) and the typed one. */
 export function shardOfCall(tenant: string, callId: string) {
-  return ledgerFor(env.LEDGER, tenant, SHARDS, callId);
+  return ledgerOf(tenant).for(callId);
 }
 export function rawShard(tenant: string, shard: number): DurableObjectStub {
-  return ledgerShard(env.LEDGER, tenant, shard) as unknown as DurableObjectStub;
+  return ledgerOf(tenant).shard(shard) as unknown as DurableObjectStub;
 }
 export function rawShardOfCall(tenant: string, callId: string): DurableObjectStub {
   return shardOfCall(tenant, callId) as unknown as DurableObjectStub;

@@ -1,9 +1,9 @@
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { Ledger } from "../../worker/durable/ledger";
-import { migrate } from "../../worker/durable/ledger-schema";
-import { ledgerShard } from "../../worker/ledger-shards";
+import type { Ledger } from "../../worker/ledger/ledger";
+import { migrate } from "../../worker/ledger/schema";
+import { tenantLedger } from "../../worker/ledger/address";
 import { journal, rawShard, rawShardOfCall, record, shardOfCall, tune, uid } from "./ledger-helpers";
 
 describe("large results", () => {
@@ -44,7 +44,7 @@ describe("large results", () => {
 describe("retention", () => {
   it("prunes finished records past the count limit, oldest first, with their chunks", async () => {
     const tenant = `t-${uid()}`;
-    const shard = ledgerShard(env.LEDGER, tenant, 0);
+    const shard = tenantLedger(env, tenant).shard(0);
     await tune(rawShard(tenant, 0), { retentionCount: 3 });
     const base = Date.now() - 10_000;
     for (let i = 0; i < 5; i++) {
@@ -119,15 +119,15 @@ describe("schema migration", () => {
     expect(old.asAdmin.map((e) => [e.record.callId, e.key])).toEqual([["old", null]]);
     expect(old.asKey).toEqual([]);
     // The migrated shard takes new calls with their key.
-    await ledgerShard(env.LEDGER, tenant, 0).record(record(tenant, "new", "failed"), "k");
-    expect((await ledgerShard(env.LEDGER, tenant, 0).list({ limit: 5, viewer: "k" })).map((e) => e.record.callId)).toEqual(["new"]);
+    await tenantLedger(env, tenant).shard(0).record(record(tenant, "new", "failed"), "k");
+    expect((await tenantLedger(env, tenant).shard(0).list({ limit: 5, viewer: "k" })).map((e) => e.record.callId)).toEqual(["new"]);
   });
 });
 
 describe("events by key", () => {
   it("gives a key only its calls' events, skipping the rest, and key-less events only to admin", async () => {
     const tenant = `t-${uid()}`;
-    const shard = ledgerShard(env.LEDGER, tenant, 0);
+    const shard = tenantLedger(env, tenant).shard(0);
     await shard.record(record(tenant, "a1", "failed"), "a");
     await shard.publish({ type: "gate.changed", gate: "g", holders: 0, queued: 0 });
     await shard.record(record(tenant, "b1", "failed"), "b");

@@ -1,14 +1,14 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { createLedgerJournal } from "../../worker/ledger-journal";
-import { shardCount } from "../../worker/ledger-shards";
+import { createLedgerJournal } from "../../worker/ledger/journal";
+import { tenantLedger } from "../../worker/ledger/address";
 import { json, request } from "./helpers";
 import { record, uid } from "./ledger-helpers";
 
 const toolCall = (id: string, name: string, args: unknown) => ({ id, type: "function", function: { name, arguments: JSON.stringify(args) } });
 const run = (...calls: unknown[]) => request("/v1/calls/openai", { body: { role: "assistant", content: null, tool_calls: calls } });
 /** The demo tenant's journal as its call key ("dev-call"), to seed records the demo tools cannot produce. */
-const demoJournal = () => createLedgerJournal({ ledger: env.LEDGER, tenant: "demo", shards: shardCount(env), key: "dev-call" });
+const demoJournal = () => createLedgerJournal({ ledger: tenantLedger(env, "demo"), key: "dev-call" });
 
 describe("GET /v1/calls", () => {
   it("reads a record by id and lists newest first with filters and stable paging", async () => {

@@ -15,7 +15,8 @@ import { openApiTools, serverUrl } from "../../src/adapters/openapi";
 import type { UpstreamGate } from "../../src/adapters/upstream";
 import type { Tool } from "../../src/tool";
 import { ConfigError, type TenantConfig } from "../config";
-import { createUpstreamGate, type UpstreamNamespace } from "./upstream-gate";
+import type { UpstreamsAddress } from "../upstreams/address";
+import { createUpstreamGate } from "../upstreams/upstream-gate";
 
 /** What GET /v1/adapters shows of the declarations (never their credentials). */
 export interface AdapterSummary {
@@ -35,9 +36,8 @@ export interface StaticAdapters {
 }
 
 export interface AdapterDeps {
-  tenant: string;
-  /** Without it (scripts, config checks) rate limits are parsed but not enforced. */
-  upstreams?: UpstreamNamespace;
+  /** The tenant's Upstream objects (tenantUpstreams). Without them (scripts, config checks) rate limits are parsed but not enforced. */
+  upstreams?: UpstreamsAddress;
 }
 
 const invalid = (where: string, message: string) => new ConfigError(`${where}: ${message}`);
@@ -73,7 +73,7 @@ export function buildAdapters(config: TenantConfig, deps: AdapterDeps): StaticAd
     if (!limit) return;
     const known = gates.get(origin);
     if (!known) {
-      gates.set(origin, { limit, where, gate: deps.upstreams ? createUpstreamGate(deps.upstreams, deps.tenant, origin, limit) : undefined });
+      gates.set(origin, { limit, where, gate: deps.upstreams ? createUpstreamGate(deps.upstreams, origin, limit) : undefined });
     } else if (canonicalJson(known.limit) !== canonicalJson(limit)) {
       throw invalid(`${where}.rateLimit`, `differs from ${known.where}.rateLimit for the same upstream ${origin}; declare one limit per upstream`);
     }

@@ -4,7 +4,7 @@ import type { Tool } from "../../src/tool";
 import { logLine } from "../log";
 import type { StaticAdapters } from "./build";
 import { afterFailure, breakerAllows, CLOSED, type Breaker } from "./breaker";
-import type { TenantPins } from "./pins";
+import type { TenantPins } from "../pins/store";
 
 /** A listing in the background gives up after this long (a declaration's timeoutMs wins, up to MAX_LIST_TIMEOUT_MS). */
 const LIST_TIMEOUT_MS = 10_000;

@@ -1,11 +1,12 @@
 import { Hono, type Context } from "hono";
 import * as v from "valibot";
 import type { RemoteDefinition } from "../../src/adapters/mcp";
-import type { Pin } from "../adapters/pins";
+import { remoteToolsOf } from "../adapters/live";
 import type { RemoteServer } from "../adapters/remote";
 import type { AppEnv } from "../env";
 import { ApiError } from "../errors";
 import { requireScope } from "../middleware/auth";
+import type { Pin } from "../pins/adapter-pins";
 
 const ApproveBody = v.object({
   tools: v.pipe(
@@ -22,7 +23,7 @@ function stateOf(def: RemoteDefinition, pin: Pin | undefined, pinning: string) {
 }
 
 function remoteOf(c: Context<AppEnv>) {
-  const remote = c.var.tenant.adapters.remote;
+  const remote = remoteToolsOf(c.var.tenant);
   if (!remote) throw new ApiError(404, "not_found", "This tenant declares no MCP servers.");
   return remote;
 }
@@ -72,7 +73,7 @@ async function describeServer(server: RemoteServer, pins: Map<string, Pin>, sign
 export const adapters = new Hono<AppEnv>()
   .get("/", requireScope("admin"), async (c) => {
     const { adapters: all } = c.var.tenant;
-    const remote = all.remote;
+    const remote = remoteToolsOf(c.var.tenant);
     const pins = new Map((remote?.pins ? await remote.pins.all() : []).map((pin) => [pin.tool, pin]));
     const signal = AbortSignal.timeout(15_000);
     const mcp = await Promise.all((remote?.servers ?? []).map((server) => describeServer(server, pins, signal)));

@@ -1,16 +1,16 @@
 import { DurableObject } from "cloudflare:workers";
 import type { JsonValue } from "../../src/json";
 import type { CallRecord } from "../../src/result";
-import { cancel, decide } from "./ledger-approvals";
-import { applyWrite, claim, commit, complete, recordUnclaimed, renew, watchState } from "./ledger-claims";
-import type { ShardContext } from "./ledger-context";
-import { appendEvent, lastEventId, readEvents } from "./ledger-events";
-import { fullRecord, listRows, readRow, readVisibleRow, resultPage, TERMINAL, toEntry } from "./ledger-records";
-import { sweep } from "./ledger-retention";
-import { migrate } from "./ledger-schema";
-import { transact } from "./transact";
-import { settingsFromEnv, type LedgerSettings } from "./ledger-settings";
-import { checkToken, issueToken } from "./ledger-tokens";
+import { cancel, decide } from "./approvals";
+import { applyWrite, claim, commit, complete, recordUnclaimed, renew, watchState } from "./claims";
+import type { ShardContext } from "./context";
+import { appendEvent, lastEventId, readEvents } from "./events";
+import { fullRecord, listRows, readRow, readVisibleRow, resultPage, TERMINAL, toEntry } from "./records";
+import { sweep } from "./retention";
+import { migrate } from "./schema";
+import { transact } from "../durable/transact";
+import { settingsFromEnv, type LedgerSettings } from "./settings";
+import { checkToken, issueToken } from "./tokens";
 import type {
   BeginInput,
   BeginOutcome,
@@ -26,13 +26,13 @@ import type {
   Viewer,
   WatchOutcome,
   WriteOutcome,
-} from "./ledger-types";
-import { callKey, EVENTS_KEY, Waiters } from "./ledger-waiters";
+} from "./types";
+import { callKey, EVENTS_KEY, Waiters } from "./waiters";
 
 /**
  * One shard of a tenant's call ledger (SQLite storage): records, idempotency by call id, approvals,
  * cancellation flags and the event log. RPC methods answer expected outcomes as values and throw only
- * on bugs. The logic lives in the ledger-*.ts modules; this class wires storage, time and the alarm.
+ * on bugs. The logic lives in the small modules beside it; this class wires storage, time and the alarm.
  */
 export class Ledger extends DurableObject<Env> {
   settings: LedgerSettings;
@@ -202,7 +202,7 @@ export class Ledger extends DurableObject<Env> {
   }
 
   /**
-   * One check-and-write, tried twice (see transact.ts). A rolled-back run may have set the alarm:
+   * One check-and-write, tried twice (see durable/transact.ts). A rolled-back run may have set the alarm:
    * forgetting when it is set makes the next wakeBy set it again.
    */
   private transact<T>(run: () => T): T {

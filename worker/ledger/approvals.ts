@@ -1,11 +1,11 @@
 import type { JsonValue } from "../../src/json";
 import type { CallError, CallRecord } from "../../src/result";
-import { deleteBlobs, readBlob } from "./ledger-blobs";
-import type { ShardContext } from "./ledger-context";
-import { callEvent, eventRecord } from "./ledger-events";
-import { readRow, readVisibleRow, storeRecord, toEntry, type CallRow } from "./ledger-records";
-import type { ApprovalState, CancelOutcome, DecideOutcome, Decision, Viewer } from "./ledger-types";
-import { callKey } from "./ledger-waiters";
+import { deleteBlobs, readBlob } from "./blobs";
+import type { ShardContext } from "./context";
+import { callEvent, eventRecord } from "./events";
+import { readRow, readVisibleRow, storeRecord, toEntry, type CallRow } from "./records";
+import type { ApprovalState, CancelOutcome, DecideOutcome, Decision, Viewer } from "./types";
+import { callKey } from "./waiters";
 
 /**
  * An admin's decision on a parked call. Only a row still awaiting a decision can be decided, so a

@@ -3,7 +3,23 @@
  * with who approved it and when. Calls compare the live definition's hash with this pin.
  */
 import { DurableObject } from "cloudflare:workers";
-import type { Pin } from "../adapters/pins";
+
+/** One approved definition: what calls compare the live definition's hash with. */
+export interface Pin {
+  tool: string;
+  server: string;
+  hash: string;
+  approvedBy: string;
+  approvedAt: number;
+}
+
+/** What an admin approves: the definition is kept for audit. */
+export interface PinEntry {
+  tool: string;
+  server: string;
+  hash: string;
+  definition: unknown;
+}
 
 type PinRow = { tool: string; server: string; hash: string; approved_by: string; approved_at: number };
 
@@ -25,7 +41,7 @@ export class AdapterPins extends DurableObject<Env> {
   }
 
   /** Record approvals (insert or replace); the definition is kept for audit. */
-  async approve(entries: { tool: string; server: string; hash: string; definition: unknown }[], approvedBy: string): Promise<Pin[]> {
+  async approve(entries: PinEntry[], approvedBy: string): Promise<Pin[]> {
     const now = Date.now();
     for (const entry of entries) {
       this.ctx.storage.sql.exec(

@@ -6,18 +6,16 @@
 import { DurableObject } from "cloudflare:workers";
 import { acquireSlot, expireDue, leaveSlot, nextDeadline, settlements } from "../../src/gate-queue";
 import type { GateChange, GateState, Transition } from "../../src/gate-queue";
-import { WAIT_GRACE_MS, type GateAcquireInput, type GateAcquireResult, type GateSnapshot } from "./gate-protocol";
-import { loadState, migrate, persist, readMeta, writeMeta } from "./gate-store";
-import { transact } from "./transact";
-
-import { ledgerFor, shardCount } from "../ledger-shards";
+import { transact } from "../durable/transact";
+import { tenantLedger } from "../ledger/address";
+import { tenantGates } from "./address";
+import { WAIT_GRACE_MS, type GateAcquireInput, type GateAcquireResult, type GateSnapshot } from "./protocol";
+import { loadState, migrate, persist, readMeta, writeMeta } from "./store";
 
 /** How long gate changes are gathered into one gate.changed event. */
 const ANNOUNCE_MS = 100;
 /** An empty gate idle this long forgets its state and leaves its tenant's index (see forget()). */
 export const FORGET_AFTER_MS = 24 * 60 * 60 * 1000;
-
-export type { GateAcquireInput, GateAcquireResult, GateSnapshot } from "./gate-protocol";
 
 export class Gate extends DurableObject<Env> {
   private state: GateState | undefined;
@@ -25,8 +23,11 @@ export class Gate extends DurableObject<Env> {
   /** Open acquire RPCs of queued calls, woken by the transition that grants or drops them. */
   private waiting = new Map<string, Array<(result: GateAcquireResult) => void>>();
   private alarmAt: number | null = null;
+  /** The index this gate is listed in (its tenant's), once registered. */
   private indexed: string | undefined;
   private gateName: string | undefined;
+  /** Whose gate this is, as the acquire input says: its index lists it, its event stream hears it. */
+  private tenant: string | undefined;
   private announcing = false;
   /** When a transition last changed this gate (or when the object woke up): its idle time starts there. */
   private lastActive = Date.now();
@@ -37,6 +38,8 @@ export class Gate extends DurableObject<Env> {
     migrate(ctx.storage.sql);
     this.indexed = readMeta(ctx.storage.sql, "index");
     this.gateName = readMeta(ctx.storage.sql, "gate");
+    // Gates stored before their tenant was: the index they registered in is their tenant's.
+    this.tenant = readMeta(ctx.storage.sql, "tenant") ?? this.indexed;
     void ctx.blockConcurrencyWhile(async () => {
       this.alarmAt = await ctx.storage.getAlarm();
     });
@@ -44,7 +47,8 @@ export class Gate extends DurableObject<Env> {
 
   async acquire(input: GateAcquireInput): Promise<GateAcquireResult> {
     if (this.gateName === undefined) writeMeta(this.ctx.storage.sql, "gate", (this.gateName = input.gate));
-    if (input.index !== undefined && this.indexed !== input.index) this.register(input.gate, input.index);
+    if (this.tenant === undefined) writeMeta(this.ctx.storage.sql, "tenant", (this.tenant = input.tenant));
+    if (this.indexed !== input.tenant) this.register(input.gate, input.tenant);
     const outcome = this.apply((s, now) =>
       acquireSlot(s, { ...input, waitDeadline: now + input.pollMs + (input.waitGraceMs ?? WAIT_GRACE_MS) }, now),
     );
@@ -127,11 +131,13 @@ export class Gate extends DurableObject<Env> {
     sql.exec("DELETE FROM meta");
     this.state = undefined;
     this.gateName = undefined;
+    this.tenant = undefined;
     this.indexed = undefined;
     this.alarmAt = null;
     this.ctx.storage.deleteAlarm().catch(() => undefined);
     if (gate && index) {
-      this.env.GATE_INDEX.get(this.env.GATE_INDEX.idFromName(index))
+      tenantGates(this.env, index)
+        .index()
         .unregister(gate, idleSince)
         .catch(() => undefined);
     }
@@ -170,14 +176,14 @@ export class Gate extends DurableObject<Env> {
    * ANNOUNCE_MS becomes one event with the state after it. Best effort: events are for watching.
    */
   private announce(): void {
-    if (this.announcing || !this.gateName || !this.env.LEDGER) return;
+    if (this.announcing || !this.gateName || !this.tenant || !this.env.LEDGER) return;
     this.announcing = true;
     setTimeout(() => {
       this.announcing = false;
       const s = this.state;
       const gate = this.gateName;
-      if (!s || !gate) return;
-      const tenant = gate.slice(0, gate.indexOf(":"));
+      const tenant = this.tenant;
+      if (!s || !gate || !tenant) return;
       const event = {
         type: "gate.changed",
         at: Date.now(),
@@ -186,7 +192,8 @@ export class Gate extends DurableObject<Env> {
         holders: [...s.holders.values()].map(({ callId, tool }) => ({ callId, tool })),
         queueDepth: s.waiters.length,
       };
-      ledgerFor(this.env.LEDGER, tenant, shardCount(this.env), gate)
+      tenantLedger(this.env, tenant)
+        .for(gate)
         .publish(event)
         .catch(() => undefined);
     }, ANNOUNCE_MS);
@@ -219,8 +226,7 @@ export class Gate extends DurableObject<Env> {
   /** List this gate in its tenant's index once; a failure retries on the next acquire. */
   private register(gate: string, index: string): void {
     this.indexed = index;
-    const stub = this.env.GATE_INDEX.get(this.env.GATE_INDEX.idFromName(index));
-    stub.register(gate, Date.now()).then(
+    tenantGates(this.env, index).index().register(gate, Date.now()).then(
       () => writeMeta(this.ctx.storage.sql, "index", index),
       () => (this.indexed = undefined),
     );

@@ -1,7 +1,7 @@
-import type { CallRecord } from "../src/result";
-import type { LedgerWrite, WriteOutcome } from "./durable/ledger-types";
-import { callDurable } from "./durable-call";
-import type { LedgerStub } from "./ledger-shards";
+import type { CallRecord } from "../../src/result";
+import type { LedgerWrite, WriteOutcome } from "./types";
+import { callDurable } from "../durable/call";
+import type { LedgerStub } from "./address";
 
 /**
  * Group commit of ledger writes: the writes one isolate sends to one shard while an earlier group is

@@ -16,8 +16,8 @@ export interface GateAcquireInput {
   pollMs: number;
   /** How long after a poll ends a waiter that did not come back leaves the queue. Default WAIT_GRACE_MS. */
   waitGraceMs?: number;
-  /** The gate index (tenant) that lists this gate for GET /v1/gates. */
-  index?: string;
+  /** Whose gate this is: its GateIndex lists the gate (GET /v1/gates), its event stream hears gate.changed. */
+  tenant: string;
 }
 
 export type GateAcquireResult =

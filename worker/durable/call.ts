@@ -4,7 +4,7 @@
  * overload) or `retryable` (retry an idempotent request with a fresh stub, with exponential backoff).
  * Anything else is an exception from the object's own code, i.e. a bug, and is not retried.
  */
-import { ApiError } from "./errors";
+import { ApiError } from "../errors";
 
 /** How long a caller is told to wait after an overload (the Retry-After header, in whole seconds). */
 export const RETRY_AFTER_MS = 1_000;

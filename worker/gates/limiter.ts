@@ -3,13 +3,12 @@
  * across every request, isolate and location. Queued calls long-poll the gate and re-attach by call
  * id (a broken stub or the end of a poll keeps their place); an abort leaves the queue.
  */
-import type { Limiter, SlotGrant, SlotRequest } from "../src/limiter";
-import type { Gate, GateAcquireInput, GateAcquireResult } from "./durable/gate";
-import { afterFailure, callDurable, DurableUnavailable } from "./durable-call";
+import type { Limiter, SlotGrant, SlotRequest } from "../../src/limiter";
+import { afterFailure, callDurable, DurableUnavailable } from "../durable/call";
+import type { GatesAddress, GateStub } from "./address";
+import type { GateAcquireInput, GateAcquireResult } from "./protocol";
 
 export interface GateLimiterOptions {
-  /** The tenant whose gate index lists these gates (GET /v1/gates). */
-  tenant: string;
   /** How long one acquire RPC waits in the queue before re-attaching. Default 10 s. */
   pollMs?: number;
   /** Fresh stubs to try after a retryable RPC failure before giving up (an overloaded gate is never retried). Default 2. */
@@ -23,10 +22,11 @@ export interface GateLimiterOptions {
 
 const ABORTED = Symbol("aborted");
 
-export function createGateLimiter(gates: DurableObjectNamespace<Gate>, options: GateLimiterOptions): Limiter {
+/** The limiter of one tenant's calls: its gates (tenantGates) list themselves in its index. */
+export function createGateLimiter(gates: GatesAddress, options: GateLimiterOptions = {}): Limiter {
   const pollMs = options.pollMs ?? 10_000;
   const retries = options.retries ?? 2;
-  const stubFor = (gate: string) => gates.get(gates.idFromName(gate));
+  const stubFor = (gate: string) => gates.for(gate);
   const release = (gate: string, callId: string): Promise<void> => {
     const done = releaseSlot(stubFor, gate, callId);
     if (!options.waitUntil) return done;
@@ -52,7 +52,7 @@ export function createGateLimiter(gates: DurableObjectNamespace<Gate>, options: 
         leaseMs: request.leaseMs,
         ...(maxWaitUntil === undefined ? {} : { maxWaitUntil }),
         pollMs: toldQueued ? pollMs : 0,
-        index: options.tenant,
+        tenant: gates.tenant,
       };
       const aborted = abortPromise(signal);
       let stub = stubFor(request.gate);
@@ -94,14 +94,14 @@ export function createGateLimiter(gates: DurableObjectNamespace<Gate>, options: 
 }
 
 /** Leave the queue (or free a slot granted just before the abort) and answer cancelled. */
-async function leave(stub: DurableObjectStub<Gate>, callId: string, answer: SlotGrant): Promise<SlotGrant> {
+async function leave(stub: GateStub, callId: string, answer: SlotGrant): Promise<SlotGrant> {
   // On failure the waiter's deadline or the holder's lease reclaims it.
   await stub.cancel(callId).catch(() => undefined);
   return answer;
 }
 
 /** Release never throws: when it cannot land (overloaded, or failing after its retries) the lease reclaims the slot. */
-async function releaseSlot(stubFor: (gate: string) => DurableObjectStub<Gate>, gate: string, callId: string): Promise<void> {
+async function releaseSlot(stubFor: (gate: string) => GateStub, gate: string, callId: string): Promise<void> {
   await callDurable(() => stubFor(gate), (stub) => stub.release(callId)).catch(() => undefined);
 }
 

@@ -1,7 +1,7 @@
 import type { JsonValue } from "../../src/json";
 import type { CallRecord } from "../../src/result";
-import { fitRecord } from "./ledger-records";
-import type { StoredEvent, Viewer } from "./ledger-types";
+import { fitRecord } from "./records";
+import type { StoredEvent, Viewer } from "./types";
 
 /** Events carry records cut to this size: a live feed, not the archive (GET /v1/calls/:id has it all). */
 const EVENT_RECORD_CAP = 8_000;

@@ -5,7 +5,7 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import type { RateLimit } from "../../src/adapters/declarations";
-import { backOff, take, type BucketState, type Grant } from "./upstream-bucket";
+import { backOff, take, type BucketState, type Grant } from "./bucket";
 
 export class Upstream extends DurableObject<Env> {
   private state: BucketState;

@@ -1,11 +1,11 @@
 import type { JsonValue } from "../../src/json";
 import type { CallRecord } from "../../src/result";
-import { deleteBlobs, writeBlob } from "./ledger-blobs";
-import type { ShardContext } from "./ledger-context";
-import { callEvent, eventRecord } from "./ledger-events";
-import { fullRecord, insertRow, readRow, storeRecord, TERMINAL, type CallRow } from "./ledger-records";
-import type { BeginInput, Claim, CommitInput, LedgerWrite, WatchOutcome, WriteOutcome } from "./ledger-types";
-import { callKey } from "./ledger-waiters";
+import { deleteBlobs, writeBlob } from "./blobs";
+import type { ShardContext } from "./context";
+import { callEvent, eventRecord } from "./events";
+import { fullRecord, insertRow, readRow, storeRecord, TERMINAL, type CallRow } from "./records";
+import type { BeginInput, Claim, CommitInput, LedgerWrite, WatchOutcome, WriteOutcome } from "./types";
+import { callKey } from "./waiters";
 
 /**
  * The check-and-write that makes call ids idempotent. Synchronous SQL inside one Durable Object, so

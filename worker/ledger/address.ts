@@ -1,4 +1,4 @@
-import type { Ledger } from "./durable/ledger";
+import type { Ledger } from "./ledger";
 
 /** Shards per tenant when LEDGER_SHARDS is not set. */
 export const DEFAULT_SHARDS = 4;
@@ -34,11 +34,35 @@ export function shardOf(callId: string, shards: number): number {
   return (hash >>> 0) % shards;
 }
 
-export function ledgerShard(ns: LedgerNamespace, tenant: string, shard: number): LedgerStub {
-  return ns.get(ns.idFromName(`${tenant}/ledger/${shard}`)) as unknown as LedgerStub;
+/** Where a tenant's ledger lives: its shards, by number or by the call id they hold. Stubs are made per call. */
+export interface LedgerAddress {
+  readonly tenant: string;
+  /** How many shards share the tenant's calls (LEDGER_SHARDS). */
+  readonly shards: number;
+  /** The shard holding a call id: idempotency stays exact because an id never changes shard. */
+  for(callId: string): LedgerStub;
+  shard(n: number): LedgerStub;
+  /** The number of the shard holding a call id. */
+  shardOf(callId: string): number;
+  /** A stub maker per shard, in order (callDurable makes a fresh stub per attempt). */
+  all(): (() => LedgerStub)[];
+  /** The shard's object name: `<tenant>/ledger/<n>`. */
+  name(n: number): string;
 }
 
-/** The shard holding a call id: idempotency stays exact because an id never changes shard. */
-export function ledgerFor(ns: LedgerNamespace, tenant: string, shards: number, callId: string): LedgerStub {
-  return ledgerShard(ns, tenant, shardOf(callId, shards));
+/** The tenant's ledger in this environment (env.LEDGER, env.LEDGER_SHARDS). */
+export function tenantLedger(env: { LEDGER: LedgerNamespace; LEDGER_SHARDS?: unknown }, tenant: string): LedgerAddress {
+  const ns = env.LEDGER;
+  const shards = shardCount(env);
+  const name = (n: number) => `${tenant}/ledger/${n}`;
+  const shard = (n: number) => ns.get(ns.idFromName(name(n))) as unknown as LedgerStub;
+  return {
+    tenant,
+    shards,
+    for: (callId) => shard(shardOf(callId, shards)),
+    shard,
+    shardOf: (callId) => shardOf(callId, shards),
+    all: () => Array.from({ length: shards }, (_, n) => () => shard(n)),
+    name,
+  };
 }

@@ -1,16 +1,15 @@
-import type { CallJournal, ClaimWatch, JournalBegin, JournalClaim, JournalEnd } from "../src/journal";
-import type { CallRecord } from "../src/result";
-import type { BeginOutcome, LedgerWrite, WriteOutcome } from "./durable/ledger-types";
-import { toolError } from "../src/errors";
-import { callDurable, DurableUnavailable } from "./durable-call";
-import { ledgerFor, shardOf, type LedgerNamespace, type LedgerStub } from "./ledger-shards";
-import { submitWrite } from "./ledger-writes";
-import { mayStart, watchCall } from "./ledger-watch";
+import type { CallJournal, ClaimWatch, JournalBegin, JournalClaim, JournalEnd } from "../../src/journal";
+import type { CallRecord } from "../../src/result";
+import type { BeginOutcome, LedgerWrite, WriteOutcome } from "./types";
+import { toolError } from "../../src/errors";
+import { callDurable, DurableUnavailable } from "../durable/call";
+import type { LedgerAddress, LedgerStub } from "./address";
+import { submitWrite } from "./writes";
+import { mayStart, watchCall } from "./watch";
 
 export interface LedgerJournalOptions {
-  ledger: LedgerNamespace;
-  tenant: string;
-  shards: number;
+  /** The tenant's ledger shards (tenantLedger). */
+  ledger: LedgerAddress;
   /**
    * How long a running call's row lives without renewal before it turns `unknown`. The journal renews
    * it while the call is alive (queued at a gate, running, retrying), so this bounds how late a dead
@@ -70,7 +69,7 @@ function asBusy(error: unknown): never {
 /**
  * The CallJournal of the Worker: every call id lives on one ledger shard (hash of the id), where
  * begin() is one synchronous check-and-write. A claimed running call gets a watch loop
- * (ledger-watch.ts) that renews its lease and turns a cancel request (from any request, any
+ * (watch.ts) that renews its lease and turns a cancel request (from any request, any
  * isolate) into an abort of its signal, from watchDelayMs into the call or as soon as it queues at
  * a gate; a call that waited asks its shard once more before it starts, so a cancel accepted while
  * it waited always holds it back.
@@ -86,18 +85,18 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
   const deferMs = options.deferMs ?? DEFAULT_DEFER_MS;
   const claimed = new Map<string, Claimed>();
   const key = options.key ?? null;
-  const stubFor = (callId: string) => () => ledgerFor(options.ledger, options.tenant, options.shards, callId);
+  const shards = options.ledger;
+  const stubFor = (callId: string) => () => shards.for(callId);
   const target = (callId: string, owner: string) => ({ stub: stubFor(callId), callId, owner, leaseMs });
 
-  /** One RPC to the call's shard (see durable-call.ts); an overloaded or unreachable shard makes the call `busy`. */
+  /** One RPC to the call's shard (see durable/call.ts); an overloaded or unreachable shard makes the call `busy`. */
   function ledgerCall<T>(callId: string, run: (ledger: LedgerStub) => Promise<T>): Promise<T> {
     return callDurable(stubFor(callId), run).catch(asBusy);
   }
 
-  /** A write grouped with this isolate's other writes to the call's shard (see ledger-writes.ts). */
+  /** A write grouped with this isolate's other writes to the call's shard (see writes.ts). */
   async function write(callId: string, entry: LedgerWrite): Promise<WriteOutcome> {
-    const shard = `${options.tenant}/ledger/${shardOf(callId, options.shards)}`;
-    const outcome = await submitWrite(shard, entry, { stub: stubFor(callId), waitUntil: options.waitUntil }).catch(asBusy);
+    const outcome = await submitWrite(shards.name(shards.shardOf(callId)), entry, { stub: stubFor(callId), waitUntil: options.waitUntil }).catch(asBusy);
     if (outcome.kind === "error") throw new Error(outcome.message);
     return outcome;
   }

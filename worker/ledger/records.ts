@@ -1,7 +1,7 @@
 import { outputText, truncationNote } from "../../src/budget";
 import { TERMINAL_STATUSES, type CallOutput, type CallRecord, type CallStatus } from "../../src/result";
-import { deleteBlobs, readBlob, readBlobRange, writeBlob } from "./ledger-blobs";
-import type { ApprovalState, LedgerEntry, ListQuery, ResultPage, Viewer } from "./ledger-types";
+import { deleteBlobs, readBlob, readBlobRange, writeBlob } from "./blobs";
+import type { ApprovalState, LedgerEntry, ListQuery, ResultPage, Viewer } from "./types";
 
 /** A stored record stays under this many characters of JSON; the rest of a large output goes to blobs. */
 export const RECORD_CAP = 64_000;

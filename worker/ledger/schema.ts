@@ -18,7 +18,7 @@ const MIGRATIONS: readonly Migration[] = [
      approval TEXT,                    -- requested | approved | denied | expired | cancelled
      approval_reason TEXT,
      decided_at INTEGER,
-     record TEXT NOT NULL,             -- masked CallRecord JSON, capped (see ledger-records.ts)
+     record TEXT NOT NULL,             -- masked CallRecord JSON, capped (see records.ts)
      truncated INTEGER NOT NULL DEFAULT 0,
      result_chars INTEGER              -- length of the full output text, when there is output
    );

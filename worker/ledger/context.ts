@@ -1,6 +1,6 @@
 import type { JsonValue } from "../../src/json";
-import type { LedgerSettings } from "./ledger-settings";
-import type { Waiters } from "./ledger-waiters";
+import type { LedgerSettings } from "./settings";
+import type { Waiters } from "./waiters";
 
 /** What the ledger's parts share: storage, settings, wake-ups and the two side effects of a write. */
 export interface ShardContext {

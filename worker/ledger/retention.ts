@@ -1,10 +1,10 @@
 import type { CallRecord } from "../../src/result";
-import { deleteBlobs } from "./ledger-blobs";
-import { expireApprovals } from "./ledger-approvals";
-import type { ShardContext } from "./ledger-context";
-import { callEvent, eventRecord } from "./ledger-events";
-import { storeRecord, toEntry, TERMINAL_SQL, type CallRow } from "./ledger-records";
-import { callKey } from "./ledger-waiters";
+import { deleteBlobs } from "./blobs";
+import { expireApprovals } from "./approvals";
+import type { ShardContext } from "./context";
+import { callEvent, eventRecord } from "./events";
+import { storeRecord, toEntry, TERMINAL_SQL, type CallRow } from "./records";
+import { callKey } from "./waiters";
 
 /** Most rows one alarm run touches per kind of work; more is left for an immediate next run. */
 const BATCH = 500;

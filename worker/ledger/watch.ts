@@ -1,6 +1,6 @@
-import { toolError } from "../src/errors";
-import { callDurable } from "./durable-call";
-import type { LedgerStub } from "./ledger-shards";
+import { toolError } from "../../src/errors";
+import { callDurable } from "../durable/call";
+import type { LedgerStub } from "./address";
 
 /** A claimed call's watch loop: now() starts it before its delay (the call started waiting at a gate). */
 export interface Watching {
