@@ -1,12 +1,12 @@
-import { isRetryableCode, isToolError } from "./errors";
+import { isRetryableCode, isToolError } from "../errors";
 import { runAttempt, DEFAULT_TIMEOUT_MS, emit, type AttemptOutcome } from "./attempt";
-import { gateName } from "./gate-key";
-import type { JsonValue } from "./json";
-import type { ClaimWatch } from "./journal";
-import type { PipelineEnv } from "./prepare";
-import { backoffDelay, maxRetryWait, sleep } from "./retry";
-import type { Tool } from "./tool";
-import type { CallError } from "./result";
+import { gateName } from "../gate-key";
+import type { JsonValue } from "../json";
+import type { ClaimWatch } from "../journal";
+import type { PipelineEnv } from "./env";
+import { backoffDelay, maxRetryWait, sleep } from "../retry";
+import type { Tool } from "../tool";
+import type { CallError } from "../result";
 
 /** Extra lease time beyond the worst-case run, so a slow but healthy holder keeps its slot. */
 const LEASE_GRACE_MS = 30_000;

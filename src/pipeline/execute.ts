@@ -1,19 +1,19 @@
-import { parseArguments } from "./args";
-import { dropNullOptionals } from "./strict-nulls";
+import { parseArguments } from "./arguments";
+import { dropNullOptionals } from "../strict-nulls";
 import { emit, isThenable, type AttemptOutcome } from "./attempt";
-import { isToolError, type ErrorCode, type ValidationIssue } from "./errors";
-import type { ToolCall } from "./formats/format";
-import { hashJson } from "./hash";
-import type { JsonValue } from "./json";
-import type { HookCall } from "./hooks";
-import type { ClaimWatch } from "./journal";
-import type { ExecuteOptions } from "./options";
-import { preparePipeline, type PipelineEnv } from "./prepare";
-import { buildRecord, finish, mask, maskRecord, replay, type CallState } from "./call-record";
-import type { CallError, CallRecord, CallResult, PermissionDecision } from "./result";
-import { runTool } from "./run-tool";
-import type { Tool } from "./tool";
-import { describeIssues, withoutFinalStop } from "./validation";
+import { isToolError, type ErrorCode, type ValidationIssue } from "../errors";
+import type { ToolCall } from "../formats/format";
+import { hashJson } from "../hash";
+import type { JsonValue } from "../json";
+import type { HookCall } from "../hooks";
+import type { ClaimWatch } from "../journal";
+import type { ExecuteOptions } from "../options";
+import { preparePipeline, type PipelineEnv } from "./env";
+import { buildRecord, finish, mask, maskRecord, replay, type CallState } from "./finish";
+import type { CallError, CallRecord, CallResult, PermissionDecision } from "../result";
+import { runTool } from "./attempts";
+import type { Tool } from "../tool";
+import { describeIssues, withoutFinalStop } from "../validation";
 
 // Stands in for the hook argument when no hook will read it (saves an object per call).
 const NO_HOOK_CALL = Object.freeze({ callId: "", tenant: "", tool: undefined as unknown as Tool });

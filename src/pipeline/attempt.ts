@@ -1,11 +1,11 @@
-import { isToolError, toolError, type ToolError } from "./errors";
-import type { PipelineEnv } from "./prepare";
+import { isToolError, toolError, type ToolError } from "../errors";
+import type { PipelineEnv } from "./env";
 import { normaliseOutput, outputValue } from "./output";
-import type { CallError, CallOutput } from "./result";
-import { settle } from "./timeout";
-import type { Progress, Tool, ToolContext, ToolLogger } from "./tool";
-import { describeIssues } from "./validation";
-import type { CallEvent } from "./events";
+import type { CallError, CallOutput } from "../result";
+import { settle } from "../timeout";
+import type { Progress, Tool, ToolContext, ToolLogger } from "../tool";
+import { describeIssues } from "../validation";
+import type { CallEvent } from "../events";
 
 /** attempts: how many attempts ran up to and including this outcome (0 when none could start). */
 export type AttemptOutcome = { ok: true; output: CallOutput; attempts: number } | { ok: false; error: CallError; cause: unknown; attempts: number };

@@ -1,11 +1,11 @@
-import { applyBudget, DEFAULT_OUTPUT_BUDGET } from "./budget";
+import { applyBudget, DEFAULT_OUTPUT_BUDGET } from "../budget";
 import { emit } from "./attempt";
-import type { JournalEnd } from "./journal";
-import type { JsonValue } from "./json";
-import type { PipelineEnv } from "./prepare";
-import type { CallError, CallOutput, CallRecord, CallResult, PermissionDecision } from "./result";
-import { statusForError } from "./result";
-import type { Tool } from "./tool";
+import type { JournalEnd } from "../journal";
+import type { JsonValue } from "../json";
+import type { PipelineEnv } from "./env";
+import type { CallError, CallOutput, CallRecord, CallResult, PermissionDecision } from "../result";
+import { statusForError } from "../result";
+import type { Tool } from "../tool";
 
 /** What the pipeline knows about a call so far; becomes its record. */
 export interface CallState {

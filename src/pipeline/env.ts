@@ -1,13 +1,13 @@
-import { DEFAULT_LIMITS } from "./args";
-import { composeHooks, type Hooks } from "./hooks";
-import type { JsonValue } from "./json";
-import { createMasker } from "./mask";
-import type { Limits, ExecuteOptions } from "./options";
-import type { CallJournal } from "./journal";
-import type { Limiter } from "./limiter";
-import type { Registry } from "./registry";
-import type { ToolLogger } from "./tool";
-import { createLocalLimiter } from "./local-limiter";
+import { DEFAULT_LIMITS } from "./arguments";
+import { composeHooks, type Hooks } from "../hooks";
+import type { JsonValue } from "../json";
+import { createMasker } from "../mask";
+import type { Limits, ExecuteOptions } from "../options";
+import type { CallJournal } from "../journal";
+import type { Limiter } from "../limiter";
+import type { Registry } from "../registry";
+import type { ToolLogger } from "../tool";
+import { createLocalLimiter } from "../local-limiter";
 
 /** ExecuteOptions resolved once: hooks composed, masker built, defaults filled in. */
 export interface PipelineEnv {
