@@ -1,4 +1,4 @@
-import { runCall } from "./execute";
+import { runCall } from "./sequence";
 import type { ToolCall } from "../formats/format";
 import type { BatchOptions } from "../options";
 import { preparePipeline } from "./env";
