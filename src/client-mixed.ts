@@ -1,4 +1,4 @@
-import { executeBatch } from "./batch";
+import { executeBatch } from "./pipeline/batch";
 import { ApiError, isApiError, type Transport } from "./client-http";
 import type { AnswerOf } from "./client-types";
 import { getFormat } from "./formats/index";

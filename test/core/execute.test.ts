@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { executeCall } from "../../src/execute";
+import { executeCall } from "../../src/pipeline/execute";
 import { createRegistry } from "../../src/registry";
 import { defineTool, richResult } from "../../src/tool";
 import { toolError, ERROR_CODES, type ErrorCode } from "../../src/errors";

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { executeCall } from "../../src/execute";
+import { executeCall } from "../../src/pipeline/execute";
 import type { CallJournal, ClaimWatch } from "../../src/journal";
 import { createLocalLimiter } from "../../src/local-limiter";
 import { createRegistry } from "../../src/registry";

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { executeCall } from "../../src/execute";
+import { executeCall } from "../../src/pipeline/execute";
 import { createRegistry } from "../../src/registry";
 import { defineTool } from "../../src/tool";
 import { toolError } from "../../src/errors";

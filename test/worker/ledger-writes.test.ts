@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { executeBatch } from "../../src/batch";
+import { executeBatch } from "../../src/pipeline/batch";
 import { createRegistry } from "../../src/registry";
 import type { LedgerWrite, WriteOutcome } from "../../worker/ledger/types";
 import type { LedgerStub } from "../../worker/ledger/address";

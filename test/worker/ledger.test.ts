@@ -1,7 +1,7 @@
 import { evictDurableObject, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { executeBatch } from "../../src/batch";
-import { executeCall } from "../../src/execute";
+import { executeBatch } from "../../src/pipeline/batch";
+import { executeCall } from "../../src/pipeline/execute";
 import { hashJson } from "../../src/hash";
 import { createRegistry } from "../../src/registry";
 import { countingTool, journal, rawShardOfCall, record, shardOfCall, sleep, tune, uid } from "./ledger-helpers";

@@ -1,6 +1,6 @@
 import { Hono, type Context } from "hono";
 import * as v from "valibot";
-import { executeCall } from "../../src/execute";
+import { executeCall } from "../../src/pipeline/execute";
 import type { CallRecord } from "../../src/result";
 import { callDurable } from "../durable/call";
 import type { AppEnv } from "../env";

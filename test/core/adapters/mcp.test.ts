@@ -5,7 +5,7 @@ import { contentText } from "../../../src/result";
 import type { McpServerDeclaration } from "../../../src/adapters/declarations";
 import { createEgressFetch } from "../../../src/egress";
 import type { CallEvent } from "../../../src/events";
-import { executeCall } from "../../../src/execute";
+import { executeCall } from "../../../src/pipeline/execute";
 import { createRegistry } from "../../../src/registry";
 import type { Tool } from "../../../src/tool";
 import { startMcpServer, type McpTestServer } from "../../servers/mcp-server";

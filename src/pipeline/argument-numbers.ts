@@ -1,5 +1,5 @@
-import type { ValidationIssue } from "./errors";
-import { joinPath } from "./json-path";
+import type { ValidationIssue } from "../errors";
+import { joinPath } from "../json-path";
 
 /**
  * Numbers JSON cannot carry exactly in arguments: a literal that overflows to ±Infinity, and an integer

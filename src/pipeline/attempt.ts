@@ -1,11 +1,12 @@
-import { isToolError, toolError, type ToolError } from "./errors";
-import type { PipelineEnv } from "./prepare";
+import { isToolError, toolError, type ToolError } from "../errors";
+import type { CallError, CallOutput } from "../result";
+import { settle } from "../timeout";
+import type { Tool } from "../tool";
+import { describeIssues } from "../validation";
+import { CallContext } from "./context";
+import type { PipelineEnv } from "./env";
 import { normaliseOutput, outputValue } from "./output";
-import type { CallError, CallOutput } from "./result";
-import { settle } from "./timeout";
-import type { Progress, Tool, ToolContext, ToolLogger } from "./tool";
-import { describeIssues } from "./validation";
-import type { CallEvent } from "./events";
+import { isThenable } from "./thenable";
 
 /** attempts: how many attempts ran up to and including this outcome (0 when none could start). */
 export type AttemptOutcome = { ok: true; output: CallOutput; attempts: number } | { ok: false; error: CallError; cause: unknown; attempts: number };
@@ -60,60 +61,6 @@ function checkOutput(tool: Tool, returned: unknown, attempt: number): AttemptOut
     }
   }
   return { ok: true, output, attempts: attempt };
-}
-
-/**
- * ctx for one attempt. A class, not a literal with closures: it is built on every call. It also holds
- * the attempt's abort side, whose AbortController is created only when the tool reads ctx.signal:
- * most tools never do, and a controller per call is measurable on the hot path.
- */
-class CallContext implements ToolContext {
-  readonly tenant: string;
-  readonly secrets: Readonly<Record<string, string>>;
-  readonly fetch: typeof fetch;
-  readonly log: ToolLogger;
-  #controller: AbortController | undefined = undefined;
-  #reason: string | undefined = undefined;
-  constructor(
-    private readonly env: PipelineEnv,
-    private readonly tool: Tool,
-    readonly callId: string,
-    readonly attempt: number,
-  ) {
-    this.tenant = env.tenant;
-    this.secrets = env.secrets;
-    this.fetch = env.fetch;
-    this.log = env.log;
-  }
-  get signal(): AbortSignal {
-    this.#controller ??= new AbortController();
-    if (this.#reason !== undefined && !this.#controller.signal.aborted) this.#controller.abort(this.#reason);
-    return this.#controller.signal;
-  }
-  /** Fires the signal (now, or when first read); not on ToolContext, so a tool cannot call it. */
-  static abort(ctx: CallContext, reason: string): void {
-    ctx.#reason ??= reason;
-    ctx.#controller?.abort(reason);
-  }
-  progress(update: Progress): void {
-    const env = this.env;
-    if (!env.hooks.onEvent) return;
-    const message = update.message === undefined ? undefined : (env.mask(update.message) as string);
-    const progress: Progress = message === undefined ? { ...update } : { ...update, message };
-    emit(env, { type: "call.progress", at: env.now(), callId: this.callId, tenant: env.tenant, tool: this.tool.name, progress });
-  }
-}
-
-export function emit(env: PipelineEnv, event: CallEvent): void {
-  try {
-    env.hooks.onEvent?.(event);
-  } catch {
-    // observers cannot break a call
-  }
-}
-
-export function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof value === "object" && value !== null && typeof (value as { then?: unknown }).then === "function";
 }
 
 function cancelled(tool: Tool, attempt: number): AttemptOutcome {

@@ -1,7 +1,7 @@
-import { inexactLiteralIn, inexactNumberIn, isInexactNumber } from "./args-numbers";
-import type { ValidationIssue } from "./errors";
-import { describeIssues } from "./validation";
-import type { Limits } from "./options";
+import { inexactLiteralIn, inexactNumberIn, isInexactNumber } from "./argument-numbers";
+import type { ValidationIssue } from "../errors";
+import { describeIssues } from "../validation";
+import type { Limits } from "../options";
 
 export const DEFAULT_LIMITS: Limits = { maxArgumentBytes: 1024 * 1024, maxArgumentDepth: 64 };
 

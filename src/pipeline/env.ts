@@ -1,13 +1,14 @@
-import { DEFAULT_LIMITS } from "./args";
-import { composeHooks, type Hooks } from "./hooks";
-import type { JsonValue } from "./json";
-import { createMasker } from "./mask";
-import type { Limits, ExecuteOptions } from "./options";
-import type { CallJournal } from "./journal";
-import type { Limiter } from "./limiter";
-import type { Registry } from "./registry";
-import type { ToolLogger } from "./tool";
-import { createLocalLimiter } from "./local-limiter";
+import { DEFAULT_LIMITS } from "./arguments";
+import { composeHooks, type Hooks } from "../hooks";
+import type { JsonValue } from "../json";
+import { createMasker } from "../mask";
+import type { Limits, ExecuteOptions } from "../options";
+import type { CallJournal } from "../journal";
+import type { Limiter } from "../limiter";
+import type { Registry } from "../registry";
+import type { ToolLogger } from "../tool";
+import { createLocalLimiter } from "../local-limiter";
+import type { CallEvent } from "../events";
 
 /** ExecuteOptions resolved once: hooks composed, masker built, defaults filled in. */
 export interface PipelineEnv {
@@ -77,4 +78,13 @@ function buildPipeline(options: ExecuteOptions): PipelineEnv {
   };
   cache.set(options, env);
   return env;
+}
+
+/** An event to the onEvent hook; observers cannot break a call. */
+export function emit(env: PipelineEnv, event: CallEvent): void {
+  try {
+    env.hooks.onEvent?.(event);
+  } catch {
+    // observers cannot break a call
+  }
 }

@@ -1,7 +1,7 @@
-import type { JsonValue } from "./json";
+import type { JsonValue } from "../json";
 import { NotJson, toJsonText } from "./output-json";
-import type { CallOutput, Content } from "./result";
-import { isRichResult } from "./tool";
+import type { CallOutput, Content } from "../result";
+import { isRichResult } from "../tool";
 
 /**
  * Whatever run() returned → the one result shape, or why it cannot be one. Strings become text; JSON

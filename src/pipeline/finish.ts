@@ -1,24 +1,12 @@
-import { applyBudget, DEFAULT_OUTPUT_BUDGET } from "./budget";
-import { emit } from "./attempt";
-import type { JournalEnd } from "./journal";
-import type { JsonValue } from "./json";
-import type { PipelineEnv } from "./prepare";
-import type { CallError, CallOutput, CallRecord, CallResult, PermissionDecision } from "./result";
-import { statusForError } from "./result";
-import type { Tool } from "./tool";
-
-/** What the pipeline knows about a call so far; becomes its record. */
-export interface CallState {
-  env: PipelineEnv;
-  callId: string;
-  name: string;
-  tool: Tool | undefined;
-  startedAt: number;
-  args: unknown;
-  validation: CallRecord["validation"];
-  permission: PermissionDecision | undefined;
-  attempts: number;
-}
+import { applyBudget, DEFAULT_OUTPUT_BUDGET } from "../budget";
+import { isToolError, type ErrorCode, type ValidationIssue } from "../errors";
+import type { JournalEnd } from "../journal";
+import type { JsonValue } from "../json";
+import { emit, type PipelineEnv } from "./env";
+import type { CallError, CallOutput, CallRecord, CallResult } from "../result";
+import { statusForError } from "../result";
+import type { Tool } from "../tool";
+import type { CallState } from "./state";
 
 export function replay(stored: CallRecord, tool: Tool): CallResult {
   const record: CallRecord = { ...stored, replay: true };
@@ -65,6 +53,14 @@ export function maskRecord(env: PipelineEnv, record: CallRecord): CallRecord {
 }
 
 /** Cheap check first (text lengths), since nearly every output fits. */
+/** A gated call frees its slot first (a failed release is reclaimed by the slot's lease). */
+function releaseThenFinish(state: CallState, ending: Ending, opts?: { journal: boolean }): Promise<CallResult> {
+  const slot = state.slot!;
+  state.slot = undefined;
+  const next = () => finish(state, ending, opts);
+  return slot.release().then(next, next);
+}
+
 function withinBudget(output: CallOutput, tool: Tool | undefined, callId: string): CallOutput {
   const budget = tool?.policy.outputBudget ?? DEFAULT_OUTPUT_BUDGET;
   let size = 0;
@@ -92,10 +88,12 @@ function settled(state: CallState, end: JournalEnd): CallResult {
 type Ending = { ok: true; output: CallOutput } | { ok: false; error: CallError };
 
 /**
- * Masks, records and announces the outcome; the result carries the same masked values as the record.
- * Synchronous unless a journal has to store the record.
+ * Every call ends here: frees its gate slot, then masks, records and announces the outcome; the result
+ * carries the same masked values as the record. Synchronous unless the slot's release or the journal
+ * has to be awaited.
  */
 export function finish(state: CallState, ending: Ending, opts?: { journal: boolean }): CallResult | Promise<CallResult> {
+  if (state.slot) return releaseThenFinish(state, ending, opts);
   const { env } = state;
   const status = ending.ok ? "succeeded" : statusForError(ending.error.code);
   const record = buildRecord(state, status);
@@ -125,3 +123,25 @@ export function finish(state: CallState, ending: Ending, opts?: { journal: boole
   );
 }
 
+
+export function fail(state: CallState, code: ErrorCode, message: string, issues?: ValidationIssue[], opts?: { journal: boolean }): CallResult | Promise<CallResult> {
+  const error: CallError = issues ? { code, message, issues } : { code, message };
+  return finish(state, { ok: false, error }, opts);
+}
+
+export function deny(state: CallState, reason: string): CallResult | Promise<CallResult> {
+  state.permission = "deny";
+  return fail(state, "denied", `The call to "${state.tool?.name ?? state.name}" was denied: ${reason}`);
+}
+
+/** A bug in a hook or in toolgate itself: still a result, never a crash. */
+export function internalError(state: CallState, error: unknown): CallResult | Promise<CallResult> {
+  // A journal or limiter whose storage is overloaded says `busy` with when to retry: not a bug.
+  if (isToolError(error) && error.code === "busy") {
+    const busy: CallError = { code: "busy", message: error.message };
+    if (error.retryAfterMs !== undefined) busy.retryAfterMs = error.retryAfterMs;
+    return finish(state, { ok: false, error: busy });
+  }
+  const message = `Internal error while running "${state.name}": ${error instanceof Error ? error.message : String(error)}`;
+  return finish(state, { ok: false, error: { code: "internal", message } });
+}

@@ -1,4 +1,4 @@
-import { joinPath } from "./json-path";
+import { joinPath } from "../json-path";
 
 /** Why a value is not JSON: what and where. */
 export class NotJson {

@@ -1,8 +1,8 @@
-import { runCall } from "./execute";
-import type { ToolCall } from "./formats/format";
-import type { BatchOptions } from "./options";
-import { preparePipeline } from "./prepare";
-import type { CallResult } from "./result";
+import { runCall } from "./sequence";
+import type { ToolCall } from "../formats/format";
+import type { BatchOptions } from "../options";
+import { preparePipeline } from "./env";
+import type { CallResult } from "../result";
 
 export const DEFAULT_MAX_PARALLEL = 8;
 
