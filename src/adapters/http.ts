@@ -1,5 +1,5 @@
 import { isToolError, toolError } from "../errors";
-import { jsonSchemaValidator } from "../json-schema";
+import { jsonSchemaValidator } from "../schema/json-schema";
 import type { JsonSchema } from "../json";
 import { assembleTool, type Tool } from "../tool";
 import { HttpToolSchema, parseDeclaration, policyOf, type HttpToolDeclaration } from "./declarations";

@@ -1,7 +1,7 @@
 import { toolError } from "../errors";
 import { hashJson } from "../hash";
 import { isPlainObject, type JsonSchema } from "../json";
-import { jsonSchemaValidator } from "../json-schema";
+import { jsonSchemaValidator } from "../schema/json-schema";
 import { assembleTool, TOOL_NAME_PATTERN, type Tool, type ToolLogger } from "../tool";
 import { McpServerSchema, parseDeclaration, policyOf, type McpServer, type McpServerDeclaration } from "./declarations";
 import { createMcpClient, type McpCallContext } from "./mcp-client";

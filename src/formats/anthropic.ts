@@ -1,5 +1,5 @@
 import { contentText, resultText, type CallResult, type Content } from "../result";
-import { requireObjectRoot, type ObjectSchema } from "../schema-walk";
+import { requireObjectRoot, type ObjectSchema } from "../schema/walk";
 import type { Tool } from "../tool";
 import type { Format, ToolCall } from "./format";
 import { DecodeError, decodeSafely, isRecord, requireString, visibleContent } from "./shared";

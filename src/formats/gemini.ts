@@ -1,5 +1,5 @@
 import { resultText, type CallResult } from "../result";
-import { toGeminiParameters, type GeminiSchema } from "../schema-gemini";
+import { toGeminiParameters, type GeminiSchema } from "./gemini-schema";
 import type { Tool } from "../tool";
 import type { Format, ToolCall } from "./format";
 import { DecodeError, decodeSafely, generateId, isRecord, requireString } from "./shared";

@@ -1,6 +1,6 @@
 import { isPlainObject, type JsonObject } from "../json";
 import { resultText, type CallResult, type Content } from "../result";
-import { requireObjectRoot, type ObjectSchema } from "../schema-walk";
+import { requireObjectRoot, type ObjectSchema } from "../schema/walk";
 import type { Tool } from "../tool";
 import type { Format, ToolCall } from "./format";
 import { DecodeError, decodeSafely, generateId, isRecord, requireRecord, requireString, visibleContent } from "./shared";

@@ -1,6 +1,6 @@
 import type { JsonSchema } from "../json";
 import { contentText, resultText, type CallResult } from "../result";
-import { toOpenAIParameters } from "../schema-openai";
+import { toOpenAIParameters } from "./openai-schema";
 import type { Tool } from "../tool";
 import type { Format, ToolCall } from "./format";
 import { DecodeError, decodeSafely, isRecord, requireArray, requireString, visibleContent } from "./shared";

@@ -1,4 +1,4 @@
-import { dropNullOptionals } from "../strict-nulls";
+import { dropNullOptionals } from "../schema/strict-nulls";
 import { describeIssues, withoutFinalStop } from "../validation";
 import { parseArguments } from "./arguments";
 import type { PipelineEnv } from "./env";

@@ -4,10 +4,10 @@ import type { JsonValue } from "../json";
 import { createMasker } from "../mask";
 import type { Limits, ExecuteOptions } from "../options";
 import type { CallJournal } from "../journal";
-import type { Limiter } from "../limiter";
+import type { Limiter } from "../gates/limiter";
 import type { Registry } from "../registry";
 import type { ToolLogger } from "../tool";
-import { createLocalLimiter } from "../local-limiter";
+import { createLocalLimiter } from "../gates/local-limiter";
 import type { CallEvent } from "../events";
 
 /** ExecuteOptions resolved once: hooks composed, masker built, defaults filled in. */

@@ -1,4 +1,4 @@
-import { gateName } from "../gate-key";
+import { gateName } from "../gates/key";
 import type { ClaimWatch } from "../journal";
 import type { CallError, CallResult } from "../result";
 import type { Tool } from "../tool";

@@ -1,7 +1,7 @@
 import type { ToolCall } from "../formats/format";
 import type { HookCall } from "../hooks";
 import type { ClaimWatch } from "../journal";
-import type { SlotGrant } from "../limiter";
+import type { SlotGrant } from "../gates/limiter";
 import type { CallRecord, CallResult, PermissionDecision } from "../result";
 import type { Tool } from "../tool";
 import type { PipelineEnv } from "./env";

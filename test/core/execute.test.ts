@@ -7,7 +7,7 @@ import { toolError, ERROR_CODES, type ErrorCode } from "../../src/errors";
 import type { CallEvent } from "../../src/events";
 import type { CallJournal, JournalBegin } from "../../src/journal";
 import type { CallRecord } from "../../src/result";
-import { createLocalLimiter } from "../../src/local-limiter";
+import { createLocalLimiter } from "../../src/gates/local-limiter";
 import { add, boom, echo } from "./fixtures";
 
 const registry = createRegistry([add, echo, boom]);

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { acquireSlot, createGateState, expireDue, leaveSlot, nextDeadline, settlements } from "../../src/gate-queue";
-import type { GateChange, GateState } from "../../src/gate-queue";
+import { acquireSlot, createGateState, expireDue, leaveSlot, nextDeadline, settlements } from "../../src/gates/queue";
+import type { GateChange, GateState } from "../../src/gates/queue";
 
 const req = (callId: string, over: Partial<Parameters<typeof acquireSlot>[1]> = {}) => ({
   callId,

@@ -2,7 +2,7 @@ import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import { executeCall } from "../../src/pipeline/execute";
 import type { CallJournal, ClaimWatch } from "../../src/journal";
-import { createLocalLimiter } from "../../src/local-limiter";
+import { createLocalLimiter } from "../../src/gates/local-limiter";
 import { createRegistry } from "../../src/registry";
 import { defineTool } from "../../src/tool";
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createLocalLimiter } from "../../src/local-limiter";
-import type { SlotGrant, SlotRequest } from "../../src/limiter";
+import { createLocalLimiter } from "../../src/gates/local-limiter";
+import type { SlotGrant, SlotRequest } from "../../src/gates/limiter";
 import { loadLimiter } from "../limiter-load";
 
 const req = (callId: string, over: Partial<SlotRequest> = {}): SlotRequest => ({

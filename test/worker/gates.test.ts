@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { tenantGates } from "../../worker/gates/address";
 import type { GateAcquireInput } from "../../worker/gates/protocol";
 import { createGateLimiter } from "../../worker/gates/limiter";
-import type { SlotGrant, SlotRequest } from "../../src/limiter";
+import type { SlotGrant, SlotRequest } from "../../src/gates/limiter";
 import { loadLimiter } from "../limiter-load";
 
 let seq = 0;

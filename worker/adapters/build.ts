@@ -10,7 +10,7 @@ import {
   type RateLimit,
 } from "../../src/adapters/declarations";
 import { httpTool } from "../../src/adapters/http";
-import { checkKeyPointer } from "../../src/gate-key";
+import { checkKeyPointer } from "../../src/gates/key";
 import { openApiTools, serverUrl } from "../../src/adapters/openapi";
 import type { UpstreamGate } from "../../src/adapters/upstream";
 import type { Tool } from "../../src/tool";

@@ -4,8 +4,8 @@
  * until they are granted, and drives lease expiry with the alarm.
  */
 import { DurableObject } from "cloudflare:workers";
-import { acquireSlot, expireDue, leaveSlot, nextDeadline, settlements } from "../../src/gate-queue";
-import type { GateChange, GateState, Transition } from "../../src/gate-queue";
+import { acquireSlot, expireDue, leaveSlot, nextDeadline, settlements } from "../../src/gates/queue";
+import type { GateChange, GateState, Transition } from "../../src/gates/queue";
 import { transact } from "../durable/transact";
 import { tenantLedger } from "../ledger/address";
 import { tenantGates } from "./address";

@@ -3,7 +3,7 @@
  * across every request, isolate and location. Queued calls long-poll the gate and re-attach by call
  * id (a broken stub or the end of a poll keeps their place); an abort leaves the queue.
  */
-import type { Limiter, SlotGrant, SlotRequest } from "../../src/limiter";
+import type { Limiter, SlotGrant, SlotRequest } from "../../src/gates/limiter";
 import { afterFailure, callDurable, DurableUnavailable } from "../durable/call";
 import type { GatesAddress, GateStub } from "./address";
 import type { GateAcquireInput, GateAcquireResult } from "./protocol";

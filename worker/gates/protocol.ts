@@ -27,7 +27,7 @@ export type GateAcquireResult =
   | { ok: false; code: "cancelled"; message: string };
 
 /** The wire shape of GET /v1/gates, defined once with the client's types. */
-export type { GateSnapshot } from "../../src/client-types";
+export type { GateSnapshot } from "../../src/client/types";
 
 /** A waiter that stops re-attaching (its Worker died) leaves the queue this long after its poll ends. */
 export const WAIT_GRACE_MS = 5_000;

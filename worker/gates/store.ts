@@ -3,8 +3,8 @@
  * the state in memory for speed and writes every transition's changes here in the same synchronous
  * step, so an evicted gate reloads exactly what it had admitted.
  */
-import { createGateState } from "../../src/gate-queue";
-import type { GateChange, GateState } from "../../src/gate-queue";
+import { createGateState } from "../../src/gates/queue";
+import type { GateChange, GateState } from "../../src/gates/queue";
 
 const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS slots (

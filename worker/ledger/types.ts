@@ -1,10 +1,10 @@
 import type { JsonValue } from "../../src/json";
 import type { JournalBegin } from "../../src/journal";
-import type { ApprovalInfo, CallEntry } from "../../src/client-types";
+import type { ApprovalInfo, CallEntry } from "../../src/client/types";
 import type { CallRecord, CallStatus } from "../../src/result";
 
 // The wire shapes are the HTTP API's (src/client-types.ts); the ledger answers them as they are.
-export type { ApprovalInfo, ResultPage } from "../../src/client-types";
+export type { ApprovalInfo, ResultPage } from "../../src/client/types";
 export type LedgerEntry = CallEntry;
 export type ApprovalState = ApprovalInfo["state"];
 

@@ -1,12 +1,12 @@
-import type { JsonSchema, JsonValue } from "./json";
-import type { Format, FormatName } from "./formats/format";
-import type { anthropic } from "./formats/anthropic";
-import type { gemini } from "./formats/gemini";
-import type { mcp } from "./formats/mcp";
-import type { openai } from "./formats/openai";
-import type { openaiResponses } from "./formats/openai-responses";
-import type { Risk } from "./policy";
-import type { CallRecord, CallStatus } from "./result";
+import type { JsonSchema, JsonValue } from "../json";
+import type { Format, FormatName } from "../formats/format";
+import type { anthropic } from "../formats/anthropic";
+import type { gemini } from "../formats/gemini";
+import type { mcp } from "../formats/mcp";
+import type { openai } from "../formats/openai";
+import type { openaiResponses } from "../formats/openai-responses";
+import type { Risk } from "../policy";
+import type { CallRecord, CallStatus } from "../result";
 
 /** The shapes of the HTTP API as the typed client sees them (see worker/routes/*). */
 

@@ -1,6 +1,6 @@
 import type * as v from "valibot";
 import { toJsonSchema } from "@valibot/to-json-schema";
-import type { JsonSchema } from "./json";
+import type { JsonSchema } from "../json";
 
 /**
  * JSON Schema (draft 2020-12) of a valibot schema: the one source of truth every format's tool
@@ -19,7 +19,7 @@ export function valibotToJsonSchema(schema: v.GenericSchema, toolName: string): 
 }
 
 // Per-format forms live beside this file, one converter per API.
-export { toOpenAIParameters, toStrictSchema, type StrictForm } from "./schema-openai";
-export { toGeminiParameters, type GeminiSchema, type GeminiType } from "./schema-gemini";
-export { requireObjectRoot, type ObjectSchema } from "./schema-walk";
+export { toOpenAIParameters, toStrictSchema, type StrictForm } from "../formats/openai-schema";
+export { toGeminiParameters, type GeminiSchema, type GeminiType } from "../formats/gemini-schema";
+export { requireObjectRoot, type ObjectSchema } from "./walk";
 export { dropNullOptionals } from "./strict-nulls";

@@ -1,6 +1,6 @@
-import { readSse } from "./adapters/sse";
-import type { ServerEvent } from "./client-types";
-import { isApiError, type Transport } from "./client-http";
+import { readSse } from "../adapters/sse";
+import type { ServerEvent } from "./types";
+import { isApiError, type Transport } from "./http";
 
 export interface EventStreamOptions {
   /** Resume after this event id (the `id` of the last event seen). */

@@ -1,5 +1,5 @@
-import type { JsonSchema } from "./json";
-import { acceptsNull, isSchemaObject, resolveRef, typesOf } from "./schema-walk";
+import type { JsonSchema } from "../json";
+import { acceptsNull, isSchemaObject, resolveRef, typesOf } from "./walk";
 
 /**
  * OpenAI strict mode turns optional properties into required nullable ones, so a strict model sends

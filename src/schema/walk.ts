@@ -1,5 +1,5 @@
-import { FormatSchemaError } from "./formats/format";
-import type { JsonSchema } from "./json";
+import { FormatSchemaError } from "../formats/format";
+import type { JsonSchema } from "../json";
 
 /** Small readers of JSON Schema shared by the per-format converters. */
 

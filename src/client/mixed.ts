@@ -1,12 +1,12 @@
-import { executeBatch } from "./pipeline/batch";
-import { ApiError, isApiError, type Transport } from "./client-http";
-import type { AnswerOf } from "./client-types";
-import { getFormat } from "./formats/index";
-import type { FormatName, ToolCall } from "./formats/format";
-import { isRecord } from "./formats/shared";
-import type { BatchOptions } from "./options";
-import type { Registry } from "./registry";
-import type { CallError, CallRecord, CallResult } from "./result";
+import { executeBatch } from "../pipeline/batch";
+import { ApiError, isApiError, type Transport } from "./http";
+import type { AnswerOf } from "./types";
+import { getFormat } from "../formats";
+import type { FormatName, ToolCall } from "../formats/format";
+import { isRecord } from "../formats/shared";
+import type { BatchOptions } from "../options";
+import type { Registry } from "../registry";
+import type { CallError, CallRecord, CallResult } from "../result";
 
 export interface MixedOptions<F extends FormatName> extends Omit<BatchOptions, "registry"> {
   /** Tools that run here (in the page or the process), by the core's pipeline. Every other call goes to the API. */

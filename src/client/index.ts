@@ -1,6 +1,6 @@
-import { openEventSource, streamEvents, type EventStreamOptions } from "./client-events";
-import { createTransport, type ClientOptions } from "./client-http";
-import { runMixed, type MixedAnswer, type MixedOptions } from "./client-mixed";
+import { openEventSource, streamEvents, type EventStreamOptions } from "./events";
+import { createTransport, type ClientOptions } from "./http";
+import { runMixed, type MixedAnswer, type MixedOptions } from "./mixed";
 import type {
   AnswerOf,
   ApprovalPage,
@@ -16,17 +16,17 @@ import type {
   ToolInfo,
   ToolListing,
   WhoAmI,
-} from "./client-types";
-import type { FormatName } from "./formats/format";
-import type { JsonValue } from "./json";
-import type { CallRecord } from "./result";
+} from "./types";
+import type { FormatName } from "../formats/format";
+import type { JsonValue } from "../json";
+import type { CallRecord } from "../result";
 
-export { ApiError, isApiError } from "./client-http";
-export type { ClientOptions } from "./client-http";
-export type { EventStreamOptions } from "./client-events";
-export type { MixedAnswer, MixedOptions } from "./client-mixed";
-export { resultOfRecord } from "./client-mixed";
-export type * from "./client-types";
+export { ApiError, isApiError } from "./http";
+export type { ClientOptions } from "./http";
+export type { EventStreamOptions } from "./events";
+export type { MixedAnswer, MixedOptions } from "./mixed";
+export { resultOfRecord } from "./mixed";
+export type * from "./types";
 
 /** A typed client of the toolgate HTTP API, for browsers and Node. Every failure rejects with an ApiError. */
 export interface ToolgateClient {

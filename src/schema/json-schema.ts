@@ -1,8 +1,8 @@
 import { Validator as CfValidator, type OutputUnit, type Schema, type SchemaDraft } from "@cfworker/json-schema";
-import type { ValidationIssue } from "./errors";
-import { isPlainObject, type JsonSchema } from "./json";
-import { joinPath } from "./json-path";
-import type { Validator } from "./validation";
+import type { ValidationIssue } from "../errors";
+import { isPlainObject, type JsonSchema } from "../json";
+import { joinPath } from "../json-path";
+import type { Validator } from "../validation";
 
 /** Keywords whose error only says "a child failed"; the child's own error is the useful one. */
 const SUMMARY_KEYWORDS = new Set([

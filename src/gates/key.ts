@@ -1,7 +1,7 @@
-import { canonicalJson, hashJson } from "./hash";
-import { pointerMissesSchema, resolvePointer } from "./json-pointer";
-import type { ConcurrencyPolicy } from "./policy";
-import type { Tool } from "./tool";
+import { canonicalJson, hashJson } from "../hash";
+import { pointerMissesSchema, resolvePointer } from "../json-pointer";
+import type { ConcurrencyPolicy } from "../policy";
+import type { Tool } from "../tool";
 
 /** Longer resource keys are replaced by their hash, so a gate's name stays short whatever the arguments hold. */
 const MAX_KEY_CHARS = 128;

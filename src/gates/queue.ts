@@ -6,9 +6,9 @@
  * matters and running expiry twice is a no-op.
  */
 
-import type { AcquireInput, AcquireOutcome, GateChange, GateState, Holder, Settlement, Transition, Waiter } from "./gate-types";
+import type { AcquireInput, AcquireOutcome, GateChange, GateState, Holder, Settlement, Transition, Waiter } from "./types";
 
-export type * from "./gate-types";
+export type * from "./types";
 
 /** The callers whose waits a transition ends, for whoever holds their open acquires. */
 export function settlements(changes: readonly GateChange[]): Settlement[] {

@@ -3,8 +3,8 @@
  * gate Durable Object persists, kept in memory, with timers for leases. Gates only hold across
  * calls that share this limiter object.
  */
-import { acquireSlot, createGateState, expireDue, leaveSlot, nextDeadline, settlements } from "./gate-queue";
-import type { GateChange, GateState } from "./gate-queue";
+import { acquireSlot, createGateState, expireDue, leaveSlot, nextDeadline, settlements } from "./queue";
+import type { GateChange, GateState } from "./queue";
 import type { Limiter, SlotGrant, SlotRequest } from "./limiter";
 
 interface LocalGate {

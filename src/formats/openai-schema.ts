@@ -1,6 +1,6 @@
-import type { JsonSchema } from "./json";
-import type { Tool } from "./tool";
-import { acceptsNull, isSchemaObject, requireObjectRoot, resolveRef, typesOf, where } from "./schema-walk";
+import type { JsonSchema } from "../json";
+import type { Tool } from "../tool";
+import { acceptsNull, isSchemaObject, requireObjectRoot, resolveRef, typesOf, where } from "../schema/walk";
 
 /**
  * OpenAI's strict mode (Structured Outputs) accepts a subset of JSON Schema: every object closed with
