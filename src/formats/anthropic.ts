@@ -1,7 +1,8 @@
 import { contentText, resultText, type CallResult, type Content } from "../result";
 import { requireObjectRoot, type ObjectSchema } from "../schema/walk";
 import type { Tool } from "../tool";
-import type { Format, ToolCall } from "./format";
+import type { Format } from "./format";
+import type { ToolCall } from "../tool-call";
 import { DecodeError, decodeSafely, isRecord, requireString, visibleContent } from "./shared";
 
 /** The Messages API tool declaration (@anthropic-ai/sdk Tool). */

@@ -1,24 +1,15 @@
 import type { CallResult } from "../result";
 import type { Tool } from "../tool";
+import type { ToolCall } from "../tool-call";
 
 export const FORMAT_NAMES = ["openai", "openai-responses", "anthropic", "gemini", "mcp"] as const;
 export type FormatName = (typeof FORMAT_NAMES)[number];
 
-/** One tool call as decoded from a chat format, before any checking. */
-export interface ToolCall {
-  /** The format's call id (tool_call_id, tool_use id, …); generated when the format has none. */
-  id: string;
-  name: string;
-  /** Raw JSON text (OpenAI) or an already-parsed value (Anthropic, Gemini, MCP). Checked by the pipeline. */
-  arguments: unknown;
-}
 
 export type Decoded = { ok: true; calls: ToolCall[] } | { ok: false; message: string };
 
-/** Thrown by toolDefinition() when a format cannot express a tool's schema; names tool and construct. */
-export class FormatSchemaError extends TypeError {
-  override name = "FormatSchemaError";
-}
+// Thrown by toolDefinition(); defined with the schema walkers that raise it.
+export { FormatSchemaError } from "../schema/walk";
 
 /**
  * One chat API's shapes: what a chat app has at hand (decode) and what it must send back (encode),

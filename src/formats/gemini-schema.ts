@@ -1,7 +1,6 @@
-import { FormatSchemaError } from "./format";
 import type { JsonSchema } from "../json";
 import type { Tool } from "../tool";
-import { isSchemaObject, requireObjectRoot, resolveRef, typesOf, where } from "../schema/walk";
+import { FormatSchemaError, isSchemaObject, requireObjectRoot, resolveRef, typesOf, where } from "../schema/walk";
 
 /** Gemini's OpenAPI-subset Schema, as @google/genai declares it (int64 counts are strings there). */
 export type GeminiType = "STRING" | "NUMBER" | "INTEGER" | "BOOLEAN" | "ARRAY" | "OBJECT";

@@ -1,7 +1,8 @@
 import { resultText, type CallResult } from "../result";
 import { toGeminiParameters, type GeminiSchema } from "./gemini-schema";
 import type { Tool } from "../tool";
-import type { Format, ToolCall } from "./format";
+import type { Format } from "./format";
+import type { ToolCall } from "../tool-call";
 import { DecodeError, decodeSafely, generateId, isRecord, requireString } from "./shared";
 
 /** A Gemini FunctionDeclaration (@google/genai). */

@@ -2,7 +2,8 @@ import { isPlainObject, type JsonObject } from "../json";
 import { resultText, type CallResult, type Content } from "../result";
 import { requireObjectRoot, type ObjectSchema } from "../schema/walk";
 import type { Tool } from "../tool";
-import type { Format, ToolCall } from "./format";
+import type { Format } from "./format";
+import type { ToolCall } from "../tool-call";
 import { DecodeError, decodeSafely, generateId, isRecord, requireRecord, requireString, visibleContent } from "./shared";
 
 /** MCP ToolAnnotations: hints for clients, derived from the tool's policy and source. */

@@ -2,7 +2,8 @@ import type { JsonSchema } from "../json";
 import { resultText, type CallResult } from "../result";
 import { toOpenAIParameters } from "./openai-schema";
 import type { Tool } from "../tool";
-import type { Format, ToolCall } from "./format";
+import type { Format } from "./format";
+import type { ToolCall } from "../tool-call";
 import { DecodeError, decodeSafely, isRecord, requireArray, requireRecord, requireString } from "./shared";
 
 /** The Chat Completions tool declaration (openai ChatCompletionFunctionTool). */

@@ -1,5 +1,5 @@
 import { runCall } from "./sequence";
-import type { ToolCall } from "../formats/format";
+import type { ToolCall } from "../tool-call";
 import type { BatchOptions } from "../options";
 import { preparePipeline } from "./env";
 import type { CallResult } from "../result";

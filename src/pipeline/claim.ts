@@ -1,5 +1,3 @@
-import { hashJson } from "../hash";
-import type { JsonValue } from "../json";
 import type { JournalClaim } from "../journal";
 import { buildRecord, fail, maskRecord, replay } from "./finish";
 import type { CallState, StepOutcome } from "./state";
@@ -11,22 +9,10 @@ import type { CallState, StepOutcome } from "./state";
  */
 export function claimCallId(state: CallState): StepOutcome {
   const { env } = state;
-  const journal = env.journal!;
-  const tool = state.tool!;
-  const pending = state.permission === "approval";
-  return journal
-    .begin({
-      callId: state.callId,
-      tool: tool.name,
-      argsHash: hashJson({ tool: tool.name, args: state.args }),
-      status: pending ? "pending" : "running",
-      ...(env.approved ? { approved: true } : {}),
-      // The ledger keeps the unmasked arguments of a parked call so that an approval can run it.
-      ...(pending ? { args: state.args as JsonValue } : {}),
-      record: maskRecord(env, buildRecord(state, pending ? "pending" : "running")),
-      ...(tool.policy.readOnly ? { readOnly: true } : {}),
-      ...(tool.policy.idempotent ? { idempotent: true } : {}),
-    })
+  const status = state.permission === "approval" ? "pending" : "running";
+  const record = maskRecord(env, buildRecord(state, status));
+  return env.journal!
+    .begin({ callId: state.callId, tool: state.tool!, args: state.args, status, approved: env.approved, record })
     .then((claim) => claimed(state, claim));
 }
 

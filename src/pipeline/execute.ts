@@ -1,4 +1,4 @@
-import type { ToolCall } from "../formats/format";
+import type { ToolCall } from "../tool-call";
 import type { ExecuteOptions } from "../options";
 import type { CallResult } from "../result";
 import { preparePipeline } from "./env";

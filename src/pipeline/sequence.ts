@@ -1,4 +1,4 @@
-import type { ToolCall } from "../formats/format";
+import type { ToolCall } from "../tool-call";
 import type { CallResult } from "../result";
 import { admitArguments, checkAllowed, resolveTool, rewriteArguments } from "./admit";
 import { runAttempts } from "./attempts";

@@ -1,4 +1,4 @@
-import type { ToolCall } from "../formats/format";
+import type { ToolCall } from "../tool-call";
 import type { HookCall } from "../hooks";
 import type { ClaimWatch } from "../journal";
 import type { SlotGrant } from "../gates/limiter";

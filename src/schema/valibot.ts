@@ -17,9 +17,3 @@ export function valibotToJsonSchema(schema: v.GenericSchema, toolName: string): 
     throw new TypeError(`Tool "${toolName}": its schema cannot be expressed as JSON Schema: ${reason}`);
   }
 }
-
-// Per-format forms live beside this file, one converter per API.
-export { toOpenAIParameters, toStrictSchema, type StrictForm } from "../formats/openai-schema";
-export { toGeminiParameters, type GeminiSchema, type GeminiType } from "../formats/gemini-schema";
-export { requireObjectRoot, type ObjectSchema } from "./walk";
-export { dropNullOptionals } from "./strict-nulls";

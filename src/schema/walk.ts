@@ -1,7 +1,11 @@
-import { FormatSchemaError } from "../formats/format";
 import type { JsonSchema } from "../json";
 
 /** Small readers of JSON Schema shared by the per-format converters. */
+
+/** Thrown by a format's toolDefinition() when it cannot express a tool's schema; names tool and construct. */
+export class FormatSchemaError extends TypeError {
+  override name = "FormatSchemaError";
+}
 
 export function isSchemaObject(value: unknown): value is JsonSchema {
   return typeof value === "object" && value !== null && !Array.isArray(value);

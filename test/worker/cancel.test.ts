@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { uid } from "./adapters-helpers";
 import { eventually, expectNoSlotHeld, expectOneTerminalRecordEach, faultTenant, type TenantEnv } from "./fault-helpers";
 import { json, request } from "./helpers";
-import { journal, record, shardOfCall } from "./ledger-helpers";
+import { claim, journal, record, shardOfCall } from "./ledger-helpers";
 import { DEFAULT_WATCH_DELAY_MS } from "../../worker/ledger/journal";
 import type { ClaimWatch, JournalClaim } from "../../src/journal";
 
@@ -84,15 +84,8 @@ describe("a client that goes away while its call waits at a gate", () => {
   });
 });
 
-/** A journal entry for a running echo call (read-only ones defer their claim). */
-const begin = (tenant: string, callId: string, readOnly = false) => ({
-  callId,
-  tool: "echo",
-  argsHash: "h",
-  status: "running" as const,
-  record: record(tenant, callId, "running"),
-  ...(readOnly ? { readOnly: true } : {}),
-});
+/** A running echo call for the journal (read-only ones defer their claim). */
+const begin = (tenant: string, callId: string, readOnly = false) => claim(tenant, callId, readOnly ? { policy: { readOnly: true } } : {});
 
 describe("the ledger journal of a call waiting at a gate", () => {
   const watchOf = (claim: JournalClaim): ClaimWatch => {

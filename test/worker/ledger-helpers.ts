@@ -2,6 +2,8 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import * as v from "valibot";
 import { defineTool } from "../../src/tool";
+import type { CallToClaim } from "../../src/journal";
+import type { ToolPolicy } from "../../src/policy";
 import type { CallRecord } from "../../src/result";
 import type { Ledger } from "../../worker/ledger/ledger";
 import type { LedgerSettings } from "../../worker/ledger/settings";
@@ -47,6 +49,21 @@ export function record(tenant: string, callId: string, status: CallRecord["statu
     status,
     ...extra,
   };
+}
+
+/**
+ * What the pipeline hands journal.begin(): a call of a tool named `tool` with this policy (readOnly
+ * ones defer their claim) and these arguments (the journal hashes them: other arguments, other hash).
+ */
+export function claim(
+  tenant: string,
+  callId: string,
+  options: { tool?: string; policy?: ToolPolicy; args?: unknown; status?: CallToClaim["status"]; record?: Partial<CallRecord> } = {},
+): CallToClaim {
+  const name = options.tool ?? "echo";
+  const status = options.status ?? "running";
+  const tool = defineTool({ name, description: name, input: v.looseObject({}), ...(options.policy ? { policy: options.policy } : {}), run: () => "" });
+  return { callId, tool, args: options.args ?? { text: "hi" }, status, approved: false, record: record(tenant, callId, status, { tool: name, ...options.record }) };
 }
 
 /** A tool that counts its runs and returns what the test lets it. */

@@ -4,14 +4,14 @@ import { describe, expect, it } from "vitest";
 import type { Ledger } from "../../worker/ledger/ledger";
 import { migrate } from "../../worker/ledger/schema";
 import { tenantLedger } from "../../worker/ledger/address";
-import { journal, rawShard, rawShardOfCall, record, shardOfCall, tune, uid } from "./ledger-helpers";
+import { claim, journal, rawShard, rawShardOfCall, record, shardOfCall, tune, uid } from "./ledger-helpers";
 
 describe("large results", () => {
   it("stores a result bigger than a row in chunks, pages it, and replays it whole", async () => {
     const tenant = `t-${uid()}`;
     // Offset by one so a surrogate pair straddles the 500 000-unit chunk boundary.
     const text = "a" + "😀".repeat(600_000);
-    const begin = { callId: "huge", tool: "echo", argsHash: "h", status: "running" as const, record: record(tenant, "huge", "running") };
+    const begin = claim(tenant, "huge");
     const j = journal(tenant);
     await j.begin(begin);
     await j.finish(record(tenant, "huge", "succeeded", { output: { content: [{ type: "text", text }], structured: { n: 1 } } }));
@@ -66,7 +66,7 @@ describe("retention", () => {
     const tenant = `t-${uid()}`;
     const old = Date.now() - 5_000;
     const j = journal(tenant, { watchDelayMs: 60_000 });
-    await j.begin({ callId: "live", tool: "echo", argsHash: "h", status: "running", record: record(tenant, "live", "running", { startedAt: old }) });
+    await j.begin(claim(tenant, "live", { record: { startedAt: old } }));
     await j.finish(record(tenant, "gone", "failed", { startedAt: old }));
     for (const id of ["live", "gone"]) await tune(rawShardOfCall(tenant, id), { retentionMs: 1_000 });
     for (const id of ["live", "gone"]) await runDurableObjectAlarm(rawShardOfCall(tenant, id));
@@ -79,7 +79,7 @@ describe("eviction", () => {
   it("keeps a parked call's arguments and the event ids across eviction", async () => {
     const tenant = `t-${uid()}`;
     const args = { to: "dan", text: "secret plan" };
-    await journal(tenant).begin({ callId: "park", tool: "send_message", argsHash: "h", status: "pending", args, record: record(tenant, "park", "pending", { tool: "send_message", args: { to: "dan", text: "***" } }) });
+    await journal(tenant).begin(claim(tenant, "park", { tool: "send_message", status: "pending", args, record: { args: { to: "dan", text: "***" } } }));
     const ledger = shardOfCall(tenant, "park");
     const before = await ledger.events(0, 0, null);
     await evictDurableObject(rawShardOfCall(tenant, "park"));

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { createLedgerJournal } from "../../worker/ledger/journal";
 import { tenantLedger } from "../../worker/ledger/address";
 import { json, request } from "./helpers";
-import { record, uid } from "./ledger-helpers";
+import { claim, record, uid } from "./ledger-helpers";
 
 const toolCall = (id: string, name: string, args: unknown) => ({ id, type: "function", function: { name, arguments: JSON.stringify(args) } });
 const run = (...calls: unknown[]) => request("/v1/calls/openai", { body: { role: "assistant", content: null, tool_calls: calls } });
@@ -64,7 +64,7 @@ describe("GET /v1/calls/:id/result", () => {
     const id = `big-${uid()}`;
     const text = Array.from({ length: 30_000 }, (_, i) => `line ${i}\n`).join(""); // ~290k characters
     const journal = demoJournal();
-    await journal.begin({ callId: id, tool: "echo", argsHash: "h", status: "running", record: record("demo", id, "running") });
+    await journal.begin(claim("demo", id));
     await journal.finish(record("demo", id, "succeeded", { output: { content: [{ type: "text", text }] } }));
 
     const entry = await json(await request(`/v1/calls/${id}`));

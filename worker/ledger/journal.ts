@@ -1,6 +1,8 @@
-import type { CallJournal, ClaimWatch, JournalBegin, JournalClaim, JournalEnd } from "../../src/journal";
+import { hashJson } from "../../src/hash";
+import type { JsonValue } from "../../src/json";
+import type { CallJournal, CallToClaim, ClaimWatch, JournalClaim, JournalEnd } from "../../src/journal";
 import type { CallRecord } from "../../src/result";
-import type { BeginOutcome, LedgerWrite, WriteOutcome } from "./types";
+import type { BeginOutcome, LedgerClaim, LedgerWrite, WriteOutcome } from "./types";
 import { toolError } from "../../src/errors";
 import { callDurable, DurableUnavailable } from "../durable/call";
 import type { LedgerAddress, LedgerStub } from "./address";
@@ -67,6 +69,27 @@ function asBusy(error: unknown): never {
 }
 
 /**
+ * The ledger's claim of a call: its arguments by hash (the same id with other arguments is a
+ * conflict), the unmasked arguments only while it waits for approval, and the tool's policy flags.
+ */
+export function claimOf(call: CallToClaim): LedgerClaim {
+  const { tool } = call;
+  const pending = call.status === "pending";
+  return {
+    callId: call.callId,
+    tool: tool.name,
+    argsHash: hashJson({ tool: tool.name, args: call.args }),
+    status: call.status,
+    ...(call.approved ? { approved: true } : {}),
+    // The ledger keeps the unmasked arguments of a parked call so that an approval can run it.
+    ...(pending ? { args: call.args as JsonValue } : {}),
+    record: call.record,
+    ...(tool.policy.readOnly ? { readOnly: true } : {}),
+    ...(tool.policy.idempotent ? { idempotent: true } : {}),
+  };
+}
+
+/**
  * The CallJournal of the Worker: every call id lives on one ledger shard (hash of the id), where
  * begin() is one synchronous check-and-write. A claimed running call gets a watch loop
  * (watch.ts) that renews its lease and turns a cancel request (from any request, any
@@ -128,12 +151,12 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
   }
 
   /** An `unknown` call of an idempotent tool may run again under the same id. */
-  function beginInput(entry: JournalBegin, owner: string) {
+  function beginInput(entry: LedgerClaim, owner: string) {
     return { ...entry, owner, leaseMs, key, ...(entry.idempotent ? { rerunUnknown: true } : {}) };
   }
 
   /** A read-only call: claimed only if it is still running after deferMs, or once it queues at a gate. */
-  function defer(entry: JournalBegin): JournalClaim {
+  function defer(entry: LedgerClaim): JournalClaim {
     const controller = new AbortController();
     let stopWatch: (() => void) | undefined;
     let stopped = false;
@@ -193,7 +216,8 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
   }
 
   return {
-    async begin(entry: JournalBegin): Promise<JournalClaim> {
+    async begin(call: CallToClaim): Promise<JournalClaim> {
+      const entry = claimOf(call);
       if (entry.readOnly === true && entry.status === "running" && !entry.approved && !options.owner) {
         replace(entry.callId);
         return defer(entry);

@@ -1,5 +1,4 @@
 import type { JsonValue } from "../../src/json";
-import type { JournalBegin } from "../../src/journal";
 import type { ApprovalInfo, CallEntry } from "../../src/client/types";
 import type { CallRecord, CallStatus } from "../../src/result";
 
@@ -14,8 +13,31 @@ export type ApprovalState = ApprovalInfo["state"];
  */
 export type Viewer = string | null;
 
-/** begin() over RPC: the journal's entry plus who claims it and for how long. */
-export interface BeginInput extends JournalBegin {
+/** A call's claim as the ledger keeps it: built by the journal from the pipeline's CallToClaim. */
+export interface LedgerClaim {
+  callId: string;
+  tool: string;
+  /** hashJson({ tool, args }) of the arguments as the model sent them: the same id with other arguments is a conflict. */
+  argsHash: string;
+  /** running: about to run; pending: parked for approval. */
+  status: "running" | "pending";
+  /** Set when an admin approved a parked call: pending → running for the same id and hash. */
+  approved?: boolean;
+  /**
+   * The arguments as parsed, unmasked: kept with a pending call so that an approval can run it later,
+   * and only until the call is decided.
+   */
+  args?: JsonValue;
+  /** The record so far (masked), stored as the row's first state. */
+  record: CallRecord;
+  /** The tool's policy says running it twice has no side effect: the journal may defer the claim. */
+  readOnly?: boolean;
+  /** The tool's policy says it is safe to repeat: a call whose outcome was lost may run again. */
+  idempotent?: boolean;
+}
+
+/** begin() over RPC: the claim plus who claims it and for how long. */
+export interface BeginInput extends LedgerClaim {
   /** Token of the claiming journal; only it may finish a running row it claimed. */
   owner: string;
   /** How long a running row lives without renewal before it turns `unknown`. */
