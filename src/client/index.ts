@@ -17,7 +17,7 @@ import type {
   ToolListing,
   WhoAmI,
 } from "./types";
-import type { FormatName } from "../formats/format";
+import type { FormatName } from "../formats/index";
 import type { JsonValue } from "../json";
 import type { CallRecord } from "../result";
 

@@ -2,7 +2,7 @@ import { executeBatch } from "../pipeline/batch";
 import { ApiError, isApiError, type Transport } from "./http";
 import type { AnswerOf } from "./types";
 import { getFormat } from "../formats";
-import type { FormatName } from "../formats/format";
+import type { FormatName } from "../formats/index";
 import type { ToolCall } from "../tool-call";
 import { isRecord } from "../formats/shared";
 import type { BatchOptions } from "../options";

@@ -1,22 +1,12 @@
 import type { JsonSchema, JsonValue } from "../json";
-import type { Format, FormatName } from "../formats/format";
-import type { anthropic } from "../formats/anthropic";
-import type { gemini } from "../formats/gemini";
-import type { mcp } from "../formats/mcp";
-import type { openai } from "../formats/openai";
-import type { openaiResponses } from "../formats/openai-responses";
+import type { Format } from "../formats/format";
+import type { FORMATS, FormatName } from "../formats/index";
 import type { Risk } from "../policy";
 import type { CallRecord, CallStatus } from "../result";
 
 /** The shapes of the HTTP API as the typed client sees them (see worker/routes/*). */
 
-interface FormatModules {
-  openai: typeof openai;
-  "openai-responses": typeof openaiResponses;
-  anthropic: typeof anthropic;
-  gemini: typeof gemini;
-  mcp: typeof mcp;
-}
+type FormatModules = typeof FORMATS;
 
 /** A tool as format F declares it (OpenAI function tool, Anthropic tool, …). */
 export type DefinitionOf<F extends FormatName> = FormatModules[F] extends Format<infer D, unknown> ? D : never;

@@ -85,4 +85,5 @@ export const anthropic: Format<AnthropicTool, { message: { role: "user"; content
     description: tool.description,
     input_schema: requireObjectRoot(tool.name, tool.inputSchema, "Anthropic"),
   }),
+  modelOutput: (calls) => ({ role: "assistant", content: calls.map(({ id, name, args }) => ({ type: "tool_use", id, name, input: args })) }),
 };

@@ -1,10 +1,7 @@
+import type { JsonObject } from "../json";
 import type { CallResult } from "../result";
 import type { Tool } from "../tool";
 import type { ToolCall } from "../tool-call";
-
-export const FORMAT_NAMES = ["openai", "openai-responses", "anthropic", "gemini", "mcp"] as const;
-export type FormatName = (typeof FORMAT_NAMES)[number];
-
 
 export type Decoded = { ok: true; calls: ToolCall[] } | { ok: false; message: string };
 
@@ -16,7 +13,8 @@ export { FormatSchemaError } from "../schema/walk";
  * plus how that API wants tool definitions. Every module in formats/ exports one of these.
  */
 export interface Format<Definition = unknown, Answer = unknown> {
-  readonly name: FormatName;
+  /** Its name in routes (/v1/calls/:format) and listings; FORMATS (index.ts) registers it under this name. */
+  readonly name: string;
   /** Does this body look like this format's model output? Used to detect the format of POST /v1/calls. */
   detect(body: unknown): boolean;
   /** Never throws: bad shapes give { ok: false, message }. */
@@ -25,4 +23,13 @@ export interface Format<Definition = unknown, Answer = unknown> {
   encode(results: readonly CallResult[]): Answer;
   /** The tool as this API declares it; throws FormatSchemaError when the schema cannot be expressed. */
   toolDefinition(tool: Tool): Definition;
+  /** A model's output holding these calls, as this API returns it (decode reads them back): examples, tests. */
+  modelOutput(calls: readonly SampleCall[]): unknown;
+}
+
+/** A call for modelOutput(): its id, the tool's name and the arguments. */
+export interface SampleCall {
+  id: string;
+  name: string;
+  args: JsonObject;
 }

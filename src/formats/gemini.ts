@@ -93,4 +93,7 @@ export const gemini: Format<GeminiFunctionDeclaration, { content: { role: "user"
     const empty = Object.keys(parameters.properties ?? {}).length === 0;
     return { name: tool.name, description: tool.description, ...(empty ? {} : { parameters }) };
   },
+  modelOutput: (calls) => ({
+    candidates: [{ content: { role: "model", parts: calls.map(({ id, name, args }) => ({ functionCall: { id, name, args } })) } }],
+  }),
 };

@@ -113,4 +113,6 @@ export const mcp: Format<McpTool, { results: McpCallToolResult[] }> = {
       annotations: annotationsOf(tool),
     };
   },
+  // Bare tools/call params carry no id: MCP's ids belong to its JSON-RPC requests.
+  modelOutput: (calls) => calls.map(({ name, args }) => ({ name, arguments: args })),
 };

@@ -72,4 +72,7 @@ export const openaiResponses: Format<ResponsesTool, { items: FunctionCallOutputI
     const { parameters, strict } = toOpenAIParameters(tool);
     return { type: "function", name: tool.name, description: tool.description, parameters, strict };
   },
+  modelOutput: (calls) => ({
+    output: calls.map(({ id, name, args }) => ({ type: "function_call", call_id: id, name, arguments: JSON.stringify(args) })),
+  }),
 };

@@ -98,4 +98,9 @@ export const openai: Format<OpenAIChatTool, { messages: OpenAIToolMessage[] }> =
     const { parameters, strict } = toOpenAIParameters(tool);
     return { type: "function", function: { name: tool.name, description: tool.description, parameters, strict } };
   },
+  modelOutput: (calls) => ({
+    role: "assistant",
+    content: null,
+    tool_calls: calls.map(({ id, name, args }) => ({ id, type: "function", function: { name, arguments: JSON.stringify(args) } })),
+  }),
 };
