@@ -1,6 +1,7 @@
 import type { JsonSchema, JsonValue } from "../json";
 import type { Format } from "../formats/format";
 import type { FORMATS, FormatName } from "../formats/index";
+import type { GateRules } from "../gates/rules";
 import type { Risk } from "../policy";
 import type { CallRecord, CallStatus } from "../result";
 
@@ -39,7 +40,8 @@ export interface ToolInfo {
     /** "conditional": a predicate on the arguments decides per call. */
     approval: "never" | "always" | "conditional";
     /** Absent: unlimited. keyed: one gate per resource; key: the JSON Pointer naming it, when it is one. */
-    concurrency?: { limit: number; group?: string; maxQueue?: number; maxWaitMs?: number; keyed: boolean; key?: string };
+    /** The gate's rules (see src/gates/rules.ts), its group, whether calls are gated per resource and, for a pointer, which. */
+    concurrency?: GateRules & { group?: string; keyed: boolean; key?: string };
     timeoutMs?: number;
     retry?: { attempts: number };
     outputBudget?: number;

@@ -32,7 +32,7 @@ export function createLocalLimiter(options: LocalLimiterOptions = {}): LocalLimi
   function gateFor(key: string, request: SlotRequest): LocalGate {
     let gate = gates.get(key);
     if (!gate) {
-      gate = { state: createGateState(request.limit, request.maxQueue), pending: new Map() };
+      gate = { state: createGateState(request.rules), pending: new Map() };
       gates.set(key, gate);
     }
     return gate;
@@ -89,8 +89,7 @@ export function createLocalLimiter(options: LocalLimiterOptions = {}): LocalLimi
       if (signal?.aborted) return { ok: false, code: "cancelled", message: "cancelled before acquiring a slot" };
       const gate = gateFor(key, request);
       const at = now();
-      const maxWaitUntil = request.maxWaitMs === undefined ? undefined : at + request.maxWaitMs;
-      const { outcome, changes } = acquireSlot(gate.state, { ...request, ...(maxWaitUntil === undefined ? {} : { maxWaitUntil }) }, at);
+      const { outcome, changes } = acquireSlot(gate.state, { callId, tool: request.tool, rules: request.rules, leaseMs: request.leaseMs, askedAt: at }, at);
       settle(key, gate, changes);
       if (outcome.status === "granted") return granted(key, gate, callId);
       if (outcome.status === "busy") {
@@ -118,7 +117,7 @@ export function createLocalLimiter(options: LocalLimiterOptions = {}): LocalLimi
       const gate = gates.get(key);
       if (!gate) return undefined;
       return {
-        limit: gate.state.limit,
+        limit: gate.state.rules.limit,
         holders: [...gate.state.holders.keys()],
         queued: gate.state.waiters.map((w) => w.callId),
       };

@@ -6,6 +6,7 @@
  * matters and running expiry twice is a no-op.
  */
 
+import { normaliseRules, type GateRules } from "./rules";
 import type { AcquireInput, AcquireOutcome, GateChange, GateState, Holder, Settlement, Transition, Waiter } from "./types";
 
 export type * from "./types";
@@ -25,20 +26,24 @@ export function settlements(changes: readonly GateChange[]): Settlement[] {
 
 const DEFAULT_HOLD_MS = 1_000;
 
-export function createGateState(limit = 1, maxQueue = 64): GateState {
-  return { limit, maxQueue, holders: new Map(), waiters: [], nextSeq: 1, avgHoldMs: DEFAULT_HOLD_MS };
+export function createGateState(rules: GateRules = { limit: 1 }): GateState {
+  return { rules: normaliseRules(rules) as GateState["rules"], holders: new Map(), waiters: [], nextSeq: 1, avgHoldMs: DEFAULT_HOLD_MS };
+}
+
+/** When a waiter (or a caller) has waited as long as its rules allow; undefined: no limit. */
+export function waitEnd(who: { rules: GateRules; askedAt: number }): number | undefined {
+  return who.rules.maxWaitMs === undefined ? undefined : who.askedAt + who.rules.maxWaitMs;
 }
 
 /**
  * Ask for a slot. Granted at once only when a slot is free and nobody waits (no overtaking);
- * otherwise queued, or busy when the queue is full or the caller's maxWaitUntil has passed.
+ * otherwise queued, or busy when the queue is full or the caller has waited as long as its rules allow.
  * Idempotent per call id: a holder gets its slot back, a waiter keeps its place (and its deadline
  * moves to the new waitDeadline).
  */
 export function acquireSlot(state: GateState, input: AcquireInput, now: number): Transition<AcquireOutcome> {
   // The newest policy wins: a raised limit may admit waiters right away.
-  state.limit = wholeAtLeast(input.limit, 1);
-  state.maxQueue = wholeAtLeast(input.maxQueue, 0);
+  state.rules = normaliseRules(input.rules) as GateState["rules"];
   const changes = expireDue(state, now).changes;
 
   const held = state.holders.get(input.callId);
@@ -53,15 +58,15 @@ export function acquireSlot(state: GateState, input: AcquireInput, now: number):
     return { outcome: { status: "queued", position: index + 1, waiter }, changes };
   }
 
-  if (state.holders.size < state.limit && state.waiters.length === 0) {
+  if (state.holders.size < state.rules.limit && state.waiters.length === 0) {
     const holder = grant(state, input, now);
     changes.push({ type: "hold", holder });
     return { outcome: { status: "granted", holder }, changes };
   }
 
   // A caller past its longest wait (maxWaitMs 0, or one dropped for max_wait coming back) never queues.
-  const outOfTime = input.maxWaitUntil !== undefined && input.maxWaitUntil <= now;
-  if (outOfTime || state.waiters.length >= state.maxQueue) {
+  const end = waitEnd(input);
+  if ((end !== undefined && end <= now) || state.waiters.length >= state.rules.maxQueue) {
     return { outcome: { status: "busy", retryAfterMs: retryAfterMs(state) }, changes };
   }
 
@@ -72,7 +77,8 @@ export function acquireSlot(state: GateState, input: AcquireInput, now: number):
     since: now,
     leaseMs: input.leaseMs,
     deadline: input.waitDeadline,
-    ...(input.maxWaitUntil === undefined ? {} : { maxWaitUntil: input.maxWaitUntil }),
+    rules: input.rules,
+    askedAt: input.askedAt,
   };
   state.waiters.push(waiter);
   changes.push({ type: "queue", waiter });
@@ -122,7 +128,8 @@ export function expireDue(state: GateState, now: number): Transition<number> {
   }
   const outOfTime: string[] = [];
   state.waiters = state.waiters.filter((w) => {
-    if (w.maxWaitUntil !== undefined && w.maxWaitUntil <= now) {
+    const end = waitEnd(w);
+    if (end !== undefined && end <= now) {
       outOfTime.push(w.callId);
       return false;
     }
@@ -146,7 +153,8 @@ export function nextDeadline(state: GateState): number | undefined {
   for (const h of state.holders.values()) next = Math.min(next, h.expiresAt);
   for (const w of state.waiters) {
     if (w.deadline !== undefined) next = Math.min(next, w.deadline);
-    if (w.maxWaitUntil !== undefined) next = Math.min(next, w.maxWaitUntil);
+    const end = waitEnd(w);
+    if (end !== undefined) next = Math.min(next, end);
   }
   return next === Infinity ? undefined : next;
 }
@@ -154,7 +162,7 @@ export function nextDeadline(state: GateState): number | undefined {
 /** Grant free slots to the longest waiters, in arrival order. */
 function promote(state: GateState, now: number): GateChange[] {
   const changes: GateChange[] = [];
-  while (state.holders.size < state.limit) {
+  while (state.holders.size < state.rules.limit) {
     const next = state.waiters.shift();
     if (!next) break;
     const holder = grant(state, next, now);
@@ -169,17 +177,12 @@ function grant(state: GateState, who: { callId: string; tool: string; leaseMs: n
   return holder;
 }
 
-/** A policy number as a whole number ≥ min; NaN or a non-number (a bug upstream) becomes min. */
-function wholeAtLeast(value: number, min: number): number {
-  return Number.isFinite(value) ? Math.max(min, Math.floor(value)) : min;
-}
-
 function noteHoldTime(state: GateState, ms: number): void {
   state.avgHoldMs = Math.max(1, state.avgHoldMs * 0.8 + Math.max(0, ms) * 0.2);
 }
 
 /** Rough time until a new arrival could get a slot: everyone ahead of it, `limit` at a time. */
 function retryAfterMs(state: GateState): number {
-  const rounds = Math.ceil((state.waiters.length + 1) / state.limit);
+  const rounds = Math.ceil((state.waiters.length + 1) / state.rules.limit);
   return Math.min(60_000, Math.max(10, Math.round(rounds * state.avgHoldMs)));
 }

@@ -1,4 +1,6 @@
-/** The data of one concurrency gate and of its transitions (the logic is gate-queue.ts). */
+/** The data of one concurrency gate and of its transitions (the logic is queue.ts). */
+
+import type { GateRules } from "./rules";
 
 export interface Holder {
   callId: string;
@@ -19,13 +21,15 @@ export interface Waiter {
   leaseMs: number;
   /** Leaves the queue at this time unless it is granted or re-attaches first; undefined: never. */
   deadline?: number;
-  /** Leaves the queue as busy at this time, however often it re-attaches (policy maxWaitMs); undefined: never. */
-  maxWaitUntil?: number;
+  /** The rules its call came with (its own maxWaitMs …). */
+  rules: GateRules;
+  /** When its call first asked for a slot (it may leave the queue and come back). */
+  askedAt: number;
 }
 
 export interface GateState {
-  limit: number;
-  maxQueue: number;
+  /** The newest rules an acquire brought (normalised): the gate's limit and queue. */
+  rules: GateRules & { maxQueue: number };
   holders: Map<string, Holder>;
   /** Always sorted by seq. */
   waiters: Waiter[];
@@ -52,16 +56,12 @@ export type Settlement = { callId: string; holder: Holder } | { callId: string; 
 export interface AcquireInput {
   callId: string;
   tool: string;
-  limit: number;
-  maxQueue: number;
+  rules: GateRules;
   leaseMs: number;
+  /** When the call first asked: the caller fixes it once and sends the same value when it re-attaches. */
+  askedAt: number;
   /** Absolute time a waiter gives up; undefined waits until it leaves. */
   waitDeadline?: number;
-  /**
-   * Absolute time after which the caller no longer waits: still queued then, it leaves as busy. The
-   * caller fixes it once (first ask + maxWaitMs) and sends the same value when it re-attaches.
-   */
-  maxWaitUntil?: number;
 }
 
 export type AcquireOutcome =

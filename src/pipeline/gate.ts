@@ -8,7 +8,6 @@ import type { CallState, StepOutcome } from "./state";
 
 /** Extra lease time beyond the worst-case run, so a slow but healthy holder keeps its slot. */
 const LEASE_GRACE_MS = 30_000;
-const DEFAULT_MAX_QUEUE = 64;
 
 /**
  * A slot of the tool's concurrency gate (policy.concurrency), from the limiter: at once, after
@@ -25,14 +24,14 @@ export function holdSlot(state: CallState): StepOutcome {
     return fail(state, "tool_error", message);
   }
   const { watch, cancel } = state;
+  // The gate's rules travel whole; which gate (group, key) was settled above.
+  const { group: _group, key: _key, ...rules } = concurrency;
   const attempts = tool.policy.retry?.attempts ?? 1;
   let waited = false;
   return state.env.limiter
     .acquire({
       gate,
-      limit: concurrency.limit,
-      maxQueue: concurrency.maxQueue ?? DEFAULT_MAX_QUEUE,
-      ...(concurrency.maxWaitMs === undefined ? {} : { maxWaitMs: concurrency.maxWaitMs }),
+      rules,
       callId: state.callId,
       tool: tool.name,
       leaseMs: (tool.policy.timeoutMs ?? DEFAULT_TIMEOUT_MS) * attempts + LEASE_GRACE_MS,

@@ -37,7 +37,7 @@ function setup(mayStart: () => Promise<boolean>) {
   const options = { registry: createRegistry([gated]), journal, limiter, tenant: "t" };
   /** Takes the gate's only slot, so the next call waits; answers its release. */
   const hold = async () => {
-    const holder = await limiter.acquire({ gate: "t:tool:gated", limit: 1, maxQueue: 8, callId: "holder", tool: "gated", leaseMs: 60_000 });
+    const holder = await limiter.acquire({ gate: "t:tool:gated", rules: { limit: 1, maxQueue: 8 }, callId: "holder", tool: "gated", leaseMs: 60_000 });
     if (!holder.ok) throw new Error("the holder should get the slot");
     return holder.release;
   };

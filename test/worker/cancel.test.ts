@@ -29,7 +29,7 @@ async function queuedBehindHolder(prefix: string, signal?: AbortSignal) {
   const { name, env } = faultTenant(prefix, { tools: ["sleep"] });
   const gate = `${name}:tool:sleep`;
   const stub = gateStub(gate);
-  const held = await stub.acquire({ gate, callId: "holder", tool: "sleep", limit: 1, maxQueue: 8, leaseMs: 60_000, pollMs: 5_000, tenant: name });
+  const held = await stub.acquire({ gate, callId: "holder", tool: "sleep", rules: { limit: 1, maxQueue: 8 }, askedAt: Date.now(), leaseMs: 60_000, pollMs: 5_000, tenant: name });
   expect(held.ok).toBe(true);
   const id = `q-${uid()}`;
   const outcome = runSleep(env, id, 5, signal).catch((error: unknown) => error);

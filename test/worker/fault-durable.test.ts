@@ -31,7 +31,7 @@ describe("a gate holder that vanishes", () => {
     const gate = `${name}:tool:sleep`;
     const stub = gateStub(gate);
     // A Worker took the slot, then died: no release will ever come.
-    const ghost = await stub.acquire({ gate, callId: "ghost", tool: "sleep", limit: 1, maxQueue: 8, leaseMs: 600, pollMs: 5_000, tenant: name });
+    const ghost = await stub.acquire({ gate, callId: "ghost", tool: "sleep", rules: { limit: 1, maxQueue: 8 }, askedAt: Date.now(), leaseMs: 600, pollMs: 5_000, tenant: name });
     expect(ghost.ok).toBe(true);
 
     const id = `after-ghost-${uid()}`;

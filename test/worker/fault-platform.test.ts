@@ -197,7 +197,7 @@ describe("a gate alarm that throws", () => {
     const t = countedTenant("falarmx");
     const stub = gateStub(t.gate);
     // A Worker took the slot, then died: only the alarm (lease end) can free it for the waiter.
-    const ghost = await stub.acquire({ gate: t.gate, callId: "ghost", tool: "post_once", limit: 1, maxQueue: 8, leaseMs: 1_500, pollMs: 30_000, tenant: t.name });
+    const ghost = await stub.acquire({ gate: t.gate, callId: "ghost", tool: "post_once", rules: { limit: 1, maxQueue: 8 }, askedAt: Date.now(), leaseMs: 1_500, pollMs: 30_000, tenant: t.name });
     expect(ghost.ok).toBe(true);
     const id = `ax-${uid()}`;
     const running = runPosts(t.env, id);

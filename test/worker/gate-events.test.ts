@@ -28,7 +28,7 @@ it("a gate announces to the tenant its acquire names, whatever its own name hold
   // A name that does not start with the tenant: the Gate is told whose it is, it never parses its name.
   const gate = `elsewhere:tool:named-${uid()}`;
   const stub = env.GATES.get(env.GATES.idFromName(gate));
-  expect(await stub.acquire({ gate, callId: "holder", tool: "t", limit: 1, maxQueue: 4, leaseMs: 60_000, pollMs: 1_000, tenant: "demo" })).toMatchObject({ ok: true });
+  expect(await stub.acquire({ gate, callId: "holder", tool: "t", rules: { limit: 1, maxQueue: 4 }, askedAt: Date.now(), leaseMs: 60_000, pollMs: 1_000, tenant: "demo" })).toMatchObject({ ok: true });
   const announced = (frames: Sse[]) => frames.filter((f) => f.event === "gate.changed" && f.data?.gate === gate);
   const frames = await stream.until((fs) => announced(fs).length > 0, 4_000);
   await stream.close();

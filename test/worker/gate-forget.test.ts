@@ -16,7 +16,7 @@ const listed = async (tenant: string) => (await indexOf(tenant).list("", 100)).g
 
 async function hold(tenant: string, gate: string, callId: string) {
   const limiter = createGateLimiter(tenantGates(env, tenant));
-  const grant = await limiter.acquire({ gate, callId, tool: "t", limit: 1, maxQueue: 4, leaseMs: 60_000 });
+  const grant = await limiter.acquire({ gate, callId, tool: "t", rules: { limit: 1, maxQueue: 4 }, leaseMs: 60_000 });
   if (!grant.ok) throw new Error(`not granted: ${grant.code}`);
   return grant;
 }
@@ -47,7 +47,7 @@ describe("idle gates", () => {
     const first = await hold(tenant, gate, "c2");
     await expect.poll(() => listed(tenant)).toEqual([gate]);
     const limiter = createGateLimiter(tenantGates(env, tenant));
-    const second = await limiter.acquire({ gate, callId: "c3", tool: "t", limit: 1, maxQueue: 0, leaseMs: 60_000 });
+    const second = await limiter.acquire({ gate, callId: "c3", tool: "t", rules: { limit: 1, maxQueue: 0 }, leaseMs: 60_000 });
     expect(second).toMatchObject({ ok: false, code: "busy" });
     await first.release();
   });

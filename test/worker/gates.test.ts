@@ -5,6 +5,7 @@ import { tenantGates } from "../../worker/gates/address";
 import type { GateAcquireInput } from "../../worker/gates/protocol";
 import { createGateLimiter } from "../../worker/gates/limiter";
 import type { SlotGrant, SlotRequest } from "../../src/gates/limiter";
+import type { GateRules } from "../../src/gates/rules";
 import { loadLimiter } from "../limiter-load";
 
 let seq = 0;
@@ -13,18 +14,26 @@ const freshGate = () => `t1:tool:g${++seq}-${crypto.randomUUID()}`;
 const stubOf = (gate: string) => env.GATES.get(env.GATES.idFromName(gate));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const req = (gate: string, callId: string, over: Partial<SlotRequest> = {}): SlotRequest => ({
+/** A slot request; the gate's rules (limit, maxQueue) may be given beside the other fields. */
+type ReqOptions = Partial<Omit<SlotRequest, "rules">> & Partial<GateRules>;
+const req = (gate: string, callId: string, { limit = 1, maxQueue = 10, ...over }: ReqOptions = {}): SlotRequest => ({
   gate,
   callId,
   tool: "tool",
-  limit: 1,
-  maxQueue: 10,
+  rules: { limit, maxQueue },
   leaseMs: 60_000,
   ...over,
 });
 
-const input = (gate: string, callId: string, over: Partial<GateAcquireInput> = {}): GateAcquireInput => ({
-  ...req(gate, callId),
+/** The Gate object's acquire input, rules likewise beside the other fields. */
+type InputOptions = Partial<Omit<GateAcquireInput, "rules">> & Partial<GateRules>;
+const input = (gate: string, callId: string, { limit = 1, maxQueue = 10, ...over }: InputOptions = {}): GateAcquireInput => ({
+  gate,
+  callId,
+  tool: "tool",
+  rules: { limit, maxQueue },
+  leaseMs: 60_000,
+  askedAt: Date.now(),
   pollMs: 5_000,
   tenant: "t1",
   ...over,

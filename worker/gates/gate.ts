@@ -4,7 +4,7 @@
  * until they are granted, and drives lease expiry with the alarm.
  */
 import { DurableObject } from "cloudflare:workers";
-import { acquireSlot, expireDue, leaveSlot, nextDeadline, settlements } from "../../src/gates/queue";
+import { acquireSlot, expireDue, leaveSlot, nextDeadline, settlements, waitEnd } from "../../src/gates/queue";
 import type { GateChange, GateState, Transition } from "../../src/gates/queue";
 import { transact } from "../durable/transact";
 import { tenantLedger } from "../ledger/address";
@@ -19,7 +19,8 @@ export const FORGET_AFTER_MS = 24 * 60 * 60 * 1000;
 
 export class Gate extends DurableObject<Env> {
   private state: GateState | undefined;
-  private saved = { limit: 0, maxQueue: 0 };
+  /** The rules as last written to SQL (JSON), so a transition writes them only when they change. */
+  private saved = "";
   /** Open acquire RPCs of queued calls, woken by the transition that grants or drops them. */
   private waiting = new Map<string, Array<(result: GateAcquireResult) => void>>();
   private alarmAt: number | null = null;
@@ -66,14 +67,15 @@ export class Gate extends DurableObject<Env> {
       };
       // Answer `queued` at the end of the poll; the waiter keeps its place if it comes back in time.
       // A poll ends early when the waiter's longest wait does: that transition answers it busy.
+      const end = waitEnd(input);
       const endPoll = () => {
-        if (input.maxWaitUntil !== undefined && Date.now() >= input.maxWaitUntil) this.apply(expireDue);
+        if (end !== undefined && Date.now() >= end) this.apply(expireDue);
         const rest = (this.waiting.get(input.callId) ?? []).filter((w) => w !== wake);
         if (rest.length > 0) this.waiting.set(input.callId, rest);
         else this.waiting.delete(input.callId);
         resolve({ ok: false, code: "queued", position });
       };
-      const timer = setTimeout(endPoll, Math.max(0, Math.min(input.pollMs, (input.maxWaitUntil ?? Infinity) - Date.now())));
+      const timer = setTimeout(endPoll, Math.max(0, Math.min(input.pollMs, (end ?? Infinity) - Date.now())));
       list.push(wake);
       this.waiting.set(input.callId, list);
     });
@@ -94,8 +96,8 @@ export class Gate extends DurableObject<Env> {
     const s = this.state!;
     return {
       gate: this.gateName ?? this.ctx.id.toString(),
-      limit: s.limit,
-      maxQueue: s.maxQueue,
+      limit: s.rules.limit,
+      maxQueue: s.rules.maxQueue,
       holders: [...s.holders.values()],
       queueDepth: s.waiters.length,
       queued: s.waiters.map(({ callId, tool, since }) => ({ callId, tool, since })),
@@ -155,11 +157,10 @@ export class Gate extends DurableObject<Env> {
       () => {
         if (!this.state) {
           this.state = loadState(sql);
-          this.saved = { limit: this.state.limit, maxQueue: this.state.maxQueue };
+          this.saved = JSON.stringify(this.state.rules);
         }
         const transition = step(this.state, Date.now());
-        persist(sql, this.state, transition.changes, this.saved);
-        this.saved = { limit: this.state.limit, maxQueue: this.state.maxQueue };
+        this.saved = persist(sql, this.state, transition.changes, this.saved);
         return transition;
       },
       () => (this.state = undefined),
@@ -188,7 +189,7 @@ export class Gate extends DurableObject<Env> {
         type: "gate.changed",
         at: Date.now(),
         gate,
-        limit: s.limit,
+        limit: s.rules.limit,
         holders: [...s.holders.values()].map(({ callId, tool }) => ({ callId, tool })),
         queueDepth: s.waiters.length,
       };

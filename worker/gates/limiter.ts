@@ -39,18 +39,17 @@ export function createGateLimiter(gates: GatesAddress, options: GateLimiterOptio
       const { signal, callId } = request;
       const cancelled = (): SlotGrant => ({ ok: false, code: "cancelled", message: "the caller gave up while waiting for a slot" });
       if (signal?.aborted) return cancelled();
-      // Fixed once, so every re-attach carries the same end of the wait.
-      const maxWaitUntil = request.maxWaitMs === undefined ? undefined : Date.now() + request.maxWaitMs;
+      // Fixed once, so every re-attach counts the longest wait from the same moment.
+      const askedAt = Date.now();
       // A caller that wants to know when it starts waiting gets a first poll that answers `queued` at once.
       let toldQueued = !request.onQueued;
       const input: GateAcquireInput = {
         gate: request.gate,
         callId,
         tool: request.tool,
-        limit: request.limit,
-        maxQueue: request.maxQueue,
+        rules: request.rules,
         leaseMs: request.leaseMs,
-        ...(maxWaitUntil === undefined ? {} : { maxWaitUntil }),
+        askedAt,
         pollMs: toldQueued ? pollMs : 0,
         tenant: gates.tenant,
       };

@@ -1,14 +1,15 @@
 /** The RPC contract of the Gate Durable Object: what the Worker's limiter and GET /v1/gates exchange with it. */
+import type { GateRules } from "../../src/gates/rules";
 
 export interface GateAcquireInput {
   gate: string;
   callId: string;
   tool: string;
-  limit: number;
-  maxQueue: number;
+  /** The call's policy rules, whole (see src/gates/rules.ts). */
+  rules: GateRules;
   leaseMs: number;
-  /** When the caller stops waiting: still queued then, it answers busy (first ask + policy maxWaitMs). */
-  maxWaitUntil?: number;
+  /** When the call first asked (fixed across re-attaches): its longest wait counts from here. */
+  askedAt: number;
   /**
    * Longest this RPC is held open while queued; then it answers `queued` and the caller re-attaches.
    * 0 answers `queued` at once, so the caller learns that it waits.

@@ -5,6 +5,7 @@
  */
 import { createGateState } from "../../src/gates/queue";
 import type { GateChange, GateState } from "../../src/gates/queue";
+import type { GateRules } from "../../src/gates/rules";
 
 const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS slots (
@@ -16,7 +17,8 @@ const SCHEMA = [
      expires_at INTEGER,
      lease_ms INTEGER NOT NULL,
      deadline INTEGER,
-     max_wait_until INTEGER
+     rules TEXT,
+     asked_at INTEGER
    )`,
   `CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL)`,
 ];
@@ -30,14 +32,19 @@ type SlotRow = {
   expires_at: number | null;
   lease_ms: number;
   deadline: number | null;
-  max_wait_until: number | null;
+  /** The waiter's rules as JSON (waiters only). */
+  rules: string | null;
+  asked_at: number | null;
+  /** Rows written before the rules were stored whole: the end of the waiter's longest wait. */
+  max_wait_until?: number | null;
 };
 
 export function migrate(sql: SqlStorage): void {
   for (const statement of SCHEMA) sql.exec(statement);
-  // Gates created before maxWaitMs existed: their waiters simply have none.
-  const columns = sql.exec<{ name: string }>("SELECT name FROM pragma_table_info('slots')").toArray();
-  if (!columns.some((c) => c.name === "max_wait_until")) sql.exec("ALTER TABLE slots ADD COLUMN max_wait_until INTEGER");
+  // Gates created before the rules were stored whole get the columns; their rows are read as they were.
+  const columns = new Set(sql.exec<{ name: string }>("SELECT name FROM pragma_table_info('slots')").toArray().map((c) => c.name));
+  if (!columns.has("rules")) sql.exec("ALTER TABLE slots ADD COLUMN rules TEXT");
+  if (!columns.has("asked_at")) sql.exec("ALTER TABLE slots ADD COLUMN asked_at INTEGER");
 }
 
 export function readMeta(sql: SqlStorage, key: string): string | undefined {
@@ -49,7 +56,7 @@ export function writeMeta(sql: SqlStorage, key: string, value: string): void {
 }
 
 export function loadState(sql: SqlStorage): GateState {
-  const state = createGateState(Number(readMeta(sql, "limit") ?? 1), Number(readMeta(sql, "maxQueue") ?? 64));
+  const state = createGateState(storedRules(sql));
   const rows = sql.exec<SlotRow>("SELECT * FROM slots ORDER BY state, seq, since").toArray();
   for (const row of rows) {
     if (row.state === "held") {
@@ -67,7 +74,7 @@ export function loadState(sql: SqlStorage): GateState {
         since: row.since,
         leaseMs: row.lease_ms,
         ...(row.deadline === null ? {} : { deadline: row.deadline }),
-        ...(row.max_wait_until === null ? {} : { maxWaitUntil: row.max_wait_until }),
+        ...waiterRules(row, state.rules.limit),
       });
     }
     state.nextSeq = Math.max(state.nextSeq, row.seq + 1);
@@ -75,10 +82,28 @@ export function loadState(sql: SqlStorage): GateState {
   return state;
 }
 
-/** Mirror one transition into SQL. Call inside transactionSync, with no await in between. */
-export function persist(sql: SqlStorage, state: GateState, changes: GateChange[], saved: { limit: number; maxQueue: number }): void {
-  if (state.limit !== saved.limit) writeMeta(sql, "limit", String(state.limit));
-  if (state.maxQueue !== saved.maxQueue) writeMeta(sql, "maxQueue", String(state.maxQueue));
+/** The gate's rules: stored whole as JSON, or (gates from before) as the limit and maxQueue settings. */
+function storedRules(sql: SqlStorage): GateRules {
+  const json = readMeta(sql, "rules");
+  if (json !== undefined) return JSON.parse(json) as GateRules;
+  const maxQueue = readMeta(sql, "maxQueue");
+  return { limit: Number(readMeta(sql, "limit") ?? 1), ...(maxQueue === undefined ? {} : { maxQueue: Number(maxQueue) }) };
+}
+
+/** A waiter's rules and first ask, from its row (rows from before: the longest wait they had). */
+function waiterRules(row: SlotRow, limit: number): { rules: GateRules; askedAt: number } {
+  if (row.rules !== null) return { rules: JSON.parse(row.rules) as GateRules, askedAt: row.asked_at ?? row.since };
+  const end = row.max_wait_until ?? null;
+  return { rules: { limit, ...(end === null ? {} : { maxWaitMs: Math.max(0, end - row.since) }) }, askedAt: row.since };
+}
+
+/**
+ * Mirror one transition into SQL. Call inside transactionSync, with no await in between. `saved` is
+ * the gate's rules as last written (JSON); returns them as they are now.
+ */
+export function persist(sql: SqlStorage, state: GateState, changes: GateChange[], saved: string): string {
+  const rules = JSON.stringify(state.rules);
+  if (rules !== saved) writeMeta(sql, "rules", rules);
   for (const change of changes) {
     if (change.type === "leave") {
       sql.exec("DELETE FROM slots WHERE call_id = ?", change.callId);
@@ -94,11 +119,12 @@ export function persist(sql: SqlStorage, state: GateState, changes: GateChange[]
     } else {
       const w = change.waiter;
       sql.exec(
-        `INSERT INTO slots (call_id, tool, state, seq, since, expires_at, lease_ms, deadline, max_wait_until)
-         VALUES (?, ?, 'queued', ?, ?, NULL, ?, ?, ?)
+        `INSERT INTO slots (call_id, tool, state, seq, since, expires_at, lease_ms, deadline, rules, asked_at)
+         VALUES (?, ?, 'queued', ?, ?, NULL, ?, ?, ?, ?)
          ON CONFLICT (call_id) DO UPDATE SET deadline = excluded.deadline`,
-        w.callId, w.tool, w.seq, w.since, w.leaseMs, w.deadline ?? null, w.maxWaitUntil ?? null,
+        w.callId, w.tool, w.seq, w.since, w.leaseMs, w.deadline ?? null, JSON.stringify(w.rules), w.askedAt,
       );
     }
   }
+  return rules;
 }

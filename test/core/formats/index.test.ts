@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { FORMATS, detectFormat, getFormat } from "../../../src/formats";
+import type { SampleCall } from "../../../src/formats/format";
 import { FORMAT_NAMES } from "../../../src/formats/index";
 import { sameCallBodies } from "./bodies";
 import { replaceNode } from "../../fuzz-tree";
@@ -32,7 +33,7 @@ describe("format registry", () => {
 
   it.each(FORMAT_NAMES)("%s reads back the model output it writes (modelOutput → detect → decode)", (name) => {
     const format = FORMATS[name];
-    const calls = [
+    const calls: SampleCall[] = [
       { id: "call_1", name: "add", args: { a: 1, b: 2 } },
       { id: "call_2", name: "echo", args: { text: "hi", nested: { list: [1, "two", null] } } },
     ];
