@@ -9,9 +9,10 @@ import { TOOL_NAME_PATTERN } from "../tool";
  * valibot so a bad one fails with one readable line naming the adapter and the field.
  */
 
-const secretName = v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, "must be a secret's name (letters, digits, _)"));
-const headerName = v.pipe(v.string(), v.regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,128}$/, "must be a valid HTTP header name"));
-const toolName = v.pipe(v.string(), v.regex(TOOL_NAME_PATTERN, `must match ${TOOL_NAME_PATTERN}`));
+/** Field schemas for any kind's declaration. */
+export const secretName = v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, "must be a secret's name (letters, digits, _)"));
+export const headerName = v.pipe(v.string(), v.regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,128}$/, "must be a valid HTTP header name"));
+export const toolName = v.pipe(v.string(), v.regex(TOOL_NAME_PATTERN, `must match ${TOOL_NAME_PATTERN}`));
 export const httpUrl = v.pipe(v.string(), v.regex(/^https?:\/\/[^\s/]+/i, "must be an absolute http(s) URL"));
 
 /** How the configured credential is sent. `secret` names a Worker secret, never holds the value. */
