@@ -1,4 +1,5 @@
 import type { AdapterKind } from "./kind";
+import { graphQlKind } from "./graphql";
 import { httpKind } from "./http";
 import { mcpKind } from "./mcp";
 import { openApiKind } from "./openapi";
@@ -11,6 +12,7 @@ export const ADAPTER_KINDS = Object.freeze({
   http: httpKind,
   openapi: openApiKind,
   mcp: mcpKind,
+  graphql: graphQlKind,
 } satisfies Record<string, AdapterKind>);
 
 export type AdapterSection = keyof typeof ADAPTER_KINDS;
