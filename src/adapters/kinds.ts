@@ -1,5 +1,4 @@
 import type { AdapterKind } from "./kind";
-import { graphQlKind } from "./graphql";
 import { httpKind } from "./http";
 import { mcpKind } from "./mcp";
 import { openApiKind } from "./openapi";
@@ -12,7 +11,6 @@ export const ADAPTER_KINDS = Object.freeze({
   http: httpKind,
   openapi: openApiKind,
   mcp: mcpKind,
-  graphql: graphQlKind,
 } satisfies Record<string, AdapterKind>);
 
 export type AdapterSection = keyof typeof ADAPTER_KINDS;
