@@ -64,8 +64,9 @@ async function describeServer(server: RemoteServer, pins: Map<string, Pin>, sign
 }
 
 /**
- * GET /v1/adapters (admin): the tenant's adapters, one list per kind; for each MCP server its tools as listed now, with
- * their definition hash and pinning state (unapproved, approved, changed) and whether calls pass.
+ * GET /v1/adapters (admin): the tenant's adapters, one list per kind; for each MCP server its tools
+ * as listed now, with their definition hash and pinning state (unapproved, approved, changed) and
+ * whether calls pass.
  * POST /v1/adapters/mcp/:server/approve (admin) { tools: ["name" | { tool, hash }] }: pin the
  * current definitions. With a hash, the pin is written only if the definition still has it (409
  * otherwise), so an admin never approves a definition they did not see.
