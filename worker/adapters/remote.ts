@@ -1,5 +1,4 @@
-import { mcpServer, type McpToolSource } from "../../src/adapters/mcp";
-import type { McpServer } from "../../src/adapters/declarations";
+import { mcpServer, type McpServer, type McpToolSource } from "../../src/adapters/mcp";
 import type { Tool } from "../../src/tool";
 import { logLine } from "../log";
 import type { StaticAdapters } from "./build";

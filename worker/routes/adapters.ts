@@ -64,8 +64,9 @@ async function describeServer(server: RemoteServer, pins: Map<string, Pin>, sign
 }
 
 /**
- * GET /v1/adapters (admin): the tenant's adapters; for each MCP server its tools as listed now, with
- * their definition hash and pinning state (unapproved, approved, changed) and whether calls pass.
+ * GET /v1/adapters (admin): the tenant's adapters, one list per kind; for each MCP server its tools
+ * as listed now, with their definition hash and pinning state (unapproved, approved, changed) and
+ * whether calls pass.
  * POST /v1/adapters/mcp/:server/approve (admin) { tools: ["name" | { tool, hash }] }: pin the
  * current definitions. With a hash, the pin is written only if the definition still has it (409
  * otherwise), so an admin never approves a definition they did not see.
@@ -77,7 +78,7 @@ export const adapters = new Hono<AppEnv>()
     const pins = new Map((remote?.pins ? await remote.pins.all() : []).map((pin) => [pin.tool, pin]));
     const signal = AbortSignal.timeout(15_000);
     const mcp = await Promise.all((remote?.servers ?? []).map((server) => describeServer(server, pins, signal)));
-    return c.json({ egress: all.egress, http: all.summary.http, openapi: all.summary.openapi, mcp });
+    return c.json({ egress: all.egress, ...all.summary, mcp });
   })
   .post("/mcp/:server/approve", requireScope("admin"), async (c) => {
     const server = serverNamed(c, c.req.param("server"));
