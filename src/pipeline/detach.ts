@@ -1,6 +1,6 @@
 import type { CallResult, CallError } from "../result";
 import type { DetachedCall } from "../runner";
-import { buildRecord, maskRecord } from "./finish";
+import { buildRecord, internalError, maskRecord } from "./finish";
 import type { CallState, StepOutcome } from "./state";
 import { isThenable } from "./thenable";
 
@@ -9,17 +9,22 @@ export const DEFAULT_DETACH_AFTER_MS = 5_000;
 
 /**
  * execution "detached": the journal hands the claimed call to the runner, which runs it to its end
- * beyond this request; the caller is answered that it runs. Without a claim to hand (a journal that
+ * beyond this request; the caller is answered that it runs as soon as the call is claimed. Without a claim to hand (a journal that
  * cannot), the call runs inline.
  */
 export function detachCall(state: CallState): StepOutcome {
   const { env } = state;
   const handOff = env.journal!.handOff;
   if (!handOff) return undefined;
-  return handOff.call(env.journal, state.callId).then(async (claim) => {
+  return handOff.call(env.journal, state.callId).then((claim) => {
     if (!claim) return undefined;
-    await env.runner!.detach(jobOf(state, claim.owner));
-    claim.release();
+    // The caller hears at once that the call runs; the runner takes it meanwhile (the journal keeps
+    // the request alive until then). Should the runner not take it, the call is still this
+    // journal's and ends here, with why, in its record.
+    env.runner!.detach(jobOf(state, claim.owner)).then(
+      () => claim.release(),
+      (error: unknown) => void internalError(state, error),
+    );
     return runningResult(state);
   });
 }
@@ -38,7 +43,7 @@ export function detachAfter(state: CallState, rest: () => CallResult | Promise<C
     const timer = setTimeout(async () => {
       const claim = await env.journal!.handOff?.(state.callId).catch(() => undefined);
       // Standing by is best effort: without it a lost request still ends the call unknown (its lease).
-      if (claim) await env.runner!.standby?.(jobOf(state, claim.owner)).catch(() => undefined);
+      if (claim) void env.runner!.standby?.(jobOf(state, claim.owner)).catch(() => undefined);
       resolve(runningResult(state));
     }, afterMs);
     run.then((result) => {

@@ -11,6 +11,7 @@ import { defineTool } from "../../src/tool";
 function journal() {
   const log: string[] = [];
   const finished: string[] = [];
+  const errors = new Map<string, string>();
   const j: CallJournal = {
     async begin(call) {
       log.push(`begin ${call.callId}`);
@@ -18,13 +19,14 @@ function journal() {
     },
     async finish(record) {
       finished.push(`${record.callId} ${record.status}`);
+      if (record.error) errors.set(record.callId, record.error.message);
     },
     async handOff(callId): Promise<HandOff> {
       log.push(`handOff ${callId}`);
       return { owner: `owner-of-${callId}`, release: () => log.push(`release ${callId}`) };
     },
   };
-  return { journal: j, log, finished };
+  return { journal: j, log, finished, errors };
 }
 
 function runner() {
@@ -86,14 +88,16 @@ describe("execution: detached", () => {
     expect(r.detached).toEqual([]);
   });
 
-  it("a runner that cannot take the call: the call ends with that failure, finished by this journal", async () => {
-    const { tool } = gatedTool({ execution: "detached" });
+  it("a runner that cannot take the call: the caller already heard it runs; its record ends failed with why, finished here", async () => {
+    const { tool, runs } = gatedTool({ execution: "detached" });
     const j = journal();
     const failing: CallRunner = { detach: () => Promise.reject(new Error("no host")) };
     const result = await executeCall(call("d4"), { registry: createRegistry([tool]), journal: j.journal, runner: failing });
-    expect(result).toMatchObject({ ok: false, error: { code: "internal", message: expect.stringContaining("no host") } });
+    expect(result).toMatchObject({ ok: false, error: { code: "running" } });
+    await expect.poll(() => j.finished).toEqual(["d4 failed"]);
+    expect(j.errors.get("d4")).toMatch(/no host/);
     expect(j.log).toEqual(["begin d4", "handOff d4"]);
-    expect(j.finished).toEqual(["d4 failed"]);
+    expect(runs()).toBe(0);
   });
 });
 
