@@ -8,6 +8,7 @@ export const ERROR_CODES = [
   "invalid_arguments",
   "denied",
   "approval_required",
+  "running",
   "timeout",
   "cancelled",
   "busy",

@@ -1,5 +1,5 @@
 import type { CallRecord } from "./result";
-import type { Tool } from "./tool";
+import type { Progress, Tool } from "./tool";
 
 /** What claiming a call id found. */
 export type JournalClaim =
@@ -61,4 +61,18 @@ export interface CallJournal {
    * claim of a read-only call answers a JournalEnd when the id turned out to be taken.
    */
   finish(record: CallRecord): Promise<void | JournalEnd>;
+  /**
+   * A claimed call is about to go on elsewhere (detached): its claim, for the host that continues it.
+   * The journal keeps tracking the call until release(), so a hand-off that fails can still finish here.
+   */
+  handOff?(callId: string): Promise<HandOff | undefined>;
+  /** The latest progress of a running call, for its record and its watchers (a journal may coalesce). */
+  progress?(callId: string, progress: Progress): void;
+}
+
+/** A claimed call handed to another host: the token that lets it finish the record. */
+export interface HandOff {
+  owner: string;
+  /** The other host took the call: this journal stops watching it and will not finish it. */
+  release(): void;
 }

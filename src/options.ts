@@ -1,4 +1,5 @@
 import type { CallJournal } from "./journal";
+import type { CallRunner } from "./runner";
 import type { Hooks } from "./hooks";
 import type { Limiter } from "./gates/limiter";
 import type { Registry } from "./registry";
@@ -25,6 +26,8 @@ export interface ExecuteOptions {
   limiter?: Limiter;
   /** Records and idempotency by call id. */
   journal?: CallJournal;
+  /** Runs calls whose policy is detached or auto beyond the request (needs a journal to carry the record). */
+  runner?: CallRunner;
   /** The caller's cancellation (client gone, batch abort). */
   signal?: AbortSignal;
   /** Run as approved: skips the approval requirement (the admin decided). */

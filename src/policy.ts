@@ -29,6 +29,14 @@ export interface ConcurrencyPolicy<A = unknown> extends GateRules {
 
 export type ApprovalPolicy<A = unknown> = "never" | "always" | ((args: A) => boolean);
 
+/**
+ * Where a call runs: in the request that made it (inline), handed at once to a host that outlives the
+ * request (detached: the caller gets the running record), or inline until detachAfterMs and detached
+ * then (auto: fast calls pay nothing). Without a host for detached calls (the core alone), every call
+ * runs inline.
+ */
+export type ExecutionMode = "inline" | "detached" | "auto";
+
 export interface ToolPolicy<A = unknown> {
   timeoutMs?: number;
   retry?: RetryPolicy;
@@ -40,6 +48,10 @@ export interface ToolPolicy<A = unknown> {
   concurrency?: ConcurrencyPolicy<A>;
   /** Largest result (characters of text) that reaches the model before it is truncated. */
   outputBudget?: number;
+  /** inline (default), detached or auto; see ExecutionMode. */
+  execution?: ExecutionMode;
+  /** auto: a call still running this long after it started is answered as running and goes on. Default 5000. */
+  detachAfterMs?: number;
 }
 
 const positiveInt = (max: number) => v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(max));
@@ -73,6 +85,8 @@ export const PolicyDataSchema = v.strictObject({
     }),
   ),
   outputBudget: v.optional(positiveInt(10_000_000)),
+  execution: v.optional(v.picklist(["inline", "detached", "auto"])),
+  detachAfterMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(600_000))),
 });
 
 const PolicySchema = v.strictObject({

@@ -38,6 +38,13 @@ export type CallStatus = (typeof CALL_STATUSES)[number];
 
 export type PermissionDecision = "allow" | "deny" | "approval";
 
+/** How far a running call has got (ctx.progress): the record keeps the latest. */
+export interface Progress {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
 /** The record every call leaves. Arguments, output and error are masked before they get here. */
 export interface CallRecord {
   callId: string;
@@ -59,6 +66,8 @@ export interface CallRecord {
   error?: CallError;
   /** True when this outcome was replayed from an earlier call with the same id. */
   replay?: boolean;
+  /** The latest progress the tool reported while it ran (kept by the journal, e.g. the ledger). */
+  progress?: Progress;
 }
 
 export type CallResult =
@@ -78,6 +87,8 @@ export function statusForError(code: ErrorCode): CallStatus {
       return "denied";
     case "approval_required":
       return "pending";
+    case "running":
+      return "running";
     case "timeout":
       return "timed_out";
     case "cancelled":
@@ -87,9 +98,15 @@ export function statusForError(code: ErrorCode): CallStatus {
   }
 }
 
+/** Not a failure but not an outcome yet either: the call runs on, detached from this request. */
+export function isRunning(result: CallResult): boolean {
+  return !result.ok && result.error.code === "running";
+}
+
 /** Plain text of a result, the form chat formats that only carry strings send back to the model. */
 export function resultText(result: CallResult): string {
-  if (!result.ok) return `Error [${result.error.code}]: ${result.error.message}`;
+  // A call that goes on elsewhere has not failed: the model reads where its outcome will be.
+  if (!result.ok) return result.error.code === "running" ? result.error.message : `Error [${result.error.code}]: ${result.error.message}`;
   const content = result.output.content;
   if (content.length === 1) return contentText(content[0]!);
   const texts = content.map(contentText);

@@ -1,18 +1,14 @@
 import type * as v from "valibot";
 import type { JsonSchema, JsonValue } from "./json";
-import type { Content } from "./result";
+import type { Content, Progress } from "./result";
+
+export type { Progress } from "./result";
 import { checkPolicy, type ToolPolicy } from "./policy";
 import { valibotToJsonSchema } from "./schema/valibot";
 import { hashJson } from "./hash";
 import { valibotValidator, type Validator } from "./validation";
 
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
-
-export interface Progress {
-  progress: number;
-  total?: number;
-  message?: string;
-}
 
 export interface ToolLogger {
   debug(message: string, data?: unknown): void;

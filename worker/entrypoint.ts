@@ -30,9 +30,10 @@ export function createToolgateService(app: Hono<AppEnv>) {
       return this.send(key, "POST", path, JSON.stringify(body ?? null));
     }
 
-    /** GET /v1/calls/:id */
-    getRecord(key: string, id: string): Promise<RpcAnswer> {
-      return this.send(key, "GET", `/v1/calls/${encodeURIComponent(id)}`);
+    /** GET /v1/calls/:id, or with wait (seconds, at most 60) GET /v1/calls/:id?wait=: until the call is terminal. */
+    getRecord(key: string, id: string, wait?: number): Promise<RpcAnswer> {
+      const query = wait === undefined ? "" : `?wait=${encodeURIComponent(String(wait))}`;
+      return this.send(key, "GET", `/v1/calls/${encodeURIComponent(id)}${query}`);
     }
 
     private async send(key: string, method: string, path: string, body?: string): Promise<RpcAnswer> {

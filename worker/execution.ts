@@ -1,46 +1,64 @@
 import type { Context } from "hono";
 import type { BatchOptions } from "../src/options";
-import type { AppEnv } from "./env";
+import type { AppEnv, Bindings } from "./env";
 import { tenantGates } from "./gates/address";
 import { createGateLimiter } from "./gates/limiter";
 import { tenantLedger } from "./ledger/address";
 import { createLedgerJournal } from "./ledger/journal";
-import { resolveSecrets } from "./tenant";
+import { createCallRunner } from "./runner/host";
+import { resolveSecrets, type Tenant } from "./tenant";
 
-/** Which run the options are for: a request's own calls, or an approved call run for the admin's decision. */
-export interface ExecutionRun {
-  /** The owner token the decision handed out: the journal finishes the call's record as its owner. */
-  approvedOwner?: string;
-}
+type WaitUntil = (promise: Promise<unknown>) => void;
+
+/** Who runs the calls: a request for its key, or a host finishing a claimed call with its owner token. */
+export type ExecutionRun =
+  | { key: string; waitUntil?: WaitUntil; signal?: AbortSignal; configOverride?: string }
+  | { owner: string; approved?: boolean; waitUntil?: WaitUntil };
 
 /**
- * Everything the core pipeline needs for this request: the tenant's registry, secrets and rules,
- * and the request's cancellation. Gates (limiter) and the ledger (journal) plug in here.
+ * Everything the core pipeline needs to run a tenant's calls: its registry, secrets and rules, gates
+ * (limiter), the ledger (journal) and, for a request, the host of detached runs (runner).
  */
-export function executionOptions(c: Context<AppEnv>, run: ExecutionRun = {}): BatchOptions {
-  const tenant = c.var.tenant;
-  const waitUntil = waitUntilOf(c);
-  const ledger = tenantLedger(c.env, tenant.name);
+export function pipelineOptions(env: Bindings, tenant: Tenant, run: ExecutionRun): BatchOptions {
+  const ledger = tenantLedger(env, tenant.name);
   const options: BatchOptions = {
     registry: tenant.registry,
     tenant: tenant.name,
-    secrets: resolveSecrets(tenant.config, c.env),
+    secrets: resolveSecrets(tenant.config, env),
     // Every tool's ctx.fetch: only to the adapters' origins and egress.allowHosts, re-checked on redirects.
     fetch: tenant.adapters.fetch,
     hooks: tenant.hooks,
-    limiter: createGateLimiter(tenantGates(c.env, tenant.name), { waitUntil }),
+    limiter: createGateLimiter(tenantGates(env, tenant.name), { waitUntil: run.waitUntil }),
   };
-  if (run.approvedOwner !== undefined) {
-    // Run after the admin's response (under waitUntil): the request's signal is not the call's, and the
-    // record stays its caller's, finished with the owner token rather than under the approver's key.
-    return { ...options, approved: true, journal: createLedgerJournal({ ledger, owner: run.approvedOwner }) };
+  if ("owner" in run) {
+    // A claimed call finished by its owner token (an approved call, a detached run): its record stays
+    // its caller's. It runs here to its end, so it is never detached again.
+    return { ...options, ...(run.approved ? { approved: true } : {}), journal: createLedgerJournal({ ledger, owner: run.owner, waitUntil: run.waitUntil }) };
   }
   // Records belong to the key making the calls (its name): a call-scope key reads only its own.
-  return { ...options, journal: createLedgerJournal({ ledger, key: c.var.caller.keyName, waitUntil }), signal: c.req.raw.signal };
+  return {
+    ...options,
+    journal: createLedgerJournal({ ledger, key: run.key, waitUntil: run.waitUntil }),
+    runner: createCallRunner(env, tenant.name, run.configOverride),
+    ...(run.signal ? { signal: run.signal } : {}),
+  };
+}
+
+/** The pipeline options of this request's calls, made with its key. */
+export function executionOptions(c: Context<AppEnv>): BatchOptions {
+  const waitUntil = waitUntilOf(c);
+  return pipelineOptions(c.env, c.var.tenant, {
+    key: c.var.caller.keyName,
+    signal: c.req.raw.signal,
+    ...(waitUntil ? { waitUntil } : {}),
+    // A local override of the configuration (TOOLGATE_CONFIG) may be this request's own (tests hand the
+    // app an env of theirs): a detached run takes it along. Deployed tenants bundle theirs, so nothing travels.
+    ...(c.env.TOOLGATE_CONFIG ? { configOverride: c.env.TOOLGATE_CONFIG } : {}),
+  });
 }
 
 /** The request's ctx.waitUntil; undefined where there is no execution context (app.request in tests). */
-export function waitUntilOf(c: Context<AppEnv>): ((promise: Promise<unknown>) => void) | undefined {
+export function waitUntilOf(c: Context<AppEnv>): WaitUntil | undefined {
   try {
     const ctx = c.executionCtx;
     return (promise) => ctx.waitUntil(promise);

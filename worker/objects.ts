@@ -4,3 +4,9 @@ export { GateIndex } from "./gates/gate-index";
 export { Ledger } from "./ledger/ledger";
 export { AdapterPins } from "./pins/adapter-pins";
 export { Upstream } from "./upstreams/upstream";
+
+import { CATALOG } from "./catalog";
+import { createRunnerClass } from "./runner/runner";
+
+/** Runs detached calls of this build's catalogue (the test entry makes one over its own). */
+export const Runner = createRunnerClass(CATALOG);

@@ -19,7 +19,7 @@ import type {
 } from "./types";
 import type { FormatName } from "../formats/index";
 import type { JsonValue } from "../json";
-import type { CallRecord } from "../result";
+import { TERMINAL_STATUSES, type CallRecord } from "../result";
 
 export { ApiError, isApiError } from "./http";
 export type { ClientOptions } from "./http";
@@ -47,8 +47,13 @@ export interface ToolgateClient {
   record(callId: string, options?: { wait?: number; signal?: AbortSignal }): Promise<CallEntry>;
   /** Records, newest first. */
   records(query?: CallQuery): Promise<CallPage>;
+  /**
+   * The call's outcome: waits (long-polling, as long as it takes or until timeoutMs) until the call is
+   * terminal, and resolves with its record. For calls that run on detached from their request.
+   */
+  result(callId: string, options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<CallRecord>;
   /** The full output text of a call, a page at a time. */
-  result(callId: string, options?: { offset?: number; limit?: number }): Promise<ResultPage>;
+  output(callId: string, options?: { offset?: number; limit?: number }): Promise<ResultPage>;
   cancel(callId: string, reason?: string): Promise<CancelAnswer>;
   /** Calls awaiting approval, newest first (admin). */
   approvals(query?: { limit?: number; cursor?: string }): Promise<ApprovalPage>;
@@ -65,6 +70,9 @@ export interface ToolgateClient {
 }
 
 const seg = encodeURIComponent;
+/** The server's longest long-poll (GET /v1/calls/:id?wait=). */
+const MAX_WAIT_SECONDS = 60;
+const TERMINAL: ReadonlySet<string> = new Set(TERMINAL_STATUSES);
 
 export function createClient(options: ClientOptions = {}): ToolgateClient {
   const http = createTransport(options);
@@ -84,7 +92,16 @@ export function createClient(options: ClientOptions = {}): ToolgateClient {
     },
     record: (callId, o = {}) => http.json(`/v1/calls/${seg(callId)}`, { query: { wait: o.wait }, ...withSignal(o.signal) }),
     records: (query = {}) => http.json("/v1/calls", { query: { ...query } }),
-    result: (callId, o = {}) => http.json(`/v1/calls/${seg(callId)}/result`, { query: { ...o } }),
+    async result(callId, o = {}) {
+      const until = o.timeoutMs === undefined ? Infinity : Date.now() + o.timeoutMs;
+      for (;;) {
+        const left = until - Date.now();
+        const wait = Math.max(0, Math.min(MAX_WAIT_SECONDS, Math.ceil(left / 1000)));
+        const entry = await http.json<CallEntry>(`/v1/calls/${seg(callId)}`, { query: { wait }, ...withSignal(o.signal) });
+        if (TERMINAL.has(entry.record.status) || left <= 0) return entry.record;
+      }
+    },
+    output: (callId, o = {}) => http.json(`/v1/calls/${seg(callId)}/result`, { query: { ...o } }),
     cancel: (callId, reason) => http.json(`/v1/calls/${seg(callId)}/cancel`, { method: "POST", body: reason === undefined ? {} : { reason } }),
     approvals: (query = {}) => http.json("/v1/approvals", { query: { ...query } }),
     decide: (callId, decision, reason) =>

@@ -1,4 +1,4 @@
-import { contentText, resultText, type CallResult, type Content } from "../result";
+import { contentText, isRunning, resultText, type CallResult, type Content } from "../result";
 import { requireObjectRoot, type ObjectSchema } from "../schema/walk";
 import type { Tool } from "../tool";
 import type { Format } from "./format";
@@ -68,7 +68,9 @@ function toBlock(item: Content): ToolResultContent | undefined {
 
 function toolResult(result: CallResult): ToolResultBlock {
   if (!result.ok) {
-    return { type: "tool_result", tool_use_id: result.callId, content: [{ type: "text", text: resultText(result) }], is_error: true };
+    const block: ToolResultBlock = { type: "tool_result", tool_use_id: result.callId, content: [{ type: "text", text: resultText(result) }] };
+    // A call running on (detached) has not failed.
+    return isRunning(result) ? block : { ...block, is_error: true };
   }
   // The API refuses empty text blocks, so empty text is left out (and an empty result has no content).
   const content = visibleContent(result.output).flatMap((item) => toBlock(item) ?? []);

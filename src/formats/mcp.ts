@@ -1,5 +1,5 @@
 import { isPlainObject, type JsonObject } from "../json";
-import { resultText, type CallResult, type Content } from "../result";
+import { isRunning, resultText, type CallResult, type Content } from "../result";
 import { requireObjectRoot, type ObjectSchema } from "../schema/walk";
 import type { Tool } from "../tool";
 import type { Format } from "./format";
@@ -72,7 +72,11 @@ function decodeCalls(body: unknown): ToolCall[] {
 
 /** The CallToolResult the MCP endpoint answers tools/call with. */
 export function toCallToolResult(result: CallResult): McpCallToolResult {
-  if (!result.ok) return { content: [{ type: "text", text: resultText(result) }], isError: true };
+  if (!result.ok) {
+    const content: Content[] = [{ type: "text", text: resultText(result) }];
+    // A call running on (detached) has not failed.
+    return isRunning(result) ? { content } : { content, isError: true };
+  }
   const { structured } = result.output;
   const content = visibleContent(result.output);
   // MCP's structuredContent is an object; other JSON values travel as text only.

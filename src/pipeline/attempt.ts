@@ -4,8 +4,8 @@ import { settle } from "../timeout";
 import type { Tool } from "../tool";
 import { describeIssues } from "../validation";
 import { CallContext } from "./context";
-import type { PipelineEnv } from "./env";
 import { normaliseOutput, outputValue } from "./output";
+import type { CallState } from "./state";
 import { isThenable } from "./thenable";
 
 /** attempts: how many attempts ran up to and including this outcome (0 when none could start). */
@@ -14,25 +14,18 @@ export type AttemptOutcome = { ok: true; output: CallOutput; attempts: number } 
 /** Async tools without a timeout of their own get this one, so nothing holds a slot forever. */
 export const DEFAULT_TIMEOUT_MS = 60_000;
 
-export interface AttemptInput {
-  env: PipelineEnv;
-  tool: Tool;
-  callId: string;
-  args: unknown;
-  attempt: number;
-  cancel: AbortSignal | undefined;
-}
-
 /**
  * Runs the tool once: timeout, cancellation, thrown errors and output checks all become an outcome.
  * Synchronous when the tool is: most calls then cost no promise at all.
  */
-export function runAttempt({ env, tool, callId, args, attempt, cancel }: AttemptInput): AttemptOutcome | Promise<AttemptOutcome> {
+export function runAttempt(state: CallState, attempt: number): AttemptOutcome | Promise<AttemptOutcome> {
+  const tool = state.tool!;
+  const cancel = state.cancel;
   if (cancel?.aborted) return cancelled(tool, attempt);
-  const ctx = new CallContext(env, tool, callId, attempt);
+  const ctx = new CallContext(state, attempt);
   let returned: unknown;
   try {
-    returned = tool.run(args, ctx);
+    returned = tool.run(state.input, ctx);
   } catch (error) {
     return fromThrown(tool, error, attempt);
   }

@@ -20,7 +20,7 @@ export function runAttempts(state: CallState): StepOutcome {
   const outcome =
     tool.policy.retry || env.hooks.onEvent || env.hooks.onStart
       ? withRetries(state)
-      : runAttempt({ env, tool, callId: state.callId, args: state.input, attempt: 1, cancel: state.cancel });
+      : runAttempt(state, 1);
   return isThenable(outcome) ? outcome.then((settled) => ended(state, settled)) : ended(state, outcome);
 }
 
@@ -40,7 +40,7 @@ async function withRetries(state: CallState): Promise<AttemptOutcome> {
   const maskedArgs = env.hooks.onEvent || env.hooks.onStart ? mask(env, state.args) : undefined;
   for (let attempt = 1; ; attempt++) {
     announceStart(state, attempt, maskedArgs);
-    const outcome = await runAttempt({ env, tool, callId, args: state.input, attempt, cancel });
+    const outcome = await runAttempt(state, attempt);
     if (outcome.ok || attempt >= maxAttempts || !policy) return outcome;
     const { error, cause } = outcome;
     if (error.code === "cancelled") return outcome;

@@ -1,5 +1,6 @@
-import type { Progress, Tool, ToolContext, ToolLogger } from "../tool";
-import { emit, type PipelineEnv } from "./env";
+import type { Progress, ToolContext, ToolLogger } from "../tool";
+import { emit } from "./env";
+import type { CallState } from "./state";
 
 /**
  * ctx for one attempt. A class, not a literal with closures: it is built on every call. It also holds
@@ -8,18 +9,19 @@ import { emit, type PipelineEnv } from "./env";
  */
 export class CallContext implements ToolContext {
   readonly tenant: string;
+  readonly callId: string;
   readonly secrets: Readonly<Record<string, string>>;
   readonly fetch: typeof fetch;
   readonly log: ToolLogger;
   #controller: AbortController | undefined = undefined;
   #reason: string | undefined = undefined;
   constructor(
-    private readonly env: PipelineEnv,
-    private readonly tool: Tool,
-    readonly callId: string,
+    private readonly state: CallState,
     readonly attempt: number,
   ) {
+    const env = state.env;
     this.tenant = env.tenant;
+    this.callId = state.callId;
     this.secrets = env.secrets;
     this.fetch = env.fetch;
     this.log = env.log;
@@ -35,11 +37,15 @@ export class CallContext implements ToolContext {
     ctx.#controller?.abort(reason);
   }
   progress(update: Progress): void {
-    const env = this.env;
-    if (!env.hooks.onEvent) return;
+    const { state } = this;
+    const env = state.env;
+    const journal = env.journal?.progress ? env.journal : undefined;
     const message = update.message === undefined ? undefined : (env.mask(update.message) as string);
     const progress: Progress = message === undefined ? { ...update } : { ...update, message };
-    emit(env, { type: "call.progress", at: env.now(), callId: this.callId, tenant: env.tenant, tool: this.tool.name, progress });
+    // The record keeps the latest progress, so every surface (events, GET, the console) can show it.
+    state.progress = progress;
+    journal?.progress!(this.callId, progress);
+    if (env.hooks.onEvent) emit(env, { type: "call.progress", at: env.now(), callId: this.callId, tenant: env.tenant, tool: state.name, progress });
   }
 }
 

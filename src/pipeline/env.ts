@@ -4,6 +4,7 @@ import type { JsonValue } from "../json";
 import { createMasker } from "../mask";
 import type { Limits, ExecuteOptions } from "../options";
 import type { CallJournal } from "../journal";
+import type { CallRunner } from "../runner";
 import type { Limiter } from "../gates/limiter";
 import type { Registry } from "../registry";
 import type { ToolLogger } from "../tool";
@@ -22,6 +23,8 @@ export interface PipelineEnv {
   masks: boolean;
   limiter: Limiter;
   journal: CallJournal | undefined;
+  /** The host of detached runs; undefined: every call runs inline. */
+  runner: CallRunner | undefined;
   approved: boolean;
   limits: Limits;
   log: ToolLogger;
@@ -71,6 +74,8 @@ function buildPipeline(options: ExecuteOptions): PipelineEnv {
     masks,
     limiter: options.limiter ?? defaultLimiter(),
     journal: options.journal,
+    // Detaching needs a journal: the record is what tells the caller how the call ended.
+    runner: options.journal ? options.runner : undefined,
     approved: options.approved ?? false,
     limits: { ...DEFAULT_LIMITS, ...options.limits },
     log: options.log ?? SILENT_LOGGER,

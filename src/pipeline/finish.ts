@@ -36,6 +36,7 @@ export function buildRecord(state: CallState, status: CallRecord["status"]): Cal
     permission: state.permission,
     output: undefined,
     error: undefined,
+    progress: state.progress,
   };
   return record;
 }

@@ -6,6 +6,7 @@ import { claimCallId } from "./claim";
 import type { PipelineEnv } from "./env";
 import { internalError } from "./finish";
 import { holdSlot } from "./gate";
+import { detachAfter, detachCall } from "./detach";
 import { decidePermission, parkForApproval } from "./permission";
 import { createCallState, type CallState, type StepOutcome } from "./state";
 import { isThenable } from "./thenable";
@@ -15,7 +16,7 @@ import { isThenable } from "./thenable";
  * do. A step that ends the call (or must wait) returns; `from` resumes after a step that waited.
  */
 function runSteps(state: CallState, from: number): CallResult | Promise<CallResult> {
-  const { hooks, journal } = state.env;
+  const { hooks, journal, runner } = state.env;
   let ended: StepOutcome;
   try {
     // admit: the tool exists, may be used here, and its arguments parse, harden and validate
@@ -29,10 +30,17 @@ function runSteps(state: CallState, from: number): CallResult | Promise<CallResu
     // needs approval is parked as pending
     if (from <= 5 && journal && (ended = claimCallId(state)) !== undefined) return next(state, ended, 6);
     if (from <= 6 && state.permission === "approval") return parkForApproval(state);
+    // detach: a detached call goes on in the runner (the caller learns it runs); an auto call runs on
+    // here and is answered as running once it has run detachAfterMs
+    if (from <= 7 && runner && state.tool!.policy.execution) {
+      const execution = state.tool!.policy.execution;
+      if (execution === "detached" && (ended = detachCall(state)) !== undefined) return next(state, ended, 8);
+      if (execution === "auto") return detachAfter(state, () => runSteps(state, 8));
+    }
     // gate: a slot of the tool's concurrency gate (finish releases it)
-    if (from <= 7 && state.tool!.policy.concurrency && (ended = holdSlot(state)) !== undefined) return next(state, ended, 8);
+    if (from <= 8 && state.tool!.policy.concurrency && (ended = holdSlot(state)) !== undefined) return next(state, ended, 9);
     // attempts: timeout, cancellation and retries; then finish masks, records and announces
-    return next(state, runAttempts(state), 9);
+    return next(state, runAttempts(state), 10);
   } catch (error) {
     return internalError(state, error);
   }

@@ -2,7 +2,7 @@ import type { ToolCall } from "../tool-call";
 import type { HookCall } from "../hooks";
 import type { ClaimWatch } from "../journal";
 import type { SlotGrant } from "../gates/limiter";
-import type { CallRecord, CallResult, PermissionDecision } from "../result";
+import type { CallRecord, CallResult, PermissionDecision, Progress } from "../result";
 import type { Tool } from "../tool";
 import type { PipelineEnv } from "./env";
 
@@ -27,6 +27,8 @@ export interface CallState {
   cancel: AbortSignal | undefined;
   /** The journal's hold on a claimed call that may wait at a gate. */
   watch: ClaimWatch | undefined;
+  /** The latest progress the tool reported (ctx.progress), kept in the record. */
+  progress: Progress | undefined;
   /** The gate slot this call holds; finish releases it. */
   slot: Extract<SlotGrant, { ok: true }> | undefined;
 }
@@ -49,6 +51,7 @@ export function createCallState(call: ToolCall, env: PipelineEnv, cancel: AbortS
     attempts: 0,
     cancel,
     watch: undefined,
+    progress: undefined,
     slot: undefined,
   };
 }

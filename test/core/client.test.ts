@@ -83,7 +83,7 @@ describe("client: tools and calls", { timeout: 30_000 }, () => {
     expect(record).toMatchObject({ callId: id, status: "succeeded", output: { structured: { sum: 5 } } });
     const entry = await call.record(id, { wait: 5 });
     expect(entry.record.status).toBe("succeeded");
-    const page = await call.result(id, { offset: 0, limit: 100 });
+    const page = await call.output(id, { offset: 0, limit: 100 });
     expect(JSON.parse(page.text)).toEqual({ sum: 5 });
     const listed = await call.records({ tool: "add", limit: 50 });
     expect(listed.calls.some((e) => e.record.callId === id)).toBe(true);

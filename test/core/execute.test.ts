@@ -310,6 +310,17 @@ describe("executeCall: every error code is a result", () => {
     await expectError(executeCall(call("pinned", {}), { registry: createRegistry([pinned]) }), "tool_definition_changed");
   });
 
+  it("running for a detached call handed to its runner (not a failure: its outcome follows)", async () => {
+    const later = defineTool({ name: "later", description: "", input: v.object({}), policy: { execution: "detached" }, run: () => "done" });
+    const journal: CallJournal = {
+      begin: async () => ({ kind: "new" }),
+      finish: async () => undefined,
+      handOff: async () => ({ owner: "o", release: () => undefined }),
+    };
+    const r = await expectError(executeCall(call("later", {}), { registry: createRegistry([later]), journal, runner: { detach: async () => undefined } }), "running");
+    expect(r.record.status).toBe("running");
+  });
+
   it("covered every code", () => {
     expect([...seen].sort()).toEqual([...ERROR_CODES].sort());
   });

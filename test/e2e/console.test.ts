@@ -204,4 +204,20 @@ describe("console flows", () => {
     await batch.getByText("Records (2)").waitFor();
     await screenshot(page, "batch");
   });
+
+  it("follows a detached call's progress in History and cancels it", async () => {
+    const id = `report-${Date.now()}`;
+    // slow_report runs detached: the API answers at once with the running record.
+    const started = await apiCall(baseUrl, [{ id, name: "slow_report", args: { seconds: 60 } }]);
+    expect(started.calls[0]?.status).toBe("running");
+    const history = await navigate(page, "History", "history");
+    const call = history.locator(`details[data-call-id="${id}"]`);
+    await call.locator("summary").click();
+    const record = call.getByLabel(`Call ${id}`);
+    // Progress arrives from the event stream while the call is open: a later second than the first seen.
+    await record.getByText(/of 60 — [1-9]\d* of 60 s written/).waitFor({ timeout: 15_000 });
+    await screenshot(page, "history-running");
+    await record.getByRole("button", { name: "Cancel this call" }).click();
+    await call.locator('section.record[data-status="cancelled"]').waitFor({ timeout: 15_000 });
+  });
 });

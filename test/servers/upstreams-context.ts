@@ -9,6 +9,8 @@ declare module "vitest" {
       everything: { url: string; control: string };
       /** An MCP URL whose server accepts connections and never answers. */
       hung: string;
+      /** GET /hold/<id> answers once POST /open/<id>; GET /arrivals/<id> counts them (test/servers/latch.ts). */
+      latches: string;
     };
   }
 }

@@ -6,6 +6,7 @@
  *   meter    arrivals per bucket with their times, and a view of what the MCP server received
  *   everything  the MCP reference server (test/servers/everything.ts), started and stopped by the test
  *   hung     accepts connections and never answers (test/servers/hung.ts)
+ *   latches  requests held until the test opens their latch (test/servers/latch.ts)
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -13,6 +14,7 @@ import type { TestProject } from "vitest/node";
 import { startEverything } from "./everything";
 import { startHttpApi } from "./http-api";
 import { startHungServer } from "./hung";
+import { startLatches } from "./latch";
 import { startMcpServer, type McpTestServer } from "./mcp-server";
 import "./upstreams-context";
 
@@ -54,14 +56,16 @@ export default async function setup(project: TestProject) {
   const meter = await startMeter(mcp);
   const everything = await startEverything();
   const hung = await startHungServer();
+  const latches = await startLatches();
   project.provide("upstreams", {
     httpApi: httpApi.url,
     mcp: mcp.url,
     meter: meter.url,
     everything: { url: everything.url, control: everything.control },
     hung: hung.url,
+    latches: latches.url,
   });
   return async () => {
-    await Promise.all([httpApi.close(), mcp.close(), meter.close(), everything.close(), hung.close()]);
+    await Promise.all([httpApi.close(), mcp.close(), meter.close(), everything.close(), hung.close(), latches.close()]);
   };
 }

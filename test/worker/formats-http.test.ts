@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { json, request } from "./helpers";
 
 const uid = () => crypto.randomUUID().slice(0, 8);
-const DEMO_TOOLS = ["add", "echo", "sleep", "sleep_pool", "send_message", "fail", "flaky"];
+const DEMO_TOOLS = ["add", "echo", "sleep", "sleep_pool", "send_message", "slow_report", "fail", "flaky"];
 
 /** For each format: the model's output holding add(1, 2) and a call to an unknown tool, and how to read the answer. */
 const cases = {

@@ -57,3 +57,9 @@ export function statusBadge(status: string): HTMLSpanElement {
 export function notice(text: string, kind: "info" | "error" = "info"): HTMLParagraphElement {
   return h("p", { class: `notice ${kind}`, role: kind === "error" ? "alert" : "status" }, text);
 }
+
+/** A call's progress as words: "3 of 10 — 3 of 10 s written", or the count alone. */
+export function progressText(progress: { progress?: number; total?: number; message?: string }): string {
+  const count = progress.total === undefined ? `${progress.progress ?? 0}` : `${progress.progress ?? 0} of ${progress.total}`;
+  return progress.message ? `${count} — ${progress.message}` : count;
+}

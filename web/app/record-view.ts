@@ -1,6 +1,11 @@
 import type { CallEntry } from "../../src/client";
 import { contentText, type CallRecord } from "../../src/result";
-import { h, jsonBlock, statusBadge } from "./dom";
+import { h, jsonBlock, progressText, statusBadge } from "./dom";
+
+/** What a view can do with a call shown in it (a running call can be cancelled). */
+export interface RecordActions {
+  cancel?: () => void;
+}
 
 function row(term: string, value: Node | string | undefined): HTMLElement[] {
   return value === undefined || value === "" ? [] : [h("dt", {}, term), h("dd", {}, value)];
@@ -15,7 +20,8 @@ function outputText(record: CallRecord): string {
  * One call: outcome, output (as text, never HTML), error, validation issues, timings, masked
  * arguments, and the full record as JSON.
  */
-export function recordView(record: CallRecord, entry?: Omit<CallEntry, "record">): HTMLElement {
+export function recordView(record: CallRecord, entry?: Omit<CallEntry, "record">, actions: RecordActions = {}): HTMLElement {
+  const open = record.status === "running" || record.status === "pending";
   const issues = record.validation.issues ?? record.error?.issues ?? [];
   const text = outputText(record);
   return h(
@@ -33,7 +39,9 @@ export function recordView(record: CallRecord, entry?: Omit<CallEntry, "record">
       ...row("Approval", entry?.approval ? `${entry.approval.state}${entry.approval.reason ? `: ${entry.approval.reason}` : ""}` : undefined),
       ...row("Source", record.source),
       ...row("Validation", record.validation.ok ? "passed" : "failed"),
+      ...row("Progress", record.progress ? progressView(record.progress) : undefined),
     ]),
+    open && actions.cancel ? h("button", { type: "button", class: "quiet", onclick: actions.cancel }, "Cancel this call") : null,
     record.error ? h("p", { class: "notice error", role: "alert" }, `${record.error.code}: ${record.error.message}`) : null,
     issues.length > 0 ? h("ul", { class: "issues", "aria-label": "Validation issues" }, issues.map((i) => h("li", {}, `${i.path || "(root)"}: ${i.message}`))) : null,
     text ? [h("h3", {}, "Output"), h("pre", { class: "output", tabindex: 0, "aria-label": "Output text" }, text)] : null,
@@ -43,4 +51,11 @@ export function recordView(record: CallRecord, entry?: Omit<CallEntry, "record">
     jsonBlock(record.args ?? null, "Arguments"),
     h("details", {}, h("summary", {}, "Full record"), jsonBlock(entry ? { ...entry, record } : record, "Full record")),
   );
+}
+
+/** A progress bar (when the total is known) with its words, for a running call. */
+function progressView(progress: NonNullable<CallRecord["progress"]>): HTMLElement {
+  const label = progressText(progress);
+  const bar = progress.total === undefined ? null : h("progress", { value: String(progress.progress), max: String(progress.total), "aria-label": "Progress" });
+  return h("span", { class: "progress" }, bar, " ", label);
 }

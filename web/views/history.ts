@@ -1,8 +1,11 @@
 import type { CallEntry, CallQuery } from "../../src/client";
-import { CALL_STATUSES, type CallStatus } from "../../src/result";
+import { CALL_STATUSES, TERMINAL_STATUSES, type CallStatus } from "../../src/result";
 import { catalog } from "../app/catalog";
 import { h, notice, replace, statusBadge, time } from "../app/dom";
+import { followCall } from "../app/follow-call";
 import { recordView } from "../app/record-view";
+
+const TERMINAL: ReadonlySet<string> = new Set(TERMINAL_STATUSES);
 import type { Session } from "../app/session";
 import type { View } from "../app/view";
 
@@ -17,12 +20,26 @@ function item(session: Session, entry: CallEntry): HTMLElement {
     h("summary", {}, h("span", { class: "mono" }, time(record.startedAt)), " ", statusBadge(record.status), ` ${record.tool} · ${record.durationMs} ms · `, h("span", { class: "mono" }, record.callId)),
     body,
   );
-  details.addEventListener("toggle", async () => {
-    if (!details.open) return;
-    replace(body, recordView(record, entry));
+  let stopFollowing: (() => void) | undefined;
+  const show = (fresh: CallEntry) => replace(body, recordView(fresh.record, fresh, { cancel: () => void cancel() }));
+  const refresh = async () => show(await session.client.record(record.callId));
+  const cancel = async () => {
     try {
-      const fresh = await session.client.record(record.callId);
-      replace(body, recordView(fresh.record, fresh));
+      await session.client.cancel(record.callId);
+      await refresh();
+    } catch (error) {
+      body.append(notice(`Could not cancel: ${(error as Error).message}`, "error"));
+    }
+  };
+  details.addEventListener("toggle", async () => {
+    stopFollowing?.();
+    stopFollowing = undefined;
+    if (!details.open) return;
+    show(entry);
+    try {
+      await refresh();
+      // A call still going: its progress and its end arrive on the event stream while it is open.
+      if (!TERMINAL.has(record.status)) stopFollowing = followCall(session, record.callId, () => void refresh().catch(() => undefined));
     } catch (error) {
       body.append(notice(`Could not refresh: ${(error as Error).message}`, "error"));
     }

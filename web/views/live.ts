@@ -1,5 +1,5 @@
 import type { ServerEvent } from "../../src/client";
-import { h, replace, statusBadge, time } from "../app/dom";
+import { h, progressText, replace, statusBadge, time } from "../app/dom";
 import { subscribe, type LiveState } from "../app/live-source";
 import type { View } from "../app/view";
 
@@ -11,6 +11,7 @@ function line(event: ServerEvent): HTMLElement {
   const record = d.record as { status?: string; durationMs?: number } | undefined;
   const decision = typeof d.decision === "string" ? d.decision : typeof d.state === "string" ? d.state : undefined;
   const gate = typeof d.gate === "string" ? d.gate : undefined;
+  const progress = d.progress as { progress?: number; total?: number; message?: string } | undefined;
   return h(
     "li",
     { class: "event", "data-type": event.type, "data-tool": d.tool ?? gate ?? "" },
@@ -22,6 +23,7 @@ function line(event: ServerEvent): HTMLElement {
     record?.durationMs !== undefined ? ` ${record.durationMs} ms` : "",
     decision ? ` ${decision}` : "",
     typeof d.queueDepth === "number" ? ` queue ${d.queueDepth}` : "",
+    progress ? ` ${progressText(progress)}` : "",
     d.callId ? [" ", h("span", { class: "mono muted" }, String(d.callId))] : "",
   );
 }

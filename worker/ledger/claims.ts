@@ -1,5 +1,5 @@
 import type { JsonValue } from "../../src/json";
-import type { CallRecord } from "../../src/result";
+import type { CallRecord, Progress } from "../../src/result";
 import { deleteBlobs, writeBlob } from "./blobs";
 import type { ShardContext } from "./context";
 import { callEvent, eventRecord } from "./events";
@@ -167,6 +167,20 @@ export function applyWrite(ctx: ShardContext, write: LedgerWrite): WriteOutcome 
     case "record":
       return { kind: "done", ok: recordUnclaimed(ctx, write.record, write.key) };
   }
+}
+
+/**
+ * The latest progress of the owner's running call: kept in its record (GET shows it, a console can draw
+ * it) and sent to its watchers as call.progress. Refused once the call is not the owner's running call.
+ */
+export function noteProgress(ctx: ShardContext, callId: string, owner: string, progress: Progress): boolean {
+  const row = readRow(ctx.sql, callId);
+  if (!row || row.status !== "running" || row.owner !== owner) return false;
+  const now = ctx.now();
+  const record: CallRecord = { ...fullRecord(ctx.sql, row), progress };
+  storeRecord(ctx.sql, record, now);
+  ctx.emit(callEvent("call.progress", record, row.key_name, now, { progress: progress as unknown as JsonValue }));
+  return true;
 }
 
 /** A running call's lease renewal; also how its journal learns of a cancel request. */

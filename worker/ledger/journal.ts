@@ -1,7 +1,7 @@
 import { hashJson } from "../../src/hash";
 import type { JsonValue } from "../../src/json";
-import type { CallJournal, CallToClaim, ClaimWatch, JournalClaim, JournalEnd } from "../../src/journal";
-import type { CallRecord } from "../../src/result";
+import type { CallJournal, CallToClaim, ClaimWatch, HandOff, JournalClaim, JournalEnd } from "../../src/journal";
+import type { CallRecord, Progress } from "../../src/result";
 import type { BeginOutcome, LedgerClaim, LedgerWrite, WriteOutcome } from "./types";
 import { toolError } from "../../src/errors";
 import { callDurable, DurableUnavailable } from "../durable/call";
@@ -60,7 +60,14 @@ interface Claimed {
   stop(): void;
   /** Ends the request's keep-alive for this call (see LedgerJournalOptions.waitUntil). */
   done: () => void;
+  /** A deferred claim: claim the id now (the call queues, or goes on elsewhere). */
+  claimNow?: () => void;
+  /** Progress not yet written: its latest value, and whether a write is due or under way. */
+  progress?: { latest: Progress; writing: boolean; lastAt: number };
 }
+
+/** A running call's progress reaches its record at most this often (the latest value wins). */
+export const PROGRESS_INTERVAL_MS = 1_000;
 
 /** A shard that is overloaded or unreachable ends the call as `busy` with when to retry: a result the model can act on. */
 function asBusy(error: unknown): never {
@@ -179,6 +186,7 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
       owner,
       argsHash: entry.argsHash,
       done: keepAlive(),
+      claimNow: () => void claimNow(),
       stop() {
         stopped = true;
         stopWatch?.();
@@ -200,6 +208,31 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
     return { kind: "new", signal: controller.signal, watch: waits };
   }
 
+  /**
+   * Writes the call's latest progress, at most once per PROGRESS_INTERVAL_MS: a burst of updates
+   * costs one write now and one for the last value when the interval ends. Best effort: progress
+   * is for watching, so a failed write only waits for the next update.
+   */
+  function sendProgress(callId: string, claim: Claimed): void {
+    const state = claim.progress!;
+    if (state.writing) return;
+    const wait = state.lastAt + PROGRESS_INTERVAL_MS - Date.now();
+    state.writing = true;
+    const send = async () => {
+      const owner = await claim.owner;
+      const sent = state.latest;
+      if (owner && claimed.get(callId) === claim) {
+        await ledgerCall(callId, (ledger) => ledger.progress(callId, owner, sent)).catch(() => undefined);
+      }
+      state.lastAt = Date.now();
+      state.writing = false;
+      // A newer value arrived meanwhile: it goes out once the interval allows.
+      if (state.latest !== sent && claimed.get(callId) === claim) sendProgress(callId, claim);
+    };
+    if (wait <= 0) void send();
+    else setTimeout(() => void send(), wait);
+  }
+
   /** The terminal record, as the claim (or its absence) decides: complete, commit or record. */
   async function store(record: CallRecord, claim: Claimed | undefined): Promise<void | JournalEnd> {
     const owner = (await claim?.owner) ?? options.owner;
@@ -218,7 +251,8 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
   return {
     async begin(call: CallToClaim): Promise<JournalClaim> {
       const entry = claimOf(call);
-      if (entry.readOnly === true && entry.status === "running" && !entry.approved && !options.owner) {
+      // A detached call goes on elsewhere at once: its claim is made now, not deferred.
+      if (entry.readOnly === true && entry.status === "running" && !entry.approved && !options.owner && call.tool.policy.execution !== "detached") {
         replace(entry.callId);
         return defer(entry);
       }
@@ -232,6 +266,29 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
       const watching = watchCall(target(entry.callId, owner), controller, watchDelayMs);
       claimed.set(entry.callId, { owner, stop: watching.stop, done: keepAlive() });
       return { kind: "new", signal: controller.signal, watch: { queued: watching.now, mayStart: () => mayStart(target(entry.callId, owner)) } };
+    },
+
+    async handOff(callId: string): Promise<HandOff | undefined> {
+      const claim = claimed.get(callId);
+      if (!claim) return undefined;
+      claim.claimNow?.();
+      const owner = await claim.owner;
+      if (!owner) return undefined;
+      const release = () => {
+        if (claimed.get(callId) !== claim) return;
+        claimed.delete(callId);
+        claim.stop();
+        claim.done();
+      };
+      return { owner, release };
+    },
+
+    progress(callId: string, progress: Progress): void {
+      const claim = claimed.get(callId);
+      if (!claim) return;
+      if (claim.progress) claim.progress.latest = progress;
+      else claim.progress = { latest: progress, writing: false, lastAt: 0 };
+      sendProgress(callId, claim);
     },
 
     async finish(record: CallRecord): Promise<void | JournalEnd> {

@@ -1,8 +1,8 @@
 import { DurableObject } from "cloudflare:workers";
 import type { JsonValue } from "../../src/json";
-import type { CallRecord } from "../../src/result";
+import type { CallRecord, Progress } from "../../src/result";
 import { cancel, decide } from "./approvals";
-import { applyWrite, claim, commit, complete, recordUnclaimed, renew, watchState } from "./claims";
+import { applyWrite, claim, commit, complete, noteProgress, recordUnclaimed, renew, watchState } from "./claims";
 import type { ShardContext } from "./context";
 import { appendEvent, lastEventId, readEvents } from "./events";
 import { fullRecord, listRows, readRow, readVisibleRow, resultPage, TERMINAL, toEntry } from "./records";
@@ -131,6 +131,11 @@ export class Ledger extends DurableObject<Env> {
    */
   confirmStart(callId: string, owner: string, leaseMs: number): WatchOutcome {
     return renew(this.shard, callId, owner, leaseMs);
+  }
+
+  /** The latest progress of the owner's running call (its journal sends at most about one a second). */
+  progress(callId: string, owner: string, progress: Progress): boolean {
+    return this.transact(() => noteProgress(this.shard, callId, owner, progress));
   }
 
   /** One call the viewer may see; with waitMs, waits (bounded) until it is terminal. */

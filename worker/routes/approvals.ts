@@ -1,17 +1,16 @@
 import { Hono, type Context } from "hono";
 import * as v from "valibot";
-import { executeCall } from "../../src/pipeline/execute";
 import type { CallRecord } from "../../src/result";
 import { callDurable } from "../durable/call";
 import type { AppEnv } from "../env";
 import { ApiError } from "../errors";
-import { executionOptions } from "../execution";
 import { tenantLedger } from "../ledger/address";
 import { DEFAULT_LEASE_MS } from "../ledger/journal";
 import type { ApprovedCall } from "../ledger/types";
 import { requireScope } from "../middleware/auth";
 import { tenantTextMasker } from "../tenant-mask";
 import { needRemoteTools } from "../middleware/tenant";
+import { createCallRunner } from "../runner/host";
 import { decodeCursor, intParam, listNewest } from "./ledger-paging";
 
 const DecisionBody = v.object({
@@ -19,21 +18,26 @@ const DecisionBody = v.object({
   reason: v.optional(v.pipe(v.string(), v.maxLength(500, "reason must be at most 500 characters"))),
 });
 
-/** Runs an approved call to its end; errors are the runner's to record. */
+/** Starts an approved call's run; errors are the caller's to record. */
 export type ApprovedRunner = (c: Context<AppEnv>, approved: ApprovedCall) => Promise<unknown>;
 
 /**
- * The default runner: the same pipeline as POST /v1/calls (registry, hooks, secrets, gates), marked
- * approved, recording into the ledger as the owner the decision handed out. It runs after the admin's
- * response (waitUntil), so the request's own signal is not the call's.
+ * The default: the approved call runs detached (its own Runner object), through the same pipeline as
+ * POST /v1/calls (registry, hooks, secrets, gates), marked approved and recording into the ledger as
+ * the owner the decision handed out: it runs to its end however long it takes, after the admin's
+ * answer and apart from the admin's request.
  */
 export const runApprovedCall: ApprovedRunner = async (c, approved) => {
-  await needRemoteTools(c, [approved.call.name]);
-  return executeCall(approved.call, executionOptions(c, { approvedOwner: approved.owner }));
+  const runner = createCallRunner(c.env, c.var.tenant.name, c.env.TOOLGATE_CONFIG);
+  if (!runner) throw new Error("this Worker has no RUNNERS binding (see wrangler.toml)");
+  const tenant = await needRemoteTools(c, [approved.call.name]);
+  const policy = tenant.registry.get(approved.call.name)?.policy;
+  const idempotent = (policy?.idempotent ?? policy?.readOnly) === true;
+  await runner.detach({ callId: approved.call.id, tool: approved.call.name, args: approved.call.arguments, owner: approved.owner, idempotent, approved: true });
 };
 
-/** If the runner itself breaks (not a tool failure), the record still ends instead of turning unknown. */
-async function runToEnd(c: Context<AppEnv>, run: ApprovedRunner, approved: ApprovedCall): Promise<void> {
+/** If the run cannot even start (not a tool failure), the record still ends instead of turning unknown. */
+async function startOrSettle(c: Context<AppEnv>, run: ApprovedRunner, approved: ApprovedCall): Promise<void> {
   try {
     await run(c, approved);
   } catch (error) {
@@ -46,8 +50,8 @@ async function runToEnd(c: Context<AppEnv>, run: ApprovedRunner, approved: Appro
 
 /**
  * GET /v1/approvals (admin): calls awaiting a decision, newest first, with masked arguments.
- * POST /v1/approvals/:id (admin) { decision, reason? }: deny records the reason; approve answers 202
- * and runs the call after the response; GET /v1/calls/:id?wait= tells its outcome. Deciding twice,
+ * POST /v1/approvals/:id (admin) { decision, reason? }: deny records the reason; approve starts the
+ * call's detached run and answers 202; GET /v1/calls/:id?wait= tells its outcome. Deciding twice,
  * or after expiry or cancel, answers 409.
  */
 export function approvalRoutes(run: ApprovedRunner = runApprovedCall) {
@@ -82,7 +86,7 @@ export function approvalRoutes(run: ApprovedRunner = runApprovedCall) {
         throw new ApiError(409, "already_decided", `The call ${callId} is not awaiting a decision (it is ${state}).`);
       }
       if (outcome.decision === "deny") return c.json({ callId, decision, call: outcome.entry });
-      c.executionCtx.waitUntil(runToEnd(c, run, outcome.approved));
+      await startOrSettle(c, run, outcome.approved);
       return c.json({ callId, decision, status: "running" }, 202);
     });
 }

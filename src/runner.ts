@@ -1,0 +1,27 @@
+/**
+ * A host that runs a call detached from the request that made it (in the Worker: a Durable Object
+ * driven by its alarm), so the call runs to its end, its timeout or its cancel after the caller left.
+ */
+export interface CallRunner {
+  /** Take over a claimed call and run it there; resolves once the host holds it (the record tells the rest). */
+  detach(job: DetachedCall): Promise<void>;
+  /**
+   * A call answered as running that goes on in this request (execution "auto"): if the request dies
+   * before it ends, the host settles it by its policy (an idempotent tool runs again, others end unknown).
+   */
+  standby?(job: DetachedCall): Promise<void>;
+}
+
+/** What a host needs to run a claimed call again from its start. */
+export interface DetachedCall {
+  callId: string;
+  tool: string;
+  /** The arguments as parsed, unmasked (the host validates them again). */
+  args: unknown;
+  /** The journal's claim (HandOff.owner): the host finishes the record with it. */
+  owner: string;
+  /** The tool may run twice: a run lost with its host is run again instead of ending unknown. */
+  idempotent: boolean;
+  /** An admin approved the call: it runs without asking again. */
+  approved?: boolean;
+}

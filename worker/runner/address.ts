@@ -1,0 +1,33 @@
+import type { DetachedCall } from "../../src/runner";
+
+/** A detached call as its Runner object holds it: the core's job plus where its tenant comes from. */
+export interface RunJob extends DetachedCall {
+  tenant: string;
+  /** A local configuration override (TOOLGATE_CONFIG) the request had; deployed tenants bundle theirs. */
+  config?: string;
+}
+
+/** A Runner object's RPC methods, as callers use them. */
+export interface RunnerStub {
+  start(job: RunJob): Promise<{ ok: true; state: string }>;
+  standby(job: RunJob, checkAt: number): Promise<{ ok: true; state: string }>;
+}
+
+/** The Runner Durable Object namespace as this module uses it (structural: scripts typecheck in Node). */
+export interface RunnerNamespace {
+  idFromName(name: string): unknown;
+  get(id: unknown): RunnerStub;
+}
+
+/** Where a tenant's detached calls run: one Runner object per call id. */
+export interface RunnersAddress {
+  readonly tenant: string;
+  /** A fresh stub of the call's object. */
+  for(callId: string): RunnerStub;
+}
+
+/** The tenant's runners in this environment (env.RUNNERS). */
+export function tenantRunners(env: { RUNNERS: RunnerNamespace }, tenant: string): RunnersAddress {
+  const ns = env.RUNNERS;
+  return { tenant, for: (callId) => ns.get(ns.idFromName(`${tenant}/run/${callId}`)) };
+}

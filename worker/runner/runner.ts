@@ -1,0 +1,151 @@
+/**
+ * One detached call, as a Durable Object: start() stores it and sets the alarm, and the alarm runs it
+ * through the same pipeline as a request would (admit, gate, attempts, finish), finishing its ledger
+ * record with the claim's owner token. Alarms run at least once and are retried when the object dies
+ * mid-run, so a run found begun but not finished is settled by the tool's policy: an idempotent tool
+ * runs again (once), any other ends `unknown`, never run twice.
+ */
+import { DurableObject } from "cloudflare:workers";
+import { executeCall } from "../../src/pipeline/execute";
+import type { ErrorCode } from "../../src/errors";
+import type { CallRecord } from "../../src/result";
+import { TERMINAL_STATUSES } from "../../src/result";
+import { withListedTools } from "../adapters/live";
+import type { Catalog } from "../catalog";
+import { callDurable } from "../durable/call";
+import type { Bindings } from "../env";
+import { pipelineOptions } from "../execution";
+import { tenantLedger } from "../ledger/address";
+import { DEFAULT_LEASE_MS } from "../ledger/journal";
+import { loadTenant } from "../tenant";
+import type { RunJob } from "./address";
+import { beginRun, clearJob, migrate, readJob, writeJob, type StoredJob } from "./store";
+
+/** A run lost with its host is begun again at most this often in all (idempotent tools only). */
+const MAX_RUNS = 2;
+/** How often a standby looks at an inline run that is still going. */
+const STANDBY_RECHECK_MS = DEFAULT_LEASE_MS;
+/**
+ * A run in progress keeps an alarm set this far ahead: if its instance dies and the platform's retry
+ * of the alarm does not come (or comes late), this one finds the run begun and settles it. Cloudflare
+ * ends an alarm handler after 15 minutes of wall time, so no run outlives it.
+ */
+export const WATCHDOG_MS = 15 * 60_000 + 30_000;
+
+const TERMINAL = new Set<string>(TERMINAL_STATUSES);
+
+export function createRunnerClass(catalog: Catalog) {
+  return class Runner extends DurableObject<Env> {
+    /** This instance is running the job now (a repeated alarm must not start it twice). */
+    private running = false;
+
+    constructor(ctx: DurableObjectState, env: Env) {
+      super(ctx, env);
+      migrate(ctx.storage.sql);
+    }
+
+    /** Holds the call and starts it (its alarm runs it, so it outlives the caller). Idempotent per call id. */
+    async start(job: RunJob): Promise<{ ok: true; state: string }> {
+      const held = readJob(this.ctx.storage.sql);
+      if (held) return { ok: true, state: held.state };
+      writeJob(this.ctx.storage.sql, job, "waiting");
+      await this.ctx.storage.setAlarm(Date.now());
+      return { ok: true, state: "waiting" };
+    }
+
+    /** An auto call runs on in its request: look at checkAt whether that request finished it. */
+    async standby(job: RunJob, checkAt: number): Promise<{ ok: true; state: string }> {
+      const held = readJob(this.ctx.storage.sql);
+      if (held) return { ok: true, state: held.state };
+      writeJob(this.ctx.storage.sql, job, "standby");
+      await this.ctx.storage.setAlarm(checkAt);
+      return { ok: true, state: "standby" };
+    }
+
+    override async alarm(): Promise<void> {
+      const held = readJob(this.ctx.storage.sql);
+      if (!held || this.running) return;
+      if (held.state === "waiting") return this.run(held);
+      if (held.state === "standby") return this.lookAfter(held);
+      // Begun by an earlier instance that never finished: its host died (evicted, redeployed, cut off).
+      if (held.job.idempotent && held.attempts < MAX_RUNS) return this.run(held);
+      await this.settleUnknown(held.job, "its run was interrupted (the host running it restarted) and the tool is not idempotent");
+      this.done();
+    }
+
+    /** Runs the call to its end; the pipeline's journal records the outcome as the claim's owner. */
+    private async run(held: StoredJob): Promise<void> {
+      const { job } = held;
+      beginRun(this.ctx.storage.sql);
+      await this.ctx.storage.setAlarm(Date.now() + WATCHDOG_MS);
+      this.running = true;
+      try {
+        const env = this.env as unknown as Bindings;
+        const local = job.config === undefined ? env : { ...env, TOOLGATE_CONFIG: job.config };
+        const tenant = await withListedTools(loadTenant(local, undefined, catalog), local);
+        // A cancel accepted before the run began holds it back (an approved call is still pending here).
+        if (!job.approved && (await this.cancelledBeforeStart(job))) {
+          await this.settle(job, "cancelled", "The call was cancelled before its detached run began.", "cancelled");
+          return;
+        }
+        const options = pipelineOptions(local, tenant, { owner: job.owner, approved: job.approved === true, waitUntil: (p) => this.ctx.waitUntil(p) });
+        await executeCall({ id: job.callId, name: job.tool, arguments: job.args }, options);
+      } catch (error) {
+        // The pipeline never throws for the call's own failures: this is the host (config, storage).
+        await this.settleFailed(job, error instanceof Error ? error.message : String(error));
+      } finally {
+        this.running = false;
+      }
+      this.done();
+    }
+
+    /** An auto call's request may have died: an idempotent tool runs again here, others were settled unknown. */
+    private async lookAfter(held: StoredJob): Promise<void> {
+      const entry = await this.ledgerOf(held.job).get(held.job.callId, null).catch(() => undefined);
+      const status = entry?.record.status;
+      if (status === "running" || status === undefined) {
+        // Still going in its request (or the ledger did not answer): look again later.
+        await this.ctx.storage.setAlarm(Date.now() + STANDBY_RECHECK_MS);
+        return;
+      }
+      // The lease lapsed (the request died): the ledger marked it unknown; an idempotent tool may run again.
+      if (status === "unknown" && held.job.idempotent) return this.run(held);
+      this.done();
+    }
+
+    /** Whether a cancel was accepted for the call (one check-and-renew on its shard, as a gate's waiter does). */
+    private async cancelledBeforeStart(job: RunJob): Promise<boolean> {
+      const outcome = await callDurable(() => this.ledgerOf(job), (shard) => shard.confirmStart(job.callId, job.owner, DEFAULT_LEASE_MS));
+      return outcome.cancel;
+    }
+
+    private ledgerOf(job: RunJob) {
+      return tenantLedger(this.env as unknown as Bindings, job.tenant).for(job.callId);
+    }
+
+    /** The record ends unknown with why (only the owner's running or unknown row changes). */
+    private async settleUnknown(job: RunJob, why: string): Promise<void> {
+      const message = `The outcome of this call is unknown: ${why}. It was not run again; check before calling it again with a new id.`;
+      await this.settle(job, "unknown", message);
+    }
+
+    private async settleFailed(job: RunJob, why: string): Promise<void> {
+      await this.settle(job, "failed", `The detached run of this call could not start: ${why}`);
+    }
+
+    /** Ends the record as `status` with why (only the owner's running or unknown row changes). */
+    private async settle(job: RunJob, status: CallRecord["status"], message: string, code: ErrorCode = "internal"): Promise<void> {
+      const ledger = () => this.ledgerOf(job);
+      const entry = await callDurable(ledger, (shard) => shard.get(job.callId, null)).catch(() => null);
+      if (!entry || (TERMINAL.has(entry.record.status) && entry.record.status !== "unknown")) return;
+      const record: CallRecord = { ...entry.record, status, error: { code, message }, durationMs: Date.now() - entry.record.startedAt };
+      await callDurable(ledger, (shard) => shard.complete(job.owner, record)).catch(() => undefined);
+    }
+
+    /** The job is over: the object keeps nothing (and needs no alarm). */
+    private done(): void {
+      clearJob(this.ctx.storage.sql);
+      void this.ctx.storage.deleteAlarm().catch(() => undefined);
+    }
+  };
+}
