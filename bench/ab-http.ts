@@ -1,0 +1,90 @@
+/**
+ * Two builds of toolgate, A and B (git refs), under `wrangler dev` in the same run: the HTTP call route
+ * (one `add` call per request through POST /v1/calls/openai) and the floor (GET /healthz), in
+ * alternating rounds so background load hits both alike. Reports medians of requests/s and of CPU
+ * time per request (/proc, the whole wrangler dev process tree), and B ÷ A: how a change moved the
+ * hot path, within the noise of this machine.
+ * Run: node scripts/run-ts.mjs bench/ab-http.ts <ref A> [ref B = the working tree]   (ROUNDS, SECONDS, CONNECTIONS)
+ */
+import { execFileSync } from "node:child_process";
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+import type { Result } from "autocannon";
+import { assertClean, checkTarget, loadTarget, toolgateFloorTarget, toolgateOpenAiTarget, type Target } from "./lib/http-targets";
+import { median } from "./lib/load";
+import { treeCpuMs } from "./lib/process-cpu";
+import { READY_PATH, snapshot, startDev, stopDev, waitReady, type DevServer } from "./lib/wrangler-dev";
+
+const ROUNDS = Number(process.env.ROUNDS ?? 5);
+const SECONDS = Number(process.env.SECONDS ?? 5);
+const CONNECTIONS = Number(process.env.CONNECTIONS ?? 16);
+const dir = resolve(".tmp/bench-ab-http");
+const [refA, refB] = process.argv.slice(2);
+if (!refA) {
+  console.error("usage: node scripts/run-ts.mjs bench/ab-http.ts <ref A> [ref B]");
+  process.exit(2);
+}
+
+/** The sources of a git ref, as wrangler dev builds them (its own wrangler.toml and bindings). */
+function checkout(ref: string, name: string): string {
+  const app = resolve(dir, name, "app");
+  rmSync(resolve(dir, name), { recursive: true, force: true });
+  mkdirSync(resolve(app, "dist/web"), { recursive: true });
+  const tar = execFileSync("git", ["archive", ref, "src", "worker", "tenants", "package.json", "wrangler.toml", "tsconfig.json", "tsconfig.base.json"], { maxBuffer: 1 << 28 });
+  execFileSync("tar", ["-x", "-C", app], { input: tar });
+  writeFileSync(resolve(app, "dist/web", READY_PATH.slice(1)), "ready\n");
+  symlinkSync(resolve("node_modules"), resolve(app, "node_modules"));
+  return app;
+}
+
+interface Side {
+  label: string;
+  server: DevServer;
+  targets: { target: Target; results: Result[]; cpuUs: number[] }[];
+}
+
+async function main(): Promise<void> {
+  const appA = checkout(refA!, "a");
+  const appB = refB ? checkout(refB, "b") : snapshot(resolve(dir, "b"));
+  const sides: Side[] = [];
+  for (const [label, app] of [[refA!, appA], [refB ?? "working tree", appB]] as const) {
+    const server = await startDev({ app, home: resolve(dir, `${sides.length}-home`) });
+    sides.push({
+      label,
+      server,
+      targets: [toolgateFloorTarget("GET /healthz", server.url), toolgateOpenAiTarget("POST /v1/calls/openai (add)", server.url)].map((target) => ({ target, results: [], cpuUs: [] })),
+    });
+  }
+  try {
+    for (const side of sides) await waitReady(side.server);
+    for (const side of sides) for (const t of side.targets) await checkTarget(t.target);
+    for (const side of sides) for (const t of side.targets) assertClean(t.target, await loadTarget(t.target, 2, CONNECTIONS)); // warm up
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {
+        for (const t of side.targets) {
+          const before = treeCpuMs(side.server.process.pid!);
+          const result = await loadTarget(t.target, SECONDS, CONNECTIONS);
+          const cpuMs = treeCpuMs(side.server.process.pid!) - before;
+          assertClean(t.target, result);
+          t.results.push(result);
+          t.cpuUs.push((cpuMs * 1000) / result.requests.total);
+        }
+      }
+    }
+  } finally {
+    for (const side of sides) await stopDev(side.server);
+  }
+  const rps = (t: Side["targets"][number]) => median(t.results.map((r) => r.requests.average));
+  const cpu = (t: Side["targets"][number]) => median(t.cpuUs);
+  console.log(`${ROUNDS} alternating rounds of ${SECONDS} s, ${CONNECTIONS} connections; medians`);
+  for (let i = 0; i < sides[0]!.targets.length; i++) {
+    const [a, b] = [sides[0]!.targets[i]!, sides[1]!.targets[i]!];
+    console.log(
+      `${a.target.name.padEnd(30)} A ${rps(a).toFixed(0).padStart(5)} req/s ${cpu(a).toFixed(0).padStart(6)} µs CPU/req   ` +
+        `B ${rps(b).toFixed(0).padStart(5)} req/s ${cpu(b).toFixed(0).padStart(6)} µs CPU/req   B÷A req/s ${(rps(b) / rps(a)).toFixed(3)}, CPU/req ${(cpu(b) / cpu(a)).toFixed(3)}`,
+    );
+  }
+  console.log(`A = ${sides[0]!.label}, B = ${sides[1]!.label}`);
+}
+
+await main();
