@@ -3,7 +3,8 @@ import { env as bindings } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createGateLimiter } from "../../worker/gate-limiter";
 import { callTools, uid, upstreams } from "./adapters-helpers";
-import { eventually, expectNoSlotHeld, faultTenant } from "./fault-helpers";
+import { expectNoSlotHeld, faultTenant } from "./fault-helpers";
+import { eventually } from "../wait";
 import { ADMIN_KEY, json, request } from "./helpers";
 
 /**

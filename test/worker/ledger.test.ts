@@ -4,7 +4,9 @@ import { executeBatch } from "../../src/batch";
 import { executeCall } from "../../src/execute";
 import { hashJson } from "../../src/hash";
 import { createRegistry } from "../../src/registry";
-import { countingTool, journal, rawShardOfCall, record, shardOfCall, sleep, tune, uid } from "./ledger-helpers";
+import { eventually, waitPast } from "../wait";
+import { deadlineOf, waitersOn } from "./durable-state";
+import { countingTool, journal, rawShardOfCall, record, shardOfCall, tune, uid } from "./ledger-helpers";
 
 const call = (id: string, text: string, name = "echo") => ({ id, name, arguments: JSON.stringify({ text }) });
 
@@ -47,10 +49,11 @@ describe("idempotency by call id", () => {
     const tenant = `t-${uid()}`;
     const { tool, state } = countingTool();
     const registry = createRegistry([tool]);
-    const runs = Array.from({ length: 5 }, () => executeCall(call("dup", "wait-a-bit"), { registry, tenant, journal: journal(tenant) }));
-    while (!state.release) await sleep(5);
-    await sleep(20);
-    state.release();
+    // No watch long-poll (it would wait on the shard too): the shard's waiters are the duplicates alone.
+    const runs = Array.from({ length: 5 }, () => executeCall(call("dup", "wait-a-bit"), { registry, tenant, journal: journal(tenant, { watchDelayMs: 60_000 }) }));
+    await eventually(() => state.release !== undefined, "one of them runs the tool");
+    await eventually(async () => (await waitersOn(rawShardOfCall(tenant, "dup"), "dup")) === 4, "the four others wait for it in the shard");
+    state.release!();
     const results = await Promise.all(runs);
     expect(state.runs).toBe(1);
     expect(results.every((result) => result.ok)).toBe(true);
@@ -94,8 +97,9 @@ describe("a call whose runner vanished", () => {
       record: record(tenant, "lost", "running"),
     });
     expect(begun.kind).toBe("new");
-    await sleep(60);
-    expect(await runDurableObjectAlarm(rawShardOfCall(tenant, "lost"))).toBe(true);
+    await waitPast((await deadlineOf(rawShardOfCall(tenant, "lost"), "lost"))!);
+    // Only the shard's alarm ends a lease; it may already have run on its own: either way, once.
+    await runDurableObjectAlarm(rawShardOfCall(tenant, "lost"));
     const entry = await stub.get("lost", null);
     expect(entry?.record.status).toBe("unknown");
     expect(entry?.record.error?.message).toContain("not run again");
@@ -110,7 +114,7 @@ describe("a call whose runner vanished", () => {
     const registry = createRegistry([tool]);
     const argsHash = hashJson({ tool: "echo", args: { text: "again" } });
     await journal(tenant, { leaseMs: 30, watchDelayMs: 60_000 }).begin({ callId: "idem", tool: "echo", argsHash, status: "running", record: record(tenant, "idem", "running") });
-    await sleep(50);
+    await waitPast((await deadlineOf(rawShardOfCall(tenant, "idem"), "idem"))!);
     await runDurableObjectAlarm(rawShardOfCall(tenant, "idem"));
     expect((await shardOfCall(tenant, "idem").get("idem", null))?.record.status).toBe("unknown");
     const rerun = await executeCall(call("idem", "again"), { registry, tenant, journal: journal(tenant) });
@@ -122,8 +126,10 @@ describe("a call whose runner vanished", () => {
     const tenant = `t-${uid()}`;
     const { tool, state } = countingTool();
     const registry = createRegistry([tool]);
-    const running = executeCall(call("long", "wait"), { registry, tenant, journal: journal(tenant, { leaseMs: 90, watchDelayMs: 0 }) });
-    await sleep(250);
+    const running = executeCall(call("long", "wait"), { registry, tenant, journal: journal(tenant, { leaseMs: 600, watchDelayMs: 0 }) });
+    await eventually(() => state.release !== undefined, "the tool runs");
+    // Past the end of the lease the claim took: only renewals keep the call from the alarm.
+    await waitPast((await deadlineOf(rawShardOfCall(tenant, "long"), "long"))!);
     await runDurableObjectAlarm(rawShardOfCall(tenant, "long"));
     expect((await shardOfCall(tenant, "long").get("long", null))?.record.status).toBe("running");
     state.release!();
@@ -138,7 +144,7 @@ describe("cancel from anywhere", () => {
     const { tool, state } = countingTool();
     const registry = createRegistry([tool]);
     const running = executeCall(call("cx", "wait"), { registry, tenant, journal: journal(tenant, { watchDelayMs: 0 }) });
-    while (!state.release) await sleep(5);
+    await eventually(() => state.release !== undefined, "the tool runs");
     const outcome = await shardOfCall(tenant, "cx").cancel("cx", null);
     expect(outcome.ok && outcome.state).toBe("requested");
     const result = await running;
