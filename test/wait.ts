@@ -27,6 +27,11 @@ export async function waitPast(at: number): Promise<void> {
   while (Date.now() <= at) await pause(at - Date.now() + 1);
 }
 
+/** The next turn of the event loop: lets queued callbacks run (it waits for no time to pass). */
+export function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
 /** A latch: a fixture opens it to tell the test a state was reached ("the tool has started"). */
 export function latch(): { opened: Promise<void>; open: () => void } {
   let open!: () => void;

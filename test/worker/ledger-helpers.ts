@@ -9,7 +9,6 @@ import { createLedgerJournal, type LedgerJournalOptions } from "../../worker/led
 import { ledgerFor, ledgerShard } from "../../worker/ledger-shards";
 
 export const uid = () => crypto.randomUUID().slice(0, 8);
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export const SHARDS = 3;
 
