@@ -2,8 +2,7 @@ import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { ledgerFor, shardCount } from "../../worker/ledger-shards";
-import { ADMIN_KEY, json, request } from "./helpers";
-import { waitPast } from "../wait";
+import { ADMIN_KEY, json, request, untilApprovalDue } from "./helpers";
 import { tune, uid } from "./ledger-helpers";
 
 const send = (id: string, to = "bob", text = "hi") =>
@@ -56,10 +55,8 @@ describe("approvals", () => {
   it("expires a pending approval into a denial by the ledger's alarm", async () => {
     const id = `exp-${uid()}`;
     await tune(shardStub(id), { approvalTtlMs: 30 });
-    await send(id);
-    const pending = await json(await request(`/v1/calls/${id}`));
-    expect(pending.approval.state).toBe("requested");
-    await waitPast(pending.approval.expiresAt);
+    expect((await json(await send(id))).calls[0].status).toBe("pending");
+    await untilApprovalDue(id);
     // Only the shard's alarm expires approvals; it may already have run on its own: either way, once.
     await runDurableObjectAlarm(shardStub(id));
     const entry = await json(await request(`/v1/calls/${id}`));

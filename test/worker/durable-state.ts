@@ -2,6 +2,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import type { GateState } from "../../src/gate-types";
 import { callKey } from "../../worker/durable/ledger-waiters";
+import { waitPast } from "../wait";
 
 /**
  * What a Durable Object holds in memory or storage that its RPC methods do not show, read inside the
@@ -48,4 +49,10 @@ export function deadlineOf(shard: DurableObjectStub, callId: string): Promise<nu
     if (rows.length === 0) throw new Error(`no row for ${callId}`);
     return rows[0]!.deadline;
   });
+}
+
+/** Until the clock passes a call row's deadline; at once when it has none left (its alarm already ended it). */
+export async function untilDeadline(shard: DurableObjectStub, callId: string): Promise<void> {
+  const at = await deadlineOf(shard, callId);
+  if (at !== null) await waitPast(at);
 }

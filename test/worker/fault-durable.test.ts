@@ -6,7 +6,7 @@ import { uid } from "./adapters-helpers";
 import { expectNoSlotHeld, expectOneTerminalRecordEach, faultTenant, type TenantEnv } from "./fault-helpers";
 import { eventually, waitPast } from "../wait";
 import { isPolling } from "./durable-state";
-import { ADMIN_KEY, json, request } from "./helpers";
+import { ADMIN_KEY, json, request, untilApprovalDue } from "./helpers";
 import { tune } from "./ledger-helpers";
 
 /**
@@ -122,7 +122,7 @@ describe("alarms that fire twice", () => {
       body: { role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name: "send_message", arguments: '{"to":"bob","text":"hi"}' } }] },
     });
     expect((await json(res)).calls[0].status).toBe("pending");
-    await waitPast((await json(await request(`/v1/calls/${id}`, { env }))).approval.expiresAt);
+    await untilApprovalDue(id, env);
     await runDurableObjectAlarm(rawShard(name, id));
     const expired = await json(await request(`/v1/calls/${id}`, { env }));
     expect(expired).toMatchObject({ record: { status: "denied" }, approval: { state: "expired" } });

@@ -4,8 +4,8 @@ import { executeBatch } from "../../src/batch";
 import { executeCall } from "../../src/execute";
 import { hashJson } from "../../src/hash";
 import { createRegistry } from "../../src/registry";
-import { eventually, waitPast } from "../wait";
-import { deadlineOf, waitersOn } from "./durable-state";
+import { eventually } from "../wait";
+import { untilDeadline, waitersOn } from "./durable-state";
 import { countingTool, journal, rawShardOfCall, record, shardOfCall, tune, uid } from "./ledger-helpers";
 
 const call = (id: string, text: string, name = "echo") => ({ id, name, arguments: JSON.stringify({ text }) });
@@ -97,7 +97,7 @@ describe("a call whose runner vanished", () => {
       record: record(tenant, "lost", "running"),
     });
     expect(begun.kind).toBe("new");
-    await waitPast((await deadlineOf(rawShardOfCall(tenant, "lost"), "lost"))!);
+    await untilDeadline(rawShardOfCall(tenant, "lost"), "lost");
     // Only the shard's alarm ends a lease; it may already have run on its own: either way, once.
     await runDurableObjectAlarm(rawShardOfCall(tenant, "lost"));
     const entry = await stub.get("lost", null);
@@ -114,7 +114,7 @@ describe("a call whose runner vanished", () => {
     const registry = createRegistry([tool]);
     const argsHash = hashJson({ tool: "echo", args: { text: "again" } });
     await journal(tenant, { leaseMs: 30, watchDelayMs: 60_000 }).begin({ callId: "idem", tool: "echo", argsHash, status: "running", record: record(tenant, "idem", "running") });
-    await waitPast((await deadlineOf(rawShardOfCall(tenant, "idem"), "idem"))!);
+    await untilDeadline(rawShardOfCall(tenant, "idem"), "idem");
     await runDurableObjectAlarm(rawShardOfCall(tenant, "idem"));
     expect((await shardOfCall(tenant, "idem").get("idem", null))?.record.status).toBe("unknown");
     const rerun = await executeCall(call("idem", "again"), { registry, tenant, journal: journal(tenant) });
@@ -129,7 +129,7 @@ describe("a call whose runner vanished", () => {
     const running = executeCall(call("long", "wait"), { registry, tenant, journal: journal(tenant, { leaseMs: 600, watchDelayMs: 0 }) });
     await eventually(() => state.release !== undefined, "the tool runs");
     // Past the end of the lease the claim took: only renewals keep the call from the alarm.
-    await waitPast((await deadlineOf(rawShardOfCall(tenant, "long"), "long"))!);
+    await untilDeadline(rawShardOfCall(tenant, "long"), "long");
     await runDurableObjectAlarm(rawShardOfCall(tenant, "long"));
     expect((await shardOfCall(tenant, "long").get("long", null))?.record.status).toBe("running");
     state.release!();
