@@ -26,6 +26,8 @@ export default defineConfig({
           quietDependencySourcemaps(),
           cloudflareTest({
             wrangler: { configPath: "./wrangler.toml" },
+            // wrangler.toml's bindings, with the test entry: the same Worker over the test catalogue (fixture tools).
+            main: "./test/fixtures/worker.ts",
             miniflare: {
               // A second Worker bound to toolgate's RPC entrypoint (test/worker/binding.test.ts).
               serviceBindings: { CHAT_APP: "chat-app" },

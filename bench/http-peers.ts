@@ -32,8 +32,8 @@ function withoutLedger(app: string): void {
   const anchor = "export function executionOptions(";
   if (!source.includes(anchor)) throw new Error(`worker/execution.ts has no "${anchor}": update the no-ledger patch in bench/http-peers.ts`);
   const wrapper = `
-export function executionOptions(c: Context<AppEnv>): BatchOptions {
-  const { journal: _ledger, ...options } = executionOptionsWithLedger(c);
+export function executionOptions(c: Context<AppEnv>, run?: ExecutionRun): BatchOptions {
+  const { journal: _ledger, ...options } = executionOptionsWithLedger(c, run);
   return options;
 }
 `;

@@ -1,5 +1,5 @@
-import type { JsonValue } from "./json";
 import type { CallRecord } from "./result";
+import type { Tool } from "./tool";
 
 /** What claiming a call id found. */
 export type JournalClaim =
@@ -32,26 +32,21 @@ export interface ClaimWatch {
  */
 export type JournalEnd = { kind: "replay"; record: CallRecord } | { kind: "conflict"; message: string };
 
-export interface JournalBegin {
+/**
+ * A call about to run (or to be parked for approval), as the pipeline knows it. The journal builds
+ * its own claim from it: what identifies the call's arguments, and what the tool's policy allows.
+ */
+export interface CallToClaim {
   callId: string;
-  tool: string;
-  /** hashJson({ tool, args }) of the validated arguments as the model sent them. */
-  argsHash: string;
+  tool: Tool;
+  /** The arguments as parsed, unmasked (before any beforeCall rewrite). */
+  args: unknown;
   /** running: about to run; pending: parked for approval. */
   status: "running" | "pending";
-  /** Set when an admin approved a parked call: pending → running for the same id and hash. */
-  approved?: boolean;
-  /**
-   * The arguments as parsed, unmasked: given with status "pending" so that an approval can run the
-   * call later. The ledger keeps them only until the call is decided.
-   */
-  args?: JsonValue;
+  /** An admin approved this parked call: pending → running for the same id and arguments. */
+  approved: boolean;
   /** The record so far (masked), stored as the row's first state. */
   record: CallRecord;
-  /** The tool's policy says running it twice has no side effect: a journal may defer the claim. */
-  readOnly?: boolean;
-  /** The tool's policy says it is safe to repeat: a call whose outcome was lost may run again. */
-  idempotent?: boolean;
 }
 
 /**
@@ -60,7 +55,7 @@ export interface JournalBegin {
  */
 export interface CallJournal {
   /** Claims the call id in one check-and-write. Concurrent duplicates wait for the first one's outcome. */
-  begin(entry: JournalBegin): Promise<JournalClaim>;
+  begin(call: CallToClaim): Promise<JournalClaim>;
   /**
    * Stores the terminal record (also for calls rejected before begin). A journal that deferred the
    * claim of a read-only call answers a JournalEnd when the id turned out to be taken.

@@ -1,6 +1,6 @@
 import type { CallJournal } from "./journal";
 import type { Hooks } from "./hooks";
-import type { Limiter } from "./limiter";
+import type { Limiter } from "./gates/limiter";
 import type { Registry } from "./registry";
 import type { ToolLogger } from "./tool";
 

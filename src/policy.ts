@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { GateRulesSchema, type GateRules } from "./gates/rules";
 import { isJsonPointer } from "./json-pointer";
 
 export type Risk = "low" | "medium" | "high";
@@ -14,9 +15,8 @@ export interface RetryPolicy {
   jitter?: boolean;
 }
 
-export interface ConcurrencyPolicy<A = unknown> {
-  /** How many calls may run at once across the tenant (1 = sequential). */
-  limit: number;
+/** policy.concurrency: which gate a call joins (group, key) and the rules that gate enforces (gates/rules.ts). */
+export interface ConcurrencyPolicy<A = unknown> extends GateRules {
   /** Share one gate between several tools. */
   group?: string;
   /**
@@ -25,10 +25,6 @@ export interface ConcurrencyPolicy<A = unknown> {
    * nothing gives the empty key: such calls share one gate.
    */
   key?: ((args: A) => string) | string;
-  /** Longest queue of waiting calls before new ones answer `busy`. Default 64. */
-  maxQueue?: number;
-  /** Longest wait in the queue; a call still waiting then answers `busy` with retryAfterMs. Default: no limit. */
-  maxWaitMs?: number;
 }
 
 export type ApprovalPolicy<A = unknown> = "never" | "always" | ((args: A) => boolean);
@@ -71,11 +67,9 @@ export const PolicyDataSchema = v.strictObject({
   approval: v.optional(v.picklist(["never", "always"])),
   concurrency: v.optional(
     v.strictObject({
-      limit: positiveInt(1_000),
+      ...GateRulesSchema.entries,
       group: v.optional(gateName),
       key: v.optional(keyPointer),
-      maxQueue: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(10_000))),
-      maxWaitMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(3_600_000))),
     }),
   ),
   outputBudget: v.optional(positiveInt(10_000_000)),

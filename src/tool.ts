@@ -2,7 +2,7 @@ import type * as v from "valibot";
 import type { JsonSchema, JsonValue } from "./json";
 import type { Content } from "./result";
 import { checkPolicy, type ToolPolicy } from "./policy";
-import { valibotToJsonSchema } from "./schema";
+import { valibotToJsonSchema } from "./schema/valibot";
 import { hashJson } from "./hash";
 import { valibotValidator, type Validator } from "./validation";
 

@@ -1,4 +1,4 @@
-import type { Limiter, SlotRequest } from "../src/limiter";
+import type { Limiter, SlotRequest } from "../src/gates/limiter";
 
 /**
  * Fires `count` acquires at once; each granted call counts itself as running for a few ms, then

@@ -1,15 +1,16 @@
 import { Hono, type Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
+import type { Catalog } from "./catalog";
 import { ConfigError } from "./config";
-import { isOverloaded, overloaded } from "./durable-call";
+import { isOverloaded, overloaded } from "./durable/call";
 import type { AppEnv } from "./env";
 import { ApiError, errorBody } from "./errors";
 import { logLine } from "./log";
 import { requireKey } from "./middleware/auth";
 import { bodyLimit } from "./middleware/body-limit";
 import { cors } from "./middleware/cors";
-import { remoteTools, tenant } from "./middleware/tenant";
+import { loadTenantFrom, remoteTools } from "./middleware/tenant";
 import { calls } from "./routes/calls";
 import { approvals } from "./routes/approvals";
 import { adapters } from "./routes/adapters";
@@ -22,14 +23,19 @@ import { tenantInfo } from "./routes/tenant";
 import { tools } from "./routes/tools";
 import { tenantTextMasker } from "./tenant-mask";
 
+export interface AppOptions {
+  /** The code tools a tenant's configuration may name: worker/catalog.ts (tests add their fixtures). */
+  catalog: Catalog;
+}
+
 /**
  * The HTTP API. Order matters: request id → tenant (its config drives the rest) → CORS (before
  * auth, so preflights pass) → body limit → key → routes. Every failure answers JSON.
  */
-export function createApp(): Hono<AppEnv> {
+export function createApp(options: AppOptions): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use(requestId());
-  app.use(tenant);
+  app.use(loadTenantFrom(options.catalog));
   app.use(cors);
   app.use(bodyLimit);
   app.route("/", health);
@@ -51,8 +57,6 @@ export function createApp(): Hono<AppEnv> {
   app.onError(answerError);
   return app;
 }
-
-export const app = createApp();
 
 /** Expected failures answer their own status; anything else is logged (masked) and answers 500 JSON. */
 function answerError(error: Error, c: Context<AppEnv>): Response {

@@ -1,6 +1,6 @@
 import { WorkerEntrypoint } from "cloudflare:workers";
-import { app } from "./app";
-import type { Bindings } from "./env";
+import type { Hono } from "hono";
+import type { AppEnv, Bindings } from "./env";
 import type { ErrorBody } from "./errors";
 
 /** What every RPC method answers: the HTTP body on success, the HTTP error otherwise (never a throw). */
@@ -11,36 +11,39 @@ export type RpcAnswer<T = Record<string, unknown>> =
 /**
  * The API for chat apps that are Workers themselves (a service binding, no public hop). Each method
  * sends the same request the HTTP API would get through the same app, so keys, scopes, limits,
- * records and logs are exactly those of HTTP.
+ * records and logs are exactly those of HTTP. Made per app: the entry module exports the class made
+ * for the app it serves.
  *
  *   [[services]] binding = "TOOLGATE", service = "toolgate", entrypoint = "ToolgateService"
  *   const { value } = await env.TOOLGATE.runCalls(key, "openai", completion.choices[0].message);
  */
-export class ToolgateService extends WorkerEntrypoint<Bindings> {
-  /** GET /v1/tools/:format */
-  listTools(key: string, format: string): Promise<RpcAnswer> {
-    return this.send(key, "GET", `/v1/tools/${encodeURIComponent(format)}`);
-  }
+export function createToolgateService(app: Hono<AppEnv>) {
+  return class ToolgateService extends WorkerEntrypoint<Bindings> {
+    /** GET /v1/tools/:format */
+    listTools(key: string, format: string): Promise<RpcAnswer> {
+      return this.send(key, "GET", `/v1/tools/${encodeURIComponent(format)}`);
+    }
 
-  /** POST /v1/calls/:format, or POST /v1/calls (format detected) when format is null/undefined. */
-  runCalls(key: string, format: string | null | undefined, body: unknown): Promise<RpcAnswer> {
-    const path = format ? `/v1/calls/${encodeURIComponent(format)}` : "/v1/calls";
-    return this.send(key, "POST", path, JSON.stringify(body ?? null));
-  }
+    /** POST /v1/calls/:format, or POST /v1/calls (format detected) when format is null/undefined. */
+    runCalls(key: string, format: string | null | undefined, body: unknown): Promise<RpcAnswer> {
+      const path = format ? `/v1/calls/${encodeURIComponent(format)}` : "/v1/calls";
+      return this.send(key, "POST", path, JSON.stringify(body ?? null));
+    }
 
-  /** GET /v1/calls/:id */
-  getRecord(key: string, id: string): Promise<RpcAnswer> {
-    return this.send(key, "GET", `/v1/calls/${encodeURIComponent(id)}`);
-  }
+    /** GET /v1/calls/:id */
+    getRecord(key: string, id: string): Promise<RpcAnswer> {
+      return this.send(key, "GET", `/v1/calls/${encodeURIComponent(id)}`);
+    }
 
-  private async send(key: string, method: string, path: string, body?: string): Promise<RpcAnswer> {
-    const headers: Record<string, string> = { authorization: `Bearer ${key}` };
-    if (body !== undefined) headers["content-type"] = "application/json";
-    const request = new Request(`https://toolgate.internal${path}`, { method, headers, ...(body === undefined ? {} : { body }) });
-    const response = await app.fetch(request, this.env, this.ctx);
-    const json = (await response.json()) as Record<string, unknown>;
-    if (response.ok) return { ok: true, status: response.status, value: json };
-    const error = (json as Partial<ErrorBody>).error ?? { code: "http_error", message: `HTTP ${response.status}` };
-    return { ok: false, status: response.status, error };
-  }
+    private async send(key: string, method: string, path: string, body?: string): Promise<RpcAnswer> {
+      const headers: Record<string, string> = { authorization: `Bearer ${key}` };
+      if (body !== undefined) headers["content-type"] = "application/json";
+      const request = new Request(`https://toolgate.internal${path}`, { method, headers, ...(body === undefined ? {} : { body }) });
+      const response = await app.fetch(request, this.env, this.ctx);
+      const json = (await response.json()) as Record<string, unknown>;
+      if (response.ok) return { ok: true, status: response.status, value: json };
+      const error = (json as Partial<ErrorBody>).error ?? { code: "http_error", message: `HTTP ${response.status}` };
+      return { ok: false, status: response.status, error };
+    }
+  };
 }

@@ -1,35 +1,42 @@
 import type { Context } from "hono";
 import type { BatchOptions } from "../src/options";
 import type { AppEnv } from "./env";
-import { createGateLimiter } from "./gate-limiter";
-import { createLedgerJournal } from "./ledger-journal";
-import { shardCount } from "./ledger-shards";
+import { tenantGates } from "./gates/address";
+import { createGateLimiter } from "./gates/limiter";
+import { tenantLedger } from "./ledger/address";
+import { createLedgerJournal } from "./ledger/journal";
 import { resolveSecrets } from "./tenant";
+
+/** Which run the options are for: a request's own calls, or an approved call run for the admin's decision. */
+export interface ExecutionRun {
+  /** The owner token the decision handed out: the journal finishes the call's record as its owner. */
+  approvedOwner?: string;
+}
 
 /**
  * Everything the core pipeline needs for this request: the tenant's registry, secrets and rules,
  * and the request's cancellation. Gates (limiter) and the ledger (journal) plug in here.
  */
-export function executionOptions(c: Context<AppEnv>): BatchOptions {
+export function executionOptions(c: Context<AppEnv>, run: ExecutionRun = {}): BatchOptions {
   const tenant = c.var.tenant;
-  return {
+  const waitUntil = waitUntilOf(c);
+  const ledger = tenantLedger(c.env, tenant.name);
+  const options: BatchOptions = {
     registry: tenant.registry,
     tenant: tenant.name,
     secrets: resolveSecrets(tenant.config, c.env),
     // Every tool's ctx.fetch: only to the adapters' origins and egress.allowHosts, re-checked on redirects.
     fetch: tenant.adapters.fetch,
     hooks: tenant.hooks,
-    limiter: createGateLimiter(c.env.GATES, { tenant: tenant.name, waitUntil: waitUntilOf(c) }),
-    // Records belong to the key making the calls (its name): a call-scope key reads only its own.
-    journal: createLedgerJournal({
-      ledger: c.env.LEDGER,
-      tenant: tenant.name,
-      shards: shardCount(c.env),
-      key: c.var.caller.keyName,
-      waitUntil: waitUntilOf(c),
-    }),
-    signal: c.req.raw.signal,
+    limiter: createGateLimiter(tenantGates(c.env, tenant.name), { waitUntil }),
   };
+  if (run.approvedOwner !== undefined) {
+    // Run after the admin's response (under waitUntil): the request's signal is not the call's, and the
+    // record stays its caller's, finished with the owner token rather than under the approver's key.
+    return { ...options, approved: true, journal: createLedgerJournal({ ledger, owner: run.approvedOwner }) };
+  }
+  // Records belong to the key making the calls (its name): a call-scope key reads only its own.
+  return { ...options, journal: createLedgerJournal({ ledger, key: c.var.caller.keyName, waitUntil }), signal: c.req.raw.signal };
 }
 
 /** The request's ctx.waitUntil; undefined where there is no execution context (app.request in tests). */

@@ -1,5 +1,6 @@
 import { detectFormat, getFormat } from "../src/formats";
-import { FORMAT_NAMES, type Format } from "../src/formats/format";
+import { type Format } from "../src/formats/format";
+import { FORMAT_NAMES } from "../src/formats/index";
 import { ApiError } from "./errors";
 
 /** The format named in a route, or a 404 that lists the known ones. */

@@ -1,10 +1,11 @@
-import { app } from "./app";
+import { createApp } from "./app";
+import { CATALOG } from "./catalog";
+import { createToolgateService } from "./entrypoint";
 
-export { ToolgateService } from "./entrypoint";
-export { Gate } from "./durable/gate";
-export { GateIndex } from "./durable/gate-index";
-export { Ledger } from "./durable/ledger";
-export { Upstream } from "./durable/upstream";
-export { AdapterPins } from "./durable/pins";
+/** The Worker: the HTTP API over this build's catalogue, its RPC entrypoint and its Durable Objects. */
+const app = createApp({ catalog: CATALOG });
+
+export const ToolgateService = createToolgateService(app);
+export { AdapterPins, Gate, GateIndex, Ledger, Upstream } from "./objects";
 
 export default app;

@@ -1,13 +1,12 @@
 import type { Registry } from "../src/registry";
 import type { Hooks } from "../src/hooks";
-import { buildAdapters } from "./adapters/build";
-import type { UpstreamNamespace } from "./adapters/upstream-gate";
-import type { TenantAdapters } from "./adapters/live";
+import { buildAdapters, type StaticAdapters } from "./adapters/build";
 import { bundledConfig, type BundledConfig } from "./bundled-config";
 import { ConfigError, parseTenantConfig, type Scope, type TenantConfig } from "./config";
-import { CATALOG } from "./catalog";
+import { CATALOG, type Catalog } from "./catalog";
 import { DEMO_CONFIG } from "./demo/tenant";
 import { approvalHooks, buildRegistry } from "./registry";
+import { tenantUpstreams, type UpstreamNamespace } from "./upstreams/address";
 
 export interface TenantKey {
   name: string;
@@ -25,8 +24,8 @@ export interface Tenant {
   hooks: Hooks;
   /** Per-format tool listings, filled on first request (a registry never changes; a new view gets a new map). */
   listings: Map<string, unknown>;
-  /** Fetch adapters: egress-checked fetch, MCP servers, shared rate limits. */
-  adapters: TenantAdapters;
+  /** Fetch adapters: egress-checked fetch, MCP servers, shared rate limits (their live tools: adapters/live.ts). */
+  adapters: StaticAdapters;
 }
 
 type EnvVars = Record<string, unknown> & { TOOLGATE_CONFIG?: string; TOOLGATE_DEMO?: string };
@@ -41,17 +40,19 @@ const VAR = "TOOLGATE_CONFIG";
 
 /**
  * A tenant from its configuration; `env` gives the Durable Objects that enforce shared upstream rate
- * limits; `source` names the configuration in error messages ("tenants/acme.json is invalid: …").
+ * limits; `source` names the configuration in error messages ("tenants/acme.json is invalid: …");
+ * `catalog` holds the code tools its "tools" may name.
  */
-export function createTenant(configInput: string | unknown, env?: { UPSTREAMS?: UpstreamNamespace }, source = VAR): Tenant {
+export function createTenant(configInput: string | unknown, env?: { UPSTREAMS?: UpstreamNamespace }, source = VAR, catalog: Catalog = CATALOG): Tenant {
   const config = parseTenantConfig(configInput, source);
   try {
-    const adapters = buildAdapters(config, { tenant: config.name, ...(env?.UPSTREAMS ? { upstreams: env.UPSTREAMS } : {}) });
+    const upstreams = env?.UPSTREAMS ? tenantUpstreams({ UPSTREAMS: env.UPSTREAMS }, config.name) : undefined;
+    const adapters = buildAdapters(config, upstreams ? { upstreams } : {});
     const prefixes = adapters.servers.map((server) => server.declaration.prefix);
     return {
       name: config.name,
       config,
-      registry: buildRegistry(config, CATALOG, adapters.tools, prefixes),
+      registry: buildRegistry(config, catalog, adapters.tools, prefixes),
       adapters,
       keys: config.keys.map((key) => ({ name: key.name, hash: hexToBytes(key.hash), scopes: new Set(key.scopes) })),
       hooks: approvalHooks(config),
@@ -64,48 +65,54 @@ export function createTenant(configInput: string | unknown, env?: { UPSTREAMS?: 
   }
 }
 
-function build(input: unknown, env: EnvVars, source: string): Tenant | ConfigError {
+function build(input: unknown, env: EnvVars, source: string, catalog: Catalog): Tenant | ConfigError {
   try {
-    return createTenant(input, env as { UPSTREAMS?: UpstreamNamespace }, source);
+    return createTenant(input, env as { UPSTREAMS?: UpstreamNamespace }, source, catalog);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     return error;
   }
 }
 
-// Configurations are fixed per deployment; tests and `--var` may switch between a few.
-const cache = new Map<string, Tenant | ConfigError>();
+// Configurations are fixed per deployment; tests and `--var` may switch between a few. One cache per
+// catalogue: the same text makes another tenant with other tools.
+const caches = new WeakMap<Catalog, Map<string, Tenant | ConfigError>>();
 const CACHE_LIMIT = 16;
 // The bundled configuration is one object per isolate: its tenant is kept beside it.
-let fromBundle: { bundled: BundledConfig; entry: Tenant | ConfigError } | undefined;
+let fromBundle: { bundled: BundledConfig; catalog: Catalog; entry: Tenant | ConfigError } | undefined;
 
 /**
  * The tenant for this environment, parsed once per configuration. Throws ConfigError. Precedence:
  * the TOOLGATE_CONFIG var (a local override: --var, .dev.vars, tests), else the configuration bundled
  * into the tenant's Worker (tenants/<name>.json), else the embedded demo where TOOLGATE_DEMO is "true".
+ * Its code tools come from `catalog` (the app's: production passes worker/catalog.ts).
  */
-export function loadTenant(env: EnvVars, bundled: BundledConfig | undefined = bundledConfig()): Tenant {
+export function loadTenant(env: EnvVars, bundled: BundledConfig | undefined = bundledConfig(), catalog: Catalog = CATALOG): Tenant {
   const text = env.TOOLGATE_CONFIG;
   let entry: Tenant | ConfigError;
   if (text === undefined || text === "") {
     if (bundled) {
-      if (fromBundle?.bundled !== bundled) fromBundle = { bundled, entry: build(bundled.config, env, bundled.source) };
+      if (fromBundle?.bundled !== bundled || fromBundle.catalog !== catalog) {
+        fromBundle = { bundled, catalog, entry: build(bundled.config, env, bundled.source, catalog) };
+      }
       entry = fromBundle.entry;
     } else if (env.TOOLGATE_DEMO === "true") {
-      entry = cached("(demo)", () => build(DEMO_CONFIG, env, VAR));
+      entry = cached(catalog, "(demo)", () => build(DEMO_CONFIG, env, VAR, catalog));
     } else {
       throw new ConfigError(
         "TOOLGATE_CONFIG is not set and no configuration is bundled: deploy the tenant's environment (its main is tenants/<name>.ts, see npm run tenant:add) or set TOOLGATE_CONFIG",
       );
     }
   } else {
-    entry = cached(text, () => build(text, env, VAR));
+    entry = cached(catalog, text, () => build(text, env, VAR, catalog));
   }
   if (entry instanceof ConfigError) throw entry;
   return entry;
 }
 
-function cached(key: string, make: () => Tenant | ConfigError): Tenant | ConfigError {
+function cached(catalog: Catalog, key: string, make: () => Tenant | ConfigError): Tenant | ConfigError {
+  let cache = caches.get(catalog);
+  if (!cache) caches.set(catalog, (cache = new Map()));
   let entry = cache.get(key);
   if (entry === undefined) {
     entry = make();

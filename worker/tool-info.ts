@@ -1,4 +1,5 @@
-import type { ToolInfo } from "../src/client-types";
+import type { ToolInfo } from "../src/client/types";
+import type { ConcurrencyPolicy } from "../src/policy";
 import type { Tool } from "../src/tool";
 import type { Tenant } from "./tenant";
 
@@ -26,22 +27,16 @@ export function toolInfo(tool: Tool, tenant: Tenant): ToolInfo {
       readOnly: policy.readOnly ?? false,
       idempotent: policy.idempotent ?? false,
       approval,
-      ...(gate
-        ? {
-            concurrency: {
-              limit: gate.limit,
-              ...(gate.group === undefined ? {} : { group: gate.group }),
-              ...(gate.maxQueue === undefined ? {} : { maxQueue: gate.maxQueue }),
-              ...(gate.maxWaitMs === undefined ? {} : { maxWaitMs: gate.maxWaitMs }),
-              keyed: gate.key !== undefined,
-              ...(typeof gate.key === "string" ? { key: gate.key } : {}),
-            },
-          }
-        : {}),
+      ...(gate ? { concurrency: concurrencyInfo(gate) } : {}),
       ...(policy.timeoutMs === undefined ? {} : { timeoutMs: policy.timeoutMs }),
       ...(policy.retry === undefined ? {} : { retry: { attempts: policy.retry.attempts } }),
       ...(policy.outputBudget === undefined ? {} : { outputBudget: policy.outputBudget }),
       denied: tenant.config.deny.includes(tool.name),
     },
   };
+}
+
+/** The gate's rules as they are (every rule is JSON), its group, and its key: a pointer shown, a function only noted. */
+function concurrencyInfo({ group, key, ...rules }: ConcurrencyPolicy): NonNullable<ToolInfo["policy"]["concurrency"]> {
+  return { ...rules, ...(group === undefined ? {} : { group }), keyed: key !== undefined, ...(typeof key === "string" ? { key } : {}) };
 }

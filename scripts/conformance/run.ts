@@ -7,7 +7,7 @@ import { startAuthProxy } from "./proxy";
 /**
  * npm run test:conformance: the official MCP conformance suite (server mode) against `wrangler dev`
  * serving the conformance tenant (scripts/conformance/tenant.json: demo tools plus the suite's
- * fixture tools). Every server scenario runs except those needing server-to-client requests
+ * fixture tools, which only the test entry test/fixtures/worker.ts offers). Every server scenario runs except those needing server-to-client requests
  * (sampling, elicitation); expected-failures.yaml lists the features toolgate does not offer.
  * Exit code 0 only when every scenario passes or fails as expected (and no expected failure passes).
  */
@@ -17,6 +17,8 @@ const KEY = "conformance-key";
 const SERVER_TO_CLIENT = /sampling|elicitation/;
 const CONFORMANCE = resolve("node_modules/@modelcontextprotocol/conformance/dist/index.js");
 const WRANGLER = resolve("node_modules/wrangler/bin/wrangler.js");
+/** wrangler.toml's Worker with the test catalogue: production builds do not ship the fixture tools. */
+const TEST_ENTRY = "test/fixtures/worker.ts";
 
 function run(args: string[], quiet = false): Promise<{ code: number; output: string }> {
   return new Promise((done) => {
@@ -34,7 +36,7 @@ function run(args: string[], quiet = false): Promise<{ code: number; output: str
 
 async function startWrangler(port: number): Promise<ChildProcess> {
   const config = JSON.stringify(JSON.parse(readFileSync(resolve(HERE, "tenant.json"), "utf8")));
-  const args = [WRANGLER, "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(await freePort())];
+  const args = [WRANGLER, "dev", TEST_ENTRY, "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(await freePort())];
   args.push("--persist-to", ".tmp/conformance-state", "--show-interactive-dev-session=false", "--log-level", "warn");
   args.push("--var", `TOOLGATE_CONFIG:${config}`);
   // Its own process group, so stopping it also stops the workerd it starts. No fetch of the

@@ -3,14 +3,17 @@ import { PolicyDataSchema } from "../policy";
 import { TOOL_NAME_PATTERN } from "../tool";
 
 /**
- * The configuration shapes of fetch-based adapters, as data (JSON from a tenant's config). Parsed
- * with valibot so a bad declaration fails with one readable line naming the adapter and the field.
+ * The parts every adapter kind's declaration shares (credentials, rate limits, policy, URLs) and the
+ * HTTP tool declaration, which OpenAPI operations become too; each kind's own schema sits in its
+ * module (openapi.ts, mcp.ts). Declarations are data (JSON from a tenant's config), parsed with
+ * valibot so a bad one fails with one readable line naming the adapter and the field.
  */
 
-const secretName = v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, "must be a secret's name (letters, digits, _)"));
-const headerName = v.pipe(v.string(), v.regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,128}$/, "must be a valid HTTP header name"));
-const toolName = v.pipe(v.string(), v.regex(TOOL_NAME_PATTERN, `must match ${TOOL_NAME_PATTERN}`));
-const httpUrl = v.pipe(v.string(), v.regex(/^https?:\/\/[^\s/]+/i, "must be an absolute http(s) URL"));
+/** Field schemas for any kind's declaration. */
+export const secretName = v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, "must be a secret's name (letters, digits, _)"));
+export const headerName = v.pipe(v.string(), v.regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,128}$/, "must be a valid HTTP header name"));
+export const toolName = v.pipe(v.string(), v.regex(TOOL_NAME_PATTERN, `must match ${TOOL_NAME_PATTERN}`));
+export const httpUrl = v.pipe(v.string(), v.regex(/^https?:\/\/[^\s/]+/i, "must be an absolute http(s) URL"));
 
 /** How the configured credential is sent. `secret` names a Worker secret, never holds the value. */
 export const AuthSchema = v.variant("type", [
@@ -34,14 +37,16 @@ export const RateLimitSchema = v.strictObject({
 });
 export type RateLimit = v.InferOutput<typeof RateLimitSchema>;
 
-const jsonObject = v.custom<Record<string, unknown>>(
+export const jsonObject = v.custom<Record<string, unknown>>(
   (value) => typeof value === "object" && value !== null && !Array.isArray(value),
   "must be a JSON Schema object",
 );
 const templates = v.record(headerName, v.string());
+/** Largest response body read, in bytes; the rest is cut and the result flagged truncated. Default 1 MiB. */
+export const maxResponseBytes = v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(50_000_000)));
 
 /** The policy fields of a declaration, at its top level. */
-const policyEntries = PolicyDataSchema.entries;
+export const policyEntries = PolicyDataSchema.entries;
 
 export const HttpToolSchema = v.strictObject({
   name: toolName,
@@ -61,54 +66,12 @@ export const HttpToolSchema = v.strictObject({
   /** Where arguments not used above go: query (default for GET/HEAD/DELETE), JSON body (others) or nowhere. */
   rest: v.optional(v.picklist(["query", "body", "drop"])),
   auth: v.optional(AuthSchema),
-  /** Largest response body read, in bytes; the rest is cut and the result flagged truncated. Default 1 MiB. */
-  maxResponseBytes: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(50_000_000))),
+  maxResponseBytes,
   rateLimit: v.optional(RateLimitSchema),
   ...policyEntries,
 });
 export type HttpToolDeclaration = v.InferInput<typeof HttpToolSchema>;
 export type HttpTool = v.InferOutput<typeof HttpToolSchema>;
-
-export const OpenApiSchema = v.strictObject({
-  /** Label used in errors and as the default name prefix source. */
-  name: v.pipe(v.string(), v.minLength(1)),
-  /** The OpenAPI 3.x document (JSON). */
-  document: jsonObject,
-  /** Base URL; default: the document's servers[0].url. */
-  baseUrl: v.optional(httpUrl),
-  /** operationIds to expose; default: every operation that has one. */
-  operations: v.optional(v.array(v.string())),
-  /** Prefix prepended to each operationId to form the tool name. */
-  prefix: v.optional(v.string(), ""),
-  auth: v.optional(AuthSchema),
-  maxResponseBytes: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(50_000_000))),
-  rateLimit: v.optional(RateLimitSchema),
-  ...policyEntries,
-});
-export type OpenApiDeclaration = v.InferInput<typeof OpenApiSchema>;
-
-export const McpServerSchema = v.strictObject({
-  /** Label used in errors, records ("mcp:<url>") and admin routes. */
-  name: v.pipe(v.string(), v.regex(/^[a-zA-Z0-9_-]{1,64}$/, "must match ^[a-zA-Z0-9_-]{1,64}$")),
-  /** The server's Streamable HTTP endpoint. */
-  url: httpUrl,
-  auth: v.optional(AuthSchema),
-  /** Prepended to remote tool names (e.g. "gh_"). */
-  prefix: v.optional(v.string(), ""),
-  /** Remote tool names to expose; default: all. */
-  tools: v.optional(v.array(v.string())),
-  /** How long a fetched tool list is trusted. Default 5 minutes. */
-  cacheTtlMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0)), 300_000),
-  /**
-   * Definition pinning: "changes" (default) refuses a tool whose definition differs from the hash
-   * an admin approved; "required" also refuses tools not approved yet; "off" never refuses.
-   */
-  pinning: v.optional(v.picklist(["off", "changes", "required"]), "changes"),
-  rateLimit: v.optional(RateLimitSchema),
-  ...policyEntries,
-});
-export type McpServerDeclaration = v.InferInput<typeof McpServerSchema>;
-export type McpServer = v.InferOutput<typeof McpServerSchema>;
 
 /** Parse a declaration or throw `<label>: invalid <field>: <message>`. */
 export function parseDeclaration<S extends v.GenericSchema>(schema: S, value: unknown, label: string): v.InferOutput<S> {

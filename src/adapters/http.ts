@@ -1,16 +1,15 @@
 import { isToolError, toolError } from "../errors";
-import { jsonSchemaValidator } from "../json-schema";
+import { jsonSchemaValidator } from "../schema/json-schema";
 import type { JsonSchema } from "../json";
 import { assembleTool, type Tool } from "../tool";
-import { HttpToolSchema, parseDeclaration, policyOf, type HttpToolDeclaration } from "./declarations";
+import { HttpToolSchema, parseDeclaration, policyOf, type HttpTool, type HttpToolDeclaration } from "./declarations";
 import { buildRequest, mappedNames } from "./http-request";
 import { DEFAULT_MAX_RESPONSE_BYTES, toToolResult, upstreamFailure } from "./http-response";
-import { fetchUpstream, maskerFor, type UpstreamGate } from "./upstream";
+import { fetchUpstream, maskerFor } from "./upstream";
 import type { Masker } from "../mask";
+import { labelOf, type AdapterDeps, type AdapterKind } from "./kind";
 
-export interface HttpToolDeps {
-  /** Shared rate limit of this upstream (the Worker passes a Durable Object-backed one). */
-  gate?: UpstreamGate;
+export interface HttpToolDeps extends AdapterDeps {
   /** Recorded as the tool's source. Default "http" (the OpenAPI adapter passes "openapi"). */
   source?: string;
 }
@@ -35,8 +34,20 @@ function checkMapping(mapped: ReadonlySet<string>, schema: JsonSchema, label: st
  * pipeline retries them (honouring Retry-After); other methods only when declared idempotent.
  */
 export function httpTool(declaration: HttpToolDeclaration, deps: HttpToolDeps = {}): Tool {
-  const label = `HTTP tool "${String((declaration as { name?: unknown })?.name ?? "?")}"`;
-  const decl = parseDeclaration(HttpToolSchema, declaration, label);
+  const label = labelOf(httpKind, declaration);
+  return toolOf(parseDeclaration(HttpToolSchema, declaration, label), label, deps);
+}
+
+/** The `http` section of a tenant's configuration: one tool per declaration. */
+export const httpKind: AdapterKind<HttpTool> = {
+  label: "HTTP tool",
+  schema: HttpToolSchema,
+  upstreamUrl: (decl) => decl.url,
+  tools: (decl, deps) => [toolOf(decl, labelOf(httpKind, decl), deps)],
+  summary: (decl) => ({ method: decl.method }),
+};
+
+function toolOf(decl: HttpTool, label: string, deps: HttpToolDeps): Tool {
   const schema = (decl.input ?? NO_ARGS) as JsonSchema;
   let validateInput;
   try {

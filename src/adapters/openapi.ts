@@ -1,15 +1,46 @@
+import * as v from "valibot";
 import { isPlainObject, type JsonSchema } from "../json";
 import type { Tool } from "../tool";
-import { OpenApiSchema, parseDeclaration, policyOf, type HttpToolDeclaration, type OpenApiDeclaration } from "./declarations";
-import { httpTool, type HttpToolDeps } from "./http";
+import {
+  AuthSchema,
+  httpUrl,
+  jsonObject,
+  maxResponseBytes,
+  parseDeclaration,
+  policyEntries,
+  policyOf,
+  RateLimitSchema,
+  type HttpToolDeclaration,
+} from "./declarations";
+import { httpTool } from "./http";
+import { labelOf, type AdapterDeps, type AdapterKind } from "./kind";
 import { createSchemaConverter, resolveRef } from "./openapi-schema";
+
+export const OpenApiSchema = v.strictObject({
+  /** Label used in errors and as the default name prefix source. */
+  name: v.pipe(v.string(), v.minLength(1)),
+  /** The OpenAPI 3.x document (JSON). */
+  document: jsonObject,
+  /** Base URL; default: the document's servers[0].url. */
+  baseUrl: v.optional(httpUrl),
+  /** operationIds to expose; default: every operation that has one. */
+  operations: v.optional(v.array(v.string())),
+  /** Prefix prepended to each operationId to form the tool name. */
+  prefix: v.optional(v.string(), ""),
+  auth: v.optional(AuthSchema),
+  maxResponseBytes,
+  rateLimit: v.optional(RateLimitSchema),
+  ...policyEntries,
+});
+export type OpenApiDeclaration = v.InferInput<typeof OpenApiSchema>;
+type OpenApi = v.InferOutput<typeof OpenApiSchema>;
 
 const METHODS = ["get", "put", "post", "delete", "patch", "head"] as const;
 type Obj = Record<string, unknown>;
 const obj = (value: unknown): Obj => (isPlainObject(value) ? value : {});
 
 /** servers[0].url with its variables' defaults filled in. */
-export function serverUrl(doc: Obj, label: string): string {
+function serverUrl(doc: Obj, label: string): string {
   const server = obj(Array.isArray(doc.servers) ? doc.servers[0] : undefined);
   if (typeof server.url !== "string") throw new TypeError(`${label}: invalid baseUrl: the document has no servers[0].url; set baseUrl`);
   const variables = obj(server.variables);
@@ -24,10 +55,8 @@ function jsonContent(content: Obj): Obj | undefined {
   return type === undefined ? undefined : obj(content[type]);
 }
 
-type Parsed = ReturnType<typeof parseOpenApi>;
-
 /** One operation as an HTTP tool declaration, or why it cannot be one. */
-function toDeclaration(doc: Obj, decl: Parsed, base: string, path: string, method: string, item: Obj, op: Obj, where: string): HttpToolDeclaration | string {
+function toDeclaration(doc: Obj, decl: OpenApi, base: string, path: string, method: string, item: Obj, op: Obj, where: string): HttpToolDeclaration | string {
   const convert = createSchemaConverter(doc, where);
   const defs = new Map<string, JsonSchema>();
   const properties: Record<string, JsonSchema> = {};
@@ -85,17 +114,27 @@ function toDeclaration(doc: Obj, decl: Parsed, base: string, path: string, metho
   };
 }
 
-const parseOpenApi = (declaration: OpenApiDeclaration, label: string) => parseDeclaration(OpenApiSchema, declaration, label);
-
 /**
  * One HTTP tool per selected operation of an OpenAPI 3.x document: operationId → name, path /
  * query / header parameters and a JSON request body (as `body`) → the input schema, servers[0]
  * (or baseUrl) → the base URL. Operations without an operationId are skipped; a listed operation
  * that is missing or cannot be expressed fails the declaration.
  */
-export function openApiTools(declaration: OpenApiDeclaration, deps: HttpToolDeps = {}): Tool[] {
-  const label = `OpenAPI "${String((declaration as { name?: unknown })?.name ?? "?")}"`;
-  const decl = parseOpenApi(declaration, label);
+export function openApiTools(declaration: OpenApiDeclaration, deps: AdapterDeps = {}): Tool[] {
+  const label = labelOf(openApiKind, declaration);
+  return toolsOf(parseDeclaration(OpenApiSchema, declaration, label), label, deps);
+}
+
+/** The `openapi` section of a tenant's configuration: one tool per selected operation of each document. */
+export const openApiKind: AdapterKind<OpenApi> = {
+  label: "OpenAPI",
+  schema: OpenApiSchema,
+  upstreamUrl: (decl, label) => decl.baseUrl ?? serverUrl(decl.document, label),
+  tools: (decl, deps) => toolsOf(decl, labelOf(openApiKind, decl), deps),
+  summary: (_decl, tools) => ({ tools: tools.map((tool) => tool.name) }),
+};
+
+function toolsOf(decl: OpenApi, label: string, deps: AdapterDeps): Tool[] {
   const doc = decl.document;
   if (typeof doc.openapi !== "string" || !doc.openapi.startsWith("3.")) {
     throw new TypeError(`${label}: invalid document.openapi: expected a 3.x version, got ${JSON.stringify(doc.openapi)}`);

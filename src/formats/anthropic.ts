@@ -1,7 +1,8 @@
 import { contentText, resultText, type CallResult, type Content } from "../result";
-import { requireObjectRoot, type ObjectSchema } from "../schema-walk";
+import { requireObjectRoot, type ObjectSchema } from "../schema/walk";
 import type { Tool } from "../tool";
-import type { Format, ToolCall } from "./format";
+import type { Format } from "./format";
+import type { ToolCall } from "../tool-call";
 import { DecodeError, decodeSafely, isRecord, requireString, visibleContent } from "./shared";
 
 /** The Messages API tool declaration (@anthropic-ai/sdk Tool). */
@@ -84,4 +85,5 @@ export const anthropic: Format<AnthropicTool, { message: { role: "user"; content
     description: tool.description,
     input_schema: requireObjectRoot(tool.name, tool.inputSchema, "Anthropic"),
   }),
+  modelOutput: (calls) => ({ role: "assistant", content: calls.map(({ id, name, args }) => ({ type: "tool_use", id, name, input: args })) }),
 };

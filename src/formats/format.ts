@@ -1,31 +1,20 @@
+import type { JsonObject } from "../json";
 import type { CallResult } from "../result";
 import type { Tool } from "../tool";
-
-export const FORMAT_NAMES = ["openai", "openai-responses", "anthropic", "gemini", "mcp"] as const;
-export type FormatName = (typeof FORMAT_NAMES)[number];
-
-/** One tool call as decoded from a chat format, before any checking. */
-export interface ToolCall {
-  /** The format's call id (tool_call_id, tool_use id, …); generated when the format has none. */
-  id: string;
-  name: string;
-  /** Raw JSON text (OpenAI) or an already-parsed value (Anthropic, Gemini, MCP). Checked by the pipeline. */
-  arguments: unknown;
-}
+import type { ToolCall } from "../tool-call";
 
 export type Decoded = { ok: true; calls: ToolCall[] } | { ok: false; message: string };
 
-/** Thrown by toolDefinition() when a format cannot express a tool's schema; names tool and construct. */
-export class FormatSchemaError extends TypeError {
-  override name = "FormatSchemaError";
-}
+// Thrown by toolDefinition(); defined with the schema walkers that raise it.
+export { FormatSchemaError } from "../schema/walk";
 
 /**
  * One chat API's shapes: what a chat app has at hand (decode) and what it must send back (encode),
  * plus how that API wants tool definitions. Every module in formats/ exports one of these.
  */
 export interface Format<Definition = unknown, Answer = unknown> {
-  readonly name: FormatName;
+  /** Its name in routes (/v1/calls/:format) and listings; FORMATS (index.ts) registers it under this name. */
+  readonly name: string;
   /** Does this body look like this format's model output? Used to detect the format of POST /v1/calls. */
   detect(body: unknown): boolean;
   /** Never throws: bad shapes give { ok: false, message }. */
@@ -34,4 +23,13 @@ export interface Format<Definition = unknown, Answer = unknown> {
   encode(results: readonly CallResult[]): Answer;
   /** The tool as this API declares it; throws FormatSchemaError when the schema cannot be expressed. */
   toolDefinition(tool: Tool): Definition;
+  /** A model's output holding these calls, as this API returns it (decode reads them back): examples, tests. */
+  modelOutput(calls: readonly SampleCall[]): unknown;
+}
+
+/** A call for modelOutput(): its id, the tool's name and the arguments. */
+export interface SampleCall {
+  id: string;
+  name: string;
+  args: JsonObject;
 }

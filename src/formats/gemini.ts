@@ -1,7 +1,8 @@
 import { resultText, type CallResult } from "../result";
-import { toGeminiParameters, type GeminiSchema } from "../schema-gemini";
+import { toGeminiParameters, type GeminiSchema } from "./gemini-schema";
 import type { Tool } from "../tool";
-import type { Format, ToolCall } from "./format";
+import type { Format } from "./format";
+import type { ToolCall } from "../tool-call";
 import { DecodeError, decodeSafely, generateId, isRecord, requireString } from "./shared";
 
 /** A Gemini FunctionDeclaration (@google/genai). */
@@ -92,4 +93,7 @@ export const gemini: Format<GeminiFunctionDeclaration, { content: { role: "user"
     const empty = Object.keys(parameters.properties ?? {}).length === 0;
     return { name: tool.name, description: tool.description, ...(empty ? {} : { parameters }) };
   },
+  modelOutput: (calls) => ({
+    candidates: [{ content: { role: "model", parts: calls.map(({ id, name, args }) => ({ functionCall: { id, name, args } })) } }],
+  }),
 };

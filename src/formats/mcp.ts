@@ -1,8 +1,9 @@
 import { isPlainObject, type JsonObject } from "../json";
 import { resultText, type CallResult, type Content } from "../result";
-import { requireObjectRoot, type ObjectSchema } from "../schema-walk";
+import { requireObjectRoot, type ObjectSchema } from "../schema/walk";
 import type { Tool } from "../tool";
-import type { Format, ToolCall } from "./format";
+import type { Format } from "./format";
+import type { ToolCall } from "../tool-call";
 import { DecodeError, decodeSafely, generateId, isRecord, requireRecord, requireString, visibleContent } from "./shared";
 
 /** MCP ToolAnnotations: hints for clients, derived from the tool's policy and source. */
@@ -112,4 +113,6 @@ export const mcp: Format<McpTool, { results: McpCallToolResult[] }> = {
       annotations: annotationsOf(tool),
     };
   },
+  // Bare tools/call params carry no id: MCP's ids belong to its JSON-RPC requests.
+  modelOutput: (calls) => calls.map(({ name, args }) => ({ name, arguments: args })),
 };

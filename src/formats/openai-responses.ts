@@ -1,8 +1,9 @@
 import type { JsonSchema } from "../json";
 import { contentText, resultText, type CallResult } from "../result";
-import { toOpenAIParameters } from "../schema-openai";
+import { toOpenAIParameters } from "./openai-schema";
 import type { Tool } from "../tool";
-import type { Format, ToolCall } from "./format";
+import type { Format } from "./format";
+import type { ToolCall } from "../tool-call";
 import { DecodeError, decodeSafely, isRecord, requireArray, requireString, visibleContent } from "./shared";
 
 /** The Responses API tool declaration (openai FunctionTool). */
@@ -71,4 +72,7 @@ export const openaiResponses: Format<ResponsesTool, { items: FunctionCallOutputI
     const { parameters, strict } = toOpenAIParameters(tool);
     return { type: "function", name: tool.name, description: tool.description, parameters, strict };
   },
+  modelOutput: (calls) => ({
+    output: calls.map(({ id, name, args }) => ({ type: "function_call", call_id: id, name, arguments: JSON.stringify(args) })),
+  }),
 };

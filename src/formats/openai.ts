@@ -1,8 +1,9 @@
 import type { JsonSchema } from "../json";
 import { resultText, type CallResult } from "../result";
-import { toOpenAIParameters } from "../schema-openai";
+import { toOpenAIParameters } from "./openai-schema";
 import type { Tool } from "../tool";
-import type { Format, ToolCall } from "./format";
+import type { Format } from "./format";
+import type { ToolCall } from "../tool-call";
 import { DecodeError, decodeSafely, isRecord, requireArray, requireRecord, requireString } from "./shared";
 
 /** The Chat Completions tool declaration (openai ChatCompletionFunctionTool). */
@@ -97,4 +98,9 @@ export const openai: Format<OpenAIChatTool, { messages: OpenAIToolMessage[] }> =
     const { parameters, strict } = toOpenAIParameters(tool);
     return { type: "function", function: { name: tool.name, description: tool.description, parameters, strict } };
   },
+  modelOutput: (calls) => ({
+    role: "assistant",
+    content: null,
+    tool_calls: calls.map(({ id, name, args }) => ({ id, type: "function", function: { name, arguments: JSON.stringify(args) } })),
+  }),
 };

@@ -1,5 +1,6 @@
 import type { CallOutput, Content } from "../result";
-import type { Decoded, ToolCall } from "./format";
+import type { Decoded } from "./format";
+import type { ToolCall } from "../tool-call";
 
 /** Helpers the format modules share: shape checks that never throw, ids, content for text-only APIs. */
 

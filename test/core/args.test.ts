@@ -1,9 +1,9 @@
 import fc from "fast-check";
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { parseArguments, DEFAULT_LIMITS } from "../../src/args";
-import { executeCall } from "../../src/execute";
-import { executeBatch } from "../../src/batch";
+import { parseArguments, DEFAULT_LIMITS } from "../../src/pipeline/arguments";
+import { executeCall } from "../../src/pipeline/execute";
+import { executeBatch } from "../../src/pipeline/batch";
 import { createRegistry } from "../../src/registry";
 import { defineTool } from "../../src/tool";
 import { add, echo } from "./fixtures";

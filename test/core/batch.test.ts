@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { executeBatch } from "../../src/batch";
+import { executeBatch } from "../../src/pipeline/batch";
 import { createRegistry } from "../../src/registry";
 import { defineTool } from "../../src/tool";
 import { add } from "./fixtures";

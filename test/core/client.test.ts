@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient, isApiError, type ServerEvent, type ToolgateClient } from "../../src/client";
-import { createTransport } from "../../src/client-http";
+import { createTransport } from "../../src/client/http";
 import { createRegistry } from "../../src/registry";
 import { defineTool } from "../../src/tool";
 import { freePort, startDevServer, type DevServer } from "../servers/wrangler-dev";

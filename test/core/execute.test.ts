@@ -1,13 +1,14 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { executeCall } from "../../src/execute";
+import { executeCall } from "../../src/pipeline/execute";
 import { createRegistry } from "../../src/registry";
 import { defineTool, richResult } from "../../src/tool";
 import { toolError, ERROR_CODES, type ErrorCode } from "../../src/errors";
 import type { CallEvent } from "../../src/events";
-import type { CallJournal, JournalBegin } from "../../src/journal";
+import { hashJson } from "../../src/hash";
+import type { CallJournal, CallToClaim } from "../../src/journal";
 import type { CallRecord } from "../../src/result";
-import { createLocalLimiter } from "../../src/local-limiter";
+import { createLocalLimiter } from "../../src/gates/local-limiter";
 import { add, boom, echo } from "./fixtures";
 import { latch } from "../wait";
 
@@ -443,13 +444,14 @@ describe("idempotency through a journal", () => {
   it("replays a stored outcome without running the tool again", async () => {
     const rows = new Map<string, { hash: string; record?: CallRecord }>();
     const journal: CallJournal = {
-      async begin(entry: JournalBegin) {
+      async begin(entry: CallToClaim) {
         const row = rows.get(entry.callId);
+        const hash = hashJson({ tool: entry.tool.name, args: entry.args });
         if (!row) {
-          rows.set(entry.callId, { hash: entry.argsHash });
+          rows.set(entry.callId, { hash });
           return { kind: "new" };
         }
-        if (row.hash !== entry.argsHash) return { kind: "conflict", message: "other arguments" };
+        if (row.hash !== hash) return { kind: "conflict", message: "other arguments" };
         return { kind: "replay", record: row.record! };
       },
       async finish(record) {
@@ -470,8 +472,8 @@ describe("idempotency through a journal", () => {
     expect(!other.ok && other.error.code).toBe("conflict");
   });
 
-  it("tells the journal the tool's readOnly and idempotent policy, so it can defer or re-run a claim", async () => {
-    const begins: JournalBegin[] = [];
+  it("tells the journal the tool (its readOnly and idempotent policy), so it can defer or re-run a claim", async () => {
+    const begins: CallToClaim[] = [];
     const journal: CallJournal = {
       async begin(entry) {
         begins.push(entry);
@@ -483,7 +485,7 @@ describe("idempotency through a journal", () => {
       defineTool({ name, description: "", input: v.object({}), policy, run: () => "ok" });
     const registry = createRegistry([tool("lookup", { readOnly: true }), tool("put", { idempotent: true }), tool("send", {})]);
     for (const name of ["lookup", "put", "send"]) await executeCall(call(name, {}), { registry, journal });
-    expect(begins.map(({ tool, readOnly, idempotent }) => ({ tool, readOnly, idempotent }))).toEqual([
+    expect(begins.map(({ tool }) => ({ tool: tool.name, readOnly: tool.policy.readOnly, idempotent: tool.policy.idempotent }))).toEqual([
       { tool: "lookup", readOnly: true, idempotent: undefined },
       { tool: "put", readOnly: undefined, idempotent: true },
       { tool: "send", readOnly: undefined, idempotent: undefined },

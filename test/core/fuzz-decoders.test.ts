@@ -4,7 +4,7 @@ import { isToolError } from "../../src/errors";
 import { fromCallResult } from "../../src/adapters/mcp-content";
 import { readSse, type SseEvent } from "../../src/adapters/sse";
 import { MAX_RETRY_AFTER_MS, parseRetryAfter } from "../../src/adapters/upstream";
-import { pointerToPath } from "../../src/json-schema";
+import { pointerToPath } from "../../src/schema/json-schema";
 
 /**
  * Decoders of what upstreams send back (the request formats are fuzzed in formats/index.test.ts):

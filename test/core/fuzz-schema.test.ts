@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { jsonSchemaValidator } from "../../src/json-schema";
+import { jsonSchemaValidator } from "../../src/schema/json-schema";
 import type { JsonSchema } from "../../src/json";
 
 /**

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { checkKeyPointer, gateName } from "../../src/gate-key";
+import { checkKeyPointer, gateName } from "../../src/gates/key";
 import { isJsonPointer, pointerMissesSchema, resolvePointer } from "../../src/json-pointer";
 import { defineTool } from "../../src/tool";
 

@@ -1,15 +1,17 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { acquireSlot, createGateState, expireDue, leaveSlot, nextDeadline, settlements } from "../../src/gate-queue";
-import type { GateChange, GateState } from "../../src/gate-queue";
+import { acquireSlot, createGateState, expireDue, leaveSlot, nextDeadline, settlements, waitEnd } from "../../src/gates/queue";
+import type { AcquireInput } from "../../src/gates/queue";
+import type { GateChange, GateState } from "../../src/gates/queue";
 
-const req = (callId: string, over: Partial<Parameters<typeof acquireSlot>[1]> = {}) => ({
+type ReqOptions = { limit?: number; maxQueue?: number; maxWaitMs?: number; askedAt?: number; leaseMs?: number; waitDeadline?: number };
+const req = (callId: string, { limit = 1, maxQueue = 2, maxWaitMs, askedAt = 0, leaseMs = 100, waitDeadline }: ReqOptions = {}): AcquireInput => ({
   callId,
   tool: "t",
-  limit: 1,
-  maxQueue: 2,
-  leaseMs: 100,
-  ...over,
+  rules: { limit, maxQueue, ...(maxWaitMs === undefined ? {} : { maxWaitMs }) },
+  leaseMs,
+  askedAt,
+  ...(waitDeadline === undefined ? {} : { waitDeadline }),
 });
 
 describe("gate-queue", () => {
@@ -41,7 +43,7 @@ describe("gate-queue", () => {
   });
 
   it("hands a released slot to the oldest waiter", () => {
-    const s = createGateState(1, 5);
+    const s = createGateState({ limit: 1, maxQueue: 5 });
     for (const id of ["a", "b", "c"]) acquireSlot(s, req(id, { maxQueue: 5 }), 0);
     const { changes } = leaveSlot(s, "a", "released", 10);
     expect(changes).toEqual([
@@ -61,7 +63,7 @@ describe("gate-queue", () => {
   });
 
   it("reclaims expired leases and overdue waiters once, however often expiry runs", () => {
-    const s = createGateState(1, 5);
+    const s = createGateState({ limit: 1, maxQueue: 5 });
     acquireSlot(s, req("a", { maxQueue: 5 }), 0);
     acquireSlot(s, req("b", { maxQueue: 5, waitDeadline: 50 }), 0);
     acquireSlot(s, req("c", { maxQueue: 5 }), 0);
@@ -76,14 +78,14 @@ describe("gate-queue", () => {
     expect([...s.holders.keys()]).toEqual(["c"]);
   });
 
-  it("a waiter still queued at its maxWaitUntil leaves as busy with a retry-after hint, and cannot queue again", () => {
-    const s = createGateState(1, 5);
+  it("a waiter still queued at the end of its maxWaitMs leaves as busy with a retry-after hint, and cannot queue again", () => {
+    const s = createGateState({ limit: 1, maxQueue: 5 });
     acquireSlot(s, req("a", { maxQueue: 5 }), 0);
-    acquireSlot(s, req("b", { maxQueue: 5, maxWaitUntil: 50, waitDeadline: 20 }), 0);
+    acquireSlot(s, req("b", { maxQueue: 5, maxWaitMs: 50, waitDeadline: 20 }), 0);
     acquireSlot(s, req("c", { maxQueue: 5 }), 0);
     // Re-attaching moves the poll deadline, never the end of the wait.
-    acquireSlot(s, req("b", { maxQueue: 5, maxWaitUntil: 90, waitDeadline: 70 }), 10);
-    expect(s.waiters[0]).toMatchObject({ callId: "b", deadline: 70, maxWaitUntil: 50 });
+    acquireSlot(s, req("b", { maxQueue: 5, maxWaitMs: 90, waitDeadline: 70 }), 10);
+    expect({ ...s.waiters[0], waitEnd: waitEnd(s.waiters[0]!) }).toMatchObject({ callId: "b", deadline: 70, waitEnd: 50 });
     expect(nextDeadline(s)).toBe(50);
     expect(expireDue(s, 49).changes).toEqual([]);
     const { changes } = expireDue(s, 50);
@@ -91,15 +93,15 @@ describe("gate-queue", () => {
     expect(settlements(changes)).toEqual([{ callId: "b", reason: "max_wait", retryAfterMs: expect.any(Number) }]);
     expect(settlements(changes)[0]).toMatchObject({ retryAfterMs: expect.toSatisfy((ms: number) => ms > 0) });
     // Coming back after its wait ended (a poll that missed the answer): busy, not a new place at the back.
-    expect(acquireSlot(s, req("b", { maxQueue: 5, maxWaitUntil: 50 }), 60).outcome.status).toBe("busy");
+    expect(acquireSlot(s, req("b", { maxQueue: 5, maxWaitMs: 50 }), 60).outcome.status).toBe("busy");
     expect(s.waiters.map((w) => w.callId)).toEqual(["c"]);
     expect(expireDue(s, 60).changes).toEqual([]);
   });
 
-  it("maxWaitMs 0 (maxWaitUntil = now): a free slot is granted, otherwise busy at once", () => {
-    const s = createGateState(1, 5);
-    expect(acquireSlot(s, req("a", { maxQueue: 5, maxWaitUntil: 0 }), 0).outcome.status).toBe("granted");
-    expect(acquireSlot(s, req("b", { maxQueue: 5, maxWaitUntil: 0 }), 0).outcome.status).toBe("busy");
+  it("maxWaitMs 0: a free slot is granted, otherwise busy at once", () => {
+    const s = createGateState({ limit: 1, maxQueue: 5 });
+    expect(acquireSlot(s, req("a", { maxQueue: 5, maxWaitMs: 0 }), 0).outcome.status).toBe("granted");
+    expect(acquireSlot(s, req("b", { maxQueue: 5, maxWaitMs: 0 }), 0).outcome.status).toBe("busy");
     expect(s.waiters).toEqual([]);
   });
 });
@@ -186,7 +188,7 @@ function checkInvariants(s: GateState, rows: Map<string, Row>, limit: number, ma
 it("model: random sequences keep held ≤ limit, FIFO grants and one slot per call id", () => {
   fc.assert(
     fc.property(fc.integer({ min: 1, max: 4 }), fc.nat(4), fc.array(opArb, { minLength: 10, maxLength: 150, size: "+1" }), (limit, maxQueue, ops) => {
-      const s = createGateState(limit, maxQueue);
+      const s = createGateState({ limit, maxQueue });
       const model = new Model(limit, maxQueue);
       const rows = new Map<string, Row>();
       let now = 0;
@@ -198,7 +200,8 @@ it("model: random sequences keep held ≤ limit, FIFO grants and one slot per ca
           const id = `c${o.id}`;
           const wait = o.wait === null ? undefined : now + o.wait;
           const until = o.maxWait === null ? undefined : now + o.maxWait;
-          const t = acquireSlot(s, { callId: id, tool: "t", limit, maxQueue, leaseMs: o.lease, waitDeadline: wait, maxWaitUntil: until }, now);
+          const rules = { limit, maxQueue, ...(o.maxWait === null ? {} : { maxWaitMs: o.maxWait }) };
+          const t = acquireSlot(s, { callId: id, tool: "t", rules, leaseMs: o.lease, askedAt: now, waitDeadline: wait }, now);
           changes = t.changes;
           model.tidy(now);
           const waiter = model.queue.find((w) => w.id === id);

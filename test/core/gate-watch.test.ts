@@ -1,8 +1,8 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { executeCall } from "../../src/execute";
+import { executeCall } from "../../src/pipeline/execute";
 import type { CallJournal, ClaimWatch } from "../../src/journal";
-import { createLocalLimiter } from "../../src/local-limiter";
+import { createLocalLimiter } from "../../src/gates/local-limiter";
 import { createRegistry } from "../../src/registry";
 import { defineTool } from "../../src/tool";
 
@@ -37,7 +37,7 @@ function setup(mayStart: () => Promise<boolean>) {
   const options = { registry: createRegistry([gated]), journal, limiter, tenant: "t" };
   /** Takes the gate's only slot, so the next call waits; answers its release. */
   const hold = async () => {
-    const holder = await limiter.acquire({ gate: "t:tool:gated", limit: 1, maxQueue: 8, callId: "holder", tool: "gated", leaseMs: 60_000 });
+    const holder = await limiter.acquire({ gate: "t:tool:gated", rules: { limit: 1, maxQueue: 8 }, callId: "holder", tool: "gated", leaseMs: 60_000 });
     if (!holder.ok) throw new Error("the holder should get the slot");
     return holder.release;
   };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { jsonSchemaValidator, pointerToPath } from "../../src/json-schema";
+import { jsonSchemaValidator, pointerToPath } from "../../src/schema/json-schema";
 
 describe("jsonSchemaValidator", () => {
   const schema = {

@@ -1,12 +1,14 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createLocalLimiter } from "../../src/local-limiter";
-import type { SlotGrant, SlotRequest } from "../../src/limiter";
+import { createLocalLimiter } from "../../src/gates/local-limiter";
+import type { SlotGrant, SlotRequest } from "../../src/gates/limiter";
+import type { GateRules } from "../../src/gates/rules";
 import { loadLimiter } from "../limiter-load";
 
-const req = (callId: string, over: Partial<SlotRequest> = {}): SlotRequest => ({
+/** A slot request; the gate's rules (limit, maxQueue, maxWaitMs) may be given beside the other fields. */
+type ReqOptions = Partial<Omit<SlotRequest, "rules">> & Partial<GateRules>;
+const req = (callId: string, { limit = 1, maxQueue = 10, maxWaitMs, ...over }: ReqOptions = {}): SlotRequest => ({
   gate: "tenant:tool",
-  limit: 1,
-  maxQueue: 10,
+  rules: { limit, maxQueue, ...(maxWaitMs === undefined ? {} : { maxWaitMs }) },
   callId,
   tool: "tool",
   leaseMs: 60_000,

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_LIMITS, parseArguments } from "../../src/args";
-import { executeCall } from "../../src/execute";
+import { DEFAULT_LIMITS, parseArguments } from "../../src/pipeline/arguments";
+import { executeCall } from "../../src/pipeline/execute";
 import { createRegistry } from "../../src/registry";
 import { defineTool, richResult } from "../../src/tool";
 import { add } from "./fixtures";

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { executeCall } from "../../src/execute";
+import { executeCall } from "../../src/pipeline/execute";
 import { createRegistry } from "../../src/registry";
 import { defineTool } from "../../src/tool";
 import { toolError } from "../../src/errors";

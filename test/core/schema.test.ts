@@ -4,8 +4,10 @@ import { Type } from "@google/genai";
 import { toStrictJsonSchema } from "openai/lib/transform";
 import { defineTool } from "../../src/tool";
 import { FormatSchemaError } from "../../src/formats/format";
-import { dropNullOptionals, toGeminiParameters, toOpenAIParameters, toStrictSchema } from "../../src/schema";
-import { jsonSchemaValidator } from "../../src/json-schema";
+import { toGeminiParameters } from "../../src/formats/gemini-schema";
+import { toOpenAIParameters, toStrictSchema } from "../../src/formats/openai-schema";
+import { dropNullOptionals } from "../../src/schema/strict-nulls";
+import { jsonSchemaValidator } from "../../src/schema/json-schema";
 import type { JsonSchema } from "../../src/json";
 
 const tool = (input: v.GenericSchema, name = "t") => defineTool({ name, description: "d", input, run: () => "ok" });

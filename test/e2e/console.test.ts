@@ -199,7 +199,7 @@ describe("console flows", () => {
     await batch.getByLabel("Insert an example", { exact: true }).selectOption("anthropic");
     await batch.getByRole("button", { name: "Run batch" }).click();
     const answer = batch.getByLabel("Answer to append");
-    await answer.getByText('"tool_use_id": "toolu_add_1"').waitFor();
+    await answer.getByText('"tool_use_id": "call_add_1"').waitFor();
     await answer.getByText('"role": "user"').waitFor();
     await batch.getByText("Records (2)").waitFor();
     await screenshot(page, "batch");

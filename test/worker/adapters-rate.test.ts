@@ -1,7 +1,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { createUpstreamGate, type UpstreamNamespace } from "../../worker/adapters/upstream-gate";
-import { backOff, take, type BucketState } from "../../worker/durable/upstream-bucket";
+import { tenantUpstreams, type UpstreamNamespace } from "../../worker/upstreams/address";
+import { createUpstreamGate } from "../../worker/upstreams/upstream-gate";
+import { backOff, take, type BucketState } from "../../worker/upstreams/bucket";
 import { adapterConfig, callTools, uid, upstreams } from "./adapters-helpers";
 
 const meter = upstreams.meter;
@@ -44,7 +45,7 @@ describe("the token bucket (GCRA with reservations)", () => {
 describe("shared upstream rate limits through the Upstream Durable Object", () => {
   it("makes a caller wait its turn in its own request, and stop waiting when its call is cancelled", async () => {
     const upstreams: UpstreamNamespace = env.UPSTREAMS; // the binding fits the structural type the tenant code uses
-    const gate = createUpstreamGate(upstreams, `gate-${uid()}`, "https://api.example.com", { requests: 1, intervalMs: 600 });
+    const gate = createUpstreamGate(tenantUpstreams({ UPSTREAMS: upstreams }, `gate-${uid()}`), "https://api.example.com", { requests: 1, intervalMs: 600 });
     const live = new AbortController().signal;
     // Timed from before the first take: the object schedules the second one step (600 ms) after it
     // granted the first, and that grant came after this clock read, however slow the round trips.
@@ -54,7 +55,7 @@ describe("shared upstream rate limits through the Upstream Durable Object", () =
     expect(Date.now() - started).toBeGreaterThanOrEqual(600);
     // A caller whose turn is a whole step (5 s) away stops waiting when its call is cancelled after
     // 100 ms, long before its turn (a margin no round trip on a loaded machine comes near).
-    const slow = createUpstreamGate(upstreams, `gate-${uid()}`, "https://api.example.com", { requests: 1, intervalMs: 5_000 });
+    const slow = createUpstreamGate(tenantUpstreams({ UPSTREAMS: upstreams }, `gate-${uid()}`), "https://api.example.com", { requests: 1, intervalMs: 5_000 });
     expect(await slow.take(0, live)).toEqual({ ok: true });
     const cancelled = Date.now();
     await expect(slow.take(10_000, AbortSignal.timeout(100))).rejects.toThrow();

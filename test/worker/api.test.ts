@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createApp } from "../../worker/app";
+import { createApp } from "../fixtures/app";
 import { BASE, CALL_KEY, json, request, tenantConfig } from "./helpers";
 
 const uid = () => crypto.randomUUID().slice(0, 8);

@@ -1,7 +1,7 @@
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { ledgerFor, shardCount } from "../../worker/ledger-shards";
+import { tenantLedger } from "../../worker/ledger/address";
 import { ADMIN_KEY, json, request, untilApprovalDue } from "./helpers";
 import { tune, uid } from "./ledger-helpers";
 
@@ -11,7 +11,7 @@ const send = (id: string, to = "bob", text = "hi") =>
   });
 const decide = (id: string, decision: string, reason?: string) =>
   request(`/v1/approvals/${id}`, { key: ADMIN_KEY, body: reason === undefined ? { decision } : { decision, reason } });
-const shardStub = (id: string) => ledgerFor(env.LEDGER, "demo", shardCount(env), id) as unknown as DurableObjectStub;
+const shardStub = (id: string) => tenantLedger(env, "demo").for(id) as unknown as DurableObjectStub;
 
 describe("approvals", () => {
   it("lists a parked call with its arguments and runs it once approved", async () => {

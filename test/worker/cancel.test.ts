@@ -4,8 +4,8 @@ import { uid } from "./adapters-helpers";
 import { expectNoSlotHeld, expectOneTerminalRecordEach, faultTenant, type TenantEnv } from "./fault-helpers";
 import { eventually } from "../wait";
 import { json, request } from "./helpers";
-import { journal, record, shardOfCall } from "./ledger-helpers";
-import { DEFAULT_WATCH_DELAY_MS } from "../../worker/ledger-journal";
+import { claim, journal, record, shardOfCall } from "./ledger-helpers";
+import { DEFAULT_WATCH_DELAY_MS } from "../../worker/ledger/journal";
 import type { ClaimWatch, JournalClaim } from "../../src/journal";
 
 /**
@@ -30,7 +30,7 @@ async function queuedBehindHolder(prefix: string, signal?: AbortSignal) {
   const { name, env } = faultTenant(prefix, { tools: ["sleep"] });
   const gate = `${name}:tool:sleep`;
   const stub = gateStub(gate);
-  const held = await stub.acquire({ gate, callId: "holder", tool: "sleep", limit: 1, maxQueue: 8, leaseMs: 60_000, pollMs: 5_000, index: name });
+  const held = await stub.acquire({ gate, callId: "holder", tool: "sleep", rules: { limit: 1, maxQueue: 8 }, askedAt: Date.now(), leaseMs: 60_000, pollMs: 5_000, tenant: name });
   expect(held.ok).toBe(true);
   const id = `q-${uid()}`;
   const outcome = runSleep(env, id, 5, signal).catch((error: unknown) => error);
@@ -85,15 +85,8 @@ describe("a client that goes away while its call waits at a gate", () => {
   });
 });
 
-/** A journal entry for a running echo call (read-only ones defer their claim). */
-const begin = (tenant: string, callId: string, readOnly = false) => ({
-  callId,
-  tool: "echo",
-  argsHash: "h",
-  status: "running" as const,
-  record: record(tenant, callId, "running"),
-  ...(readOnly ? { readOnly: true } : {}),
-});
+/** A running echo call for the journal (read-only ones defer their claim). */
+const begin = (tenant: string, callId: string, readOnly = false) => claim(tenant, callId, readOnly ? { policy: { readOnly: true } } : {});
 
 describe("the ledger journal of a call waiting at a gate", () => {
   const watchOf = (claim: JournalClaim): ClaimWatch => {

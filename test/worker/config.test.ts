@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { executeCall } from "../../src/execute";
+import { executeCall } from "../../src/pipeline/execute";
 import { ConfigError, parseTenantConfig } from "../../worker/config";
 import { createTenant, resolveSecrets } from "../../worker/tenant";
 import { json, request } from "./helpers";

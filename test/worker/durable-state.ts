@@ -1,7 +1,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import type { GateState } from "../../src/gate-types";
-import { callKey } from "../../worker/durable/ledger-waiters";
+import type { GateState } from "../../src/gates/types";
+import { callKey } from "../../worker/ledger/waiters";
 import { waitPast } from "../wait";
 
 /**

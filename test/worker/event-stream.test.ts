@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { EventBatch, StoredEvent, Viewer } from "../../worker/durable/ledger-types";
+import type { EventBatch, StoredEvent, Viewer } from "../../worker/ledger/types";
 import { eventStream, startPositions, type EventReader } from "../../worker/routes/event-stream";
 import { openSse } from "./sse-helpers";
 

@@ -1,7 +1,7 @@
 import { evictDurableObject, runDurableObjectAlarm } from "cloudflare:test";
 import { env as bindings } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { ledgerFor, shardCount } from "../../worker/ledger-shards";
+import { shardCount, tenantLedger } from "../../worker/ledger/address";
 import { uid } from "./adapters-helpers";
 import { expectNoSlotHeld, expectOneTerminalRecordEach, faultTenant, type TenantEnv } from "./fault-helpers";
 import { eventually, waitPast } from "../wait";
@@ -16,7 +16,7 @@ import { tune } from "./ledger-helpers";
 
 const gateStub = (gate: string) => bindings.GATES.get(bindings.GATES.idFromName(gate));
 const rawGate = (gate: string) => gateStub(gate) as unknown as DurableObjectStub;
-const rawShard = (tenant: string, callId: string) => ledgerFor(bindings.LEDGER, tenant, shardCount(bindings), callId) as unknown as DurableObjectStub;
+const rawShard = (tenant: string, callId: string) => tenantLedger(bindings, tenant).for(callId) as unknown as DurableObjectStub;
 
 const sleepCall = (id: string, ms: number, tool = "sleep") => ({ id, type: "function", function: { name: tool, arguments: JSON.stringify({ ms }) } });
 /** POST /v1/calls/openai with sleep calls; answers the records. */
@@ -32,7 +32,7 @@ describe("a gate holder that vanishes", () => {
     const gate = `${name}:tool:sleep`;
     const stub = gateStub(gate);
     // A Worker took the slot, then died: no release will ever come.
-    const ghost = await stub.acquire({ gate, callId: "ghost", tool: "sleep", limit: 1, maxQueue: 8, leaseMs: 1_000, pollMs: 5_000, index: name });
+    const ghost = await stub.acquire({ gate, callId: "ghost", tool: "sleep", rules: { limit: 1, maxQueue: 8 }, askedAt: Date.now(), leaseMs: 1_000, pollMs: 5_000, tenant: name });
     if (!ghost.ok) throw new Error(`the ghost got no slot: ${ghost.code}`);
 
     const id = `after-ghost-${uid()}`;

@@ -1,7 +1,7 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env as bindings } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { ledgerFor, shardCount } from "../../worker/ledger-shards";
+import { shardCount, tenantLedger } from "../../worker/ledger/address";
 import { uid, upstreams } from "./adapters-helpers";
 import { allRecords, arrivals, expectNoSlotHeld, expectOneTerminalRecordEach, faultTenant, type TenantEnv } from "./fault-helpers";
 import { eventually } from "../wait";
@@ -18,7 +18,7 @@ import { json, request } from "./helpers";
 
 const gateStub = (gate: string) => bindings.GATES.get(bindings.GATES.idFromName(gate));
 const rawGate = (gate: string) => gateStub(gate) as unknown as DurableObjectStub;
-const rawShard = (tenant: string, callId: string) => ledgerFor(bindings.LEDGER, tenant, shardCount(bindings), callId) as unknown as DurableObjectStub;
+const rawShard = (tenant: string, callId: string) => tenantLedger(bindings, tenant).for(callId) as unknown as DurableObjectStub;
 
 /** A tenant whose one tool, `post_once` (POST, not idempotent, limit 1), is counted by the meter. */
 function countedTenant(prefix: string) {
@@ -199,7 +199,7 @@ describe("a gate alarm that throws", () => {
     const t = countedTenant("falarmx");
     const stub = gateStub(t.gate);
     // A Worker took the slot, then died: only the alarm (lease end) can free it for the waiter.
-    const ghost = await stub.acquire({ gate: t.gate, callId: "ghost", tool: "post_once", limit: 1, maxQueue: 8, leaseMs: 1_500, pollMs: 30_000, index: t.name });
+    const ghost = await stub.acquire({ gate: t.gate, callId: "ghost", tool: "post_once", rules: { limit: 1, maxQueue: 8 }, askedAt: Date.now(), leaseMs: 1_500, pollMs: 30_000, tenant: t.name });
     expect(ghost.ok).toBe(true);
     const id = `ax-${uid()}`;
     const running = runPosts(t.env, id);

@@ -2,7 +2,7 @@ import { createExecutionContext } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { app } from "../../worker/app";
+import { app } from "../fixtures/app";
 import { replaceNode } from "../fuzz-tree";
 import { adapterConfig, upstreams } from "./adapters-helpers";
 import { ADMIN_KEY, BASE, CALL_KEY } from "./helpers";

@@ -1,3 +1,4 @@
+import { env } from "cloudflare:workers";
 import { expect, it } from "vitest";
 import { ADMIN_KEY, request } from "./helpers";
 import { uid } from "./ledger-helpers";
@@ -19,4 +20,18 @@ it("a gate announces its holders and queue on the event stream (gate.changed)", 
   expect(events.some((e) => e.holders.length === 1 && ids.includes(e.holders[0].callId))).toBe(true);
   expect(events.every((e) => e.limit === 1 && e.holders.length <= 1)).toBe(true);
   expect(events.at(-1)).toMatchObject({ holders: [], queueDepth: 0 });
+});
+
+it("a gate announces to the tenant its acquire names, whatever its own name holds", async () => {
+  const stream = await openSse(await request("/v1/events", { key: ADMIN_KEY }));
+  await stream.ready();
+  // A name that does not start with the tenant: the Gate is told whose it is, it never parses its name.
+  const gate = `elsewhere:tool:named-${uid()}`;
+  const stub = env.GATES.get(env.GATES.idFromName(gate));
+  expect(await stub.acquire({ gate, callId: "holder", tool: "t", rules: { limit: 1, maxQueue: 4 }, askedAt: Date.now(), leaseMs: 60_000, pollMs: 1_000, tenant: "demo" })).toMatchObject({ ok: true });
+  const announced = (frames: Sse[]) => frames.filter((f) => f.event === "gate.changed" && f.data?.gate === gate);
+  const frames = await stream.until((fs) => announced(fs).length > 0, 4_000);
+  await stream.close();
+  await stub.release("holder");
+  expect(announced(frames)[0]?.data).toMatchObject({ gate, limit: 1, holders: [{ callId: "holder", tool: "t" }] });
 });

@@ -1,8 +1,9 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { Gate } from "../../worker/durable/gate";
-import { createGateLimiter } from "../../worker/gate-limiter";
+import type { Gate } from "../../worker/gates/gate";
+import { tenantGates } from "../../worker/gates/address";
+import { createGateLimiter } from "../../worker/gates/limiter";
 
 /**
  * Idle gates forget themselves (worker/durable/gate.ts forget()): gates keyed per resource would
@@ -14,8 +15,8 @@ const indexOf = (tenant: string) => env.GATE_INDEX.get(env.GATE_INDEX.idFromName
 const listed = async (tenant: string) => (await indexOf(tenant).list("", 100)).gates;
 
 async function hold(tenant: string, gate: string, callId: string) {
-  const limiter = createGateLimiter(env.GATES, { tenant });
-  const grant = await limiter.acquire({ gate, callId, tool: "t", limit: 1, maxQueue: 4, leaseMs: 60_000 });
+  const limiter = createGateLimiter(tenantGates(env, tenant));
+  const grant = await limiter.acquire({ gate, callId, tool: "t", rules: { limit: 1, maxQueue: 4 }, leaseMs: 60_000 });
   if (!grant.ok) throw new Error(`not granted: ${grant.code}`);
   return grant;
 }
@@ -45,8 +46,8 @@ describe("idle gates", () => {
     // Used again: registered again, and its limit holds as before.
     const first = await hold(tenant, gate, "c2");
     await expect.poll(() => listed(tenant)).toEqual([gate]);
-    const limiter = createGateLimiter(env.GATES, { tenant });
-    const second = await limiter.acquire({ gate, callId: "c3", tool: "t", limit: 1, maxQueue: 0, leaseMs: 60_000 });
+    const limiter = createGateLimiter(tenantGates(env, tenant));
+    const second = await limiter.acquire({ gate, callId: "c3", tool: "t", rules: { limit: 1, maxQueue: 0 }, leaseMs: 60_000 });
     expect(second).toMatchObject({ ok: false, code: "busy" });
     await first.release();
   });

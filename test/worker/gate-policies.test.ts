@@ -1,7 +1,8 @@
 import { evictDurableObject, runDurableObjectAlarm } from "cloudflare:test";
 import { env as bindings } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { createGateLimiter } from "../../worker/gate-limiter";
+import { tenantGates } from "../../worker/gates/address";
+import { createGateLimiter } from "../../worker/gates/limiter";
 import { callTools, uid, upstreams } from "./adapters-helpers";
 import { expectNoSlotHeld, faultTenant } from "./fault-helpers";
 import { eventually } from "../wait";
@@ -18,7 +19,7 @@ const gateStub = (gate: string) => bindings.GATES.get(bindings.GATES.idFromName(
 /** Takes the only slot of `gate` for "holder"; release it with stub.release("holder"). */
 async function holdGate(gate: string, tenant: string) {
   const stub = gateStub(gate);
-  const held = await stub.acquire({ gate, callId: "holder", tool: "holder", limit: 1, maxQueue: 16, leaseMs: 60_000, pollMs: 5_000, index: tenant });
+  const held = await stub.acquire({ gate, callId: "holder", tool: "holder", rules: { limit: 1, maxQueue: 16 }, leaseMs: 60_000, askedAt: Date.now(), pollMs: 5_000, tenant });
   expect(held.ok).toBe(true);
   return stub;
 }
@@ -135,18 +136,20 @@ describe("concurrency.maxWaitMs", () => {
 
   it("ends the wait in the Gate object itself, before the poll would (and persists it across eviction)", async () => {
     const gate = `t1:tool:mw-${uid()}`;
-    const limiter = createGateLimiter(bindings.GATES, { tenant: "t1" });
-    const req = { gate, limit: 1, maxQueue: 8, tool: "t", leaseMs: 60_000 };
+    const limiter = createGateLimiter(tenantGates(bindings, "t1"));
+    const req = { gate, rules: { limit: 1, maxQueue: 8 }, tool: "t", leaseMs: 60_000, tenant: "t1" };
     const held = await limiter.acquire({ ...req, callId: "a" });
     expect(held.ok).toBe(true);
-    const busy = await limiter.acquire({ ...req, callId: "b", maxWaitMs: 100 });
+    const busy = await limiter.acquire({ ...req, callId: "b", rules: { ...req.rules, maxWaitMs: 100 } });
     expect(busy).toMatchObject({ ok: false, code: "busy" });
     expect(!busy.ok && busy.retryAfterMs).toBeGreaterThan(0);
 
     // A waiter whose Worker is away between polls: its end of wait is in SQLite, so an evicted gate still drops it.
     const stub = gateStub(gate);
-    const until = Date.now() + 300;
-    expect(await stub.acquire({ ...req, callId: "c", pollMs: 1, maxWaitUntil: until })).toMatchObject({ code: "queued" });
+    const askedAt = Date.now();
+    const until = askedAt + 300;
+    const waits = { ...req, rules: { ...req.rules, maxWaitMs: 300 }, askedAt };
+    expect(await stub.acquire({ ...waits, callId: "c", pollMs: 1 })).toMatchObject({ code: "queued" });
     await evictDurableObject(stub as unknown as DurableObjectStub);
     const fresh = gateStub(gate);
     expect((await fresh.snapshot()).queueDepth).toBe(1);
@@ -154,6 +157,6 @@ describe("concurrency.maxWaitMs", () => {
     await runDurableObjectAlarm(fresh as unknown as DurableObjectStub);
     expect((await fresh.snapshot()).queueDepth).toBe(0);
     // Coming back after that (a late poll) it is not queued again.
-    expect(await fresh.acquire({ ...req, callId: "c", pollMs: 1, maxWaitUntil: until })).toMatchObject({ code: "busy" });
+    expect(await fresh.acquire({ ...waits, callId: "c", pollMs: 1 })).toMatchObject({ code: "busy" });
   });
 });

@@ -1,12 +1,13 @@
 import { env } from "cloudflare:workers";
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { executeCall } from "../../src/execute";
+import { executeCall } from "../../src/pipeline/execute";
 import { createRegistry } from "../../src/registry";
 import { defineTool } from "../../src/tool";
 import { toolError } from "../../src/errors";
 import { DEMO_CONFIG } from "../../worker/demo/tenant";
-import { createGateLimiter } from "../../worker/gate-limiter";
+import { tenantGates } from "../../worker/gates/address";
+import { createGateLimiter } from "../../worker/gates/limiter";
 import { eventually, latch } from "../wait";
 import { ADMIN_KEY, CALL_KEY, json, request } from "./helpers";
 
@@ -36,7 +37,7 @@ describe("gates through the pipeline", () => {
       gated("slow", untilAborted, 30),
       gated("hang", (signal) => (hanging.open(), untilAborted(signal))),
     ]);
-    const options = { registry, tenant, limiter: createGateLimiter(env.GATES, { tenant }) };
+    const options = { registry, tenant, limiter: createGateLimiter(tenantGates(env, tenant)) };
     const abort = new AbortController();
     // Cancelled while it runs, holding its slot (not while it waits for it).
     void hanging.opened.then(() => abort.abort());

@@ -1,9 +1,11 @@
 import { env } from "cloudflare:workers";
 import { evictDurableObject, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { GateAcquireInput } from "../../worker/durable/gate";
-import { createGateLimiter } from "../../worker/gate-limiter";
-import type { SlotGrant, SlotRequest } from "../../src/limiter";
+import { tenantGates } from "../../worker/gates/address";
+import type { GateAcquireInput } from "../../worker/gates/protocol";
+import { createGateLimiter } from "../../worker/gates/limiter";
+import type { SlotGrant, SlotRequest } from "../../src/gates/limiter";
+import type { GateRules } from "../../src/gates/rules";
 import { loadLimiter } from "../limiter-load";
 import { eventually, waitPast } from "../wait";
 import { alarmOf, waiterDeadline } from "./durable-state";
@@ -14,19 +16,28 @@ const freshGate = () => `t1:tool:g${++seq}-${crypto.randomUUID()}`;
 const stubOf = (gate: string) => env.GATES.get(env.GATES.idFromName(gate));
 const rawOf = (gate: string) => stubOf(gate) as unknown as DurableObjectStub;
 
-const req = (gate: string, callId: string, over: Partial<SlotRequest> = {}): SlotRequest => ({
+/** A slot request; the gate's rules (limit, maxQueue) may be given beside the other fields. */
+type ReqOptions = Partial<Omit<SlotRequest, "rules">> & Partial<GateRules>;
+const req = (gate: string, callId: string, { limit = 1, maxQueue = 10, ...over }: ReqOptions = {}): SlotRequest => ({
   gate,
   callId,
   tool: "tool",
-  limit: 1,
-  maxQueue: 10,
+  rules: { limit, maxQueue },
   leaseMs: 60_000,
   ...over,
 });
 
-const input = (gate: string, callId: string, over: Partial<GateAcquireInput> = {}): GateAcquireInput => ({
-  ...req(gate, callId),
+/** The Gate object's acquire input, rules likewise beside the other fields. */
+type InputOptions = Partial<Omit<GateAcquireInput, "rules">> & Partial<GateRules>;
+const input = (gate: string, callId: string, { limit = 1, maxQueue = 10, ...over }: InputOptions = {}): GateAcquireInput => ({
+  gate,
+  callId,
+  tool: "tool",
+  rules: { limit, maxQueue },
+  leaseMs: 60_000,
+  askedAt: Date.now(),
   pollMs: 5_000,
+  tenant: "t1",
   ...over,
 });
 
@@ -43,7 +54,7 @@ function untilQueued(gate: string, depth: number): Promise<void> {
 describe("Gate Durable Object", () => {
   it("never runs more than the limit with 200 concurrent acquires", async () => {
     const gate = freshGate();
-    const limiter = createGateLimiter(env.GATES, { tenant: "t1" });
+    const limiter = createGateLimiter(tenantGates(env, "t1"));
     const { maxRunning, outcomes } = await loadLimiter(limiter, (i) => req(gate, `c${i}`, { limit: 4, maxQueue: 150 }));
     expect(maxRunning).toBe(4);
     const ran = outcomes.filter((o) => o === "ran").length;
@@ -55,7 +66,7 @@ describe("Gate Durable Object", () => {
 
   it("grants waiters first come, first served", async () => {
     const gate = freshGate();
-    const limiter = createGateLimiter(env.GATES, { tenant: "t1" });
+    const limiter = createGateLimiter(tenantGates(env, "t1"));
     const first = okGrant(await limiter.acquire(req(gate, "a")));
     const order: string[] = [];
     const waiting: Promise<void>[] = [];
@@ -73,7 +84,7 @@ describe("Gate Durable Object", () => {
 
   it("answers busy with a retry-after hint when the queue is full", async () => {
     const gate = freshGate();
-    const limiter = createGateLimiter(env.GATES, { tenant: "t1" });
+    const limiter = createGateLimiter(tenantGates(env, "t1"));
     const a = okGrant(await limiter.acquire(req(gate, "a", { maxQueue: 1 })));
     const b = limiter.acquire(req(gate, "b", { maxQueue: 1 }));
     await untilQueued(gate, 1);
@@ -86,7 +97,7 @@ describe("Gate Durable Object", () => {
 
   it("a waiter whose caller aborts leaves the queue and never runs", async () => {
     const gate = freshGate();
-    const limiter = createGateLimiter(env.GATES, { tenant: "t1" });
+    const limiter = createGateLimiter(tenantGates(env, "t1"));
     const a = okGrant(await limiter.acquire(req(gate, "a")));
     const abort = new AbortController();
     const b = limiter.acquire(req(gate, "b", { signal: abort.signal }));
@@ -104,7 +115,7 @@ describe("Gate Durable Object", () => {
   it("with waitUntil, release answers at once and the handed-over RPC frees the slot", async () => {
     const gate = freshGate();
     const pending: Promise<unknown>[] = [];
-    const limiter = createGateLimiter(env.GATES, { tenant: "t1", waitUntil: (p) => pending.push(p) });
+    const limiter = createGateLimiter(tenantGates(env, "t1"), { waitUntil: (p) => pending.push(p) });
     const a = okGrant(await limiter.acquire(req(gate, "a")));
     await a.release();
     await a.release();

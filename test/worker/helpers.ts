@@ -1,6 +1,6 @@
 import { env, exports } from "cloudflare:workers";
 import { expect } from "vitest";
-import { app } from "../../worker/app";
+import { app } from "../fixtures/app";
 import { waitPast } from "../wait";
 
 export const ADMIN_KEY = "dev-admin-key";

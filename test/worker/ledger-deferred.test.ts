@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import * as v from "valibot";
-import { executeCall } from "../../src/execute";
+import { executeCall } from "../../src/pipeline/execute";
 import { createRegistry } from "../../src/registry";
 import { resultText } from "../../src/result";
 import { defineTool } from "../../src/tool";

@@ -2,26 +2,31 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import * as v from "valibot";
 import { defineTool } from "../../src/tool";
+import type { CallToClaim } from "../../src/journal";
+import type { ToolPolicy } from "../../src/policy";
 import type { CallRecord } from "../../src/result";
-import type { Ledger } from "../../worker/durable/ledger";
-import type { LedgerSettings } from "../../worker/durable/ledger-settings";
-import { createLedgerJournal, type LedgerJournalOptions } from "../../worker/ledger-journal";
-import { ledgerFor, ledgerShard } from "../../worker/ledger-shards";
+import type { Ledger } from "../../worker/ledger/ledger";
+import type { LedgerSettings } from "../../worker/ledger/settings";
+import { createLedgerJournal, type LedgerJournalOptions } from "../../worker/ledger/journal";
+import { tenantLedger } from "../../worker/ledger/address";
 
 export const uid = () => crypto.randomUUID().slice(0, 8);
 
 export const SHARDS = 3;
 
+/** The tenant's ledger with SHARDS shards. */
+const ledgerOf = (tenant: string) => tenantLedger({ LEDGER: env.LEDGER, LEDGER_SHARDS: SHARDS }, tenant);
+
 export function journal(tenant: string, more: Partial<LedgerJournalOptions> = {}) {
-  return createLedgerJournal({ ledger: env.LEDGER, tenant, shards: SHARDS, ...more });
+  return createLedgerJournal({ ledger: ledgerOf(tenant), ...more });
 }
 
 /** The raw stub (for cloudflare:test helpers) and the typed one. */
 export function shardOfCall(tenant: string, callId: string) {
-  return ledgerFor(env.LEDGER, tenant, SHARDS, callId);
+  return ledgerOf(tenant).for(callId);
 }
 export function rawShard(tenant: string, shard: number): DurableObjectStub {
-  return ledgerShard(env.LEDGER, tenant, shard) as unknown as DurableObjectStub;
+  return ledgerOf(tenant).shard(shard) as unknown as DurableObjectStub;
 }
 export function rawShardOfCall(tenant: string, callId: string): DurableObjectStub {
   return shardOfCall(tenant, callId) as unknown as DurableObjectStub;
@@ -43,6 +48,21 @@ export function record(tenant: string, callId: string, status: CallRecord["statu
     status,
     ...extra,
   };
+}
+
+/**
+ * What the pipeline hands journal.begin(): a call of a tool named `tool` with this policy (readOnly
+ * ones defer their claim) and these arguments (the journal hashes them: other arguments, other hash).
+ */
+export function claim(
+  tenant: string,
+  callId: string,
+  options: { tool?: string; policy?: ToolPolicy; args?: unknown; status?: CallToClaim["status"]; record?: Partial<CallRecord> } = {},
+): CallToClaim {
+  const name = options.tool ?? "echo";
+  const status = options.status ?? "running";
+  const tool = defineTool({ name, description: name, input: v.looseObject({}), ...(options.policy ? { policy: options.policy } : {}), run: () => "" });
+  return { callId, tool, args: options.args ?? { text: "hi" }, status, approved: false, record: record(tenant, callId, status, { tool: name, ...options.record }) };
 }
 
 /** A tool that counts its runs and returns what the test lets it. */

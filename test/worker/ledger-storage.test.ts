@@ -1,17 +1,17 @@
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { Ledger } from "../../worker/durable/ledger";
-import { migrate } from "../../worker/durable/ledger-schema";
-import { ledgerShard } from "../../worker/ledger-shards";
-import { journal, rawShard, rawShardOfCall, record, shardOfCall, tune, uid } from "./ledger-helpers";
+import type { Ledger } from "../../worker/ledger/ledger";
+import { migrate } from "../../worker/ledger/schema";
+import { tenantLedger } from "../../worker/ledger/address";
+import { claim, journal, rawShard, rawShardOfCall, record, shardOfCall, tune, uid } from "./ledger-helpers";
 
 describe("large results", () => {
   it("stores a result bigger than a row in chunks, pages it, and replays it whole", async () => {
     const tenant = `t-${uid()}`;
     // Offset by one so a surrogate pair straddles the 500 000-unit chunk boundary.
     const text = "a" + "😀".repeat(600_000);
-    const begin = { callId: "huge", tool: "echo", argsHash: "h", status: "running" as const, record: record(tenant, "huge", "running") };
+    const begin = claim(tenant, "huge");
     const j = journal(tenant);
     await j.begin(begin);
     await j.finish(record(tenant, "huge", "succeeded", { output: { content: [{ type: "text", text }], structured: { n: 1 } } }));
@@ -44,7 +44,7 @@ describe("large results", () => {
 describe("retention", () => {
   it("prunes finished records past the count limit, oldest first, with their chunks", async () => {
     const tenant = `t-${uid()}`;
-    const shard = ledgerShard(env.LEDGER, tenant, 0);
+    const shard = tenantLedger(env, tenant).shard(0);
     await tune(rawShard(tenant, 0), { retentionCount: 3 });
     const base = Date.now() - 10_000;
     for (let i = 0; i < 5; i++) {
@@ -66,7 +66,7 @@ describe("retention", () => {
     const tenant = `t-${uid()}`;
     const old = Date.now() - 5_000;
     const j = journal(tenant, { watchDelayMs: 60_000 });
-    await j.begin({ callId: "live", tool: "echo", argsHash: "h", status: "running", record: record(tenant, "live", "running", { startedAt: old }) });
+    await j.begin(claim(tenant, "live", { record: { startedAt: old } }));
     await j.finish(record(tenant, "gone", "failed", { startedAt: old }));
     for (const id of ["live", "gone"]) await tune(rawShardOfCall(tenant, id), { retentionMs: 1_000 });
     for (const id of ["live", "gone"]) await runDurableObjectAlarm(rawShardOfCall(tenant, id));
@@ -79,7 +79,7 @@ describe("eviction", () => {
   it("keeps a parked call's arguments and the event ids across eviction", async () => {
     const tenant = `t-${uid()}`;
     const args = { to: "dan", text: "secret plan" };
-    await journal(tenant).begin({ callId: "park", tool: "send_message", argsHash: "h", status: "pending", args, record: record(tenant, "park", "pending", { tool: "send_message", args: { to: "dan", text: "***" } }) });
+    await journal(tenant).begin(claim(tenant, "park", { tool: "send_message", status: "pending", args, record: { args: { to: "dan", text: "***" } } }));
     const ledger = shardOfCall(tenant, "park");
     const before = await ledger.events(0, 0, null);
     await evictDurableObject(rawShardOfCall(tenant, "park"));
@@ -119,15 +119,15 @@ describe("schema migration", () => {
     expect(old.asAdmin.map((e) => [e.record.callId, e.key])).toEqual([["old", null]]);
     expect(old.asKey).toEqual([]);
     // The migrated shard takes new calls with their key.
-    await ledgerShard(env.LEDGER, tenant, 0).record(record(tenant, "new", "failed"), "k");
-    expect((await ledgerShard(env.LEDGER, tenant, 0).list({ limit: 5, viewer: "k" })).map((e) => e.record.callId)).toEqual(["new"]);
+    await tenantLedger(env, tenant).shard(0).record(record(tenant, "new", "failed"), "k");
+    expect((await tenantLedger(env, tenant).shard(0).list({ limit: 5, viewer: "k" })).map((e) => e.record.callId)).toEqual(["new"]);
   });
 });
 
 describe("events by key", () => {
   it("gives a key only its calls' events, skipping the rest, and key-less events only to admin", async () => {
     const tenant = `t-${uid()}`;
-    const shard = ledgerShard(env.LEDGER, tenant, 0);
+    const shard = tenantLedger(env, tenant).shard(0);
     await shard.record(record(tenant, "a1", "failed"), "a");
     await shard.publish({ type: "gate.changed", gate: "g", holders: 0, queued: 0 });
     await shard.record(record(tenant, "b1", "failed"), "b");

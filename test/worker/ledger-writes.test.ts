@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { executeBatch } from "../../src/batch";
+import { executeBatch } from "../../src/pipeline/batch";
 import { createRegistry } from "../../src/registry";
-import type { LedgerWrite, WriteOutcome } from "../../worker/durable/ledger-types";
-import type { LedgerStub } from "../../worker/ledger-shards";
-import { submitWrite } from "../../worker/ledger-writes";
+import type { LedgerWrite, WriteOutcome } from "../../worker/ledger/types";
+import type { LedgerStub } from "../../worker/ledger/address";
+import { submitWrite } from "../../worker/ledger/writes";
 import { eventually, latch, nextTurn } from "../wait";
 import { countingTool, journal, record, shardOfCall, uid } from "./ledger-helpers";
 

@@ -1,12 +1,11 @@
 import { evictDurableObject, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { executeBatch } from "../../src/batch";
-import { executeCall } from "../../src/execute";
-import { hashJson } from "../../src/hash";
+import { executeBatch } from "../../src/pipeline/batch";
+import { executeCall } from "../../src/pipeline/execute";
 import { createRegistry } from "../../src/registry";
 import { eventually } from "../wait";
 import { untilDeadline, waitersOn } from "./durable-state";
-import { countingTool, journal, rawShardOfCall, record, shardOfCall, tune, uid } from "./ledger-helpers";
+import { claim, countingTool, journal, rawShardOfCall, record, shardOfCall, tune, uid } from "./ledger-helpers";
 
 const call = (id: string, text: string, name = "echo") => ({ id, name, arguments: JSON.stringify({ text }) });
 
@@ -89,13 +88,7 @@ describe("a call whose runner vanished", () => {
   it("turns unknown after its lease and is never re-run for a non-idempotent tool", async () => {
     const tenant = `t-${uid()}`;
     const stub = shardOfCall(tenant, "lost");
-    const begun = await journal(tenant, { leaseMs: 40, watchDelayMs: 60_000 }).begin({
-      callId: "lost",
-      tool: "echo",
-      argsHash: "h1",
-      status: "running",
-      record: record(tenant, "lost", "running"),
-    });
+    const begun = await journal(tenant, { leaseMs: 40, watchDelayMs: 60_000 }).begin(claim(tenant, "lost"));
     expect(begun.kind).toBe("new");
     await untilDeadline(rawShardOfCall(tenant, "lost"), "lost");
     // Only the shard's alarm ends a lease; it may already have run on its own: either way, once.
@@ -104,7 +97,7 @@ describe("a call whose runner vanished", () => {
     expect(entry?.record.status).toBe("unknown");
     expect(entry?.record.error?.message).toContain("not run again");
 
-    const retry = await journal(tenant).begin({ callId: "lost", tool: "echo", argsHash: "h1", status: "running", record: record(tenant, "lost", "running") });
+    const retry = await journal(tenant).begin(claim(tenant, "lost"));
     expect(retry.kind === "replay" && retry.record.status).toBe("unknown");
   });
 
@@ -112,8 +105,7 @@ describe("a call whose runner vanished", () => {
     const tenant = `t-${uid()}`;
     const { tool, state } = countingTool("echo", { idempotent: true });
     const registry = createRegistry([tool]);
-    const argsHash = hashJson({ tool: "echo", args: { text: "again" } });
-    await journal(tenant, { leaseMs: 30, watchDelayMs: 60_000 }).begin({ callId: "idem", tool: "echo", argsHash, status: "running", record: record(tenant, "idem", "running") });
+    await journal(tenant, { leaseMs: 30, watchDelayMs: 60_000 }).begin(claim(tenant, "idem", { policy: { idempotent: true }, args: { text: "again" } }));
     await untilDeadline(rawShardOfCall(tenant, "idem"), "idem");
     await runDurableObjectAlarm(rawShardOfCall(tenant, "idem"));
     expect((await shardOfCall(tenant, "idem").get("idem", null))?.record.status).toBe("unknown");
@@ -163,7 +155,7 @@ describe("cancel from anywhere", () => {
 describe("joining a running duplicate", () => {
   it("answers that it is still running when the wait bound passes", async () => {
     const tenant = `t-${uid()}`;
-    const begin = { callId: "slow", tool: "echo", argsHash: "h", status: "running" as const, record: record(tenant, "slow", "running") };
+    const begin = claim(tenant, "slow");
     await journal(tenant, { watchDelayMs: 60_000 }).begin(begin);
     await tune(rawShardOfCall(tenant, "slow"), { maxWaitMs: 30 });
     const second = await journal(tenant).begin(begin);

@@ -2,9 +2,9 @@ import { env, exports } from "cloudflare:workers";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
-import { app } from "../../worker/app";
+import { app } from "../fixtures/app";
 import { DEMO_CONFIG } from "../../worker/demo/tenant";
-import { MCP_FIXTURE_TOOLS } from "../../worker/mcp/fixtures";
+import { MCP_FIXTURE_TOOLS } from "../fixtures/tools/mcp";
 import { BASE, CALL_KEY } from "./helpers";
 
 export const MCP_URL = `${BASE}/mcp`;

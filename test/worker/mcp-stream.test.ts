@@ -2,7 +2,7 @@ import { LoggingMessageNotificationSchema, type Progress } from "@modelcontextpr
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
-import { ledgerFor, shardCount } from "../../worker/ledger-shards";
+import { tenantLedger } from "../../worker/ledger/address";
 import { eventually } from "../wait";
 import { waitersOn } from "./durable-state";
 import { json, request } from "./helpers";
@@ -101,7 +101,7 @@ const sleepGate = () => env.GATES.get(env.GATES.idFromName("demo:tool:sleep"));
 async function untilSleepRunsWatched(): Promise<string> {
   let callId = "";
   await eventually(async () => ((callId = (await sleepGate().snapshot()).holders[0]?.callId ?? ""), callId !== ""), "a sleep holds its slot");
-  const shard = ledgerFor(env.LEDGER, "demo", shardCount(env), callId) as unknown as DurableObjectStub;
+  const shard = tenantLedger(env, "demo").for(callId) as unknown as DurableObjectStub;
   await eventually(async () => (await waitersOn(shard, callId)) > 0, "its journal watches it");
   return callId;
 }

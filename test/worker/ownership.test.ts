@@ -1,6 +1,6 @@
 import { env as workerEnv } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { shardCount, shardOf } from "../../worker/ledger-shards";
+import { shardCount, shardOf } from "../../worker/ledger/address";
 import { ADMIN_KEY, CALL_KEY, CALL_KEY_HASH, json, request } from "./helpers";
 import { uid } from "./ledger-helpers";
 import { openSse, type Sse } from "./sse-helpers";

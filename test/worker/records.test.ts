@@ -1,16 +1,16 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { createLedgerJournal } from "../../worker/ledger-journal";
-import { ledgerFor, shardCount } from "../../worker/ledger-shards";
+import { createLedgerJournal } from "../../worker/ledger/journal";
+import { tenantLedger } from "../../worker/ledger/address";
 import { eventually } from "../wait";
 import { waitersOn } from "./durable-state";
 import { json, request } from "./helpers";
-import { record, uid } from "./ledger-helpers";
+import { claim, record, uid } from "./ledger-helpers";
 
 const toolCall = (id: string, name: string, args: unknown) => ({ id, type: "function", function: { name, arguments: JSON.stringify(args) } });
 const run = (...calls: unknown[]) => request("/v1/calls/openai", { body: { role: "assistant", content: null, tool_calls: calls } });
 /** The demo tenant's journal as its call key ("dev-call"), to seed records the demo tools cannot produce. */
-const demoJournal = () => createLedgerJournal({ ledger: env.LEDGER, tenant: "demo", shards: shardCount(env), key: "dev-call" });
+const demoJournal = () => createLedgerJournal({ ledger: tenantLedger(env, "demo"), key: "dev-call" });
 
 describe("GET /v1/calls", () => {
   it("reads a record by id and lists newest first with filters and stable paging", async () => {
@@ -54,7 +54,7 @@ describe("GET /v1/calls", () => {
     const started = Date.now();
     const waiting = request(`/v1/calls/${id}?wait=10`);
     // Decided while the read waits for it in the shard: the decision wakes it.
-    const shard = ledgerFor(env.LEDGER, "demo", shardCount(env), id) as unknown as DurableObjectStub;
+    const shard = tenantLedger(env, "demo").for(id) as unknown as DurableObjectStub;
     await eventually(async () => (await waitersOn(shard, id)) > 0, "the read waits in the shard");
     expect((await request(`/v1/approvals/${id}`, { key: "dev-admin-key", body: { decision: "deny", reason: "not now" } })).status).toBe(200);
     const entry = await json(await waiting);
@@ -69,7 +69,7 @@ describe("GET /v1/calls/:id/result", () => {
     const id = `big-${uid()}`;
     const text = Array.from({ length: 30_000 }, (_, i) => `line ${i}\n`).join(""); // ~290k characters
     const journal = demoJournal();
-    await journal.begin({ callId: id, tool: "echo", argsHash: "h", status: "running", record: record("demo", id, "running") });
+    await journal.begin(claim("demo", id));
     await journal.finish(record("demo", id, "succeeded", { output: { content: [{ type: "text", text }] } }));
 
     const entry = await json(await request(`/v1/calls/${id}`));

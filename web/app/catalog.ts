@@ -1,4 +1,4 @@
-import type { FormatName } from "../../src/formats/format";
+import type { FormatName } from "../../src/formats/index";
 import type { ToolgateClient, ToolInfo } from "../../src/client";
 
 /** The tenant's tools, fetched once per page load (a tenant's registry is fixed per deployment). */

@@ -1,42 +1,15 @@
-import { FORMAT_NAMES, type FormatName } from "../../src/formats/format";
+import type { SampleCall } from "../../src/formats/format";
+import { FORMAT_NAMES, FORMATS, type FormatName } from "../../src/formats/index";
 import type { CallRecord } from "../../src/result";
 import { h, jsonBlock, notice, replace, statusBadge } from "../app/dom";
 import { recordView } from "../app/record-view";
 import type { View } from "../app/view";
 
-/** A model's output in each format, calling two demo tools: a starting point to edit. */
-const EXAMPLES: Record<FormatName, unknown> = {
-  openai: {
-    role: "assistant",
-    content: null,
-    tool_calls: [
-      { id: "call_add_1", type: "function", function: { name: "add", arguments: '{"a":2,"b":3}' } },
-      { id: "call_echo_1", type: "function", function: { name: "echo", arguments: '{"text":"hello"}' } },
-    ],
-  },
-  "openai-responses": {
-    output: [
-      { type: "function_call", call_id: "fc_add_1", name: "add", arguments: '{"a":2,"b":3}' },
-      { type: "function_call", call_id: "fc_echo_1", name: "echo", arguments: '{"text":"hello"}' },
-    ],
-  },
-  anthropic: {
-    role: "assistant",
-    content: [
-      { type: "tool_use", id: "toolu_add_1", name: "add", input: { a: 2, b: 3 } },
-      { type: "tool_use", id: "toolu_echo_1", name: "echo", input: { text: "hello" } },
-    ],
-  },
-  gemini: {
-    candidates: [
-      { content: { role: "model", parts: [{ functionCall: { id: "g_add_1", name: "add", args: { a: 2, b: 3 } } }, { functionCall: { id: "g_echo_1", name: "echo", args: { text: "hello" } } }] } },
-    ],
-  },
-  mcp: [
-    { name: "add", arguments: { a: 2, b: 3 } },
-    { name: "echo", arguments: { text: "hello" } },
-  ],
-};
+/** The two demo calls each format's example holds: a starting point to edit. */
+const EXAMPLE_CALLS: readonly SampleCall[] = [
+  { id: "call_add_1", name: "add", args: { a: 2, b: 3 } },
+  { id: "call_echo_1", name: "echo", args: { text: "hello" } },
+];
 
 function summary(records: CallRecord[]): HTMLElement {
   return h(
@@ -54,7 +27,7 @@ export const batchView: View = {
     const format = h("select", { id: "batch-format" }, h("option", { value: "" }, "detect from the body"), FORMAT_NAMES.map((f) => h("option", { value: f }, f)));
     const example = h("select", { id: "batch-example" }, h("option", { value: "" }, "(choose)"), FORMAT_NAMES.map((f) => h("option", { value: f }, f)));
     example.addEventListener("change", () => {
-      if (example.value) input.value = JSON.stringify(EXAMPLES[example.value as FormatName], null, 2);
+      if (example.value) input.value = JSON.stringify(FORMATS[example.value as FormatName].modelOutput(EXAMPLE_CALLS), null, 2);
     });
     const out = h("div", { "aria-live": "polite" });
     const submit = h("button", { type: "submit" }, "Run batch");

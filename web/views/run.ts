@@ -1,4 +1,4 @@
-import { jsonSchemaValidator } from "../../src/json-schema";
+import { jsonSchemaValidator } from "../../src/schema/json-schema";
 import type { ValidationIssue } from "../../src/errors";
 import type { ToolInfo } from "../../src/client";
 import { TERMINAL_STATUSES, type CallRecord } from "../../src/result";

@@ -1,4 +1,4 @@
-import { FORMAT_NAMES, type FormatName } from "../../src/formats/format";
+import { FORMAT_NAMES, type FormatName } from "../../src/formats/index";
 import type { ToolInfo } from "../../src/client";
 import { catalog, definitionIn } from "../app/catalog";
 import { h, jsonBlock, notice, replace, uid } from "../app/dom";

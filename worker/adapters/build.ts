@@ -1,43 +1,48 @@
 import { canonicalJson } from "../../src/hash";
 import { checkEgress, createEgressFetch, type EgressPolicy } from "../../src/egress";
-import {
-  HttpToolSchema,
-  McpServerSchema,
-  OpenApiSchema,
-  parseDeclaration,
-  type AuthDeclaration,
-  type McpServer,
-  type RateLimit,
-} from "../../src/adapters/declarations";
-import { httpTool } from "../../src/adapters/http";
-import { checkKeyPointer } from "../../src/gate-key";
-import { openApiTools, serverUrl } from "../../src/adapters/openapi";
+import { parseDeclaration, type AuthDeclaration, type RateLimit } from "../../src/adapters/declarations";
+import { labelOf, type AdapterDeclaration, type AdapterKind } from "../../src/adapters/kind";
+import { ADAPTER_KINDS, ADAPTER_SECTIONS, type AdapterSection } from "../../src/adapters/kinds";
+import type { McpServer } from "../../src/adapters/mcp";
+import { checkKeyPointer } from "../../src/gates/key";
 import type { UpstreamGate } from "../../src/adapters/upstream";
 import type { Tool } from "../../src/tool";
 import { ConfigError, type TenantConfig } from "../config";
-import { createUpstreamGate, type UpstreamNamespace } from "./upstream-gate";
+import type { UpstreamsAddress } from "../upstreams/address";
+import { createUpstreamGate } from "../upstreams/upstream-gate";
 
-/** What GET /v1/adapters shows of the declarations (never their credentials). */
+/** What GET /v1/adapters shows of one declaration (never its credentials): its kind's summary fields besides these. */
 export interface AdapterSummary {
-  http: { name: string; method: string; upstream: string; rateLimit?: RateLimit }[];
-  openapi: { name: string; upstream: string; tools: string[]; rateLimit?: RateLimit }[];
+  name: string;
+  upstream: string;
+  rateLimit?: RateLimit;
+  [field: string]: unknown;
 }
 
 export interface StaticAdapters {
-  /** HTTP and OpenAPI tools (known from the configuration alone). */
+  /** The tools of every kind known from the configuration alone (HTTP, OpenAPI …). */
   tools: Tool[];
   /** Remote MCP servers, parsed; their tools are listed at run time. */
   servers: { declaration: McpServer; upstream: string; gate?: UpstreamGate }[];
   egress: EgressPolicy;
   /** fetch for every tool of the tenant: only to the adapters' origins and egress.allowHosts. */
   fetch: typeof fetch;
-  summary: AdapterSummary;
+  /** By section, for every kind with static tools (an empty list when the tenant declares none). */
+  summary: Partial<Record<AdapterSection, AdapterSummary[]>>;
 }
 
 export interface AdapterDeps {
-  tenant: string;
-  /** Without it (scripts, config checks) rate limits are parsed but not enforced. */
-  upstreams?: UpstreamNamespace;
+  /** The tenant's Upstream objects (tenantUpstreams). Without them (scripts, config checks) rate limits are parsed but not enforced. */
+  upstreams?: UpstreamsAddress;
+}
+
+/** One parsed declaration with where it sits in the configuration and the URL its requests go to. */
+interface Declared<D extends AdapterDeclaration = AdapterDeclaration> {
+  section: AdapterSection;
+  kind: AdapterKind;
+  where: string;
+  declaration: D;
+  url: URL;
 }
 
 const invalid = (where: string, message: string) => new ConfigError(`${where}: ${message}`);
@@ -53,19 +58,20 @@ function at<T>(where: string, build: () => T): T {
   }
 }
 
-const nameOf = (raw: unknown) => String((raw as { name?: unknown } | null)?.name ?? "?");
+// The MCP kind parsed these with its own schema: the declaration is an McpServer.
+const isServer = (entry: Declared): entry is Declared<McpServer> => entry.kind === ADAPTER_KINDS.mcp;
+
 // Workers throw "Illegal invocation" when fetch is called detached from globalThis.
 const globalFetch: typeof fetch = (input, init) => fetch(input, init);
 
 /**
- * The tenant's adapters from its configuration: HTTP and OpenAPI tools, MCP server declarations,
- * the egress allow-list (every adapter's origin, plus egress.allowHosts) and one shared rate-limit
- * gate per upstream origin. Throws ConfigError naming the section, index, adapter and field
- * (createTenant adds the source).
+ * The tenant's adapters from its configuration, one section per kind of ADAPTER_KINDS: the tools of
+ * static kinds, MCP server declarations, the egress allow-list (every adapter's origin, plus
+ * egress.allowHosts) and one shared rate-limit gate per upstream origin. Throws ConfigError naming
+ * the section, index, adapter and field (createTenant adds the source).
  */
 export function buildAdapters(config: TenantConfig, deps: AdapterDeps): StaticAdapters {
   const egress: EgressPolicy = { allowHosts: [...config.egress.allowHosts], allowHttpHosts: [...config.egress.allowHttpHosts] };
-  const urls: { where: string; url: URL }[] = [];
   const gates = new Map<string, { limit: RateLimit; where: string; gate: UpstreamGate | undefined }>();
 
   /** One gate per origin: every tool of an upstream shares its budget, so its declarations must agree on it. */
@@ -73,7 +79,7 @@ export function buildAdapters(config: TenantConfig, deps: AdapterDeps): StaticAd
     if (!limit) return;
     const known = gates.get(origin);
     if (!known) {
-      gates.set(origin, { limit, where, gate: deps.upstreams ? createUpstreamGate(deps.upstreams, deps.tenant, origin, limit) : undefined });
+      gates.set(origin, { limit, where, gate: deps.upstreams ? createUpstreamGate(deps.upstreams, origin, limit) : undefined });
     } else if (canonicalJson(known.limit) !== canonicalJson(limit)) {
       throw invalid(`${where}.rateLimit`, `differs from ${known.where}.rateLimit for the same upstream ${origin}; declare one limit per upstream`);
     }
@@ -82,7 +88,6 @@ export function buildAdapters(config: TenantConfig, deps: AdapterDeps): StaticAd
 
   function upstream(where: string, url: string): URL {
     const parsed = at(`${where}.url`, () => new URL(url.replace(/\{[^}]*\}/g, "x")));
-    urls.push({ where, url: parsed });
     // The adapter's exact origin (scheme, host, port), not its host: other ports of that host stay closed.
     if (!egress.allowHosts.includes(parsed.origin)) (egress.allowHosts as string[]).push(parsed.origin);
     return parsed;
@@ -98,62 +103,48 @@ export function buildAdapters(config: TenantConfig, deps: AdapterDeps): StaticAd
     }
   }
 
-  // Pass 1: parse every declaration; collect hosts and limits, so egress and gates are complete before any tool exists.
-  const http = config.http.map((raw, i) => {
-    const where = `http[${i}]`;
-    const decl = at(where, () => parseDeclaration(HttpToolSchema, raw, `HTTP tool "${nameOf(raw)}"`));
-    checkSecret(where, decl.auth);
-    const url = upstream(where, decl.url);
-    declareLimit(url.origin, decl.rateLimit, where);
-    return { raw, where, decl, url };
-  });
-  const openapi = config.openapi.map((raw, i) => {
-    const where = `openapi[${i}]`;
-    const label = `OpenAPI "${nameOf(raw)}"`;
-    const decl = at(where, () => parseDeclaration(OpenApiSchema, raw, label));
-    checkSecret(where, decl.auth);
-    const url = upstream(where, at(where, () => decl.baseUrl ?? serverUrl(decl.document, label)));
-    declareLimit(url.origin, decl.rateLimit, where);
-    return { raw, where, decl, url };
-  });
-  const servers = config.mcp.map((raw, i) => {
-    const where = `mcp[${i}]`;
-    const decl = at(where, () => parseDeclaration(McpServerSchema, raw, `MCP server "${nameOf(raw)}"`));
-    checkSecret(where, decl.auth);
-    const url = upstream(where, decl.url);
-    declareLimit(url.origin, decl.rateLimit, where);
-    return { decl, where, url };
-  });
-  const seen = new Map<string, string>();
-  for (const { where, decl } of servers) {
-    if (seen.has(decl.name)) throw invalid(`${where}.name`, `"${decl.name}" is also the name of ${seen.get(decl.name)}`);
-    seen.set(decl.name, where);
+  // Pass 1: parse every declaration of every kind; collect origins and limits, so egress and gates are complete before any tool exists.
+  const declared: Declared[] = [];
+  for (const section of ADAPTER_SECTIONS) {
+    const kind: AdapterKind = ADAPTER_KINDS[section];
+    config[section].forEach((raw, i) => {
+      const where = `${section}[${i}]`;
+      const label = labelOf(kind, raw);
+      const declaration = at(where, () => parseDeclaration(kind.schema, raw, label));
+      checkSecret(where, declaration.auth);
+      const url = upstream(where, at(where, () => kind.upstreamUrl(declaration, label)));
+      declareLimit(url.origin, declaration.rateLimit, where);
+      declared.push({ section, kind, where, declaration, url });
+    });
   }
-  for (const { where, url } of urls) {
+  const servers = declared.filter(isServer);
+  const seen = new Map<string, string>();
+  for (const { where, declaration } of servers) {
+    if (seen.has(declaration.name)) throw invalid(`${where}.name`, `"${declaration.name}" is also the name of ${seen.get(declaration.name)}`);
+    seen.set(declaration.name, where);
+  }
+  for (const { where, url } of declared) {
     const check = checkEgress(url, egress);
     if (!check.ok) throw invalid(`${where}.url`, `${check.reason}${url.protocol === "http:" ? "; plain http needs the host in egress.allowHttpHosts (loopback only)" : ""}`);
   }
 
-  // Pass 2: the tools, each with its upstream's gate.
+  // Pass 2: the static kinds' tools, each with its upstream's gate.
   const tools: Tool[] = [];
-  const summary: AdapterSummary = { http: [], openapi: [] };
-  for (const { raw, where, decl, url } of http) {
+  const summary: StaticAdapters["summary"] = {};
+  for (const section of ADAPTER_SECTIONS) if (ADAPTER_KINDS[section].tools) summary[section] = [];
+  for (const { section, kind, where, declaration, url } of declared) {
+    const toolsOf = kind.tools;
+    if (!toolsOf) continue; // listed at run time (adapters/live.ts)
     const gate = gateOf(url);
-    const tool = at(where, () => httpTool(raw as Parameters<typeof httpTool>[0], gate ? { gate } : {}));
-    at(where, () => checkKeyPointer(tool));
-    tools.push(tool);
-    summary.http.push({ name: decl.name, method: decl.method, upstream: url.origin, ...(decl.rateLimit ? { rateLimit: decl.rateLimit } : {}) });
-  }
-  for (const { raw, where, decl, url } of openapi) {
-    const gate = gateOf(url);
-    const made = at(where, () => openApiTools(raw as Parameters<typeof openApiTools>[0], gate ? { gate } : {}));
+    const made = at(where, () => toolsOf(declaration, gate ? { gate } : {}));
     for (const tool of made) at(where, () => checkKeyPointer(tool));
     tools.push(...made);
-    summary.openapi.push({ name: decl.name, upstream: url.origin, tools: made.map((tool) => tool.name), ...(decl.rateLimit ? { rateLimit: decl.rateLimit } : {}) });
+    const { name, rateLimit } = declaration;
+    (summary[section] ??= []).push({ name, ...kind.summary?.(declaration, made), upstream: url.origin, ...(rateLimit ? { rateLimit } : {}) });
   }
-  const remote = servers.map(({ decl, url }) => {
+  const remote = servers.map(({ declaration, url }) => {
     const gate = gateOf(url);
-    return { declaration: decl, upstream: url.origin, ...(gate ? { gate } : {}) };
+    return { declaration, upstream: url.origin, ...(gate ? { gate } : {}) };
   });
   return { tools, servers: remote, egress, fetch: createEgressFetch(egress, globalFetch), summary };
 }

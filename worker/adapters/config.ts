@@ -1,11 +1,12 @@
 import * as v from "valibot";
+import { ADAPTER_SECTIONS, type AdapterSection } from "../../src/adapters/kinds";
 import { parseEgressEntry } from "../../src/egress";
 import { classifyIpLiteral } from "../../src/ip";
 
 /**
- * The adapter sections of a tenant's configuration. The tenant schema only checks their outline;
- * each declaration is parsed by the core's own schema (src/adapters/declarations.ts) when the
- * tenant is built, so its error names the section, the index, the adapter and the field.
+ * The adapter sections of a tenant's configuration, one list per kind of ADAPTER_KINDS. The tenant
+ * schema only checks their outline; each declaration is parsed by its kind's own schema when the
+ * tenant is built (adapters/build.ts), so its error names the section, the index, the adapter and the field.
  */
 
 const HOST_PATTERN = /^(\*|(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*)$/;
@@ -36,13 +37,12 @@ const entry = (problem: (entry: string) => string | undefined) =>
     v.check((text) => problem(text) === undefined, (issue) => problem(issue.input as string) ?? "is invalid"),
   );
 
+const section = () => v.optional(v.array(v.unknown()), []);
+const sections = Object.fromEntries(ADAPTER_SECTIONS.map((name) => [name, section()])) as Record<AdapterSection, ReturnType<typeof section>>;
+
 export const ADAPTER_FIELDS = {
-  /** HTTP API endpoints, one tool each (HttpToolSchema). */
-  http: v.optional(v.array(v.unknown()), []),
-  /** OpenAPI 3.x documents, one tool per operation (OpenApiSchema). */
-  openapi: v.optional(v.array(v.unknown()), []),
-  /** Remote MCP servers over Streamable HTTP (McpServerSchema). */
-  mcp: v.optional(v.array(v.unknown()), []),
+  /** "http": HTTP API endpoints, "openapi": OpenAPI 3.x documents, "mcp": remote MCP servers … (src/adapters/kinds.ts). */
+  ...sections,
   /** Where tools may send requests besides the adapters' own origins (which are always allowed). */
   egress: v.optional(
     v.strictObject({

@@ -1,17 +1,23 @@
 import type { Tool } from "../../src/tool";
 import { logLine } from "../log";
+import { tenantPins, type PinsNamespace } from "../pins/address";
+import { createPinStore } from "../pins/store";
 import { withPolicy } from "../registry";
 import { resolveSecrets, type Tenant } from "../tenant";
-import type { StaticAdapters } from "./build";
-import { createPinStore, type PinsNamespace } from "./pins";
 import { createRemoteTools, type RemoteTools, type WaitUntil } from "./remote";
 
-/** A tenant's adapters: built with its configuration, plus the remote tools once a request needs them. */
-export interface TenantAdapters extends StaticAdapters {
-  remote?: RemoteTools;
+/** What this isolate keeps per tenant beside it: its remote tools once a request needs them. */
+interface Live {
+  remote: RemoteTools;
   /** The last tenant view handed out, reused while no server's tool list changed. */
   view?: { parts: readonly Tool[][]; tenant: Tenant };
 }
+
+/** Per tenant (the cached object, never a view): kept beside it, so the tenant itself is never changed. */
+const live = new WeakMap<Tenant, Live>();
+
+/** The tenant each view extends (a view passed in again resolves to its tenant). */
+const bases = new WeakMap<Tenant, Tenant>();
 
 /** The remote servers' tools joined to the tenant's own (which win a name clash), with the tenant's policy overrides. */
 function registryWith(tenant: Tenant, parts: readonly Tool[][]): Tenant["registry"] {
@@ -31,26 +37,31 @@ function registryWith(tenant: Tenant, parts: readonly Tool[][]): Tenant["registr
   return tenant.registry.with(extra);
 }
 
-/** The tenant each view extends (a view passed in again resolves to its tenant). */
-const bases = new WeakMap<Tenant, Tenant>();
+function liveOf(tenant: Tenant, env: Record<string, unknown>): Live {
+  let entry = live.get(tenant);
+  if (!entry) {
+    const pins = env.ADAPTER_PINS ? createPinStore(tenantPins({ ADAPTER_PINS: env.ADAPTER_PINS as PinsNamespace }, tenant.name)) : undefined;
+    const remote = createRemoteTools(tenant.adapters, { secrets: resolveSecrets(tenant.config, env), ...(pins ? { pins } : {}) });
+    live.set(tenant, (entry = { remote }));
+  }
+  return entry;
+}
 
-function remoteOf(tenant: Tenant, env: Record<string, unknown>): RemoteTools {
-  return (tenant.adapters.remote ??= createRemoteTools(tenant.adapters, {
-    secrets: resolveSecrets(tenant.config, env),
-    ...(env.ADAPTER_PINS ? { pins: createPinStore(env.ADAPTER_PINS as PinsNamespace, tenant.name) } : {}),
-  }));
+/** The tenant's remote MCP servers as this isolate knows them; undefined before a request needed them (or without servers). */
+export function remoteToolsOf(tenant: Tenant): RemoteTools | undefined {
+  return live.get(bases.get(tenant) ?? tenant)?.remote;
 }
 
 /**
  * A view of the tenant with these remote tools, rebuilt only when a server's list changed (TTL
  * expiry or list_changed), so per-format listings stay cached in between.
  */
-function viewWith(tenant: Tenant, parts: Tool[][]): Tenant {
-  const last = tenant.adapters.view;
+function viewWith(tenant: Tenant, entry: Live, parts: Tool[][]): Tenant {
+  const last = entry.view;
   if (last && last.parts.length === parts.length && last.parts.every((tools, i) => tools === parts[i])) return last.tenant;
   const view: Tenant = { ...tenant, registry: registryWith(tenant, parts), listings: new Map() };
   bases.set(view, tenant);
-  tenant.adapters.view = { parts, tenant: view };
+  entry.view = { parts, tenant: view };
   return view;
 }
 
@@ -61,7 +72,8 @@ function viewWith(tenant: Tenant, parts: Tool[][]): Tenant {
 export function withRemoteTools(tenant: Tenant, env: Record<string, unknown>, waitUntil?: WaitUntil): Tenant {
   const base = bases.get(tenant) ?? tenant;
   if (base.adapters.servers.length === 0) return base;
-  return viewWith(base, remoteOf(base, env).known(waitUntil));
+  const entry = liveOf(base, env);
+  return viewWith(base, entry, entry.remote.known(waitUntil));
 }
 
 /**
@@ -71,5 +83,6 @@ export function withRemoteTools(tenant: Tenant, env: Record<string, unknown>, wa
 export async function withListedTools(tenant: Tenant, env: Record<string, unknown>, waitUntil?: WaitUntil): Promise<Tenant> {
   const base = bases.get(tenant) ?? tenant;
   if (base.adapters.servers.length === 0) return base;
-  return viewWith(base, await remoteOf(base, env).settled(waitUntil));
+  const entry = liveOf(base, env);
+  return viewWith(base, entry, await entry.remote.settled(waitUntil));
 }

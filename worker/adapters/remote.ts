@@ -1,10 +1,9 @@
-import { mcpServer, type McpToolSource } from "../../src/adapters/mcp";
-import type { McpServer } from "../../src/adapters/declarations";
+import { mcpServer, type McpServer, type McpToolSource } from "../../src/adapters/mcp";
 import type { Tool } from "../../src/tool";
 import { logLine } from "../log";
 import type { StaticAdapters } from "./build";
 import { afterFailure, breakerAllows, CLOSED, type Breaker } from "./breaker";
-import type { TenantPins } from "./pins";
+import type { TenantPins } from "../pins/store";
 
 /** A listing in the background gives up after this long (a declaration's timeoutMs wins, up to MAX_LIST_TIMEOUT_MS). */
 const LIST_TIMEOUT_MS = 10_000;

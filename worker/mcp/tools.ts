@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { executeCall } from "../../src/execute";
+import { executeCall } from "../../src/pipeline/execute";
 import { mcp, toCallToolResult } from "../../src/formats/mcp";
 import type { Hooks } from "../../src/hooks";
 import type { ExecuteOptions } from "../../src/options";

@@ -1,15 +1,21 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import type { AppEnv } from "../env";
 import { withListedTools, withRemoteTools } from "../adapters/live";
+import type { Catalog } from "../catalog";
+import type { AppEnv } from "../env";
 import { waitUntilOf } from "../execution";
 import { loadTenant, type Tenant } from "../tenant";
 
-/** Puts the tenant (parsed once per isolate) on c.var; a bad config throws ConfigError → JSON 500. */
-export const tenant = createMiddleware<AppEnv>(async (c, next) => {
-  c.set("tenant", loadTenant(c.env));
-  await next();
-});
+/**
+ * Puts the tenant (parsed once per isolate, its tools taken from `catalog`) on c.var; a bad config
+ * throws ConfigError → JSON 500.
+ */
+export function loadTenantFrom(catalog: Catalog) {
+  return createMiddleware<AppEnv>(async (c, next) => {
+    c.set("tenant", loadTenant(c.env, undefined, catalog));
+    await next();
+  });
+}
 
 /**
  * Joins the remote MCP servers' last known tools into the tenant's registry, without waiting for

@@ -1,11 +1,12 @@
 import { Hono, type Context } from "hono";
 import * as v from "valibot";
 import type { RemoteDefinition } from "../../src/adapters/mcp";
-import type { Pin } from "../adapters/pins";
+import { remoteToolsOf } from "../adapters/live";
 import type { RemoteServer } from "../adapters/remote";
 import type { AppEnv } from "../env";
 import { ApiError } from "../errors";
 import { requireScope } from "../middleware/auth";
+import type { Pin } from "../pins/adapter-pins";
 
 const ApproveBody = v.object({
   tools: v.pipe(
@@ -22,7 +23,7 @@ function stateOf(def: RemoteDefinition, pin: Pin | undefined, pinning: string) {
 }
 
 function remoteOf(c: Context<AppEnv>) {
-  const remote = c.var.tenant.adapters.remote;
+  const remote = remoteToolsOf(c.var.tenant);
   if (!remote) throw new ApiError(404, "not_found", "This tenant declares no MCP servers.");
   return remote;
 }
@@ -63,8 +64,9 @@ async function describeServer(server: RemoteServer, pins: Map<string, Pin>, sign
 }
 
 /**
- * GET /v1/adapters (admin): the tenant's adapters; for each MCP server its tools as listed now, with
- * their definition hash and pinning state (unapproved, approved, changed) and whether calls pass.
+ * GET /v1/adapters (admin): the tenant's adapters, one list per kind; for each MCP server its tools
+ * as listed now, with their definition hash and pinning state (unapproved, approved, changed) and
+ * whether calls pass.
  * POST /v1/adapters/mcp/:server/approve (admin) { tools: ["name" | { tool, hash }] }: pin the
  * current definitions. With a hash, the pin is written only if the definition still has it (409
  * otherwise), so an admin never approves a definition they did not see.
@@ -72,11 +74,11 @@ async function describeServer(server: RemoteServer, pins: Map<string, Pin>, sign
 export const adapters = new Hono<AppEnv>()
   .get("/", requireScope("admin"), async (c) => {
     const { adapters: all } = c.var.tenant;
-    const remote = all.remote;
+    const remote = remoteToolsOf(c.var.tenant);
     const pins = new Map((remote?.pins ? await remote.pins.all() : []).map((pin) => [pin.tool, pin]));
     const signal = AbortSignal.timeout(15_000);
     const mcp = await Promise.all((remote?.servers ?? []).map((server) => describeServer(server, pins, signal)));
-    return c.json({ egress: all.egress, http: all.summary.http, openapi: all.summary.openapi, mcp });
+    return c.json({ egress: all.egress, ...all.summary, mcp });
   })
   .post("/mcp/:server/approve", requireScope("admin"), async (c) => {
     const server = serverNamed(c, c.req.param("server"));

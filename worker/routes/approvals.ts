@@ -1,14 +1,14 @@
 import { Hono, type Context } from "hono";
 import * as v from "valibot";
-import { executeCall } from "../../src/execute";
+import { executeCall } from "../../src/pipeline/execute";
 import type { CallRecord } from "../../src/result";
-import type { ApprovedCall } from "../durable/ledger-types";
+import { callDurable } from "../durable/call";
 import type { AppEnv } from "../env";
 import { ApiError } from "../errors";
 import { executionOptions } from "../execution";
-import { createLedgerJournal, DEFAULT_LEASE_MS } from "../ledger-journal";
-import { callDurable } from "../durable-call";
-import { ledgerFor, shardCount } from "../ledger-shards";
+import { tenantLedger } from "../ledger/address";
+import { DEFAULT_LEASE_MS } from "../ledger/journal";
+import type { ApprovedCall } from "../ledger/types";
 import { requireScope } from "../middleware/auth";
 import { tenantTextMasker } from "../tenant-mask";
 import { needRemoteTools } from "../middleware/tenant";
@@ -29,14 +29,7 @@ export type ApprovedRunner = (c: Context<AppEnv>, approved: ApprovedCall) => Pro
  */
 export const runApprovedCall: ApprovedRunner = async (c, approved) => {
   await needRemoteTools(c, [approved.call.name]);
-  const { signal: _request, ...options } = executionOptions(c);
-  const journal = createLedgerJournal({
-    ledger: c.env.LEDGER,
-    tenant: c.var.tenant.name,
-    shards: shardCount(c.env),
-    owner: approved.owner,
-  });
-  return executeCall(approved.call, { ...options, approved: true, journal });
+  return executeCall(approved.call, executionOptions(c, { approvedOwner: approved.owner }));
 };
 
 /** If the runner itself breaks (not a tool failure), the record still ends instead of turning unknown. */
@@ -46,7 +39,7 @@ async function runToEnd(c: Context<AppEnv>, run: ApprovedRunner, approved: Appro
   } catch (error) {
     const message = `The approved call could not be started: ${error instanceof Error ? error.message : String(error)}`;
     const record: CallRecord = { ...approved.record, status: "failed", error: { code: "internal", message } };
-    const shard = () => ledgerFor(c.env.LEDGER, c.var.tenant.name, shardCount(c.env), approved.call.id);
+    const shard = () => tenantLedger(c.env, c.var.tenant.name).for(approved.call.id);
     await callDurable(shard, (ledger) => ledger.complete(approved.owner, record));
   }
 }
@@ -80,7 +73,7 @@ export function approvalRoutes(run: ApprovedRunner = runApprovedCall) {
       const { decision } = parsed.output;
       // Stored and shown as written, without the pipeline's masking: mask it here.
       const reason = parsed.output.reason === undefined ? undefined : tenantTextMasker(c)(parsed.output.reason);
-      const shard = () => ledgerFor(c.env.LEDGER, c.var.tenant.name, shardCount(c.env), callId);
+      const shard = () => tenantLedger(c.env, c.var.tenant.name).for(callId);
       // Not repeated: a decision that reached the shard and is sent again answers already_decided.
       const outcome = await callDurable(shard, (ledger) => ledger.decide(callId, decision, reason, DEFAULT_LEASE_MS), { tries: 1 });
       if (!outcome.ok && outcome.error === "not_found") throw new ApiError(404, "not_found", `No call ${callId} is recorded.`);

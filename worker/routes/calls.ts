@@ -1,5 +1,5 @@
 import { Hono, type Context } from "hono";
-import { executeBatch } from "../../src/batch";
+import { executeBatch } from "../../src/pipeline/batch";
 import type { Format } from "../../src/formats/format";
 import type { AppEnv } from "../env";
 import { ApiError } from "../errors";

@@ -1,5 +1,5 @@
-import type { EventBatch, StoredEvent, Viewer } from "../durable/ledger-types";
-import { callDurable } from "../durable-call";
+import type { EventBatch, StoredEvent, Viewer } from "../ledger/types";
+import { callDurable } from "../durable/call";
 
 /** One shard's events() reader; called again after a failure (a fresh stub). */
 export type EventReader = () => { events(after: number, waitMs: number, viewer: Viewer): Promise<EventBatch> };

@@ -2,8 +2,8 @@ import { Hono, type Context } from "hono";
 import type { Scope } from "../config";
 import type { AppEnv, Caller } from "../env";
 import { ApiError } from "../errors";
-import { callDurable, DurableUnavailable } from "../durable-call";
-import { ledgerShard, shardCount } from "../ledger-shards";
+import { callDurable, DurableUnavailable } from "../durable/call";
+import { tenantLedger } from "../ledger/address";
 import { authenticate, hasScope, requireKey, requireScope, viewerOf } from "../middleware/auth";
 import { eventStream, parseEventId, startPositions, type EventReader } from "./event-stream";
 
@@ -20,7 +20,8 @@ async function streamCaller(c: Context<AppEnv>): Promise<Caller> {
   const header = c.req.header("Authorization");
   const token = c.req.query("token");
   if (header !== undefined || token === undefined) return authenticate(c.var.tenant, header);
-  const found = await callDurable(() => ledgerShard(c.env.LEDGER, c.var.tenant.name, 0), (ledger) => ledger.checkToken(token));
+  // Tokens live on shard 0.
+  const found = await callDurable(() => tenantLedger(c.env, c.var.tenant.name).shard(0), (ledger) => ledger.checkToken(token));
   if (!found) throw new ApiError(401, "invalid_token", "The event token is unknown or expired; get a new one from POST /v1/events/token.");
   return { keyName: found.key, scopes: new Set(found.scopes as Scope[]) };
 }
@@ -39,7 +40,7 @@ export function eventRoutes(options: EventRouteOptions = {}) {
   return new Hono<AppEnv>()
     .post("/token", requireKey, requireScope("call"), async (c) => {
       const scopes = [...c.var.caller.scopes];
-      const shard = () => ledgerShard(c.env.LEDGER, c.var.tenant.name, 0);
+      const shard = () => tenantLedger(c.env, c.var.tenant.name).shard(0);
       const { token, expiresAt } = await callDurable(shard, (ledger) => ledger.issueToken(scopes, c.var.caller.keyName, TOKEN_TTL_MS));
       return c.json({ token, expiresAt, url: `/v1/events?token=${encodeURIComponent(token)}` });
     })
@@ -47,10 +48,9 @@ export function eventRoutes(options: EventRouteOptions = {}) {
       const caller = await streamCaller(c);
       if (!hasScope(caller, "call")) throw new ApiError(403, "forbidden", 'This key lacks the "call" scope.');
       const viewer = viewerOf(caller);
-      const count = shardCount(c.env);
-      const tenant = c.var.tenant.name;
-      const shards: EventReader[] = Array.from({ length: count }, (_, shard) => () => ledgerShard(c.env.LEDGER, tenant, shard));
-      const resume = parseEventId(c.req.header("Last-Event-ID") ?? c.req.query("lastEventId"), count);
+      const ledger = tenantLedger(c.env, c.var.tenant.name);
+      const shards: EventReader[] = ledger.all();
+      const resume = parseEventId(c.req.header("Last-Event-ID") ?? c.req.query("lastEventId"), ledger.shards);
       const positions = await startPositions(shards, resume, viewer).catch((error: unknown) => {
         if (error instanceof DurableUnavailable) throw error;
         throw new ApiError(503, "ledger_unavailable", "The call ledger did not answer; the event stream could not start. Try again.");

@@ -1,7 +1,8 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../env";
-import { callDurable } from "../durable-call";
+import { callDurable } from "../durable/call";
 import { ApiError } from "../errors";
+import { tenantGates } from "../gates/address";
 import { requireScope } from "../middleware/auth";
 
 const PAGE_MAX = 100;
@@ -15,9 +16,9 @@ export const gates = new Hono<AppEnv>().get("/", requireScope("admin"), async (c
   if (!Number.isInteger(limit) || limit < 1 || limit > PAGE_MAX) {
     throw new ApiError(400, "invalid_query", `limit must be an integer from 1 to ${PAGE_MAX}.`);
   }
-  const index = () => c.env.GATE_INDEX.get(c.env.GATE_INDEX.idFromName(c.var.tenant.name));
-  const page = await callDurable(index, (stub) => stub.list(c.req.query("after") ?? "", limit));
-  const gate = (name: string) => () => c.env.GATES.get(c.env.GATES.idFromName(name));
+  const gates = tenantGates(c.env, c.var.tenant.name);
+  const page = await callDurable(() => gates.index(), (stub) => stub.list(c.req.query("after") ?? "", limit));
+  const gate = (name: string) => () => gates.for(name);
   const snapshots = await Promise.all(page.gates.map((name) => callDurable(gate(name), (stub) => stub.snapshot())));
   return c.json({ gates: snapshots, ...(page.next === undefined ? {} : { next: page.next }) });
 });

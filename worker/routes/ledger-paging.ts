@@ -1,9 +1,9 @@
 import type { Context } from "hono";
-import type { LedgerEntry, ListQuery } from "../durable/ledger-types";
+import { callDurable } from "../durable/call";
 import type { AppEnv } from "../env";
 import { ApiError } from "../errors";
-import { callDurable } from "../durable-call";
-import { ledgerShard, shardCount } from "../ledger-shards";
+import { tenantLedger } from "../ledger/address";
+import type { LedgerEntry, ListQuery } from "../ledger/types";
 
 /** An integer query parameter in [min, max], or the default when absent; 400 otherwise. */
 export function intParam(value: string | undefined, name: string, min: number, max: number, fallback: number): number {
@@ -45,7 +45,7 @@ export function decodeCursor(value: string | undefined): Cursor | undefined {
  * `limit` below the cursor, so the newest `limit` of their union is exactly the next page.
  */
 export async function listNewest(c: Context<AppEnv>, query: ListQuery): Promise<{ entries: LedgerEntry[]; nextCursor: string | null }> {
-  const shards = Array.from({ length: shardCount(c.env) }, (_, shard) => () => ledgerShard(c.env.LEDGER, c.var.tenant.name, shard));
+  const shards = tenantLedger(c.env, c.var.tenant.name).all();
   const pages = await Promise.all(shards.map((stub) => callDurable(stub, (ledger) => ledger.list(query))));
   const entries = pages
     .flat()

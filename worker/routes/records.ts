@@ -1,11 +1,11 @@
 import { Hono, type Context } from "hono";
 import { cutText } from "../../src/budget";
 import { CALL_STATUSES, type CallStatus } from "../../src/result";
-import type { ListQuery } from "../durable/ledger-types";
+import { callDurable } from "../durable/call";
 import type { AppEnv } from "../env";
 import { ApiError } from "../errors";
-import { callDurable } from "../durable-call";
-import { ledgerFor, shardCount, type LedgerStub } from "../ledger-shards";
+import { tenantLedger, type LedgerStub } from "../ledger/address";
+import type { ListQuery } from "../ledger/types";
 import { requireScope, viewerOf } from "../middleware/auth";
 import { tenantTextMasker } from "../tenant-mask";
 import { decodeCursor, intParam, listNewest, timeParam } from "./ledger-paging";
@@ -14,9 +14,10 @@ const STATUSES: readonly CallStatus[] = CALL_STATUSES;
 const MAX_WAIT_SECONDS = 60;
 const MAX_RESULT_PAGE = 1_000_000;
 
-/** One RPC to the call's shard; tries: 1 for a request that is not safe to repeat (see durable-call.ts). */
+/** One RPC to the call's shard; tries: 1 for a request that is not safe to repeat (see durable/call.ts). */
 function onShard<T>(c: Context<AppEnv>, callId: string, run: (ledger: LedgerStub) => Promise<T>, tries?: number): Promise<T> {
-  return callDurable(() => ledgerFor(c.env.LEDGER, c.var.tenant.name, shardCount(c.env), callId), run, tries === undefined ? {} : { tries });
+  const ledger = tenantLedger(c.env, c.var.tenant.name);
+  return callDurable(() => ledger.for(callId), run, tries === undefined ? {} : { tries });
 }
 
 /** Also the answer for another key's call: a call-scope key cannot tell it exists. */

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { httpTool } from "../../../src/adapters/http";
 import type { HttpToolDeclaration } from "../../../src/adapters/declarations";
 import { createEgressFetch } from "../../../src/egress";
-import { executeCall } from "../../../src/execute";
+import { executeCall } from "../../../src/pipeline/execute";
 import { createRegistry } from "../../../src/registry";
 import type { Tool } from "../../../src/tool";
 import { startHttpApi, type HttpApi } from "../../servers/http-api";

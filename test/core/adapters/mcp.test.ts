@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mcpServer, type McpServerDeps } from "../../../src/adapters/mcp";
+import { mcpServer, type McpServerDeclaration, type McpServerDeps } from "../../../src/adapters/mcp";
 import { fromCallResult } from "../../../src/adapters/mcp-content";
 import { contentText } from "../../../src/result";
-import type { McpServerDeclaration } from "../../../src/adapters/declarations";
 import { createEgressFetch } from "../../../src/egress";
 import type { CallEvent } from "../../../src/events";
-import { executeCall } from "../../../src/execute";
+import { executeCall } from "../../../src/pipeline/execute";
 import { createRegistry } from "../../../src/registry";
 import type { Tool } from "../../../src/tool";
 import { startMcpServer, type McpTestServer } from "../../servers/mcp-server";

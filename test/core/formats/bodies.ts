@@ -1,4 +1,4 @@
-import type { FormatName } from "../../../src/formats/format";
+import type { FormatName } from "../../../src/formats/index";
 
 /** One call to `add` as each chat API would hand it over. */
 export function sameCallBodies(args: Record<string, unknown>, id = "call_1"): Record<FormatName, unknown> {

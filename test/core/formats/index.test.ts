@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { FORMATS, detectFormat, getFormat } from "../../../src/formats";
-import { FORMAT_NAMES } from "../../../src/formats/format";
+import type { SampleCall } from "../../../src/formats/format";
+import { FORMAT_NAMES } from "../../../src/formats/index";
 import { sameCallBodies } from "./bodies";
 import { replaceNode } from "../../fuzz-tree";
 
@@ -28,6 +29,23 @@ describe("format registry", () => {
     expect(detectFormat(body)?.name).toBe(name);
     const claimants = Object.values(FORMATS).filter((format) => format.detect(body)).map((format) => format.name);
     expect(claimants).toEqual([name]);
+  });
+
+  it.each(FORMAT_NAMES)("%s reads back the model output it writes (modelOutput → detect → decode)", (name) => {
+    const format = FORMATS[name];
+    const calls: SampleCall[] = [
+      { id: "call_1", name: "add", args: { a: 1, b: 2 } },
+      { id: "call_2", name: "echo", args: { text: "hi", nested: { list: [1, "two", null] } } },
+    ];
+    const body = format.modelOutput(calls);
+    expect(detectFormat(body)?.name).toBe(name);
+    const decoded = format.decode(body);
+    if (!decoded.ok) throw new Error(decoded.message);
+    expect(decoded.calls.map(({ name, arguments: args }) => ({ name, args: typeof args === "string" ? JSON.parse(args) : args }))).toEqual(
+      calls.map(({ name, args }) => ({ name, args })),
+    );
+    // MCP's bare calls carry no id (its ids belong to JSON-RPC requests); every other format keeps them.
+    if (name !== "mcp") expect(decoded.calls.map((call) => call.id)).toEqual(["call_1", "call_2"]);
   });
 
   it.each([[[]], [{}], [null], ["text"], [[{ type: "text", text: "hi" }]]])("detects nothing in %j", (body) => {

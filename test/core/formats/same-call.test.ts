@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import * as v from "valibot";
 import { FORMATS, getFormat } from "../../../src/formats";
-import { executeCall } from "../../../src/execute";
+import { executeCall } from "../../../src/pipeline/execute";
 import { createRegistry } from "../../../src/registry";
 import { defineTool } from "../../../src/tool";
 import type { CallResult } from "../../../src/result";

@@ -1,0 +1,97 @@
+import { openEventSource, streamEvents, type EventStreamOptions } from "./events";
+import { createTransport, type ClientOptions } from "./http";
+import { runMixed, type MixedAnswer, type MixedOptions } from "./mixed";
+import type {
+  AnswerOf,
+  ApprovalPage,
+  CallEntry,
+  CallPage,
+  CallQuery,
+  CancelAnswer,
+  DecisionAnswer,
+  GatePage,
+  ResultPage,
+  RunAnswer,
+  ServerEvent,
+  ToolInfo,
+  ToolListing,
+  WhoAmI,
+} from "./types";
+import type { FormatName } from "../formats/index";
+import type { JsonValue } from "../json";
+import type { CallRecord } from "../result";
+
+export { ApiError, isApiError } from "./http";
+export type { ClientOptions } from "./http";
+export type { EventStreamOptions } from "./events";
+export type { MixedAnswer, MixedOptions } from "./mixed";
+export { resultOfRecord } from "./mixed";
+export type * from "./types";
+
+/** A typed client of the toolgate HTTP API, for browsers and Node. Every failure rejects with an ApiError. */
+export interface ToolgateClient {
+  health(): Promise<{ ok: true; version: string }>;
+  /** The tenant and this key's scopes. */
+  whoami(): Promise<WhoAmI>;
+  /** Every tool with its effective policy and schemas (GET /v1/tools). */
+  catalog(): Promise<ToolInfo[]>;
+  /** The tools in a format's exact shape, ready to hand to that API. */
+  tools<F extends FormatName>(format: F): Promise<ToolListing<F>>;
+  /** Run a model's tool calls given in format F; the answer is what to append, plus the records. */
+  run<F extends FormatName>(format: F, body: unknown, options?: { signal?: AbortSignal }): Promise<RunAnswer<F>>;
+  /** Run a model's tool calls in any format (detected by the server); answered in the same format. */
+  runDetected(body: unknown, options?: { signal?: AbortSignal }): Promise<AnswerOf<FormatName> & { calls: CallRecord[] }>;
+  /** One call by tool name and arguments; resolves with its record (whatever its outcome). */
+  call(tool: string, args: JsonValue, options?: { id?: string; signal?: AbortSignal }): Promise<CallRecord>;
+  /** One call's ledger entry; with `wait` (seconds), long-polls until the call is terminal. */
+  record(callId: string, options?: { wait?: number; signal?: AbortSignal }): Promise<CallEntry>;
+  /** Records, newest first. */
+  records(query?: CallQuery): Promise<CallPage>;
+  /** The full output text of a call, a page at a time. */
+  result(callId: string, options?: { offset?: number; limit?: number }): Promise<ResultPage>;
+  cancel(callId: string, reason?: string): Promise<CancelAnswer>;
+  /** Calls awaiting approval, newest first (admin). */
+  approvals(query?: { limit?: number; cursor?: string }): Promise<ApprovalPage>;
+  /** Approve (the call then runs; wait on record(id, { wait })) or deny it (admin). */
+  decide(callId: string, decision: "approve" | "deny", reason?: string): Promise<DecisionAnswer>;
+  /** Concurrency gates: limit, holders, queue depth (admin). */
+  gates(options?: { after?: string; limit?: number }): Promise<GatePage>;
+  /** The live event stream, read with fetch (the key as a header); reconnects and resumes by default. */
+  events(options?: EventStreamOptions): AsyncGenerator<ServerEvent>;
+  /** The live event stream as an EventSource, opened with a short-lived token (never the key in a URL). */
+  eventSource(options?: { lastEventId?: string; signal?: AbortSignal }): Promise<EventSource>;
+  /** A batch split between local tools (run here by the core) and the API, answered once in input order. */
+  runMixed<F extends FormatName>(input: unknown, options: MixedOptions<F>): Promise<MixedAnswer<F>>;
+}
+
+const seg = encodeURIComponent;
+
+export function createClient(options: ClientOptions = {}): ToolgateClient {
+  const http = createTransport(options);
+  const withSignal = (signal?: AbortSignal) => (signal ? { signal } : {});
+  return {
+    health: () => http.json("/healthz"),
+    whoami: () => http.json("/v1/whoami"),
+    catalog: async () => (await http.json<{ tools: ToolInfo[] }>("/v1/tools")).tools,
+    tools: (format) => http.json(`/v1/tools/${seg(format)}`),
+    run: (format, body, o) => http.json(`/v1/calls/${seg(format)}`, { body, ...withSignal(o?.signal) }),
+    runDetected: (body, o) => http.json("/v1/calls", { body, ...withSignal(o?.signal) }),
+    async call(tool, args, o = {}) {
+      const id = o.id ?? `call_${crypto.randomUUID()}`;
+      const body = [{ id, type: "function", function: { name: tool, arguments: JSON.stringify(args) } }];
+      const answer = await http.json<{ calls: CallRecord[] }>("/v1/calls/openai", { body, ...withSignal(o.signal) });
+      return answer.calls[0]!;
+    },
+    record: (callId, o = {}) => http.json(`/v1/calls/${seg(callId)}`, { query: { wait: o.wait }, ...withSignal(o.signal) }),
+    records: (query = {}) => http.json("/v1/calls", { query: { ...query } }),
+    result: (callId, o = {}) => http.json(`/v1/calls/${seg(callId)}/result`, { query: { ...o } }),
+    cancel: (callId, reason) => http.json(`/v1/calls/${seg(callId)}/cancel`, { method: "POST", body: reason === undefined ? {} : { reason } }),
+    approvals: (query = {}) => http.json("/v1/approvals", { query: { ...query } }),
+    decide: (callId, decision, reason) =>
+      http.json(`/v1/approvals/${seg(callId)}`, { method: "POST", body: reason === undefined ? { decision } : { decision, reason } }),
+    gates: (o = {}) => http.json("/v1/gates", { query: { ...o } }),
+    events: (o) => streamEvents(http, o),
+    eventSource: (o) => openEventSource(http, o),
+    runMixed: (input, o) => runMixed(http, input, o),
+  };
+}

@@ -1,0 +1,150 @@
+import type { JsonSchema, JsonValue } from "../json";
+import type { Format } from "../formats/format";
+import type { FORMATS, FormatName } from "../formats/index";
+import type { GateRules } from "../gates/rules";
+import type { Risk } from "../policy";
+import type { CallRecord, CallStatus } from "../result";
+
+/** The shapes of the HTTP API as the typed client sees them (see worker/routes/*). */
+
+type FormatModules = typeof FORMATS;
+
+/** A tool as format F declares it (OpenAI function tool, Anthropic tool, …). */
+export type DefinitionOf<F extends FormatName> = FormatModules[F] extends Format<infer D, unknown> ? D : never;
+/** What the app appends to its conversation in format F. */
+export type AnswerOf<F extends FormatName> = FormatModules[F] extends Format<unknown, infer A> ? A : never;
+
+export interface ToolListing<F extends FormatName> {
+  tools: DefinitionOf<F>[];
+  /** Tools the format cannot express, with the reason. */
+  skipped?: { name: string; message: string }[];
+}
+
+/** The answer of POST /v1/calls/:format: the format's answer plus every call's record, in order. */
+export type RunAnswer<F extends FormatName> = AnswerOf<F> & { calls: CallRecord[] };
+
+/** A tool with its effective policy as JSON (GET /v1/tools): what the console shows as badges. */
+export interface ToolInfo {
+  name: string;
+  title?: string;
+  description: string;
+  /** "valibot" (code), "http", "openapi", "mcp:<url>", "json-schema". */
+  source: string;
+  hash: string;
+  inputSchema: JsonSchema;
+  outputSchema?: JsonSchema;
+  policy: {
+    risk: Risk;
+    readOnly: boolean;
+    idempotent: boolean;
+    /** "conditional": a predicate on the arguments decides per call. */
+    approval: "never" | "always" | "conditional";
+    /** Absent: unlimited. keyed: one gate per resource; key: the JSON Pointer naming it, when it is one. */
+    /** The gate's rules (see src/gates/rules.ts), its group, whether calls are gated per resource and, for a pointer, which. */
+    concurrency?: GateRules & { group?: string; keyed: boolean; key?: string };
+    timeoutMs?: number;
+    retry?: { attempts: number };
+    outputBudget?: number;
+    /** On the tenant's deny list: listed, but every call is denied. */
+    denied: boolean;
+  };
+}
+
+export interface WhoAmI {
+  tenant: string;
+  key: { name: string; scopes: ("call" | "admin")[] };
+}
+
+export interface ApprovalInfo {
+  state: "requested" | "approved" | "denied" | "expired" | "cancelled";
+  reason?: string;
+  decidedAt?: number;
+  expiresAt?: number;
+}
+
+/** One call as the ledger answers it (GET /v1/calls/:id, list items, approvals). */
+export interface CallEntry {
+  record: CallRecord;
+  /** The stored record was cut to fit; the full output pages through result(). */
+  truncated: boolean;
+  resultChars: number | null;
+  approval: ApprovalInfo | null;
+  cancelRequested: boolean;
+  /** The name of the key the call was made with (never the key); null when unknown (older records). */
+  key: string | null;
+}
+
+export interface CallQuery {
+  tool?: string;
+  status?: CallStatus;
+  /** Epoch ms or an ISO date. */
+  since?: number | string;
+  limit?: number;
+  cursor?: string;
+}
+
+export interface CallPage {
+  calls: CallEntry[];
+  /** Pass as `cursor` for the next (older) page; null at the end. */
+  nextCursor: string | null;
+}
+
+export interface ResultPage {
+  callId: string;
+  offset: number;
+  limit: number;
+  total: number;
+  text: string;
+  nextOffset: number | null;
+}
+
+export interface CancelAnswer {
+  callId: string;
+  state: "cancelled" | "cancel_requested";
+  call: CallEntry;
+}
+
+/** A call awaiting an admin's decision (GET /v1/approvals). */
+export interface PendingApproval {
+  callId: string;
+  tool: string;
+  /** Masked arguments. */
+  args: JsonValue;
+  requestedAt: number;
+  /** When it turns denied by itself; null when it never expires. */
+  expiresAt: number | null;
+}
+
+export interface ApprovalPage {
+  approvals: PendingApproval[];
+  nextCursor: string | null;
+}
+
+/** POST /v1/approvals/:id: a denial answers the entry; an approval answers at once and runs the call after. */
+export type DecisionAnswer =
+  | { callId: string; decision: "deny"; call: CallEntry }
+  | { callId: string; decision: "approve"; status: "running" };
+
+export interface GateSnapshot {
+  gate: string;
+  limit: number;
+  maxQueue: number;
+  holders: { callId: string; tool: string; since: number; expiresAt: number }[];
+  queueDepth: number;
+  queued: { callId: string; tool: string; since: number }[];
+}
+
+export interface GatePage {
+  gates: GateSnapshot[];
+  next?: string;
+}
+
+/** `ready`: the stream knows where it starts; every event after it arrives (sent first, and on each reconnect). */
+export type ServerEventType = "ready" | "call.started" | "call.finished" | "approval.requested" | "approval.decided" | "gate.changed";
+
+/** One event of GET /v1/events: its SSE id (resume with it) and its JSON data. */
+export interface ServerEvent {
+  id?: string;
+  type: ServerEventType | (string & {});
+  data: { type?: string; at?: number; callId?: string; tool?: string; [key: string]: JsonValue | undefined };
+}

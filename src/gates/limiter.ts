@@ -1,0 +1,26 @@
+import type { GateRules } from "./rules";
+
+/** A request for one slot of a concurrency gate. */
+export interface SlotRequest {
+  /** Gate key: tenant + tool or group [+ resource key]. One gate per key. */
+  gate: string;
+  /** What the gate enforces (limit, queue, waits), passed on whole to the gate. */
+  rules: GateRules;
+  callId: string;
+  tool: string;
+  /** How long the slot is held before a vanished holder loses it. */
+  leaseMs: number;
+  /** Aborting it leaves the queue (the call never runs later). */
+  signal?: AbortSignal;
+  /** Told once when the call starts waiting in the queue (not for a slot granted at once). */
+  onQueued?: () => void;
+}
+
+export type SlotGrant =
+  | { ok: true; release(): Promise<void> }
+  | { ok: false; code: "busy" | "cancelled"; message: string; retryAfterMs?: number };
+
+/** Enforces policy.concurrency. In-process here; a Durable Object per gate in the Worker. */
+export interface Limiter {
+  acquire(request: SlotRequest): Promise<SlotGrant>;
+}

@@ -1,0 +1,90 @@
+import { DEFAULT_LIMITS } from "./arguments";
+import { composeHooks, type Hooks } from "../hooks";
+import type { JsonValue } from "../json";
+import { createMasker } from "../mask";
+import type { Limits, ExecuteOptions } from "../options";
+import type { CallJournal } from "../journal";
+import type { Limiter } from "../gates/limiter";
+import type { Registry } from "../registry";
+import type { ToolLogger } from "../tool";
+import { createLocalLimiter } from "../gates/local-limiter";
+import type { CallEvent } from "../events";
+
+/** ExecuteOptions resolved once: hooks composed, masker built, defaults filled in. */
+export interface PipelineEnv {
+  registry: Registry;
+  tenant: string;
+  secrets: Readonly<Record<string, string>>;
+  fetch: typeof fetch;
+  hooks: Hooks;
+  mask: (value: JsonValue) => JsonValue;
+  /** False when mask is the identity (no secrets, no custom mask, nobody observing): masking can be skipped. */
+  masks: boolean;
+  limiter: Limiter;
+  journal: CallJournal | undefined;
+  approved: boolean;
+  limits: Limits;
+  log: ToolLogger;
+  now: () => number;
+}
+
+const NO_SECRETS: Readonly<Record<string, string>> = Object.freeze({});
+const silent = () => {};
+const SILENT_LOGGER: ToolLogger = Object.freeze({ debug: silent, info: silent, warn: silent, error: silent });
+// Workers throw "Illegal invocation" when fetch is called detached from globalThis.
+const globalFetch: typeof fetch = (input, init) => fetch(input, init);
+
+let processLimiter: Limiter | undefined;
+/** One in-process limiter shared by every call that brings none, so policy.concurrency holds by default. */
+function defaultLimiter(): Limiter {
+  return (processLimiter ??= createLocalLimiter());
+}
+
+const identity = <T>(value: T): T => value;
+
+const cache = new WeakMap<ExecuteOptions, PipelineEnv>();
+
+/** Runs on every call: only the lookup here, so that it stays small enough to inline. */
+export function preparePipeline(options: ExecuteOptions): PipelineEnv {
+  return cache.get(options) ?? buildPipeline(options);
+}
+
+function buildPipeline(options: ExecuteOptions): PipelineEnv {
+  const hookList = options.hooks === undefined ? [] : Array.isArray(options.hooks) ? options.hooks : [options.hooks as Hooks];
+  const hooks = hookList.length === 0 ? {} : composeHooks(hookList);
+  const secrets = options.secrets ?? NO_SECRETS;
+  const secretValues = Object.values(secrets);
+  const customMask = hooks.mask;
+  // Masking protects what leaves the pipeline for someone else: secrets in anything, and sensitive
+  // keys in what observers (journal, events, results hooks, logs) see. With no secrets and no
+  // observer, the record goes back only to the caller who supplied its data: nothing to hide.
+  const observed = !!(options.journal || hooks.onEvent || hooks.onResult || hooks.onStart || options.log);
+  const masks = secretValues.length > 0 || observed || customMask !== undefined;
+  const secretMask = secretValues.length > 0 || observed ? createMasker(secretValues) : identity;
+  const env: PipelineEnv = {
+    registry: options.registry,
+    tenant: options.tenant ?? "default",
+    secrets,
+    fetch: options.fetch ?? globalFetch,
+    hooks,
+    mask: customMask ? (value) => customMask(secretMask(value)) : secretMask,
+    masks,
+    limiter: options.limiter ?? defaultLimiter(),
+    journal: options.journal,
+    approved: options.approved ?? false,
+    limits: { ...DEFAULT_LIMITS, ...options.limits },
+    log: options.log ?? SILENT_LOGGER,
+    now: options.now ?? Date.now,
+  };
+  cache.set(options, env);
+  return env;
+}
+
+/** An event to the onEvent hook; observers cannot break a call. */
+export function emit(env: PipelineEnv, event: CallEvent): void {
+  try {
+    env.hooks.onEvent?.(event);
+  } catch {
+    // observers cannot break a call
+  }
+}

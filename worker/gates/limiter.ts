@@ -1,0 +1,120 @@
+/**
+ * The Worker's Limiter: one Gate Durable Object per gate key, so a tool's concurrency policy holds
+ * across every request, isolate and location. Queued calls long-poll the gate and re-attach by call
+ * id (a broken stub or the end of a poll keeps their place); an abort leaves the queue.
+ */
+import type { Limiter, SlotGrant, SlotRequest } from "../../src/gates/limiter";
+import { afterFailure, callDurable, DurableUnavailable } from "../durable/call";
+import type { GatesAddress, GateStub } from "./address";
+import type { GateAcquireInput, GateAcquireResult } from "./protocol";
+
+export interface GateLimiterOptions {
+  /** How long one acquire RPC waits in the queue before re-attaching. Default 10 s. */
+  pollMs?: number;
+  /** Fresh stubs to try after a retryable RPC failure before giving up (an overloaded gate is never retried). Default 2. */
+  retries?: number;
+  /**
+   * The request's ctx.waitUntil. Given one, release() hands the release RPC to it and returns at
+   * once: the answer does not wait for the gate's round trip (the slot frees when it lands).
+   */
+  waitUntil?: (promise: Promise<unknown>) => void;
+}
+
+const ABORTED = Symbol("aborted");
+
+/** The limiter of one tenant's calls: its gates (tenantGates) list themselves in its index. */
+export function createGateLimiter(gates: GatesAddress, options: GateLimiterOptions = {}): Limiter {
+  const pollMs = options.pollMs ?? 10_000;
+  const retries = options.retries ?? 2;
+  const stubFor = (gate: string) => gates.for(gate);
+  const release = (gate: string, callId: string): Promise<void> => {
+    const done = releaseSlot(stubFor, gate, callId);
+    if (!options.waitUntil) return done;
+    options.waitUntil(done);
+    return Promise.resolve();
+  };
+
+  return {
+    async acquire(request: SlotRequest): Promise<SlotGrant> {
+      const { signal, callId } = request;
+      const cancelled = (): SlotGrant => ({ ok: false, code: "cancelled", message: "the caller gave up while waiting for a slot" });
+      if (signal?.aborted) return cancelled();
+      // Fixed once, so every re-attach counts the longest wait from the same moment.
+      const askedAt = Date.now();
+      // A caller that wants to know when it starts waiting gets a first poll that answers `queued` at once.
+      let toldQueued = !request.onQueued;
+      const input: GateAcquireInput = {
+        gate: request.gate,
+        callId,
+        tool: request.tool,
+        rules: request.rules,
+        leaseMs: request.leaseMs,
+        askedAt,
+        pollMs: toldQueued ? pollMs : 0,
+        tenant: gates.tenant,
+      };
+      const aborted = abortPromise(signal);
+      let stub = stubFor(request.gate);
+      let failures = 0;
+      try {
+        for (;;) {
+          if (signal?.aborted) return await leave(stub, callId, cancelled());
+          let result: GateAcquireResult | typeof ABORTED;
+          try {
+            result = await Promise.race([stub.acquire(input), aborted.promise]);
+          } catch (error) {
+            // Acquire is idempotent per call id, so a new stub re-attaches to the same slot or place.
+            const next = afterFailure(error, ++failures, retries + 1);
+            if ("fail" in next) {
+              // Overloaded or unreachable: the call answers busy with a hint, like a full queue.
+              if (next.fail instanceof DurableUnavailable) return { ok: false, code: "busy", message: next.fail.message, retryAfterMs: next.fail.retryAfterMs };
+              throw next.fail;
+            }
+            await new Promise((resolve) => setTimeout(resolve, next.retryInMs));
+            stub = stubFor(request.gate);
+            continue;
+          }
+          if (result === ABORTED) return await leave(stub, callId, cancelled());
+          if (result.ok) return { ok: true, release: once(() => release(request.gate, callId)) };
+          if (result.code === "busy") return result;
+          if (!toldQueued && result.code === "queued") {
+            toldQueued = true;
+            input.pollMs = pollMs;
+            request.onQueued!();
+          }
+          // "queued": the poll ended; "cancelled" without an abort: the wait deadline passed (a late
+          // poll), so join again. Either way the next round decides.
+        }
+      } finally {
+        aborted.dispose();
+      }
+    },
+  };
+}
+
+/** Leave the queue (or free a slot granted just before the abort) and answer cancelled. */
+async function leave(stub: GateStub, callId: string, answer: SlotGrant): Promise<SlotGrant> {
+  // On failure the waiter's deadline or the holder's lease reclaims it.
+  await stub.cancel(callId).catch(() => undefined);
+  return answer;
+}
+
+/** Release never throws: when it cannot land (overloaded, or failing after its retries) the lease reclaims the slot. */
+async function releaseSlot(stubFor: (gate: string) => GateStub, gate: string, callId: string): Promise<void> {
+  await callDurable(() => stubFor(gate), (stub) => stub.release(callId)).catch(() => undefined);
+}
+
+function once(fn: () => Promise<void>): () => Promise<void> {
+  let done: Promise<void> | undefined;
+  return () => (done ??= fn());
+}
+
+function abortPromise(signal: AbortSignal | undefined): { promise: Promise<typeof ABORTED>; dispose(): void } {
+  if (!signal) return { promise: new Promise(() => {}), dispose() {} };
+  let onAbort = () => {};
+  const promise = new Promise<typeof ABORTED>((resolve) => {
+    onAbort = () => resolve(ABORTED);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+  return { promise, dispose: () => signal.removeEventListener("abort", onAbort) };
+}

@@ -1,0 +1,90 @@
+import type { JsonValue } from "../../src/json";
+import type { CallError, CallRecord } from "../../src/result";
+import { deleteBlobs, readBlob } from "./blobs";
+import type { ShardContext } from "./context";
+import { callEvent, eventRecord } from "./events";
+import { readRow, readVisibleRow, storeRecord, toEntry, type CallRow } from "./records";
+import type { ApprovalState, CancelOutcome, DecideOutcome, Decision, Viewer } from "./types";
+import { callKey } from "./waiters";
+
+/**
+ * An admin's decision on a parked call. Only a row still awaiting a decision can be decided, so a
+ * second decision (or one after expiry or cancel) is refused. Approving hands the raw arguments and
+ * an owner token to the approver, which runs the call through the pipeline as that owner.
+ */
+export function decide(ctx: ShardContext, callId: string, decision: Decision, reason: string | undefined, leaseMs: number): DecideOutcome {
+  const row = readRow(ctx.sql, callId);
+  if (!row) return { ok: false, error: "not_found" };
+  if (row.status !== "pending" || row.approval !== "requested") return { ok: false, error: "not_pending", entry: toEntry(row) };
+  if (decision === "deny") {
+    const why = reason ? `: ${reason}` : ".";
+    closePending(ctx, row, "denied", { code: "denied", message: `An admin denied the call to "${row.tool}"${why}` }, reason);
+    return { ok: true, decision: "deny", entry: toEntry(readRow(ctx.sql, callId)!) };
+  }
+  const now = ctx.now();
+  const owner = crypto.randomUUID();
+  const args = readBlob(ctx.sql, callId, "args");
+  ctx.sql.exec(
+    `UPDATE calls SET status = 'running', owner = ?, deadline = ?, approval = 'approved', approval_reason = ?, decided_at = ?
+     WHERE call_id = ?`,
+    owner,
+    now + leaseMs,
+    reason ?? null,
+    now,
+    callId,
+  );
+  deleteBlobs(ctx.sql, callId, "args");
+  const { error: _parked, ...rest } = toEntry(row).record;
+  const record: CallRecord = { ...rest, status: "running", permission: "allow" };
+  storeRecord(ctx.sql, record, now);
+  ctx.emit(callEvent("approval.decided", record, row.key_name, now, { decision: "approved", ...(reason ? { reason } : {}) }));
+  ctx.wakeBy(now + leaseMs);
+  const call = { id: callId, name: row.tool, arguments: args === undefined ? undefined : (JSON.parse(args) as JsonValue) };
+  return { ok: true, decision: "approve", approved: { call, owner, record } };
+}
+
+/** Cancel from anywhere: a pending call ends here; a running one is flagged for its journal to abort. */
+export function cancel(ctx: ShardContext, callId: string, viewer: Viewer, reason: string | undefined): CancelOutcome {
+  const row = readVisibleRow(ctx.sql, callId, viewer);
+  if (!row) return { ok: false, error: "not_found" };
+  if (row.status === "pending") {
+    const why = reason ? `: ${reason}` : ".";
+    closePending(ctx, row, "cancelled", { code: "cancelled", message: `The call was cancelled before it was approved${why}` }, reason);
+    return { ok: true, state: "cancelled", entry: toEntry(readRow(ctx.sql, callId)!) };
+  }
+  if (row.status !== "running") return { ok: false, error: "finished", entry: toEntry(row) };
+  ctx.sql.exec("UPDATE calls SET cancel_requested = 1 WHERE call_id = ?", callId);
+  ctx.waiters.notify(callKey(callId));
+  return { ok: true, state: "requested", entry: toEntry(readRow(ctx.sql, callId)!) };
+}
+
+/** Pending approvals past their deadline are denied. */
+export function expireApprovals(ctx: ShardContext, limit: number): number {
+  const rows = ctx.sql
+    .exec<CallRow>("SELECT * FROM calls WHERE status = 'pending' AND deadline <= ? LIMIT ?", ctx.now(), limit)
+    .toArray();
+  for (const row of rows) {
+    const message = `Nobody approved the call to "${row.tool}" in time; it was denied and did not run.`;
+    closePending(ctx, row, "expired", { code: "denied", message }, undefined);
+  }
+  return rows.length;
+}
+
+function closePending(ctx: ShardContext, row: CallRow, state: ApprovalState, error: CallError, reason: string | undefined): void {
+  const now = ctx.now();
+  const status = state === "cancelled" ? "cancelled" : "denied";
+  ctx.sql.exec(
+    "UPDATE calls SET deadline = NULL, approval = ?, approval_reason = ?, decided_at = ? WHERE call_id = ?",
+    state,
+    reason ?? null,
+    now,
+    row.call_id,
+  );
+  deleteBlobs(ctx.sql, row.call_id, "args");
+  const stored = toEntry(row).record;
+  const record: CallRecord = { ...stored, status, error, durationMs: now - stored.startedAt, ...(state === "cancelled" ? {} : { permission: "deny" }) };
+  storeRecord(ctx.sql, record, now);
+  ctx.emit(callEvent("approval.decided", record, row.key_name, now, { decision: state, ...(reason ? { reason } : {}) }));
+  ctx.emit(callEvent("call.finished", record, row.key_name, now, { record: eventRecord(record) }));
+  ctx.waiters.notify(callKey(row.call_id));
+}

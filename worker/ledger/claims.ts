@@ -1,0 +1,191 @@
+import type { JsonValue } from "../../src/json";
+import type { CallRecord } from "../../src/result";
+import { deleteBlobs, writeBlob } from "./blobs";
+import type { ShardContext } from "./context";
+import { callEvent, eventRecord } from "./events";
+import { fullRecord, insertRow, readRow, storeRecord, TERMINAL, type CallRow } from "./records";
+import type { BeginInput, Claim, CommitInput, LedgerWrite, WatchOutcome, WriteOutcome } from "./types";
+import { callKey } from "./waiters";
+
+/**
+ * The check-and-write that makes call ids idempotent. Synchronous SQL inside one Durable Object, so
+ * no other request can interleave between reading the row and writing it.
+ */
+export function claim(ctx: ShardContext, input: BeginInput): Claim {
+  const row = readRow(ctx.sql, input.callId);
+  if (!row) {
+    if (input.status === "pending") park(ctx, input);
+    else insertRunning(ctx, input);
+    return { kind: "new" };
+  }
+  const taken = takenBy(row, input.callId, input.key, input.argsHash, input.owner);
+  if (taken) return taken;
+  if (row.status === "running") return row.owner === input.owner ? refresh(ctx, row, input) : { kind: "wait" };
+  if (row.status === "pending") {
+    if (!input.approved || input.status !== "running") return { kind: "replay", record: fullRecord(ctx.sql, row) };
+    return start(ctx, row, input);
+  }
+  if (row.status === "unknown" && input.rerunUnknown && input.status === "running") return start(ctx, row, input);
+  return { kind: "replay", record: fullRecord(ctx.sql, row) };
+}
+
+/**
+ * The id belongs to the key that first used it: another key learns only that it is taken, never its
+ * outcome (an approver holds the row's owner token instead of the caller's key). The same id with
+ * other arguments is another call.
+ */
+function takenBy(row: CallRow, callId: string, key: string | null, argsHash: string, owner: string | null): Claim | undefined {
+  if (row.key_name !== key && (owner === null || row.owner !== owner)) {
+    return { kind: "conflict", message: `The call id "${callId}" is already taken. A new call needs a new id.` };
+  }
+  if (row.args_hash !== argsHash) {
+    const message =
+      `The call id "${callId}" was already used for a different call (tool "${row.tool}" with other arguments). ` +
+      `A new call needs a new id.`;
+    return { kind: "conflict", message };
+  }
+  return undefined;
+}
+
+/**
+ * The terminal record of a read-only call whose claim was deferred (it ended before its journal
+ * claimed the id): stored with its started and finished events in one check-and-write if the id is
+ * free. A taken id answers as a duplicate begin would: replay, conflict, or wait for the running one.
+ */
+export function commit(ctx: ShardContext, input: CommitInput): Claim {
+  const { record } = input;
+  const row = readRow(ctx.sql, record.callId);
+  if (row) {
+    const taken = takenBy(row, record.callId, input.key, input.argsHash, null);
+    if (taken) return taken;
+    return row.status === "running" ? { kind: "wait" } : { kind: "replay", record: fullRecord(ctx.sql, row) };
+  }
+  if (!TERMINAL.has(record.status)) throw new Error(`commit() needs a terminal record, got ${record.status}`);
+  insertFinished(ctx, record, input.argsHash, input.key, true);
+  return { kind: "new" };
+}
+
+/**
+ * A new row holding a terminal record, with its finished event (and, for a call that really ran, its
+ * started event first) and a wake-up for anyone waiting on the id.
+ */
+function insertFinished(ctx: ShardContext, record: CallRecord, argsHash: string, key: string | null, ran: boolean): void {
+  const now = ctx.now();
+  insertRow(ctx.sql, record, { argsHash, deadline: null, owner: null, approval: null, key }, now);
+  const shown = eventRecord(record);
+  if (ran) ctx.emit(callEvent("call.started", record, key, now, { args: eventArgs(record, shown), attempt: 1 }));
+  ctx.emit(callEvent("call.finished", record, key, now, { record: shown }));
+  ctx.waiters.notify(callKey(record.callId));
+}
+
+function insertRunning(ctx: ShardContext, input: BeginInput): void {
+  const deadline = ctx.now() + input.leaseMs;
+  const record: CallRecord = { ...input.record, status: "running" };
+  insertRow(ctx.sql, record, { argsHash: input.argsHash, deadline, owner: input.owner, approval: null, key: input.key }, ctx.now());
+  ctx.emit(callEvent("call.started", record, input.key, ctx.now(), { args: eventArgs(record), attempt: 1 }));
+  ctx.wakeBy(deadline);
+}
+
+/** Parked for approval: the raw arguments wait in a blob until the decision. */
+function park(ctx: ShardContext, input: BeginInput): void {
+  const expiresAt = ctx.now() + ctx.settings.approvalTtlMs;
+  const message =
+    `The call ${input.callId} to "${input.tool}" is awaiting an admin's approval; its outcome will be reported. ` +
+    `Do not call it again.`;
+  const record: CallRecord = { ...input.record, status: "pending", error: input.record.error ?? { code: "approval_required", message } };
+  insertRow(ctx.sql, record, { argsHash: input.argsHash, deadline: expiresAt, owner: null, approval: "requested", key: input.key }, ctx.now());
+  if (input.args !== undefined) writeBlob(ctx.sql, input.callId, "args", JSON.stringify(input.args));
+  ctx.emit(callEvent("approval.requested", record, input.key, ctx.now(), { record: eventRecord(record), expiresAt }));
+  ctx.wakeBy(expiresAt);
+}
+
+/** The same claimant again (an approver taking its approved row, or a retried begin): keep its lease fresh. */
+function refresh(ctx: ShardContext, row: CallRow, input: BeginInput): Claim {
+  const deadline = ctx.now() + input.leaseMs;
+  ctx.sql.exec("UPDATE calls SET deadline = ? WHERE call_id = ?", deadline, input.callId);
+  const record: CallRecord = { ...input.record, status: "running" };
+  storeRecord(ctx.sql, record, ctx.now());
+  // An approver taking the row the decision gave it: this is when the call starts.
+  if (input.approved) ctx.emit(callEvent("call.started", record, row.key_name, ctx.now(), { args: eventArgs(record), attempt: 1 }));
+  ctx.wakeBy(deadline);
+  return { kind: "new" };
+}
+
+/** pending → running (approved through the pipeline) or unknown → running (an idempotent tool's re-run). */
+function start(ctx: ShardContext, row: CallRow, input: BeginInput): Claim {
+  const now = ctx.now();
+  const deadline = now + input.leaseMs;
+  const wasRequested = row.approval === "requested";
+  ctx.sql.exec(
+    `UPDATE calls SET status = 'running', owner = ?, deadline = ?, cancel_requested = 0,
+       approval = CASE WHEN approval = 'requested' THEN 'approved' ELSE approval END,
+       decided_at = CASE WHEN approval = 'requested' THEN ? ELSE decided_at END
+     WHERE call_id = ?`,
+    input.owner,
+    deadline,
+    now,
+    row.call_id,
+  );
+  deleteBlobs(ctx.sql, row.call_id, "args");
+  const record: CallRecord = { ...input.record, status: "running" };
+  storeRecord(ctx.sql, record, now);
+  if (wasRequested) ctx.emit(callEvent("approval.decided", record, row.key_name, now, { decision: "approved" }));
+  ctx.emit(callEvent("call.started", record, row.key_name, now, { args: eventArgs(record), attempt: 1 }));
+  ctx.wakeBy(deadline);
+  return { kind: "new" };
+}
+
+/** The claimant's terminal record. Refused for anyone but the owner, and once the row is final. */
+export function complete(ctx: ShardContext, owner: string, record: CallRecord): boolean {
+  const row = readRow(ctx.sql, record.callId);
+  if (!row || row.owner !== owner || !TERMINAL.has(record.status)) return false;
+  // `unknown` was the alarm's guess that the owner died; the owner's own late outcome is the truth.
+  if (row.status !== "running" && row.status !== "unknown") return false;
+  ctx.sql.exec("UPDATE calls SET deadline = NULL WHERE call_id = ?", record.callId);
+  storeRecord(ctx.sql, record, ctx.now());
+  ctx.emit(callEvent("call.finished", record, row.key_name, ctx.now(), { record: eventRecord(record) }));
+  ctx.waiters.notify(callKey(record.callId));
+  return true;
+}
+
+/** A call that ended before claiming its id (invalid, denied, unknown tool): recorded unless the id is taken. */
+export function recordUnclaimed(ctx: ShardContext, record: CallRecord, key: string | null): boolean {
+  if (!TERMINAL.has(record.status) || readRow(ctx.sql, record.callId)) return false;
+  insertFinished(ctx, record, "", key, false);
+  return true;
+}
+
+/** One write of a group (Ledger.writeMany), as its own method would do it. */
+export function applyWrite(ctx: ShardContext, write: LedgerWrite): WriteOutcome {
+  switch (write.op) {
+    case "begin":
+      return claim(ctx, write.input);
+    case "commit":
+      return commit(ctx, write.input);
+    case "complete":
+      return { kind: "done", ok: complete(ctx, write.owner, write.record) };
+    case "record":
+      return { kind: "done", ok: recordUnclaimed(ctx, write.record, write.key) };
+  }
+}
+
+/** A running call's lease renewal; also how its journal learns of a cancel request. */
+export function renew(ctx: ShardContext, callId: string, owner: string, leaseMs: number): WatchOutcome {
+  const state = watchState(readRow(ctx.sql, callId), owner);
+  if (state.done) return state;
+  const deadline = ctx.now() + leaseMs;
+  ctx.sql.exec("UPDATE calls SET deadline = ? WHERE call_id = ?", deadline, callId);
+  ctx.wakeBy(deadline);
+  return state;
+}
+
+/** What the owner's watcher learns from the row: done once it is no longer this owner's running call. */
+export function watchState(row: CallRow | undefined, owner: string): WatchOutcome {
+  if (!row || row.status !== "running" || row.owner !== owner) return { cancel: false, done: true };
+  return { cancel: row.cancel_requested === 1, done: false };
+}
+
+/** The arguments as events show them; `shown` is the record's event form when already made. */
+function eventArgs(record: CallRecord, shown: JsonValue = eventRecord(record)) {
+  return (shown as unknown as CallRecord).args ?? null;
+}

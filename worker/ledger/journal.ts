@@ -1,0 +1,248 @@
+import { hashJson } from "../../src/hash";
+import type { JsonValue } from "../../src/json";
+import type { CallJournal, CallToClaim, ClaimWatch, JournalClaim, JournalEnd } from "../../src/journal";
+import type { CallRecord } from "../../src/result";
+import type { BeginOutcome, LedgerClaim, LedgerWrite, WriteOutcome } from "./types";
+import { toolError } from "../../src/errors";
+import { callDurable, DurableUnavailable } from "../durable/call";
+import type { LedgerAddress, LedgerStub } from "./address";
+import { submitWrite } from "./writes";
+import { mayStart, watchCall } from "./watch";
+
+export interface LedgerJournalOptions {
+  /** The tenant's ledger shards (tenantLedger). */
+  ledger: LedgerAddress;
+  /**
+   * How long a running call's row lives without renewal before it turns `unknown`. The journal renews
+   * it while the call is alive (queued at a gate, running, retrying), so this bounds how late a dead
+   * Worker is noticed, not how long a tool may run. Default 60 s.
+   */
+  leaseMs?: number;
+  /**
+   * How long a claimed call runs before its journal starts watching for cancels (and renewing its
+   * lease): calls shorter than this cost no watch RPC, and a cancel reaches one within about this
+   * long. A call that waits at a gate is watched from the moment it queues. Default 250 ms.
+   */
+  watchDelayMs?: number;
+  /**
+   * How long a read-only call's claim is deferred: one that ends sooner is stored by one commit() and
+   * is not cancellable meanwhile (it is unknown to the ledger). Default 1 s.
+   */
+  deferMs?: number;
+  /** The owner token of an approved call (from the ledger's decision): this journal finishes it. */
+  owner?: string;
+  /**
+   * The name of the key making the calls (never the key): its records are that key's, which a
+   * call-scope key alone may read, and their ids are taken for every other key.
+   */
+  key?: string;
+  /**
+   * The request's ctx.waitUntil: a group of writes this request sends for others outlives its
+   * response, and each call keeps the request alive until it is recorded. Cloudflare tears down a
+   * request whose client went away at once unless work is pending in waitUntil: kept alive, its
+   * request.signal aborts, so the call leaves its gate queue or sees ctx.signal and ends cancelled
+   * instead of being cut off (a record left running, a slot held until its lease ends).
+   */
+  waitUntil?: (promise: Promise<unknown>) => void;
+}
+
+/** How long a running row lives without renewal (see LedgerJournalOptions.leaseMs). */
+export const DEFAULT_LEASE_MS = 60_000;
+/** See LedgerJournalOptions.watchDelayMs and deferMs. */
+export const DEFAULT_WATCH_DELAY_MS = 250;
+export const DEFAULT_DEFER_MS = 1_000;
+
+interface Claimed {
+  /** The owner token once the id is claimed; a deferred claim resolves it (or undefined) when settled. */
+  owner: string | Promise<string | undefined>;
+  /** Set for a deferred claim: what commit() checks if the id was never claimed. */
+  argsHash?: string;
+  stop(): void;
+  /** Ends the request's keep-alive for this call (see LedgerJournalOptions.waitUntil). */
+  done: () => void;
+}
+
+/** A shard that is overloaded or unreachable ends the call as `busy` with when to retry: a result the model can act on. */
+function asBusy(error: unknown): never {
+  if (!(error instanceof DurableUnavailable)) throw error;
+  throw toolError("busy", error.message, { retryAfterMs: error.retryAfterMs });
+}
+
+/**
+ * The ledger's claim of a call: its arguments by hash (the same id with other arguments is a
+ * conflict), the unmasked arguments only while it waits for approval, and the tool's policy flags.
+ */
+export function claimOf(call: CallToClaim): LedgerClaim {
+  const { tool } = call;
+  const pending = call.status === "pending";
+  return {
+    callId: call.callId,
+    tool: tool.name,
+    argsHash: hashJson({ tool: tool.name, args: call.args }),
+    status: call.status,
+    ...(call.approved ? { approved: true } : {}),
+    // The ledger keeps the unmasked arguments of a parked call so that an approval can run it.
+    ...(pending ? { args: call.args as JsonValue } : {}),
+    record: call.record,
+    ...(tool.policy.readOnly ? { readOnly: true } : {}),
+    ...(tool.policy.idempotent ? { idempotent: true } : {}),
+  };
+}
+
+/**
+ * The CallJournal of the Worker: every call id lives on one ledger shard (hash of the id), where
+ * begin() is one synchronous check-and-write. A claimed running call gets a watch loop
+ * (watch.ts) that renews its lease and turns a cancel request (from any request, any
+ * isolate) into an abort of its signal, from watchDelayMs into the call or as soon as it queues at
+ * a gate; a call that waited asks its shard once more before it starts, so a cancel accepted while
+ * it waited always holds it back.
+ *
+ * Read-only calls defer the claim: running one twice has no side effect, so a call that ends within
+ * deferMs stores its outcome with one commit() (one Durable Object round trip instead of two),
+ * and a taken id still answers with the recorded outcome. One still running by then is claimed and
+ * watched like any other, so it shows as running and can be cancelled.
+ */
+export function createLedgerJournal(options: LedgerJournalOptions): CallJournal {
+  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  const watchDelayMs = options.watchDelayMs ?? DEFAULT_WATCH_DELAY_MS;
+  const deferMs = options.deferMs ?? DEFAULT_DEFER_MS;
+  const claimed = new Map<string, Claimed>();
+  const key = options.key ?? null;
+  const shards = options.ledger;
+  const stubFor = (callId: string) => () => shards.for(callId);
+  const target = (callId: string, owner: string) => ({ stub: stubFor(callId), callId, owner, leaseMs });
+
+  /** One RPC to the call's shard (see durable/call.ts); an overloaded or unreachable shard makes the call `busy`. */
+  function ledgerCall<T>(callId: string, run: (ledger: LedgerStub) => Promise<T>): Promise<T> {
+    return callDurable(stubFor(callId), run).catch(asBusy);
+  }
+
+  /** A write grouped with this isolate's other writes to the call's shard (see writes.ts). */
+  async function write(callId: string, entry: LedgerWrite): Promise<WriteOutcome> {
+    const outcome = await submitWrite(shards.name(shards.shardOf(callId)), entry, { stub: stubFor(callId), waitUntil: options.waitUntil }).catch(asBusy);
+    if (outcome.kind === "error") throw new Error(outcome.message);
+    return outcome;
+  }
+
+  /**
+   * A grouped begin or commit: its outcome, or when a running duplicate holds the id (`wait`, nothing
+   * written), the same write sent alone, which joins the duplicate (bounded) and answers its outcome.
+   */
+  async function claimWrite(callId: string, entry: LedgerWrite, alone: () => Promise<BeginOutcome>): Promise<BeginOutcome> {
+    const outcome = await write(callId, entry);
+    if (outcome.kind === "wait") return alone();
+    if (outcome.kind === "new" || outcome.kind === "replay" || outcome.kind === "conflict") return outcome;
+    throw new Error(`The ledger answered ${outcome.kind} to ${entry.op}.`);
+  }
+
+  /** Keeps the request alive until the answered function is called (see LedgerJournalOptions.waitUntil). */
+  function keepAlive(): () => void {
+    if (!options.waitUntil) return () => {};
+    let done!: () => void;
+    options.waitUntil(new Promise<void>((resolve) => (done = resolve)));
+    return done;
+  }
+
+  /** A claim of the same id made earlier in this request (a duplicate in a batch) is watched no more. */
+  function replace(callId: string): void {
+    const earlier = claimed.get(callId);
+    earlier?.stop();
+    earlier?.done();
+  }
+
+  /** An `unknown` call of an idempotent tool may run again under the same id. */
+  function beginInput(entry: LedgerClaim, owner: string) {
+    return { ...entry, owner, leaseMs, key, ...(entry.idempotent ? { rerunUnknown: true } : {}) };
+  }
+
+  /** A read-only call: claimed only if it is still running after deferMs, or once it queues at a gate. */
+  function defer(entry: LedgerClaim): JournalClaim {
+    const controller = new AbortController();
+    let stopWatch: (() => void) | undefined;
+    let stopped = false;
+    let fired = false;
+    let settle!: (owner: string | undefined) => void;
+    const owner = new Promise<string | undefined>((resolve) => (settle = resolve));
+    const claimNow = async () => {
+      if (fired || stopped) return;
+      fired = true;
+      clearTimeout(timer);
+      const token = crypto.randomUUID();
+      // joinMs 0: a running duplicate elsewhere is not waited for here; commit() joins it at the end.
+      const outcome = await ledgerCall(entry.callId, (ledger) => ledger.begin({ ...beginInput(entry, token), joinMs: 0 })).catch(() => undefined);
+      const claimedIt = outcome?.kind === "new";
+      if (claimedIt && !stopped) stopWatch = watchCall(target(entry.callId, token), controller, 0).stop;
+      settle(claimedIt ? token : undefined);
+    };
+    const timer = setTimeout(() => void claimNow(), deferMs);
+    claimed.set(entry.callId, {
+      owner,
+      argsHash: entry.argsHash,
+      done: keepAlive(),
+      stop() {
+        stopped = true;
+        stopWatch?.();
+        // Not yet claiming: it never will, and finish() commits instead. (Once claiming, the claim settles it.)
+        if (!fired) {
+          clearTimeout(timer);
+          settle(undefined);
+        }
+      },
+    });
+    // A call that queues at a gate is already waiting: it is claimed (visible, cancellable) from then on.
+    const waits: ClaimWatch = {
+      queued: () => void claimNow(),
+      mayStart: async () => {
+        const token = await owner;
+        return token === undefined || mayStart(target(entry.callId, token));
+      },
+    };
+    return { kind: "new", signal: controller.signal, watch: waits };
+  }
+
+  /** The terminal record, as the claim (or its absence) decides: complete, commit or record. */
+  async function store(record: CallRecord, claim: Claimed | undefined): Promise<void | JournalEnd> {
+    const owner = (await claim?.owner) ?? options.owner;
+    if (owner) {
+      await write(record.callId, { op: "complete", owner, record });
+    } else if (claim?.argsHash !== undefined) {
+      const input = { record, argsHash: claim.argsHash, key };
+      const outcome = await claimWrite(record.callId, { op: "commit", input }, () => ledgerCall(record.callId, (ledger) => ledger.commit(input)));
+      if (outcome.kind !== "new") return outcome;
+    } else {
+      // Unclaimed ids (rejected before begin) are recorded only if the id is still free.
+      await write(record.callId, { op: "record", record, key });
+    }
+  }
+
+  return {
+    async begin(call: CallToClaim): Promise<JournalClaim> {
+      const entry = claimOf(call);
+      if (entry.readOnly === true && entry.status === "running" && !entry.approved && !options.owner) {
+        replace(entry.callId);
+        return defer(entry);
+      }
+      // One owner per claim, so the same id twice in one batch is a duplicate, not the same claimant.
+      const owner = options.owner ?? crypto.randomUUID();
+      const input = beginInput(entry, owner);
+      const outcome = await claimWrite(entry.callId, { op: "begin", input }, () => ledgerCall(entry.callId, (ledger) => ledger.begin(input)));
+      if (outcome.kind !== "new" || entry.status === "pending") return outcome;
+      replace(entry.callId);
+      const controller = new AbortController();
+      const watching = watchCall(target(entry.callId, owner), controller, watchDelayMs);
+      claimed.set(entry.callId, { owner, stop: watching.stop, done: keepAlive() });
+      return { kind: "new", signal: controller.signal, watch: { queued: watching.now, mayStart: () => mayStart(target(entry.callId, owner)) } };
+    },
+
+    async finish(record: CallRecord): Promise<void | JournalEnd> {
+      const claim = claimed.get(record.callId);
+      claimed.delete(record.callId);
+      claim?.stop();
+      try {
+        return await store(record, claim);
+      } finally {
+        claim?.done();
+      }
+    },
+  };
+}

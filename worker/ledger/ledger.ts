@@ -1,0 +1,232 @@
+import { DurableObject } from "cloudflare:workers";
+import type { JsonValue } from "../../src/json";
+import type { CallRecord } from "../../src/result";
+import { cancel, decide } from "./approvals";
+import { applyWrite, claim, commit, complete, recordUnclaimed, renew, watchState } from "./claims";
+import type { ShardContext } from "./context";
+import { appendEvent, lastEventId, readEvents } from "./events";
+import { fullRecord, listRows, readRow, readVisibleRow, resultPage, TERMINAL, toEntry } from "./records";
+import { sweep } from "./retention";
+import { migrate } from "./schema";
+import { transact } from "../durable/transact";
+import { settingsFromEnv, type LedgerSettings } from "./settings";
+import { checkToken, issueToken } from "./tokens";
+import type {
+  BeginInput,
+  BeginOutcome,
+  CommitInput,
+  CancelOutcome,
+  DecideOutcome,
+  Decision,
+  EventBatch,
+  LedgerEntry,
+  LedgerWrite,
+  ListQuery,
+  ResultPage,
+  Viewer,
+  WatchOutcome,
+  WriteOutcome,
+} from "./types";
+import { callKey, EVENTS_KEY, Waiters } from "./waiters";
+
+/**
+ * One shard of a tenant's call ledger (SQLite storage): records, idempotency by call id, approvals,
+ * cancellation flags and the event log. RPC methods answer expected outcomes as values and throw only
+ * on bugs. The logic lives in the small modules beside it; this class wires storage, time and the alarm.
+ */
+export class Ledger extends DurableObject<Env> {
+  settings: LedgerSettings;
+  private readonly waiters = new Waiters();
+  private readonly shard: ShardContext;
+  /** When the alarm is set for; undefined until read back from storage. */
+  private alarmAt: number | null | undefined;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.settings = settingsFromEnv(env as unknown as Record<string, unknown>);
+    migrate(ctx.storage);
+    const self = this;
+    this.shard = {
+      sql: ctx.storage.sql,
+      get settings() {
+        return self.settings;
+      },
+      waiters: this.waiters,
+      now: () => Date.now(),
+      emit: (data) => {
+        appendEvent(ctx.storage.sql, data, self.settings.eventLimit);
+        self.waiters.notify(EVENTS_KEY);
+      },
+      wakeBy: (at) => self.wakeBy(at),
+    };
+    void ctx.blockConcurrencyWhile(async () => {
+      this.alarmAt = await ctx.storage.getAlarm();
+    });
+  }
+
+  async begin(input: BeginInput): Promise<BeginOutcome> {
+    const first = this.transact(() => claim(this.shard, input));
+    return first.kind === "wait" ? this.join(input.callId, input.joinMs) : first;
+  }
+
+  /** A read-only call's terminal record whose claim was deferred: begin and complete in one write. */
+  async commit(input: CommitInput): Promise<BeginOutcome> {
+    this.prunesLater();
+    const first = this.transact(() => commit(this.shard, input));
+    return first.kind === "wait" ? this.join(input.record.callId, input.joinMs) : first;
+  }
+
+  /**
+   * A group of writes from one isolate (the journal gathers a shard's concurrent writes), applied in
+   * order, each its own check-and-write: one round trip and one storage commit for all of them.
+   */
+  writeMany(writes: LedgerWrite[]): WriteOutcome[] {
+    if (writes.some((write) => write.op !== "begin")) this.prunesLater();
+    return writes.map((write) => {
+      try {
+        return this.transact(() => applyWrite(this.shard, write));
+      } catch (error) {
+        return { kind: "error", message: error instanceof Error ? error.message : String(error) };
+      }
+    });
+  }
+
+  /** A duplicate of a running call joins it, bounded; its outcome is the answer. */
+  private async join(callId: string, joinMs: number | undefined): Promise<BeginOutcome> {
+    const until = Date.now() + Math.min(joinMs ?? this.settings.maxWaitMs, this.settings.maxWaitMs);
+    const row = await this.waitTerminal(callId, until);
+    if (row && TERMINAL.has(row.status)) return { kind: "replay", record: fullRecord(this.ctx.storage.sql, row) };
+    const message =
+      `The call ${callId} is still running (started by an earlier request with the same id). ` +
+      `Its outcome will be recorded once: read it with GET /v1/calls/${callId}?wait=30 instead of calling again.`;
+    return { kind: "conflict", message };
+  }
+
+  complete(owner: string, record: CallRecord): boolean {
+    this.prunesLater();
+    return this.transact(() => complete(this.shard, owner, record));
+  }
+
+  /** A call that ended before claiming its id, made with the key named `key`. */
+  record(record: CallRecord, key: string | null): boolean {
+    this.prunesLater();
+    return this.transact(() => recordUnclaimed(this.shard, record, key));
+  }
+
+  /**
+   * Renews a running call's lease, then waits (a third of the lease at most) for a cancel request or
+   * the call's end. cancelSeen: the watcher already knows of the cancel, so only renew and wait.
+   */
+  async watch(callId: string, owner: string, leaseMs: number, cancelSeen = false): Promise<WatchOutcome> {
+    const first = renew(this.shard, callId, owner, leaseMs);
+    if (first.done || (first.cancel && !cancelSeen)) return first;
+    await this.waiters.wait(callKey(callId), Math.min(leaseMs / 3, 20_000));
+    return watchState(readRow(this.ctx.storage.sql, callId), owner);
+  }
+
+  /**
+   * A call that waited at a gate asks this as its slot comes, before it starts: renews the lease and
+   * answers whether a cancel was requested. The shard runs one request at a time, so a cancel that
+   * was accepted (answered) before this is always seen here.
+   */
+  confirmStart(callId: string, owner: string, leaseMs: number): WatchOutcome {
+    return renew(this.shard, callId, owner, leaseMs);
+  }
+
+  /** One call the viewer may see; with waitMs, waits (bounded) until it is terminal. */
+  async get(callId: string, viewer: Viewer, waitMs = 0): Promise<LedgerEntry | null> {
+    if (!readVisibleRow(this.ctx.storage.sql, callId, viewer)) return null;
+    const until = Date.now() + Math.min(waitMs, this.settings.maxWaitMs);
+    const row = await this.waitTerminal(callId, until);
+    return row ? toEntry(row) : null;
+  }
+
+  list(query: ListQuery): LedgerEntry[] {
+    return listRows(this.ctx.storage.sql, query).map(toEntry);
+  }
+
+  result(callId: string, viewer: Viewer, offset: number, limit: number): ResultPage | "not_found" | "no_output" {
+    const row = readVisibleRow(this.ctx.storage.sql, callId, viewer);
+    if (!row) return "not_found";
+    return resultPage(this.ctx.storage.sql, row, offset, limit) ?? "no_output";
+  }
+
+  decide(callId: string, decision: Decision, reason: string | undefined, leaseMs: number): DecideOutcome {
+    return this.transact(() => decide(this.shard, callId, decision, reason, leaseMs));
+  }
+
+  cancel(callId: string, viewer: Viewer, reason?: string): CancelOutcome {
+    return this.transact(() => cancel(this.shard, callId, viewer, reason));
+  }
+
+  /**
+   * Events the viewer may see after `after` (-1: none, just the current position), waiting up to
+   * waitMs for the first. `last` moves past other keys' events too, so they are never read again.
+   */
+  async events(after: number, waitMs: number, viewer: Viewer, limit = 200): Promise<EventBatch> {
+    const sql = this.ctx.storage.sql;
+    const last = lastEventId(sql);
+    if (after < 0) return { events: [], last };
+    let from = Math.min(after, last); // a cursor from a wiped shard resumes from its start
+    const until = Date.now() + Math.min(waitMs, this.settings.maxWaitMs);
+    for (;;) {
+      const batch = readEvents(sql, from, limit, viewer);
+      const moved = batch.scanned !== from;
+      from = batch.scanned;
+      if (batch.events.length > 0 || Date.now() >= until) return { events: batch.events, last: from };
+      // Nothing new at all: sleep until the next append (or the end of the wait).
+      if (!moved && !(await this.waiters.wait(EVENTS_KEY, until - Date.now()))) return { events: [], last: from };
+    }
+  }
+
+  /** Events from elsewhere (gate.changed from the gates): already masked by their sender. */
+  publish(data: Record<string, JsonValue>): void {
+    this.shard.emit(data);
+  }
+
+  /** An event token standing for the key named `key` with its scopes. */
+  async issueToken(scopes: string[], key: string, ttlMs: number): Promise<{ token: string; expiresAt: number }> {
+    const expiresAt = Date.now() + ttlMs;
+    this.wakeBy(expiresAt);
+    return { token: await issueToken(this.ctx.storage.sql, scopes, key, expiresAt), expiresAt };
+  }
+
+  checkToken(token: string): Promise<{ scopes: string[]; key: string } | null> {
+    return checkToken(this.ctx.storage.sql, token, Date.now());
+  }
+
+  override async alarm(): Promise<void> {
+    this.alarmAt = null;
+    const next = this.transact(() => sweep(this.shard));
+    if (next !== null) this.wakeBy(next);
+  }
+
+  /**
+   * One check-and-write, tried twice (see durable/transact.ts). A rolled-back run may have set the alarm:
+   * forgetting when it is set makes the next wakeBy set it again.
+   */
+  private transact<T>(run: () => T): T {
+    return transact(this.ctx.storage, run, () => (this.alarmAt = undefined));
+  }
+
+  /** A shard holding finished records needs its alarm for retention, even with nothing else due. */
+  private prunesLater(): void {
+    this.wakeBy(Date.now() + this.settings.pruneIntervalMs);
+  }
+
+  private wakeBy(at: number): void {
+    if (this.alarmAt != null && this.alarmAt <= at) return;
+    this.alarmAt = at;
+    void this.ctx.storage.setAlarm(at);
+  }
+
+  /** The row once terminal, or as it is at `until`. */
+  private async waitTerminal(callId: string, until: number) {
+    let row = readRow(this.ctx.storage.sql, callId);
+    while (row && !TERMINAL.has(row.status) && Date.now() < until) {
+      await this.waiters.wait(callKey(callId), until - Date.now());
+      row = readRow(this.ctx.storage.sql, callId);
+    }
+    return row;
+  }
+}

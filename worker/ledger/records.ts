@@ -1,0 +1,180 @@
+import { outputText, truncationNote } from "../../src/budget";
+import { TERMINAL_STATUSES, type CallOutput, type CallRecord, type CallStatus } from "../../src/result";
+import { deleteBlobs, readBlob, readBlobRange, writeBlob } from "./blobs";
+import type { ApprovalState, LedgerEntry, ListQuery, ResultPage, Viewer } from "./types";
+
+/** A stored record stays under this many characters of JSON; the rest of a large output goes to blobs. */
+export const RECORD_CAP = 64_000;
+const PREVIEW_CHARS = 4_000;
+const ARGS_PREVIEW = 2_000;
+
+export const TERMINAL: ReadonlySet<CallStatus> = new Set(TERMINAL_STATUSES);
+export const TERMINAL_SQL = `(${[...TERMINAL].map((status) => `'${status}'`).join(",")})`;
+
+export type CallRow = {
+  call_id: string;
+  tool: string;
+  args_hash: string;
+  status: CallStatus;
+  started_at: number;
+  deadline: number | null;
+  owner: string | null;
+  cancel_requested: number;
+  approval: ApprovalState | null;
+  approval_reason: string | null;
+  decided_at: number | null;
+  record: string;
+  truncated: number;
+  result_chars: number | null;
+  key_name: string | null;
+};
+
+export function readRow(sql: SqlStorage, callId: string): CallRow | undefined {
+  return sql.exec<CallRow>("SELECT * FROM calls WHERE call_id = ?", callId).toArray()[0];
+}
+
+/** The row if the viewer may see it: another key's call reads as absent (no hint that it exists). */
+export function readVisibleRow(sql: SqlStorage, callId: string, viewer: Viewer): CallRow | undefined {
+  const row = readRow(sql, callId);
+  return row && (viewer === null || row.key_name === viewer) ? row : undefined;
+}
+
+export function toEntry(row: CallRow): LedgerEntry {
+  const record = JSON.parse(row.record) as CallRecord;
+  record.status = row.status;
+  const approval = row.approval
+    ? {
+        state: row.approval,
+        ...(row.approval_reason === null ? {} : { reason: row.approval_reason }),
+        ...(row.decided_at === null ? {} : { decidedAt: row.decided_at }),
+        ...(row.approval === "requested" && row.deadline !== null ? { expiresAt: row.deadline } : {}),
+      }
+    : null;
+  return {
+    record,
+    truncated: row.truncated === 1,
+    resultChars: row.result_chars,
+    approval,
+    cancelRequested: row.cancel_requested === 1,
+    key: row.key_name,
+  };
+}
+
+/** The record with its full output (read back from blobs when the row holds a preview): what a replay returns. */
+export function fullRecord(sql: SqlStorage, row: CallRow): CallRecord {
+  const record = toEntry(row).record;
+  if (row.truncated === 1) {
+    const output = readBlob(sql, row.call_id, "output");
+    if (output !== undefined) record.output = JSON.parse(output) as CallOutput;
+  }
+  return record;
+}
+
+/** Cuts a record to about `cap` characters of JSON. Returns that form and, when cut, the full output. */
+export function fitRecord(record: CallRecord, cap = RECORD_CAP): { json: string; truncated: boolean; full?: CallOutput } {
+  const json = JSON.stringify(record);
+  if (json.length <= cap) return { json, truncated: false };
+  const copy: CallRecord = { ...record };
+  if (copy.output) {
+    const text = outputText(copy.output);
+    const preview = text.slice(0, PREVIEW_CHARS);
+    copy.output = { content: [{ type: "text", text: preview }, { type: "text", text: truncationNote(copy.callId, preview.length, text.length) }], truncated: true };
+  }
+  const args = JSON.stringify(copy.args ?? null);
+  if (args.length > ARGS_PREVIEW) copy.args = `${args.slice(0, ARGS_PREVIEW)}… [arguments truncated: ${args.length} characters]`;
+  if (copy.error) {
+    copy.error = { ...copy.error, message: copy.error.message.slice(0, PREVIEW_CHARS) };
+    if (copy.error.issues) copy.error.issues = copy.error.issues.slice(0, 20);
+  }
+  return record.output ? { json: JSON.stringify(copy), truncated: true, full: record.output } : { json: JSON.stringify(copy), truncated: true };
+}
+
+/** Writes the record into the row (status, record JSON, output blobs). The row must exist. */
+export function storeRecord(sql: SqlStorage, record: CallRecord, now: number): void {
+  deleteBlobs(sql, record.callId, "output", "text");
+  const fitted = fitAndSpill(sql, record);
+  // started_at follows record.startedAt (an approved or re-run call starts again): listings sort and
+  // page by the record's value, so a stale column would repeat or skip rows and loop the cursor.
+  sql.exec(
+    "UPDATE calls SET status = ?, started_at = ?, record = ?, truncated = ?, result_chars = ?, updated_at = ? WHERE call_id = ?",
+    record.status,
+    record.startedAt,
+    fitted.json,
+    fitted.truncated ? 1 : 0,
+    resultChars(record),
+    now,
+    record.callId,
+  );
+}
+
+/**
+ * Inserts a new row with its record in one statement. A new id has no blobs: retention deletes a
+ * pruned row's blobs with it.
+ */
+export function insertRow(
+  sql: SqlStorage,
+  record: CallRecord,
+  fields: { argsHash: string; deadline: number | null; owner: string | null; approval: ApprovalState | null; key: string | null },
+  now: number,
+): void {
+  const fitted = fitAndSpill(sql, record);
+  sql.exec(
+    `INSERT INTO calls (call_id, tool, args_hash, status, started_at, updated_at, deadline, owner, approval, key_name, record, truncated, result_chars)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    record.callId,
+    record.tool,
+    fields.argsHash,
+    record.status,
+    record.startedAt,
+    now,
+    fields.deadline,
+    fields.owner,
+    fields.approval,
+    fields.key,
+    fitted.json,
+    fitted.truncated ? 1 : 0,
+    resultChars(record),
+  );
+}
+
+/** The record's JSON for the row; a cut output's full form goes to blobs (the row keeps a preview). */
+function fitAndSpill(sql: SqlStorage, record: CallRecord): { json: string; truncated: boolean } {
+  const fitted = fitRecord(record);
+  if (fitted.full) {
+    writeBlob(sql, record.callId, "output", JSON.stringify(fitted.full));
+    writeBlob(sql, record.callId, "text", outputText(fitted.full));
+  }
+  return fitted;
+}
+
+const resultChars = (record: CallRecord): number | null => (record.output ? outputText(record.output).length : null);
+
+/** Newest first by (startedAt, callId), filtered; the keyset cursor makes pages stable under inserts. */
+export function listRows(sql: SqlStorage, query: ListQuery): CallRow[] {
+  const where: string[] = [];
+  const bind: (string | number)[] = [];
+  if (query.viewer !== null) where.push("key_name = ?"), bind.push(query.viewer);
+  if (query.tool !== undefined) where.push("tool = ?"), bind.push(query.tool);
+  if (query.status !== undefined) where.push("status = ?"), bind.push(query.status);
+  if (query.awaitingApproval) where.push("status = 'pending' AND approval = 'requested'");
+  if (query.since !== undefined) where.push("started_at >= ?"), bind.push(query.since);
+  if (query.before) {
+    where.push("(started_at < ? OR (started_at = ? AND call_id < ?))");
+    bind.push(query.before.startedAt, query.before.startedAt, query.before.callId);
+  }
+  const clause = where.length ? `WHERE ${where.join(" AND ")}` : "";
+  return sql.exec<CallRow>(`SELECT * FROM calls ${clause} ORDER BY started_at DESC, call_id DESC LIMIT ?`, ...bind, query.limit).toArray();
+}
+
+/** A page of the full output text, from blobs when the row holds a preview. */
+export function resultPage(sql: SqlStorage, row: CallRow, offset: number, limit: number): ResultPage | undefined {
+  if (row.result_chars === null) return undefined;
+  const total = row.result_chars;
+  const start = Math.min(Math.max(0, offset), total);
+  const text =
+    row.truncated === 1
+      ? readBlobRange(sql, row.call_id, "text", start, limit)
+      : outputText((JSON.parse(row.record) as CallRecord).output ?? { content: [] }).slice(start, start + limit);
+  const end = start + text.length;
+  return { callId: row.call_id, offset: start, limit, total, text, nextOffset: end < total ? end : null };
+}

@@ -1,0 +1,134 @@
+import type { JsonValue } from "../../src/json";
+import type { ApprovalInfo, CallEntry } from "../../src/client/types";
+import type { CallRecord, CallStatus } from "../../src/result";
+
+// The wire shapes are the HTTP API's (src/client-types.ts); the ledger answers them as they are.
+export type { ApprovalInfo, ResultPage } from "../../src/client/types";
+export type LedgerEntry = CallEntry;
+export type ApprovalState = ApprovalInfo["state"];
+
+/**
+ * Whose records a reader may see: a key's name (a call-scope key sees the calls made with it), or
+ * null for every record of the tenant (admin).
+ */
+export type Viewer = string | null;
+
+/** A call's claim as the ledger keeps it: built by the journal from the pipeline's CallToClaim. */
+export interface LedgerClaim {
+  callId: string;
+  tool: string;
+  /** hashJson({ tool, args }) of the arguments as the model sent them: the same id with other arguments is a conflict. */
+  argsHash: string;
+  /** running: about to run; pending: parked for approval. */
+  status: "running" | "pending";
+  /** Set when an admin approved a parked call: pending → running for the same id and hash. */
+  approved?: boolean;
+  /**
+   * The arguments as parsed, unmasked: kept with a pending call so that an approval can run it later,
+   * and only until the call is decided.
+   */
+  args?: JsonValue;
+  /** The record so far (masked), stored as the row's first state. */
+  record: CallRecord;
+  /** The tool's policy says running it twice has no side effect: the journal may defer the claim. */
+  readOnly?: boolean;
+  /** The tool's policy says it is safe to repeat: a call whose outcome was lost may run again. */
+  idempotent?: boolean;
+}
+
+/** begin() over RPC: the claim plus who claims it and for how long. */
+export interface BeginInput extends LedgerClaim {
+  /** Token of the claiming journal; only it may finish a running row it claimed. */
+  owner: string;
+  /** How long a running row lives without renewal before it turns `unknown`. */
+  leaseMs: number;
+  /** An `unknown` row of an idempotent tool may be claimed again instead of replayed. */
+  rerunUnknown?: boolean;
+  /** Longest wait for a running duplicate before answering that it is still running. */
+  joinMs?: number;
+  /** The name of the key making the call (null: none); another key reusing the id gets `conflict`. */
+  key: string | null;
+}
+
+/** commit() over RPC: a deferred claim's terminal record, with what begin() would have checked. */
+export interface CommitInput {
+  record: CallRecord;
+  argsHash: string;
+  key: string | null;
+  /** Longest wait for a running duplicate before answering that it is still running. */
+  joinMs?: number;
+}
+
+export type BeginOutcome =
+  | { kind: "new" }
+  | { kind: "replay"; record: CallRecord }
+  | { kind: "conflict"; message: string };
+
+/** A check-and-write's answer; "wait" means a duplicate is running and the caller should join it. */
+export type Claim = BeginOutcome | { kind: "wait" };
+
+/** One write of a group sent in one round trip (Ledger.writeMany): each is what its own method does. */
+export type LedgerWrite =
+  | { op: "begin"; input: BeginInput }
+  | { op: "commit"; input: CommitInput }
+  | { op: "complete"; owner: string; record: CallRecord }
+  | { op: "record"; record: CallRecord; key: string | null };
+
+/**
+ * A grouped write's answer. `wait`: a begin or commit found its id held by a running duplicate, and
+ * wrote nothing; the journal sends it again alone (begin() or commit()), which joins the duplicate.
+ * `done`: what complete() or record() answer. `error`: this write threw and was rolled back alone.
+ */
+export type WriteOutcome = Claim | { kind: "done"; ok: boolean } | { kind: "error"; message: string };
+
+export interface ListQuery {
+  viewer: Viewer;
+  tool?: string;
+  status?: CallStatus;
+  /** Only calls started at or after this time (ms). */
+  since?: number;
+  /** Keyset cursor: calls strictly older than this (startedAt, callId) pair. */
+  before?: { startedAt: number; callId: string };
+  limit: number;
+  /** Only pending calls awaiting a decision (the approvals list). */
+  awaitingApproval?: boolean;
+}
+
+/** A call an admin approved: what the approver runs through the pipeline, as `owner`. */
+export interface ApprovedCall {
+  call: { id: string; name: string; arguments: JsonValue | undefined };
+  owner: string;
+  record: CallRecord;
+}
+
+export type Decision = "approve" | "deny";
+
+export type DecideOutcome =
+  | { ok: true; decision: "deny"; entry: LedgerEntry }
+  | { ok: true; decision: "approve"; approved: ApprovedCall }
+  | { ok: false; error: "not_found" | "not_pending"; entry?: LedgerEntry };
+
+export type CancelOutcome =
+  | { ok: true; state: "cancelled"; entry: LedgerEntry }
+  /** Running: the claimant's journal is told and aborts the call where the runtime can reach it. */
+  | { ok: true; state: "requested"; entry: LedgerEntry }
+  | { ok: false; error: "not_found" | "finished"; entry?: LedgerEntry };
+
+/** What a running call's journal learns when it renews its lease. */
+export interface WatchOutcome {
+  cancel: boolean;
+  /** The row is no longer this owner's running call: stop renewing. */
+  done: boolean;
+}
+
+export interface StoredEvent {
+  id: number;
+  type: string;
+  data: JsonValue;
+}
+
+export interface EventBatch {
+  events: StoredEvent[];
+  /** The id to resume after (the newest id seen); -1 asks for "from now". */
+  last: number;
+}

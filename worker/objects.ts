@@ -1,0 +1,6 @@
+/** The Durable Object classes, exported by every entry module under the names wrangler.toml binds. */
+export { Gate } from "./gates/gate";
+export { GateIndex } from "./gates/gate-index";
+export { Ledger } from "./ledger/ledger";
+export { AdapterPins } from "./pins/adapter-pins";
+export { Upstream } from "./upstreams/upstream";
