@@ -4,6 +4,13 @@ import { HeldWorkerdLogs } from "./test/runner/held-workerd-logs.ts";
 import { quietDependencySourcemaps } from "./test/runner/quiet-dependency-sourcemaps.ts";
 
 // Two projects: the runtime-agnostic core in Node, the Worker in workerd (real Durable Objects).
+
+/**
+ * A test's time limit only catches hangs; tests that promise a latency assert it themselves. The
+ * default 5 s is too close: on the shared 2-core machine under load the slowest tests take 3-4 s.
+ */
+const TEST_TIMEOUT_MS = 30_000;
+
 export default defineConfig({
   test: {
     // A passing run prints a line per file and the summary: console output (the Worker's log line per
@@ -12,7 +19,7 @@ export default defineConfig({
     reporters: [new HeldWorkerdLogs(), "default"],
     projects: [
       {
-        test: { name: "core", environment: "node", include: ["test/core/**/*.test.ts"] },
+        test: { name: "core", environment: "node", include: ["test/core/**/*.test.ts"], testTimeout: TEST_TIMEOUT_MS },
       },
       {
         plugins: [
@@ -38,7 +45,7 @@ export default defineConfig({
           }),
         ],
         // globalSetup runs in Node: it starts the adapter tests' upstreams on 127.0.0.1 (inject("upstreams")).
-        test: { name: "worker", include: ["test/worker/**/*.test.ts"], globalSetup: ["./test/servers/worker-setup.ts"] },
+        test: { name: "worker", include: ["test/worker/**/*.test.ts"], globalSetup: ["./test/servers/worker-setup.ts"], testTimeout: TEST_TIMEOUT_MS },
       },
     ],
   },
