@@ -16,7 +16,7 @@ const { build } = await import("esbuild");
 // Entries that import the Worker need the catalogue of tools/ written first.
 const { writeToolCatalog } = await import("./tools-catalog.mjs");
 try {
-  writeToolCatalog();
+  writeToolCatalog(fileURLToPath(new URL("..", import.meta.url)));
 } catch (error) {
   console.error(error instanceof Error ? error.message : String(error));
   process.exit(1);

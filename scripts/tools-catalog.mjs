@@ -2,7 +2,7 @@
 // the tool <name>. wrangler (esbuild) has no import glob, so this writes the module that imports them,
 // worker/catalog.generated.ts (git-ignored), before anything bundles: wrangler's [build] command (dev,
 // deploy), vitest.config.ts, scripts/run-ts.mjs, `npm run typecheck` and `npm install` all run it.
-// Plain Node with no dependency, so any of them can. Usage: node scripts/tools-catalog.mjs
+// Plain Node with no dependency, so any of them can. Usage: node scripts/tools-catalog.mjs (in the checkout).
 import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -11,8 +11,6 @@ export const TOOLS_DIR = "tools";
 export const CATALOG_MODULE = "worker/catalog.generated.ts";
 /** A tool's file name is its tool's name: the names every chat API accepts. */
 const TOOL_FILE = /^([a-zA-Z0-9_-]{1,64})\.ts$/;
-/** This checkout, whatever the working directory. */
-const REPO = fileURLToPath(new URL("..", import.meta.url));
 
 /** The tool names of the files in `dir`, sorted; throws naming a .ts file that cannot be a tool. */
 export function toolFiles(dir) {
@@ -48,7 +46,7 @@ ${entries}];
  * changes, through a rename, so builds running at once (tests start several dev servers) never read
  * half a file and an unchanged catalogue does not wake a watcher.
  */
-export function writeToolCatalog(root = REPO) {
+export function writeToolCatalog(root = process.cwd()) {
   const names = toolFiles(resolve(root, TOOLS_DIR));
   const path = resolve(root, CATALOG_MODULE);
   const text = renderToolCatalog(names);

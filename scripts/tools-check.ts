@@ -7,7 +7,12 @@
  * answering config_invalid at the first call.
  */
 import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
 import { TENANTS_DIR } from "./tenant-files";
+
+/** --tenants <dir>: another folder of tenant configurations (tests). */
+const dir = parseArgs({ options: { tenants: { type: "string", default: TENANTS_DIR } } }).values.tenants!;
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -23,8 +28,8 @@ const loaded = await Promise.all([import("../worker/catalog"), import("../worker
 const [{ CATALOG }, { DEMO_CONFIG }, { createTenant }] = loaded;
 
 const tenants: [source: string, config: () => unknown][] = [["worker/demo/tenant.ts", () => DEMO_CONFIG]];
-for (const file of readdirSync(TENANTS_DIR).filter((name) => name.endsWith(".json")).sort()) {
-  const path = `${TENANTS_DIR}/${file}`;
+for (const file of readdirSync(dir).filter((name) => name.endsWith(".json")).sort()) {
+  const path = join(dir, file);
   tenants.push([path, () => readFileSync(path, "utf8")]);
 }
 const problems: string[] = [];
