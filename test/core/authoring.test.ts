@@ -43,7 +43,8 @@ describe("the authoring comparison (bench/authoring)", () => {
     expect(tenant.adapters.servers.map((server) => server.declaration.name)).toEqual(["github"]);
     const run = (name: string, args: unknown) =>
       executeCall({ id: `c-${name}`, name, arguments: args }, { registry: tenant.registry, fetch: tenant.adapters.fetch, secrets: { WEATHER_KEY: "k", GH_TOKEN: "t" } });
-    expect((await run("add", { a: 2, b: 3 })).output?.structured).toEqual({ sum: 5 });
-    expect((await run("get_weather", { city: "Oslo" })).output?.structured).toEqual({ tempC: 4.5 });
+    const [sum, tempC] = [await run("add", { a: 2, b: 3 }), await run("get_weather", { city: "Oslo" })];
+    expect(sum.ok && sum.output.structured).toEqual({ sum: 5 });
+    expect(tempC.ok && tempC.output.structured).toEqual({ tempC: 4.5 });
   });
 });
