@@ -12,6 +12,9 @@ mkdirSync(join(root, "worker"), { recursive: true });
 symlinkSync(resolve("src"), join(root, "src"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
+// Each test runs the script, or vitest, in a child process: seconds on a loaded machine.
+const SPAWNS_MS = 60_000;
+
 const toolAdd = (...args: string[]) => spawnSync(process.execPath, ["scripts/run-ts.mjs", "scripts/tool-add.ts", ...args, "--root", root], { encoding: "utf8" });
 
 describe("npm run tool:add", () => {
@@ -23,14 +26,14 @@ describe("npm run tool:add", () => {
     expect(readFileSync(join(root, toolPath("lookup_order")), "utf8")).toBe(renderTool("lookup_order"));
     expect(readFileSync(join(root, toolTestPath("lookup_order")), "utf8")).toBe(renderToolTest("lookup_order"));
     expect(readFileSync(join(root, CATALOG_MODULE), "utf8")).toContain(`["lookup_order", tool0]`);
-  });
+  }, SPAWNS_MS);
 
   it("scaffolds a test that passes against the scaffolded tool", () => {
     const vitest = resolve("node_modules/vitest/vitest.mjs");
     const run = spawnSync(process.execPath, [vitest, "run", toolTestPath("lookup_order")], { cwd: root, encoding: "utf8" });
     expect(run.status, run.stdout + run.stderr).toBe(0);
     expect(run.stdout).toMatch(/Tests\s+.*2 passed/);
-  });
+  }, SPAWNS_MS);
 
   it("refuses to overwrite, and refuses a name that cannot be a tool's", () => {
     writeFileSync(join(root, toolPath("lookup_order")), "// edited");
@@ -48,5 +51,5 @@ describe("npm run tool:add", () => {
       expect(run.stderr).toMatch(message);
       expect(existsSync(join(root, toolPath(name)))).toBe(false);
     }
-  });
+  }, SPAWNS_MS);
 });

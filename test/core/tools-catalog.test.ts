@@ -52,6 +52,8 @@ describe("the build step (wrangler's [build] command)", () => {
     }
   });
 
+  // The build step runs in a child process: seconds on a loaded machine.
+  const SPAWN_MS = 30_000;
   const check = (tenants: string) => spawnSync(process.execPath, ["scripts/run-ts.mjs", "scripts/tools-check.ts", "--tenants", tenants], { encoding: "utf8" });
 
   it("passes the checkout's tenants and names the tools it found", () => {
@@ -59,7 +61,7 @@ describe("the build step (wrangler's [build] command)", () => {
     expect(run.stderr).toBe("");
     expect(run.status).toBe(0);
     expect(run.stdout).toContain(`tools: ${[...CATALOG.keys()].join(", ")}; tenants checked: worker/demo/tenant.ts, tenants/acme.json`);
-  });
+  }, SPAWN_MS);
 
   it("stops with the tenant's configuration error", () => {
     const dir = join(scratch, "tenants");
@@ -69,5 +71,5 @@ describe("the build step (wrangler's [build] command)", () => {
     const run = check(dir);
     expect(run.status).toBe(1);
     expect(run.stderr).toContain(`tools-check: ${join(dir, "bad.json")} is invalid: tools[1]: no tool has the tag "nope"`);
-  });
+  }, SPAWN_MS);
 });
