@@ -1,7 +1,13 @@
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { HeldWorkerdLogs } from "./test/runner/held-workerd-logs.ts";
 import { quietDependencySourcemaps } from "./test/runner/quiet-dependency-sourcemaps.ts";
+import { writeToolCatalog } from "./scripts/tools-catalog.mjs";
+
+// The catalogue module of tools/ (git-ignored), written before either project bundles worker code:
+// the vitest plugin reads wrangler.toml but does not run its [build] command.
+writeToolCatalog(fileURLToPath(new URL(".", import.meta.url)));
 
 // Two projects: the runtime-agnostic core in Node, the Worker in workerd (real Durable Objects).
 
