@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import type { BatchOptions } from "../src/options";
+import { callerHooks } from "./caller-hooks";
 import type { AppEnv } from "./env";
 import { tenantGates } from "./gates/address";
 import { createGateLimiter } from "./gates/limiter";
@@ -35,7 +36,9 @@ export function executionOptions(c: Context<AppEnv>, run: ExecutionRun = {}): Ba
     // record stays its caller's, finished with the owner token rather than under the approver's key.
     return { ...options, approved: true, journal: createLedgerJournal({ ledger, owner: run.approvedOwner }) };
   }
-  // Records belong to the key making the calls (its name): a call-scope key reads only its own.
+  // Records belong to the key (or OAuth grant) making the calls: a call-scope caller reads only its own.
+  const own = callerHooks(c, c.var.caller);
+  if (own) options.hooks = [tenant.hooks, own];
   return { ...options, journal: createLedgerJournal({ ledger, key: c.var.caller.keyName, waitUntil }), signal: c.req.raw.signal };
 }
 

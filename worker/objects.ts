@@ -4,3 +4,4 @@ export { GateIndex } from "./gates/gate-index";
 export { Ledger } from "./ledger/ledger";
 export { AdapterPins } from "./pins/adapter-pins";
 export { Upstream } from "./upstreams/upstream";
+export { Keys } from "./keys/keys";
