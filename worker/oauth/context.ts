@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { hostAllowed } from "../mcp/guard";
-import { oauthSite, type OAuthSite } from "./site";
+import { siteAt, type OAuthSite } from "./site";
 
 /**
  * The OAuth site this request reached: its origin, when the Worker has its KV namespace and the host
@@ -12,5 +12,7 @@ export function siteOf(c: Context<AppEnv>): OAuthSite | null {
   const url = new URL(c.req.url);
   const { tenant } = c.var;
   if (!hostAllowed(url.host.toLowerCase(), tenant.config.hosts, tenant.name)) return null;
-  return oauthSite(url.origin, tenant.name);
+  // OAuth 2.1 wants https; plain http only on loopback (wrangler dev), as the library accepts it.
+  if (url.protocol !== "https:" && !["localhost", "127.0.0.1", "[::1]"].includes(url.hostname)) return null;
+  return siteAt(url.origin, tenant.name);
 }

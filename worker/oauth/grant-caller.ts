@@ -5,7 +5,7 @@ import { ApiError } from "../errors";
 import { bindingOf } from "../keys/cache";
 import { SCOPES, type Scope } from "../config";
 import { siteOf } from "./context";
-import { looksLikeAccessToken } from "./site";
+import { looksLikeAccessToken, oauthServers } from "./site";
 
 /** What an admin's consent stored with a grant (encrypted by the library; only the token unlocks it). */
 export const GrantPropsSchema = v.object({
@@ -29,8 +29,9 @@ function scopesOf(list: readonly string[]): Set<Scope> {
 export async function grantCaller(c: Context<AppEnv>, token: string): Promise<Caller | null> {
   if (!looksLikeAccessToken(token)) return null;
   const site = siteOf(c);
-  if (!site) return null;
-  const validated = await site.authorizationServer.validateToken(site.resource, token, c.env);
+  const servers = site && (await oauthServers(site));
+  if (!site || !servers) return null;
+  const validated = await servers.authorizationServer.validateToken(site.resource, token, c.env);
   if (!validated) return null;
   const props = v.safeParse(GrantPropsSchema, validated.props);
   if (!props.success) return null;

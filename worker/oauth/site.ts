@@ -1,4 +1,4 @@
-import { OAuthAuthorizationServer, OAuthResourceServer, type OAuthHelpers } from "@cloudflare/workers-oauth-provider";
+import type { OAuthAuthorizationServer, OAuthHelpers, OAuthResourceServer } from "@cloudflare/workers-oauth-provider";
 import { SCOPES } from "../config";
 
 /**
@@ -6,6 +6,9 @@ import { SCOPES } from "../config";
  * its issuer is the origin it is reached on and its one protected resource is `<origin>/mcp`:
  * a token is bound to this tenant's endpoint (RFC 8707) and refused anywhere else. The HTTP API of the
  * same Worker accepts it too. The library keeps clients, grants and tokens (hashed) in OAUTH_KV.
+ *
+ * The library is imported on first use (an OAuth path, or a token of its shape), so requests with
+ * keys never evaluate it: isolates that only see keys start as before.
  */
 
 export const OAUTH_PATHS = { authorize: "/authorize", token: "/token", register: "/register" } as const;
@@ -17,23 +20,40 @@ export const GRANT_USER = "tenant";
 /** What any access needs, named in the 401 challenge so clients ask for it first. */
 export const REQUIRED_SCOPES = ["call"];
 
+/** Where OAuth is served for one origin of a tenant's Worker. */
 export interface OAuthSite {
+  tenant: string;
   origin: string;
   /** The protected resource: tokens carry it as their audience. */
   resource: string;
   /** Where its RFC 9728 metadata is (the 401 challenge names it). */
   metadataUrl: string;
+}
+
+export function siteAt(origin: string, tenant: string): OAuthSite {
+  return { tenant, origin, resource: `${origin}/mcp`, metadataUrl: `${origin}/.well-known/oauth-protected-resource/mcp` };
+}
+
+/** The library's two roles for a site. */
+export interface OAuthServers {
   authorizationServer: OAuthAuthorizationServer<Record<string, unknown>>;
   resourceServer: OAuthResourceServer<Record<string, unknown>>;
 }
 
-const sites = new Map<string, OAuthSite | null>();
+export type OAuthLibrary = typeof import("@cloudflare/workers-oauth-provider");
+
+/** The library, evaluated on first use. */
+export function oauthLibrary(): Promise<OAuthLibrary> {
+  return import("@cloudflare/workers-oauth-provider");
+}
+
+const built = new Map<string, OAuthServers | null>();
 const MAX_SITES = 16;
 
-function build(origin: string, tenant: string): OAuthSite | null {
-  const resource = `${origin}/mcp`;
+function build(lib: OAuthLibrary, site: OAuthSite): OAuthServers | null {
+  const { origin, resource } = site;
   try {
-    const authorizationServer = new OAuthAuthorizationServer<Record<string, unknown>>({
+    const authorizationServer = new lib.OAuthAuthorizationServer<Record<string, unknown>>({
       issuer: origin,
       resources: [resource],
       authorizeEndpoint: `${origin}${OAUTH_PATHS.authorize}`,
@@ -44,33 +64,37 @@ function build(origin: string, tenant: string): OAuthSite | null {
       refreshTokenTTL: REFRESH_TOKEN_TTL_SECONDS,
       clientIdMetadataDocumentEnabled: true,
     });
-    const resourceServer = new OAuthResourceServer<Record<string, unknown>>({
-      resourceMetadata: { resource, authorization_servers: [origin], bearer_methods_supported: ["header"], resource_name: `toolgate (${tenant})` },
+    const resourceServer = new lib.OAuthResourceServer<Record<string, unknown>>({
+      resourceMetadata: { resource, authorization_servers: [origin], bearer_methods_supported: ["header"], resource_name: `toolgate (${site.tenant})` },
       requiredScopes: REQUIRED_SCOPES,
       validateToken: (env) => (audience, token) => authorizationServer.validateToken(audience, token, env),
       // Only its metadata is served through it; /mcp itself is toolgate's (middleware/auth.ts checks tokens).
       handler: { fetch: () => new Response(null, { status: 404 }) },
     });
-    return { origin, resource, metadataUrl: `${origin}/.well-known/oauth-protected-resource/mcp`, authorizationServer, resourceServer };
+    return { authorizationServer, resourceServer };
   } catch {
     // An origin the library refuses as an issuer (plain http off loopback): no OAuth there.
     return null;
   }
 }
 
-/** The OAuth site of one origin of this tenant's Worker, built once per isolate. */
-export function oauthSite(origin: string, tenant: string): OAuthSite | null {
-  const key = `${tenant}\n${origin}`;
-  let site = sites.get(key);
-  if (site === undefined) {
-    if (sites.size >= MAX_SITES) sites.delete(sites.keys().next().value!);
-    sites.set(key, (site = build(origin, tenant)));
+/** The library's servers for a site, built once per isolate; null where the library refuses the origin. */
+export async function oauthServers(site: OAuthSite): Promise<OAuthServers | null> {
+  const key = `${site.tenant}\n${site.origin}`;
+  let servers = built.get(key);
+  if (servers === undefined) {
+    const lib = await oauthLibrary();
+    servers = built.get(key);
+    if (servers === undefined) {
+      if (built.size >= MAX_SITES) built.delete(built.keys().next().value!);
+      built.set(key, (servers = build(lib, site)));
+    }
   }
-  return site;
+  return servers;
 }
 
-export function oauthApi(site: OAuthSite, env: Record<string, unknown>): OAuthHelpers {
-  return site.authorizationServer.getOAuthApi(env);
+export function oauthApi(servers: OAuthServers, env: Record<string, unknown>): OAuthHelpers {
+  return servers.authorizationServer.getOAuthApi(env);
 }
 
 /** The library's access tokens are `<user>:<grant>:<secret>`; toolgate's own keys never hold a colon. */

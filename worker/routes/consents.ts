@@ -1,4 +1,4 @@
-import { AuthorizationError, type OAuthHelpers } from "@cloudflare/workers-oauth-provider";
+import type { OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import { Hono, type Context } from "hono";
 import * as v from "valibot";
 import type { AppEnv } from "../env";
@@ -8,7 +8,7 @@ import { requireScope } from "../middleware/auth";
 import { siteOf } from "../oauth/context";
 import { dropConsent, readConsent } from "../oauth/consents";
 import type { GrantProps } from "../oauth/grant-caller";
-import { GRANT_USER, oauthApi } from "../oauth/site";
+import { GRANT_USER, oauthApi, oauthLibrary, oauthServers } from "../oauth/site";
 
 const DecisionBody = v.strictObject({
   decision: v.picklist(["approve", "deny"], 'must be "approve" or "deny"'),
@@ -17,10 +17,11 @@ const DecisionBody = v.strictObject({
   ...RulesFields,
 });
 
-function api(c: Context<AppEnv>): OAuthHelpers {
+async function api(c: Context<AppEnv>): Promise<OAuthHelpers> {
   const site = siteOf(c);
-  if (!site) throw new ApiError(404, "not_found", `OAuth is not served on ${new URL(c.req.url).host}.`);
-  return oauthApi(site, c.env);
+  const servers = site && (await oauthServers(site));
+  if (!servers) throw new ApiError(404, "not_found", `OAuth is not served on ${new URL(c.req.url).host}.`);
+  return oauthApi(servers, c.env);
 }
 
 function gone(): ApiError {
@@ -35,13 +36,13 @@ function gone(): ApiError {
 export const consents = new Hono<AppEnv>()
   .use(requireScope("admin"))
   .get("/consents/:handle", async (c) => {
-    api(c);
+    await api(c);
     const consent = await readConsent(c.env.OAUTH_KV, c.req.param("handle"));
     if (!consent) throw gone();
     return c.json({ consent, tools: c.var.tenant.registry.list().map((tool) => tool.name) });
   })
   .post("/consents/:handle", async (c) => {
-    const oauth = api(c);
+    const oauth = await api(c);
     const handle = c.req.param("handle");
     const body = await readBody(c.req.raw, DecisionBody);
     try {
@@ -67,12 +68,12 @@ export const consents = new Hono<AppEnv>()
       sendCookies(c, approved.headers);
       return c.json({ redirectTo });
     } catch (error) {
-      if (error instanceof AuthorizationError) throw gone();
+      if (error instanceof (await oauthLibrary()).AuthorizationError) throw gone();
       throw error;
     }
   })
   .get("/grants", async (c) => {
-    const page = await api(c).listUserGrants(GRANT_USER, { limit: 100, ...(c.req.query("cursor") ? { cursor: c.req.query("cursor")! } : {}) });
+    const page = await (await api(c)).listUserGrants(GRANT_USER, { limit: 100, ...(c.req.query("cursor") ? { cursor: c.req.query("cursor")! } : {}) });
     const grants = page.items.map((grant) => ({
       id: grant.id,
       clientId: grant.clientId,
@@ -85,7 +86,7 @@ export const consents = new Hono<AppEnv>()
     return c.json({ grants, ...(page.cursor ? { cursor: page.cursor } : {}) });
   })
   .post("/grants/:id/revoke", async (c) => {
-    await api(c).revokeGrant(c.req.param("id"), GRANT_USER);
+    await (await api(c)).revokeGrant(c.req.param("id"), GRANT_USER);
     return c.json({ revoked: c.req.param("id") });
   });
 

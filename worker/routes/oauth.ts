@@ -1,30 +1,30 @@
-import { AuthorizationError, authorizationErrorRedirect, CimdFetchError } from "@cloudflare/workers-oauth-provider";
 import { Hono, type Context } from "hono";
 import type { AppEnv } from "../env";
 import { errorBody } from "../errors";
 import { bodyLimit } from "../middleware/body-limit";
 import { siteOf } from "../oauth/context";
 import { saveConsent } from "../oauth/consents";
-import { oauthApi, OAUTH_PATHS, type OAuthSite } from "../oauth/site";
+import { oauthApi, oauthLibrary, oauthServers, OAUTH_PATHS, type OAuthLibrary, type OAuthServers } from "../oauth/site";
 
-function site(c: Context<AppEnv>): OAuthSite | Response {
-  return siteOf(c) ?? c.json(errorBody("not_found", `OAuth is not served on ${new URL(c.req.url).host}.`), 404);
+async function servers(c: Context<AppEnv>): Promise<OAuthServers | Response> {
+  const site = siteOf(c);
+  return (site && (await oauthServers(site))) ?? c.json(errorBody("not_found", `OAuth is not served on ${new URL(c.req.url).host}.`), 404);
 }
 
 /** The library's own endpoints: metadata (RFC 8414, RFC 9728), token and revocation, registration (RFC 7591). */
-function serve(pick: (site: OAuthSite) => OAuthSite["authorizationServer"] | OAuthSite["resourceServer"]) {
-  return (c: Context<AppEnv>) => {
-    const found = site(c);
+function serve(role: keyof OAuthServers) {
+  return async (c: Context<AppEnv>) => {
+    const found = await servers(c);
     if (found instanceof Response) return found;
-    return pick(found).fetch(c.req.raw, c.env, c.executionCtx as never);
+    return found[role].fetch(c.req.raw, c.env, c.executionCtx as never);
   };
 }
 
 /** Failures of the authorize request: back to the client only when the library vouched for its redirect URI. */
-function refuse(error: unknown): Response {
-  if (error instanceof AuthorizationError && error.redirectTo) return Response.redirect(error.redirectTo, 302);
-  if (error instanceof AuthorizationError || error instanceof CimdFetchError) {
-    const message = error instanceof AuthorizationError ? error.description : "This client's metadata document could not be fetched or is invalid.";
+function refuse(lib: OAuthLibrary, error: unknown): Response {
+  if (error instanceof lib.AuthorizationError && error.redirectTo) return Response.redirect(error.redirectTo, 302);
+  if (error instanceof lib.AuthorizationError || error instanceof lib.CimdFetchError) {
+    const message = error instanceof lib.AuthorizationError ? error.description : "This client's metadata document could not be fetched or is invalid.";
     return new Response(`Sign-in refused: ${message}\n`, { status: 400, headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" } });
   }
   throw error;
@@ -37,23 +37,24 @@ function refuse(error: unknown): Response {
  * an admin approves or denies (routes/consents.ts).
  */
 export const oauth = new Hono<AppEnv>()
-  .get("/.well-known/oauth-authorization-server", serve((s) => s.authorizationServer))
-  .get("/.well-known/oauth-authorization-server/*", serve((s) => s.authorizationServer))
-  .on(["GET", "OPTIONS"], "/.well-known/oauth-protected-resource", serve((s) => s.resourceServer))
-  .on(["GET", "OPTIONS"], "/.well-known/oauth-protected-resource/*", serve((s) => s.resourceServer))
-  .options(OAUTH_PATHS.token, serve((s) => s.authorizationServer))
-  .options(OAUTH_PATHS.register, serve((s) => s.authorizationServer))
-  .post(OAUTH_PATHS.token, bodyLimit, serve((s) => s.authorizationServer))
-  .post(OAUTH_PATHS.register, bodyLimit, serve((s) => s.authorizationServer))
+  .get("/.well-known/oauth-authorization-server", serve("authorizationServer"))
+  .get("/.well-known/oauth-authorization-server/*", serve("authorizationServer"))
+  .on(["GET", "OPTIONS"], "/.well-known/oauth-protected-resource", serve("resourceServer"))
+  .on(["GET", "OPTIONS"], "/.well-known/oauth-protected-resource/*", serve("resourceServer"))
+  .options(OAUTH_PATHS.token, serve("authorizationServer"))
+  .options(OAUTH_PATHS.register, serve("authorizationServer"))
+  .post(OAUTH_PATHS.token, bodyLimit, serve("authorizationServer"))
+  .post(OAUTH_PATHS.register, bodyLimit, serve("authorizationServer"))
   .get(OAUTH_PATHS.authorize, async (c) => {
-    const found = site(c);
+    const found = await servers(c);
     if (found instanceof Response) return found;
+    const lib = await oauthLibrary();
     const api = oauthApi(found, c.env);
     try {
       const request = await api.parseAuthRequest(c.req.raw);
       // OAuth 2.1 lets confidential clients skip PKCE; MCP does not, so neither does toolgate.
       if (!request.codeChallenge || request.codeChallengeMethod !== "S256") {
-        return Response.redirect(authorizationErrorRedirect(request, "invalid_request", "PKCE with code_challenge_method=S256 is required"), 302);
+        return Response.redirect(lib.authorizationErrorRedirect(request, "invalid_request", "PKCE with code_challenge_method=S256 is required"), 302);
       }
       const description = await api.describeConsent(request);
       const consent = await api.beginConsent(request);
@@ -62,6 +63,6 @@ export const oauth = new Hono<AppEnv>()
       consent.headers.set("Location", `/#/consent/${encodeURIComponent(consent.handle)}`);
       return new Response(null, { status: 302, headers: consent.headers });
     } catch (error) {
-      return refuse(error);
+      return refuse(lib, error);
     }
   });
