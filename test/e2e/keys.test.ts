@@ -1,26 +1,16 @@
-import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { launch, navigate, screenshot, signIn, type Browser } from "./browser";
+import { describe, expect, inject, it } from "vitest";
+import { navigate, screenshot, signIn, usePage } from "./browser";
 
 // The Keys view in Chromium against `wrangler dev`: a key created in the console works at once, its
 // secret is shown once, rotation hands out a new one, revocation ends both.
 const baseUrl = inject("baseUrl");
-let browser: Browser;
-let page: Page;
-
-beforeAll(async () => {
-  browser = await launch();
-  page = await browser.context.newPage();
-});
-
-afterAll(async () => {
-  await browser?.close();
-});
+const browserPage = usePage();
 
 const toolsWith = async (key: string) => (await fetch(`${baseUrl}/v1/tools`, { headers: { authorization: `Bearer ${key}` } })).status;
 
 describe("console: keys without a redeploy", () => {
   it("creates, rotates and revokes a key", async () => {
+    const { page } = browserPage;
     await signIn(page, baseUrl, "dev-admin-key");
     let view = await navigate(page, "Keys", "keys");
     await view.locator('li[data-key="dev-call"]').getByText("from the configuration", { exact: false }).waitFor();

@@ -6,9 +6,8 @@ import {
   type StoredOAuthClientInformation,
   type StoredOAuthTokens,
 } from "@modelcontextprotocol/client";
-import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { launch, screenshot, viewReady, type Browser } from "./browser";
+import { describe, expect, inject, it } from "vitest";
+import { screenshot, usePage, viewReady } from "./browser";
 
 // The official MCP SDK v2 client signs in to toolgate with OAuth against `wrangler dev`: discovery,
 // dynamic registration, authorization with PKCE — the consent page driven in Chromium by an admin —,
@@ -16,17 +15,7 @@ import { launch, screenshot, viewReady, type Browser } from "./browser";
 // client's is; the browser's visit to it is answered by the test (nothing listens there).
 const baseUrl = inject("baseUrl");
 const CALLBACK = "http://127.0.0.1:9/oauth/callback";
-let browser: Browser;
-let page: Page;
-
-beforeAll(async () => {
-  browser = await launch();
-  page = await browser.context.newPage();
-});
-
-afterAll(async () => {
-  await browser?.close();
-});
+const browserPage = usePage();
 
 /** The client application's side: where it keeps its registration, tokens and verifier. */
 class TestProvider {
@@ -67,6 +56,7 @@ class TestProvider {
 
 /** The browser's part: the authorization URL → the console's consent page → an admin approves → the callback. */
 async function approveInBrowser(authorizationUrl: URL): Promise<URLSearchParams> {
+  const { page } = browserPage;
   let callback: string | undefined;
   await page.route(
     (url) => url.href.startsWith(CALLBACK),
@@ -162,6 +152,7 @@ describe("sign-in for MCP clients (OAuth 2.1) with the SDK v2 client", () => {
   });
 
   it("denied in the console: the client learns access_denied", async () => {
+    const { page } = browserPage;
     const provider = new TestProvider();
     const client = new Client({ name: "toolgate-e2e-denied", version: "1.0.0" });
     await expect(client.connect(new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), { authProvider: provider }))).rejects.toBeInstanceOf(UnauthorizedError);
