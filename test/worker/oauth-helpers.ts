@@ -1,4 +1,5 @@
-import { exports } from "cloudflare:workers";
+import { env as workerEnv, exports } from "cloudflare:workers";
+import { app } from "../fixtures/app";
 import { ADMIN_KEY, BASE } from "./helpers";
 
 export const REDIRECT_URI = "http://127.0.0.1:9999/callback";
@@ -13,9 +14,23 @@ export async function pkce(): Promise<{ verifier: string; challenge: string }> {
   return { verifier, challenge };
 }
 
+/** Another TOOLGATE_CONFIG (or other vars) for the helpers' requests; undefined: the deployed Worker. */
+let target: Record<string, unknown> | undefined;
+
+/** Runs `flow` with the helpers' requests sent to the app with these env vars (another tenant). */
+export async function withEnv<T>(env: Record<string, unknown>, flow: () => Promise<T>): Promise<T> {
+  target = env;
+  try {
+    return await flow();
+  } finally {
+    target = undefined;
+  }
+}
+
 /** One request to the Worker under test, as a browser or an OAuth client sends it (no key added). */
 export function send(url: string, init: RequestInit = {}): Promise<Response> {
-  return exports.default.fetch(new Request(url.startsWith("http") ? url : `${BASE}${url}`, { redirect: "manual", ...init }));
+  const request = new Request(url.startsWith("http") ? url : `${BASE}${url}`, { redirect: "manual", ...init });
+  return target ? Promise.resolve(app.request(request, undefined, { ...workerEnv, ...target })) : exports.default.fetch(request);
 }
 
 /** Dynamic client registration (RFC 7591) of a public client. */

@@ -105,6 +105,13 @@ describe("OAuth sign-in and its grants", () => {
 });
 
 describe("OAuth refusals", () => {
+  it("refuses a grant past the end date its admin set", async () => {
+    const { tokens } = await signIn({ expiresAt: Date.now() + 1_500 });
+    expect((await request("/v1/tools", { key: tokens.access_token })).status).toBe(200);
+    await expect.poll(async () => (await request("/v1/tools", { key: tokens.access_token })).status, { timeout: 5_000, interval: 100 }).toBe(401);
+    expect((await json(await request("/v1/tools", { key: tokens.access_token }))).error.code).toBe("invalid_token");
+  });
+
   it("refuses a token minted for another audience (the same Worker on another origin)", async () => {
     const { tokens } = await signIn({}, OTHER);
     const ok = await send(`${OTHER}/v1/tools`, { headers: { authorization: `Bearer ${tokens.access_token}` } });

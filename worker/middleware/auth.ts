@@ -8,7 +8,7 @@ import { tenantKeys, type KeysNamespace } from "../keys/address";
 import { noteKeyUse, runtimeKeys, type RuntimeKey } from "../keys/cache";
 import { siteOf } from "../oauth/context";
 import { grantCaller } from "../oauth/grant-caller";
-import { REQUIRED_SCOPES } from "../oauth/site";
+import { looksLikeAccessToken, REQUIRED_SCOPES } from "../oauth/site";
 
 const encoder = new TextEncoder();
 
@@ -66,12 +66,8 @@ export async function authenticate(c: Context<AppEnv>, authorization: string | u
   if (configured) return { keyName: configured.name, scopes: configured.scopes, binding: configured.hash };
   if (found) return runtimeCaller(c, found, now);
   if (unavailable !== undefined) throw unavailable;
-  if (oauthShaped(token)) throw new ApiError(401, "invalid_token", "The access token is not valid here: expired, revoked, or issued for another resource. Sign in again.", challenge(c, "invalid_token"));
+  if (looksLikeAccessToken(token)) throw new ApiError(401, "invalid_token", "The access token is not valid here: expired, revoked, or issued for another resource. Sign in again.", challenge(c, "invalid_token"));
   throw new ApiError(401, "invalid_key", "The API key is not valid for this tenant.", challenge(c));
-}
-
-function oauthShaped(token: string): boolean {
-  return token.split(":").length === 3;
 }
 
 function runtimeCaller(c: Context<AppEnv>, entry: RuntimeKey, now: number): Caller {

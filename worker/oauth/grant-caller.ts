@@ -38,7 +38,7 @@ export async function grantCaller(c: Context<AppEnv>, token: string): Promise<Ca
   const grantId = token.split(":")[1]!;
   const { tools, ratePerMinute, expiresAt } = props.output;
   if (expiresAt !== undefined && expiresAt <= Date.now()) {
-    throw new ApiError(401, "invalid_token", "This sign-in expired at the end its admin set; sign in again.", {
+    throw new ApiError(401, "invalid_token", "This sign-in reached the end date its admin set; sign in again.", {
       "WWW-Authenticate": `Bearer realm="toolgate", error="invalid_token", resource_metadata="${site.metadataUrl}"`,
     });
   }

@@ -16,8 +16,17 @@ function serve(role: keyof OAuthServers) {
   return async (c: Context<AppEnv>) => {
     const found = await servers(c);
     if (found instanceof Response) return found;
-    return found[role].fetch(c.req.raw, c.env, c.executionCtx as never);
+    return found[role].fetch(c.req.raw, c.env, executionOf(c) as never);
   };
+}
+
+/** The request's execution context; a stand-in where there is none (app.request in tests). */
+function executionOf(c: Context<AppEnv>): Pick<ExecutionContext, "waitUntil" | "passThroughOnException"> {
+  try {
+    return c.executionCtx;
+  } catch {
+    return { waitUntil: () => undefined, passThroughOnException: () => undefined };
+  }
 }
 
 /** Failures of the authorize request: back to the client only when the library vouched for its redirect URI. */
