@@ -34,6 +34,8 @@ export interface Exchange {
   /** Masks the tenant's secrets in text that is logged. */
   mask(text: string): string;
   pageSize?: number;
+  /** The caller's tool allow-list: tools/list shows only these. */
+  allowed?: ReadonlySet<string>;
 }
 
 export const SERVER_INFO = { name: "toolgate", title: "toolgate", version: "0.1.0" } as const;
@@ -66,7 +68,7 @@ async function run(request: RpcRequest, exchange: Exchange): Promise<Record<stri
     case "ping":
       return {};
     case "tools/list":
-      return listTools(exchange.tenant, request.params, exchange.pageSize);
+      return listTools(exchange.tenant, request.params, exchange.pageSize, exchange.allowed);
     case "tools/call":
       return runCall(request, exchange);
     case "logging/setLevel": {

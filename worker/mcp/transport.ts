@@ -42,9 +42,9 @@ function accepted(header: string | undefined): { json: boolean; sse: boolean } {
   return { json: any || value.includes("application/json"), sse: any || value.includes("text/event-stream") };
 }
 
-/** The stored SHA-256 of the key this request authenticated with: sessions are bound to it. */
+/** What sessions are bound to: the caller's key (its hash, or its id) or OAuth grant. */
 function keyHash(c: Context<AppEnv>): Uint8Array {
-  return c.var.tenant.keys.find((key) => key.name === c.var.caller.keyName)!.hash;
+  return c.var.caller.binding;
 }
 
 async function openSession(c: Context<AppEnv>): Promise<{ id: string; state: SessionState } | Response> {
@@ -129,6 +129,7 @@ async function respond(
     notify: (method, params) => queue.push(method, params),
     mask: (text) => (mask ??= createTextMasker(Object.values(exchange.options().secrets ?? {})))(text),
     ...(transport.pageSize === undefined ? {} : { pageSize: transport.pageSize }),
+    ...(c.var.caller.tools ? { allowed: c.var.caller.tools } : {}),
   };
   const pending: Promise<RpcResponse>[] = [];
   for (const item of incoming) {
