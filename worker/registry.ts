@@ -12,6 +12,7 @@ export function withPolicy(tool: Tool, override: TenantConfig["policies"][string
     description: tool.description,
     source: tool.source,
     policy: { ...tool.policy, ...override },
+    ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
     inputSchema: () => tool.inputSchema,
     ...(tool.outputSchema === undefined ? {} : { outputSchema: () => tool.outputSchema! }),
     validateInput: tool.validateInput,

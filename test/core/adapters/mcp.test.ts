@@ -101,7 +101,7 @@ describe("mcpServer: calls", () => {
     }
     const last = server.requests.at(-1);
     expect(last?.headers["mcp-session-id"]).toMatch(/.+/);
-    expect(last?.headers["mcp-protocol-version"]).toBe("2025-06-18");
+    expect(last?.headers["mcp-protocol-version"]).toBe("2025-11-25");
   });
 
   it("maps isError to tool_error and a JSON-RPC error to upstream_error", async () => {
