@@ -48,16 +48,16 @@ export function createLegacySession(options: McpClientOptions): LegacySession {
   async function post(message: Message, ctx: McpCallContext): Promise<Response> {
     const { url, headers } = headersFor(ctx, "application/json, text/event-stream");
     let response = await postMessage(options, message, headers, url, ctx);
+    if (response.status === 400) {
+      // A server that now speaks only 2026-07-28 refuses 2025 requests with UnsupportedProtocolVersion.
+      const { error, text } = await rpcErrorOf(response);
+      if (isModernEvidence(error)) throw eraMismatch(rpcFailure(options.label, message.method ?? "a message", error));
+      response = new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
+    }
     if (!response.ok && headers.has("mcp-session-id")) {
       const checked = await refusedSession(response, options.label);
       if (!(checked instanceof Response)) throw checked;
       response = checked;
-    }
-    if (!response.ok && message.method === "initialize" && response.status === 400) {
-      // A server that speaks only 2026-07-28 answers initialize with UnsupportedProtocolVersion.
-      const { error, text } = await rpcErrorOf(response);
-      if (isModernEvidence(error)) throw eraMismatch(rpcFailure(options.label, "initialize", error));
-      response = new Response(text, { status: response.status, headers: response.headers });
     }
     if (!response.ok) throw await upstreamFailure(response, maskerFor(ctx.secrets), options.label);
     return response;

@@ -18,6 +18,8 @@ export interface V2TestServer {
   requests: { headers: Record<string, string>; body: { method?: string; params?: Record<string, unknown> } }[];
   /** Calls of the slow tool whose request was aborted (the client closed its stream or cancelled). */
   aborted: number;
+  /** Serve another era from now on (an upgrade in place: same URL, same connections). */
+  become(era: V2Era): void;
   close(): Promise<void>;
 }
 
@@ -117,12 +119,13 @@ async function send(res: ServerResponse, response: Response): Promise<void> {
 }
 
 export async function startV2Server(era: V2Era): Promise<V2TestServer> {
-  const state: V2TestServer = { url: "", requests: [], aborted: 0, close: async () => undefined };
+  const state: V2TestServer = { url: "", requests: [], aborted: 0, become: (next) => void (handler = handlerFor(next)), close: async () => undefined };
   const factory = () => build(state);
-  const handler =
-    era === "legacy"
+  const handlerFor = (served: V2Era) =>
+    served === "legacy"
       ? { fetch: legacyStatelessFallback(factory), close: async () => undefined }
-      : createMcpHandler(factory, era === "modern" ? { legacy: "reject" } : {});
+      : createMcpHandler(factory, served === "modern" ? { legacy: "reject" } : {});
+  let handler = handlerFor(era);
   const http = createServer(async (req, res) => {
     try {
       const { request, body } = await toRequest(req);
