@@ -60,6 +60,18 @@ export function isRichResult(value: unknown): value is RichResult {
 /** run() may return a string, any JSON value, nothing, or rich content. */
 export type ToolReturn = string | JsonValue | RichResult | undefined | void;
 
+/**
+ * What a tool's own author says of it in MCP's terms (a remote MCP server's ToolAnnotations):
+ * information shown in MCP listings where the tenant's policy is silent, never policy itself.
+ */
+export interface ToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
 /** A tool: data plus one function. Built by defineTool() or by adapters; always frozen. */
 export interface Tool<A = any, R = any> {
   readonly name: string;
@@ -72,6 +84,8 @@ export interface Tool<A = any, R = any> {
   readonly tags?: readonly string[];
   /** Secrets and egress origins run() needs: the host checks its configuration provides them. */
   readonly needs?: ToolNeeds;
+  /** Hints from the tool's author (remote MCP servers), apart from the policy that governs it. */
+  readonly annotations?: Readonly<ToolAnnotations>;
   readonly inputSchema: JsonSchema;
   readonly outputSchema?: JsonSchema;
   /** SHA-256 of the public definition (name, title, description, schemas, policy hints). */
@@ -110,8 +124,9 @@ export function checkToolName(name: unknown): string {
 }
 
 /** What is hashed: everything a model or client sees of the tool. */
-function publicDefinition(tool: Pick<Tool, "name" | "title" | "description" | "inputSchema" | "outputSchema" | "policy">) {
+function publicDefinition(tool: Pick<Tool, "name" | "title" | "description" | "inputSchema" | "outputSchema" | "policy" | "annotations">) {
   return {
+    ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
     name: tool.name,
     title: tool.title ?? null,
     description: tool.description,
@@ -131,6 +146,7 @@ export interface ToolParts<A, R> {
   policy?: ToolPolicy<A>;
   tags?: readonly string[];
   needs?: ToolNeeds;
+  annotations?: ToolAnnotations;
   /** Computed on first use: deriving schemas costs startup time a Worker should not pay for unused tools. */
   inputSchema: () => JsonSchema;
   outputSchema?: () => JsonSchema;
@@ -195,6 +211,7 @@ export function assembleTool<A, R>(parts: ToolParts<A, R>): Tool<A, R> {
   tool.policy = policy;
   if (parts.tags !== undefined) tool.tags = checkTags(parts.name, parts.tags);
   if (parts.needs !== undefined) tool.needs = checkNeeds(parts.name, parts.needs);
+  if (parts.annotations !== undefined) tool.annotations = Object.freeze({ ...parts.annotations });
   Object.defineProperties(tool, DERIVED_ACCESSORS);
   tool.validateInput = parts.validateInput;
   if (parts.validateOutput) tool.validateOutput = parts.validateOutput;

@@ -14,6 +14,7 @@ export function withPolicy(tool: Tool, override: TenantConfig["policies"][string
     policy: { ...tool.policy, ...override },
     ...(tool.tags === undefined ? {} : { tags: tool.tags }),
     ...(tool.needs === undefined ? {} : { needs: tool.needs }),
+    ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
     inputSchema: () => tool.inputSchema,
     ...(tool.outputSchema === undefined ? {} : { outputSchema: () => tool.outputSchema! }),
     validateInput: tool.validateInput,
