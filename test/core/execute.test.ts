@@ -173,6 +173,7 @@ describe("executeCall: every error code is a result", () => {
 
   it("timeout discards the late result of a tool that ignores its signal", async () => {
     const finished = latch();
+    const release = latch();
     let done = false;
     const slow = defineTool({
       name: "slow",
@@ -180,7 +181,7 @@ describe("executeCall: every error code is a result", () => {
       input: v.object({}),
       policy: { timeoutMs: 20 },
       run: async () => {
-        await new Promise((r) => setTimeout(r, 80));
+        await release.opened; // held until the caller has its timeout, however slow the machine
         done = true;
         finished.open();
         return "late";
@@ -188,6 +189,8 @@ describe("executeCall: every error code is a result", () => {
     });
     const r = await expectError(executeCall(call("slow", {}), { registry: createRegistry([slow]) }), "timeout");
     expect(r.record.status).toBe("timed_out");
+    expect(done).toBe(false);
+    release.open();
     await finished.opened; // the tool ran to its end all the same: its result was dropped, not awaited
     expect(done).toBe(true);
   });

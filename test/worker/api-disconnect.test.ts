@@ -1,6 +1,7 @@
 import { exports } from "cloudflare:workers";
 import { expect, it } from "vitest";
 import { BASE, CALL_KEY, json, request } from "./helpers";
+import { eventually } from "../wait";
 
 it("cancels the calls of a client that goes away", async () => {
   const id = `gone-${crypto.randomUUID().slice(0, 8)}`;
@@ -16,7 +17,7 @@ it("cancels the calls of a client that goes away", async () => {
   );
   // Go away once the call is running: an abort that lands before the Worker saw the request leaves
   // nothing to cancel (a fixed delay raced the isolate's first request under load).
-  for (let i = 0; i < 200 && (await request(`/v1/calls/${id}`)).status !== 200; i++) await new Promise((r) => setTimeout(r, 25));
+  await eventually(async () => (await request(`/v1/calls/${id}`)).status === 200, "the call is recorded as running");
   controller.abort();
   await pending.catch(() => undefined);
   const res = await request(`/v1/calls/${id}?wait=10`);

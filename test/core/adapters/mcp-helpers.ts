@@ -1,3 +1,4 @@
+import { eventually } from "../../wait";
 import { mcpServer, type McpServerDeclaration } from "../../../src/adapters/mcp";
 import { createEgressFetch } from "../../../src/egress";
 import type { CallEvent } from "../../../src/events";
@@ -30,11 +31,7 @@ export async function callTool(tools: Tool[], name: string, args: unknown, url: 
   return { result, events, progress: events.flatMap((e) => (e.type === "call.progress" ? [e.progress] : [])) };
 }
 
-/** Wait for a condition, polling. */
-export async function until(check: () => boolean, ms = 5_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 20));
-  }
+/** Wait for a condition, polling (bounded for hangs only; see test/wait.ts). */
+export function until(check: () => boolean | Promise<boolean>, what = "the server saw it"): Promise<void> {
+  return eventually(check, what);
 }

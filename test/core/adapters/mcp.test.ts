@@ -8,6 +8,7 @@ import { executeCall } from "../../../src/pipeline/execute";
 import { createRegistry } from "../../../src/registry";
 import type { Tool } from "../../../src/tool";
 import { startMcpServer, type McpTestServer } from "../../servers/mcp-server";
+import { until } from "./mcp-helpers";
 
 const SECRETS = { MCP_TOKEN: "mcp-token-0123456789", OTHER: "unrelated-secret-987654" };
 /** Plain http to this server's origin only (its port of 127.0.0.1). */
@@ -39,13 +40,6 @@ async function call(tools: Tool[], name: string, args: unknown, extra: { onEvent
   });
 }
 
-const until = async (check: () => boolean | Promise<boolean>, ms = 3000) => {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
 
 describe("mcpServer: listing", () => {
   it("lists every page, prefixes and sanitises names, converts schemas", async () => {
