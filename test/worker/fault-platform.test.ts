@@ -209,7 +209,7 @@ describe("a gate alarm that throws", () => {
 
     // From now on every transaction of the gate fails, so the alarm at the lease's end throws.
     const fault = await failTransactions(rawGate(t.gate), () => true);
-    await eventually(async () => fault.failures() >= 2, "the alarm ran and failed", 10_000);
+    await eventually(async () => fault.failures() >= 2, "the alarm ran and failed", 20_000);
     const rearmed = await runInDurableObject(rawGate(t.gate), (_i: unknown, state: DurableObjectState) => state.storage.getAlarm());
     expect(rearmed, "a failed alarm leaves an alarm set").not.toBeNull();
     expect(await t.runs()).toBe(0);
@@ -221,5 +221,5 @@ describe("a gate alarm that throws", () => {
     expect(await t.runs()).toBe(1);
     await expectOneTerminalRecordEach(t.env, [id]);
     await expectNoSlotHeld(t.env);
-  }, 20_000);
+  }, 40_000);
 });

@@ -5,7 +5,7 @@ import { tenantGates } from "../../worker/gates/address";
 import { createGateLimiter } from "../../worker/gates/limiter";
 import { callTools, uid, upstreams } from "./adapters-helpers";
 import { expectNoSlotHeld, faultTenant } from "./fault-helpers";
-import { eventually } from "../wait";
+import { eventually, waitPast } from "../wait";
 import { ADMIN_KEY, json, request } from "./helpers";
 
 /**
@@ -147,13 +147,14 @@ describe("concurrency.maxWaitMs", () => {
     // A waiter whose Worker is away between polls: its end of wait is in SQLite, so an evicted gate still drops it.
     const stub = gateStub(gate);
     const askedAt = Date.now();
-    const until = askedAt + 300;
-    const waits = { ...req, rules: { ...req.rules, maxWaitMs: 300 }, askedAt };
+    // Long enough that the first acquire lands well inside the wait on a loaded machine.
+    const until = askedAt + 1_500;
+    const waits = { ...req, rules: { ...req.rules, maxWaitMs: 1_500 }, askedAt };
     expect(await stub.acquire({ ...waits, callId: "c", pollMs: 1 })).toMatchObject({ code: "queued" });
     await evictDurableObject(stub as unknown as DurableObjectStub);
     const fresh = gateStub(gate);
     expect((await fresh.snapshot()).queueDepth).toBe(1);
-    await eventually(async () => Date.now() > until, "the end of c's wait passes");
+    await waitPast(until);
     await runDurableObjectAlarm(fresh as unknown as DurableObjectStub);
     expect((await fresh.snapshot()).queueDepth).toBe(0);
     // Coming back after that (a late poll) it is not queued again.
