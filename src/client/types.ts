@@ -4,6 +4,7 @@ import type { FORMATS, FormatName } from "../formats/index";
 import type { GateRules } from "../gates/rules";
 import type { Risk } from "../policy";
 import type { CallRecord, CallStatus } from "../result";
+import type { ToolRender } from "../tool-render";
 
 /** The shapes of the HTTP API as the typed client sees them (see worker/routes/*). */
 
@@ -33,6 +34,8 @@ export interface ToolInfo {
   hash: string;
   inputSchema: JsonSchema;
   outputSchema?: JsonSchema;
+  /** How consoles show its calls and results, when the tool says. */
+  render?: ToolRender;
   policy: {
     risk: Risk;
     readOnly: boolean;
