@@ -33,6 +33,7 @@ export type { ClientOptions } from "./http";
 export type { EventStreamOptions } from "./events";
 export type { MixedAnswer, MixedOptions } from "./mixed";
 export { resultOfRecord } from "./mixed";
+export { CALL_SURFACES } from "./surface";
 export type * from "./types";
 
 /** A typed client of the toolgate HTTP API, for browsers and Node. Every failure rejects with an ApiError. */
