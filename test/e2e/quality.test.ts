@@ -5,7 +5,7 @@ import { apiCall, launch, navigate, openView, screenshot, signIn, type Browser }
 // What every view must hold: accessible names, keyboard use with visible focus, 390 px, dark mode,
 // untrusted output as text, and scope-dependent views.
 const baseUrl = inject("baseUrl");
-const VIEWS = ["tools", "run", "batch", "history", "live", "approvals", "gates"];
+const VIEWS = ["tools", "run", "batch", "history", "live", "approvals", "gates", "adapters"];
 let browser: Browser;
 
 beforeAll(async () => {
