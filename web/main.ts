@@ -10,11 +10,12 @@ import { gatesView } from "./views/gates";
 import { historyView } from "./views/history";
 import { keysView } from "./views/keys";
 import { liveView } from "./views/live";
+import { playgroundView } from "./views/playground";
 import { runView } from "./views/run";
 import { renderSignIn } from "./views/sign-in";
 import { toolsView } from "./views/tools";
 
-const VIEWS: View[] = [toolsView, runView, batchView, historyView, liveView, approvalsView, gatesView, adaptersView, keysView, consentView];
+const VIEWS: View[] = [toolsView, runView, batchView, historyView, liveView, playgroundView, approvalsView, gatesView, adaptersView, keysView, consentView];
 const app = document.getElementById("app")!;
 let cleanup: (() => void) | undefined;
 

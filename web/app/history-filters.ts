@@ -23,8 +23,9 @@ function epochOf(value: string): number | undefined {
   return Number.isFinite(ms) ? ms : undefined;
 }
 
-export function historyFilters(): HistoryFilters {
-  const callId = h("input", { id: "history-call-id", type: "search", maxlength: 256, autocomplete: "off", placeholder: "an id or its start", class: "mono" });
+/** The filters, the Call id one filled with `callId` when a link names a call (#/history/<id>). */
+export function historyFilters(callIdValue = ""): HistoryFilters {
+  const callId = h("input", { id: "history-call-id", type: "search", maxlength: 256, autocomplete: "off", placeholder: "an id or its start", class: "mono", value: callIdValue });
   const tool = h("select", { id: "history-tool" }, h("option", { value: "" }, "all tools"));
   const status = h("select", { id: "history-status" }, h("option", { value: "" }, "any status"), CALL_STATUSES.map((s) => h("option", { value: s }, s)));
   const key = h("input", { id: "history-key", type: "search", maxlength: 256, autocomplete: "off", placeholder: "key name" });

@@ -68,8 +68,8 @@ function item(session: Session, entry: CallEntry): HTMLElement {
 export const historyView: View = {
   id: "history",
   label: "History",
-  render(root, session) {
-    const filters = historyFilters();
+  render(root, session, param) {
+    const filters = historyFilters(param);
     const list = h("ol", { class: "calls", "aria-label": "Calls, newest first" });
     const state = h("div", { "aria-live": "polite" });
     const shown = h("p", { class: "muted", "aria-live": "polite" });
@@ -119,6 +119,11 @@ export const historyView: View = {
       more,
     );
     const options = catalog(session.client).then((tools) => filters.tool.append(...tools.map((t) => h("option", { value: t.name }, t.name))), () => undefined);
-    return { ready: Promise.all([options, load(false)]) };
+    // A link to one call (#/history/<id>) lists it and opens it.
+    const first = load(false).then(() => {
+      const linked = param === undefined ? null : list.querySelector<HTMLDetailsElement>(`details[data-call-id="${CSS.escape(param)}"]`);
+      if (linked) linked.open = true;
+    });
+    return { ready: Promise.all([options, first]) };
   },
 };
