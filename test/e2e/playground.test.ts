@@ -68,8 +68,44 @@ describe("Playground", () => {
     });
   }
 
+  it("mixes a tool that runs in the page with the tenant's tools in one batch", async () => {
+    const { page } = browser;
+    const playground = await navigate(page, "Playground", "playground");
+    await playground.getByLabel("Endpoint", { exact: true }).fill(model.url);
+    await playground.getByLabel("Model", { exact: true }).fill("scripted-1");
+    await playground.getByLabel("Add tools that run in this page (browser_clock)", { exact: true }).check();
+    const calls = [
+      { name: "browser_clock", args: {} },
+      { name: "add", args: { a: 40, b: 2 } },
+    ];
+    const before = model.requests.length;
+    const toolgateCalls: string[] = [];
+    const watch = (request: Request) => void (request.url().startsWith(`${baseUrl}/v1/calls`) && request.method() === "POST" && toolgateCalls.push(request.postData() ?? ""));
+    page.on("request", watch);
+    try {
+      await playground.getByLabel("Prompt", { exact: true }).fill(`use ${JSON.stringify(calls)}`);
+      await playground.getByRole("button", { name: "Send" }).click();
+      await playground.getByText("The model answered.").waitFor();
+    } finally {
+      page.off("request", watch);
+    }
+    // The model offered both kinds of tool, and got both answers, in order.
+    const offered = (model.requests[before]!.body.tools as { function: { name: string } }[]).map((t) => t.function.name);
+    expect(offered).toEqual(expect.arrayContaining(["browser_clock", "add"]));
+    const final = await playground.locator(".model-text").last().textContent();
+    expect(final).toMatch(/^The tool said: \{"iso":"\d{4}-[^"]+","local":"[^"]+","timeZone":"[^"]+","language":"[^"]+"\} \| \{"sum":42\}$/);
+    // Only the tenant's call went to toolgate; the clock ran in the page.
+    expect(toolgateCalls).toHaveLength(1);
+    expect(toolgateCalls[0]).toContain('"add"');
+    expect(toolgateCalls[0]).not.toContain("browser_clock");
+    const transcript = playground.getByRole("list", { name: "Transcript" });
+    expect(await transcript.locator('li[data-where="browser"]').textContent()).toMatch(/^succeeded The user's clock ran in this page: /);
+    await transcript.locator('li[data-where="toolgate"]').getByRole("link", { name: /^Record of / }).waitFor();
+  });
+
   it("says why the loop stopped when the endpoint fails", async () => {
     const { page } = browser;
+    await navigate(page, "Tools", "tools"); // a new Playground: nothing carried over
     const playground = await navigate(page, "Playground", "playground");
     await playground.getByLabel("Endpoint", { exact: true }).fill(`${model.url}/nowhere`);
     await playground.getByLabel("Model", { exact: true }).fill("scripted-1");

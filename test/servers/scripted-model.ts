@@ -26,10 +26,14 @@ type Message = { role?: string; content?: unknown; tool_call_id?: string };
 /** The text of the last tool result in the conversation (either API), or undefined before any. */
 function lastToolResult(messages: Message[]): string | undefined {
   const last = messages.at(-1);
-  if (last?.role === "tool") return String(last.content);
+  if (last?.role === "tool") {
+    // Every tool message after the last assistant turn, in order.
+    const start = messages.map((m) => m.role).lastIndexOf("assistant");
+    return messages.slice(start + 1).map((m) => String(m.content)).join(" | ");
+  }
   if (last?.role === "user" && Array.isArray(last.content)) {
-    const block = last.content.find((b: { type?: string }) => b.type === "tool_result") as { content?: { text?: string }[] } | undefined;
-    return block?.content?.map((c) => c.text ?? "").join("");
+    const blocks = last.content.filter((b: { type?: string }) => b.type === "tool_result") as { content?: { text?: string }[] }[];
+    return blocks.length === 0 ? undefined : blocks.map((b) => b.content?.map((c) => c.text ?? "").join("") ?? "").join(" | ");
   }
   return undefined;
 }
@@ -38,7 +42,8 @@ function lastToolResult(messages: Message[]): string | undefined {
  * A model that follows a script, speaking OpenAI Chat Completions (/v1/chat/completions) and
  * Anthropic Messages (/v1/messages) on 127.0.0.1, with CORS for a page: asked a question, it calls
  * `add` with { a: 2, b: 3 } once; given the tool's result, it answers "The tool said: <result>".
- * A prompt naming a tool (`use <tool> <json>`) calls that tool with those arguments instead.
+ * A prompt naming a tool (`use <tool> <json>`) calls that tool with those arguments instead, and
+ * `use [{ "name", "args" }, …]` calls several in one turn; several results are answered joined by " | ".
  */
 export async function startScriptedModel(): Promise<ScriptedModel> {
   const requests: ModelRequest[] = [];
@@ -53,18 +58,22 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
     const result = lastToolResult(messages);
     const prompt = String(messages[0]?.content ?? "");
     const named = /^use (\w+) (\{.*\})$/.exec(prompt);
-    const call = { name: named?.[1] ?? "add", args: named ? JSON.parse(named[2]!) : { a: 2, b: 3 } };
-    const id = `call_scripted_${Date.now()}_${++ids}`;
+    const several = /^use (\[.*\])$/.exec(prompt);
+    const calls: { name: string; args: unknown }[] = several
+      ? JSON.parse(several[1]!)
+      : [{ name: named?.[1] ?? "add", args: named ? JSON.parse(named[2]!) : { a: 2, b: 3 } }];
+    const stamp = `${Date.now()}_${++ids}`;
+    const idOf = (i: number) => `call_scripted_${stamp}_${i}`;
     const send = (answer: unknown) => res.writeHead(200, { ...CORS, "content-type": "application/json" }).end(JSON.stringify(answer));
     if (req.url === "/v1/chat/completions") {
       const message =
         result === undefined
-          ? { role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name: call.name, arguments: JSON.stringify(call.args) } }] }
+          ? { role: "assistant", content: null, tool_calls: calls.map((call, i) => ({ id: idOf(i), type: "function", function: { name: call.name, arguments: JSON.stringify(call.args) } })) }
           : { role: "assistant", content: `The tool said: ${result}` };
       return send({ id: `cmpl-${ids}`, object: "chat.completion", model: body.model, choices: [{ index: 0, message, finish_reason: result === undefined ? "tool_calls" : "stop" }] });
     }
     if (req.url === "/v1/messages") {
-      const content = result === undefined ? [{ type: "tool_use", id, name: call.name, input: call.args }] : [{ type: "text", text: `The tool said: ${result}` }];
+      const content = result === undefined ? calls.map((call, i) => ({ type: "tool_use", id: idOf(i), name: call.name, input: call.args })) : [{ type: "text", text: `The tool said: ${result}` }];
       return send({ id: `msg-${ids}`, type: "message", role: "assistant", model: body.model, content, stop_reason: result === undefined ? "tool_use" : "end_turn" });
     }
     res.writeHead(404, { ...CORS, "content-type": "application/json" }).end(JSON.stringify({ error: { message: `no route ${req.url}` } }));

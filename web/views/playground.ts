@@ -1,5 +1,6 @@
 import type { CallRecord } from "../../src/result";
 import { callSummary } from "../../src/tool-render";
+import { BROWSER_TOOLS } from "../app/browser-tools";
 import { catalog, renderOf } from "../app/catalog";
 import { h, notice, replace, statusBadge } from "../app/dom";
 import type { ModelApi, ModelTurn } from "../app/model-api";
@@ -31,13 +32,17 @@ function callsEntry(records: CallRecord[]): HTMLElement {
       "ul",
       {},
       records.map((record) => {
-        const render = renderOf(record.tool);
+        const inPage = BROWSER_TOOLS.get(record.tool);
+        const render = inPage?.render ?? renderOf(record.tool);
         return h(
           "li",
-          { "data-call-id": record.callId },
+          { "data-call-id": record.callId, "data-where": inPage ? "browser" : "toolgate" },
           statusBadge(record.status),
           ` ${render?.call ? callSummary(render.call, record.args) : record.tool} `,
-          h("a", { href: hrefOf("history", record.callId), "aria-label": `Record of ${record.callId}` }, "record"),
+          // A call run in the page has no ledger record: its outcome is shown here.
+          inPage
+            ? h("span", { class: "muted" }, `ran in this page: ${JSON.stringify(record.output?.structured ?? record.error?.message ?? null)}`)
+            : h("a", { href: hrefOf("history", record.callId), "aria-label": `Record of ${record.callId}` }, "record"),
         );
       }),
     ),
@@ -59,6 +64,7 @@ export const playgroundView: View = {
     const key = h("input", { id: "pg-key", type: "password", autocomplete: "off", spellcheck: "false" });
     const turns = h("input", { id: "pg-turns", type: "number", min: 1, max: 20, step: 1, value: 6 });
     const prompt = h("textarea", { id: "pg-prompt", rows: 4, maxlength: 20_000, required: true });
+    const local = h("input", { id: "pg-browser-tools", type: "checkbox" });
     const transcript = h("ol", { class: "transcript", "aria-label": "Transcript", "aria-busy": "false" });
     const state = h("div", { "aria-live": "polite" });
     const send = h("button", { type: "submit" }, "Send");
@@ -81,6 +87,7 @@ export const playgroundView: View = {
       ),
       field("pg-key", "Model API key", key, "Kept in this tab's memory only: sent to the endpoint above, never to toolgate, never stored."),
       field("pg-turns", "Most model turns", turns),
+      h("div", { class: "check" }, local, h("label", { for: "pg-browser-tools" }, `Add tools that run in this page (${BROWSER_TOOLS.list().map((t) => t.name).join(", ")})`)),
       field("pg-prompt", "Prompt", prompt),
       h("div", { class: "row" }, send, stop),
     );
@@ -100,7 +107,8 @@ export const playgroundView: View = {
       try {
         const settings = { api: api.value as ModelApi, endpoint: endpoint.value.trim(), model: model.value.trim(), key: key.value };
         const limit = Math.min(20, Math.max(1, Math.trunc(Number(turns.value)) || 6));
-        const end = await runModelLoop(session.client, settings, prompt.value, limit, { model: (t) => transcript.append(modelEntry(t)), calls: (r) => transcript.append(callsEntry(r)) }, running.signal);
+        const options = { maxTurns: limit, ...(local.checked ? { browserTools: BROWSER_TOOLS } : {}) };
+        const end = await runModelLoop(session.client, settings, prompt.value, options, { model: (t) => transcript.append(modelEntry(t)), calls: (r) => transcript.append(callsEntry(r)) }, running.signal);
         replace(state, notice(end === "answered" ? "The model answered." : `Stopped after ${limit} model turns.`));
       } catch (error) {
         replace(state, notice(`The loop stopped: ${(error as Error).message}`, "error"));
