@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMcpServer, type McpTestServer } from "../servers/mcp-server";
 import { startDevServer, type DevServer } from "../servers/wrangler-dev";
-import { navigate, screenshot, signIn, usePage } from "./browser";
+import { navigate, screenshot, signIn, usePage, viewReady } from "./browser";
 
 // The Adapters view against a real MCP server (the SDK's, on 127.0.0.1) declared by a tenant of its
 // own, served by its own `wrangler dev`.
@@ -74,5 +74,20 @@ describe("Adapters view", () => {
     await view.locator('li[data-tool="t_echo"]').getByRole("button", { name: "Approve t_echo" }).click();
     await view.locator('li[data-tool="t_echo"][data-state="approved"]').waitFor();
     expect((await call("t_echo", { text: "hi" })).status).toBe("succeeded");
+  });
+
+  it("shows a remote server's hostile tool description as text, in Tools and in the diff", async () => {
+    const { page } = browser;
+    const hostile = `<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>`;
+    mcp.changeEchoDescription(hostile);
+    const view = await navigate(page, "Tools", "tools").then(() => navigate(page, "Adapters", "adapters"));
+    const diff = view.locator('li[data-tool="t_echo"]').getByRole("region", { name: "Changes to t_echo" });
+    await diff.locator(".diff-added").getByText(hostile.replace(/"/g, '\\"'), { exact: false }).waitFor();
+    // A new page load: the catalogue (with the new description) is fetched once per load.
+    await page.reload();
+    const tools = await viewReady(page, "adapters").then(() => navigate(page, "Tools", "tools"));
+    await tools.locator('li[data-tool="t_echo"]').getByText(hostile, { exact: true }).waitFor();
+    expect(await page.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.locator('main img[src="x"], main script').count()).toBe(0);
   });
 });

@@ -19,6 +19,8 @@ const listed = async (query: string, key = ADMIN_KEY) => {
   return (await json(res)).calls as any[];
 };
 const idsOf = (calls: any[]) => calls.map((entry) => entry.record.callId);
+/** An NDJSON body's lines, parsed (read as bytes: workerd warns on .text() of a non-text type). */
+const ndjson = async (res: Response) => new TextDecoder().decode(await res.arrayBuffer()).trimEnd().split("\n").map((line) => JSON.parse(line));
 
 describe("GET /v1/calls filters", () => {
   it("records where each call came in (HTTP, MCP, a service binding) and filters by it", async () => {
@@ -87,14 +89,14 @@ describe("GET /v1/calls?as=ndjson", () => {
     const all = await request(`/v1/calls?as=ndjson&callId=exp-${tag}`, { key: ADMIN_KEY });
     expect(all.headers.get("content-type")).toMatch(/^application\/x-ndjson/);
     expect(all.headers.get("content-disposition")).toMatch(/^attachment; filename="toolgate-calls-demo\.ndjson"$/);
-    const lines = (await all.text()).trimEnd().split("\n").map((line) => JSON.parse(line));
+    const lines = await ndjson(all);
     expect(lines.map((entry) => entry.record.callId)).toEqual([...ids].reverse());
     expect(lines[0]).toMatchObject({ surface: "http", key: "dev-call", record: { args: { text: ids[4] } } });
 
-    const part = (await (await request(`/v1/calls?as=ndjson&callId=exp-${tag}&limit=2`, { key: ADMIN_KEY })).text()).trimEnd().split("\n").map((line) => JSON.parse(line));
+    const part = await ndjson(await request(`/v1/calls?as=ndjson&callId=exp-${tag}&limit=2`, { key: ADMIN_KEY }));
     expect(part.slice(0, 2).map((entry) => entry.record.callId)).toEqual([ids[4], ids[3]]);
     expect(part[2]).toEqual({ nextCursor: expect.any(String) });
-    const rest = (await (await request(`/v1/calls?as=ndjson&callId=exp-${tag}&cursor=${part[2].nextCursor}`, { key: ADMIN_KEY })).text()).trimEnd().split("\n");
-    expect(rest.map((line) => JSON.parse(line).record.callId)).toEqual([ids[2], ids[1], ids[0]]);
+    const rest = await ndjson(await request(`/v1/calls?as=ndjson&callId=exp-${tag}&cursor=${part[2].nextCursor}`, { key: ADMIN_KEY }));
+    expect(rest.map((entry) => entry.record.callId)).toEqual([ids[2], ids[1], ids[0]]);
   });
 });
