@@ -30,7 +30,7 @@ describe("History search", () => {
     expect(await history.getByRole("button", { name: "Load older calls" }).isVisible()).toBe(false);
     // The summary line gives the date, the key and the surface.
     const first = history.locator(`details[data-call-id="${tag}-add"] summary`);
-    expect(await first.textContent()).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d succeeded add · \d+ ms · .*-add · dev-call · http$/);
+    expect(await first.textContent()).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d succeeded add — Add 1 and 2 · \d+ ms · .*-add · dev-call · http$/);
 
     await history.getByLabel("Tool", { exact: true }).selectOption("add");
     await shows("1 call shown.");

@@ -1,6 +1,7 @@
 import type { CallEntry, CallQuery } from "../../src/client";
 import { TERMINAL_STATUSES } from "../../src/result";
-import { catalog } from "../app/catalog";
+import { callSummary } from "../../src/tool-render";
+import { catalog, renderOf } from "../app/catalog";
 import { h, notice, replace, statusBadge } from "../app/dom";
 import { downloadExport } from "../app/export-records";
 import { followCall } from "../app/follow-call";
@@ -19,6 +20,12 @@ function when(ms: number): string {
   return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
 }
 
+/** " — Add 2 and 3" when the tool gives a call summary (its render hint), else nothing. */
+function summaryOf(tool: string, args: unknown): string {
+  const template = renderOf(tool)?.call;
+  return template ? ` — ${callSummary(template, args)}` : "";
+}
+
 /** One call as a disclosure: the summary line, and the full entry fetched when opened. */
 function item(session: Session, entry: CallEntry): HTMLElement {
   const { record } = entry;
@@ -32,7 +39,7 @@ function item(session: Session, entry: CallEntry): HTMLElement {
       h("time", { class: "mono", datetime: new Date(record.startedAt).toISOString() }, when(record.startedAt)),
       " ",
       statusBadge(record.status),
-      ` ${record.tool} · ${record.durationMs} ms · `,
+      ` ${record.tool}${summaryOf(record.tool, record.args)} · ${record.durationMs} ms · `,
       h("span", { class: "mono" }, record.callId),
       h("span", { class: "muted" }, [entry.key ? ` · ${entry.key}` : "", entry.surface ? ` · ${entry.surface}` : ""].join("")),
     ),
@@ -81,6 +88,8 @@ export const historyView: View = {
     /** The filters of the list on screen: older pages and the export use these, not the controls' new values. */
     let listed: CallQuery = {};
 
+    // The catalogue fills the tool filter and gives each row its call summary: rows wait for it.
+    const options = catalog(session.client).then((tools) => filters.tool.append(...tools.map((t) => h("option", { value: t.name }, t.name))), () => undefined);
     const load = async (append: boolean) => {
       const mine = ++latest;
       if (!append) listed = filters.query();
@@ -89,7 +98,7 @@ export const historyView: View = {
       list.setAttribute("aria-busy", "true");
       replace(state, notice("Loading…"));
       try {
-        const page = await session.client.records(query);
+        const [page] = await Promise.all([session.client.records(query), options]);
         if (mine !== latest) return;
         cursor = page.nextCursor;
         if (!append) list.replaceChildren();
@@ -118,7 +127,7 @@ export const historyView: View = {
       list,
       more,
     );
-    const options = catalog(session.client).then((tools) => filters.tool.append(...tools.map((t) => h("option", { value: t.name }, t.name))), () => undefined);
+
     // A link to one call (#/history/<id>) lists it and opens it.
     const first = load(false).then(() => {
       const linked = param === undefined ? null : list.querySelector<HTMLDetailsElement>(`details[data-call-id="${CSS.escape(param)}"]`);
