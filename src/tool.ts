@@ -8,8 +8,10 @@ import { valibotToJsonSchema } from "./schema/valibot";
 import { hashJson } from "./hash";
 import { valibotValidator, type Validator } from "./validation";
 import { checkNeeds, checkTags, type ToolNeeds } from "./tool-needs";
+import { checkRender, type ToolRender } from "./tool-render";
 
 export type { ToolNeeds } from "./tool-needs";
+export type { ToolRender } from "./tool-render";
 
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 
@@ -86,6 +88,8 @@ export interface Tool<A = any, R = any> {
   readonly needs?: ToolNeeds;
   /** Hints from the tool's author (remote MCP servers), apart from the policy that governs it. */
   readonly annotations?: Readonly<ToolAnnotations>;
+  /** How consoles show its calls and results (presentation only: not hashed, never sent to models). */
+  readonly render?: ToolRender;
   readonly inputSchema: JsonSchema;
   readonly outputSchema?: JsonSchema;
   /** SHA-256 of the public definition (name, title, description, schemas, policy hints). */
@@ -106,6 +110,8 @@ export interface ToolSpec<I extends v.GenericSchema, O extends v.GenericSchema |
   tags?: readonly string[];
   /** e.g. { secrets: ["WEATHER_KEY"], egress: ["https://api.weather.example"] }. */
   needs?: ToolNeeds;
+  /** e.g. { call: "Add {a} and {b}", result: "table" }: how consoles show its calls and results. */
+  render?: ToolRender;
   run: (
     args: v.InferOutput<I>,
     ctx: ToolContext,
@@ -147,6 +153,7 @@ export interface ToolParts<A, R> {
   tags?: readonly string[];
   needs?: ToolNeeds;
   annotations?: ToolAnnotations;
+  render?: ToolRender;
   /** Computed on first use: deriving schemas costs startup time a Worker should not pay for unused tools. */
   inputSchema: () => JsonSchema;
   outputSchema?: () => JsonSchema;
@@ -212,6 +219,7 @@ export function assembleTool<A, R>(parts: ToolParts<A, R>): Tool<A, R> {
   if (parts.tags !== undefined) tool.tags = checkTags(parts.name, parts.tags);
   if (parts.needs !== undefined) tool.needs = checkNeeds(parts.name, parts.needs);
   if (parts.annotations !== undefined) tool.annotations = Object.freeze({ ...parts.annotations });
+  if (parts.render !== undefined) tool.render = checkRender(parts.name, parts.render);
   Object.defineProperties(tool, DERIVED_ACCESSORS);
   tool.validateInput = parts.validateInput;
   if (parts.validateOutput) tool.validateOutput = parts.validateOutput;
@@ -234,6 +242,7 @@ export function defineTool<I extends v.GenericSchema, O extends v.GenericSchema 
     ...(spec.policy === undefined ? {} : { policy: spec.policy }),
     ...(spec.tags === undefined ? {} : { tags: spec.tags }),
     ...(spec.needs === undefined ? {} : { needs: spec.needs }),
+    ...(spec.render === undefined ? {} : { render: spec.render }),
     inputSchema: () => valibotToJsonSchema(spec.input, name),
     ...(output ? { outputSchema: () => valibotToJsonSchema(output, name), validateOutput: valibotValidator(output) } : {}),
     validateInput: valibotValidator(spec.input),

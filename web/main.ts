@@ -2,6 +2,7 @@ import "./styles.css";
 import { h, replace } from "./app/dom";
 import { onUnauthorized, resume, signOut, type Session } from "./app/session";
 import { hrefOf, parseHash, type View } from "./app/view";
+import { adaptersView } from "./views/adapters";
 import { approvalsView } from "./views/approvals";
 import { batchView } from "./views/batch";
 import { consentView } from "./views/consent";
@@ -9,11 +10,12 @@ import { gatesView } from "./views/gates";
 import { historyView } from "./views/history";
 import { keysView } from "./views/keys";
 import { liveView } from "./views/live";
+import { playgroundView } from "./views/playground";
 import { runView } from "./views/run";
 import { renderSignIn } from "./views/sign-in";
 import { toolsView } from "./views/tools";
 
-const VIEWS: View[] = [toolsView, runView, batchView, historyView, liveView, approvalsView, gatesView, keysView, consentView];
+const VIEWS: View[] = [toolsView, runView, batchView, historyView, liveView, playgroundView, approvalsView, gatesView, adaptersView, keysView, consentView];
 const app = document.getElementById("app")!;
 let cleanup: (() => void) | undefined;
 

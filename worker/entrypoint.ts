@@ -2,6 +2,7 @@ import { WorkerEntrypoint } from "cloudflare:workers";
 import type { Hono } from "hono";
 import type { AppEnv, Bindings } from "./env";
 import type { ErrorBody } from "./errors";
+import { markBindingContext } from "./surface";
 
 /** What every RPC method answers: the HTTP body on success, the HTTP error otherwise (never a throw). */
 export type RpcAnswer<T = Record<string, unknown>> =
@@ -40,7 +41,8 @@ export function createToolgateService(app: Hono<AppEnv>) {
       const headers: Record<string, string> = { authorization: `Bearer ${key}` };
       if (body !== undefined) headers["content-type"] = "application/json";
       const request = new Request(`https://toolgate.internal${path}`, { method, headers, ...(body === undefined ? {} : { body }) });
-      const response = await app.fetch(request, this.env, this.ctx);
+      // Marked so the calls it makes are recorded as the binding's (surface "binding").
+      const response = await app.fetch(request, this.env, markBindingContext(this.ctx));
       const json = (await response.json()) as Record<string, unknown>;
       if (response.ok) return { ok: true, status: response.status, value: json };
       const error = (json as Partial<ErrorBody>).error ?? { code: "http_error", message: `HTTP ${response.status}` };

@@ -7,13 +7,15 @@ import { createGateLimiter } from "./gates/limiter";
 import { tenantLedger } from "./ledger/address";
 import { createLedgerJournal } from "./ledger/journal";
 import { createCallRunner } from "./runner/host";
+import { surfaceOf } from "./surface";
 import { resolveSecrets, type Tenant } from "./tenant";
+import type { CallSurface } from "../src/client/surface";
 
 type WaitUntil = (promise: Promise<unknown>) => void;
 
 /** Who runs the calls: a request for its key, or a host finishing a claimed call with its owner token. */
 export type ExecutionRun =
-  | { key: string; waitUntil?: WaitUntil; signal?: AbortSignal; configOverride?: string }
+  | { key: string; surface?: CallSurface; waitUntil?: WaitUntil; signal?: AbortSignal; configOverride?: string }
   // inObject: run by a Durable Object (a detached run), whose ledger writes go alone (see groupWrites).
   | { owner: string; approved?: boolean; waitUntil?: WaitUntil; inObject?: boolean };
 
@@ -40,7 +42,7 @@ export function pipelineOptions(env: Bindings, tenant: Tenant, run: ExecutionRun
   // Records belong to the key (or OAuth grant) making the calls: a call-scope caller reads only its own.
   return {
     ...options,
-    journal: createLedgerJournal({ ledger, key: run.key, waitUntil: run.waitUntil }),
+    journal: createLedgerJournal({ ledger, key: run.key, ...(run.surface ? { surface: run.surface } : {}), waitUntil: run.waitUntil }),
     runner: createCallRunner(env, tenant.name, run.configOverride),
     ...(run.signal ? { signal: run.signal } : {}),
   };
@@ -54,6 +56,7 @@ export function executionOptions(c: Context<AppEnv>): BatchOptions {
   const waitUntil = waitUntilOf(c);
   const options = pipelineOptions(c.env, c.var.tenant, {
     key: c.var.caller.keyName,
+    surface: surfaceOf(c),
     signal: c.req.raw.signal,
     ...(waitUntil ? { waitUntil } : {}),
     // A local override of the configuration (TOOLGATE_CONFIG) may be this request's own (tests hand the

@@ -22,6 +22,7 @@ export function toolInfo(tool: Tool, tenant: Tenant): ToolInfo {
     hash: tool.hash,
     inputSchema: tool.inputSchema,
     ...(tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema }),
+    ...(tool.render === undefined ? {} : { render: tool.render }),
     policy: {
       risk,
       readOnly: policy.readOnly ?? false,

@@ -2,6 +2,7 @@ import * as v from "valibot";
 import { isJsonPointer } from "../json-pointer";
 import { PolicyDataSchema } from "../policy";
 import { TOOL_NAME_PATTERN } from "../tool";
+import { RESULT_LAYOUTS } from "../tool-render";
 
 /**
  * The parts every adapter kind's declaration shares (credentials, rate limits, policy, URLs) and the
@@ -49,10 +50,17 @@ export const maxResponseBytes = v.optional(v.pipe(v.number(), v.integer(), v.min
 /** The policy fields of a declaration, at its top level. */
 export const policyEntries = PolicyDataSchema.entries;
 
+/** How consoles show the tool's calls and results (see src/tool-render.ts): presentation only. */
+export const RenderSchema = v.strictObject({
+  call: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200, "must be at most 200 characters"))),
+  result: v.optional(v.picklist(RESULT_LAYOUTS, `must be one of ${RESULT_LAYOUTS.join(", ")}`)),
+});
+
 export const HttpToolSchema = v.strictObject({
   name: toolName,
   title: v.optional(v.string()),
   description: v.string(),
+  render: v.optional(RenderSchema),
   /** JSON Schema of the arguments (an object schema). Default: no arguments. */
   input: v.optional(jsonObject),
   method: v.optional(v.picklist(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]), "GET"),

@@ -70,6 +70,7 @@ function toolOf(decl: HttpTool, label: string, deps: HttpToolDeps): Tool {
     description: decl.description,
     source: deps.source ?? "http",
     policy,
+    ...(decl.render === undefined ? {} : { render: decl.render }),
     inputSchema: () => schema,
     // Checked in run() (the shape), where a mismatch is the upstream's error, not the tool's.
     ...(outputSchema ? { outputSchema: () => outputSchema } : {}),

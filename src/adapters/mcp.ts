@@ -59,7 +59,10 @@ export interface RemoteDefinition {
 
 /** Approved definition hashes, by local tool name (the Worker keeps them; admins approve). */
 export interface PinStore {
+  /** The definition hash an admin approved for the tool. */
   get(tool: string): string | undefined | Promise<string | undefined>;
+  /** The definition hash an admin denied for the tool: calls of that definition are refused. */
+  denied?(tool: string): string | undefined | Promise<string | undefined>;
 }
 
 export interface McpServerDeps {
@@ -188,6 +191,10 @@ export function mcpServer(declaration: McpServerDeclaration, deps: McpServerDeps
     if (!latest) throw toolError("tool_definition_changed", `${label} no longer offers the tool "${def.remoteName}"`, { retryable: false });
     if (decl.pinning === "off" || !deps.pins) return;
     const pinned = await deps.pins.get(def.tool);
+    if (pinned === latest.hash) return;
+    if ((await deps.pins.denied?.(def.tool)) === latest.hash) {
+      throw toolError("tool_definition_changed", `The definition of "${def.tool}" on ${label} was denied by an admin; a new definition must be approved`, { retryable: false });
+    }
     if (pinned === undefined && decl.pinning === "changes") return;
     if (pinned !== latest.hash) {
       const why = pinned === undefined ? "has not been approved yet" : "changed since an admin approved it";

@@ -2,6 +2,7 @@ import { openEventSource, streamEvents, type EventStreamOptions } from "./events
 import { createTransport, type ClientOptions } from "./http";
 import { runMixed, type MixedAnswer, type MixedOptions } from "./mixed";
 import type {
+  AdaptersAnswer,
   AnswerOf,
   ApprovalPage,
   CallEntry,
@@ -33,6 +34,7 @@ export type { ClientOptions } from "./http";
 export type { EventStreamOptions } from "./events";
 export type { MixedAnswer, MixedOptions } from "./mixed";
 export { resultOfRecord } from "./mixed";
+export { CALL_SURFACES } from "./surface";
 export type * from "./types";
 
 /** A typed client of the toolgate HTTP API, for browsers and Node. Every failure rejects with an ApiError. */
@@ -54,6 +56,8 @@ export interface ToolgateClient {
   record(callId: string, options?: { wait?: number; signal?: AbortSignal }): Promise<CallEntry>;
   /** Records, newest first. */
   records(query?: CallQuery): Promise<CallPage>;
+  /** The records matching the query as NDJSON (one entry a line; a `{"nextCursor"}` line past `limit`). */
+  exportRecords(query?: Omit<CallQuery, "cursor"> & { cursor?: string }): Promise<Response>;
   /**
    * The call's outcome: waits (long-polling, as long as it takes or until timeoutMs) until the call is
    * terminal, and resolves with its record. For calls that run on detached from their request.
@@ -68,6 +72,10 @@ export interface ToolgateClient {
   decide(callId: string, decision: "approve" | "deny", reason?: string): Promise<DecisionAnswer>;
   /** Concurrency gates: limit, holders, queue depth (admin). */
   gates(options?: { after?: string; limit?: number }): Promise<GatePage>;
+  /** The tenant's adapters; for MCP servers their state and tools with pinning states (admin). */
+  adapters(): Promise<AdaptersAnswer>;
+  /** Approve or deny MCP tool definitions as listed now; with a hash, only that definition (admin). */
+  reviewDefinitions(server: string, verdict: "approve" | "deny", tools: { tool: string; hash?: string }[]): Promise<Record<string, unknown>>;
   /** Every key: the configuration's and those made at runtime (admin). */
   keys(): Promise<(ConfiguredKey | RuntimeKey)[]>;
   /** A new key; its secret is in this answer only (admin). */
@@ -113,6 +121,7 @@ export function createClient(options: ClientOptions = {}): ToolgateClient {
     },
     record: (callId, o = {}) => http.json(`/v1/calls/${seg(callId)}`, { query: { wait: o.wait }, ...withSignal(o.signal) }),
     records: (query = {}) => http.json("/v1/calls", { query: { ...query } }),
+    exportRecords: (query = {}) => http.raw("/v1/calls", { query: { ...query, as: "ndjson" } }),
     async result(callId, o = {}) {
       const until = o.timeoutMs === undefined ? Infinity : Date.now() + o.timeoutMs;
       for (;;) {
@@ -128,6 +137,8 @@ export function createClient(options: ClientOptions = {}): ToolgateClient {
     decide: (callId, decision, reason) =>
       http.json(`/v1/approvals/${seg(callId)}`, { method: "POST", body: reason === undefined ? { decision } : { decision, reason } }),
     gates: (o = {}) => http.json("/v1/gates", { query: { ...o } }),
+    adapters: () => http.json("/v1/adapters"),
+    reviewDefinitions: (server, verdict, tools) => http.json(`/v1/adapters/mcp/${seg(server)}/${verdict}`, { body: { tools } }),
     keys: async () => (await http.json<{ keys: (ConfiguredKey | RuntimeKey)[] }>("/v1/keys")).keys,
     createKey: (input) => http.json("/v1/keys", { body: input }),
     rotateKey: (id, graceSeconds) => http.json(`/v1/keys/${seg(id)}/rotate`, { body: graceSeconds === undefined ? {} : { graceSeconds } }),

@@ -4,6 +4,10 @@ import type { FORMATS, FormatName } from "../formats/index";
 import type { GateRules } from "../gates/rules";
 import type { Risk } from "../policy";
 import type { CallRecord, CallStatus } from "../result";
+import type { ToolRender } from "../tool-render";
+import type { CallSurface } from "./surface";
+
+export type { CallSurface } from "./surface";
 
 /** The shapes of the HTTP API as the typed client sees them (see worker/routes/*). */
 
@@ -33,6 +37,8 @@ export interface ToolInfo {
   hash: string;
   inputSchema: JsonSchema;
   outputSchema?: JsonSchema;
+  /** How consoles show its calls and results, when the tool says. */
+  render?: ToolRender;
   policy: {
     risk: Risk;
     readOnly: boolean;
@@ -72,13 +78,22 @@ export interface CallEntry {
   cancelRequested: boolean;
   /** The name of the key the call was made with (never the key); null when unknown (older records). */
   key: string | null;
+  /** Where the call came in; null for calls recorded before surfaces were (and for local runs). */
+  surface: CallSurface | null;
 }
 
 export interface CallQuery {
   tool?: string;
   status?: CallStatus;
-  /** Epoch ms or an ISO date. */
+  /** Calls whose id starts with this (an exact id matches itself). */
+  callId?: string;
+  /** The name of the key (or `oauth:<client>#<grant>`) that made the calls; a call key sees only its own anyway. */
+  key?: string;
+  surface?: CallSurface;
+  /** Epoch ms or an ISO date: calls started at or after it. */
   since?: number | string;
+  /** Epoch ms or an ISO date: calls started at or before it. */
+  until?: number | string;
   limit?: number;
   cursor?: string;
 }
@@ -104,6 +119,12 @@ export interface CancelAnswer {
   call: CallEntry;
 }
 
+/** One rule that asks for approval: where it is written (`policy.approval`, `requireApprovalFor.risk` …) and what it says. */
+export interface ApprovalReason {
+  rule: "policy.approval" | "requireApprovalFor.tools" | "requireApprovalFor.risk" | "hook" | "unknown" | (string & {});
+  detail: string;
+}
+
 /** A call awaiting an admin's decision (GET /v1/approvals). */
 export interface PendingApproval {
   callId: string;
@@ -113,6 +134,14 @@ export interface PendingApproval {
   requestedAt: number;
   /** When it turns denied by itself; null when it never expires. */
   expiresAt: number | null;
+  /** Who asked: the key's name, or `oauth:<client>#<grant>`; null for records older than keys. */
+  key: string | null;
+  /** Where the call came in (http, mcp, binding); null when not recorded. */
+  surface: CallSurface | null;
+  /** The tool's risk level, as its effective policy says now. */
+  risk: Risk;
+  /** Why it waits: every rule that asks for approval of this call's tool. */
+  reasons: ApprovalReason[];
 }
 
 export interface ApprovalPage {
@@ -221,4 +250,44 @@ export interface GrantInfo {
   expiresAt?: number;
   redirectUri?: string;
   details?: { clientName?: string; approvedBy?: string } & CallerRules;
+}
+
+/** One remote MCP tool as GET /v1/adapters shows it: its definition now and how pinning treats it. */
+export interface RemoteToolInfo {
+  tool: string;
+  remoteName: string;
+  hash: string;
+  state: "approved" | "unapproved" | "changed" | "denied";
+  /** Whether a call of it passes the pinning check now. */
+  callable: boolean;
+  /** The pin; `definition` is the approved one, given when the tool changed since (for a diff). */
+  approved?: { hash: string; by: string; at: string; definition?: unknown };
+  denied?: { hash: string; by: string; at: string };
+  definition: unknown;
+}
+
+/** One MCP server: its declaration, its state and its tools as listed now. */
+export interface McpServerInfo {
+  name: string;
+  url: string;
+  upstream: string;
+  prefix?: string;
+  pinning: string;
+  /** Set when the server could not be listed for this answer. */
+  error?: string;
+  status: {
+    reachable: boolean;
+    checkedAt: number;
+    listedAt?: number;
+    lastError?: { at: number; message: string };
+    breaker: { failures: number; openUntil: number };
+  };
+  tools: RemoteToolInfo[];
+}
+
+/** GET /v1/adapters: the egress policy, each static kind's declarations, and the MCP servers. */
+export interface AdaptersAnswer {
+  egress: unknown;
+  mcp: McpServerInfo[];
+  [kind: string]: unknown;
 }

@@ -5,7 +5,7 @@ import { apiCall, launch, navigate, openView, screenshot, signIn, type Browser }
 // What every view must hold: accessible names, keyboard use with visible focus, 390 px, dark mode,
 // untrusted output as text, and scope-dependent views.
 const baseUrl = inject("baseUrl");
-const VIEWS = ["tools", "run", "batch", "history", "live", "approvals", "gates"];
+const VIEWS = ["tools", "run", "batch", "history", "live", "playground", "approvals", "gates", "adapters"];
 let browser: Browser;
 
 beforeAll(async () => {
@@ -73,7 +73,7 @@ describe("console quality", () => {
     const page = await browser.context.newPage();
     await signIn(page, baseUrl, "dev-call-key");
     const nav = page.getByRole("navigation", { name: "Views" });
-    expect(await nav.getByRole("link").allTextContents()).toEqual(["Tools", "Run", "Batch", "History", "Live"]);
+    expect(await nav.getByRole("link").allTextContents()).toEqual(["Tools", "Run", "Batch", "History", "Live", "Playground"]);
     // An admin view asked for by URL falls back to the first view (a new render of it).
     await openView(page, "tools", () => page.goto(`${baseUrl}/#/approvals`));
     expect(await page.locator('main[data-view="approvals"]').count()).toBe(0);

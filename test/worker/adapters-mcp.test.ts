@@ -54,10 +54,39 @@ describe("remote MCP servers in a tenant's configuration", () => {
     expect(after).toMatchObject({ state: "changed", callable: false, approved: { hash: before.hash } });
     expect(after.hash).not.toBe(before.hash);
     expect(after.definition.description).toMatch(/\(bumped\)$/);
+    // What was approved, to compare with what the server lists now.
+    expect(after.approved.definition).toMatchObject({ name: "echo" });
+    expect(after.approved.definition.description).not.toBe(after.definition.description);
     // Approving a hash the admin did not see now is refused; the current one is accepted.
     expect((await approve(env, [{ tool: "t_echo", hash: before.hash }])).status).toBe(409);
     expect((await approve(env, [{ tool: "t_echo", hash: after.hash }])).status).toBe(200);
     expect((await callTools(env, ["t_echo", { text: "again" }])).messages[0]!.content).toBe("echo: again");
+  });
+
+  it("shows each server's state, and denies a definition until a new approval", async () => {
+    const env = mcpEnv(`deny-${uid()}`);
+    const server = await adaptersView(env);
+    expect(server.status).toMatchObject({ reachable: true, checkedAt: expect.any(Number), listedAt: expect.any(Number) });
+    expect(server.status.lastError).toBeUndefined();
+
+    const echo = remoteTool(server, "t_echo");
+    const denied = await request("/v1/adapters/mcp/t/deny", { env, key: ADMIN_KEY, body: { tools: [{ tool: "t_echo", hash: echo.hash }] } });
+    expect(denied.status).toBe(200);
+    expect((await json(denied)).denied).toEqual([{ tool: "t_echo", hash: echo.hash, by: "dev-admin" }]);
+    expect(remoteTool(await adaptersView(env), "t_echo")).toMatchObject({ state: "denied", callable: false, denied: { hash: echo.hash, by: "dev-admin" } });
+    const refused = await callTools(env, ["t_echo", { text: "hi" }]);
+    expect(refused.records[0].error).toMatchObject({ code: "tool_definition_changed", message: expect.stringMatching(/denied by an admin/) });
+    expect((await callTools(env, ["t_add", { a: 1, b: 2 }])).records[0].status).toBe("succeeded"); // only that tool
+
+    // Approving lifts the denial; denying the approved definition revokes the approval.
+    expect((await approve(env, [{ tool: "t_echo", hash: echo.hash }])).status).toBe(200);
+    expect(remoteTool(await adaptersView(env), "t_echo")).toMatchObject({ state: "approved", callable: true });
+    expect((await callTools(env, ["t_echo", { text: "ok" }])).messages[0]!.content).toBe("echo: ok");
+    expect((await request("/v1/adapters/mcp/t/deny", { env, key: ADMIN_KEY, body: { tools: ["t_echo"] } })).status).toBe(200);
+    const revoked = remoteTool(await adaptersView(env), "t_echo");
+    expect(revoked).toMatchObject({ state: "denied", callable: false });
+    expect(revoked.approved).toBeUndefined();
+    expect((await request("/v1/adapters/mcp/t/deny", { env, key: ADMIN_KEY, body: { tools: [{ tool: "t_echo", hash: "0".repeat(64) }] } })).status).toBe(409);
   });
 
   it("answers unknown servers and tools on the approve route", async () => {

@@ -2,7 +2,7 @@ import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { tenantLedger } from "../../worker/ledger/address";
-import { ADMIN_KEY, json, request, untilApprovalDue } from "./helpers";
+import { ADMIN_KEY, CALL_KEY_HASH, json, request, tenantConfig, untilApprovalDue } from "./helpers";
 import { tune, uid } from "./ledger-helpers";
 
 const send = (id: string, to = "bob", text = "hi") =>
@@ -11,6 +11,11 @@ const send = (id: string, to = "bob", text = "hi") =>
   });
 const decide = (id: string, decision: string, reason?: string) =>
   request(`/v1/approvals/${id}`, { key: ADMIN_KEY, body: reason === undefined ? { decision } : { decision, reason } });
+/** The call key ("k") and the demo admin key ("a"), for a tenant of its own. */
+const BOTH_KEYS = [
+  { name: "k", hash: CALL_KEY_HASH, scopes: ["call"] },
+  { name: "a", hash: "df76ff796f70d2c9cb055ea6280553caa27eda26b70e01082c160de75a05a4a9", scopes: ["admin"] },
+];
 const shardStub = (id: string) => tenantLedger(env, "demo").for(id) as unknown as DurableObjectStub;
 
 describe("approvals", () => {
@@ -73,5 +78,26 @@ describe("approvals", () => {
     expect((await request(`/v1/approvals/${id}`, { body: { decision: "approve" } })).status).toBe(403);
     expect((await decide(id, "maybe")).status).toBe(400);
     expect((await decide(`missing-${uid()}`, "deny")).status).toBe(404);
+  });
+
+  it("says who asked, through which surface, which rules require approval and the risk", async () => {
+    const id = `ctx-${uid()}`;
+    await send(id, "dana", "context");
+    const list = await json(await request("/v1/approvals?limit=200", { key: ADMIN_KEY }));
+    expect(list.approvals.find((a: any) => a.callId === id)).toMatchObject({
+      key: "dev-call",
+      surface: "http",
+      risk: "high",
+      reasons: [{ rule: "policy.approval", detail: expect.stringContaining('approval: "always"') }],
+    });
+    await decide(id, "deny");
+
+    // A tenant's own rule is named as it is written.
+    const vars = { TOOLGATE_CONFIG: tenantConfig({ name: `appr-${uid()}`, keys: BOTH_KEYS, requireApprovalFor: { tools: ["add"] } }) };
+    const addId = `add-${uid()}`;
+    const call = { role: "assistant", content: null, tool_calls: [{ id: addId, type: "function", function: { name: "add", arguments: '{"a":1,"b":2}' } }] };
+    expect((await json(await request("/v1/calls/openai", { env: vars, body: call }))).calls[0].status).toBe("pending");
+    const theirs = await json(await request("/v1/approvals", { env: vars, key: ADMIN_KEY }));
+    expect(theirs.approvals[0]).toMatchObject({ callId: addId, key: "k", risk: "low", reasons: [{ rule: "requireApprovalFor.tools" }] });
   });
 });

@@ -11,7 +11,7 @@ import { sleep as wait } from "../../src/retry";
 export const MAX_SLEEP_MS = 30_000;
 
 /** A sleep's own arguments and report: what it was asked, and when the sleep itself ran. */
-export const SLEEP_MS = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(MAX_SLEEP_MS));
+export const SLEEP_MS = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(MAX_SLEEP_MS), v.description("How long to sleep, in milliseconds"));
 export const SLEEP_REPORT = v.object({ ms: v.number(), startedAt: v.number(), endedAt: v.number() });
 
 /** Waits ms (or until the call is cancelled, then throws its reason) and reports when it ran. */
@@ -29,6 +29,7 @@ export function sleepTool(name: string, description: string, limit: number) {
     input: v.object({ ms: SLEEP_MS }),
     output: SLEEP_REPORT,
     policy: { concurrency: { limit }, timeoutMs: MAX_SLEEP_MS + 5_000, idempotent: true },
+    render: { call: "Sleep {ms} ms" },
     tags: ["demo", "gates"],
     run: ({ ms }, ctx) => timedSleep(ms, ctx.signal),
   });

@@ -1,12 +1,25 @@
 import type { FormatName } from "../../src/formats/index";
 import type { ToolgateClient, ToolInfo } from "../../src/client";
+import type { ToolRender } from "../../src/tool-render";
 
 /** The tenant's tools, fetched once per page load (a tenant's registry is fixed per deployment). */
 let tools: Promise<ToolInfo[]> | undefined;
 const listings = new Map<FormatName, Promise<Map<string, unknown>>>();
 
+/** Render hints by tool, from the last catalogue that arrived (views draw records synchronously). */
+const renders = new Map<string, ToolRender>();
+
+/** How the tool asks its calls and results to be shown, once the catalogue has arrived. */
+export function renderOf(tool: string): ToolRender | undefined {
+  return renders.get(tool);
+}
+
 export function catalog(client: ToolgateClient): Promise<ToolInfo[]> {
-  tools ??= client.catalog().catch((error) => {
+  tools ??= client.catalog().then((list) => {
+    for (const tool of list) if (tool.render) renders.set(tool.name, tool.render);
+    return list;
+  });
+  tools = tools.catch((error) => {
     tools = undefined;
     throw error;
   });

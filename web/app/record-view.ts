@@ -1,6 +1,11 @@
 import type { CallEntry } from "../../src/client";
-import { contentText, type CallRecord } from "../../src/result";
+import type { CallRecord } from "../../src/result";
+import { callSummary } from "../../src/tool-render";
+import { renderOf } from "./catalog";
 import { h, jsonBlock, progressText, statusBadge } from "./dom";
+import { jsonTree } from "./json-tree";
+import { resultTable, tableRows } from "./result-table";
+import { richContent } from "./rich-content";
 
 /** What a view can do with a call shown in it (a running call can be cancelled). */
 export interface RecordActions {
@@ -11,25 +16,29 @@ function row(term: string, value: Node | string | undefined): HTMLElement[] {
   return value === undefined || value === "" ? [] : [h("dt", {}, term), h("dd", {}, value)];
 }
 
-/** What the model reads of a result: the text contents, every item as plain text. */
-function outputText(record: CallRecord): string {
-  return (record.output?.content ?? []).map(contentText).join("\n");
+/** The structured output as the tool asks: a table of its rows, or a collapsible tree. */
+function structuredView(structured: unknown, layout: string | undefined): HTMLElement {
+  const table = layout === "table" ? tableRows(structured) : undefined;
+  return table ? resultTable(table.name, table.rows) : jsonTree(structured, "Structured output");
 }
 
 /**
- * One call: outcome, output (as text, never HTML), error, validation issues, timings, masked
- * arguments, and the full record as JSON.
+ * One call: outcome, output (text, markdown, images, audio, links — built as DOM, never parsed as
+ * HTML), structured output (a tree, or a table when the tool asks), error, validation issues, timings,
+ * masked arguments, and the full record as JSON.
  */
 export function recordView(record: CallRecord, entry?: Omit<CallEntry, "record">, actions: RecordActions = {}): HTMLElement {
   const open = record.status === "running" || record.status === "pending";
   const issues = record.validation.issues ?? record.error?.issues ?? [];
-  const text = outputText(record);
+  const render = renderOf(record.tool);
+  const content = record.output?.content ?? [];
   return h(
     "section",
     { class: "record", "aria-label": `Call ${record.callId}`, "data-status": record.status },
     h("dl", { class: "facts" }, [
       ...row("Status", statusBadge(record.status)),
       ...row("Tool", record.tool),
+      ...row("Summary", render?.call ? callSummary(render.call, record.args) : undefined),
       ...row("Call id", h("span", { class: "mono" }, record.callId)),
       ...row("Started", new Date(record.startedAt).toLocaleString()),
       ...row("Duration", `${record.durationMs} ms`),
@@ -44,8 +53,8 @@ export function recordView(record: CallRecord, entry?: Omit<CallEntry, "record">
     open && actions.cancel ? h("button", { type: "button", class: "quiet", onclick: actions.cancel }, "Cancel this call") : null,
     record.error ? h("p", { class: "notice error", role: "alert" }, `${record.error.code}: ${record.error.message}`) : null,
     issues.length > 0 ? h("ul", { class: "issues", "aria-label": "Validation issues" }, issues.map((i) => h("li", {}, `${i.path || "(root)"}: ${i.message}`))) : null,
-    text ? [h("h3", {}, "Output"), h("pre", { class: "output", tabindex: 0, "aria-label": "Output text" }, text)] : null,
-    record.output?.structured !== undefined ? [h("h3", {}, "Structured output"), jsonBlock(record.output.structured, "Structured output")] : null,
+    content.length > 0 ? [h("h3", {}, "Output"), richContent(content, render?.result)] : null,
+    record.output?.structured !== undefined ? [h("h3", {}, "Structured output"), structuredView(record.output.structured, render?.result)] : null,
     record.output?.truncated || entry?.truncated ? h("p", { class: "notice" }, "The output was truncated; the full result pages through GET /v1/calls/:id/result.") : null,
     h("h3", {}, "Arguments (masked)"),
     jsonBlock(record.args ?? null, "Arguments"),

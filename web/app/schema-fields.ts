@@ -1,5 +1,6 @@
 import type { ValidationIssue } from "../../src/errors";
 import { h, uid } from "./dom";
+import { constraintAttributes, constraintsOf } from "./schema-constraints";
 import type { Node } from "./schema-node";
 
 /** A field's value when it should be left out of the arguments (an empty optional field). */
@@ -23,17 +24,21 @@ export interface LeafSpec {
 /** Label, control, description and error text, wired with for/aria-describedby. */
 function wrap(spec: LeafSpec, control: HTMLElement & { id: string }): { element: HTMLElement; mark: Field["mark"] } {
   const hintId = uid("hint");
+  const rulesId = uid("rules");
   const errorId = uid("error");
   const error = h("p", { id: errorId, class: "field-error", hidden: true });
-  const described = [spec.node.description ? hintId : "", errorId].filter(Boolean).join(" ");
+  const rules = constraintsOf(spec.node.schema);
+  const described = [spec.node.description ? hintId : "", rules.length > 0 ? rulesId : "", errorId].filter(Boolean).join(" ");
   control.setAttribute("aria-describedby", described);
   if (spec.required) control.setAttribute("aria-required", "true");
+  for (const [name, value] of Object.entries(constraintAttributes(spec.node.schema))) if (!control.hasAttribute(name)) control.setAttribute(name, value);
   const element = h(
     "div",
     { class: "field" },
     h("label", { for: control.id }, spec.label, spec.required ? "" : h("span", { class: "muted" }, " (optional)")),
     control,
     spec.node.description ? h("p", { id: hintId, class: "hint" }, spec.node.description) : null,
+    rules.length > 0 ? h("p", { id: rulesId, class: "hint rules" }, rules.join(" · ")) : null,
     error,
   );
   const mark: Field["mark"] = (path, issues) => {

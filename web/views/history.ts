@@ -1,14 +1,30 @@
 import type { CallEntry, CallQuery } from "../../src/client";
-import { CALL_STATUSES, TERMINAL_STATUSES, type CallStatus } from "../../src/result";
-import { catalog } from "../app/catalog";
-import { h, notice, replace, statusBadge, time } from "../app/dom";
+import { TERMINAL_STATUSES } from "../../src/result";
+import { callSummary } from "../../src/tool-render";
+import { catalog, renderOf } from "../app/catalog";
+import { h, notice, replace, statusBadge } from "../app/dom";
+import { downloadExport } from "../app/export-records";
 import { followCall } from "../app/follow-call";
+import { historyFilters } from "../app/history-filters";
 import { recordView } from "../app/record-view";
-
-const TERMINAL: ReadonlySet<string> = new Set(TERMINAL_STATUSES);
 import type { Session } from "../app/session";
 import type { View } from "../app/view";
 
+const TERMINAL: ReadonlySet<string> = new Set(TERMINAL_STATUSES);
+const PAGE = 25;
+
+/** "2026-11-24 12:03:07": a date that sorts and reads the same everywhere (local time). */
+function when(ms: number): string {
+  const d = new Date(ms);
+  const two = (n: number) => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
+}
+
+/** " — Add 2 and 3" when the tool gives a call summary (its render hint), else nothing. */
+function summaryOf(tool: string, args: unknown): string {
+  const template = renderOf(tool)?.call;
+  return template ? ` — ${callSummary(template, args)}` : "";
+}
 
 /** One call as a disclosure: the summary line, and the full entry fetched when opened. */
 function item(session: Session, entry: CallEntry): HTMLElement {
@@ -17,7 +33,16 @@ function item(session: Session, entry: CallEntry): HTMLElement {
   const details = h(
     "details",
     { class: "call", "data-call-id": record.callId },
-    h("summary", {}, h("span", { class: "mono" }, time(record.startedAt)), " ", statusBadge(record.status), ` ${record.tool} · ${record.durationMs} ms · `, h("span", { class: "mono" }, record.callId)),
+    h(
+      "summary",
+      {},
+      h("time", { class: "mono", datetime: new Date(record.startedAt).toISOString() }, when(record.startedAt)),
+      " ",
+      statusBadge(record.status),
+      ` ${record.tool}${summaryOf(record.tool, record.args)} · ${record.durationMs} ms · `,
+      h("span", { class: "mono" }, record.callId),
+      h("span", { class: "muted" }, [entry.key ? ` · ${entry.key}` : "", entry.surface ? ` · ${entry.surface}` : ""].join("")),
+    ),
     body,
   );
   let stopFollowing: (() => void) | undefined;
@@ -50,29 +75,36 @@ function item(session: Session, entry: CallEntry): HTMLElement {
 export const historyView: View = {
   id: "history",
   label: "History",
-  render(root, session) {
-    const tool = h("select", { id: "history-tool" }, h("option", { value: "" }, "all tools"));
-    const status = h("select", { id: "history-status" }, h("option", { value: "" }, "any status"), CALL_STATUSES.map((s) => h("option", { value: s }, s)));
+  render(root, session, param) {
+    const filters = historyFilters(param);
     const list = h("ol", { class: "calls", "aria-label": "Calls, newest first" });
     const state = h("div", { "aria-live": "polite" });
+    const shown = h("p", { class: "muted", "aria-live": "polite" });
     const more = h("button", { type: "button", hidden: true }, "Load older calls");
+    const exported = h("div", { "aria-live": "polite" });
     let cursor: string | null = null;
     /** The newest load: an older one's answer (other filters, or a page before them) is dropped. */
     let latest = 0;
+    /** The filters of the list on screen: older pages and the export use these, not the controls' new values. */
+    let listed: CallQuery = {};
 
+    // The catalogue fills the tool filter and gives each row its call summary: rows wait for it.
+    const options = catalog(session.client).then((tools) => filters.tool.append(...tools.map((t) => h("option", { value: t.name }, t.name))), () => undefined);
     const load = async (append: boolean) => {
       const mine = ++latest;
-      const query: CallQuery = { limit: 25, ...(tool.value ? { tool: tool.value } : {}), ...(status.value ? { status: status.value as CallStatus } : {}) };
+      if (!append) listed = filters.query();
+      const query: CallQuery = { ...listed, limit: PAGE };
       if (append && cursor) query.cursor = cursor;
       list.setAttribute("aria-busy", "true");
       replace(state, notice("Loading…"));
       try {
-        const page = await session.client.records(query);
+        const [page] = await Promise.all([session.client.records(query), options]);
         if (mine !== latest) return;
         cursor = page.nextCursor;
         if (!append) list.replaceChildren();
         list.append(...page.calls.map((entry) => item(session, entry)));
         replace(state, page.calls.length === 0 && !append ? notice("No calls match.") : null);
+        shown.textContent = `${list.childElementCount} call${list.childElementCount === 1 ? "" : "s"} shown${cursor ? "; older ones match too" : ""}.`;
         more.hidden = cursor === null;
       } catch (error) {
         if (mine !== latest) return;
@@ -80,19 +112,27 @@ export const historyView: View = {
       }
       list.setAttribute("aria-busy", "false");
     };
-    tool.addEventListener("change", () => load(false));
-    status.addEventListener("change", () => load(false));
+    filters.onChange(() => void load(false));
     more.addEventListener("click", () => load(true));
     const refresh = h("button", { type: "button", onclick: () => load(false) }, "Refresh");
+    const exportButton = h("button", { type: "button", class: "quiet", onclick: () => void downloadExport(session, listed, exported, session.who.tenant) }, "Export NDJSON");
     replace(
       root,
       h("h1", { tabindex: -1 }, "History"),
-      h("div", { class: "row" }, h("div", { class: "field" }, h("label", { for: "history-tool" }, "Tool"), tool), h("div", { class: "field" }, h("label", { for: "history-status" }, "Status"), status), refresh),
+      filters.element,
+      h("div", { class: "row" }, refresh, exportButton),
+      exported,
       state,
+      shown,
       list,
       more,
     );
-    const options = catalog(session.client).then((tools) => tool.append(...tools.map((t) => h("option", { value: t.name }, t.name))), () => undefined);
-    return { ready: Promise.all([options, load(false)]) };
+
+    // A link to one call (#/history/<id>) lists it and opens it.
+    const first = load(false).then(() => {
+      const linked = param === undefined ? null : list.querySelector<HTMLDetailsElement>(`details[data-call-id="${CSS.escape(param)}"]`);
+      if (linked) linked.open = true;
+    });
+    return { ready: Promise.all([options, first]) };
   },
 };

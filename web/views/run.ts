@@ -105,6 +105,13 @@ function runPanel(session: Session, tool: ToolInfo, alive: () => boolean): HTMLE
     try {
       const record = await session.client.call(tool.name, args as never, callId.value.trim() ? { id: callId.value.trim() } : {});
       replace(out, recordView(record));
+      // What the server refused goes on its field too, like the browser's own findings.
+      const refused = record.status === "rejected" ? (record.validation.issues ?? record.error?.issues ?? []) : [];
+      if (refused.length > 0) {
+        form.showIssues(refused);
+        const where = isRaw() ? "" : " (see the fields)";
+        replace(issuesBox, notice(`The server refused ${refused.length} value${refused.length > 1 ? "s" : ""}${where}.`, "error"));
+      }
       if (!TERMINAL.has(record.status)) await follow(session, record, out, alive);
     } catch (error) {
       replace(out, notice(`The request failed: ${(error as Error).message}`, "error"));

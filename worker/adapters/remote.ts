@@ -20,6 +20,8 @@ export interface RemoteServer {
   tools: Tool[];
   /** Whether a list ever arrived. */
   listed: boolean;
+  /** When the last list arrived in this isolate. */
+  listedAt?: number;
   breaker: Breaker;
   /** The last failed listing, until a listing succeeds. */
   failure?: { at: number; message: string };
@@ -95,6 +97,7 @@ export function createRemoteTools(adapters: StaticAdapters, deps: RemoteDeps): R
   function arrived(server: RemoteServer, tools: Tool[]): void {
     server.tools = tools;
     server.listed = true;
+    server.listedAt = now();
     server.breaker = CLOSED;
     delete server.failure;
   }

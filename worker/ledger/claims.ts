@@ -1,5 +1,6 @@
 import type { JsonValue } from "../../src/json";
 import type { CallRecord, Progress } from "../../src/result";
+import type { CallSurface } from "../../src/client/surface";
 import { deleteBlobs, writeBlob } from "./blobs";
 import type { ShardContext } from "./context";
 import { callEvent, eventRecord } from "./events";
@@ -61,7 +62,7 @@ export function commit(ctx: ShardContext, input: CommitInput): Claim {
     return row.status === "running" ? { kind: "wait" } : { kind: "replay", record: fullRecord(ctx.sql, row) };
   }
   if (!TERMINAL.has(record.status)) throw new Error(`commit() needs a terminal record, got ${record.status}`);
-  insertFinished(ctx, record, input.argsHash, input.key, true);
+  insertFinished(ctx, record, { argsHash: input.argsHash, key: input.key, surface: input.surface ?? null }, true);
   return { kind: "new" };
 }
 
@@ -69,9 +70,10 @@ export function commit(ctx: ShardContext, input: CommitInput): Claim {
  * A new row holding a terminal record, with its finished event (and, for a call that really ran, its
  * started event first) and a wake-up for anyone waiting on the id.
  */
-function insertFinished(ctx: ShardContext, record: CallRecord, argsHash: string, key: string | null, ran: boolean): void {
+function insertFinished(ctx: ShardContext, record: CallRecord, who: { argsHash: string; key: string | null; surface: CallSurface | null }, ran: boolean): void {
   const now = ctx.now();
-  insertRow(ctx.sql, record, { argsHash, deadline: null, owner: null, approval: null, key }, now);
+  const { key } = who;
+  insertRow(ctx.sql, record, { ...who, deadline: null, owner: null, approval: null }, now);
   const shown = eventRecord(record);
   if (ran) ctx.emit(callEvent("call.started", record, key, now, { args: eventArgs(record, shown), attempt: 1 }));
   ctx.emit(callEvent("call.finished", record, key, now, { record: shown }));
@@ -81,7 +83,7 @@ function insertFinished(ctx: ShardContext, record: CallRecord, argsHash: string,
 function insertRunning(ctx: ShardContext, input: BeginInput): void {
   const deadline = ctx.now() + input.leaseMs;
   const record: CallRecord = { ...input.record, status: "running" };
-  insertRow(ctx.sql, record, { argsHash: input.argsHash, deadline, owner: input.owner, approval: null, key: input.key }, ctx.now());
+  insertRow(ctx.sql, record, { argsHash: input.argsHash, deadline, owner: input.owner, approval: null, key: input.key, surface: input.surface ?? null }, ctx.now());
   ctx.emit(callEvent("call.started", record, input.key, ctx.now(), { args: eventArgs(record), attempt: 1 }));
   ctx.wakeBy(deadline);
 }
@@ -93,7 +95,7 @@ function park(ctx: ShardContext, input: BeginInput): void {
     `The call ${input.callId} to "${input.tool}" is awaiting an admin's approval; its outcome will be reported. ` +
     `Do not call it again.`;
   const record: CallRecord = { ...input.record, status: "pending", error: input.record.error ?? { code: "approval_required", message } };
-  insertRow(ctx.sql, record, { argsHash: input.argsHash, deadline: expiresAt, owner: null, approval: "requested", key: input.key }, ctx.now());
+  insertRow(ctx.sql, record, { argsHash: input.argsHash, deadline: expiresAt, owner: null, approval: "requested", key: input.key, surface: input.surface ?? null }, ctx.now());
   if (input.args !== undefined) writeBlob(ctx.sql, input.callId, "args", JSON.stringify(input.args));
   ctx.emit(callEvent("approval.requested", record, input.key, ctx.now(), { record: eventRecord(record), expiresAt }));
   ctx.wakeBy(expiresAt);
@@ -149,9 +151,9 @@ export function complete(ctx: ShardContext, owner: string, record: CallRecord): 
 }
 
 /** A call that ended before claiming its id (invalid, denied, unknown tool): recorded unless the id is taken. */
-export function recordUnclaimed(ctx: ShardContext, record: CallRecord, key: string | null): boolean {
+export function recordUnclaimed(ctx: ShardContext, record: CallRecord, key: string | null, surface: CallSurface | null = null): boolean {
   if (!TERMINAL.has(record.status) || readRow(ctx.sql, record.callId)) return false;
-  insertFinished(ctx, record, "", key, false);
+  insertFinished(ctx, record, { argsHash: "", key, surface }, false);
   return true;
 }
 
@@ -165,7 +167,7 @@ export function applyWrite(ctx: ShardContext, write: LedgerWrite): WriteOutcome 
     case "complete":
       return { kind: "done", ok: complete(ctx, write.owner, write.record) };
     case "record":
-      return { kind: "done", ok: recordUnclaimed(ctx, write.record, write.key) };
+      return { kind: "done", ok: recordUnclaimed(ctx, write.record, write.key, write.surface ?? null) };
   }
 }
 

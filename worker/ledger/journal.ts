@@ -2,6 +2,7 @@ import { hashJson } from "../../src/hash";
 import type { JsonValue } from "../../src/json";
 import type { CallJournal, CallToClaim, ClaimWatch, HandOff, JournalClaim, JournalEnd } from "../../src/journal";
 import type { CallRecord, Progress } from "../../src/result";
+import type { CallSurface } from "../../src/client/surface";
 import type { BeginOutcome, LedgerClaim, LedgerWrite, WriteOutcome } from "./types";
 import { toolError } from "../../src/errors";
 import { callDurable, DurableUnavailable } from "../durable/call";
@@ -36,6 +37,8 @@ export interface LedgerJournalOptions {
    * call-scope key alone may read, and their ids are taken for every other key.
    */
   key?: string;
+  /** Where the calls came in (HTTP, MCP, a service binding): kept with each new record. */
+  surface?: CallSurface;
   /**
    * The request's ctx.waitUntil: a group of writes this request sends for others outlives its
    * response, and each call keeps the request alive until it is recorded. Cloudflare tears down a
@@ -121,6 +124,7 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
   const deferMs = options.deferMs ?? DEFAULT_DEFER_MS;
   const claimed = new Map<string, Claimed>();
   const key = options.key ?? null;
+  const surface = options.surface ?? null;
   const shards = options.ledger;
   const stubFor = (callId: string) => () => shards.for(callId);
   const target = (callId: string, owner: string) => ({ stub: stubFor(callId), callId, owner, leaseMs });
@@ -169,7 +173,7 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
 
   /** An `unknown` call of an idempotent tool may run again under the same id. */
   function beginInput(entry: LedgerClaim, owner: string) {
-    return { ...entry, owner, leaseMs, key, ...(entry.idempotent ? { rerunUnknown: true } : {}) };
+    return { ...entry, owner, leaseMs, key, surface, ...(entry.idempotent ? { rerunUnknown: true } : {}) };
   }
 
   /** A read-only call: claimed only if it is still running after deferMs, or once it queues at a gate. */
@@ -249,12 +253,12 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
     if (owner) {
       await write(record.callId, { op: "complete", owner, record });
     } else if (claim?.argsHash !== undefined) {
-      const input = { record, argsHash: claim.argsHash, key };
+      const input = { record, argsHash: claim.argsHash, key, surface };
       const outcome = await claimWrite(record.callId, { op: "commit", input }, () => ledgerCall(record.callId, (ledger) => ledger.commit(input)));
       if (outcome.kind !== "new") return outcome;
     } else {
       // Unclaimed ids (rejected before begin) are recorded only if the id is still free.
-      await write(record.callId, { op: "record", record, key });
+      await write(record.callId, { op: "record", record, key, surface });
     }
   }
 

@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { JsonValue } from "../../src/json";
 import type { CallRecord, Progress } from "../../src/result";
+import type { CallSurface } from "../../src/client/surface";
 import { cancel, decide } from "./approvals";
 import { applyWrite, claim, commit, complete, noteProgress, recordUnclaimed, renew, watchState } from "./claims";
 import type { ShardContext } from "./context";
@@ -107,10 +108,10 @@ export class Ledger extends DurableObject<Env> {
     return this.transact(() => complete(this.shard, owner, record));
   }
 
-  /** A call that ended before claiming its id, made with the key named `key`. */
-  record(record: CallRecord, key: string | null): boolean {
+  /** A call that ended before claiming its id, made with the key named `key` through `surface`. */
+  record(record: CallRecord, key: string | null, surface: CallSurface | null = null): boolean {
     this.prunesLater();
-    return this.transact(() => recordUnclaimed(this.shard, record, key));
+    return this.transact(() => recordUnclaimed(this.shard, record, key, surface));
   }
 
   /**

@@ -1,5 +1,6 @@
 import { outputText, truncationNote } from "../../src/budget";
 import { TERMINAL_STATUSES, type CallOutput, type CallRecord, type CallStatus } from "../../src/result";
+import type { CallSurface } from "../../src/client/surface";
 import { deleteBlobs, readBlob, readBlobRange, writeBlob } from "./blobs";
 import type { ApprovalState, LedgerEntry, ListQuery, ResultPage, Viewer } from "./types";
 
@@ -27,6 +28,7 @@ export type CallRow = {
   truncated: number;
   result_chars: number | null;
   key_name: string | null;
+  surface: CallSurface | null;
 };
 
 export function readRow(sql: SqlStorage, callId: string): CallRow | undefined {
@@ -57,6 +59,7 @@ export function toEntry(row: CallRow): LedgerEntry {
     approval,
     cancelRequested: row.cancel_requested === 1,
     key: row.key_name,
+    surface: row.surface ?? null,
   };
 }
 
@@ -114,13 +117,13 @@ export function storeRecord(sql: SqlStorage, record: CallRecord, now: number): v
 export function insertRow(
   sql: SqlStorage,
   record: CallRecord,
-  fields: { argsHash: string; deadline: number | null; owner: string | null; approval: ApprovalState | null; key: string | null },
+  fields: { argsHash: string; deadline: number | null; owner: string | null; approval: ApprovalState | null; key: string | null; surface: CallSurface | null },
   now: number,
 ): void {
   const fitted = fitAndSpill(sql, record);
   sql.exec(
-    `INSERT INTO calls (call_id, tool, args_hash, status, started_at, updated_at, deadline, owner, approval, key_name, record, truncated, result_chars)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO calls (call_id, tool, args_hash, status, started_at, updated_at, deadline, owner, approval, key_name, surface, record, truncated, result_chars)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     record.callId,
     record.tool,
     fields.argsHash,
@@ -131,6 +134,7 @@ export function insertRow(
     fields.owner,
     fields.approval,
     fields.key,
+    fields.surface,
     fitted.json,
     fitted.truncated ? 1 : 0,
     resultChars(record),
@@ -149,15 +153,26 @@ function fitAndSpill(sql: SqlStorage, record: CallRecord): { json: string; trunc
 
 const resultChars = (record: CallRecord): number | null => (record.output ? outputText(record.output).length : null);
 
-/** Newest first by (startedAt, callId), filtered; the keyset cursor makes pages stable under inserts. */
+/** Above every character a call id can hold: `prefix + ID_END` bounds the ids starting with prefix. */
+const ID_END = "\u{10FFFF}";
+
+/**
+ * Newest first by (startedAt, callId), filtered; the keyset cursor makes pages stable under inserts.
+ * Every filter is an equality or a range on an indexed column (tool, status, key, surface, the id's
+ * primary key, the time), and LIMIT bounds what one page reads.
+ */
 export function listRows(sql: SqlStorage, query: ListQuery): CallRow[] {
   const where: string[] = [];
   const bind: (string | number)[] = [];
   if (query.viewer !== null) where.push("key_name = ?"), bind.push(query.viewer);
+  if (query.key !== undefined) where.push("key_name = ?"), bind.push(query.key);
   if (query.tool !== undefined) where.push("tool = ?"), bind.push(query.tool);
   if (query.status !== undefined) where.push("status = ?"), bind.push(query.status);
+  if (query.surface !== undefined) where.push("surface = ?"), bind.push(query.surface);
+  if (query.callIdPrefix !== undefined) where.push("call_id >= ? AND call_id < ?"), bind.push(query.callIdPrefix, query.callIdPrefix + ID_END);
   if (query.awaitingApproval) where.push("status = 'pending' AND approval = 'requested'");
   if (query.since !== undefined) where.push("started_at >= ?"), bind.push(query.since);
+  if (query.until !== undefined) where.push("started_at <= ?"), bind.push(query.until);
   if (query.before) {
     where.push("(started_at < ? OR (started_at = ? AND call_id < ?))");
     bind.push(query.before.startedAt, query.before.startedAt, query.before.callId);

@@ -52,6 +52,11 @@ const MIGRATIONS: readonly Migration[] = [
     addColumn(sql, "tokens", "key_name", "TEXT");
     sql.exec("CREATE INDEX IF NOT EXISTS calls_by_key ON calls (key_name, started_at)");
   },
+  // Where each call came in (http, mcp, binding): the console filters by it. NULL for older rows.
+  (sql) => {
+    addColumn(sql, "calls", "surface", "TEXT");
+    sql.exec("CREATE INDEX IF NOT EXISTS calls_by_surface ON calls (surface, started_at)");
+  },
 ];
 
 /** ALTER TABLE … ADD COLUMN unless the column is there already, so re-running it is harmless. */

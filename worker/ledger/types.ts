@@ -1,6 +1,7 @@
 import type { JsonValue } from "../../src/json";
 import type { ApprovalInfo, CallEntry } from "../../src/client/types";
 import type { CallRecord, CallStatus } from "../../src/result";
+import type { CallSurface } from "../../src/client/surface";
 
 // The wire shapes are the HTTP API's (src/client-types.ts); the ledger answers them as they are.
 export type { ApprovalInfo, ResultPage } from "../../src/client/types";
@@ -48,6 +49,8 @@ export interface BeginInput extends LedgerClaim {
   joinMs?: number;
   /** The name of the key making the call (null: none); another key reusing the id gets `conflict`. */
   key: string | null;
+  /** Where the call came in; kept with a new row (absent or null: unknown). */
+  surface?: CallSurface | null;
 }
 
 /** commit() over RPC: a deferred claim's terminal record, with what begin() would have checked. */
@@ -55,6 +58,7 @@ export interface CommitInput {
   record: CallRecord;
   argsHash: string;
   key: string | null;
+  surface?: CallSurface | null;
   /** Longest wait for a running duplicate before answering that it is still running. */
   joinMs?: number;
 }
@@ -72,7 +76,7 @@ export type LedgerWrite =
   | { op: "begin"; input: BeginInput }
   | { op: "commit"; input: CommitInput }
   | { op: "complete"; owner: string; record: CallRecord }
-  | { op: "record"; record: CallRecord; key: string | null };
+  | { op: "record"; record: CallRecord; key: string | null; surface?: CallSurface | null };
 
 /**
  * A grouped write's answer. `wait`: a begin or commit found its id held by a running duplicate, and
@@ -85,8 +89,15 @@ export interface ListQuery {
   viewer: Viewer;
   tool?: string;
   status?: CallStatus;
+  /** Only calls whose id starts with this. */
+  callIdPrefix?: string;
+  /** Only calls made with the key (or grant) of this name. */
+  key?: string;
+  surface?: CallSurface;
   /** Only calls started at or after this time (ms). */
   since?: number;
+  /** Only calls started at or before this time (ms). */
+  until?: number;
   /** Keyset cursor: calls strictly older than this (startedAt, callId) pair. */
   before?: { startedAt: number; callId: string };
   limit: number;

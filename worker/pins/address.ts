@@ -1,9 +1,12 @@
-import type { Pin, PinEntry } from "./adapter-pins";
+import type { Pin, PinEntry, PinState } from "./adapter-pins";
 
 /** An AdapterPins object's RPC methods, as callers use them. */
 export interface PinsStub {
   all(): Promise<Pin[]>;
+  state(): Promise<PinState>;
+  approvedDefinitions(tools: string[]): Promise<Record<string, unknown>>;
   approve(entries: PinEntry[], approvedBy: string): Promise<Pin[]>;
+  deny(entries: PinEntry[], deniedBy: string): Promise<PinState>;
 }
 
 /** The AdapterPins Durable Object namespace as used here (structural: env.ADAPTER_PINS satisfies it). */

@@ -12,6 +12,7 @@ import { tenantTextMasker } from "../tenant-mask";
 import { needRemoteTools } from "../middleware/tenant";
 import { createCallRunner } from "../runner/host";
 import { decodeCursor, intParam, listNewest } from "./ledger-paging";
+import { approvalReasons } from "../approval-reasons";
 
 const DecisionBody = v.object({
   decision: v.picklist(["approve", "deny"], 'decision must be "approve" or "deny"'),
@@ -61,13 +62,21 @@ export function approvalRoutes(run: ApprovedRunner = runApprovedCall) {
       const before = decodeCursor(c.req.query("cursor"));
       const query = { limit, viewer: null, awaitingApproval: true, ...(before ? { before } : {}) };
       const { entries, nextCursor } = await listNewest(c, query);
-      const approvals = entries.map(({ record, approval }) => ({
-        callId: record.callId,
-        tool: record.tool,
-        args: record.args ?? null,
-        requestedAt: record.startedAt,
-        expiresAt: approval?.expiresAt ?? null,
-      }));
+      const tenant = entries.length > 0 ? await needRemoteTools(c, entries.map((entry) => entry.record.tool)) : c.var.tenant;
+      const approvals = entries.map(({ record, approval, key, surface }) => {
+        const tool = tenant.registry.get(record.tool);
+        return {
+          callId: record.callId,
+          tool: record.tool,
+          args: record.args ?? null,
+          requestedAt: record.startedAt,
+          expiresAt: approval?.expiresAt ?? null,
+          key,
+          surface,
+          risk: tool?.policy.risk ?? "low",
+          reasons: approvalReasons(tool, tenant.config),
+        };
+      });
       return c.json({ approvals, nextCursor });
     })
     .post("/:id", requireScope("admin"), async (c) => {

@@ -8,9 +8,12 @@ import { tenantLedger, type LedgerStub } from "../ledger/address";
 import type { ListQuery } from "../ledger/types";
 import { requireScope, viewerOf } from "../middleware/auth";
 import { tenantTextMasker } from "../tenant-mask";
+import { CALL_SURFACES, type CallSurface } from "../../src/client/surface";
+import { EXPORT_MAX, exportCalls } from "./calls-export";
 import { decodeCursor, intParam, listNewest, timeParam } from "./ledger-paging";
 
 const STATUSES: readonly CallStatus[] = CALL_STATUSES;
+const MAX_FILTER_CHARS = 256;
 const MAX_WAIT_SECONDS = 60;
 const MAX_RESULT_PAGE = 1_000_000;
 
@@ -25,6 +28,41 @@ function notFound(callId: string): never {
   throw new ApiError(404, "not_found", `No call ${callId} is recorded (it never reached this tenant, or it was pruned).`);
 }
 
+/** A free-text filter: absent when empty, bounded in length. */
+function textParam(value: string | undefined, name: string): string | undefined {
+  if (value === undefined || value === "") return undefined;
+  if (value.length > MAX_FILTER_CHARS) throw new ApiError(400, "invalid_query", `${name} must be at most ${MAX_FILTER_CHARS} characters.`);
+  return value;
+}
+
+/** The filters GET /v1/calls and its export share, checked (400 naming the parameter). */
+function listFilters(c: Context<AppEnv>): Omit<ListQuery, "limit"> {
+  const status = c.req.query("status");
+  if (status !== undefined && status !== "" && !STATUSES.includes(status as CallStatus)) {
+    throw new ApiError(400, "invalid_query", `status must be one of ${STATUSES.join(", ")}.`);
+  }
+  const surface = c.req.query("surface");
+  if (surface !== undefined && surface !== "" && !CALL_SURFACES.includes(surface as CallSurface)) {
+    throw new ApiError(400, "invalid_query", `surface must be one of ${CALL_SURFACES.join(", ")}.`);
+  }
+  const query: Omit<ListQuery, "limit"> = { viewer: viewerOf(c.var.caller) };
+  const tool = textParam(c.req.query("tool"), "tool");
+  const callIdPrefix = textParam(c.req.query("callId"), "callId");
+  const key = textParam(c.req.query("key"), "key");
+  const since = timeParam(c.req.query("since"), "since");
+  const until = timeParam(c.req.query("until"), "until");
+  const before = decodeCursor(c.req.query("cursor"));
+  if (tool) query.tool = tool;
+  if (status) query.status = status as CallStatus;
+  if (surface) query.surface = surface as CallSurface;
+  if (callIdPrefix) query.callIdPrefix = callIdPrefix;
+  if (key) query.key = key;
+  if (since !== undefined) query.since = since;
+  if (until !== undefined) query.until = until;
+  if (before) query.before = before;
+  return query;
+}
+
 /**
  * Call records: GET /v1/calls (newest first, merged across the ledger's shards, keyset-paged),
  * GET /v1/calls/:id (?wait= long-polls until terminal), GET /v1/calls/:id/result (the full output,
@@ -33,20 +71,12 @@ function notFound(callId: string): never {
  */
 export const records = new Hono<AppEnv>()
   .get("/", requireScope("call"), async (c) => {
-    const status = c.req.query("status");
-    if (status !== undefined && !STATUSES.includes(status as CallStatus)) {
-      throw new ApiError(400, "invalid_query", `status must be one of ${STATUSES.join(", ")}.`);
-    }
+    const filters = listFilters(c);
+    const as = c.req.query("as");
+    if (as === "ndjson") return exportCalls(c, filters, intParam(c.req.query("limit"), "limit", 1, EXPORT_MAX, EXPORT_MAX));
+    if (as !== undefined && as !== "") throw new ApiError(400, "invalid_query", 'as must be "ndjson" (an export) or absent.');
     const limit = intParam(c.req.query("limit"), "limit", 1, 200, 50);
-    const query: ListQuery = { limit, viewer: viewerOf(c.var.caller) };
-    const tool = c.req.query("tool");
-    const since = timeParam(c.req.query("since"), "since");
-    const before = decodeCursor(c.req.query("cursor"));
-    if (tool) query.tool = tool;
-    if (status) query.status = status as CallStatus;
-    if (since !== undefined) query.since = since;
-    if (before) query.before = before;
-    const { entries, nextCursor } = await listNewest(c, query);
+    const { entries, nextCursor } = await listNewest(c, { ...filters, limit });
     return c.json({ calls: entries, nextCursor });
   })
   .get("/:id", requireScope("call"), async (c) => {

@@ -1,0 +1,94 @@
+import { describe, expect, inject, it } from "vitest";
+import { openView, screenshot, signIn, usePage, viewReady } from "./browser";
+
+// Rich results and the run form: media, markdown, tables, the JSON tree, constraints, and values the
+// server refuses shown on their field.
+const baseUrl = inject("baseUrl");
+const browser = usePage();
+
+describe("Rich results", () => {
+  it("renders an image, a player, a link and markdown, with hostile text kept as text", async () => {
+    const { page } = browser;
+    await signIn(page, baseUrl, "dev-call-key");
+    const run = await openView(page, "run", () => page.goto(`${baseUrl}/#/run/sample_media`));
+    const form = run.getByRole("form", { name: "Run sample_media" });
+    const title = `<img src=x onerror="window.__pwned=1">Tones`;
+    await form.getByLabel("title (optional)", { exact: true }).fill(title);
+    await form.getByLabel("hz (optional)", { exact: true }).fill("220");
+    await form.getByRole("button", { name: "Run sample_media" }).click();
+    const result = form.locator('.result .record[data-status="succeeded"]');
+    await result.waitFor();
+    // The markdown heading holds the title as text; the note's bold word is an element.
+    expect(await result.locator(".markdown h4").textContent()).toBe(title);
+    await result.locator(".markdown strong").getByText("gradient", { exact: true }).waitFor();
+    const image = result.getByRole("img", { name: "Image 2 of the result (image/png)" });
+    await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(24);
+    const audio = result.getByLabel("Audio 3 of the result (audio/wav)");
+    await expect.poll(() => audio.evaluate((el: HTMLAudioElement) => el.readyState >= 1 && el.duration)).toBeCloseTo(0.4, 2);
+    const link = result.getByRole("link", { name: "MCP specification" }).first();
+    expect(await link.getAttribute("href")).toBe("https://modelcontextprotocol.io/specification");
+    expect(await link.getAttribute("rel")).toBe("noopener noreferrer");
+    await result.getByText(`Media sample “${title}” (220 Hz)`, { exact: true }).waitFor(); // the call summary
+    expect(await page.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.locator('main img[src="x"]').count()).toBe(0);
+    await screenshot(page, "result-media");
+  });
+
+  it("shows rows as a table and structured output as a collapsible tree", async () => {
+    const { page } = browser;
+    const run = await openView(page, "run", () => page.goto(`${baseUrl}/#/run/sample_table`));
+    const form = run.getByRole("form", { name: "Run sample_table" });
+    await form.getByRole("button", { name: "Run sample_table" }).click();
+    const table = form.getByRole("region", { name: "Table: items" });
+    await table.getByText("items (3 rows)").waitFor();
+    expect(await table.locator("th").allTextContents()).toEqual(["sku", "name", "stock"]);
+    expect(await table.locator("tbody tr").first().locator("td").allTextContents()).toEqual(["F-100", "apple", "0"]);
+    await screenshot(page, "result-table");
+
+    const add = await openView(page, "run", () => page.goto(`${baseUrl}/#/run/add`));
+    const addForm = add.getByRole("form", { name: "Run add" });
+    await addForm.getByLabel("a", { exact: true }).fill("2");
+    await addForm.getByLabel("b", { exact: true }).fill("3");
+    await addForm.getByRole("button", { name: "Run add" }).click();
+    const tree = addForm.getByRole("group", { name: "Structured output" });
+    await tree.getByText('"sum": 5', { exact: true }).waitFor();
+    await addForm.getByText("Add 2 and 3", { exact: true }).waitFor();
+  });
+});
+
+describe("Run form", () => {
+  it("shows constraints and defaults, and puts a value the server refuses on its field", async () => {
+    const { page } = browser;
+    const run = await openView(page, "run", () => page.goto(`${baseUrl}/#/run/sample_media`));
+    const form = run.getByRole("form", { name: "Run sample_media" });
+    await form.getByText("Pitch of the tone, in hertz").waitFor();
+    await form.getByText("a whole number · 110 to 1760 · default 440", { exact: true }).waitFor();
+    await form.getByText("1 to 80 characters · default Sample", { exact: true }).waitFor();
+    expect(await form.getByLabel("hz (optional)", { exact: true }).getAttribute("placeholder")).toBe("440");
+
+    // A page holding an older, laxer schema (no maximum length): the browser lets the value through
+    // and the server refuses it; its message lands on the field.
+    await page.route("**/v1/tools", async (route) => {
+      const answer = await (await route.fetch()).json();
+      for (const tool of answer.tools) if (tool.name === "sample_media") delete tool.inputSchema.properties.title.maxLength;
+      await route.fulfill({ json: answer });
+    });
+    try {
+      // A new page load (the catalogue is fetched once per load) on the same view.
+      await page.reload();
+      const fresh = await viewReady(page, "run");
+      const lax = fresh.getByRole("form", { name: "Run sample_media" });
+      const title = lax.getByLabel("title (optional)", { exact: true });
+      await title.fill("x".repeat(81));
+      await lax.getByRole("button", { name: "Run sample_media" }).click();
+      await lax.getByText("The server refused 1 value (see the fields).").waitFor();
+      expect(await title.getAttribute("aria-invalid")).toBe("true");
+      const describedBy = (await title.getAttribute("aria-describedby"))!.split(" ");
+      const error = lax.locator(`#${describedBy.at(-1)}`);
+      expect(await error.textContent()).toMatch(/80/);
+      await screenshot(page, "run-refused");
+    } finally {
+      await page.unrouteAll({ behavior: "wait" });
+    }
+  });
+});
