@@ -1,7 +1,8 @@
 import "./styles.css";
+import { showView, startDocument, topBar, viewMain } from "./app/document";
 import { h, replace } from "./app/dom";
-import { onUnauthorized, resume, signOut, type Session } from "./app/session";
-import { hrefOf, parseHash, type View } from "./app/view";
+import type { Session } from "./app/session";
+import { hrefOf, parseHash, type DocumentLink, type View } from "./app/view";
 import { adaptersView } from "./views/adapters";
 import { approvalsView } from "./views/approvals";
 import { batchView } from "./views/batch";
@@ -10,76 +11,57 @@ import { gatesView } from "./views/gates";
 import { historyView } from "./views/history";
 import { keysView } from "./views/keys";
 import { liveView } from "./views/live";
-import { playgroundView } from "./views/playground";
 import { runView } from "./views/run";
-import { renderSignIn } from "./views/sign-in";
 import { toolsView } from "./views/tools";
 
-const VIEWS: View[] = [toolsView, runView, batchView, historyView, liveView, playgroundView, approvalsView, gatesView, adaptersView, keysView, consentView];
+// The Playground calls model endpoints from its page, so it is its own document (playground.html)
+// with its own CSP: this one, with the approve/deny buttons and keys, may connect to the API only.
+const PLAYGROUND: DocumentLink = { id: "playground", label: "Playground", document: "./playground" };
+const NAV: (View | DocumentLink)[] = [toolsView, runView, batchView, historyView, liveView, PLAYGROUND, approvalsView, gatesView, adaptersView, keysView, consentView];
 const app = document.getElementById("app")!;
 let cleanup: (() => void) | undefined;
 
-function visibleViews(session: Session): View[] {
-  return VIEWS.filter((view) => !view.admin || session.admin);
+const isView = (entry: View | DocumentLink): entry is View => "render" in entry;
+
+function visibleEntries(session: Session): (View | DocumentLink)[] {
+  return NAV.filter((entry) => !isView(entry) || !entry.admin || session.admin);
 }
 
 /** The shell (header, nav, main) and the view the hash names. */
 function renderShell(session: Session): void {
-  const views = visibleViews(session);
+  const entries = visibleEntries(session);
   const { id, param } = parseHash(location.hash);
-  const view = views.find((v) => v.id === id) ?? views[0]!;
-  // data-view and aria-busy say which view is on screen and whether its first data has arrived.
-  const main = h("main", { id: "content", tabindex: -1, "data-view": view.id, "aria-busy": "true" });
+  const named = entries.find((entry) => entry.id === id);
+  // An old link to a view that is now its own document (#/playground) goes there.
+  if (named && !isView(named)) return location.replace(named.document);
+  const views = entries.filter(isView);
+  const view = named ?? views[0]!;
+  const main = viewMain(view);
   const nav = h(
     "nav",
     { "aria-label": "Views" },
-    h("ul", {}, views.filter((v) => !v.hidden).map((v) => h("li", {}, h("a", { href: hrefOf(v.id), "aria-current": v === view ? "page" : undefined }, v.label)))),
-  );
-  const header = h(
-    "header",
-    { class: "top" },
-    h("span", { class: "brand" }, "toolgate"),
-    h("span", { class: "who" }, `${session.who.tenant} · ${session.who.key.name} (${session.who.key.scopes.join(", ")})`),
-    h("button", { type: "button", class: "quiet", onclick: () => (signOut(), (current = null), start()) }, "Sign out"),
+    h(
+      "ul",
+      {},
+      entries
+        .filter((entry) => !isView(entry) || !entry.hidden)
+        .map((entry) => h("li", {}, h("a", { href: isView(entry) ? hrefOf(entry.id) : entry.document, "aria-current": entry === view ? "page" : undefined }, entry.label))),
+    ),
   );
   cleanup?.();
-  replace(app, header, nav, main);
-  const rendered = view.render(main, session, param);
-  cleanup = rendered.cleanup;
-  const settled = () => main.setAttribute("aria-busy", "false");
-  void Promise.resolve(rendered.ready).then(settled, settled);
+  replace(app, topBar(session, () => shell.signOut()), nav, main);
+  cleanup = showView(main, view, session, param);
 }
 
-let current: Session | null = null;
-
-async function start(message?: string): Promise<void> {
+const shell = startDocument(app, renderShell, () => {
   cleanup?.();
   cleanup = undefined;
-  current = await resume();
-  if (!current) {
-    renderSignIn(app, message, (signedIn) => {
-      current = signedIn;
-      renderShell(signedIn);
-      document.querySelector<HTMLElement>("main h1")?.focus();
-    });
-    return;
-  }
-  renderShell(current);
-}
+});
 
 window.addEventListener("hashchange", () => {
-  if (!current) return;
-  renderShell(current);
+  const session = shell.session();
+  if (!session) return;
+  renderShell(session);
   // Move focus to the new view's heading, so keyboard and screen reader users land on it.
   document.querySelector<HTMLElement>("main h1")?.focus();
 });
-
-// A key revoked mid-session: the first 401 sends the user back to sign in, saying why.
-onUnauthorized(() => {
-  if (!current) return;
-  current = null;
-  signOut();
-  void start("The API no longer accepts this key. Sign in again.");
-});
-
-void start();

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { Page } from "playwright-core";
 import { describe, expect, inject, it } from "vitest";
-import { apiCall, openView, signIn, usePage } from "./browser";
+import { apiCall, openView, signIn, usePage, viewUrl } from "./browser";
 
 // axe-core in every view, with its data on screen: no serious or critical violation (WCAG 2 A/AA).
 const baseUrl = inject("baseUrl");
@@ -48,7 +48,7 @@ describe("accessibility (axe-core)", () => {
       await page.emulateMedia({ colorScheme: scheme });
       for (const view of ["tools", "run/sample_media", "batch", `history/${tag}-add`, "live", "playground", "approvals", "gates", "adapters", "keys"]) {
         const id = view.split("/")[0]!;
-        const main = await openView(page, id, () => page.goto(`${baseUrl}/#/${view}`));
+        const main = await openView(page, id, () => page.goto(viewUrl(baseUrl, view)));
         if (id === "run") {
           // With a rich result on screen: markdown, an image, a player, a link.
           const form = main.getByRole("form", { name: "Run sample_media" });

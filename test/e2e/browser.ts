@@ -70,16 +70,22 @@ export async function viewReady(page: Page, id: string): Promise<Locator> {
   return page.locator(`main[data-view="${id}"]`);
 }
 
+/** Where a view is: the console's hash routes, and the Playground's own document. */
+export function viewUrl(baseUrl: string, view: string): string {
+  return view === "playground" ? `${baseUrl}/playground` : `${baseUrl}/#/${view}`;
+}
+
 /**
- * Does what leaves the current view (a click on a link, a goto of a hash) and waits until the shell
- * has replaced that view's main element: a view already on screen under the same id never counts.
- * `ready: false` returns once the new view is on screen, before its first data.
+ * Does what leaves the current view (a click on a link, a goto of a hash or of the other document)
+ * and waits until that view's main element is gone: replaced by the shell, or with its whole document
+ * (the console and the Playground are two documents). A view already on screen under the same id
+ * never counts. `ready: false` returns once the new view is on screen, before its first data.
  */
 export async function openView(page: Page, id: string, go: () => Promise<unknown>, { ready = true } = {}): Promise<Locator> {
-  const before = await page.$("main");
+  // Kept in the page's window, not as a handle: a handle dies with its document, the wait must not.
+  const left = await page.evaluate(() => ((window as unknown as { __leftMain?: Element | null }).__leftMain = document.querySelector("main")) !== null);
   await go();
-  if (before) await page.waitForFunction((main) => !main.isConnected, before);
-  await before?.dispose();
+  if (left) await page.waitForFunction(() => !(window as unknown as { __leftMain?: Element | null }).__leftMain?.isConnected);
   if (ready) return viewReady(page, id);
   const view = page.locator(`main[data-view="${id}"]`);
   await view.waitFor({ state: "attached" });

@@ -28,7 +28,9 @@ describe("Playground", () => {
       try {
         if (api === "openai") await signIn(page, baseUrl, "dev-call-key");
         const before = model.requests.length;
+        // The console's link opens the Playground's own document, signed in with the tab's key.
         const playground = await navigate(page, "Playground", "playground");
+        expect(new URL(page.url()).pathname).toBe("/playground");
         await playground.getByLabel("API", { exact: true }).selectOption(api);
         await playground.getByLabel("Endpoint", { exact: true }).fill(model.url);
         await playground.getByLabel("Model", { exact: true }).fill("scripted-1");
@@ -105,7 +107,9 @@ describe("Playground", () => {
 
   it("says why the loop stopped when the endpoint fails", async () => {
     const { page } = browser;
-    await navigate(page, "Tools", "tools"); // a new Playground: nothing carried over
+    // Back to the console, then a new Playground: nothing carried over.
+    await openView(page, "tools", () => page.getByRole("link", { name: "Back to the console", exact: true }).click());
+    expect(new URL(page.url()).pathname).toBe("/");
     const playground = await navigate(page, "Playground", "playground");
     await playground.getByLabel("Endpoint", { exact: true }).fill(`${model.url}/nowhere`);
     await playground.getByLabel("Model", { exact: true }).fill("scripted-1");

@@ -1,6 +1,6 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { apiCall, launch, navigate, openView, screenshot, signIn, type Browser } from "./browser";
+import { apiCall, launch, navigate, openView, screenshot, signIn, viewUrl, type Browser } from "./browser";
 
 // What every view must hold: accessible names, keyboard use with visible focus, 390 px, dark mode,
 // untrusted output as text, and scope-dependent views.
@@ -43,7 +43,7 @@ describe("console quality", () => {
     await apiCall(baseUrl, [{ id: `names-${Date.now()}`, name: "add", args: { a: 1, b: 1 } }]);
     for (const view of VIEWS) {
       // Each view with its first data on screen (History lists the call above).
-      await openView(page, view, () => page.goto(`${baseUrl}/#/${view}`));
+      await openView(page, view, () => page.goto(viewUrl(baseUrl, view)));
       expect({ view, unnamed: await unnamedControls(page) }).toEqual({ view, unnamed: [] });
     }
     await page.close();
@@ -132,7 +132,7 @@ describe("console quality", () => {
     await phone.emulateMedia({ colorScheme: "dark" });
     await signIn(phone, baseUrl, "dev-admin-key");
     for (const view of VIEWS) {
-      await openView(phone, view, () => phone.goto(`${baseUrl}/#/${view}`));
+      await openView(phone, view, () => phone.goto(viewUrl(baseUrl, view)));
       const width = await phone.evaluate(() => document.documentElement.scrollWidth);
       expect({ view, width }).toEqual({ view, width: 390 });
     }

@@ -19,6 +19,17 @@ export interface View {
   render(root: HTMLElement, session: Session, param: string | undefined): Rendered;
 }
 
+/**
+ * A page of the console that is a document of its own, linked from the navigation: the Playground,
+ * whose CSP lets it call model endpoints, which the console's own document may not.
+ */
+export interface DocumentLink {
+  id: string;
+  label: string;
+  /** Relative to the console's document, so it works under any path. */
+  document: string;
+}
+
 /** "#/run/add" → { id: "run", param: "add" }. */
 export function parseHash(hash: string): { id: string; param: string | undefined } {
   const [id = "", ...rest] = hash.replace(/^#\/?/, "").split("/");

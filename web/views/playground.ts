@@ -42,7 +42,7 @@ function callsEntry(records: CallRecord[]): HTMLElement {
           // A call run in the page has no ledger record: its outcome is shown here.
           inPage
             ? h("span", { class: "muted" }, `ran in this page: ${JSON.stringify(record.output?.structured ?? record.error?.message ?? null)}`)
-            : h("a", { href: hrefOf("history", record.callId), "aria-label": `Record of ${record.callId}` }, "record"),
+            : h("a", { href: `./${hrefOf("history", record.callId)}`, "aria-label": `Record of ${record.callId}` }, "record"),
         );
       }),
     ),
@@ -52,7 +52,8 @@ function callsEntry(records: CallRecord[]): HTMLElement {
 /**
  * A real model loop over the tenant's tools. The endpoint, model and key are the user's; the key
  * lives in this view's password field only (never stored, never sent to toolgate): the page calls the
- * model API itself, and toolgate only ever sees the model's tool calls.
+ * model API itself, and toolgate only ever sees the model's tool calls. It is rendered by its own
+ * document (playground.ts), whose CSP alone allows model endpoints; record links go to the console's.
  */
 export const playgroundView: View = {
   id: "playground",
