@@ -1,7 +1,7 @@
 import type { Request } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startScriptedModel, type ScriptedModel } from "../servers/scripted-model";
-import { navigate, openView, screenshot, signIn, usePage } from "./browser";
+import { navigate, openView, screenshot, signIn, usePage, viewReady } from "./browser";
 
 // The Playground: a model loop over the tenant's tools, against a scripted model on 127.0.0.1 that
 // speaks both APIs. The model's key goes to the model only.
@@ -107,14 +107,30 @@ describe("Playground", () => {
 
   it("says why the loop stopped when the endpoint fails", async () => {
     const { page } = browser;
-    // Back to the console, then a new Playground: nothing carried over.
+    // Back to the console, then a new Playground (by an old link to the console's #/playground): nothing carried over.
     await openView(page, "tools", () => page.getByRole("link", { name: "Back to the console", exact: true }).click());
     expect(new URL(page.url()).pathname).toBe("/");
-    const playground = await navigate(page, "Playground", "playground");
+    const playground = await openView(page, "playground", () => page.goto(`${baseUrl}/#/playground`));
+    expect(new URL(page.url()).pathname).toBe("/playground");
     await playground.getByLabel("Endpoint", { exact: true }).fill(`${model.url}/nowhere`);
     await playground.getByLabel("Model", { exact: true }).fill("scripted-1");
     await playground.getByLabel("Prompt", { exact: true }).fill("Hello?");
     await playground.getByRole("button", { name: "Send" }).click();
     await playground.getByText(/^The loop stopped: The endpoint answered 404: no route/).waitFor();
+  });
+
+  it("asks a tab with no key to sign in, on the Playground's own page", async () => {
+    const page = await browser.page.context().newPage(); // a new tab: its sessionStorage is empty
+    try {
+      await page.goto(`${baseUrl}/playground`);
+      const signInView = page.locator('main[data-view="sign-in"]');
+      await signInView.getByLabel("API key", { exact: true }).fill("dev-call-key");
+      await signInView.getByRole("button", { name: "Sign in" }).click();
+      const playground = await viewReady(page, "playground");
+      expect(await playground.getByRole("heading", { level: 1 }).textContent()).toBe("Playground");
+      expect(new URL(page.url()).pathname).toBe("/playground");
+    } finally {
+      await page.close();
+    }
   });
 });
