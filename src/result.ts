@@ -98,6 +98,13 @@ export function statusForError(code: ErrorCode): CallStatus {
   }
 }
 
+/** A call's record (read back from a ledger or the API) as the result the pipeline would have given. */
+export function resultOfRecord(record: CallRecord): CallResult {
+  const base = { callId: record.callId, tool: record.tool, record };
+  if (record.status === "succeeded" && record.output) return { ok: true, ...base, output: record.output };
+  return { ok: false, ...base, error: record.error ?? { code: "internal", message: `The call ended ${record.status}.` } };
+}
+
 /** Not a failure but not an outcome yet either: the call runs on, detached from this request. */
 export function isRunning(result: CallResult): boolean {
   return !result.ok && result.error.code === "running";

@@ -25,7 +25,7 @@ export { ApiError, isApiError } from "./http";
 export type { ClientOptions } from "./http";
 export type { EventStreamOptions } from "./events";
 export type { MixedAnswer, MixedOptions } from "./mixed";
-export { resultOfRecord } from "./mixed";
+export { resultOfRecord } from "../result";
 export type * from "./types";
 
 /** A typed client of the toolgate HTTP API, for browsers and Node. Every failure rejects with an ApiError. */

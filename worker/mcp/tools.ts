@@ -3,10 +3,12 @@ import { executeCall } from "../../src/pipeline/execute";
 import { mcp, toCallToolResult } from "../../src/formats/mcp";
 import type { Hooks } from "../../src/hooks";
 import type { ExecuteOptions } from "../../src/options";
+import { isRunning, resultOfRecord, type Progress } from "../../src/result";
 import { toolListing } from "../listing";
 import { logCall } from "../log";
 import type { Tenant } from "../tenant";
 import { createCallLogger } from "./call-logger";
+import { followCall, type FollowTarget } from "./follow";
 import { RpcCode, RpcFailure, type LogLevel, type RpcRequest } from "./protocol";
 
 const DEFAULT_PAGE_SIZE = 100;
@@ -42,35 +44,43 @@ const CallParams = v.object({
 });
 
 export interface CallContext {
+  /** The call's id in the ledger (see call-ids.ts). */
+  callId: string;
   options: ExecuteOptions;
-  /** Aborted by notifications/cancelled, DELETE of the session, or the client going away. */
+  /** Aborted when the client closes the request's stream (and, for legacy sessions, on DELETE). */
   signal: AbortSignal;
   /** Sends a notification on this request's stream. */
   notify(method: string, params: Record<string, unknown>): void;
-  /** The session's minimum log level. */
-  logLevel(): LogLevel;
+  /** The minimum level of the tool's logs sent as notifications/message; undefined sends none. */
+  logLevel(): LogLevel | undefined;
   /** The HTTP request's id, for the call's log line. */
   requestId: string;
+  /** Where a call that runs on beyond its answer (detached, auto) is waited for. */
+  follow: FollowTarget;
 }
 
-/** Progress events of this call → notifications/progress, only increasing values (the spec requires it). */
-function progressHooks(token: string | number | undefined, notify: CallContext["notify"]): Hooks[] {
-  if (token === undefined) return [];
+/** notifications/progress for the client's token: only increasing values (the spec requires it), from any source. */
+function progressSink(token: string | number | undefined, notify: CallContext["notify"]): ((progress: Progress) => void) | undefined {
+  if (token === undefined) return undefined;
   let last = -Infinity;
-  return [
-    {
-      onEvent(event) {
-        if (event.type !== "call.progress" || !(event.progress.progress > last)) return;
-        last = event.progress.progress;
-        notify("notifications/progress", { progressToken: token, ...event.progress });
-      },
-    },
-  ];
+  return (progress) => {
+    if (!(progress.progress > last)) return;
+    last = progress.progress;
+    notify("notifications/progress", { progressToken: token, ...progress });
+  };
+}
+
+/** The pipeline's progress events of this call, for the sink. */
+function progressHooks(sink: ((progress: Progress) => void) | undefined): Hooks[] {
+  if (!sink) return [];
+  return [{ onEvent: (event) => void (event.type === "call.progress" && sink(event.progress)) }];
 }
 
 /**
  * tools/call through the same pipeline as the HTTP API (policy, gates, records, approvals). An unknown
- * tool is a protocol error (-32602); every other failure is an isError result the model can read.
+ * tool is a protocol error (-32602); every other failure is an isError result the model can read. A
+ * call that runs on beyond its answer (a detached tool, an auto one past detachAfterMs) is waited for
+ * while the client stays connected, its progress relayed; the client closing the stream cancels it.
  */
 export async function callTool(params: unknown, ctx: CallContext): Promise<Record<string, unknown>> {
   const parsed = v.safeParse(CallParams, params ?? {});
@@ -79,12 +89,17 @@ export async function callTool(params: unknown, ctx: CallContext): Promise<Recor
   }
   const { name, arguments: args, _meta } = parsed.output;
   const base = ctx.options;
-  const hooks = [...(base.hooks === undefined ? [] : Array.isArray(base.hooks) ? base.hooks : [base.hooks]), ...progressHooks(_meta?.progressToken, ctx.notify)];
-  const result = await executeCall(
-    { id: `mcp-${crypto.randomUUID()}`, name, arguments: args ?? {} },
+  const sink = progressSink(_meta?.progressToken, ctx.notify);
+  const hooks = [...(base.hooks === undefined ? [] : Array.isArray(base.hooks) ? base.hooks : [base.hooks]), ...progressHooks(sink)];
+  let result = await executeCall(
+    { id: ctx.callId, name, arguments: args ?? {} },
     { ...base, hooks, signal: ctx.signal, log: createCallLogger(name, base.secrets, ctx) },
   );
   logCall(ctx.requestId, result.record);
   if (!result.ok && result.error.code === "unknown_tool") throw new RpcFailure(RpcCode.invalidParams, result.error.message);
+  if (isRunning(result)) {
+    const record = await followCall(result.callId, ctx.follow, ctx.signal, sink);
+    if (record) result = resultOfRecord(record);
+  }
   return toCallToolResult(result);
 }
