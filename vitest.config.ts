@@ -1,9 +1,22 @@
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { HeldWorkerdLogs } from "./test/runner/held-workerd-logs.ts";
 import { quietDependencySourcemaps } from "./test/runner/quiet-dependency-sourcemaps.ts";
+import { writeToolCatalog } from "./scripts/tools-catalog.mjs";
+
+// The catalogue module of tools/ (git-ignored), written before either project bundles worker code:
+// the vitest plugin reads wrangler.toml but does not run its [build] command.
+writeToolCatalog(fileURLToPath(new URL(".", import.meta.url)));
 
 // Two projects: the runtime-agnostic core in Node, the Worker in workerd (real Durable Objects).
+
+/**
+ * A test's time limit only catches hangs; tests that promise a latency assert it themselves. The
+ * default 5 s is too close: on the shared 2-core machine under load the slowest tests take 3-4 s.
+ */
+const TEST_TIMEOUT_MS = 30_000;
+
 export default defineConfig({
   test: {
     // A passing run prints a line per file and the summary: console output (the Worker's log line per
@@ -12,7 +25,7 @@ export default defineConfig({
     reporters: [new HeldWorkerdLogs(), "default"],
     projects: [
       {
-        test: { name: "core", environment: "node", include: ["test/core/**/*.test.ts"] },
+        test: { name: "core", environment: "node", include: ["test/core/**/*.test.ts"], testTimeout: TEST_TIMEOUT_MS },
       },
       {
         plugins: [
@@ -38,7 +51,7 @@ export default defineConfig({
           }),
         ],
         // globalSetup runs in Node: it starts the adapter tests' upstreams on 127.0.0.1 (inject("upstreams")).
-        test: { name: "worker", include: ["test/worker/**/*.test.ts"], globalSetup: ["./test/servers/worker-setup.ts"] },
+        test: { name: "worker", include: ["test/worker/**/*.test.ts"], globalSetup: ["./test/servers/worker-setup.ts"], testTimeout: TEST_TIMEOUT_MS },
       },
     ],
   },

@@ -43,6 +43,23 @@ export async function settle(base: string, ids: string[], boundMs: number): Prom
   }
 }
 
+const isHeld = (gate: { holders: unknown[]; queueDepth: number }) => gate.holders.length > 0 || gate.queueDepth > 0;
+
+/**
+ * GET /v1/gates once no gate holds a slot or a waiter, or as it is after boundMs. A call's release
+ * lands just after its answer (the Worker sends it under waitUntil), so the last calls' slots may
+ * still be held when the traffic stops. The bound is far below a sleep's lease, so a slot that was
+ * never released is still held when it ends.
+ */
+async function gatesAtRest(base: string, boundMs: number): Promise<any[]> {
+  const until = Date.now() + boundMs;
+  for (;;) {
+    const { gates } = await readJson(await api(base, "/v1/gates", { key: DEMO_KEYS.admin }), "GET /v1/gates");
+    if (!(gates as any[]).some(isHeld) || Date.now() > until) return gates;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 /** Most intervals open at once; an interval ending at the instant another starts does not overlap it. */
 export function maxOverlap(intervals: { startedAt: number; endedAt: number }[]): number {
   const edges = intervals.flatMap(({ startedAt, endedAt }) => [
@@ -86,8 +103,8 @@ export async function runChecks(base: string, tag: string, stats: RunStats, limi
   const offDecision = decided.filter((c) => byId.get(c.id)?.[0]?.status !== want(c)).map((c) => `${c.id} ${c.decision}d but ${byId.get(c.id)?.[0]?.status}`);
   checks.push(check("approved calls ran, denied calls did not", offDecision.length === 0, `${decided.length - offDecision.length}/${decided.length} as decided${sample(offDecision)}`));
 
-  const { gates } = await readJson(await api(base, "/v1/gates", { key: DEMO_KEYS.admin }), "GET /v1/gates");
-  const held = (gates as any[]).filter((g) => g.holders.length > 0 || g.queueDepth > 0).map((g) => `${g.gate}: ${g.holders.length} held, ${g.queueDepth} queued`);
+  const gates = await gatesAtRest(base, 10_000);
+  const held = gates.filter(isHeld).map((g) => `${g.gate}: ${g.holders.length} held, ${g.queueDepth} queued`);
   checks.push(check("no gate slot held", held.length === 0, `${gates.length} gates${sample(held)}`));
 
   for (const [tool, limit] of Object.entries(limits)) {

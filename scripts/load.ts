@@ -15,7 +15,7 @@ import { startDevServer, type DevServer } from "../test/servers/wrangler-dev";
 import { runLoad, type RunStats } from "./load-client";
 import { percentile, runChecks, type Check } from "./load-checks";
 
-/** The demo tools' concurrency limits (worker/demo/tools.ts). */
+/** The demo tools' concurrency limits (tools/sleep.ts, tools/sleep_pool.ts). */
 const LIMITS = { sleep: 1, sleep_pool: 3 };
 
 function option(name: string, fallback: number): number;

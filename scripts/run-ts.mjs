@@ -1,6 +1,6 @@
 // Runs a TypeScript entry (bench, scripts) by bundling it with esbuild first: no loader, no tsx.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { basename, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
@@ -13,14 +13,26 @@ if (Number(process.versions.node.split(".")[0]) < 22 && existsSync(PROJECT_NODE)
 }
 
 const { build } = await import("esbuild");
+// Entries that import the Worker need the catalogue of tools/ written first.
+const { writeToolCatalog } = await import("./tools-catalog.mjs");
+try {
+  writeToolCatalog(fileURLToPath(new URL("..", import.meta.url)));
+} catch (error) {
+  console.error(error instanceof Error ? error.message : String(error));
+  process.exit(1);
+}
 
 const [entry, ...rest] = process.argv.slice(2);
 if (!entry) {
   console.error("usage: node scripts/run-ts.mjs <file.ts> [args…]");
   process.exit(2);
 }
-mkdirSync(".tmp", { recursive: true });
-const outfile = resolve(".tmp", `${basename(entry).replace(/\.ts$/, "")}.mjs`);
+// One folder per process: the same entry may run several times at once (wrangler's [build] command
+// runs scripts/tools-check.ts for every dev server a test starts), and a shared file could be read half-written.
+const dir = resolve(".tmp", `run-ts-${process.pid}`);
+mkdirSync(dir, { recursive: true });
+process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
+const outfile = resolve(dir, `${basename(entry).replace(/\.ts$/, "")}.mjs`);
 await build({
   entryPoints: [entry],
   outfile,

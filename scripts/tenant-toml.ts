@@ -1,6 +1,6 @@
 /**
  * Text edits of wrangler.toml for per-tenant environments. Wrangler environments inherit neither
- * vars nor Durable Object bindings, so a tenant's block repeats the top-level ones. Only the simple
+ * vars nor bindings (Durable Objects, KV namespaces), so a tenant's block repeats the top-level ones. Only the simple
  * TOML this project writes is understood: `[table]` / `[[array]]` headers each followed by `key = value`
  * lines. (There is no TOML library among the dependencies, and this is all the script needs.)
  */
@@ -10,6 +10,8 @@ export interface TopLevel {
   vars: string[];
   /** Each top-level [[durable_objects.bindings]] entry as its raw `key = value` lines. */
   durableObjects: string[][];
+  /** Each top-level [[kv_namespaces]] entry as its raw `key = value` lines. */
+  kvNamespaces: string[][];
 }
 
 const HEADER = /^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*$/;
@@ -32,6 +34,7 @@ export function readTopLevel(toml: string): TopLevel {
   return {
     vars: all.filter((s) => s.header === "vars" && !s.array).flatMap((s) => keyLines(s.lines)),
     durableObjects: all.filter((s) => s.header === "durable_objects.bindings" && s.array).map((s) => keyLines(s.lines)),
+    kvNamespaces: all.filter((s) => s.header === "kv_namespaces" && s.array).map((s) => keyLines(s.lines)),
   };
 }
 
@@ -45,16 +48,27 @@ export function envNames(toml: string): string[] {
   return [...names];
 }
 
+/** The value of `field` in each `[[<table>]]` entry of one environment. */
+function envEntries(toml: string, table: string, field: string): string[] {
+  const value = new RegExp(`^${field}\\s*=\\s*"(.*)"$`);
+  return sections(toml)
+    .filter((s) => s.header === table && s.array)
+    .map((s) => keyLines(s.lines).find((line) => line.startsWith(field))?.replace(value, "$1") ?? "");
+}
+
 /** Durable Object binding names declared for one environment. */
 export function envDurableObjects(toml: string, env: string): string[] {
-  return sections(toml)
-    .filter((s) => s.header === `env.${env}.durable_objects.bindings` && s.array)
-    .map((s) => keyLines(s.lines).find((line) => line.startsWith("name"))?.replace(/^name\s*=\s*"(.*)"$/, "$1") ?? "");
+  return envEntries(toml, `env.${env}.durable_objects.bindings`, "name");
+}
+
+/** KV namespace binding names declared for one environment. */
+export function envKvNamespaces(toml: string, env: string): string[] {
+  return envEntries(toml, `env.${env}.kv_namespaces`, "binding");
 }
 
 /**
  * The block appended for a tenant: its entry module (which bundles tenants/<name>.json, see
- * scripts/tenant-files.ts), the top-level vars it must repeat, the DO bindings.
+ * scripts/tenant-files.ts), the top-level vars it must repeat, the DO and KV bindings.
  */
 export function renderTenantEnv(name: string, top: TopLevel, demoVar = "TOOLGATE_DEMO"): string {
   // Explicitly off: a tenant never falls back to the demo (and wrangler sees every top-level var repeated).
@@ -63,7 +77,7 @@ export function renderTenantEnv(name: string, top: TopLevel, demoVar = "TOOLGATE
     "",
     `# Tenant "${name}" (npm run tenant:add ${name}). Deploy: npx wrangler deploy --env ${name}`,
     `# Its configuration is tenants/${name}.json, bundled into the Worker by tenants/${name}.ts.`,
-    `# Environments inherit neither vars nor Durable Object bindings: they are repeated here.`,
+    `# Environments inherit neither vars nor bindings (Durable Objects, KV): they are repeated here.`,
     `[env.${name}]`,
     `main = "tenants/${name}.ts"`,
     "",
@@ -71,5 +85,7 @@ export function renderTenantEnv(name: string, top: TopLevel, demoVar = "TOOLGATE
     ...vars,
   ];
   for (const binding of top.durableObjects) out.push("", `[[env.${name}.durable_objects.bindings]]`, ...binding);
+  // No id: wrangler deploy provisions the environment's own namespace (tenants share no state).
+  for (const binding of top.kvNamespaces) out.push("", `[[env.${name}.kv_namespaces]]`, ...binding.filter((line) => !line.startsWith("id")));
   return `${out.join("\n")}\n`;
 }

@@ -1,6 +1,6 @@
 // Public API of the core. No side effects: importing this module runs nothing.
 export { defineTool, assembleTool, richResult, isRichResult, checkToolName, TOOL_NAME_PATTERN } from "./tool";
-export type { Tool, ToolContext, ToolSpec, ToolReturn, RichResult, Progress, ToolLogger, ToolParts } from "./tool";
+export type { Tool, ToolContext, ToolSpec, ToolReturn, RichResult, Progress, ToolLogger, ToolParts, ToolNeeds } from "./tool";
 export type { ToolPolicy, RetryPolicy, ConcurrencyPolicy, ApprovalPolicy, Risk } from "./policy";
 export { PolicyDataSchema } from "./policy";
 export { ERROR_CODES, toolError, isToolError, isRetryableCode } from "./errors";

@@ -1,14 +1,28 @@
 import type { ErrorCode, ValidationIssue } from "./errors";
 import type { JsonValue } from "./json";
 
+/**
+ * MCP content annotations: who a block is for and how much it matters. Kept with the block through
+ * records and toolgate's MCP endpoint; chat formats ignore them.
+ */
+export interface ContentAnnotations {
+  audience?: ("user" | "assistant")[];
+  /** 0 (least) to 1 (most important). */
+  priority?: number;
+  /** ISO 8601. */
+  lastModified?: string;
+}
+
+type Annotated<T> = T & { annotations?: ContentAnnotations };
+
 /** Rich content a tool may return (the MCP content shapes chat formats can carry). */
 export type Content =
-  | { type: "text"; text: string }
-  | { type: "image"; data: string; mimeType: string }
-  | { type: "resource_link"; uri: string; name: string; mimeType?: string; description?: string }
-  | { type: "audio"; data: string; mimeType: string }
+  | Annotated<{ type: "text"; text: string }>
+  | Annotated<{ type: "image"; data: string; mimeType: string }>
+  | Annotated<{ type: "resource_link"; uri: string; name: string; mimeType?: string; description?: string }>
+  | Annotated<{ type: "audio"; data: string; mimeType: string }>
   /** An embedded resource (MCP): its text, or its bytes as base64 in blob. */
-  | { type: "resource"; resource: EmbeddedResource };
+  | Annotated<{ type: "resource"; resource: EmbeddedResource }>;
 
 export type EmbeddedResource = { uri: string; mimeType?: string; text: string } | { uri: string; mimeType?: string; blob: string };
 

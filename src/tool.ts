@@ -7,6 +7,9 @@ import { checkPolicy, type ToolPolicy } from "./policy";
 import { valibotToJsonSchema } from "./schema/valibot";
 import { hashJson } from "./hash";
 import { valibotValidator, type Validator } from "./validation";
+import { checkNeeds, checkTags, type ToolNeeds } from "./tool-needs";
+
+export type { ToolNeeds } from "./tool-needs";
 
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 
@@ -57,6 +60,18 @@ export function isRichResult(value: unknown): value is RichResult {
 /** run() may return a string, any JSON value, nothing, or rich content. */
 export type ToolReturn = string | JsonValue | RichResult | undefined | void;
 
+/**
+ * What a tool's own author says of it in MCP's terms (a remote MCP server's ToolAnnotations):
+ * information shown in MCP listings where the tenant's policy is silent, never policy itself.
+ */
+export interface ToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
 /** A tool: data plus one function. Built by defineTool() or by adapters; always frozen. */
 export interface Tool<A = any, R = any> {
   readonly name: string;
@@ -65,6 +80,12 @@ export interface Tool<A = any, R = any> {
   /** "valibot", "json-schema", "mcp:<url>", "openapi", "http" */
   readonly source: string;
   readonly policy: Readonly<ToolPolicy<A>>;
+  /** Labels a host offers tools by (a tenant's `"tag:math"`); not part of what a model sees. */
+  readonly tags?: readonly string[];
+  /** Secrets and egress origins run() needs: the host checks its configuration provides them. */
+  readonly needs?: ToolNeeds;
+  /** Hints from the tool's author (remote MCP servers), apart from the policy that governs it. */
+  readonly annotations?: Readonly<ToolAnnotations>;
   readonly inputSchema: JsonSchema;
   readonly outputSchema?: JsonSchema;
   /** SHA-256 of the public definition (name, title, description, schemas, policy hints). */
@@ -81,6 +102,10 @@ export interface ToolSpec<I extends v.GenericSchema, O extends v.GenericSchema |
   input: I;
   output?: O;
   policy?: ToolPolicy<v.InferOutput<I>>;
+  /** e.g. ["demo", "math"]: a tenant may offer every tool of a tag. */
+  tags?: readonly string[];
+  /** e.g. { secrets: ["WEATHER_KEY"], egress: ["https://api.weather.example"] }. */
+  needs?: ToolNeeds;
   run: (
     args: v.InferOutput<I>,
     ctx: ToolContext,
@@ -99,8 +124,9 @@ export function checkToolName(name: unknown): string {
 }
 
 /** What is hashed: everything a model or client sees of the tool. */
-function publicDefinition(tool: Pick<Tool, "name" | "title" | "description" | "inputSchema" | "outputSchema" | "policy">) {
+function publicDefinition(tool: Pick<Tool, "name" | "title" | "description" | "inputSchema" | "outputSchema" | "policy" | "annotations">) {
   return {
+    ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
     name: tool.name,
     title: tool.title ?? null,
     description: tool.description,
@@ -118,6 +144,9 @@ export interface ToolParts<A, R> {
   description: string;
   source: string;
   policy?: ToolPolicy<A>;
+  tags?: readonly string[];
+  needs?: ToolNeeds;
+  annotations?: ToolAnnotations;
   /** Computed on first use: deriving schemas costs startup time a Worker should not pay for unused tools. */
   inputSchema: () => JsonSchema;
   outputSchema?: () => JsonSchema;
@@ -180,6 +209,9 @@ export function assembleTool<A, R>(parts: ToolParts<A, R>): Tool<A, R> {
   tool.description = parts.description;
   tool.source = parts.source;
   tool.policy = policy;
+  if (parts.tags !== undefined) tool.tags = checkTags(parts.name, parts.tags);
+  if (parts.needs !== undefined) tool.needs = checkNeeds(parts.name, parts.needs);
+  if (parts.annotations !== undefined) tool.annotations = Object.freeze({ ...parts.annotations });
   Object.defineProperties(tool, DERIVED_ACCESSORS);
   tool.validateInput = parts.validateInput;
   if (parts.validateOutput) tool.validateOutput = parts.validateOutput;
@@ -200,6 +232,8 @@ export function defineTool<I extends v.GenericSchema, O extends v.GenericSchema 
     description: spec.description,
     source: "valibot",
     ...(spec.policy === undefined ? {} : { policy: spec.policy }),
+    ...(spec.tags === undefined ? {} : { tags: spec.tags }),
+    ...(spec.needs === undefined ? {} : { needs: spec.needs }),
     inputSchema: () => valibotToJsonSchema(spec.input, name),
     ...(output ? { outputSchema: () => valibotToJsonSchema(output, name), validateOutput: valibotValidator(output) } : {}),
     validateInput: valibotValidator(spec.input),

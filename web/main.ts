@@ -4,14 +4,16 @@ import { onUnauthorized, resume, signOut, type Session } from "./app/session";
 import { hrefOf, parseHash, type View } from "./app/view";
 import { approvalsView } from "./views/approvals";
 import { batchView } from "./views/batch";
+import { consentView } from "./views/consent";
 import { gatesView } from "./views/gates";
 import { historyView } from "./views/history";
+import { keysView } from "./views/keys";
 import { liveView } from "./views/live";
 import { runView } from "./views/run";
 import { renderSignIn } from "./views/sign-in";
 import { toolsView } from "./views/tools";
 
-const VIEWS: View[] = [toolsView, runView, batchView, historyView, liveView, approvalsView, gatesView];
+const VIEWS: View[] = [toolsView, runView, batchView, historyView, liveView, approvalsView, gatesView, keysView, consentView];
 const app = document.getElementById("app")!;
 let cleanup: (() => void) | undefined;
 
@@ -29,7 +31,7 @@ function renderShell(session: Session): void {
   const nav = h(
     "nav",
     { "aria-label": "Views" },
-    h("ul", {}, views.map((v) => h("li", {}, h("a", { href: hrefOf(v.id), "aria-current": v === view ? "page" : undefined }, v.label)))),
+    h("ul", {}, views.filter((v) => !v.hidden).map((v) => h("li", {}, h("a", { href: hrefOf(v.id), "aria-current": v === view ? "page" : undefined }, v.label)))),
   );
   const header = h(
     "header",

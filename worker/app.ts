@@ -13,6 +13,9 @@ import { cors } from "./middleware/cors";
 import { loadTenantFrom, remoteTools } from "./middleware/tenant";
 import { calls } from "./routes/calls";
 import { approvals } from "./routes/approvals";
+import { consents } from "./routes/consents";
+import { keys } from "./routes/keys";
+import { oauth } from "./routes/oauth";
 import { adapters } from "./routes/adapters";
 import { gates } from "./routes/gates";
 import { records } from "./routes/records";
@@ -36,6 +39,9 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use(requestId());
   app.use(loadTenantFrom(options.catalog));
+  // OAuth's metadata, token, registration and authorize endpoints: before CORS (the library answers
+  // its own preflights, for browser-based MCP clients) and before any key check.
+  app.route("/", oauth);
   app.use(cors);
   app.use(bodyLimit);
   app.route("/", health);
@@ -49,6 +55,8 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.route("/v1/approvals", approvals);
   app.route("/v1/gates", gates);
   app.route("/v1/adapters", adapters);
+  app.route("/v1/keys", keys);
+  app.route("/v1/oauth", consents);
   app.route("/v1", tenantInfo);
   // MCP over Streamable HTTP: its own Host/Origin guard, then the same keys and scopes.
   app.route("/mcp", mcp);

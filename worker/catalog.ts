@@ -1,7 +1,7 @@
 import type { Tool } from "../src/tool";
-import { DEMO_TOOLS } from "./demo/tools";
+import { TOOL_FILES } from "./catalog.generated";
 
-/** Code tools by name: a tenant's configuration picks from these ("tools"). */
+/** Code tools by name: a tenant's configuration picks from these ("tools": names, "tag:<tag>" or "*"). */
 export type Catalog = ReadonlyMap<string, Tool>;
 
 /** A catalogue of these tools; a later tool of the same name wins. */
@@ -9,5 +9,19 @@ export function createCatalog(...groups: readonly (readonly Tool[])[]): Catalog 
   return new Map(groups.flat().map((tool) => [tool.name, tool]));
 }
 
-/** Every code tool this build ships (test-only tools are added by test/fixtures/catalog.ts). */
-export const CATALOG: Catalog = createCatalog(DEMO_TOOLS);
+/** The tools of tools/ files; each file must export the tool it is named after. */
+export function catalogFromFiles(files: readonly (readonly [file: string, tool: Tool])[]): Catalog {
+  for (const [file, tool] of files) {
+    if (tool?.name !== file) {
+      const found = typeof tool?.name === "string" ? `the tool "${tool.name}"` : "no tool (export default defineTool({ … }))";
+      throw new TypeError(`tools/${file}.ts default-exports ${found}: a tool file is named after its tool`);
+    }
+  }
+  return createCatalog(files.map(([, tool]) => tool));
+}
+
+/**
+ * Every code tool this build ships: one per file of tools/ (worker/catalog.generated.ts is written
+ * from that folder before every build). Test-only tools are added by test/fixtures/catalog.ts.
+ */
+export const CATALOG: Catalog = catalogFromFiles(TOOL_FILES);

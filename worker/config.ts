@@ -13,6 +13,11 @@ const MiB = 1024 * 1024;
 export const DEFAULT_LIMITS = { maxBodyBytes: MiB, maxCallsPerBatch: 128, bodyTimeoutMs: 10_000 } as const;
 
 const toolName = v.pipe(v.string(), v.regex(/^[a-zA-Z0-9_-]{1,64}$/, "must be a tool name (letters, digits, _ and -, at most 64)"));
+/** A tenant's "tools" entry: a tool's name, "tag:<tag>" (every tool with that tag) or "*" (every tool of tools/). */
+const toolEntry = v.pipe(
+  v.string(),
+  v.regex(/^(\*|tag:[a-z0-9][a-z0-9_-]{0,31}|[a-zA-Z0-9_-]{1,64})$/, 'must be a tool name, "tag:<tag>" or "*"'),
+);
 const intIn = (min: number, max: number) =>
   v.pipe(v.number(), v.integer("must be an integer"), v.minValue(min, `must be at least ${min}`), v.maxValue(max, `must be at most ${max}`));
 
@@ -37,8 +42,8 @@ const hostName = v.pipe(
 
 export const TenantConfigSchema = v.strictObject({
   name: v.pipe(v.string(), v.regex(/^[a-z][a-z0-9-]{0,39}$/, "must be lowercase letters, digits and -, starting with a letter, at most 40")),
-  /** Tools of the catalogue this tenant offers. */
-  tools: v.array(toolName),
+  /** Code tools (tools/) this tenant offers: names, "tag:<tag>" or "*". */
+  tools: v.array(toolEntry),
   /** Per-tool policy overrides (JSON-expressible fields only). */
   policies: v.optional(v.record(toolName, PolicyDataSchema), {}),
   keys: v.pipe(v.array(KeySchema), v.minLength(1, "must hold at least one key")),

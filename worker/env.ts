@@ -9,10 +9,19 @@ export type Bindings = Env & {
   TOOLGATE_DEMO?: string;
 } & Record<string, unknown>;
 
-/** The key a request authenticated with (never the key itself). */
+/** Who a request authenticated as (never the key or token itself): a key, or an OAuth grant. */
 export interface Caller {
+  /** Whose records its calls are: a key's name, or `oauth:<client_id>#<grant_id>`. */
   keyName: string;
   scopes: ReadonlySet<Scope>;
+  /** 32 bytes MCP sessions are bound to: a configured key's hash, a runtime key's id, a grant's id. */
+  binding: Uint8Array;
+  /** Only these tools are listed and may be called; absent: every tool. */
+  tools?: ReadonlySet<string>;
+  /** Calls per minute across isolates, counted under `id` (a runtime key's or a grant's). */
+  rateLimit?: { id: string; perMinute: number };
+  /** An OAuth grant's caller: the client and grant, and the resource metadata 403s point to. */
+  oauth?: { clientId: string; grantId: string; metadataUrl: string };
 }
 
 /** Hono's environment for every route and middleware. */
@@ -22,5 +31,7 @@ export interface AppEnv {
     requestId: string;
     tenant: Tenant;
     caller: Caller;
+    /** Set when a call of this request was refused by its caller's rate limit: when to retry. */
+    rateLimitedMs: number | undefined;
   };
 }

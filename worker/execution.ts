@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import type { BatchOptions } from "../src/options";
+import { callerHooks } from "./caller-hooks";
 import type { AppEnv, Bindings } from "./env";
 import { tenantGates } from "./gates/address";
 import { createGateLimiter } from "./gates/limiter";
@@ -35,7 +36,7 @@ export function pipelineOptions(env: Bindings, tenant: Tenant, run: ExecutionRun
     // its caller's. It runs here to its end, so it is never detached again.
     return { ...options, ...(run.approved ? { approved: true } : {}), journal: createLedgerJournal({ ledger, owner: run.owner, waitUntil: run.waitUntil }) };
   }
-  // Records belong to the key making the calls (its name): a call-scope key reads only its own.
+  // Records belong to the key (or OAuth grant) making the calls: a call-scope caller reads only its own.
   return {
     ...options,
     journal: createLedgerJournal({ ledger, key: run.key, waitUntil: run.waitUntil }),
@@ -44,10 +45,13 @@ export function pipelineOptions(env: Bindings, tenant: Tenant, run: ExecutionRun
   };
 }
 
-/** The pipeline options of this request's calls, made with its key. */
+/**
+ * The pipeline options of this request's calls, made with its key (or OAuth grant), whose own rules
+ * (a tool allow-list, a rate limit) join the tenant's hooks.
+ */
 export function executionOptions(c: Context<AppEnv>): BatchOptions {
   const waitUntil = waitUntilOf(c);
-  return pipelineOptions(c.env, c.var.tenant, {
+  const options = pipelineOptions(c.env, c.var.tenant, {
     key: c.var.caller.keyName,
     signal: c.req.raw.signal,
     ...(waitUntil ? { waitUntil } : {}),
@@ -55,6 +59,9 @@ export function executionOptions(c: Context<AppEnv>): BatchOptions {
     // app an env of theirs): a detached run takes it along. Deployed tenants bundle theirs, so nothing travels.
     ...(c.env.TOOLGATE_CONFIG ? { configOverride: c.env.TOOLGATE_CONFIG } : {}),
   });
+  const own = callerHooks(c, c.var.caller);
+  if (own) options.hooks = [c.var.tenant.hooks, own];
+  return options;
 }
 
 /** The request's ctx.waitUntil; undefined where there is no execution context (app.request in tests). */

@@ -1,4 +1,5 @@
 import { FormatSchemaError, type Format } from "../src/formats/format";
+import type { Tool } from "../src/tool";
 import type { Tenant } from "./tenant";
 
 export interface Listing<Definition = unknown> {
@@ -9,13 +10,21 @@ export interface Listing<Definition = unknown> {
 
 /**
  * The tenant's tools in a format's shape (GET /v1/tools/:format, MCP tools/list); computed once per
- * tenant view and format (a view's registry is fixed).
+ * tenant view and format (a view's registry is fixed). With `allowed` (a caller's allow-list), only
+ * those tools, computed for the request.
  */
-export function toolListing<Definition>(tenant: Tenant, format: Format<Definition>): Listing<Definition> {
+export function toolListing<Definition>(tenant: Tenant, format: Format<Definition>, allowed?: ReadonlySet<string>): Listing<Definition> {
+  if (allowed) return listingOf(tenant.registry.list().filter((tool) => allowed.has(tool.name)), format);
   const cached = tenant.listings.get(format.name) as Listing<Definition> | undefined;
   if (cached) return cached;
+  const result = listingOf(tenant.registry.list(), format);
+  tenant.listings.set(format.name, result);
+  return result;
+}
+
+function listingOf<Definition>(tools: readonly Tool[], format: Format<Definition>): Listing<Definition> {
   const result: Listing<Definition> = { tools: [] };
-  for (const tool of tenant.registry.list()) {
+  for (const tool of tools) {
     try {
       result.tools.push(format.toolDefinition(tool));
     } catch (error) {
@@ -23,6 +32,5 @@ export function toolListing<Definition>(tenant: Tenant, format: Format<Definitio
       (result.skipped ??= []).push({ name: tool.name, message: error.message });
     }
   }
-  tenant.listings.set(format.name, result);
   return result;
 }

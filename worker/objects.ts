@@ -4,6 +4,7 @@ export { GateIndex } from "./gates/gate-index";
 export { Ledger } from "./ledger/ledger";
 export { AdapterPins } from "./pins/adapter-pins";
 export { Upstream } from "./upstreams/upstream";
+export { Keys } from "./keys/keys";
 
 import { CATALOG } from "./catalog";
 import { createRunnerClass } from "./runner/runner";

@@ -12,6 +12,9 @@ export function withPolicy(tool: Tool, override: TenantConfig["policies"][string
     description: tool.description,
     source: tool.source,
     policy: { ...tool.policy, ...override },
+    ...(tool.tags === undefined ? {} : { tags: tool.tags }),
+    ...(tool.needs === undefined ? {} : { needs: tool.needs }),
+    ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
     inputSchema: () => tool.inputSchema,
     ...(tool.outputSchema === undefined ? {} : { outputSchema: () => tool.outputSchema! }),
     validateInput: tool.validateInput,
@@ -21,13 +24,10 @@ export function withPolicy(tool: Tool, override: TenantConfig["policies"][string
 }
 
 /**
- * Check that every tool name the config mentions is one it offers. Remote MCP tools are only known
- * at run time: a name under one of their prefixes passes.
+ * Check that every tool name the policies, deny list and approvals mention is one the tenant offers.
+ * Remote MCP tools are only known at run time: a name under one of their prefixes passes.
  */
-function checkNames(config: TenantConfig, offered: ReadonlySet<string>, known: readonly string[], remotePrefixes: readonly string[]): void {
-  config.tools.forEach((name, i) => {
-    if (!known.includes(name)) throw new ConfigError(`tools[${i}]: unknown tool "${name}" (known: ${known.join(", ")})`);
-  });
+function checkNames(config: TenantConfig, offered: ReadonlySet<string>, remotePrefixes: readonly string[]): void {
   const mentioned: [string, readonly string[]][] = [
     ["policies", Object.keys(config.policies)],
     ["deny", config.deny],
@@ -42,13 +42,12 @@ function checkNames(config: TenantConfig, offered: ReadonlySet<string>, known: r
 }
 
 /**
- * The tenant's registry: its chosen catalogue tools and its adapters' tools (HTTP, OpenAPI), with
+ * The tenant's registry: its code tools (selectTools) and its adapters' tools (HTTP, OpenAPI), with
  * policy overrides. Throws ConfigError naming the field (createTenant adds the source).
  */
-export function buildRegistry(config: TenantConfig, catalog: ReadonlyMap<string, Tool>, adapterTools: readonly Tool[] = [], remotePrefixes: readonly string[] = []): Registry {
-  const offered = new Set([...config.tools, ...adapterTools.map((tool) => tool.name)]);
-  checkNames(config, offered, [...catalog.keys()], remotePrefixes);
-  const chosen = [...config.tools.map((name) => catalog.get(name)!), ...adapterTools];
+export function buildRegistry(config: TenantConfig, codeTools: readonly Tool[], adapterTools: readonly Tool[] = [], remotePrefixes: readonly string[] = []): Registry {
+  const chosen = [...codeTools, ...adapterTools];
+  checkNames(config, new Set(chosen.map((tool) => tool.name)), remotePrefixes);
   const seen = new Set<string>();
   for (const tool of chosen) {
     if (seen.has(tool.name)) throw new ConfigError(`the tool name "${tool.name}" is used twice (tools and adapters share one namespace)`);

@@ -6,6 +6,7 @@ import { ConfigError, parseTenantConfig, type Scope, type TenantConfig } from ".
 import { CATALOG, type Catalog } from "./catalog";
 import { DEMO_CONFIG } from "./demo/tenant";
 import { approvalHooks, buildRegistry } from "./registry";
+import { selectTools } from "./tool-selection";
 import { tenantUpstreams, type UpstreamNamespace } from "./upstreams/address";
 
 export interface TenantKey {
@@ -47,12 +48,13 @@ export function createTenant(configInput: string | unknown, env?: { UPSTREAMS?: 
   const config = parseTenantConfig(configInput, source);
   try {
     const upstreams = env?.UPSTREAMS ? tenantUpstreams({ UPSTREAMS: env.UPSTREAMS }, config.name) : undefined;
-    const adapters = buildAdapters(config, upstreams ? { upstreams } : {});
+    const code = selectTools(config, catalog);
+    const adapters = buildAdapters(config, upstreams ? { upstreams } : {}, code.egress);
     const prefixes = adapters.servers.map((server) => server.declaration.prefix);
     return {
       name: config.name,
       config,
-      registry: buildRegistry(config, catalog, adapters.tools, prefixes),
+      registry: buildRegistry(config, code.tools, adapters.tools, prefixes),
       adapters,
       keys: config.keys.map((key) => ({ name: key.name, hash: hexToBytes(key.hash), scopes: new Set(key.scopes) })),
       hooks: approvalHooks(config),

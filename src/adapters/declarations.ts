@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { isJsonPointer } from "../json-pointer";
 import { PolicyDataSchema } from "../policy";
 import { TOOL_NAME_PATTERN } from "../tool";
 
@@ -68,6 +69,18 @@ export const HttpToolSchema = v.strictObject({
   auth: v.optional(AuthSchema),
   maxResponseBytes,
   rateLimit: v.optional(RateLimitSchema),
+  /** JSON Schema of the result (after `response`): every 2xx answer is checked against it. */
+  output: v.optional(jsonObject),
+  /** The result's fields, each picked from the upstream's JSON by a JSON Pointer (RFC 6901; "" is the whole answer). */
+  response: v.optional(
+    v.pipe(
+      v.record(
+        v.pipe(v.string(), v.regex(/^[^\s]{1,64}$/, "must be a field name (1-64 characters, no spaces)")),
+        v.pipe(v.string(), v.check((pointer) => pointer === "" || isJsonPointer(pointer), 'must be a JSON Pointer into the answer, like "/main/temp" ("" for all of it)')),
+      ),
+      v.check((fields) => Object.keys(fields).length > 0, "must map at least one field"),
+    ),
+  ),
   ...policyEntries,
 });
 export type HttpToolDeclaration = v.InferInput<typeof HttpToolSchema>;

@@ -5,6 +5,7 @@ import { assembleTool, type Tool } from "../tool";
 import { HttpToolSchema, parseDeclaration, policyOf, type HttpTool, type HttpToolDeclaration } from "./declarations";
 import { buildRequest, mappedNames } from "./http-request";
 import { DEFAULT_MAX_RESPONSE_BYTES, toToolResult, upstreamFailure } from "./http-response";
+import { outputShape } from "./http-output";
 import { fetchUpstream, maskerFor } from "./upstream";
 import type { Masker } from "../mask";
 import { labelOf, type AdapterDeps, type AdapterKind } from "./kind";
@@ -61,6 +62,8 @@ function toolOf(decl: HttpTool, label: string, deps: HttpToolDeps): Tool {
   policy.idempotent ??= decl.method === "GET" || decl.method === "HEAD";
   const maxBytes = decl.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const upstream = new URL(decl.url.replace(/\{[^}]*\}/g, "x")).host;
+  const shape = outputShape(decl, label, upstream);
+  const outputSchema = shape?.schema;
   return assembleTool({
     name: decl.name,
     ...(decl.title === undefined ? {} : { title: decl.title }),
@@ -68,6 +71,8 @@ function toolOf(decl: HttpTool, label: string, deps: HttpToolDeps): Tool {
     source: deps.source ?? "http",
     policy,
     inputSchema: () => schema,
+    // Checked in run() (the shape), where a mismatch is the upstream's error, not the tool's.
+    ...(outputSchema ? { outputSchema: () => outputSchema } : {}),
     validateInput,
     async run(args, ctx) {
       const { url, init } = buildRequest(decl, mapped, args, ctx.secrets);
@@ -76,9 +81,10 @@ function toolOf(decl: HttpTool, label: string, deps: HttpToolDeps): Tool {
         throw networkFailure(error, ctx.signal, mask, `${upstream} could not be reached`);
       });
       if (!response.ok) throw await upstreamFailure(response, mask, upstream);
-      return toToolResult(response, maxBytes, mask).catch((error: unknown) => {
+      const read = await toToolResult(response, maxBytes, mask).catch((error: unknown) => {
         throw networkFailure(error, ctx.signal, mask, `${upstream}'s response body broke off`);
       });
+      return shape ? shape.apply(read, { type: response.headers.get("content-type") ?? "", status: response.status, maxBytes }) : read;
     },
   });
 }

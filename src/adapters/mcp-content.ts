@@ -1,10 +1,26 @@
 import { toolError } from "../errors";
 import { isPlainObject, type JsonValue } from "../json";
-import type { Content } from "../result";
+import type { Content, ContentAnnotations } from "../result";
 import { richResult, type RichResult } from "../tool";
 
-/** One MCP content block as toolgate's content; a malformed block is dropped. */
+/** A block's annotations, only the well-formed fields (audience roles, priority 0–1, lastModified). */
+function annotationsOf(raw: unknown): ContentAnnotations | undefined {
+  if (!isPlainObject(raw)) return undefined;
+  const annotations: ContentAnnotations = {};
+  if (Array.isArray(raw.audience)) annotations.audience = raw.audience.filter((role): role is "user" | "assistant" => role === "user" || role === "assistant");
+  if (typeof raw.priority === "number" && raw.priority >= 0 && raw.priority <= 1) annotations.priority = raw.priority;
+  if (typeof raw.lastModified === "string") annotations.lastModified = raw.lastModified;
+  return Object.keys(annotations).length > 0 ? annotations : undefined;
+}
+
+/** One MCP content block as toolgate's content, with its annotations; a malformed block is dropped. */
 function toContent(block: unknown): Content | undefined {
+  const content = blockOf(block);
+  const annotations = content && isPlainObject(block) ? annotationsOf(block.annotations) : undefined;
+  return annotations ? { ...content!, annotations } : content;
+}
+
+function blockOf(block: unknown): Content | undefined {
   if (!isPlainObject(block)) return undefined;
   switch (block.type) {
     case "text":

@@ -3,11 +3,13 @@ import { toolError } from "../errors";
 import { hashJson } from "../hash";
 import { isPlainObject, type JsonSchema } from "../json";
 import { jsonSchemaValidator } from "../schema/json-schema";
-import { assembleTool, TOOL_NAME_PATTERN, type Tool, type ToolLogger } from "../tool";
+import { assembleTool, TOOL_NAME_PATTERN, type Tool, type ToolAnnotations, type ToolLogger } from "../tool";
 import { AuthSchema, httpUrl, parseDeclaration, policyEntries, policyOf, RateLimitSchema } from "./declarations";
 import { labelOf, type AdapterKind } from "./kind";
+import { acceptsToolTasks, callRemoteTool } from "./mcp-call";
 import { createMcpClient, type McpCallContext } from "./mcp-client";
 import { fromCallResult } from "./mcp-content";
+import { headerParamsOf, type HeaderParam } from "./mcp-headers";
 import type { UpstreamGate } from "./upstream";
 
 export const McpServerSchema = v.strictObject({
@@ -51,6 +53,8 @@ export interface RemoteDefinition {
   /** SHA-256 of the canonical JSON of `definition`. */
   hash: string;
   definition: { name: string; title: unknown; description: unknown; inputSchema: unknown; outputSchema: unknown; annotations: unknown };
+  /** 2025 `execution.taskSupport` ("required": called as a task). Not pinned: it says how to call, not what runs. */
+  taskSupport?: string;
 }
 
 /** Approved definition hashes, by local tool name (the Worker keeps them; admins approve). */
@@ -96,7 +100,20 @@ function definitionOf(raw: Record<string, unknown>, prefix: string): RemoteDefin
     annotations: raw.annotations ?? null,
   };
   const tool = `${prefix}${raw.name}`.replace(/[^a-zA-Z0-9_-]/g, "_");
-  return { tool, remoteName: raw.name, hash: hashJson(definition), definition };
+  const execution = isPlainObject(raw.execution) ? raw.execution : {};
+  const taskSupport = typeof execution.taskSupport === "string" ? { taskSupport: execution.taskSupport } : {};
+  return { tool, remoteName: raw.name, hash: hashJson(definition), definition, ...taskSupport };
+}
+
+const HINTS = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] as const;
+
+/** The server's ToolAnnotations, only the fields of the right type. */
+function hintsOf(annotations: unknown): ToolAnnotations | undefined {
+  if (!isPlainObject(annotations)) return undefined;
+  const hints: ToolAnnotations = {};
+  if (typeof annotations.title === "string") hints.title = annotations.title;
+  for (const key of HINTS) if (typeof annotations[key] === "boolean") hints[key] = annotations[key];
+  return Object.keys(hints).length > 0 ? hints : undefined;
 }
 
 /** Tools of a remote MCP server (Streamable HTTP), declared as data. Throws on a bad declaration. */
@@ -133,15 +150,26 @@ export function mcpServer(declaration: McpServerDeclaration, deps: McpServerDeps
       cursor = isPlainObject(result) && typeof result.nextCursor === "string" ? result.nextCursor : undefined;
       if (cursor === undefined) break;
     }
+    const era = await client.era(ctx);
+    const taskTools = era.kind === "legacy" && acceptsToolTasks(await client.capabilities(ctx));
     const tools: Tool[] = [];
     for (const def of definitions) {
       try {
-        tools.push(toTool(def));
+        tools.push(toTool(def, callable(def, era.kind === "modern", taskTools)));
       } catch (error) {
         deps.log?.warn(`${label}: tool "${def.remoteName}" skipped: ${error instanceof Error ? error.message : String(error)}`);
       }
     }
     return { at: now(), definitions, tools };
+  }
+
+  /** How to call a tool, or why it cannot be (then it is left out of the list). */
+  function callable(def: RemoteDefinition, modern: boolean, taskTools: boolean): HeaderParam[] {
+    if (!modern && def.taskSupport === "required" && !taskTools) throw new TypeError("it must run as a task, and the server does not accept task-augmented calls");
+    if (!modern) return [];
+    const params = headerParamsOf(def.definition.inputSchema);
+    if (typeof params === "string") throw new TypeError(`invalid x-mcp-header: ${params}`);
+    return params;
   }
 
   const fresh = () => (cache && now() - cache.at < decl.cacheTtlMs ? cache : undefined);
@@ -167,26 +195,28 @@ export function mcpServer(declaration: McpServerDeclaration, deps: McpServerDeps
     }
   }
 
-  function toTool(def: RemoteDefinition): Tool {
+  function toTool(def: RemoteDefinition, headerParams: HeaderParam[]): Tool {
     if (!TOOL_NAME_PATTERN.test(def.tool)) throw new TypeError(`name "${def.tool}" is not a valid tool name`);
     const input = def.definition.inputSchema as JsonSchema;
     const output = isPlainObject(def.definition.outputSchema) ? (def.definition.outputSchema as JsonSchema) : undefined;
     const title = def.definition.title ?? (isPlainObject(def.definition.annotations) ? def.definition.annotations.title : undefined);
+    const annotations = hintsOf(def.definition.annotations);
+    const spec = { remoteName: def.remoteName, headerParams, ...(def.taskSupport ? { taskSupport: def.taskSupport } : {}) };
     return assembleTool({
       name: def.tool,
       ...(typeof title === "string" ? { title } : {}),
       description: typeof def.definition.description === "string" ? def.definition.description : "",
       source,
-      // Only the declaration sets policy: remote annotations (readOnlyHint …) never relax it.
+      // Only the declaration sets policy: remote annotations (readOnlyHint …) are shown, never obeyed.
       policy,
+      ...(annotations ? { annotations } : {}),
       inputSchema: () => input,
       validateInput: jsonSchemaValidator(input),
       ...(output ? { outputSchema: () => output, validateOutput: jsonSchemaValidator(output) } : {}),
       async run(args, ctx) {
         const call: McpCallContext = { fetch: ctx.fetch, signal: ctx.signal, secrets: ctx.secrets, progress: (p) => ctx.progress(p) };
         await checkPin(def, call);
-        const result = await client.request("tools/call", { name: def.remoteName, arguments: args ?? {} }, call);
-        return fromCallResult(result, label);
+        return fromCallResult(await callRemoteTool(client, label, spec, args, call), label);
       },
     });
   }

@@ -30,6 +30,8 @@ export const OpenApiSchema = v.strictObject({
   auth: v.optional(AuthSchema),
   maxResponseBytes,
   rateLimit: v.optional(RateLimitSchema),
+  /** Each operation's 2xx JSON response schema becomes its tool's output schema, checked on every answer; false ignores them. */
+  outputSchemas: v.optional(v.boolean(), true),
   ...policyEntries,
 });
 export type OpenApiDeclaration = v.InferInput<typeof OpenApiSchema>;
@@ -53,6 +55,24 @@ function serverUrl(doc: Obj, label: string): string {
 function jsonContent(content: Obj): Obj | undefined {
   const type = Object.keys(content).find((t) => /^application\/([\w.+-]+\+)?json\b/i.test(t));
   return type === undefined ? undefined : obj(content[type]);
+}
+
+/**
+ * The JSON Schema of an operation's first 2xx answer (200 before 201 …, then 2XX), when the document
+ * gives one; a schema that is only a component reference is inlined, so an object stays an object.
+ */
+function responseSchema(doc: Obj, op: Obj, convert: ReturnType<typeof createSchemaConverter>, where: string): JsonSchema | undefined {
+  const responses = obj(op.responses);
+  const status = Object.keys(responses).filter((code) => /^2(\d\d|XX)$/i.test(code)).sort()[0];
+  if (status === undefined) return undefined;
+  const media = jsonContent(obj(obj(resolveRef(doc, responses[status], where)).content));
+  if (media?.schema === undefined) return undefined;
+  const defs = new Map<string, JsonSchema>();
+  let schema = convert(media.schema, defs);
+  const only = Object.keys(schema).length === 1 && typeof schema.$ref === "string" ? /^#\/\$defs\/(.+)$/.exec(schema.$ref)?.[1] : undefined;
+  if (only !== undefined && defs.has(only)) schema = { ...defs.get(only) };
+  if (defs.size) schema.$defs = Object.fromEntries(defs);
+  return schema;
 }
 
 /** One operation as an HTTP tool declaration, or why it cannot be one. */
@@ -97,6 +117,7 @@ function toDeclaration(doc: Obj, decl: OpenApi, base: string, path: string, meth
   if (required.length) input.required = required;
   if (defs.size) input.$defs = Object.fromEntries(defs);
   const summary = [op.summary, op.description].filter((s): s is string => typeof s === "string" && s !== "").join("\n\n");
+  const output = decl.outputSchemas ? responseSchema(doc, op, convert, where) : undefined;
   return {
     ...policyOf(decl),
     name: `${decl.prefix}${String(op.operationId)}`.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 64),
@@ -111,6 +132,7 @@ function toDeclaration(doc: Obj, decl: OpenApi, base: string, path: string, meth
     ...(decl.auth ? { auth: decl.auth } : {}),
     ...(decl.maxResponseBytes ? { maxResponseBytes: decl.maxResponseBytes } : {}),
     ...(decl.rateLimit ? { rateLimit: decl.rateLimit } : {}),
+    ...(output ? { output } : {}),
   };
 }
 

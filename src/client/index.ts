@@ -8,10 +8,17 @@ import type {
   CallPage,
   CallQuery,
   CancelAnswer,
+  ConfiguredKey,
+  ConsentDecision,
+  ConsentDetails,
   DecisionAnswer,
   GatePage,
+  GrantInfo,
+  KeySecret,
+  NewKeyInput,
   ResultPage,
   RunAnswer,
+  RuntimeKey,
   ServerEvent,
   ToolInfo,
   ToolListing,
@@ -61,6 +68,20 @@ export interface ToolgateClient {
   decide(callId: string, decision: "approve" | "deny", reason?: string): Promise<DecisionAnswer>;
   /** Concurrency gates: limit, holders, queue depth (admin). */
   gates(options?: { after?: string; limit?: number }): Promise<GatePage>;
+  /** Every key: the configuration's and those made at runtime (admin). */
+  keys(): Promise<(ConfiguredKey | RuntimeKey)[]>;
+  /** A new key; its secret is in this answer only (admin). */
+  createKey(input: NewKeyInput): Promise<KeySecret>;
+  /** A new secret; the old one keeps working for `graceSeconds` (default 3600) (admin). */
+  rotateKey(id: string, graceSeconds?: number): Promise<KeySecret>;
+  revokeKey(id: string): Promise<{ key: RuntimeKey }>;
+  /** A pending OAuth sign-in's details (admin). */
+  consent(handle: string): Promise<ConsentDetails>;
+  /** Approve or deny it; the answer says where to send the browser back to the client (admin). */
+  decideConsent(handle: string, decision: ConsentDecision): Promise<{ redirectTo: string }>;
+  /** OAuth grants made so far (admin). */
+  grants(): Promise<GrantInfo[]>;
+  revokeGrant(id: string): Promise<{ revoked: string }>;
   /** The live event stream, read with fetch (the key as a header); reconnects and resumes by default. */
   events(options?: EventStreamOptions): AsyncGenerator<ServerEvent>;
   /** The live event stream as an EventSource, opened with a short-lived token (never the key in a URL). */
@@ -107,6 +128,14 @@ export function createClient(options: ClientOptions = {}): ToolgateClient {
     decide: (callId, decision, reason) =>
       http.json(`/v1/approvals/${seg(callId)}`, { method: "POST", body: reason === undefined ? { decision } : { decision, reason } }),
     gates: (o = {}) => http.json("/v1/gates", { query: { ...o } }),
+    keys: async () => (await http.json<{ keys: (ConfiguredKey | RuntimeKey)[] }>("/v1/keys")).keys,
+    createKey: (input) => http.json("/v1/keys", { body: input }),
+    rotateKey: (id, graceSeconds) => http.json(`/v1/keys/${seg(id)}/rotate`, { body: graceSeconds === undefined ? {} : { graceSeconds } }),
+    revokeKey: (id) => http.json(`/v1/keys/${seg(id)}/revoke`, { method: "POST" }),
+    consent: (handle) => http.json(`/v1/oauth/consents/${seg(handle)}`),
+    decideConsent: (handle, decision) => http.json(`/v1/oauth/consents/${seg(handle)}`, { body: decision }),
+    grants: async () => (await http.json<{ grants: GrantInfo[] }>("/v1/oauth/grants")).grants,
+    revokeGrant: (id) => http.json(`/v1/oauth/grants/${seg(id)}/revoke`, { method: "POST" }),
     events: (o) => streamEvents(http, o),
     eventSource: (o) => openEventSource(http, o),
     runMixed: (input, o) => runMixed(http, input, o),

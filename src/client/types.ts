@@ -148,3 +148,77 @@ export interface ServerEvent {
   type: ServerEventType | (string & {});
   data: { type?: string; at?: number; callId?: string; tool?: string; [key: string]: JsonValue | undefined };
 }
+
+/** The rules a key or an OAuth grant may carry (GET/POST /v1/keys, the consent decision). */
+export interface CallerRules {
+  /** Only these tools; absent: every tool. */
+  tools?: string[];
+  /** Calls per minute, shared by every isolate. */
+  ratePerMinute?: number;
+  /** Milliseconds since the epoch. */
+  expiresAt?: number;
+}
+
+/** A key of the bundled configuration (changes only with a deploy). */
+export interface ConfiguredKey {
+  source: "config";
+  name: string;
+  scopes: ("call" | "admin")[];
+}
+
+/** A key created at runtime; never its secret or hash. */
+export interface RuntimeKey extends CallerRules {
+  source: "runtime";
+  id: string;
+  name: string;
+  scopes: ("call" | "admin")[];
+  createdAt: number;
+  lastUsedAt?: number;
+  rotatedAt?: number;
+  previousValidUntil?: number;
+  revokedAt?: number;
+}
+
+export interface NewKeyInput extends CallerRules {
+  name: string;
+  scopes: ("call" | "admin")[];
+}
+
+/** The answer that carries a secret: shown once, never again. */
+export interface KeySecret {
+  key: RuntimeKey;
+  secret: string;
+}
+
+/** A pending OAuth authorization, as its consent page shows it (every string comes from the client). */
+export interface ConsentDetails {
+  consent: {
+    clientId: string;
+    clientName: string;
+    /** Set for a client identified by its metadata document's URL: a domain the client controls. */
+    clientDomain?: string;
+    clientUri?: string;
+    redirectUri: string;
+    redirectHost: string;
+    redirectIsLoopback: boolean;
+    scope: string[];
+  };
+  /** The tenant's tools, for the grant's allow-list. */
+  tools: string[];
+}
+
+export interface ConsentDecision extends CallerRules {
+  decision: "approve" | "deny";
+  scope?: "call" | "admin";
+}
+
+/** An OAuth grant, as admins list it. */
+export interface GrantInfo {
+  id: string;
+  clientId: string;
+  scope: string[];
+  createdAt: number;
+  expiresAt?: number;
+  redirectUri?: string;
+  details?: { clientName?: string; approvedBy?: string } & CallerRules;
+}

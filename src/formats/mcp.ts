@@ -88,14 +88,25 @@ export function toCallToolResult(result: CallResult): McpCallToolResult {
  * others, MCP's default (destructive) holds unless the author declared the risk low; idempotency says
  * nothing about destructiveness (a delete is idempotent and destructive). Code tools may or may not
  * reach the outside world, so openWorldHint is left to MCP's default; adapter tools always do.
+ *
+ * A remote MCP server's own hints fill in what the tenant's policy leaves unsaid (no readOnly, risk or
+ * idempotent declared): they are information for the client, as the server gave them. Where the
+ * policy speaks, it wins, and toolgate itself acts on the policy alone (retries, approvals).
  */
 function annotationsOf(tool: Tool): McpToolAnnotations {
-  const readOnly = tool.policy.readOnly === true;
+  const { readOnly, risk, idempotent } = tool.policy;
+  const remote = tool.annotations ?? {};
+  const readOnlyHint = readOnly ?? remote.readOnlyHint ?? false;
+  const fromPolicy = {
+    destructiveHint: !readOnlyHint && risk !== "low",
+    idempotentHint: readOnlyHint || idempotent === true,
+  };
+  const openWorld = tool.source === "valibot" ? undefined : (remote.openWorldHint ?? true);
   return {
-    readOnlyHint: readOnly,
-    destructiveHint: !readOnly && tool.policy.risk !== "low",
-    idempotentHint: readOnly || tool.policy.idempotent === true,
-    ...(tool.source === "valibot" ? {} : { openWorldHint: true }),
+    readOnlyHint,
+    destructiveHint: readOnly === undefined && risk === undefined && remote.destructiveHint !== undefined ? !readOnlyHint && remote.destructiveHint : fromPolicy.destructiveHint,
+    idempotentHint: readOnly === undefined && idempotent === undefined && remote.idempotentHint !== undefined ? readOnlyHint || remote.idempotentHint : fromPolicy.idempotentHint,
+    ...(openWorld === undefined ? {} : { openWorldHint: openWorld }),
   };
 }
 

@@ -104,13 +104,15 @@ function toIssues(errors: readonly OutputUnit[], instance: unknown): ValidationI
  * A Validator from a JSON Schema (drafts 4, 7, 2019-09, 2020-12; 2020-12 when $schema is absent),
  * for tools whose schema comes from configuration or a remote server. Interprets the schema at run
  * time, with no code generation, so it runs on Workers. Throws a TypeError when the schema is not
- * an object (tool inputs are always objects at the root) or holds an invalid regular expression.
+ * an object, describes something other than an object (tool inputs are always objects at the root;
+ * `anyRoot` lifts this for outputs, which an upstream may answer as a list) or holds an invalid
+ * regular expression.
  */
-export function jsonSchemaValidator<T = unknown>(schema: JsonSchema): Validator<T> {
+export function jsonSchemaValidator<T = unknown>(schema: JsonSchema, options: { anyRoot?: boolean } = {}): Validator<T> {
   if (!isPlainObject(schema)) {
     throw new TypeError(`Invalid JSON Schema: expected an object at the root, got ${Array.isArray(schema) ? "an array" : typeof schema}`);
   }
-  if (schema.type !== undefined && schema.type !== "object") {
+  if (!options.anyRoot && schema.type !== undefined && schema.type !== "object") {
     throw new TypeError(`Invalid JSON Schema: a tool's input schema must have type "object", got ${JSON.stringify(schema.type)}`);
   }
   checkPatterns(schema, "#");

@@ -10,6 +10,7 @@ import type { CallJournal, CallToClaim } from "../../src/journal";
 import type { CallRecord } from "../../src/result";
 import { createLocalLimiter } from "../../src/gates/local-limiter";
 import { add, boom, echo } from "./fixtures";
+import { latch } from "../wait";
 
 const registry = createRegistry([add, echo, boom]);
 const call = (name: string, args: unknown, id = "call_1") => ({ id, name, arguments: args });
@@ -171,7 +172,8 @@ describe("executeCall: every error code is a result", () => {
   });
 
   it("timeout discards the late result of a tool that ignores its signal", async () => {
-    let finished = false;
+    const finished = latch();
+    let done = false;
     const slow = defineTool({
       name: "slow",
       description: "",
@@ -179,18 +181,20 @@ describe("executeCall: every error code is a result", () => {
       policy: { timeoutMs: 20 },
       run: async () => {
         await new Promise((r) => setTimeout(r, 80));
-        finished = true;
+        done = true;
+        finished.open();
         return "late";
       },
     });
     const r = await expectError(executeCall(call("slow", {}), { registry: createRegistry([slow]) }), "timeout");
     expect(r.record.status).toBe("timed_out");
-    await new Promise((r) => setTimeout(r, 100));
-    expect(finished).toBe(true);
+    await finished.opened; // the tool ran to its end all the same: its result was dropped, not awaited
+    expect(done).toBe(true);
   });
 
   it("cancelled by the caller's signal aborts the tool's signal", async () => {
     let sawAbort = false;
+    const started = latch();
     const wait = defineTool({
       name: "wait",
       description: "",
@@ -201,35 +205,38 @@ describe("executeCall: every error code is a result", () => {
             sawAbort = true;
             resolve("stopped");
           });
+          started.open();
         }),
     });
     const controller = new AbortController();
     const pending = executeCall(call("wait", {}), { registry: createRegistry([wait]), signal: controller.signal });
-    setTimeout(() => controller.abort(), 10);
+    await started.opened; // cancelled while the tool runs
+    controller.abort();
     const r = await expectError(pending, "cancelled");
     expect(sawAbort).toBe(true);
     expect(r.record.status).toBe("cancelled");
   });
 
   it("busy when a gate's queue is full", async () => {
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
+    const held = latch();
+    const running = latch();
     const gated = defineTool({
       name: "gated",
       description: "",
       input: v.object({}),
       policy: { concurrency: { limit: 1, maxQueue: 0 } },
       run: async () => {
-        await held;
+        running.open();
+        await held.opened;
         return "ok";
       },
     });
     const options = { registry: createRegistry([gated]), limiter: createLocalLimiter() };
     const first = executeCall(call("gated", {}, "first"), options);
-    await new Promise((r) => setTimeout(r, 5));
+    await running.opened; // the first holds the only slot
     const r = await expectError(executeCall(call("gated", {}, "second"), options), "busy");
     expect(r.error.retryAfterMs).toBeGreaterThan(0);
-    release();
+    held.open();
     expect((await first).ok).toBe(true);
   });
 

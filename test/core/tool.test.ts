@@ -54,6 +54,31 @@ describe("defineTool", () => {
   });
 });
 
+describe("defineTool: tags and needs", () => {
+  const define = (extra: Record<string, unknown>) => defineTool({ name: "weather", description: "", input: v.object({}), run: () => "", ...extra });
+
+  it("keeps them frozen on the tool, outside its hash", () => {
+    const tool = define({ tags: ["demo", "net"], needs: { secrets: ["WEATHER_KEY"], egress: ["https://api.weather.example", "*.cdn.example"] } });
+    expect(tool.tags).toEqual(["demo", "net"]);
+    expect(tool.needs).toEqual({ secrets: ["WEATHER_KEY"], egress: ["https://api.weather.example", "*.cdn.example"] });
+    expect(Object.isFrozen(tool.tags) && Object.isFrozen(tool.needs) && Object.isFrozen(tool.needs?.secrets)).toBe(true);
+    expect(tool.hash).toBe(define({}).hash);
+    expect(define({}).tags).toBeUndefined();
+  });
+
+  it.each([
+    [{ tags: ["Demo"] }, /Tool "weather": invalid tags\[0\]: "Demo" must match/],
+    [{ tags: ["a", "a"] }, /invalid tags\[1\]: "a" is listed twice/],
+    [{ tags: "demo" }, /invalid tags: must be a list of at most 64 strings/],
+    [{ needs: { secrets: ["WEATHER-KEY"] } }, /invalid needs\.secrets\[0\]: "WEATHER-KEY" must be a secret's name/],
+    [{ needs: { egress: ["api.example.com:8443"] } }, /invalid needs\.egress\[0\]: "api\.example\.com:8443" names a port: write the origin with its scheme/],
+    [{ needs: { egress: ["https://api.example.com/v1"] } }, /invalid needs\.egress\[0\]: .*is not an origin/],
+    [{ needs: { hosts: [] } }, /invalid needs\.hosts: only "secrets" and "egress" are known/],
+  ])("refuses %o naming the tool and the field", (extra, message) => {
+    expect(() => define(extra)).toThrow(message);
+  });
+});
+
 describe("createRegistry", () => {
   it("looks tools up by name and refuses duplicates", () => {
     const registry = createRegistry([add, echo]);

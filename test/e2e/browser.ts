@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type BrowserContext, type Locator, type Page } from "playwright-core";
+import { afterAll, beforeAll } from "vitest";
 
 export const CHROMIUM = process.env.TOOLGATE_CHROMIUM ?? "/usr/bin/chromium";
 export const ARTIFACTS = "test-artifacts/console";
@@ -129,4 +130,23 @@ export async function apiCall(baseUrl: string, calls: { id: string; name: string
 export async function apiCancel(baseUrl: string, id: string): Promise<void> {
   const response = await fetch(`${baseUrl}/v1/calls/${encodeURIComponent(id)}/cancel`, { method: "POST", headers: { Authorization: "Bearer dev-call-key" } });
   if (!response.ok) throw new Error(`Cancel answered ${response.status}: ${await response.text()}`);
+}
+
+/** A browser and a page for one test file: launched before its tests, closed after them. */
+export function usePage(): { readonly page: Page } {
+  let browser: Browser | undefined;
+  let page: Page | undefined;
+  beforeAll(async () => {
+    browser = await launch();
+    page = await browser.context.newPage();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  return {
+    get page() {
+      if (!page) throw new Error("usePage(): the page exists once beforeAll has run");
+      return page;
+    },
+  };
 }

@@ -43,7 +43,8 @@ export async function startEverything(): Promise<EverythingServer> {
     if (child && !child.process.killed) return;
     await child?.exited; // killed (e.g. by an armed kill) but not gone yet: the port is still taken
     const process_ = spawn(process.execPath, [ENTRY, "streamableHttp"], {
-      env: { ...process.env, PORT: String(port) },
+      // Only what it needs: its get-env tool answers its whole environment.
+      env: { PATH: process.env.PATH ?? "", PORT: String(port) },
       stdio: ["ignore", "pipe", "pipe"],
     });
     const exited = new Promise<void>((resolve) => process_.once("exit", () => resolve()));

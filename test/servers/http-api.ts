@@ -35,6 +35,12 @@ export async function startHttpApi(): Promise<HttpApi> {
     if (path.startsWith("/echo")) {
       return json(res, 200, { method: req.method, path: req.url?.split("?")[0], query: [...url.searchParams], headers: req.headers, body });
     }
+    if (path === "/weather") {
+      // A weather API: ?q=Mars answers the temperature as text (a wrong shape), ?q=Atlantis without one.
+      const city = q("q") ?? "Oslo";
+      const main = city === "Atlantis" ? {} : { temp: city === "Mars" ? "very cold" : 4.5, humidity: 80 };
+      return json(res, 200, { name: city, main, wind: { speed: 3.1 } });
+    }
     if (path === "/slow") {
       const timer = setTimeout(() => json(res, 200, { slow: true }), Number(q("ms") ?? 1000));
       res.on("close", () => clearTimeout(timer));

@@ -76,6 +76,11 @@ export async function startMcpServer(options: { json?: boolean; pageSize?: numbe
       await extra.sendNotification({ method: "notifications/tools/list_changed" });
       return { content: [{ type: "text", text: "bumped" }] };
     });
+    mcp.registerTool("ask", { description: "Asks the client's model (sampling), as a 2025 server may" }, async (extra) => {
+      const { CreateMessageResultSchema } = await import("@modelcontextprotocol/sdk/types.js");
+      const answer = await extra.sendRequest({ method: "sampling/createMessage", params: { messages: [], maxTokens: 1 } }, CreateMessageResultSchema);
+      return { content: [{ type: "text", text: JSON.stringify(answer) }] };
+    });
     mcp.registerTool("rpc_fail", { description: "Answers with a JSON-RPC error" }, async () => ({ content: [] }));
     mcp.registerTool("dotted.name", { description: "A name toolgate must sanitise" }, async () => ({ content: [{ type: "text", text: "ok" }] }));
 

@@ -7,6 +7,12 @@ declare module "vitest" {
       meter: string;
       /** The MCP reference server's endpoint and its control server (test/servers/everything.ts). */
       everything: { url: string; control: string };
+      /** Another reference server, running for the whole run (nobody stops it). */
+      reference: string;
+      /** The SDK v2 server: both eras, 2026-07-28 only, 2025 only (test/servers/mcp-v2-server.ts). */
+      v2: { dual: string; modern: string; legacy: string };
+      /** A 2026-07-28 server answering tools/call with tasks (test/servers/mcp-tasks-server.ts). */
+      tasks: string;
       /** An MCP URL whose server accepts connections and never answers. */
       hung: string;
       /** GET /hold/<id> answers once POST /open/<id>; GET /arrivals/<id> counts them (test/servers/latch.ts). */

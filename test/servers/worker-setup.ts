@@ -5,6 +5,9 @@
  *   mcp      test/servers/mcp-server.ts (the official SDK's server)
  *   meter    arrivals per bucket with their times, and a view of what the MCP server received
  *   everything  the MCP reference server (test/servers/everything.ts), started and stopped by the test
+ *   reference   a second reference server, always running, for the tests that call its tools
+ *   v2       the SDK v2 server in each era (test/servers/mcp-v2-server.ts)
+ *   tasks    a 2026-07-28 server that answers with tasks (test/servers/mcp-tasks-server.ts)
  *   hung     accepts connections and never answers (test/servers/hung.ts)
  *   latches  requests held until the test opens their latch (test/servers/latch.ts)
  */
@@ -16,6 +19,8 @@ import { startHttpApi } from "./http-api";
 import { startHungServer } from "./hung";
 import { startLatches } from "./latch";
 import { startMcpServer, type McpTestServer } from "./mcp-server";
+import { startTasksServer } from "./mcp-tasks-server";
+import { startV2Server } from "./mcp-v2-server";
 import "./upstreams-context";
 
 /**
@@ -55,6 +60,11 @@ export default async function setup(project: TestProject) {
   const mcp = await startMcpServer();
   const meter = await startMeter(mcp);
   const everything = await startEverything();
+  const reference = await startEverything();
+  const started = await fetch(`${reference.control}/start`, { method: "POST" });
+  if (!started.ok) throw new Error(`the reference server did not start: ${await started.text()}`);
+  const v2 = { dual: await startV2Server("dual"), modern: await startV2Server("modern"), legacy: await startV2Server("legacy") };
+  const tasks = await startTasksServer();
   const hung = await startHungServer();
   const latches = await startLatches();
   project.provide("upstreams", {
@@ -62,10 +72,14 @@ export default async function setup(project: TestProject) {
     mcp: mcp.url,
     meter: meter.url,
     everything: { url: everything.url, control: everything.control },
+    reference: reference.url,
+    v2: { dual: v2.dual.url, modern: v2.modern.url, legacy: v2.legacy.url },
+    tasks: tasks.url,
     hung: hung.url,
     latches: latches.url,
   });
   return async () => {
-    await Promise.all([httpApi.close(), mcp.close(), meter.close(), everything.close(), hung.close(), latches.close()]);
+    const servers = [httpApi, mcp, meter, everything, reference, v2.dual, v2.modern, v2.legacy, tasks, hung, latches];
+    await Promise.all(servers.map((server) => server.close()));
   };
 }

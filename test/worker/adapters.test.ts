@@ -3,6 +3,7 @@ import { ConfigError } from "../../worker/config";
 import { createTenant } from "../../worker/tenant";
 import { adapterConfig, callTools, uid, upstreams } from "./adapters-helpers";
 import { ADMIN_KEY, CALL_KEY, json, request } from "./helpers";
+import { signIn, withEnv } from "./oauth-helpers";
 
 const api = upstreams.httpApi;
 const SECRET = "up-secret-Value/42+xyz";
@@ -60,6 +61,18 @@ describe("HTTP and OpenAPI adapters through the Worker", () => {
     expect(headers.authorization).toBeUndefined();
     expect(JSON.stringify(headers)).not.toContain(CALL_KEY);
     expect(headers["x-upstream-cred"]).toBe("[redacted]"); // sent, then masked in what comes back
+  });
+
+  it("never forwards an OAuth access token either", async () => {
+    const env = tenantEnv(`oauth-${uid()}`);
+    const { tokens } = await withEnv(env, () => signIn());
+    const body = [{ id: `c-${uid()}`, type: "function", function: { name: "echo_header", arguments: "{}" } }];
+    const answer = await json(await request("/v1/calls/openai", { env, key: tokens.access_token, body }));
+    expect(answer.calls[0].status).toBe("succeeded");
+    const headers = answer.calls[0].output.structured.headers as Record<string, string>;
+    expect(headers.authorization).toBeUndefined();
+    expect(JSON.stringify(headers)).not.toContain(tokens.access_token.split(":")[2]);
+    expect(headers["x-upstream-cred"]).toBe("[redacted]");
   });
 
   it("masks a secret the upstream echoes (raw in JSON, base64 in an error) in the response and the record", async () => {

@@ -1,7 +1,8 @@
 import { env as bindings } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { uid } from "./adapters-helpers";
-import { eventually, expectNoSlotHeld, expectOneTerminalRecordEach, faultTenant, type TenantEnv } from "./fault-helpers";
+import { expectNoSlotHeld, expectOneTerminalRecordEach, faultTenant, type TenantEnv } from "./fault-helpers";
+import { eventually } from "../wait";
 import { json, request } from "./helpers";
 import { claim, journal, record, shardOfCall } from "./ledger-helpers";
 import { DEFAULT_WATCH_DELAY_MS } from "../../worker/ledger/journal";

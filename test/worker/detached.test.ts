@@ -3,7 +3,8 @@ import { env as bindings } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { tenantRunners } from "../../worker/runner/address";
 import { callTools, uid, upstreams } from "./adapters-helpers";
-import { eventually, expectNoSlotHeld, expectOneTerminalRecordEach, faultTenant } from "./fault-helpers";
+import { eventually } from "../wait";
+import { expectNoSlotHeld, expectOneTerminalRecordEach, faultTenant } from "./fault-helpers";
 import { ADMIN_KEY, json, request } from "./helpers";
 import { openSse } from "./sse-helpers";
 

@@ -3,8 +3,10 @@ import { env as bindings } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { shardCount, tenantLedger } from "../../worker/ledger/address";
 import { uid } from "./adapters-helpers";
-import { eventually, expectNoSlotHeld, expectOneTerminalRecordEach, faultTenant, type TenantEnv } from "./fault-helpers";
-import { ADMIN_KEY, json, request } from "./helpers";
+import { expectNoSlotHeld, expectOneTerminalRecordEach, faultTenant, type TenantEnv } from "./fault-helpers";
+import { eventually, waitPast } from "../wait";
+import { isPolling } from "./durable-state";
+import { ADMIN_KEY, json, request, untilApprovalDue } from "./helpers";
 import { tune } from "./ledger-helpers";
 
 /**
@@ -12,7 +14,6 @@ import { tune } from "./ledger-helpers";
  * ledger shard evicted while a call runs, and alarms that fire twice.
  */
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const gateStub = (gate: string) => bindings.GATES.get(bindings.GATES.idFromName(gate));
 const rawGate = (gate: string) => gateStub(gate) as unknown as DurableObjectStub;
 const rawShard = (tenant: string, callId: string) => tenantLedger(bindings, tenant).for(callId) as unknown as DurableObjectStub;
@@ -31,21 +32,25 @@ describe("a gate holder that vanishes", () => {
     const gate = `${name}:tool:sleep`;
     const stub = gateStub(gate);
     // A Worker took the slot, then died: no release will ever come.
-    const ghost = await stub.acquire({ gate, callId: "ghost", tool: "sleep", rules: { limit: 1, maxQueue: 8 }, askedAt: Date.now(), leaseMs: 600, pollMs: 5_000, tenant: name });
-    expect(ghost.ok).toBe(true);
+    const ghost = await stub.acquire({ gate, callId: "ghost", tool: "sleep", rules: { limit: 1, maxQueue: 8 }, askedAt: Date.now(), leaseMs: 1_000, pollMs: 5_000, tenant: name });
+    if (!ghost.ok) throw new Error(`the ghost got no slot: ${ghost.code}`);
 
     const id = `after-ghost-${uid()}`;
     const running = runSleeps(env, sleepCall(id, 5));
-    await eventually(async () => (await stub.snapshot()).queueDepth === 1, "the call waits at the gate");
-    await sleep(200);
+    // The gate has answered the call's acquire with a wait: its long poll is open, not granted.
+    await eventually(() => isPolling(gate, id), "the call's poll waits at the gate");
+    // Halfway through the lease (from the gate's own times) the ghost still holds the slot.
+    const [held] = (await stub.snapshot()).holders;
+    await waitPast(held!.since + (held!.expiresAt - held!.since) / 2);
     expect((await stub.snapshot()).holders.map((h) => h.callId)).toEqual(["ghost"]); // not before its lease ends
+    expect(Date.now(), "checked before the lease ends").toBeLessThan(ghost.expiresAt);
 
-    await sleep(Math.max(0, (ghost.ok ? ghost.expiresAt : 0) - Date.now() + 20));
+    await waitPast(ghost.expiresAt);
     await runDurableObjectAlarm(rawGate(gate)); // the alarm may already have run on its own: either way, once
     await runDurableObjectAlarm(rawGate(gate));
     const [record] = await running;
     expect(record).toMatchObject({ callId: id, status: "succeeded" });
-    expect(record.output.structured.startedAt).toBeGreaterThanOrEqual(ghost.ok ? ghost.expiresAt : Infinity);
+    expect(record.output.structured.startedAt).toBeGreaterThanOrEqual(ghost.expiresAt);
 
     expect(await stub.release("ghost")).toEqual({ ok: true, was: "absent" }); // a late release changes nothing
     await expectOneTerminalRecordEach(env, [id]);
@@ -117,7 +122,7 @@ describe("alarms that fire twice", () => {
       body: { role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name: "send_message", arguments: '{"to":"bob","text":"hi"}' } }] },
     });
     expect((await json(res)).calls[0].status).toBe("pending");
-    await sleep(60);
+    await untilApprovalDue(id, env);
     await runDurableObjectAlarm(rawShard(name, id));
     const expired = await json(await request(`/v1/calls/${id}`, { env }));
     expect(expired).toMatchObject({ record: { status: "denied" }, approval: { state: "expired" } });

@@ -57,12 +57,3 @@ export async function expectNoSlotHeld(env: TenantEnv): Promise<void> {
   const { gates } = await json(res);
   for (const gate of gates) expect({ gate: gate.gate, holders: gate.holders, queueDepth: gate.queueDepth }).toEqual({ gate: gate.gate, holders: [], queueDepth: 0 });
 }
-
-/** Polls until the check passes (asynchronous RPCs land in their own time), or fails with its last error. */
-export async function eventually(check: () => Promise<boolean>, what: string, timeoutMs = 5_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

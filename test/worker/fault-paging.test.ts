@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { uid } from "./adapters-helpers";
 import { expectOneTerminalRecordEach } from "./fault-helpers";
+import { waitPast } from "../wait";
 import { ADMIN_KEY, json, request } from "./helpers";
 
 /** Found by the load run: paging GET /v1/calls listed approved calls twice (or skipped others). */
@@ -12,14 +13,14 @@ describe("listing calls whose record changed after they were parked", () => {
     // The demo tenant (no env override): deciding an approval needs the Worker's execution context.
     const parked = Array.from({ length: 4 }, (_, i) => `p${i}-${uid()}`);
     const later = Array.from({ length: 8 }, (_, i) => `a${i}-${uid()}`);
+    // Each step starts once the clock has passed the previous one's records, so their times differ.
     const run = async (...calls: unknown[]) => {
       const res = await request("/v1/calls/openai", { body: { role: "assistant", content: null, tool_calls: calls } });
       expect(res.status).toBe(200);
+      await waitPast(Math.max(...(await json(res)).calls.map((record: { startedAt: number }) => record.startedAt)));
     };
     await run(...parked.map((id) => toolCall(id, "send_message", { to: "bob", text: "hi" })));
-    await new Promise((resolve) => setTimeout(resolve, 5));
     await run(...later.map((id, i) => toolCall(id, "add", { a: i, b: 1 })));
-    await new Promise((resolve) => setTimeout(resolve, 5));
     for (const id of parked) expect((await request(`/v1/approvals/${id}`, { key: ADMIN_KEY, body: { decision: "approve" } })).status).toBe(202);
     for (const id of parked) expect((await json(await request(`/v1/calls/${id}?wait=10`))).record.status).toBe("succeeded");
 

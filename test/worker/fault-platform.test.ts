@@ -3,7 +3,9 @@ import { env as bindings } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { shardCount, tenantLedger } from "../../worker/ledger/address";
 import { uid, upstreams } from "./adapters-helpers";
-import { allRecords, arrivals, eventually, expectNoSlotHeld, expectOneTerminalRecordEach, faultTenant, type TenantEnv } from "./fault-helpers";
+import { allRecords, arrivals, expectNoSlotHeld, expectOneTerminalRecordEach, faultTenant, type TenantEnv } from "./fault-helpers";
+import { eventually } from "../wait";
+import { isPolling } from "./durable-state";
 import { failTransactions, faultyNamespace, writesFor, type PlatformFault } from "./fault-inject";
 import { json, request } from "./helpers";
 
@@ -201,7 +203,9 @@ describe("a gate alarm that throws", () => {
     expect(ghost.ok).toBe(true);
     const id = `ax-${uid()}`;
     const running = runPosts(t.env, id);
-    await eventually(async () => (await stub.snapshot()).queueDepth === 1, "the call waits at the gate");
+    // Waiting means its long poll is open at the gate: the first poll only answers `queued`, and a
+    // poll that arrived after the fault below would fail the call instead of waiting.
+    await eventually(() => isPolling(t.gate, id), "the call's poll waits at the gate");
 
     // From now on every transaction of the gate fails, so the alarm at the lease's end throws.
     const fault = await failTransactions(rawGate(t.gate), () => true);

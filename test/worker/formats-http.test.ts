@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { json, request } from "./helpers";
 
 const uid = () => crypto.randomUUID().slice(0, 8);
-const DEMO_TOOLS = ["add", "echo", "sleep", "sleep_pool", "send_message", "slow_report", "fail", "flaky"];
+// The demo offers "tag:demo": the tools of tools/ with that tag, in file-name order.
+const DEMO_TOOLS = ["add", "echo", "fail", "flaky", "send_message", "sleep", "sleep_pool", "slow_report"];
 
 /** For each format: the model's output holding add(1, 2) and a call to an unknown tool, and how to read the answer. */
 const cases = {

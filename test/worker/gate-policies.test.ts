@@ -4,7 +4,8 @@ import { describe, expect, it } from "vitest";
 import { tenantGates } from "../../worker/gates/address";
 import { createGateLimiter } from "../../worker/gates/limiter";
 import { callTools, uid, upstreams } from "./adapters-helpers";
-import { eventually, expectNoSlotHeld, faultTenant } from "./fault-helpers";
+import { expectNoSlotHeld, faultTenant } from "./fault-helpers";
+import { eventually } from "../wait";
 import { ADMIN_KEY, json, request } from "./helpers";
 
 /**

@@ -8,10 +8,10 @@ import { toolError } from "../../src/errors";
 import { DEMO_CONFIG } from "../../worker/demo/tenant";
 import { tenantGates } from "../../worker/gates/address";
 import { createGateLimiter } from "../../worker/gates/limiter";
+import { eventually, latch } from "../wait";
 import { ADMIN_KEY, CALL_KEY, json, request } from "./helpers";
 
 const uid = () => crypto.randomUUID().slice(0, 8);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const holdersOf = async (gate: string) => (await env.GATES.get(env.GATES.idFromName(gate)).snapshot()).holders;
 
 /** A gated tool whose run is given by the test. */
@@ -30,15 +30,17 @@ const untilAborted = (signal: AbortSignal) =>
 describe("gates through the pipeline", () => {
   it("releases the slot on success, error, timeout and cancellation", async () => {
     const tenant = `rel-${uid()}`;
+    const hanging = latch();
     const registry = createRegistry([
       gated("ok", async () => "done"),
       gated("boom", async () => { throw toolError("tool_error", "nope"); }),
       gated("slow", untilAborted, 30),
-      gated("hang", untilAborted),
+      gated("hang", (signal) => (hanging.open(), untilAborted(signal))),
     ]);
     const options = { registry, tenant, limiter: createGateLimiter(tenantGates(env, tenant)) };
     const abort = new AbortController();
-    setTimeout(() => abort.abort(), 50);
+    // Cancelled while it runs, holding its slot (not while it waits for it).
+    void hanging.opened.then(() => abort.abort());
     const results = await Promise.all([
       executeCall({ id: "c-ok", name: "ok", arguments: "{}" }, options),
       executeCall({ id: "c-boom", name: "boom", arguments: "{}" }, options),
@@ -67,13 +69,14 @@ describe("gates over HTTP", () => {
   it("GET /v1/gates shows each gate's limit, holders and queue depth (admin only)", async () => {
     const name = `gates-${uid()}`;
     const options = { env: tenantEnv(name) };
-    const running = request("/v1/calls/openai", { ...options, body: sleepCalls(300) });
+    // A sleep long enough to be seen holding its slot however slow the machine; cancelled once seen.
+    const running = request("/v1/calls/openai", { ...options, body: sleepCalls(20_000) });
     let body: any;
-    for (let i = 0; i < 100; i++) {
+    await eventually(async () => {
       body = await json(await request("/v1/gates", { ...options, key: ADMIN_KEY }));
-      if (body.gates[0]?.holders.length) break;
-      await sleep(5);
-    }
+      return body.gates[0]?.holders.length > 0;
+    }, "the sleep holds its slot");
+    expect((await request(`/v1/calls/${body.gates[0].holders[0].callId}/cancel`, { ...options, method: "POST" })).status).toBe(202);
     expect(body.gates).toEqual([
       {
         gate: `${name}:tool:sleep`,

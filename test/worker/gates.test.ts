@@ -7,12 +7,14 @@ import { createGateLimiter } from "../../worker/gates/limiter";
 import type { SlotGrant, SlotRequest } from "../../src/gates/limiter";
 import type { GateRules } from "../../src/gates/rules";
 import { loadLimiter } from "../limiter-load";
+import { eventually, waitPast } from "../wait";
+import { alarmOf, waiterDeadline } from "./durable-state";
 
 let seq = 0;
 /** A fresh gate per test, so tests never share state. */
 const freshGate = () => `t1:tool:g${++seq}-${crypto.randomUUID()}`;
 const stubOf = (gate: string) => env.GATES.get(env.GATES.idFromName(gate));
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const rawOf = (gate: string) => stubOf(gate) as unknown as DurableObjectStub;
 
 /** A slot request; the gate's rules (limit, maxQueue) may be given beside the other fields. */
 type ReqOptions = Partial<Omit<SlotRequest, "rules">> & Partial<GateRules>;
@@ -45,12 +47,8 @@ function okGrant(g: SlotGrant): Extract<SlotGrant, { ok: true }> {
 }
 
 /** Wait until the gate's queue has `depth` waiters (acquire RPCs arrive asynchronously). */
-async function untilQueued(gate: string, depth: number): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if ((await stubOf(gate).snapshot()).queueDepth >= depth) return;
-    await sleep(2);
-  }
-  throw new Error(`queue of ${gate} never reached ${depth}`);
+function untilQueued(gate: string, depth: number): Promise<void> {
+  return eventually(async () => (await stubOf(gate).snapshot()).queueDepth >= depth, `the queue of ${gate} reaches ${depth}`);
 }
 
 describe("Gate Durable Object", () => {
@@ -146,9 +144,13 @@ describe("Gate Durable Object", () => {
     const gate = freshGate();
     const stub = stubOf(gate);
     await stub.acquire(input(gate, "a"));
-    expect(await stub.acquire(input(gate, "b", { pollMs: 5, waitGraceMs: 5 }))).toMatchObject({ code: "queued", position: 1 });
-    await sleep(20);
-    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    // b's poll ends at once and it never comes back: it leaves the queue 300 ms later, by the alarm.
+    expect(await stub.acquire(input(gate, "b", { pollMs: 5, waitGraceMs: 300 }))).toMatchObject({ code: "queued", position: 1 });
+    const deadline = await waiterDeadline(gate, "b");
+    expect(await alarmOf(rawOf(gate))).toBe(deadline);
+    await waitPast(deadline!);
+    await runDurableObjectAlarm(stub); // the alarm may already have run on its own: either way, once
+    expect(await waiterDeadline(gate, "b")).toBeUndefined(); // read without a transition: the alarm dropped it
     expect(await stub.snapshot()).toMatchObject({ queueDepth: 0 });
     await stub.release("a");
     expect((await stub.snapshot()).holders).toEqual([]);
@@ -158,10 +160,15 @@ describe("Gate Durable Object", () => {
     const gate = freshGate();
     const stub = stubOf(gate);
     const a = await stub.acquire(input(gate, "a", { leaseMs: 500 }));
+    if (!a.ok) throw new Error(`a got no slot: ${a.code}`);
     const b = stub.acquire(input(gate, "b"));
     await untilQueued(gate, 1);
-    await sleep(Math.max(0, (a.ok ? a.expiresAt : 0) - Date.now() + 10));
-    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    // The gate set its alarm for a's lease end. The alarm may then run on its own before the test
+    // runs it: either way, b's open poll (5 s) is answered by the alarm's grant, since nothing else
+    // touches the gate in between.
+    expect(await alarmOf(rawOf(gate))).toBe(a.expiresAt);
+    await waitPast(a.expiresAt);
+    await runDurableObjectAlarm(stub);
     expect(await b).toMatchObject({ ok: true });
     const after = await stub.snapshot();
     expect(after.holders.map((h) => h.callId)).toEqual(["b"]);

@@ -1,5 +1,7 @@
 import { env, exports } from "cloudflare:workers";
+import { expect } from "vitest";
 import { app } from "../fixtures/app";
+import { waitPast } from "../wait";
 
 export const ADMIN_KEY = "dev-admin-key";
 export const CALL_KEY = "dev-call-key";
@@ -45,4 +47,14 @@ export async function request(path: string, options: Options = {}): Promise<Resp
 
 export async function json<T = any>(response: Response): Promise<T> {
   return (await response.json()) as T;
+}
+
+/**
+ * Until a parked call's approval has expired by the clock, as its ledger states it (`expiresAt`):
+ * at once if its ledger's alarm already expired it.
+ */
+export async function untilApprovalDue(id: string, env?: Record<string, unknown>): Promise<void> {
+  const { approval } = await json(await request(`/v1/calls/${id}`, env ? { env } : {}));
+  if (approval.state === "requested") await waitPast(approval.expiresAt);
+  else expect(approval.state).toBe("expired");
 }

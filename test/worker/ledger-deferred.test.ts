@@ -4,13 +4,15 @@ import { executeCall } from "../../src/pipeline/execute";
 import { createRegistry } from "../../src/registry";
 import { resultText } from "../../src/result";
 import { defineTool } from "../../src/tool";
-import { journal, shardOfCall, sleep, uid } from "./ledger-helpers";
+import { eventually, latch } from "../wait";
+import { journal, shardOfCall, uid } from "./ledger-helpers";
 
 /**
  * Read-only tools defer the claim of their call id (worker/ledger-journal.ts): a call that ends within
  * deferMs is stored by one commit(); a longer one is claimed and watched like any other.
  */
-function lookupTool(opts: { readOnly?: boolean } = {}) {
+/** hold: a run (by number, from 1) waits for the promise it answers before it returns. */
+function lookupTool(opts: { readOnly?: boolean; hold?: (run: number) => Promise<void> | undefined } = {}) {
   const state = { runs: 0, active: 0 };
   const tool = defineTool({
     name: "lookup",
@@ -21,6 +23,7 @@ function lookupTool(opts: { readOnly?: boolean } = {}) {
       const run = ++state.runs;
       state.active++;
       try {
+        await opts.hold?.(run);
         if (ms > 0) {
           await new Promise<void>((resolve, reject) => {
             const timer = setTimeout(resolve, ms);
@@ -95,12 +98,7 @@ describe("deferred claims of read-only calls", () => {
     const options = { registry, tenant, journal: journal(tenant, { deferMs: 30 }) };
     const running = executeCall(call("r4", { q: "slow", ms: 20_000 }), options);
     const shard = shardOfCall(tenant, "r4");
-    let entry = await shard.get("r4", null);
-    for (let i = 0; i < 100 && entry?.record.status !== "running"; i++) {
-      await sleep(10);
-      entry = await shard.get("r4", null);
-    }
-    expect(entry?.record.status).toBe("running");
+    await eventually(async () => (await shard.get("r4", null))?.record.status === "running", "the call is claimed");
     expect(state.active).toBe(1);
 
     expect(await shard.cancel("r4", null, "enough")).toMatchObject({ ok: true });
@@ -111,13 +109,17 @@ describe("deferred claims of read-only calls", () => {
 
   it("a short duplicate of a claimed running call answers that call's outcome", async () => {
     const tenant = `t-${uid()}`;
-    const { tool } = lookupTool();
+    const slowMayEnd = latch();
+    const { tool, state } = lookupTool({ hold: (run) => (run === 1 ? slowMayEnd.opened : undefined) });
     const registry = createRegistry([tool]);
-    const slow = executeCall(call("r5", { q: "x", ms: 150 }), { registry, tenant, journal: journal(tenant, { deferMs: 20 }) });
+    const slow = executeCall(call("r5", { q: "x" }), { registry, tenant, journal: journal(tenant, { deferMs: 20 }) });
     const shard = shardOfCall(tenant, "r5");
-    while ((await shard.get("r5", null))?.record.status !== "running") await sleep(5);
+    await eventually(async () => (await shard.get("r5", null))?.record.status === "running", "the slow call is claimed");
     // Same id and arguments while the first is claimed: this run ends first, then joins the claimed one.
-    const quick = await executeCall(call("r5", { q: "x", ms: 150 }), { registry, tenant, journal: journal(tenant) });
+    const pending = executeCall(call("r5", { q: "x" }), { registry, tenant, journal: journal(tenant) });
+    await eventually(() => state.runs === 2 && state.active === 1, "the duplicate's own run has ended");
+    slowMayEnd.open();
+    const quick = await pending;
     const first = await slow;
     expect(first.record.replay).toBeUndefined();
     expect(quick.record.replay).toBe(true);
@@ -126,15 +128,17 @@ describe("deferred claims of read-only calls", () => {
 
   it("tools that are not read-only still claim before they run", async () => {
     const tenant = `t-${uid()}`;
-    const { tool, state } = lookupTool({ readOnly: false });
+    const mayEnd = latch();
+    const { tool, state } = lookupTool({ readOnly: false, hold: () => mayEnd.opened });
     const registry = createRegistry([tool]);
-    const running = executeCall(call("r6", { q: "w", ms: 100 }), { registry, tenant, journal: journal(tenant) });
+    const running = executeCall(call("r6", { q: "w" }), { registry, tenant, journal: journal(tenant) });
     const shard = shardOfCall(tenant, "r6");
-    while (state.runs === 0) await sleep(5);
+    await eventually(() => state.runs === 1, "the tool runs");
     expect((await shard.get("r6", null))?.record.status).toBe("running");
+    mayEnd.open();
     await running;
     // A duplicate of a finished non-read-only call never runs again.
-    await executeCall(call("r6", { q: "w", ms: 100 }), { registry, tenant, journal: journal(tenant) });
+    await executeCall(call("r6", { q: "w" }), { registry, tenant, journal: journal(tenant) });
     expect(state.runs).toBe(1);
   });
 });

@@ -11,7 +11,6 @@ import { createLedgerJournal, type LedgerJournalOptions } from "../../worker/led
 import { tenantLedger } from "../../worker/ledger/address";
 
 export const uid = () => crypto.randomUUID().slice(0, 8);
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export const SHARDS = 3;
 

@@ -4,24 +4,27 @@ import { createRegistry } from "../../src/registry";
 import type { LedgerWrite, WriteOutcome } from "../../worker/ledger/types";
 import type { LedgerStub } from "../../worker/ledger/address";
 import { submitWrite } from "../../worker/ledger/writes";
-import { countingTool, journal, record, shardOfCall, sleep, uid } from "./ledger-helpers";
+import { eventually, latch, nextTurn } from "../wait";
+import { countingTool, journal, record, shardOfCall, uid } from "./ledger-helpers";
 
 /**
  * Group commit (worker/ledger-writes.ts): a shard's writes from one isolate travel together in one
  * writeMany() round trip to the real Ledger object; the stub here only counts the groups it carries.
  */
-function countingStub(tenant: string, callId: string, behaviour: { hangFirst?: boolean } = {}) {
+function countingStub(tenant: string, callId: string, behaviour: { hangFirst?: boolean; holdFirst?: Promise<void> } = {}) {
   const groups: number[] = [];
   let hung = false;
   const real = shardOfCall(tenant, callId);
   const stub = (): LedgerStub =>
     ({
-      writeMany(writes: LedgerWrite[]): Promise<WriteOutcome[]> {
+      async writeMany(writes: LedgerWrite[]): Promise<WriteOutcome[]> {
         groups.push(writes.length);
         if (behaviour.hangFirst && !hung) {
           hung = true;
           return new Promise(() => undefined); // a sender whose request died: this group never answers
         }
+        // The first group stays on its way until the test lets it arrive.
+        if (groups.length === 1) await behaviour.holdFirst;
         return real.writeMany(writes);
       },
     }) as unknown as LedgerStub;
@@ -46,11 +49,19 @@ describe("grouped ledger writes", () => {
 
   it("holds writes made while a group is on its way, then sends them together", async () => {
     const tenant = `t-${uid()}`;
-    const { stub, groups } = countingStub(tenant, "a");
+    const arrive = latch();
+    const { stub, groups } = countingStub(tenant, "a", { holdFirst: arrive.opened });
     const shard = `${tenant}/test`;
     const first = submitWrite(shard, recordWrite(tenant, "first"), { stub });
-    await sleep(0); // the first group has left
-    const later = Array.from({ length: 5 }, (_, i) => submitWrite(shard, recordWrite(tenant, `later${i}`), { stub }));
+    await eventually(() => groups.length === 1, "the first group has left");
+    // Each in a turn of its own, as separate requests would: none leaves while the first is on its way.
+    const later: Promise<WriteOutcome>[] = [];
+    for (let i = 0; i < 5; i++) {
+      later.push(submitWrite(shard, recordWrite(tenant, `later${i}`), { stub }));
+      await nextTurn();
+    }
+    expect(groups).toEqual([1]);
+    arrive.open();
     await Promise.all([first, ...later]);
     expect(groups).toEqual([1, 5]);
   });
@@ -87,7 +98,7 @@ describe("grouped ledger writes", () => {
     const shard = `${tenant}/test`;
     const context = { stub, stallMs: 150 };
     const lost = submitWrite(shard, recordWrite(tenant, "lost"), context);
-    await sleep(0);
+    await eventually(() => groups.length === 1, "the group holding it has left");
     const waiting = submitWrite(shard, recordWrite(tenant, "waiting"), context);
     expect(await Promise.all([lost, waiting])).toEqual([
       { kind: "done", ok: true },

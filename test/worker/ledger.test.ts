@@ -3,7 +3,9 @@ import { describe, expect, it } from "vitest";
 import { executeBatch } from "../../src/pipeline/batch";
 import { executeCall } from "../../src/pipeline/execute";
 import { createRegistry } from "../../src/registry";
-import { claim, countingTool, journal, rawShardOfCall, record, shardOfCall, sleep, tune, uid } from "./ledger-helpers";
+import { eventually } from "../wait";
+import { untilDeadline, waitersOn } from "./durable-state";
+import { claim, countingTool, journal, rawShardOfCall, record, shardOfCall, tune, uid } from "./ledger-helpers";
 
 const call = (id: string, text: string, name = "echo") => ({ id, name, arguments: JSON.stringify({ text }) });
 
@@ -46,10 +48,11 @@ describe("idempotency by call id", () => {
     const tenant = `t-${uid()}`;
     const { tool, state } = countingTool();
     const registry = createRegistry([tool]);
-    const runs = Array.from({ length: 5 }, () => executeCall(call("dup", "wait-a-bit"), { registry, tenant, journal: journal(tenant) }));
-    while (!state.release) await sleep(5);
-    await sleep(20);
-    state.release();
+    // No watch long-poll (it would wait on the shard too): the shard's waiters are the duplicates alone.
+    const runs = Array.from({ length: 5 }, () => executeCall(call("dup", "wait-a-bit"), { registry, tenant, journal: journal(tenant, { watchDelayMs: 60_000 }) }));
+    await eventually(() => state.release !== undefined, "one of them runs the tool");
+    await eventually(async () => (await waitersOn(rawShardOfCall(tenant, "dup"), "dup")) === 4, "the four others wait for it in the shard");
+    state.release!();
     const results = await Promise.all(runs);
     expect(state.runs).toBe(1);
     expect(results.every((result) => result.ok)).toBe(true);
@@ -87,8 +90,9 @@ describe("a call whose runner vanished", () => {
     const stub = shardOfCall(tenant, "lost");
     const begun = await journal(tenant, { leaseMs: 40, watchDelayMs: 60_000 }).begin(claim(tenant, "lost"));
     expect(begun.kind).toBe("new");
-    await sleep(60);
-    expect(await runDurableObjectAlarm(rawShardOfCall(tenant, "lost"))).toBe(true);
+    await untilDeadline(rawShardOfCall(tenant, "lost"), "lost");
+    // Only the shard's alarm ends a lease; it may already have run on its own: either way, once.
+    await runDurableObjectAlarm(rawShardOfCall(tenant, "lost"));
     const entry = await stub.get("lost", null);
     expect(entry?.record.status).toBe("unknown");
     expect(entry?.record.error?.message).toContain("not run again");
@@ -102,7 +106,7 @@ describe("a call whose runner vanished", () => {
     const { tool, state } = countingTool("echo", { idempotent: true });
     const registry = createRegistry([tool]);
     await journal(tenant, { leaseMs: 30, watchDelayMs: 60_000 }).begin(claim(tenant, "idem", { policy: { idempotent: true }, args: { text: "again" } }));
-    await sleep(50);
+    await untilDeadline(rawShardOfCall(tenant, "idem"), "idem");
     await runDurableObjectAlarm(rawShardOfCall(tenant, "idem"));
     expect((await shardOfCall(tenant, "idem").get("idem", null))?.record.status).toBe("unknown");
     const rerun = await executeCall(call("idem", "again"), { registry, tenant, journal: journal(tenant) });
@@ -114,8 +118,10 @@ describe("a call whose runner vanished", () => {
     const tenant = `t-${uid()}`;
     const { tool, state } = countingTool();
     const registry = createRegistry([tool]);
-    const running = executeCall(call("long", "wait"), { registry, tenant, journal: journal(tenant, { leaseMs: 90, watchDelayMs: 0 }) });
-    await sleep(250);
+    const running = executeCall(call("long", "wait"), { registry, tenant, journal: journal(tenant, { leaseMs: 600, watchDelayMs: 0 }) });
+    await eventually(() => state.release !== undefined, "the tool runs");
+    // Past the end of the lease the claim took: only renewals keep the call from the alarm.
+    await untilDeadline(rawShardOfCall(tenant, "long"), "long");
     await runDurableObjectAlarm(rawShardOfCall(tenant, "long"));
     expect((await shardOfCall(tenant, "long").get("long", null))?.record.status).toBe("running");
     state.release!();
@@ -130,7 +136,7 @@ describe("cancel from anywhere", () => {
     const { tool, state } = countingTool();
     const registry = createRegistry([tool]);
     const running = executeCall(call("cx", "wait"), { registry, tenant, journal: journal(tenant, { watchDelayMs: 0 }) });
-    while (!state.release) await sleep(5);
+    await eventually(() => state.release !== undefined, "the tool runs");
     const outcome = await shardOfCall(tenant, "cx").cancel("cx", null);
     expect(outcome.ok && outcome.state).toBe("requested");
     const result = await running;

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { sessionCallId } from "../../worker/mcp/call-ids";
 import { checkSessionId } from "../../worker/mcp/session";
-import { eventually, faultTenant } from "./fault-helpers";
+import { eventually } from "../wait";
+import { faultTenant } from "./fault-helpers";
 import { CALL_KEY_HASH, json, request } from "./helpers";
 import { connect, connectV2, MCP_URL, mcpFetch, MODERN, modernMeta, openSession, post, type McpTarget } from "./mcp-helpers";
 

@@ -4,7 +4,8 @@ import { describe, expect, it } from "vitest";
 import { tenantLedger } from "../../worker/ledger/address";
 import { sessionCallId } from "../../worker/mcp/call-ids";
 import { checkSessionId, createSessionId, SESSION_TTL_MS } from "../../worker/mcp/session";
-import { eventually, faultTenant } from "./fault-helpers";
+import { eventually } from "../wait";
+import { faultTenant } from "./fault-helpers";
 import { CALL_KEY_HASH, json, request } from "./helpers";
 import { initializeRequest, MCP_URL, mcpFetch, openSession, post, type McpTarget } from "./mcp-helpers";
 

@@ -1,6 +1,11 @@
 import { LoggingMessageNotificationSchema, type Progress } from "@modelcontextprotocol/sdk/types.js";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
+import { tenantLedger } from "../../worker/ledger/address";
+import { eventually } from "../wait";
+import { waitersOn } from "./durable-state";
+import { json, request } from "./helpers";
 import { connect, FIXTURE_VARS, openSession, post, type McpTarget } from "./mcp-helpers";
 
 const open: Client[] = [];
@@ -86,13 +91,28 @@ describe("MCP: progress and logging notifications", () => {
   });
 });
 
+/** The demo's `sleep` gate (limit 1): who holds it is the sleep call that runs. */
+const sleepGate = () => env.GATES.get(env.GATES.idFromName("demo:tool:sleep"));
+
+/**
+ * Until a sleep call runs and its journal watches it (a long-poll of its ledger shard, from 250 ms
+ * into the call): a cancel then meets everything a running call has open. Answers its call id.
+ */
+async function untilSleepRunsWatched(): Promise<string> {
+  let callId = "";
+  await eventually(async () => ((callId = (await sleepGate().snapshot()).holders[0]?.callId ?? ""), callId !== ""), "a sleep holds its slot");
+  const shard = tenantLedger(env, "demo").for(callId) as unknown as DurableObjectStub;
+  await eventually(async () => (await waitersOn(shard, callId)) > 0, "its journal watches it");
+  return callId;
+}
+
 describe("MCP: cancellation", () => {
   it("a client's notifications/cancelled aborts the running call and frees its gate slot", async () => {
     const c = await client();
     const abort = new AbortController();
     const started = Date.now();
     const long = c.callTool({ name: "sleep", arguments: { ms: 20_000 } }, undefined, { signal: abort.signal });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await untilSleepRunsWatched();
     abort.abort("changed my mind");
     await expect(long).rejects.toThrow();
     // sleep is sequential (limit 1): this one runs only once the cancelled call gave its slot back.
@@ -104,10 +124,14 @@ describe("MCP: cancellation", () => {
   it("a cancelled call ends as cancelled (seen on a raw session)", async () => {
     const session = await openSession();
     const running = post(call(41, "sleep", { ms: 20_000 }), session);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    const callId = await untilSleepRunsWatched();
+    // The cancel arrives as a request of its own: it only flags the call, which its own request aborts.
     const cancel = await post({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 41, reason: "test" } }, session);
     expect(cancel.status).toBe(202);
     const answer: any = await (await running).json();
     expect(answer.result).toEqual({ isError: true, content: [{ type: "text", text: 'Error [cancelled]: The call to "sleep" was cancelled.' }] });
+    expect((await json(await request(`/v1/calls/${callId}?wait=10`))).record).toMatchObject({ status: "cancelled", attempts: 1 });
+    // The release lands after the answer (under waitUntil).
+    await eventually(async () => (await sleepGate().snapshot()).holders.length === 0, "the slot is free");
   });
 });

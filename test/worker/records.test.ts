@@ -2,6 +2,8 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createLedgerJournal } from "../../worker/ledger/journal";
 import { tenantLedger } from "../../worker/ledger/address";
+import { eventually } from "../wait";
+import { waitersOn } from "./durable-state";
 import { json, request } from "./helpers";
 import { claim, record, uid } from "./ledger-helpers";
 
@@ -51,7 +53,10 @@ describe("GET /v1/calls", () => {
     await run(toolCall(id, "send_message", { to: "bob", text: "hi" }));
     const started = Date.now();
     const waiting = request(`/v1/calls/${id}?wait=10`);
-    setTimeout(() => void request(`/v1/approvals/${id}`, { key: "dev-admin-key", body: { decision: "deny", reason: "not now" } }), 100);
+    // Decided while the read waits for it in the shard: the decision wakes it.
+    const shard = tenantLedger(env, "demo").for(id) as unknown as DurableObjectStub;
+    await eventually(async () => (await waitersOn(shard, id)) > 0, "the read waits in the shard");
+    expect((await request(`/v1/approvals/${id}`, { key: "dev-admin-key", body: { decision: "deny", reason: "not now" } })).status).toBe(200);
     const entry = await json(await waiting);
     expect(entry.record.status).toBe("denied");
     expect(entry.approval).toMatchObject({ state: "denied", reason: "not now" });

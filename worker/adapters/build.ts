@@ -67,11 +67,13 @@ const globalFetch: typeof fetch = (input, init) => fetch(input, init);
 /**
  * The tenant's adapters from its configuration, one section per kind of ADAPTER_KINDS: the tools of
  * static kinds, MCP server declarations, the egress allow-list (every adapter's origin, plus
- * egress.allowHosts) and one shared rate-limit gate per upstream origin. Throws ConfigError naming
- * the section, index, adapter and field (createTenant adds the source).
+ * egress.allowHosts and `toolEgress`, what the tenant's code tools need) and one shared rate-limit
+ * gate per upstream origin. Throws ConfigError naming the section, index, adapter and field
+ * (createTenant adds the source).
  */
-export function buildAdapters(config: TenantConfig, deps: AdapterDeps): StaticAdapters {
-  const egress: EgressPolicy = { allowHosts: [...config.egress.allowHosts], allowHttpHosts: [...config.egress.allowHttpHosts] };
+export function buildAdapters(config: TenantConfig, deps: AdapterDeps, toolEgress: readonly string[] = []): StaticAdapters {
+  const allowHosts = [...config.egress.allowHosts, ...toolEgress.filter((entry) => !config.egress.allowHosts.includes(entry))];
+  const egress: EgressPolicy = { allowHosts, allowHttpHosts: [...config.egress.allowHttpHosts] };
   const gates = new Map<string, { limit: RateLimit; where: string; gate: UpstreamGate | undefined }>();
 
   /** One gate per origin: every tool of an upstream shares its budget, so its declarations must agree on it. */

@@ -53,13 +53,14 @@ const MIGRATIONS: readonly Migration[] = [
     sql.exec("CREATE INDEX IF NOT EXISTS calls_by_key ON calls (key_name, started_at)");
   },
   // Legacy MCP sessions' state (worker/ledger/sessions.ts), on the shard of the session's reference.
-  `CREATE TABLE mcp_sessions (
+  // IF NOT EXISTS: a shard whose recorded version is behind its tables runs this again harmlessly.
+  `CREATE TABLE IF NOT EXISTS mcp_sessions (
      ref TEXT PRIMARY KEY,             -- a digest of the session id, never the id
      level TEXT,                       -- logging/setLevel; NULL: the default
      ended INTEGER NOT NULL DEFAULT 0, -- DELETE was sent: the id is refused from then on
      expires_at INTEGER NOT NULL       -- when the id expires and the row may go
    );
-   CREATE INDEX mcp_sessions_by_expiry ON mcp_sessions (expires_at);`,
+   CREATE INDEX IF NOT EXISTS mcp_sessions_by_expiry ON mcp_sessions (expires_at);`,
 ];
 
 /** ALTER TABLE … ADD COLUMN unless the column is there already, so re-running it is harmless. */

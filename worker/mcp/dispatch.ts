@@ -32,6 +32,8 @@ export interface Exchange {
   envelope?: Envelope;
   /** A legacy session's logging/setLevel. */
   setLevel?(level: LogLevel): Promise<void>;
+  /** The caller's tool allow-list: tools/list shows only these. */
+  allowed?: ReadonlySet<string>;
 }
 
 export const SERVER_INFO = { name: "toolgate", title: "toolgate", version: "0.1.0" } as const;
@@ -62,7 +64,7 @@ const BOTH: readonly Era[] = ["legacy", "modern"];
  */
 const METHODS: Record<string, Method> = {
   "server/discover": { eras: ["modern"], run: () => ({ supportedVersions: SERVED_VERSIONS, capabilities: CAPABILITIES }) },
-  "tools/list": { eras: BOTH, run: (request, exchange) => listTools(exchange.tenant, request.params, exchange.pageSize) },
+  "tools/list": { eras: BOTH, run: (request, exchange) => listTools(exchange.tenant, request.params, exchange.pageSize, exchange.allowed) },
   "tools/call": { eras: BOTH, run: runCall },
   ping: { eras: ["legacy"], run: () => ({}) },
   "logging/setLevel": { eras: ["legacy"], run: setLevel },

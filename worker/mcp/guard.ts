@@ -13,7 +13,7 @@ function hostNameOf(host: string): string {
  * tenant's own workers.dev name (toolgate-<tenant>.<account>.workers.dev, as `tenant:add` deploys it)
  * is allowed without configuration, so a fresh deployment answers; custom domains go in `hosts`.
  */
-function hostAllowed(host: string, hosts: readonly string[], tenant: string): boolean {
+export function hostAllowed(host: string, hosts: readonly string[], tenant: string): boolean {
   const name = hostNameOf(host);
   if (LOOPBACK.has(name) || hosts.some((entry) => entry === host || entry === name)) return true;
   const own = `toolgate-${tenant}.`;

@@ -23,9 +23,9 @@ function refuse(c: Context<AppEnv>, status: 400 | 404, code: number, message: st
   return c.json(rpcError(null, code, message, data), status);
 }
 
-/** The stored SHA-256 of the key this request authenticated with: sessions are bound to it. */
+/** What sessions are bound to: the caller's key (its hash, or its id) or OAuth grant. */
 function keyHash(c: Context<AppEnv>): Uint8Array {
-  return c.var.tenant.keys.find((key) => key.name === c.var.caller.keyName)!.hash;
+  return c.var.caller.binding;
 }
 
 interface OpenSession {

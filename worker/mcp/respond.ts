@@ -64,6 +64,7 @@ export async function respond(
     mask: (text) => (mask ??= createTextMasker(Object.values(exchange.options().secrets ?? {})))(text),
     follow: { ledger: tenantLedger(c.env, c.var.tenant.name), viewer: viewerOf(c.var.caller), ...(waitUntil ? { waitUntil } : {}) },
     ...(options.pageSize === undefined ? {} : { pageSize: options.pageSize }),
+    ...(c.var.caller.tools ? { allowed: c.var.caller.tools } : {}),
   };
   const pending: Promise<RpcResponse>[] = [];
   for (const item of incoming) {

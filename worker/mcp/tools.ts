@@ -16,11 +16,11 @@ const DEFAULT_PAGE_SIZE = 100;
 const ListParams = v.object({ cursor: v.optional(v.string()) });
 
 /** The cursor is the offset of the next page, opaque to clients. */
-export function listTools(tenant: Tenant, params: unknown, pageSize = DEFAULT_PAGE_SIZE): Record<string, unknown> {
+export function listTools(tenant: Tenant, params: unknown, pageSize = DEFAULT_PAGE_SIZE, allowed?: ReadonlySet<string>): Record<string, unknown> {
   const parsed = v.safeParse(ListParams, params ?? {});
   if (!parsed.success) throw new RpcFailure(RpcCode.invalidParams, "tools/list: cursor must be a string.");
   // A tool whose input is not an object cannot be offered over MCP (GET /v1/tools/mcp lists it as skipped).
-  const { tools } = toolListing(tenant, mcp);
+  const { tools } = toolListing(tenant, mcp, allowed);
   let offset = 0;
   if (parsed.output.cursor !== undefined) {
     offset = /^o[0-9]{1,9}$/.test(parsed.output.cursor) ? Number(parsed.output.cursor.slice(1)) : -1;

@@ -1,27 +1,88 @@
+import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import type { Scope } from "../config";
 import type { AppEnv, Caller } from "../env";
 import { ApiError } from "../errors";
-import type { Tenant } from "../tenant";
+import { waitUntilOf } from "../execution";
+import { tenantKeys, type KeysNamespace } from "../keys/address";
+import { noteKeyUse, runtimeKeys, type RuntimeKey } from "../keys/cache";
+import { siteOf } from "../oauth/context";
+import { grantCaller } from "../oauth/grant-caller";
+import { looksLikeAccessToken, REQUIRED_SCOPES } from "../oauth/site";
 
 const encoder = new TextEncoder();
-const CHALLENGE = { "WWW-Authenticate": 'Bearer realm="toolgate"' };
 
 /**
- * The caller behind an Authorization header. The presented key is hashed first, so every
- * comparison is between two 32-byte digests, and every configured key is compared (no early exit):
- * neither the key's length nor which key matched shows in the timing.
+ * The 401 challenge. Where OAuth is served, it names the protected resource metadata (RFC 9728) and
+ * the scope any access needs, which is how an MCP client finds where to sign in.
  */
-export async function authenticate(tenant: Tenant, authorization: string | undefined): Promise<Caller> {
-  const match = /^Bearer +(\S+) *$/i.exec(authorization ?? "");
-  if (!match) throw new ApiError(401, "missing_key", "Send the API key as Authorization: Bearer <key>.", CHALLENGE);
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(match[1])));
-  let found: Tenant["keys"][number] | undefined;
-  for (const key of tenant.keys) {
-    if (crypto.subtle.timingSafeEqual(digest, key.hash) && found === undefined) found = key;
+function challenge(c: Context<AppEnv>, error?: "invalid_token"): Record<string, string> {
+  const site = siteOf(c);
+  const parts = ['Bearer realm="toolgate"'];
+  if (error) parts.push(`error="${error}"`);
+  if (site) parts.push(`resource_metadata="${site.metadataUrl}"`, `scope="${REQUIRED_SCOPES.join(" ")}"`);
+  return { "WWW-Authenticate": parts.join(", ") };
+}
+
+/** The bearer credential of an Authorization header, or undefined. */
+function bearerOf(authorization: string | undefined): string | undefined {
+  return /^Bearer +(\S+) *$/i.exec(authorization ?? "")?.[1];
+}
+
+/**
+ * The caller behind an Authorization header: an OAuth access token (checked by the OAuth library,
+ * only for tokens of its shape), or a key. A key is hashed first, so every comparison is between two
+ * 32-byte digests, and every key is compared — configured ones and those created at runtime, current
+ * and rotated-out secrets alike — with no early exit: neither the key's length nor which key matched
+ * shows in the timing.
+ */
+export async function authenticate(c: Context<AppEnv>, authorization: string | undefined): Promise<Caller> {
+  const token = bearerOf(authorization);
+  if (token === undefined) throw new ApiError(401, "missing_key", "Send the API key or access token as Authorization: Bearer <key>.", challenge(c));
+  const oauth = await grantCaller(c, token);
+  if (oauth) return oauth;
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(token)));
+  const { tenant } = c.var;
+  let runtime: RuntimeKey[] = [];
+  let unavailable: unknown;
+  if (c.env.KEYS) {
+    try {
+      runtime = await runtimeKeys(tenantKeys({ KEYS: c.env.KEYS as unknown as KeysNamespace }, tenant.name));
+    } catch (error) {
+      unavailable = error; // configured keys still work; a runtime key cannot be checked
+    }
   }
-  if (!found) throw new ApiError(401, "invalid_key", "The API key is not valid for this tenant.", CHALLENGE);
-  return { keyName: found.name, scopes: found.scopes };
+  let configured: (typeof tenant.keys)[number] | undefined;
+  for (const key of tenant.keys) {
+    if (crypto.subtle.timingSafeEqual(digest, key.hash) && configured === undefined) configured = key;
+  }
+  const now = Date.now();
+  let found: RuntimeKey | undefined;
+  for (const entry of runtime) {
+    const current = crypto.subtle.timingSafeEqual(digest, entry.hash);
+    const previous = entry.previous !== undefined && crypto.subtle.timingSafeEqual(digest, entry.previous) && (entry.key.previousValidUntil ?? 0) > now;
+    if ((current || previous) && found === undefined) found = entry;
+  }
+  if (configured) return { keyName: configured.name, scopes: configured.scopes, binding: configured.hash };
+  if (found) return runtimeCaller(c, found, now);
+  if (unavailable !== undefined) throw unavailable;
+  if (looksLikeAccessToken(token)) throw new ApiError(401, "invalid_token", "The access token is not valid here: expired, revoked, or issued for another resource. Sign in again.", challenge(c, "invalid_token"));
+  throw new ApiError(401, "invalid_key", "The API key is not valid for this tenant.", challenge(c));
+}
+
+function runtimeCaller(c: Context<AppEnv>, entry: RuntimeKey, now: number): Caller {
+  const { key } = entry;
+  if (key.expiresAt !== undefined && key.expiresAt <= now) {
+    throw new ApiError(401, "key_expired", `The API key "${key.name}" expired at ${new Date(key.expiresAt).toISOString()}.`, challenge(c));
+  }
+  noteKeyUse(tenantKeys({ KEYS: c.env.KEYS as unknown as KeysNamespace }, c.var.tenant.name), key.id, waitUntilOf(c), now);
+  return {
+    keyName: key.name,
+    scopes: entry.scopes,
+    binding: entry.binding,
+    ...(entry.tools ? { tools: entry.tools } : {}),
+    ...(key.ratePerMinute ? { rateLimit: { id: `key:${key.id}`, perMinute: key.ratePerMinute } } : {}),
+  };
 }
 
 /** admin holds every scope. */
@@ -29,23 +90,29 @@ export function hasScope(caller: Caller, scope: Scope): boolean {
   return caller.scopes.has(scope) || caller.scopes.has("admin");
 }
 
-/** Whose records the caller reads: admin every record (null), any other key only its own calls. */
+/** Whose records the caller reads: admin every record (null), any other key or grant only its own calls. */
 export function viewerOf(caller: Caller): string | null {
   return caller.scopes.has("admin") ? null : caller.keyName;
 }
 
-/** Requires a valid key: 401 without one or with a wrong one. Sets c.var.caller. */
+/** Requires a valid key or token: 401 without one or with a wrong one. Sets c.var.caller. */
 export const requireKey = createMiddleware<AppEnv>(async (c, next) => {
-  c.set("caller", await authenticate(c.var.tenant, c.req.header("Authorization")));
+  c.set("caller", await authenticate(c, c.req.header("Authorization")));
   await next();
 });
+
+/** The 403 for a caller without `scope`; an OAuth client is told which scope to ask for (step-up). */
+export function forbidden(caller: Caller, scope: Scope): ApiError {
+  const headers: Record<string, string> = caller.oauth
+    ? { "WWW-Authenticate": `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${caller.oauth.metadataUrl}"` }
+    : {};
+  return new ApiError(403, "forbidden", `This ${caller.oauth ? "grant" : "key"} lacks the "${scope}" scope.`, headers);
+}
 
 /** Requires a scope of the already authenticated caller: 403 without it. */
 export function requireScope(scope: Scope) {
   return createMiddleware<AppEnv>(async (c, next) => {
-    if (!hasScope(c.var.caller, scope)) {
-      throw new ApiError(403, "forbidden", `This key lacks the "${scope}" scope.`);
-    }
+    if (!hasScope(c.var.caller, scope)) throw forbidden(c.var.caller, scope);
     await next();
   });
 }

@@ -35,9 +35,13 @@ async function runCalls(c: Context<AppEnv>, body: unknown, format: Format): Prom
   const calls = results.map((result) => result.record);
   for (const record of calls) logCall(c.var.requestId, record, c.var.caller.keyName);
   // A lone call whose id was already used with other arguments: the request itself conflicts (409);
-  // in a batch the conflict is one result among others, so the batch still answers 200.
-  const status = results.length === 1 && !results[0]!.ok && results[0]!.error.code === "conflict" ? 409 : 200;
-  return c.json({ ...(format.encode(results) as object), calls }, status);
+  // in a batch the conflict is one result among others, so the batch still answers 200. A lone call
+  // over its caller's rate limit is the request's 429 (in a batch, a `busy` result).
+  const lone = results.length === 1 && !results[0]!.ok ? results[0]!.error : undefined;
+  const limited = lone?.code === "busy" && c.var.rateLimitedMs !== undefined;
+  const status = lone?.code === "conflict" ? 409 : limited ? 429 : 200;
+  const headers = limited ? { "Retry-After": String(Math.max(1, Math.ceil(c.var.rateLimitedMs! / 1000))) } : undefined;
+  return c.json({ ...(format.encode(results) as object), calls }, status, headers);
 }
 
 export const calls = new Hono<AppEnv>()

@@ -19,11 +19,12 @@ export interface EventRouteOptions {
 async function streamCaller(c: Context<AppEnv>): Promise<Caller> {
   const header = c.req.header("Authorization");
   const token = c.req.query("token");
-  if (header !== undefined || token === undefined) return authenticate(c.var.tenant, header);
+  if (header !== undefined || token === undefined) return authenticate(c, header);
   // Tokens live on shard 0.
   const found = await callDurable(() => tenantLedger(c.env, c.var.tenant.name).shard(0), (ledger) => ledger.checkToken(token));
   if (!found) throw new ApiError(401, "invalid_token", "The event token is unknown or expired; get a new one from POST /v1/events/token.");
-  return { keyName: found.key, scopes: new Set(found.scopes as Scope[]) };
+  // Streams bind no session: the token stands for the key (or grant) that asked for it.
+  return { keyName: found.key, scopes: new Set(found.scopes as Scope[]), binding: new Uint8Array(0) };
 }
 
 /**

@@ -10,9 +10,11 @@ export const tools = new Hono<AppEnv>()
   // Every tool with its effective policy (the console's badges) and schemas, in toolgate's own shape.
   .get("/", requireScope("call"), async (c) => {
     const tenant = await needRemoteTools(c, "all");
-    return c.json({ tools: tenant.registry.list().map((tool) => toolInfo(tool, tenant)) });
+    const allowed = c.var.caller.tools;
+    const list = tenant.registry.list().filter((tool) => !allowed || allowed.has(tool.name));
+    return c.json({ tools: list.map((tool) => toolInfo(tool, tenant)) });
   })
   .get("/:format", requireScope("call"), async (c) => {
     const format = formatNamed(c.req.param("format"));
-    return c.json(toolListing(await needRemoteTools(c, "all"), format));
+    return c.json(toolListing(await needRemoteTools(c, "all"), format, c.var.caller.tools));
   });

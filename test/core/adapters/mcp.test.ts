@@ -51,7 +51,7 @@ describe("mcpServer: listing", () => {
   it("lists every page, prefixes and sanitises names, converts schemas", async () => {
     const source = mcpServer(declare(), deps());
     const tools = await source.tools();
-    expect(tools.map((t) => t.name)).toEqual(["r_echo", "r_add", "r_fail", "r_slow", "r_bump", "r_rpc_fail", "r_dotted_name"]);
+    expect(tools.map((t) => t.name)).toEqual(["r_echo", "r_add", "r_fail", "r_slow", "r_bump", "r_ask", "r_rpc_fail", "r_dotted_name"]);
     const pages = server.requests.filter((r) => (r.body as { method?: string })?.method === "tools/list");
     expect(pages.map((r) => (r.body as { params?: { cursor?: string } }).params?.cursor)).toEqual([undefined, "2", "4", "6"]);
     const echo = tools[0] as Tool;
@@ -101,7 +101,7 @@ describe("mcpServer: calls", () => {
     }
     const last = server.requests.at(-1);
     expect(last?.headers["mcp-session-id"]).toMatch(/.+/);
-    expect(last?.headers["mcp-protocol-version"]).toBe("2025-06-18");
+    expect(last?.headers["mcp-protocol-version"]).toBe("2025-11-25");
   });
 
   it("maps isError to tool_error and a JSON-RPC error to upstream_error", async () => {
@@ -111,6 +111,16 @@ describe("mcpServer: calls", () => {
     const broken = await call(tools, "r_rpc_fail", {});
     expect(!broken.ok && broken.error.code).toBe("upstream_error");
     expect(!broken.ok && broken.error.message).toMatch(/JSON-RPC error -32603: .*the server broke/);
+  });
+
+  it("refuses a server's request for sampling on the call's stream at once: the call fails saying so, not at its timeout", async () => {
+    const tools = await mcpServer(declare({ timeoutMs: 20_000 }), deps()).tools();
+    const started = Date.now();
+    const asked = await call(tools, "r_ask", {});
+    expect(!asked.ok && asked.error.message).toMatch(/toolgate cannot answer sampling\/createMessage for a remote server/);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    const refusal = server.requests.find((r) => (r.body as { error?: unknown })?.error !== undefined);
+    expect(refusal?.body).toMatchObject({ error: { code: -32601, message: "toolgate cannot answer sampling/createMessage for a remote server" } });
   });
 
   it("validates arguments against the remote schema before calling", async () => {

@@ -124,3 +124,45 @@ describe("openApiTools", () => {
     expect(() => openApiTools({ name: "x", document: broken })).toThrow(/does not resolve/);
   });
 });
+
+describe("openApiTools: response schemas", () => {
+  // The echo endpoint answers { method, path, query, headers, body }: Echo matches it, Pet (which needs a name) does not.
+  const described = () => {
+    const doc = document(api.url);
+    const get = doc.paths["/pets/{petId}"].get as Record<string, unknown>;
+    get.responses = {
+      "404": { description: "none", content: { "application/json": { schema: { type: "object" } } } },
+      "200": { description: "echo", content: { "application/json": { schema: { $ref: "#/components/schemas/Echo" } } } },
+    };
+    const post = doc.paths["/pets"].post as Record<string, unknown>;
+    post.responses = { "201": { $ref: "#/components/responses/Created" } };
+    const components = doc.components as Record<string, Record<string, unknown>>;
+    components.schemas!.Echo = { type: "object", required: ["method", "path"], properties: { method: { type: "string" }, path: { type: "string" } } };
+    components.schemas!.Pet = { type: "object", required: ["name"], properties: { name: { type: "string" }, tags: { type: "array", items: { $ref: "#/components/schemas/Tag" } } } };
+    components.responses = { Created: { description: "the pet", content: { "application/json": { schema: { $ref: "#/components/schemas/Pet" } } } } };
+    return doc;
+  };
+
+  it("gives each operation the output schema of its 2xx JSON response (a component inlined, its references as $defs)", () => {
+    const [getPet, createPet] = openApiTools({ name: "pets", document: described() });
+    expect(getPet?.outputSchema).toEqual({ type: "object", required: ["method", "path"], properties: { method: { type: "string" }, path: { type: "string" } }, $defs: { Echo: expect.any(Object) } });
+    expect(createPet?.outputSchema).toMatchObject({ type: "object", required: ["name"], $defs: { Pet: expect.any(Object), Tag: expect.any(Object) } });
+    expect(openApiTools({ name: "pets", document: document(api.url) })[0]?.outputSchema).toBeUndefined();
+  });
+
+  it("checks every answer against it: a match succeeds, a wrong shape is an upstream_error", async () => {
+    const tools = openApiTools({ name: "pets", document: described() });
+    const got = await run(tools, "getPet", { petId: 7 });
+    expect(got.ok && got.output.structured).toMatchObject({ method: "GET", path: "/echo/pets/7" });
+    const created = await run(tools, "createPet", { body: { name: "Rex" } });
+    expect(!created.ok && created.error).toMatchObject({ code: "upstream_error", issues: [{ path: "", message: expect.stringMatching(/name/) }] });
+    expect(!created.ok && created.error.message).toMatch(/'s answer does not match the tool's output schema: .*"name"/);
+  });
+
+  it("ignores the document's response schemas with outputSchemas: false", async () => {
+    const tools = openApiTools({ name: "pets", document: described(), outputSchemas: false });
+    expect(tools.map((tool) => tool.outputSchema)).toEqual([undefined, undefined]);
+    const created = await run(tools, "createPet", { body: { name: "Rex" } });
+    expect(created.ok).toBe(true);
+  });
+});

@@ -1,0 +1,2 @@
+import { getWeather } from "./get-weather";
+export const tools = { get_weather: getWeather };

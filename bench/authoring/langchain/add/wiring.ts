@@ -1,0 +1,2 @@
+import { add } from "./add";
+export const tools = [add];

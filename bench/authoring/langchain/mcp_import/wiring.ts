@@ -1,0 +1,2 @@
+import { githubTools } from "./github";
+export const tools = [...(await githubTools())];

@@ -1,0 +1,52 @@
+import { describe, expect, inject, it } from "vitest";
+import { navigate, screenshot, signIn, usePage } from "./browser";
+
+// The Keys view in Chromium against `wrangler dev`: a key created in the console works at once, its
+// secret is shown once, rotation hands out a new one, revocation ends both.
+const baseUrl = inject("baseUrl");
+const browserPage = usePage();
+
+const toolsWith = async (key: string) => (await fetch(`${baseUrl}/v1/tools`, { headers: { authorization: `Bearer ${key}` } })).status;
+
+describe("console: keys without a redeploy", () => {
+  it("creates, rotates and revokes a key", async () => {
+    const { page } = browserPage;
+    await signIn(page, baseUrl, "dev-admin-key");
+    let view = await navigate(page, "Keys", "keys");
+    await view.locator('li[data-key="dev-call"]').getByText("from the configuration", { exact: false }).waitFor();
+
+    const form = view.getByRole("form", { name: "Create a key" });
+    await form.getByLabel("Name", { exact: true }).fill("e2e-chat");
+    await form.getByLabel("Only these tools", { exact: true }).fill("add");
+    await form.getByLabel("Calls per minute", { exact: true }).fill("100");
+    await form.getByRole("button", { name: "Create key" }).click();
+    const secret = (await view.getByLabel("Secret of e2e-chat").textContent())!;
+    expect(secret).toMatch(/^tg_/);
+    const card = view.locator('li[data-key="e2e-chat"]');
+    await card.getByText("tools: add · 100 calls/min").waitFor();
+    await screenshot(page, "keys");
+    expect(await toolsWith(secret)).toBe(200);
+    const tools = (await (await fetch(`${baseUrl}/v1/tools`, { headers: { authorization: `Bearer ${secret}` } })).json()) as { tools: { name: string }[] };
+    expect(tools.tools.map((tool) => tool.name)).toEqual(["add"]);
+
+    // Shown once: a fresh load of the view lists the key without any secret.
+    await page.reload();
+    view = await navigate(page, "Tools", "tools").then(() => navigate(page, "Keys", "keys"));
+    await view.locator('li[data-key="e2e-chat"]').waitFor();
+    expect(await view.textContent()).not.toContain(secret);
+
+    await view.getByRole("button", { name: "Rotate e2e-chat" }).click();
+    const rotatedLabel = view.getByLabel("Secret of e2e-chat");
+    await rotatedLabel.waitFor();
+    const rotated = (await rotatedLabel.textContent())!;
+    expect(rotated).not.toBe(secret);
+    expect(await toolsWith(rotated)).toBe(200);
+    expect(await toolsWith(secret)).toBe(200); // the old secret's grace period (an hour by default)
+    await view.locator('li[data-key="e2e-chat"]').getByText("Old secret valid until").waitFor();
+
+    await view.getByRole("button", { name: "Revoke e2e-chat" }).click();
+    await view.locator('li[data-key="e2e-chat"]').getByRole("heading", { name: "e2e-chat (revoked)" }).waitFor();
+    expect(await toolsWith(rotated)).toBe(401);
+    expect(await toolsWith(secret)).toBe(401);
+  });
+});

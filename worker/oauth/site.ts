@@ -1,0 +1,104 @@
+import type { OAuthAuthorizationServer, OAuthHelpers, OAuthResourceServer } from "@cloudflare/workers-oauth-provider";
+import { SCOPES } from "../config";
+
+/**
+ * OAuth 2.1 for MCP clients (@cloudflare/workers-oauth-provider). Each tenant is its own Worker, so
+ * its issuer is the origin it is reached on and its one protected resource is `<origin>/mcp`:
+ * a token is bound to this tenant's endpoint (RFC 8707) and refused anywhere else. The HTTP API of the
+ * same Worker accepts it too. The library keeps clients, grants and tokens (hashed) in OAUTH_KV.
+ *
+ * The library is imported on first use (an OAuth path, or a token of its shape), so requests with
+ * keys never evaluate it: isolates that only see keys start as before.
+ */
+
+export const OAUTH_PATHS = { authorize: "/authorize", token: "/token", register: "/register" } as const;
+/** Access tokens live 15 minutes; refresh tokens (rotated on every use) 30 days. */
+export const ACCESS_TOKEN_TTL_SECONDS = 15 * 60;
+export const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
+/** Every grant belongs to the tenant (the library keys grants by user): admins list and revoke them all. */
+export const GRANT_USER = "tenant";
+/** What any access needs, named in the 401 challenge so clients ask for it first. */
+export const REQUIRED_SCOPES = ["call"];
+
+/** Where OAuth is served for one origin of a tenant's Worker. */
+export interface OAuthSite {
+  tenant: string;
+  origin: string;
+  /** The protected resource: tokens carry it as their audience. */
+  resource: string;
+  /** Where its RFC 9728 metadata is (the 401 challenge names it). */
+  metadataUrl: string;
+}
+
+export function siteAt(origin: string, tenant: string): OAuthSite {
+  return { tenant, origin, resource: `${origin}/mcp`, metadataUrl: `${origin}/.well-known/oauth-protected-resource/mcp` };
+}
+
+/** The library's two roles for a site. */
+export interface OAuthServers {
+  authorizationServer: OAuthAuthorizationServer<Record<string, unknown>>;
+  resourceServer: OAuthResourceServer<Record<string, unknown>>;
+}
+
+export type OAuthLibrary = typeof import("@cloudflare/workers-oauth-provider");
+
+/** The library, evaluated on first use. */
+export function oauthLibrary(): Promise<OAuthLibrary> {
+  return import("@cloudflare/workers-oauth-provider");
+}
+
+const built = new Map<string, OAuthServers | null>();
+const MAX_SITES = 16;
+
+function build(lib: OAuthLibrary, site: OAuthSite): OAuthServers | null {
+  const { origin, resource } = site;
+  try {
+    const authorizationServer = new lib.OAuthAuthorizationServer<Record<string, unknown>>({
+      issuer: origin,
+      resources: [resource],
+      authorizeEndpoint: `${origin}${OAUTH_PATHS.authorize}`,
+      tokenEndpoint: `${origin}${OAUTH_PATHS.token}`,
+      clientRegistrationEndpoint: `${origin}${OAUTH_PATHS.register}`,
+      scopesSupported: [...SCOPES],
+      accessTokenTTL: ACCESS_TOKEN_TTL_SECONDS,
+      refreshTokenTTL: REFRESH_TOKEN_TTL_SECONDS,
+      clientIdMetadataDocumentEnabled: true,
+    });
+    const resourceServer = new lib.OAuthResourceServer<Record<string, unknown>>({
+      resourceMetadata: { resource, authorization_servers: [origin], bearer_methods_supported: ["header"], resource_name: `toolgate (${site.tenant})` },
+      requiredScopes: REQUIRED_SCOPES,
+      validateToken: (env) => (audience, token) => authorizationServer.validateToken(audience, token, env),
+      // Only its metadata is served through it; /mcp itself is toolgate's (middleware/auth.ts checks tokens).
+      handler: { fetch: () => new Response(null, { status: 404 }) },
+    });
+    return { authorizationServer, resourceServer };
+  } catch {
+    // An origin the library refuses as an issuer (plain http off loopback): no OAuth there.
+    return null;
+  }
+}
+
+/** The library's servers for a site, built once per isolate; null where the library refuses the origin. */
+export async function oauthServers(site: OAuthSite): Promise<OAuthServers | null> {
+  const key = `${site.tenant}\n${site.origin}`;
+  let servers = built.get(key);
+  if (servers === undefined) {
+    const lib = await oauthLibrary();
+    servers = built.get(key);
+    if (servers === undefined) {
+      if (built.size >= MAX_SITES) built.delete(built.keys().next().value!);
+      built.set(key, (servers = build(lib, site)));
+    }
+  }
+  return servers;
+}
+
+export function oauthApi(servers: OAuthServers, env: Record<string, unknown>): OAuthHelpers {
+  return servers.authorizationServer.getOAuthApi(env);
+}
+
+/** The library's access tokens are `<user>:<grant>:<secret>`; toolgate's own keys never hold a colon. */
+export function looksLikeAccessToken(token: string): boolean {
+  const parts = token.split(":");
+  return parts.length === 3 && parts.every((part) => part.length > 0);
+}

@@ -1,0 +1,77 @@
+import { Hono, type Context } from "hono";
+import type { AppEnv } from "../env";
+import { errorBody } from "../errors";
+import { bodyLimit } from "../middleware/body-limit";
+import { siteOf } from "../oauth/context";
+import { saveConsent } from "../oauth/consents";
+import { oauthApi, oauthLibrary, oauthServers, OAUTH_PATHS, type OAuthLibrary, type OAuthServers } from "../oauth/site";
+
+async function servers(c: Context<AppEnv>): Promise<OAuthServers | Response> {
+  const site = siteOf(c);
+  return (site && (await oauthServers(site))) ?? c.json(errorBody("not_found", `OAuth is not served on ${new URL(c.req.url).host}.`), 404);
+}
+
+/** The library's own endpoints: metadata (RFC 8414, RFC 9728), token and revocation, registration (RFC 7591). */
+function serve(role: keyof OAuthServers) {
+  return async (c: Context<AppEnv>) => {
+    const found = await servers(c);
+    if (found instanceof Response) return found;
+    return found[role].fetch(c.req.raw, c.env, executionOf(c) as never);
+  };
+}
+
+/** The request's execution context; a stand-in where there is none (app.request in tests). */
+function executionOf(c: Context<AppEnv>): Pick<ExecutionContext, "waitUntil" | "passThroughOnException"> {
+  try {
+    return c.executionCtx;
+  } catch {
+    return { waitUntil: () => undefined, passThroughOnException: () => undefined };
+  }
+}
+
+/** Failures of the authorize request: back to the client only when the library vouched for its redirect URI. */
+function refuse(lib: OAuthLibrary, error: unknown): Response {
+  if (error instanceof lib.AuthorizationError && error.redirectTo) return Response.redirect(error.redirectTo, 302);
+  if (error instanceof lib.AuthorizationError || error instanceof lib.CimdFetchError) {
+    const message = error instanceof lib.AuthorizationError ? error.description : "This client's metadata document could not be fetched or is invalid.";
+    return new Response(`Sign-in refused: ${message}\n`, { status: 400, headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" } });
+  }
+  throw error;
+}
+
+/**
+ * OAuth 2.1 for MCP clients, served on the tenant's own origin before CORS (the library answers its
+ * own preflights) and before any key check. GET /authorize checks the request (client, exact
+ * redirect URI, resource, PKCE with S256) and sends the browser to the console's consent page, where
+ * an admin approves or denies (routes/consents.ts).
+ */
+export const oauth = new Hono<AppEnv>()
+  .get("/.well-known/oauth-authorization-server", serve("authorizationServer"))
+  .get("/.well-known/oauth-authorization-server/*", serve("authorizationServer"))
+  .on(["GET", "OPTIONS"], "/.well-known/oauth-protected-resource", serve("resourceServer"))
+  .on(["GET", "OPTIONS"], "/.well-known/oauth-protected-resource/*", serve("resourceServer"))
+  .options(OAUTH_PATHS.token, serve("authorizationServer"))
+  .options(OAUTH_PATHS.register, serve("authorizationServer"))
+  .post(OAUTH_PATHS.token, bodyLimit, serve("authorizationServer"))
+  .post(OAUTH_PATHS.register, bodyLimit, serve("authorizationServer"))
+  .get(OAUTH_PATHS.authorize, async (c) => {
+    const found = await servers(c);
+    if (found instanceof Response) return found;
+    const lib = await oauthLibrary();
+    const api = oauthApi(found, c.env);
+    try {
+      const request = await api.parseAuthRequest(c.req.raw);
+      // OAuth 2.1 lets confidential clients skip PKCE; MCP does not, so neither does toolgate.
+      if (!request.codeChallenge || request.codeChallengeMethod !== "S256") {
+        return Response.redirect(lib.authorizationErrorRedirect(request, "invalid_request", "PKCE with code_challenge_method=S256 is required"), 302);
+      }
+      const description = await api.describeConsent(request);
+      const consent = await api.beginConsent(request);
+      await saveConsent(c.env.OAUTH_KV, consent.handle, description);
+      // The handle travels in the fragment: never sent to a server, never in a Referer.
+      consent.headers.set("Location", `/#/consent/${encodeURIComponent(consent.handle)}`);
+      return new Response(null, { status: 302, headers: consent.headers });
+    } catch (error) {
+      return refuse(lib, error);
+    }
+  });
