@@ -52,6 +52,11 @@ export interface ToolPolicy<A = unknown> {
   execution?: ExecutionMode;
   /** auto: a call still running this long after it started is answered as running and goes on. Default 5000. */
   detachAfterMs?: number;
+  /**
+   * MCP tasks (2026-07-28): a detached or auto tool runs as a task for clients that follow tasks
+   * ("optional", the default for them); "required" offers it to such clients only (others get -32021).
+   */
+  taskSupport?: "optional" | "required";
 }
 
 const positiveInt = (max: number) => v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(max));
@@ -87,6 +92,7 @@ export const PolicyDataSchema = v.strictObject({
   outputBudget: v.optional(positiveInt(10_000_000)),
   execution: v.optional(v.picklist(["inline", "detached", "auto"])),
   detachAfterMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(600_000))),
+  taskSupport: v.optional(v.picklist(["optional", "required"])),
 });
 
 const PolicySchema = v.strictObject({

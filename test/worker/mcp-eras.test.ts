@@ -114,7 +114,7 @@ describe("server/discover", () => {
     expect(result).toEqual({
       resultType: "complete",
       supportedVersions: ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"],
-      capabilities: { tools: { listChanged: false }, logging: {} },
+      capabilities: { tools: { listChanged: false }, logging: {}, extensions: { "io.modelcontextprotocol/tasks": {} } },
       ttlMs: 300_000,
       cacheScope: "private",
       _meta: { "io.modelcontextprotocol/serverInfo": { name: "toolgate", title: "toolgate", version: "0.1.0" } },

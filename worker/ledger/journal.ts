@@ -44,6 +44,12 @@ export interface LedgerJournalOptions {
    * instead of being cut off (a record left running, a slot held until its lease ends).
    */
   waitUntil?: (promise: Promise<unknown>) => void;
+  /**
+   * Writes are grouped only with writes of the same scope (writes.ts). A Durable Object that runs
+   * calls (a Runner) gives its own: I/O made in one object cannot settle promises of another, even
+   * in the same isolate, so two objects' writes must never travel in one group.
+   */
+  writeScope?: string;
 }
 
 /** How long a running row lives without renewal (see LedgerJournalOptions.leaseMs). */
@@ -126,7 +132,9 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
 
   /** A write grouped with this isolate's other writes to the call's shard (see writes.ts). */
   async function write(callId: string, entry: LedgerWrite): Promise<WriteOutcome> {
-    const outcome = await submitWrite(shards.name(shards.shardOf(callId)), entry, { stub: stubFor(callId), waitUntil: options.waitUntil }).catch(asBusy);
+    const queue = shards.name(shards.shardOf(callId));
+    const scoped = options.writeScope === undefined ? queue : `${options.writeScope}|${queue}`;
+    const outcome = await submitWrite(scoped, entry, { stub: stubFor(callId), waitUntil: options.waitUntil }).catch(asBusy);
     if (outcome.kind === "error") throw new Error(outcome.message);
     return outcome;
   }

@@ -6,6 +6,7 @@ import type { Tenant } from "../tenant";
 import { META_KEYS, type Envelope } from "./envelope";
 import type { FollowTarget } from "./follow";
 import { isLogLevel, RpcCode, RpcFailure, rpcError, rpcResult, type LogLevel, type RequestId, type RpcRequest, type RpcResponse } from "./protocol";
+import { cancelTask, getTask, tasksRequired, TASKS_EXTENSION, updateTask } from "./tasks";
 import { callTool, listTools } from "./tools";
 import { isLegacyVersion, LATEST_LEGACY_VERSION, SERVED_VERSIONS, type Era, type LegacyVersion } from "./versions";
 
@@ -34,6 +35,8 @@ export interface Exchange {
   setLevel?(level: LogLevel): Promise<void>;
   /** The caller's tool allow-list: tools/list shows only these. */
   allowed?: ReadonlySet<string>;
+  /** 2026-07-28 requests whose client declared the tasks extension: how long a task's record is kept. */
+  tasks?: { ttlMs: number };
 }
 
 export const SERVER_INFO = { name: "toolgate", title: "toolgate", version: "0.1.0" } as const;
@@ -46,6 +49,9 @@ export const CAPABILITIES = {
   // Tools' ctx.log: per session (logging/setLevel) before 2026, per request (_meta logLevel) since.
   logging: {},
 };
+
+/** 2026-07-28 adds the tasks extension: a task is a call's ledger record (tasks.ts). */
+const MODERN_CAPABILITIES = { ...CAPABILITIES, extensions: { [TASKS_EXTENSION]: {} } };
 
 /** 2026-07-28 caching hints of cacheable results (server/utilities/caching): they are the tenant's, behind its keys. */
 const CACHE_HINTS = { "server/discover": 300_000, "tools/list": 60_000 } as Record<string, number>;
@@ -63,12 +69,24 @@ const BOTH: readonly Era[] = ["legacy", "modern"];
  * request's _meta); server/discover is 2026's. A method missing here is -32601 (and 404 in 2026).
  */
 const METHODS: Record<string, Method> = {
-  "server/discover": { eras: ["modern"], run: () => ({ supportedVersions: SERVED_VERSIONS, capabilities: CAPABILITIES }) },
-  "tools/list": { eras: BOTH, run: (request, exchange) => listTools(exchange.tenant, request.params, exchange.pageSize, exchange.allowed) },
+  "server/discover": { eras: ["modern"], run: () => ({ supportedVersions: SERVED_VERSIONS, capabilities: MODERN_CAPABILITIES }) },
+  "tools/list": {
+    eras: BOTH,
+    run: (request, exchange) => listTools(exchange.tenant, request.params, exchange.pageSize, exchange.allowed, exchange.era === "modern"),
+  },
   "tools/call": { eras: BOTH, run: runCall },
   ping: { eras: ["legacy"], run: () => ({}) },
   "logging/setLevel": { eras: ["legacy"], run: setLevel },
+  "tasks/get": { eras: ["modern"], run: (request, exchange) => getTask(request.params, exchange.follow, tasksOf(request, exchange).ttlMs) },
+  "tasks/cancel": { eras: ["modern"], run: (request, exchange) => tasksOf(request, exchange) && cancelTask(request.params, exchange.follow) },
+  "tasks/update": { eras: ["modern"], run: (request, exchange) => tasksOf(request, exchange) && updateTask(request.params, exchange.follow) },
 };
+
+/** The task methods answer only requests whose client declared the extension (-32021 otherwise). */
+function tasksOf(request: RpcRequest, exchange: Exchange): { ttlMs: number } {
+  if (!exchange.tasks) throw tasksRequired(request.method);
+  return exchange.tasks;
+}
 
 /** The handler of a method in an era, if it has one. */
 export function methodOf(name: string, era: Era): Method | undefined {
@@ -107,6 +125,8 @@ function runCall(request: RpcRequest, exchange: Exchange): Promise<Record<string
     logLevel: exchange.logLevel,
     requestId: exchange.requestId,
     follow: exchange.follow,
+    ...(exchange.tasks ? { tasks: exchange.tasks } : {}),
+    era: exchange.era,
   });
 }
 

@@ -40,10 +40,11 @@ export function trimOws(value: string | null | undefined): string | undefined {
 function nameSource(request: RpcRequest): unknown {
   if (request.method === "tools/call" || request.method === "prompts/get") return request.params?.name;
   if (request.method === "resources/read") return request.params?.uri;
+  if (request.method === "tasks/get" || request.method === "tasks/update" || request.method === "tasks/cancel") return request.params?.taskId;
   return undefined;
 }
 
-/** MCP-Protocol-Version, Mcp-Method and (for tools/call) Mcp-Name: present and matching the body. */
+/** MCP-Protocol-Version, Mcp-Method and (for tools/call and the task methods) Mcp-Name: present and matching the body. */
 export function checkStandardHeaders(request: RpcRequest, headers: McpHeaders): Refusal | undefined {
   if (headers.version === undefined) return refusal(request, "the MCP-Protocol-Version header is missing");
   if (headers.method === undefined) return refusal(request, "the Mcp-Method header is missing");

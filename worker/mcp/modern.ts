@@ -7,7 +7,9 @@ import { methodOf } from "./dispatch";
 import { checkParamHeaders, checkStandardHeaders } from "./headers";
 import { RpcCode, rpcError } from "./protocol";
 import { respond, type Accepts, type RespondOptions } from "./respond";
+import { declaresTasks } from "./tasks";
 import { isModernVersion, SERVED_VERSIONS } from "./versions";
+import { settingsFromEnv } from "../ledger/settings";
 
 /**
  * The 2026-07-28 era: every POST stands alone. Its _meta says which revision it speaks, what the
@@ -49,5 +51,6 @@ export async function serveModern(c: Context<AppEnv>, route: ModernRoute, header
     envelope,
     logLevel: () => envelope.logLevel,
     callId: randomCallId,
+    ...(declaresTasks(envelope) ? { tasks: { ttlMs: settingsFromEnv(c.env as unknown as Record<string, unknown>).retentionMs } } : {}),
   }, options);
 }

@@ -25,7 +25,7 @@ export function accepted(header: string | undefined): Accepts {
 }
 
 /** What differs between the eras in an exchange; respond() makes the rest. */
-export type EraParts = Pick<Exchange, "era" | "logLevel" | "callId" | "envelope" | "setLevel">;
+export type EraParts = Pick<Exchange, "era" | "logLevel" | "callId" | "envelope" | "setLevel" | "tasks">;
 
 export interface RespondOptions {
   pageSize?: number;

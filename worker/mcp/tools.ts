@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { executeCall } from "../../src/pipeline/execute";
-import { mcp, toCallToolResult } from "../../src/formats/mcp";
+import { mcp, toCallToolResult, type McpTool } from "../../src/formats/mcp";
 import type { Hooks } from "../../src/hooks";
 import type { ExecuteOptions } from "../../src/options";
 import { isRunning, resultOfRecord, type Progress } from "../../src/result";
@@ -10,13 +10,24 @@ import type { Tenant } from "../tenant";
 import { createCallLogger } from "./call-logger";
 import { followCall, type FollowTarget } from "./follow";
 import { RpcCode, RpcFailure, type LogLevel, type RpcRequest } from "./protocol";
+import { createTaskResult, taskSupportOf, tasksRequired } from "./tasks";
+import type { Era } from "./versions";
 
 const DEFAULT_PAGE_SIZE = 100;
 
 const ListParams = v.object({ cursor: v.optional(v.string()) });
 
+/** 2026-07-28 listings say which tools run as tasks (execution.taskSupport), for clients that follow tasks. */
+function withTaskSupport(tenant: Tenant, tools: readonly McpTool[]): McpTool[] {
+  return tools.map((definition) => {
+    const tool = tenant.registry.get(definition.name);
+    const support = tool ? taskSupportOf(tool) : "forbidden";
+    return support === "forbidden" ? definition : { ...definition, execution: { taskSupport: support } };
+  });
+}
+
 /** The cursor is the offset of the next page, opaque to clients. */
-export function listTools(tenant: Tenant, params: unknown, pageSize = DEFAULT_PAGE_SIZE, allowed?: ReadonlySet<string>): Record<string, unknown> {
+export function listTools(tenant: Tenant, params: unknown, pageSize = DEFAULT_PAGE_SIZE, allowed?: ReadonlySet<string>, modern = false): Record<string, unknown> {
   const parsed = v.safeParse(ListParams, params ?? {});
   if (!parsed.success) throw new RpcFailure(RpcCode.invalidParams, "tools/list: cursor must be a string.");
   // A tool whose input is not an object cannot be offered over MCP (GET /v1/tools/mcp lists it as skipped).
@@ -27,7 +38,9 @@ export function listTools(tenant: Tenant, params: unknown, pageSize = DEFAULT_PA
     if (offset < 0 || offset > tools.length) throw new RpcFailure(RpcCode.invalidParams, "tools/list: the cursor is not one this server gave.");
   }
   const end = offset + pageSize;
-  return end < tools.length ? { tools: tools.slice(offset, end), nextCursor: `o${end}` } : { tools: tools.slice(offset) };
+  const page = tools.slice(offset, end);
+  const shown = modern ? withTaskSupport(tenant, page) : page;
+  return end < tools.length ? { tools: shown, nextCursor: `o${end}` } : { tools: shown };
 }
 
 /** What one POST's requests need of the remote tools: all of them for tools/list, else the names tools/call asks for. */
@@ -57,6 +70,9 @@ export interface CallContext {
   requestId: string;
   /** Where a call that runs on beyond its answer (detached, auto) is waited for. */
   follow: FollowTarget;
+  era: Era;
+  /** Set when this request's client follows tasks (2026-07-28 with the tasks extension). */
+  tasks?: { ttlMs: number };
 }
 
 /** notifications/progress for the client's token: only increasing values (the spec requires it), from any source. */
@@ -89,6 +105,9 @@ export async function callTool(params: unknown, ctx: CallContext): Promise<Recor
   }
   const { name, arguments: args, _meta } = parsed.output;
   const base = ctx.options;
+  const tool = base.registry.get(name);
+  const support = ctx.era === "modern" && tool ? taskSupportOf(tool) : "forbidden";
+  if (support === "required" && !ctx.tasks) throw tasksRequired(`the tool "${name}"`);
   const sink = progressSink(_meta?.progressToken, ctx.notify);
   const hooks = [...(base.hooks === undefined ? [] : Array.isArray(base.hooks) ? base.hooks : [base.hooks]), ...progressHooks(sink)];
   let result = await executeCall(
@@ -97,6 +116,9 @@ export async function callTool(params: unknown, ctx: CallContext): Promise<Recor
   );
   logCall(ctx.requestId, result.record);
   if (!result.ok && result.error.code === "unknown_tool") throw new RpcFailure(RpcCode.invalidParams, result.error.message);
+  // A client that follows tasks gets the call's record as its task once the call goes on beyond this
+  // request (detached, auto past detachAfterMs) or waits for an approval; a call that ended is answered.
+  if (ctx.tasks && support !== "forbidden" && (isRunning(result) || result.record.status === "pending")) return createTaskResult(result.record, ctx.tasks.ttlMs);
   if (isRunning(result)) {
     const record = await followCall(result.callId, ctx.follow, ctx.signal, sink);
     if (record) result = resultOfRecord(record);
