@@ -27,7 +27,12 @@ export interface ConcurrencyPolicy<A = unknown> extends GateRules {
   key?: ((args: A) => string) | string;
 }
 
-export type ApprovalPolicy<A = unknown> = "never" | "always" | ((args: A) => boolean);
+/**
+ * Who confirms a call before it runs: nobody ("never"), an admin ("always", or a function of the
+ * arguments saying when), or the person who made the call ("user": asked through ctx.ask's channel,
+ * e.g. an MCP client's elicitation; a caller that cannot be asked gets an admin's approval instead).
+ */
+export type ApprovalPolicy<A = unknown> = "never" | "always" | "user" | ((args: A) => boolean);
 
 /**
  * Where a call runs: in the request that made it (inline), handed at once to a host that outlives the
@@ -81,7 +86,7 @@ export const PolicyDataSchema = v.strictObject({
   idempotent: v.optional(v.boolean()),
   risk: v.optional(v.picklist(["low", "medium", "high"])),
   readOnly: v.optional(v.boolean()),
-  approval: v.optional(v.picklist(["never", "always"])),
+  approval: v.optional(v.picklist(["never", "always", "user"])),
   concurrency: v.optional(
     v.strictObject({
       ...GateRulesSchema.entries,
@@ -97,7 +102,7 @@ export const PolicyDataSchema = v.strictObject({
 
 const PolicySchema = v.strictObject({
   ...PolicyDataSchema.entries,
-  approval: v.optional(v.union([v.picklist(["never", "always"]), v.function()])),
+  approval: v.optional(v.union([v.picklist(["never", "always", "user"]), v.function()])),
   concurrency: v.optional(
     v.strictObject({
       ...PolicyDataSchema.entries.concurrency.wrapped.entries,

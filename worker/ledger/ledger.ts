@@ -9,6 +9,7 @@ import { fullRecord, listRows, readRow, readVisibleRow, resultPage, TERMINAL, to
 import { sweep } from "./retention";
 import { cancelRunningWithPrefix, readSession, writeSessionEnded, writeSessionLevel, type McpSessionState } from "./sessions";
 import { migrate } from "./schema";
+import { readOrMakeSecret } from "./secrets";
 import { transact } from "../durable/transact";
 import { settingsFromEnv, type LedgerSettings } from "./settings";
 import { checkToken, issueToken } from "./tokens";
@@ -204,6 +205,11 @@ export class Ledger extends DurableObject<Env> {
   /** Requests the cancel of the viewer's running calls whose ids start with `prefix` (a session's calls). */
   cancelCallsWithPrefix(prefix: string, viewer: Viewer, reason: string): string[] {
     return this.transact(() => cancelRunningWithPrefix(this.shard, prefix, viewer, reason));
+  }
+
+  /** A random key this shard keeps under `name` for the tenant's Worker to sign with (secrets.ts). */
+  secret(name: string): Uint8Array {
+    return this.transact(() => readOrMakeSecret(this.ctx.storage.sql, name));
   }
 
   /** Events from elsewhere (gate.changed from the gates): already masked by their sender. */

@@ -61,6 +61,11 @@ const MIGRATIONS: readonly Migration[] = [
      expires_at INTEGER NOT NULL       -- when the id expires and the row may go
    );
    CREATE INDEX IF NOT EXISTS mcp_sessions_by_expiry ON mcp_sessions (expires_at);`,
+  // Keys the tenant's Worker signs with (worker/ledger/secrets.ts), made once on first use.
+  `CREATE TABLE IF NOT EXISTS secrets (
+     name TEXT PRIMARY KEY,
+     value BLOB NOT NULL
+   );`,
 ];
 
 /** ALTER TABLE … ADD COLUMN unless the column is there already, so re-running it is harmless. */

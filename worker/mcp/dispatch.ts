@@ -126,6 +126,7 @@ function runCall(request: RpcRequest, exchange: Exchange): Promise<Record<string
     requestId: exchange.requestId,
     follow: exchange.follow,
     ...(exchange.tasks ? { tasks: exchange.tasks } : {}),
+    ...(exchange.envelope ? { envelope: exchange.envelope } : {}),
     era: exchange.era,
   });
 }

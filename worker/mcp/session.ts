@@ -33,7 +33,7 @@ export function toBase64Url(bytes: Uint8Array): string {
   return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
-function fromBase64Url(text: string): Uint8Array | undefined {
+export function fromBase64Url(text: string): Uint8Array | undefined {
   if (!/^[A-Za-z0-9_-]+$/.test(text)) return undefined;
   try {
     const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/"));

@@ -10,6 +10,8 @@ import type { Tenant } from "../tenant";
 import { createCallLogger } from "./call-logger";
 import { followCall, type FollowTarget } from "./follow";
 import { RpcCode, RpcFailure, type LogLevel, type RpcRequest } from "./protocol";
+import type { Envelope } from "./envelope";
+import { inputRequiredResult, openRetry } from "./input-required";
 import { createTaskResult, taskSupportOf, tasksRequired } from "./tasks";
 import type { Era } from "./versions";
 
@@ -71,6 +73,8 @@ export interface CallContext {
   /** Where a call that runs on beyond its answer (detached, auto) is waited for. */
   follow: FollowTarget;
   era: Era;
+  /** A 2026-07-28 request's envelope: what its client can be asked (ctx.ask, approval: "user"). */
+  envelope?: Envelope;
   /** Set when this request's client follows tasks (2026-07-28 with the tasks extension). */
   tasks?: { ttlMs: number };
 }
@@ -108,14 +112,18 @@ export async function callTool(params: unknown, ctx: CallContext): Promise<Recor
   const tool = base.registry.get(name);
   const support = ctx.era === "modern" && tool ? taskSupportOf(tool) : "forbidden";
   if (support === "required" && !ctx.tasks) throw tasksRequired(`the tool "${name}"`);
+  // 2026: the client answers what the tool asks by calling again (input-required.ts); legacy clients are not asked.
+  const retry = ctx.envelope ? await openRetry(params, ctx.envelope, ctx.follow, name, args) : undefined;
   const sink = progressSink(_meta?.progressToken, ctx.notify);
   const hooks = [...(base.hooks === undefined ? [] : Array.isArray(base.hooks) ? base.hooks : [base.hooks]), ...progressHooks(sink)];
   let result = await executeCall(
     { id: ctx.callId, name, arguments: args ?? {} },
-    { ...base, hooks, signal: ctx.signal, log: createCallLogger(name, base.secrets, ctx) },
+    { ...base, hooks, signal: ctx.signal, log: createCallLogger(name, base.secrets, ctx), ...(retry ? { ask: retry.channel } : {}) },
   );
   logCall(ctx.requestId, result.record);
   if (!result.ok && result.error.code === "unknown_tool") throw new RpcFailure(RpcCode.invalidParams, result.error.message);
+  const asking = retry && (await inputRequiredResult(result, retry, ctx.follow));
+  if (asking) return asking;
   // A client that follows tasks gets the call's record as its task once the call goes on beyond this
   // request (detached, auto past detachAfterMs) or waits for an approval; a call that ended is answered.
   if (ctx.tasks && support !== "forbidden" && (isRunning(result) || result.record.status === "pending")) return createTaskResult(result.record, ctx.tasks.ttlMs);
