@@ -142,6 +142,7 @@ describe("MCP tasks (io.modelcontextprotocol/tasks) kept in the ledger", () => {
     expect((await call(target, "greet", { name: "World" })).result).toMatchObject({ resultType: "complete", content: [{ text: "Hello, World!" }] });
     expect((await rpc(target, "tasks/get", { taskId: "no-such-task" })).body.error.code).toBe(-32602);
     expect((await rpc(target, "tasks/cancel", { taskId: "no-such-task" })).body.error.code).toBe(-32602);
+    expect((await rpc(target, "tasks/update", { taskId: "no-such-task", inputResponses: {} })).body.error.code).toBe(-32602);
     for (const method of ["tasks/result", "tasks/list"]) expect((await rpc(target, method, {})).body.error.code).toBe(-32601);
   });
 
@@ -160,6 +161,10 @@ describe("MCP tasks (io.modelcontextprotocol/tasks) kept in the ledger", () => {
     expect(created).toMatchObject({ resultType: "task", status: "input_required" });
     const taskId = created.taskId as string;
     expect((await getTask(target, taskId)).result).toMatchObject({ status: "input_required", statusMessage: expect.stringContaining("approval") });
+    // The caller's answers cannot approve it: acknowledged, and the task still waits for the admin.
+    const update = await rpc(target, "tasks/update", { taskId, inputResponses: { approve: { action: "accept", content: {} } } });
+    expect(update.body.result).toMatchObject({ resultType: "complete" });
+    expect((await getTask(target, taskId)).result.status).toBe("input_required");
     expect((await request(`/v1/approvals/${taskId}`, { env, key: ADMIN_KEY, body: { decision: "approve" } })).status).toBe(202);
     await eventually(async () => (await latch(id).arrivals()) === 1, "the approved call runs");
     expect((await getTask(target, taskId)).result.status).toBe("working");
