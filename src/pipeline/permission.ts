@@ -28,9 +28,10 @@ export function decidePermission(state: CallState): StepOutcome {
 
 /** Parked for approval: the journal holds the pending row; the model is told to wait. */
 export function parkForApproval(state: CallState): CallResult {
+  const who = state.tool?.policy.approval === "user" ? "the user who made it (or an admin)" : "an admin";
   const message =
     `Tool "${state.name}" needs approval before it runs. The call is pending as ${state.callId}; ` +
-    `an admin can approve or deny it. Do not call it again; its outcome will be reported.`;
+    `${who} can approve or deny it. Do not call it again; its outcome will be reported.`;
   const error: CallError = { code: "approval_required", message };
   const record = maskRecord(state.env, { ...buildRecord(state, "pending"), error });
   emit(state.env, { type: "approval.requested", at: state.env.now(), callId: state.callId, tenant: state.env.tenant, tool: state.name, record });
