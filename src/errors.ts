@@ -17,6 +17,8 @@ export const ERROR_CODES = [
   "conflict",
   "internal",
   "tool_definition_changed",
+  /** The tool asked its caller for input (ctx.ask) that the call did not carry yet. */
+  "input_required",
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 

@@ -1,3 +1,4 @@
+import type { AskChannel } from "./ask";
 import type { CallJournal } from "./journal";
 import type { CallRunner } from "./runner";
 import type { Hooks } from "./hooks";
@@ -34,6 +35,8 @@ export interface ExecuteOptions {
   approved?: boolean;
   limits?: Partial<Limits>;
   log?: ToolLogger;
+  /** Who made the call can be asked (ctx.ask): the answers it carries and what it answers. Default: nobody. */
+  ask?: AskChannel;
   /** Clock, for tests. Default Date.now. */
   now?: () => number;
 }

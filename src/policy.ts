@@ -27,7 +27,12 @@ export interface ConcurrencyPolicy<A = unknown> extends GateRules {
   key?: ((args: A) => string) | string;
 }
 
-export type ApprovalPolicy<A = unknown> = "never" | "always" | ((args: A) => boolean);
+/**
+ * Who confirms a call before it runs: nobody ("never"), an admin ("always", or a function of the
+ * arguments saying when), or the person who made the call ("user": asked through ctx.ask's channel,
+ * e.g. an MCP client's elicitation; a caller that cannot be asked gets an admin's approval instead).
+ */
+export type ApprovalPolicy<A = unknown> = "never" | "always" | "user" | ((args: A) => boolean);
 
 /**
  * Where a call runs: in the request that made it (inline), handed at once to a host that outlives the
@@ -52,6 +57,11 @@ export interface ToolPolicy<A = unknown> {
   execution?: ExecutionMode;
   /** auto: a call still running this long after it started is answered as running and goes on. Default 5000. */
   detachAfterMs?: number;
+  /**
+   * MCP tasks (2026-07-28): a detached or auto tool runs as a task for clients that follow tasks
+   * ("optional", the default for them); "required" offers it to such clients only (others get -32021).
+   */
+  taskSupport?: "optional" | "required";
 }
 
 const positiveInt = (max: number) => v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(max));
@@ -76,7 +86,7 @@ export const PolicyDataSchema = v.strictObject({
   idempotent: v.optional(v.boolean()),
   risk: v.optional(v.picklist(["low", "medium", "high"])),
   readOnly: v.optional(v.boolean()),
-  approval: v.optional(v.picklist(["never", "always"])),
+  approval: v.optional(v.picklist(["never", "always", "user"])),
   concurrency: v.optional(
     v.strictObject({
       ...GateRulesSchema.entries,
@@ -87,11 +97,12 @@ export const PolicyDataSchema = v.strictObject({
   outputBudget: v.optional(positiveInt(10_000_000)),
   execution: v.optional(v.picklist(["inline", "detached", "auto"])),
   detachAfterMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(600_000))),
+  taskSupport: v.optional(v.picklist(["optional", "required"])),
 });
 
 const PolicySchema = v.strictObject({
   ...PolicyDataSchema.entries,
-  approval: v.optional(v.union([v.picklist(["never", "always"]), v.function()])),
+  approval: v.optional(v.union([v.picklist(["never", "always", "user"]), v.function()])),
   concurrency: v.optional(
     v.strictObject({
       ...PolicyDataSchema.entries.concurrency.wrapped.entries,

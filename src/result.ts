@@ -1,4 +1,5 @@
 import type { ErrorCode, ValidationIssue } from "./errors";
+import type { InputRequest } from "./ask";
 import type { JsonValue } from "./json";
 
 /**
@@ -41,11 +42,14 @@ export interface CallError {
   issues?: ValidationIssue[];
   retryAfterMs?: number;
   status?: number;
+  /** input_required: what the tool asked, by the key it asked with (ctx.ask). */
+  inputRequests?: Record<string, InputRequest>;
 }
 
 /** Terminal statuses plus the two in-flight ones a ledger may hold. */
 /** Statuses a call ends in. */
-export const TERMINAL_STATUSES = ["succeeded", "failed", "rejected", "timed_out", "cancelled", "denied", "unknown"] as const;
+/** input_required: the call ended asking its caller for input (ctx.ask); the caller calls again with the answers. */
+export const TERMINAL_STATUSES = ["succeeded", "failed", "rejected", "timed_out", "cancelled", "denied", "unknown", "input_required"] as const;
 /** Every status a record can have: the terminal ones plus the two in-flight ones a ledger may hold. */
 export const CALL_STATUSES = [...TERMINAL_STATUSES, "pending", "running"] as const;
 export type CallStatus = (typeof CALL_STATUSES)[number];
@@ -107,9 +111,18 @@ export function statusForError(code: ErrorCode): CallStatus {
       return "timed_out";
     case "cancelled":
       return "cancelled";
+    case "input_required":
+      return "input_required";
     default:
       return "failed";
   }
+}
+
+/** A call's record (read back from a ledger or the API) as the result the pipeline would have given. */
+export function resultOfRecord(record: CallRecord): CallResult {
+  const base = { callId: record.callId, tool: record.tool, record };
+  if (record.status === "succeeded" && record.output) return { ok: true, ...base, output: record.output };
+  return { ok: false, ...base, error: record.error ?? { code: "internal", message: `The call ended ${record.status}.` } };
 }
 
 /** Not a failure but not an outcome yet either: the call runs on, detached from this request. */

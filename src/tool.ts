@@ -1,4 +1,5 @@
 import type * as v from "valibot";
+import type { AskMethod, InputRequest } from "./ask";
 import type { JsonSchema, JsonValue } from "./json";
 import type { Content, Progress } from "./result";
 
@@ -35,6 +36,14 @@ export interface ToolContext {
   readonly fetch: typeof fetch;
   progress(update: Progress): void;
   readonly log: ToolLogger;
+  /**
+   * Asks the caller (ask.ts): answers at once when the call carries the answer to `key`; otherwise the
+   * call ends asking (`input_required`) and is made again with the answer. Rejects, without asking,
+   * when the caller cannot be asked this (canAsk).
+   */
+  ask(key: string, request: InputRequest): Promise<JsonValue>;
+  /** Whether this call's caller answers questions of this method. */
+  canAsk(method: AskMethod): boolean;
 }
 
 const RICH = Symbol.for("toolgate.rich");

@@ -1,24 +1,39 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { freePort } from "../../test/servers/wrangler-dev";
 import { startAuthProxy } from "./proxy";
 
 /**
- * npm run test:conformance: the official MCP conformance suite (server mode) against `wrangler dev`
- * serving the conformance tenant (scripts/conformance/tenant.json: demo tools plus the suite's
- * fixture tools, which only the test entry test/fixtures/worker.ts offers). Every server scenario runs except those needing server-to-client requests
- * (sampling, elicitation); expected-failures.yaml lists the features toolgate does not offer.
- * Exit code 0 only when every scenario passes or fails as expected (and no expected failure passes).
+ * npm run test:conformance: the official MCP conformance suite (server mode,
+ * @modelcontextprotocol/conformance 0.2.0-alpha.12, the first to hold the 2026-07-28 scenarios)
+ * against `wrangler dev` serving the conformance tenant (scripts/conformance/tenant.json: demo tools
+ * plus the suite's fixture tools, which only the test entry test/fixtures/worker.ts offers), once
+ * per era: every server scenario of 2025-11-25 (the legacy wire: initialize and sessions) and of
+ * 2026-07-28 (the stateless wire) with the tasks extension's scenarios.
+ *
+ * Two lists excuse failures, each scenario-wide or `<scenario>:<check>`: expected-failures.yaml,
+ * what toolgate deliberately does not offer (resources, prompts, completions), and not-yet.yaml,
+ * what it does not offer yet (tasks that wait for the client's input, and tools that ask the client: sampling, elicitation,
+ * input_required). The runner reports them apart. Exit code 0 only when every other scenario passes
+ * and no listed failure passes (a stale entry fails the run, so the lists stay true).
  */
 
 const HERE = resolve("scripts/conformance");
 const KEY = "conformance-key";
-const SERVER_TO_CLIENT = /sampling|elicitation/;
 const CONFORMANCE = resolve("node_modules/@modelcontextprotocol/conformance/dist/index.js");
 const WRANGLER = resolve("node_modules/wrangler/bin/wrangler.js");
 /** wrangler.toml's Worker with the test catalogue: production builds do not ship the fixture tools. */
 const TEST_ENTRY = "test/fixtures/worker.ts";
+const MERGED_BASELINE = resolve(".tmp/conformance-baseline.yaml");
+
+interface EraRun {
+  specVersion: string;
+  /** Extension scenarios (not on the spec's timeline) run at this version too, with --force. */
+  extensions?: RegExp;
+}
+
+const ERAS: readonly EraRun[] = [{ specVersion: "2025-11-25" }, { specVersion: "2026-07-28", extensions: /^tasks-/ }];
 
 function run(args: string[], quiet = false): Promise<{ code: number; output: string }> {
   return new Promise((done) => {
@@ -53,35 +68,69 @@ async function startWrangler(port: number): Promise<ChildProcess> {
   throw new Error("wrangler dev did not answer /healthz within 90 s");
 }
 
-async function scenarios(): Promise<string[]> {
-  const { output } = await run([CONFORMANCE, "list", "--server"], true);
-  return [...output.matchAll(/^\s+- ([\w-]+)/gm)].map((match) => match[1]!);
+/** The entries of a baseline file (`server:` list), with their lines as written. */
+function baseline(file: string): string[] {
+  const text = readFileSync(resolve(HERE, file), "utf8");
+  return [...text.matchAll(/^\s+- ([\w:-]+)\s*(?:#.*)?$/gm)].map((match) => match[1]!);
+}
+
+async function scenarios(era: EraRun): Promise<{ name: string; extension: boolean }[]> {
+  const onTimeline = await run([CONFORMANCE, "list", "--server", "--spec-version", era.specVersion], true);
+  const names = [...onTimeline.output.matchAll(/^\s+- ([\w-]+)/gm)].map((match) => ({ name: match[1]!, extension: false }));
+  if (!era.extensions) return names;
+  const all = await run([CONFORMANCE, "list", "--server"], true);
+  const extensions = [...all.output.matchAll(/^\s+- ([\w-]+) \[extension\]/gm)].map((match) => match[1]!).filter((name) => era.extensions!.test(name));
+  return [...names, ...extensions.map((name) => ({ name, extension: true }))];
+}
+
+type Outcome = "passed" | "not offered" | "not yet" | "skipped" | "failed";
+
+async function runEra(era: EraRun, url: string, notOffered: Set<string>, notYet: Set<string>): Promise<Record<Outcome, string[]>> {
+  const outcomes: Record<Outcome, string[]> = { passed: [], "not offered": [], "not yet": [], skipped: [], failed: [] };
+  const list = await scenarios(era);
+  if (list.length === 0) throw new Error(`the conformance CLI listed no server scenarios for ${era.specVersion}`);
+  console.log(`\n=== MCP ${era.specVersion}: ${list.length} server scenarios ===`);
+  for (const { name, extension } of list) {
+    const args = [CONFORMANCE, "server", "--url", url, "--scenario", name, "--spec-version", era.specVersion, "--expected-failures", MERGED_BASELINE];
+    if (extension) args.push("--force");
+    const { code, output } = await run(args);
+    // The CLI marks each failure it excused by the baseline with "~ <entry>" and exits 0 for them.
+    const excused = [...output.matchAll(/^\s+~ ([\w:-]+)/gm)].map((match) => match[1]!);
+    if (code !== 0) outcomes.failed.push(name);
+    else if (/^SKIPPED: /m.test(output)) outcomes.skipped.push(name);
+    else if (excused.some((entry) => notYet.has(entry))) outcomes["not yet"].push(name);
+    else if (excused.some((entry) => notOffered.has(entry))) outcomes["not offered"].push(name);
+    else outcomes.passed.push(name);
+  }
+  return outcomes;
 }
 
 async function main(): Promise<number> {
+  const notOffered = baseline("expected-failures.yaml");
+  const notYet = baseline("not-yet.yaml");
+  mkdirSync(resolve(".tmp"), { recursive: true });
+  writeFileSync(MERGED_BASELINE, `server:\n${[...notOffered, ...notYet].map((entry) => `  - ${entry}\n`).join("")}`);
   const wranglerPort = await freePort();
   const wrangler = await startWrangler(wranglerPort);
   const proxy = await startAuthProxy(wranglerPort, KEY);
   try {
-    const all = await scenarios();
-    if (all.length === 0) throw new Error("the conformance CLI listed no server scenarios");
-    const chosen = all.filter((name) => !SERVER_TO_CLIENT.test(name));
-    console.log(`Running ${chosen.length} of ${all.length} server scenarios (skipped: ${all.filter((n) => SERVER_TO_CLIENT.test(n)).join(", ")})`);
     const url = `http://127.0.0.1:${proxy.port}/mcp`;
-    const failed: string[] = [];
-    const expected: string[] = [];
-    for (const scenario of chosen) {
-      const args = [CONFORMANCE, "server", "--url", url, "--scenario", scenario, "--expected-failures", resolve(HERE, "expected-failures.yaml")];
-      const { code, output } = await run(args);
-      // The CLI marks a failure listed in the baseline with "~ <scenario>" and exits 0 for it.
-      if (code !== 0) failed.push(scenario);
-      else if (output.includes(`~ ${scenario}`)) expected.push(scenario);
+    const summary: string[] = [];
+    let failed = 0;
+    for (const era of ERAS) {
+      const outcomes = await runEra(era, url, new Set(notOffered), new Set(notYet));
+      failed += outcomes.failed.length;
+      const total = Object.values(outcomes).reduce((sum, names) => sum + names.length, 0);
+      summary.push(
+        `MCP ${era.specVersion}: ${outcomes.passed.length} of ${total} passed; ` +
+          `not offered (expected-failures.yaml): ${outcomes["not offered"].length}; ` +
+          `not yet (not-yet.yaml): ${outcomes["not yet"].join(", ") || "none"}; ` +
+          `skipped by the suite: ${outcomes.skipped.join(", ") || "none"}; ` +
+          `unexpected: ${outcomes.failed.join(", ") || "none"}`,
+      );
     }
-    const skipped = all.length - chosen.length + expected.length;
-    console.log(`Expected failures (not offered): ${expected.join(", ") || "none"}`);
-    if (failed.length > 0) console.log(`Unexpected results: ${failed.join(", ")}`);
-    console.log(`conformance: ${chosen.length - failed.length - expected.length} passed, ${failed.length} failed, ${skipped} skipped`);
-    return failed.length === 0 ? 0 : 1;
+    console.log(`\n${summary.join("\n")}`);
+    return failed === 0 ? 0 : 1;
   } finally {
     await proxy.close();
     if (wrangler.pid !== undefined) process.kill(-wrangler.pid, "SIGTERM");

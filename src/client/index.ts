@@ -33,7 +33,7 @@ export { ApiError, isApiError } from "./http";
 export type { ClientOptions } from "./http";
 export type { EventStreamOptions } from "./events";
 export type { MixedAnswer, MixedOptions } from "./mixed";
-export { resultOfRecord } from "./mixed";
+export { resultOfRecord } from "../result";
 export { CALL_SURFACES } from "./surface";
 export type * from "./types";
 

@@ -7,7 +7,7 @@ import type { ToolCall } from "../tool-call";
 import { isRecord } from "../formats/shared";
 import type { BatchOptions } from "../options";
 import type { Registry } from "../registry";
-import type { CallError, CallRecord, CallResult } from "../result";
+import { resultOfRecord, type CallError, type CallRecord, type CallResult } from "../result";
 
 export interface MixedOptions<F extends FormatName> extends Omit<BatchOptions, "registry"> {
   /** Tools that run here (in the page or the process), by the core's pipeline. Every other call goes to the API. */
@@ -25,13 +25,6 @@ export interface MixedAnswer<F extends FormatName> {
 
 function isToolCallList(value: unknown): value is ToolCall[] {
   return Array.isArray(value) && value.every((item) => isRecord(item) && typeof item.id === "string" && typeof item.name === "string" && "arguments" in item);
-}
-
-/** A remote call's record as the result the pipeline would have given. */
-export function resultOfRecord(record: CallRecord): CallResult {
-  const base = { callId: record.callId, tool: record.tool, record };
-  if (record.status === "succeeded" && record.output) return { ok: true, ...base, output: record.output };
-  return { ok: false, ...base, error: record.error ?? { code: "internal", message: `The call ended ${record.status}.` } };
 }
 
 /** The API itself failed (network, auth, limits): each remote call becomes a failed result, so the answer stays whole. */

@@ -1,3 +1,6 @@
+import { ASK_KEY_PATTERN, inputRequiredError, type AskMethod, type InputRequest } from "../ask";
+import { toolError } from "../errors";
+import type { JsonValue } from "../json";
 import type { Progress, ToolContext, ToolLogger } from "../tool";
 import { emit } from "./env";
 import type { CallState } from "./state";
@@ -36,6 +39,28 @@ export class CallContext implements ToolContext {
     ctx.#reason ??= reason;
     ctx.#controller?.abort(reason);
   }
+  canAsk(method: AskMethod): boolean {
+    return this.state.env.ask?.methods.has(method) === true;
+  }
+
+  /**
+   * The answer the call carries, or the question noted for the call's ending (input_required). Every
+   * question asked before the rejection is handled is noted: questions asked together are asked together.
+   */
+  ask(key: string, request: InputRequest): Promise<JsonValue> {
+    const { state } = this;
+    if (!ASK_KEY_PATTERN.test(key)) return Promise.reject(new TypeError(`ctx.ask: the key ${JSON.stringify(key)} must match ${ASK_KEY_PATTERN}`));
+    // Noted even when it cannot be asked: the host tells the caller what it would have to answer.
+    if (!this.canAsk(request.method)) {
+      (state.inputRequests ??= {})[key] = request;
+      return Promise.reject(toolError("input_required", `Tool "${state.name}" asks its caller (${request.method}), and this caller cannot be asked that.`, { retryable: false }));
+    }
+    const answers = state.env.ask!.responses;
+    if (Object.hasOwn(answers, key)) return Promise.resolve(answers[key]!);
+    (state.inputRequests ??= {})[key] = request;
+    return Promise.reject(inputRequiredError(state.name, Object.keys(state.inputRequests)));
+  }
+
   progress(update: Progress): void {
     const { state } = this;
     const env = state.env;

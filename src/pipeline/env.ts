@@ -3,6 +3,7 @@ import { composeHooks, type Hooks } from "../hooks";
 import type { JsonValue } from "../json";
 import { createMasker } from "../mask";
 import type { Limits, ExecuteOptions } from "../options";
+import type { AskChannel } from "../ask";
 import type { CallJournal } from "../journal";
 import type { CallRunner } from "../runner";
 import type { Limiter } from "../gates/limiter";
@@ -26,6 +27,8 @@ export interface PipelineEnv {
   /** The host of detached runs; undefined: every call runs inline. */
   runner: CallRunner | undefined;
   approved: boolean;
+  /** The caller's answers and what it can be asked (ctx.ask); undefined: it cannot be asked. */
+  ask: AskChannel | undefined;
   limits: Limits;
   log: ToolLogger;
   now: () => number;
@@ -77,6 +80,7 @@ function buildPipeline(options: ExecuteOptions): PipelineEnv {
     // Detaching needs a journal: the record is what tells the caller how the call ended.
     runner: options.journal ? options.runner : undefined,
     approved: options.approved ?? false,
+    ask: options.ask,
     limits: { ...DEFAULT_LIMITS, ...options.limits },
     log: options.log ?? SILENT_LOGGER,
     now: options.now ?? Date.now,

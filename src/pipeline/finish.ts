@@ -99,7 +99,7 @@ export function finish(state: CallState, ending: Ending, opts?: { journal: boole
   const status = ending.ok ? "succeeded" : statusForError(ending.error.code);
   const record = buildRecord(state, status);
   if (ending.ok) record.output = ending.output;
-  else record.error = ending.error;
+  else record.error = ending.error.code === "input_required" && state.inputRequests ? { ...ending.error, inputRequests: state.inputRequests } : ending.error;
   maskRecord(env, record);
   try {
     env.hooks.onResult?.(record);

@@ -1,7 +1,8 @@
 import type { PermissionDecision, CallError, CallResult } from "../result";
 import type { Tool } from "../tool";
 import { emit, type PipelineEnv } from "./env";
-import { buildRecord, deny, maskRecord } from "./finish";
+import { buildRecord, deny, fail, maskRecord } from "./finish";
+import { isPlainObject, type JsonValue } from "../json";
 import { hookCallOf, type CallState, type StepOutcome } from "./state";
 
 /**
@@ -15,29 +16,59 @@ export function decidePermission(state: CallState): StepOutcome {
   const permission = env.hooks.permission;
   if (!permission) {
     state.permission = policyPermission(env, tool, state.input);
-    return undefined;
+    return state.permission === "allow" && tool.policy.approval === "user" && !env.approved ? askUser(state) : undefined;
   }
   return Promise.resolve(permission(hookCallOf(state), state.input)).then((outcome) => {
     if (outcome === "deny") return deny(state, `Tool "${tool.name}" is denied by policy.`);
     if (outcome && typeof outcome === "object") return deny(state, outcome.deny);
     state.permission = outcome === "approval" ? (env.approved ? "allow" : "approval") : policyPermission(env, tool, state.input);
-    return undefined;
+    return state.permission === "allow" && tool.policy.approval === "user" && !env.approved ? askUser(state) : undefined;
   });
 }
 
 /** Parked for approval: the journal holds the pending row; the model is told to wait. */
 export function parkForApproval(state: CallState): CallResult {
+  const who = state.tool?.policy.approval === "user" ? "the user who made it (or an admin)" : "an admin";
   const message =
     `Tool "${state.name}" needs approval before it runs. The call is pending as ${state.callId}; ` +
-    `an admin can approve or deny it. Do not call it again; its outcome will be reported.`;
+    `${who} can approve or deny it. Do not call it again; its outcome will be reported.`;
   const error: CallError = { code: "approval_required", message };
   const record = maskRecord(state.env, { ...buildRecord(state, "pending"), error });
   emit(state.env, { type: "approval.requested", at: state.env.now(), callId: state.callId, tenant: state.env.tenant, tool: state.name, record });
   return { ok: false, callId: state.callId, tool: state.name, error: record.error!, record };
 }
 
+/** The question approval: "user" asks, under this key, as ctx.ask would (ask.ts). */
+export const USER_APPROVAL_KEY = "toolgate.approval";
+const SHOWN_ARGUMENT_CHARS = 500;
+
+/**
+ * approval: "user": the person who made the call confirms it (an elicitation), answered with the call
+ * made again. Accepted with approve: true, it runs; any other answer denies it. A caller that cannot
+ * be asked has the call parked for an admin, as "always" would.
+ */
+function askUser(state: CallState): StepOutcome {
+  const { env } = state;
+  const tool = state.tool!;
+  if (!env.ask?.methods.has("elicitation/create")) {
+    state.permission = "approval";
+    return undefined;
+  }
+  const answer = env.ask.responses[USER_APPROVAL_KEY];
+  if (answer === undefined) {
+    const shown = JSON.stringify(env.mask((state.args ?? {}) as JsonValue)).slice(0, SHOWN_ARGUMENT_CHARS);
+    const message = `Allow ${tool.title ?? tool.name} (${tool.name}) to run with ${shown}?`;
+    const requestedSchema = { type: "object", properties: { approve: { type: "boolean", title: "Approve", description: `Run ${tool.name} now` } }, required: ["approve"] };
+    state.inputRequests = { [USER_APPROVAL_KEY]: { method: "elicitation/create", params: { message, requestedSchema } } };
+    return fail(state, "input_required", `Tool "${tool.name}" runs once the user who called it approves: call it again with the answer.`);
+  }
+  if (isPlainObject(answer) && answer.action === "accept" && isPlainObject(answer.content) && answer.content.approve === true) return undefined;
+  return deny(state, "the user who made the call did not approve it");
+}
+
 function policyPermission(env: PipelineEnv, tool: Tool, args: unknown): PermissionDecision {
   const approval = tool.policy.approval;
   if (approval === undefined || approval === "never" || env.approved) return "allow";
+  // "user" is "allow" here: askUser asks the caller next.
   return approval === "always" || (typeof approval === "function" && approval(args as never) === true) ? "approval" : "allow";
 }

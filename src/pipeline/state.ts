@@ -1,3 +1,4 @@
+import type { InputRequest } from "../ask";
 import type { ToolCall } from "../tool-call";
 import type { HookCall } from "../hooks";
 import type { ClaimWatch } from "../journal";
@@ -31,6 +32,8 @@ export interface CallState {
   progress: Progress | undefined;
   /** The gate slot this call holds; finish releases it. */
   slot: Extract<SlotGrant, { ok: true }> | undefined;
+  /** What the tool asked its caller and the call did not carry the answer to (ctx.ask). */
+  inputRequests: Record<string, InputRequest> | undefined;
 }
 
 const NOT_VALIDATED = Object.freeze({ ok: false }) as CallRecord["validation"];
@@ -53,6 +56,7 @@ export function createCallState(call: ToolCall, env: PipelineEnv, cancel: AbortS
     watch: undefined,
     progress: undefined,
     slot: undefined,
+    inputRequests: undefined,
   };
 }
 

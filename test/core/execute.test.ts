@@ -331,6 +331,12 @@ describe("executeCall: every error code is a result", () => {
     expect(r.record.status).toBe("running");
   });
 
+  it("input_required for a tool that asks its caller what the call does not carry yet", async () => {
+    const asking = defineTool({ name: "asking", description: "", input: v.object({}), run: async (_a, ctx) => ctx.ask("name", { method: "elicitation/create", params: { message: "Name?" } }) });
+    const r = await expectError(executeCall(call("asking", {}), { registry: createRegistry([asking]) }), "input_required");
+    expect(r.record.status).toBe("input_required");
+  });
+
   it("covered every code", () => {
     expect([...seen].sort()).toEqual([...ERROR_CODES].sort());
   });

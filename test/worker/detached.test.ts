@@ -2,10 +2,11 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env as bindings } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { tenantRunners } from "../../worker/runner/address";
-import { callTools, uid, upstreams } from "./adapters-helpers";
+import { callTools, uid } from "./adapters-helpers";
 import { eventually } from "../wait";
 import { expectNoSlotHeld, expectOneTerminalRecordEach, faultTenant } from "./fault-helpers";
 import { ADMIN_KEY, json, request } from "./helpers";
+import { holdTool, latch } from "./hold-helpers";
 import { openSse } from "./sse-helpers";
 
 /**
@@ -15,28 +16,9 @@ import { openSse } from "./sse-helpers";
  * a timer: a real minute is compressed to "the request has ended and the call still runs".
  */
 
-const latch = (id: string) => ({
-  open: () => fetch(`${upstreams.latches}/open/${id}`, { method: "POST" }),
-  arrivals: async () => ((await (await fetch(`${upstreams.latches}/arrivals/${id}`)).json()) as { n: number }).n,
-});
-
 /** A tenant with an HTTP tool `hold` that waits at the latch named by its `id` argument, with this policy. */
 function holdTenant(prefix: string, policy: Record<string, unknown>, patch: Record<string, unknown> = {}) {
-  return faultTenant(prefix, {
-    tools: ["add"],
-    http: [
-      {
-        name: "hold",
-        description: "Waits at a latch until the test opens it.",
-        method: "GET",
-        url: `${upstreams.latches}/hold/{id}`,
-        input: { type: "object", properties: { id: { type: "string" } }, required: ["id"] },
-        timeoutMs: 60_000,
-        ...policy,
-      },
-    ],
-    ...patch,
-  });
+  return faultTenant(prefix, { tools: ["add"], http: [holdTool(policy)], ...patch });
 }
 
 const record = async (env: Record<string, unknown>, id: string, wait = 0) =>

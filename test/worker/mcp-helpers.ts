@@ -1,4 +1,5 @@
 import { env, exports } from "cloudflare:workers";
+import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
@@ -42,7 +43,7 @@ export function mcpFetch(target: McpTarget = {}): typeof fetch {
   };
 }
 
-/** The official SDK client connected to /mcp. */
+/** The official v1 SDK client (@modelcontextprotocol/sdk) connected to /mcp: 2025-11-25. */
 export async function connect(target: McpTarget = {}): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
   const client = new Client({ name: "toolgate-test", version: "1.0.0" }, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
   const transport = new StreamableHTTPClientTransport(new URL(MCP_URL), { fetch: mcpFetch(target) });
@@ -71,4 +72,39 @@ export async function openSession(target: McpTarget = {}, version = "2025-11-25"
   const res = await post(initializeRequest(version), {}, target);
   if (res.status !== 200) throw new Error(`initialize answered ${res.status}: ${await res.text()}`);
   return { "mcp-session-id": res.headers.get("mcp-session-id")!, "mcp-protocol-version": version };
+}
+
+/** The 2026-07-28 client's request envelope: version, capabilities and identity in params._meta. */
+export const MODERN = "2026-07-28";
+export const modernMeta = (more: Record<string, unknown> = {}) => ({
+  "io.modelcontextprotocol/protocolVersion": MODERN,
+  "io.modelcontextprotocol/clientCapabilities": {},
+  "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
+  ...more,
+});
+
+/** One conformant 2026-07-28 request by hand: envelope in _meta, standard headers; `headers` overrides them. */
+export function modernPost(
+  method: string,
+  params: Record<string, unknown> = {},
+  options: { id?: number | string; headers?: Record<string, string>; meta?: Record<string, unknown>; target?: McpTarget } = {},
+): Promise<Response> {
+  const name = method === "tools/call" ? params.name : undefined;
+  const headers: Record<string, string> = {
+    "mcp-protocol-version": MODERN,
+    "mcp-method": method,
+    ...(typeof name === "string" ? { "mcp-name": name } : {}),
+    ...options.headers,
+  };
+  const body = { jsonrpc: "2.0", id: options.id ?? 1, method, params: { ...params, _meta: modernMeta(options.meta) } };
+  return post(body, headers, options.target);
+}
+
+export type VersionMode = "legacy" | "auto" | { pin: "2026-07-28" };
+
+/** The official v2 client (@modelcontextprotocol/client) in one of its negotiation modes. */
+export async function connectV2(mode: VersionMode, target: McpTarget = {}): Promise<V2Client> {
+  const client = new V2Client({ name: "toolgate-test-v2", version: "1.0.0" }, { versionNegotiation: { mode } });
+  await client.connect(new V2Transport(new URL(MCP_URL), { fetch: mcpFetch(target) }));
+  return client;
 }

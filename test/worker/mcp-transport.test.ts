@@ -24,8 +24,8 @@ describe("MCP transport: auth and sessions", () => {
     expect(other.status).toBe(404);
     expect(((await other.json()) as any).error.code).toBe(-32001);
     // A tag that does not match its random part is refused too.
-    const [random] = a["mcp-session-id"]!.split(".");
-    expect((await post(ping(), { ...a, "mcp-session-id": `${random}.${"A".repeat(22)}` })).status).toBe(404);
+    const [issued, random] = a["mcp-session-id"]!.split(".");
+    expect((await post(ping(), { ...a, "mcp-session-id": `${issued}.${random}.${"A".repeat(22)}` })).status).toBe(404);
   });
 
   it("requires the session header after initialize (400) and ends a session on DELETE (then 404)", async () => {

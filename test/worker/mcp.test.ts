@@ -20,7 +20,7 @@ describe("MCP: initialize and tools/list", () => {
   it("negotiates 2025-11-25 and offers tools (no listChanged: it is never sent) and logging", async () => {
     const { client: c, transport } = await client();
     expect(transport.protocolVersion).toBe("2025-11-25");
-    expect(transport.sessionId).toMatch(/^[\w-]{22}\.[\w-]{22}$/);
+    expect(transport.sessionId).toMatch(/^[0-9a-z]+\.[\w-]{22}\.[\w-]{22}$/);
     expect(c.getServerCapabilities()).toEqual({ tools: { listChanged: false }, logging: {} });
     expect(c.getServerVersion()).toMatchObject({ name: "toolgate" });
   });

@@ -48,11 +48,11 @@ export interface LedgerJournalOptions {
    */
   waitUntil?: (promise: Promise<unknown>) => void;
   /**
-   * Whether writes join this isolate's groups to their shard (default true). A Durable Object's
-   * journal (a detached run) sends its own: Workers forbid one object settling what another awaits,
-   * and objects of one class share an isolate.
+   * Writes are grouped only with writes of the same scope (writes.ts). A Durable Object that runs
+   * calls (a Runner) gives its own: I/O made in one object cannot settle promises of another, even
+   * in the same isolate, so two objects' writes must never travel in one group.
    */
-  groupWrites?: boolean;
+  writeScope?: string;
 }
 
 /** How long a running row lives without renewal (see LedgerJournalOptions.leaseMs). */
@@ -134,13 +134,11 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
     return callDurable(stubFor(callId), run).catch(asBusy);
   }
 
-  /** A write grouped with this isolate's other writes to the call's shard (see writes.ts), unless groupWrites is off. */
+  /** A write grouped with this isolate's other writes of its scope to the call's shard (see writes.ts). */
   async function write(callId: string, entry: LedgerWrite): Promise<WriteOutcome> {
-    const sent =
-      options.groupWrites === false
-        ? callDurable(stubFor(callId), (ledger) => ledger.writeMany([entry])).then(([outcome]) => outcome ?? { kind: "error" as const, message: "The ledger answered no outcome." })
-        : submitWrite(shards.name(shards.shardOf(callId)), entry, { stub: stubFor(callId), waitUntil: options.waitUntil });
-    const outcome = await sent.catch(asBusy);
+    const queue = shards.name(shards.shardOf(callId));
+    const scoped = options.writeScope === undefined ? queue : `${options.writeScope}|${queue}`;
+    const outcome = await submitWrite(scoped, entry, { stub: stubFor(callId), waitUntil: options.waitUntil }).catch(asBusy);
     if (outcome.kind === "error") throw new Error(outcome.message);
     return outcome;
   }

@@ -8,7 +8,9 @@ import type { ShardContext } from "./context";
 import { appendEvent, lastEventId, readEvents } from "./events";
 import { fullRecord, listRows, readRow, readVisibleRow, resultPage, TERMINAL, toEntry } from "./records";
 import { sweep } from "./retention";
+import { cancelRunningWithPrefix, readSession, writeSessionEnded, writeSessionLevel, type McpSessionState } from "./sessions";
 import { migrate } from "./schema";
+import { readOrMakeSecret } from "./secrets";
 import { transact } from "../durable/transact";
 import { settingsFromEnv, type LedgerSettings } from "./settings";
 import { checkToken, issueToken } from "./tokens";
@@ -183,6 +185,32 @@ export class Ledger extends DurableObject<Env> {
       // Nothing new at all: sleep until the next append (or the end of the wait).
       if (!moved && !(await this.waiters.wait(EVENTS_KEY, until - Date.now()))) return { events: [], last: from };
     }
+  }
+
+  /** A legacy MCP session's log level and whether it was deleted (sessions.ts). */
+  mcpSession(ref: string): McpSessionState {
+    return readSession(this.ctx.storage.sql, ref);
+  }
+
+  setMcpSessionLevel(ref: string, level: string, expiresAt: number): void {
+    this.transact(() => writeSessionLevel(this.ctx.storage.sql, ref, level, expiresAt));
+    this.wakeBy(expiresAt);
+  }
+
+  /** DELETE of a session: its id is refused from now on (its calls are cancelled by cancelCallsWithPrefix). */
+  endMcpSession(ref: string, expiresAt: number): void {
+    this.transact(() => writeSessionEnded(this.ctx.storage.sql, ref, expiresAt));
+    this.wakeBy(expiresAt);
+  }
+
+  /** Requests the cancel of the viewer's running calls whose ids start with `prefix` (a session's calls). */
+  cancelCallsWithPrefix(prefix: string, viewer: Viewer, reason: string): string[] {
+    return this.transact(() => cancelRunningWithPrefix(this.shard, prefix, viewer, reason));
+  }
+
+  /** A random key this shard keeps under `name` for the tenant's Worker to sign with (secrets.ts). */
+  secret(name: string): Uint8Array {
+    return this.transact(() => readOrMakeSecret(this.ctx.storage.sql, name));
   }
 
   /** Events from elsewhere (gate.changed from the gates): already masked by their sender. */

@@ -57,6 +57,20 @@ const MIGRATIONS: readonly Migration[] = [
     addColumn(sql, "calls", "surface", "TEXT");
     sql.exec("CREATE INDEX IF NOT EXISTS calls_by_surface ON calls (surface, started_at)");
   },
+  // Legacy MCP sessions' state (worker/ledger/sessions.ts), on the shard of the session's reference.
+  // IF NOT EXISTS: a shard whose recorded version is behind its tables runs this again harmlessly.
+  `CREATE TABLE IF NOT EXISTS mcp_sessions (
+     ref TEXT PRIMARY KEY,             -- a digest of the session id, never the id
+     level TEXT,                       -- logging/setLevel; NULL: the default
+     ended INTEGER NOT NULL DEFAULT 0, -- DELETE was sent: the id is refused from then on
+     expires_at INTEGER NOT NULL       -- when the id expires and the row may go
+   );
+   CREATE INDEX IF NOT EXISTS mcp_sessions_by_expiry ON mcp_sessions (expires_at);`,
+  // Keys the tenant's Worker signs with (worker/ledger/secrets.ts), made once on first use.
+  `CREATE TABLE IF NOT EXISTS secrets (
+     name TEXT PRIMARY KEY,
+     value BLOB NOT NULL
+   );`,
 ];
 
 /** ALTER TABLE … ADD COLUMN unless the column is there already, so re-running it is harmless. */

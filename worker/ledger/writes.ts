@@ -48,7 +48,7 @@ interface ShardQueue {
   stallMs: number;
 }
 
-/** Per shard of this isolate: the key names the namespace's shard, e.g. "tenant/ledger/3". */
+/** Per shard of this isolate (and write scope): the key names the shard, e.g. "tenant/ledger/3", after its scope if any. */
 const queues = new Map<string, ShardQueue>();
 
 /** Sends `write` with the other writes to the same shard; answers what writeMany() answered for it. */

@@ -5,7 +5,8 @@ import { logPasses, type LogLevel } from "./protocol";
 
 interface Sink {
   notify(method: string, params: Record<string, unknown>): void;
-  logLevel(): LogLevel;
+  /** The minimum level the client asked for; undefined: it asked for no logs. */
+  logLevel(): LogLevel | undefined;
 }
 
 /** Whatever a tool logged, as JSON (values JSON cannot hold become text). */
@@ -18,13 +19,15 @@ function toJson(value: unknown): JsonValue {
 }
 
 /**
- * A tool's ctx.log as MCP logging: notifications/message on the call's stream, filtered by the
- * session's level and masked with the tenant's secrets (tools may log what they were given).
+ * A tool's ctx.log as MCP logging: notifications/message on the call's stream, filtered by the level
+ * the client asked for (its session's, or its 2026 request's _meta) and masked with the tenant's
+ * secrets (tools may log what they were given).
  */
 export function createCallLogger(tool: string, secrets: Readonly<Record<string, string>> | undefined, sink: Sink): ToolLogger {
   let mask: ((value: JsonValue) => JsonValue) | undefined;
   const send = (level: LogLevel) => (message: string, data?: unknown) => {
-    if (!logPasses(level, sink.logLevel())) return;
+    const minimum = sink.logLevel();
+    if (minimum === undefined || !logPasses(level, minimum)) return;
     const payload: JsonValue = data === undefined ? message : { message, data: toJson(data) };
     sink.notify("notifications/message", { level, logger: tool, data: (mask ??= createMasker(Object.values(secrets ?? {})))(payload) });
   };

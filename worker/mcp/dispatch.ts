@@ -1,52 +1,98 @@
 import * as v from "valibot";
-import { toolError } from "../../src/errors";
 import type { ExecuteOptions } from "../../src/options";
 import { ConfigError } from "../config";
 import { logLine } from "../log";
 import type { Tenant } from "../tenant";
-import {
-  isLogLevel,
-  LATEST_VERSION,
-  isProtocolVersion,
-  RpcCode,
-  RpcFailure,
-  rpcError,
-  rpcResult,
-  type ProtocolVersion,
-  type RpcNotification,
-  type RpcRequest,
-  type RpcResponse,
-} from "./protocol";
-import { InFlightCall, inFlightKey, type SessionState } from "./session";
+import { META_KEYS, type Envelope } from "./envelope";
+import type { FollowTarget } from "./follow";
+import { isLogLevel, RpcCode, RpcFailure, rpcError, rpcResult, type LogLevel, type RequestId, type RpcRequest, type RpcResponse } from "./protocol";
+import { cancelTask, getTask, tasksRequired, TASKS_EXTENSION, updateTask } from "./tasks";
 import { callTool, listTools } from "./tools";
+import { isLegacyVersion, LATEST_LEGACY_VERSION, SERVED_VERSIONS, type Era, type LegacyVersion } from "./versions";
 
-/** One POST to /mcp: what its requests share. */
+/** One request to /mcp: what its handler needs, whichever era it speaks. */
 export interface Exchange {
+  era: Era;
   tenant: Tenant;
-  session: SessionState;
   requestId: string;
   /** The pipeline's options for this request (built once, on the first tools/call). */
   options(): ExecuteOptions;
-  /** Aborted when the client goes away or the session is deleted. */
+  /** Aborted when the client goes away. */
   signal: AbortSignal;
   /** A notification on this POST's response stream. */
   notify(method: string, params: Record<string, unknown>): void;
   /** Masks the tenant's secrets in text that is logged. */
   mask(text: string): string;
   pageSize?: number;
+  /** The minimum level of tools' logs to send; undefined sends none. */
+  logLevel(): LogLevel | undefined;
+  /** The ledger id of the call a tools/call with this JSON-RPC id makes. */
+  callId(id: RequestId): string;
+  follow: FollowTarget;
+  /** A modern request's _meta envelope (its capabilities decide what it may be asked for). */
+  envelope?: Envelope;
+  /** A legacy session's logging/setLevel. */
+  setLevel?(level: LogLevel): Promise<void>;
   /** The caller's tool allow-list: tools/list shows only these. */
   allowed?: ReadonlySet<string>;
+  /** 2026-07-28 requests whose client declared the tasks extension: how long a task's record is kept. */
+  tasks?: { ttlMs: number };
 }
 
 export const SERVER_INFO = { name: "toolgate", title: "toolgate", version: "0.1.0" } as const;
 
-const CAPABILITIES = {
-  // No notifications/tools/list_changed is ever sent, so none is promised. The list changes with a
-  // deploy (new isolates: a client whose session is then unknown initializes again and lists afresh)
-  // or when a remote MCP adapter's list changes, which clients see on their next tools/list.
+export const CAPABILITIES = {
+  // No notifications/tools/list_changed is ever sent (nor a subscriptions/listen stream served), so
+  // none is promised. The list changes with a deploy or when a remote MCP adapter's list changes,
+  // which clients see on their next tools/list (2026 clients: once its ttlMs has passed).
   tools: { listChanged: false },
+  // Tools' ctx.log: per session (logging/setLevel) before 2026, per request (_meta logLevel) since.
   logging: {},
 };
+
+/** 2026-07-28 adds the tasks extension: a task is a call's ledger record (tasks.ts). */
+const MODERN_CAPABILITIES = { ...CAPABILITIES, extensions: { [TASKS_EXTENSION]: {} } };
+
+/** 2026-07-28 caching hints of cacheable results (server/utilities/caching): they are the tenant's, behind its keys. */
+const CACHE_HINTS = { "server/discover": 300_000, "tools/list": 60_000 } as Record<string, number>;
+
+/** A method: the eras that have it, and its handler (throws RpcFailure for protocol errors). */
+interface Method {
+  eras: readonly Era[];
+  run(request: RpcRequest, exchange: Exchange): Record<string, unknown> | Promise<Record<string, unknown>>;
+}
+
+const BOTH: readonly Era[] = ["legacy", "modern"];
+
+/**
+ * What /mcp answers, per era. ping and logging/setLevel are gone from 2026-07-28 (logs follow each
+ * request's _meta); server/discover is 2026's. A method missing here is -32601 (and 404 in 2026).
+ */
+const METHODS: Record<string, Method> = {
+  "server/discover": { eras: ["modern"], run: () => ({ supportedVersions: SERVED_VERSIONS, capabilities: MODERN_CAPABILITIES }) },
+  "tools/list": {
+    eras: BOTH,
+    run: (request, exchange) => listTools(exchange.tenant, request.params, exchange.pageSize, exchange.allowed, exchange.era === "modern"),
+  },
+  "tools/call": { eras: BOTH, run: runCall },
+  ping: { eras: ["legacy"], run: () => ({}) },
+  "logging/setLevel": { eras: ["legacy"], run: setLevel },
+  "tasks/get": { eras: ["modern"], run: (request, exchange) => getTask(request.params, exchange.follow, tasksOf(request, exchange).ttlMs) },
+  "tasks/cancel": { eras: ["modern"], run: (request, exchange) => tasksOf(request, exchange) && cancelTask(request.params, exchange.follow) },
+  "tasks/update": { eras: ["modern"], run: (request, exchange) => tasksOf(request, exchange) && updateTask(request.params, exchange.follow) },
+};
+
+/** The task methods answer only requests whose client declared the extension (-32021 otherwise). */
+function tasksOf(request: RpcRequest, exchange: Exchange): { ttlMs: number } {
+  if (!exchange.tasks) throw tasksRequired(request.method);
+  return exchange.tasks;
+}
+
+/** The handler of a method in an era, if it has one. */
+export function methodOf(name: string, era: Era): Method | undefined {
+  const method = Object.hasOwn(METHODS, name) ? METHODS[name] : undefined;
+  return method?.eras.includes(era) ? method : undefined;
+}
 
 const InitializeParams = v.object({
   protocolVersion: v.string(),
@@ -54,78 +100,65 @@ const InitializeParams = v.object({
   clientInfo: v.optional(v.looseObject({ name: v.string() })),
 });
 
-/** initialize: the client's version when this server speaks it, else the newest (the client decides). */
-export function initialize(params: unknown): { version: ProtocolVersion; result: Record<string, unknown> } {
+/** initialize: the client's legacy version when this server speaks it, else the newest legacy one (never a 2026 one). */
+export function initialize(params: unknown): { version: LegacyVersion; result: Record<string, unknown> } {
   const parsed = v.safeParse(InitializeParams, params ?? {});
   if (!parsed.success) throw new RpcFailure(RpcCode.invalidParams, "initialize: params must hold protocolVersion, capabilities and clientInfo.");
   const asked = parsed.output.protocolVersion;
-  const version = isProtocolVersion(asked) ? asked : LATEST_VERSION;
+  const version = isLegacyVersion(asked) ? asked : LATEST_LEGACY_VERSION;
   return { version, result: { protocolVersion: version, capabilities: CAPABILITIES, serverInfo: SERVER_INFO } };
 }
 
-async function run(request: RpcRequest, exchange: Exchange): Promise<Record<string, unknown>> {
-  switch (request.method) {
-    case "ping":
-      return {};
-    case "tools/list":
-      return listTools(exchange.tenant, request.params, exchange.pageSize, exchange.allowed);
-    case "tools/call":
-      return runCall(request, exchange);
-    case "logging/setLevel": {
-      const level = request.params?.level;
-      if (!isLogLevel(level)) throw new RpcFailure(RpcCode.invalidParams, `logging/setLevel: unknown level ${JSON.stringify(level)}.`);
-      exchange.session.level = level;
-      return {};
-    }
-    case "initialize":
-      throw new RpcFailure(RpcCode.invalidRequest, "initialize must be sent alone, not in a batch.");
-    default:
-      throw new RpcFailure(RpcCode.methodNotFound, `Method not found: ${request.method}. This server offers tools and logging.`);
-  }
+async function setLevel(request: RpcRequest, exchange: Exchange): Promise<Record<string, unknown>> {
+  const level = request.params?.level;
+  if (!isLogLevel(level)) throw new RpcFailure(RpcCode.invalidParams, `logging/setLevel: unknown level ${JSON.stringify(level)}.`);
+  await exchange.setLevel?.(level);
+  return {};
 }
 
-/** A tools/call is registered in the session while it runs, so notifications/cancelled can abort it. */
-async function runCall(request: RpcRequest, exchange: Exchange): Promise<Record<string, unknown>> {
-  const key = inFlightKey(request.id);
-  const call = new InFlightCall();
-  const { inFlight } = exchange.session;
-  inFlight.get(key)?.cancel(toolError("cancelled", "A new request reused this request id."));
-  inFlight.set(key, call);
-  try {
-    return await callTool(request.params, {
-      options: exchange.options(),
-      signal: AbortSignal.any([exchange.signal, call.signal]),
-      notify: exchange.notify,
-      logLevel: () => exchange.session.level,
-      requestId: exchange.requestId,
-    });
-  } finally {
-    call.stop();
-    if (inFlight.get(key) === call) inFlight.delete(key);
-  }
+function runCall(request: RpcRequest, exchange: Exchange): Promise<Record<string, unknown>> {
+  return callTool(request.params, {
+    callId: exchange.callId(request.id),
+    options: exchange.options(),
+    signal: exchange.signal,
+    notify: exchange.notify,
+    logLevel: exchange.logLevel,
+    requestId: exchange.requestId,
+    follow: exchange.follow,
+    ...(exchange.tasks ? { tasks: exchange.tasks } : {}),
+    ...(exchange.envelope ? { envelope: exchange.envelope } : {}),
+    era: exchange.era,
+  });
 }
 
-/** Answers one request; never throws. */
+/**
+ * A result in its era's shape: 2026-07-28 results carry their resultType (a handler's own, such as
+ * a multi-round-trip one, is kept), the server's identity in _meta, and caching hints where due.
+ */
+function shaped(method: string, result: Record<string, unknown>, era: Era): Record<string, unknown> {
+  if (era === "legacy") return result;
+  const ttlMs = CACHE_HINTS[method];
+  const meta = typeof result._meta === "object" && result._meta !== null ? (result._meta as Record<string, unknown>) : {};
+  return {
+    resultType: "complete",
+    ...result,
+    ...(ttlMs === undefined ? {} : { ttlMs, cacheScope: "private" }),
+    _meta: { ...meta, [META_KEYS.serverInfo]: SERVER_INFO },
+  };
+}
+
+/** Answers one request of the exchange's era; never throws. */
 export async function answer(request: RpcRequest, exchange: Exchange): Promise<RpcResponse> {
   try {
-    return rpcResult(request.id, await run(request, exchange));
+    if (request.method === "initialize") throw new RpcFailure(RpcCode.invalidRequest, "initialize must be sent alone, not in a batch.");
+    const method = methodOf(request.method, exchange.era);
+    if (!method) throw new RpcFailure(RpcCode.methodNotFound, `Method not found: ${request.method}. This server offers tools and logging.`);
+    return rpcResult(request.id, shaped(request.method, await method.run(request, exchange), exchange.era));
   } catch (error) {
-    if (error instanceof RpcFailure) return rpcError(request.id, error.code, error.message);
+    if (error instanceof RpcFailure) return rpcError(request.id, error.code, error.message, error.data);
     if (error instanceof ConfigError) return rpcError(request.id, RpcCode.internalError, error.message);
     // A bug, not an outcome: logged (masked) and answered without its details.
     logLine({ msg: "mcp_internal_error", requestId: exchange.requestId, method: request.method, error: exchange.mask(String(error)) });
     return rpcError(request.id, RpcCode.internalError, `Internal error (request ${exchange.requestId}).`);
   }
-}
-
-const CancelledParams = v.object({ requestId: v.union([v.string(), v.number()]), reason: v.optional(v.string()) });
-
-/** Notifications: cancellation aborts a running call of this isolate; the rest need nothing. */
-export function notice(notification: RpcNotification, session: SessionState): void {
-  if (notification.method !== "notifications/cancelled") return;
-  const parsed = v.safeParse(CancelledParams, notification.params ?? {});
-  if (!parsed.success) return;
-  const { requestId, reason } = parsed.output;
-  const why = reason ? `: ${reason.slice(0, 200)}` : ".";
-  session.inFlight.get(inFlightKey(requestId))?.cancel(toolError("cancelled", `The client cancelled the call${why}`));
 }

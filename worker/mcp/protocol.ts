@@ -1,23 +1,7 @@
 /**
- * The slice of MCP's JSON-RPC that toolgate speaks: versions, error codes, message shapes. Written by
- * hand instead of importing the SDK's server, whose schemas cost ~45 ms of Worker startup and ~140 KB.
+ * The slice of MCP's JSON-RPC that toolgate speaks: error codes and message shapes (versions.ts holds
+ * the revisions). Written by hand instead of importing an SDK server: see the README's MCP section.
  */
-
-/** Newest first: initialize answers the client's version when listed here, else the newest. */
-export const PROTOCOL_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26"] as const;
-export type ProtocolVersion = (typeof PROTOCOL_VERSIONS)[number];
-export const LATEST_VERSION: ProtocolVersion = PROTOCOL_VERSIONS[0];
-/** What a request without MCP-Protocol-Version speaks (the transport spec's backwards-compatible default). */
-export const DEFAULT_VERSION: ProtocolVersion = "2025-03-26";
-
-export function isProtocolVersion(value: unknown): value is ProtocolVersion {
-  return (PROTOCOL_VERSIONS as readonly unknown[]).includes(value);
-}
-
-/** JSON-RPC batches were part of 2025-03-26 only; later revisions removed them. */
-export function allowsBatches(version: ProtocolVersion): boolean {
-  return version === "2025-03-26";
-}
 
 export const RpcCode = {
   parseError: -32700,
@@ -28,6 +12,12 @@ export const RpcCode = {
   /** Transport-level refusals (missing session …), as the SDK's servers answer them. */
   badRequest: -32000,
   sessionNotFound: -32001,
+  /** 2026-07-28: HTTP headers missing, malformed or disagreeing with the body. */
+  headerMismatch: -32020,
+  /** 2026-07-28: the request needs a client capability its _meta did not declare. */
+  missingClientCapability: -32021,
+  /** 2026-07-28: a protocol version this server does not serve (data: supported, requested). */
+  unsupportedVersion: -32022,
 } as const;
 
 export type RequestId = string | number;
@@ -92,6 +82,7 @@ export class RpcFailure extends Error {
   constructor(
     readonly code: number,
     message: string,
+    readonly data?: unknown,
   ) {
     super(message);
   }
@@ -104,7 +95,7 @@ export function isLogLevel(value: unknown): value is LogLevel {
   return (LOG_LEVELS as readonly unknown[]).includes(value);
 }
 
-/** Does a message at `level` pass the session's minimum? */
+/** Does a message at `level` pass the minimum the client asked for? */
 export function logPasses(level: LogLevel, minimum: LogLevel): boolean {
   return LOG_LEVELS.indexOf(level) >= LOG_LEVELS.indexOf(minimum);
 }

@@ -1,20 +1,35 @@
 import * as v from "valibot";
 import { executeCall } from "../../src/pipeline/execute";
-import { mcp, toCallToolResult } from "../../src/formats/mcp";
+import { mcp, toCallToolResult, type McpTool } from "../../src/formats/mcp";
 import type { Hooks } from "../../src/hooks";
 import type { ExecuteOptions } from "../../src/options";
+import { isRunning, resultOfRecord, type Progress } from "../../src/result";
 import { toolListing } from "../listing";
 import { logCall } from "../log";
 import type { Tenant } from "../tenant";
 import { createCallLogger } from "./call-logger";
+import { followCall, type FollowTarget } from "./follow";
 import { RpcCode, RpcFailure, type LogLevel, type RpcRequest } from "./protocol";
+import type { Envelope } from "./envelope";
+import { inputRequiredResult, openRetry } from "./input-required";
+import { createTaskResult, taskSupportOf, tasksRequired } from "./tasks";
+import type { Era } from "./versions";
 
 const DEFAULT_PAGE_SIZE = 100;
 
 const ListParams = v.object({ cursor: v.optional(v.string()) });
 
+/** 2026-07-28 listings say which tools run as tasks (execution.taskSupport), for clients that follow tasks. */
+function withTaskSupport(tenant: Tenant, tools: readonly McpTool[]): McpTool[] {
+  return tools.map((definition) => {
+    const tool = tenant.registry.get(definition.name);
+    const support = tool ? taskSupportOf(tool) : "forbidden";
+    return support === "forbidden" ? definition : { ...definition, execution: { taskSupport: support } };
+  });
+}
+
 /** The cursor is the offset of the next page, opaque to clients. */
-export function listTools(tenant: Tenant, params: unknown, pageSize = DEFAULT_PAGE_SIZE, allowed?: ReadonlySet<string>): Record<string, unknown> {
+export function listTools(tenant: Tenant, params: unknown, pageSize = DEFAULT_PAGE_SIZE, allowed?: ReadonlySet<string>, modern = false): Record<string, unknown> {
   const parsed = v.safeParse(ListParams, params ?? {});
   if (!parsed.success) throw new RpcFailure(RpcCode.invalidParams, "tools/list: cursor must be a string.");
   // A tool whose input is not an object cannot be offered over MCP (GET /v1/tools/mcp lists it as skipped).
@@ -25,7 +40,9 @@ export function listTools(tenant: Tenant, params: unknown, pageSize = DEFAULT_PA
     if (offset < 0 || offset > tools.length) throw new RpcFailure(RpcCode.invalidParams, "tools/list: the cursor is not one this server gave.");
   }
   const end = offset + pageSize;
-  return end < tools.length ? { tools: tools.slice(offset, end), nextCursor: `o${end}` } : { tools: tools.slice(offset) };
+  const page = tools.slice(offset, end);
+  const shown = modern ? withTaskSupport(tenant, page) : page;
+  return end < tools.length ? { tools: shown, nextCursor: `o${end}` } : { tools: shown };
 }
 
 /** What one POST's requests need of the remote tools: all of them for tools/list, else the names tools/call asks for. */
@@ -42,35 +59,48 @@ const CallParams = v.object({
 });
 
 export interface CallContext {
+  /** The call's id in the ledger (see call-ids.ts). */
+  callId: string;
   options: ExecuteOptions;
-  /** Aborted by notifications/cancelled, DELETE of the session, or the client going away. */
+  /** Aborted when the client closes the request's stream (and, for legacy sessions, on DELETE). */
   signal: AbortSignal;
   /** Sends a notification on this request's stream. */
   notify(method: string, params: Record<string, unknown>): void;
-  /** The session's minimum log level. */
-  logLevel(): LogLevel;
+  /** The minimum level of the tool's logs sent as notifications/message; undefined sends none. */
+  logLevel(): LogLevel | undefined;
   /** The HTTP request's id, for the call's log line. */
   requestId: string;
+  /** Where a call that runs on beyond its answer (detached, auto) is waited for. */
+  follow: FollowTarget;
+  era: Era;
+  /** A 2026-07-28 request's envelope: what its client can be asked (ctx.ask, approval: "user"). */
+  envelope?: Envelope;
+  /** Set when this request's client follows tasks (2026-07-28 with the tasks extension). */
+  tasks?: { ttlMs: number };
 }
 
-/** Progress events of this call → notifications/progress, only increasing values (the spec requires it). */
-function progressHooks(token: string | number | undefined, notify: CallContext["notify"]): Hooks[] {
-  if (token === undefined) return [];
+/** notifications/progress for the client's token: only increasing values (the spec requires it), from any source. */
+function progressSink(token: string | number | undefined, notify: CallContext["notify"]): ((progress: Progress) => void) | undefined {
+  if (token === undefined) return undefined;
   let last = -Infinity;
-  return [
-    {
-      onEvent(event) {
-        if (event.type !== "call.progress" || !(event.progress.progress > last)) return;
-        last = event.progress.progress;
-        notify("notifications/progress", { progressToken: token, ...event.progress });
-      },
-    },
-  ];
+  return (progress) => {
+    if (!(progress.progress > last)) return;
+    last = progress.progress;
+    notify("notifications/progress", { progressToken: token, ...progress });
+  };
+}
+
+/** The pipeline's progress events of this call, for the sink. */
+function progressHooks(sink: ((progress: Progress) => void) | undefined): Hooks[] {
+  if (!sink) return [];
+  return [{ onEvent: (event) => void (event.type === "call.progress" && sink(event.progress)) }];
 }
 
 /**
  * tools/call through the same pipeline as the HTTP API (policy, gates, records, approvals). An unknown
- * tool is a protocol error (-32602); every other failure is an isError result the model can read.
+ * tool is a protocol error (-32602); every other failure is an isError result the model can read. A
+ * call that runs on beyond its answer (a detached tool, an auto one past detachAfterMs) is waited for
+ * while the client stays connected, its progress relayed; the client closing the stream cancels it.
  */
 export async function callTool(params: unknown, ctx: CallContext): Promise<Record<string, unknown>> {
   const parsed = v.safeParse(CallParams, params ?? {});
@@ -79,12 +109,27 @@ export async function callTool(params: unknown, ctx: CallContext): Promise<Recor
   }
   const { name, arguments: args, _meta } = parsed.output;
   const base = ctx.options;
-  const hooks = [...(base.hooks === undefined ? [] : Array.isArray(base.hooks) ? base.hooks : [base.hooks]), ...progressHooks(_meta?.progressToken, ctx.notify)];
-  const result = await executeCall(
-    { id: `mcp-${crypto.randomUUID()}`, name, arguments: args ?? {} },
-    { ...base, hooks, signal: ctx.signal, log: createCallLogger(name, base.secrets, ctx) },
+  const tool = base.registry.get(name);
+  const support = ctx.era === "modern" && tool ? taskSupportOf(tool) : "forbidden";
+  if (support === "required" && !ctx.tasks) throw tasksRequired(`the tool "${name}"`);
+  // 2026: the client answers what the tool asks by calling again (input-required.ts); legacy clients are not asked.
+  const retry = ctx.envelope ? await openRetry(params, ctx.envelope, ctx.follow, name, args) : undefined;
+  const sink = progressSink(_meta?.progressToken, ctx.notify);
+  const hooks = [...(base.hooks === undefined ? [] : Array.isArray(base.hooks) ? base.hooks : [base.hooks]), ...progressHooks(sink)];
+  let result = await executeCall(
+    { id: ctx.callId, name, arguments: args ?? {} },
+    { ...base, hooks, signal: ctx.signal, log: createCallLogger(name, base.secrets, ctx), ...(retry ? { ask: retry.channel } : {}) },
   );
   logCall(ctx.requestId, result.record);
   if (!result.ok && result.error.code === "unknown_tool") throw new RpcFailure(RpcCode.invalidParams, result.error.message);
+  const asking = retry && (await inputRequiredResult(result, retry, ctx.follow));
+  if (asking) return asking;
+  // A client that follows tasks gets the call's record as its task once the call goes on beyond this
+  // request (detached, auto past detachAfterMs) or waits for an approval; a call that ended is answered.
+  if (ctx.tasks && support !== "forbidden" && (isRunning(result) || result.record.status === "pending")) return createTaskResult(result.record, ctx.tasks.ttlMs);
+  if (isRunning(result)) {
+    const record = await followCall(result.callId, ctx.follow, ctx.signal, sink);
+    if (record) result = resultOfRecord(record);
+  }
   return toCallToolResult(result);
 }

@@ -7,7 +7,7 @@ import { ApiError } from "../errors";
 import { tenantLedger } from "../ledger/address";
 import { DEFAULT_LEASE_MS } from "../ledger/journal";
 import type { ApprovedCall } from "../ledger/types";
-import { requireScope } from "../middleware/auth";
+import { forbidden, hasScope, requireScope, viewerOf } from "../middleware/auth";
 import { tenantTextMasker } from "../tenant-mask";
 import { needRemoteTools } from "../middleware/tenant";
 import { createCallRunner } from "../runner/host";
@@ -50,10 +50,25 @@ async function startOrSettle(c: Context<AppEnv>, run: ApprovedRunner, approved: 
 }
 
 /**
+ * Who decides: an admin, always; for a tool whose policy is approval: "user", also the key (or OAuth
+ * grant) that made the call, which sees it in its records. Another caller's call is not found.
+ */
+async function requireDecider(c: Context<AppEnv>, callId: string): Promise<void> {
+  const { caller } = c.var;
+  if (hasScope(caller, "admin")) return;
+  if (!hasScope(caller, "call")) throw forbidden(caller, "admin");
+  const shard = () => tenantLedger(c.env, c.var.tenant.name).for(callId);
+  const entry = await callDurable(shard, (ledger) => ledger.get(callId, viewerOf(caller)));
+  if (!entry) throw new ApiError(404, "not_found", `No call ${callId} is recorded.`);
+  const tool = (await needRemoteTools(c, [entry.record.tool])).registry.get(entry.record.tool);
+  if (tool?.policy.approval !== "user") throw forbidden(caller, "admin");
+}
+
+/**
  * GET /v1/approvals (admin): calls awaiting a decision, newest first, with masked arguments.
- * POST /v1/approvals/:id (admin) { decision, reason? }: deny records the reason; approve starts the
- * call's detached run and answers 202; GET /v1/calls/:id?wait= tells its outcome. Deciding twice,
- * or after expiry or cancel, answers 409.
+ * POST /v1/approvals/:id (admin; for approval: "user" tools, also the caller who made the call)
+ * { decision, reason? }: deny records the reason; approve starts the call's detached run and answers
+ * 202; GET /v1/calls/:id?wait= tells its outcome. Deciding twice, or after expiry or cancel, answers 409.
  */
 export function approvalRoutes(run: ApprovedRunner = runApprovedCall) {
   return new Hono<AppEnv>()
@@ -79,8 +94,9 @@ export function approvalRoutes(run: ApprovedRunner = runApprovedCall) {
       });
       return c.json({ approvals, nextCursor });
     })
-    .post("/:id", requireScope("admin"), async (c) => {
+    .post("/:id", async (c) => {
       const callId = c.req.param("id");
+      await requireDecider(c, callId);
       const parsed = v.safeParse(DecisionBody, await c.req.json().catch(() => undefined));
       if (!parsed.success) throw new ApiError(400, "invalid_body", parsed.issues[0]?.message ?? "Send { decision, reason? }.");
       const { decision } = parsed.output;

@@ -1,0 +1,39 @@
+import { toolError } from "./errors";
+import type { JsonObject, JsonValue } from "./json";
+
+/**
+ * Asking the person (or client) who made a call for something mid-call: ctx.ask(key, request). The
+ * request is one an MCP client answers (elicitation/create, sampling/createMessage, roots/list).
+ *
+ * A call that asks is not held open waiting: when the answer is not there yet, the call ends asking
+ * (its record ends `input_required`, listing every question asked so far), and the caller calls again
+ * with the answers, keyed as asked. The tool then runs again from the start and each ctx.ask(key)
+ * answers at once. So a tool asks before it does anything it must not do twice, and asks with keys
+ * that are the same on every run (several questions at once: ask them together, then await them).
+ */
+
+export const ASK_METHODS = ["elicitation/create", "sampling/createMessage", "roots/list"] as const;
+export type AskMethod = (typeof ASK_METHODS)[number];
+
+export interface InputRequest {
+  method: AskMethod;
+  params: JsonObject;
+}
+
+/** Answers the caller gave, by the key the tool asked with. */
+export type InputResponses = Readonly<Record<string, JsonValue>>;
+
+/** A key a question is asked under: short, and safe in JSON and logs. */
+export const ASK_KEY_PATTERN = /^[A-Za-z0-9_.:-]{1,64}$/;
+
+/** The error a call ends with while a question waits for its answer (its record: `input_required`). */
+export function inputRequiredError(tool: string, keys: readonly string[]) {
+  return toolError("input_required", `Tool "${tool}" needs input from its caller (${keys.join(", ")}): call it again with the answers.`, { retryable: false });
+}
+
+/** What the host tells the call about its caller: the answers so far and what the caller can be asked. */
+export interface AskChannel {
+  responses: InputResponses;
+  /** Methods the caller declared it answers; a question of another method is never asked. */
+  methods: ReadonlySet<AskMethod>;
+}

@@ -1,0 +1,75 @@
+import * as v from "valibot";
+import { describe, expect, it } from "vitest";
+import type { AskChannel, AskMethod } from "../../src/ask";
+import { executeCall } from "../../src/pipeline/execute";
+import { createRegistry } from "../../src/registry";
+import { defineTool } from "../../src/tool";
+
+/** ctx.ask and approval: "user" in the core: a call that asks ends input_required; made again with the answers, it runs. */
+
+const elicit = (message: string) => ({ method: "elicitation/create" as const, params: { message } });
+const channel = (responses: Record<string, unknown> = {}, methods: AskMethod[] = ["elicitation/create"]): AskChannel => ({
+  responses: responses as AskChannel["responses"],
+  methods: new Set(methods),
+});
+
+const greet = defineTool({
+  name: "greet",
+  description: "",
+  input: v.object({}),
+  run: async (_args, ctx) => {
+    const [first, last] = await Promise.all([ctx.ask("first", elicit("First name?")), ctx.ask("last", elicit("Last name?"))]);
+    return `Hello, ${String(first)} ${String(last)}!`;
+  },
+});
+const send = defineTool({ name: "send", description: "", input: v.object({ to: v.string() }), policy: { approval: "user" }, run: ({ to }) => `sent to ${to}` });
+const registry = createRegistry([greet, send]);
+const call = (name: string, args: unknown = {}) => ({ id: `c-${Math.random()}`, name, arguments: args });
+
+describe("ctx.ask", () => {
+  it("ends the call input_required with every question asked together, then answers from the call made again", async () => {
+    const asked = await executeCall(call("greet"), { registry, ask: channel() });
+    expect(asked.ok).toBe(false);
+    if (asked.ok) return;
+    expect(asked.record.status).toBe("input_required");
+    expect(asked.error.inputRequests).toEqual({ first: elicit("First name?"), last: elicit("Last name?") });
+
+    const answered = await executeCall(call("greet"), { registry, ask: channel({ first: "Ada", last: "Lovelace" }) });
+    expect(answered).toMatchObject({ ok: true, output: { content: [{ type: "text", text: "Hello, Ada Lovelace!" }] } });
+  });
+
+  it("a caller that cannot be asked gets input_required naming what the tool asked, and canAsk tells the tool beforehand", async () => {
+    const none = await executeCall(call("greet"), { registry });
+    expect(none).toMatchObject({ ok: false, error: { code: "input_required", message: expect.stringContaining("cannot be asked") } });
+    const probe = defineTool({ name: "probe", description: "", input: v.object({}), run: (_a, ctx) => ({ elicit: ctx.canAsk("elicitation/create"), sample: ctx.canAsk("sampling/createMessage") }) });
+    const r = await executeCall(call("probe"), { registry: createRegistry([probe]), ask: channel() });
+    expect(r).toMatchObject({ ok: true, output: { structured: { elicit: true, sample: false } } });
+  });
+
+  it("refuses keys that are not short and plain", async () => {
+    const bad = defineTool({ name: "bad", description: "", input: v.object({}), run: (_a, ctx) => ctx.ask("a key with spaces", elicit("?")) });
+    const r = await executeCall(call("bad"), { registry: createRegistry([bad]), ask: channel() });
+    expect(r).toMatchObject({ ok: false, error: { code: "tool_error", message: expect.stringContaining("must match") } });
+  });
+});
+
+describe('approval: "user"', () => {
+  it("asks the caller to confirm with the call's arguments; approved it runs, declined it is denied", async () => {
+    const asked = await executeCall(call("send", { to: "bob" }), { registry, ask: channel() });
+    if (asked.ok) throw new Error("expected a question");
+    expect(asked.record.status).toBe("input_required");
+    const question = asked.error.inputRequests!["toolgate.approval"]!;
+    expect(question.method).toBe("elicitation/create");
+    expect(question.params.message).toContain('"to":"bob"');
+
+    const yes = await executeCall(call("send", { to: "bob" }), { registry, ask: channel({ "toolgate.approval": { action: "accept", content: { approve: true } } }) });
+    expect(yes).toMatchObject({ ok: true, record: { status: "succeeded", permission: "allow" } });
+    const no = await executeCall(call("send", { to: "bob" }), { registry, ask: channel({ "toolgate.approval": { action: "accept", content: { approve: false } } }) });
+    expect(no).toMatchObject({ ok: false, error: { code: "denied" }, record: { status: "denied" } });
+  });
+
+  it("a caller that cannot be asked has the call parked for an admin", async () => {
+    const parked = await executeCall(call("send", { to: "bob" }), { registry });
+    expect(parked).toMatchObject({ ok: false, error: { code: "approval_required" }, record: { status: "pending" } });
+  });
+});

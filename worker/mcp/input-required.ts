@@ -1,0 +1,78 @@
+import * as v from "valibot";
+import { ASK_KEY_PATTERN, type AskChannel, type AskMethod, type InputRequest } from "../../src/ask";
+import type { JsonValue } from "../../src/json";
+import type { CallResult } from "../../src/result";
+import type { Envelope } from "./envelope";
+import type { FollowTarget } from "./follow";
+import { RpcCode, RpcFailure } from "./protocol";
+import { callDigest, MAX_REQUEST_STATE_CHARS, openState, signState } from "./request-state";
+
+/**
+ * 2026-07-28 multi-round-trip requests for tools/call: a tool's ctx.ask becomes an InputRequiredResult
+ * (`resultType: "input_required"`, its questions in `inputRequests`, the answers so far in a signed
+ * `requestState`), and the client's retry carries `inputResponses` (and the state) back: the call is
+ * made again, and ctx.ask answers from them.
+ */
+
+/** What a client answers, by the capability it declares in `_meta`. */
+const METHOD_OF_CAPABILITY: Readonly<Record<string, AskMethod>> = { elicitation: "elicitation/create", sampling: "sampling/createMessage", roots: "roots/list" };
+
+export const RetryParams = v.object({
+  inputResponses: v.optional(v.record(v.string(), v.looseObject({})), undefined),
+  requestState: v.optional(v.pipe(v.string(), v.maxLength(MAX_REQUEST_STATE_CHARS))),
+});
+
+const CAPABILITY_OF_METHOD: Readonly<Record<string, string>> = Object.fromEntries(Object.entries(METHOD_OF_CAPABILITY).map(([capability, method]) => [method, capability]));
+
+function methodsOf(envelope: Envelope): Set<AskMethod> {
+  const methods = new Set<AskMethod>();
+  for (const [capability, method] of Object.entries(METHOD_OF_CAPABILITY)) if (envelope.capabilities[capability] !== undefined) methods.add(method);
+  return methods;
+}
+
+export interface Retry {
+  /** The tool and arguments the answers belong to (a state made for another call is refused). */
+  call: string;
+  channel: AskChannel;
+}
+
+/** The ask channel of a modern tools/call: what its client answers, and every answer so far. */
+export async function openRetry(params: unknown, envelope: Envelope, target: FollowTarget, tool: string, args: unknown): Promise<Retry> {
+  const parsed = v.safeParse(RetryParams, params);
+  if (!parsed.success) throw new RpcFailure(RpcCode.invalidParams, "tools/call: inputResponses must be an object of answers (objects), requestState a string this server gave.");
+  const call = callDigest(tool, args);
+  const responses: Record<string, JsonValue> = {};
+  const { requestState, inputResponses } = parsed.output;
+  if (requestState !== undefined) {
+    const opened = await openState(target.ledger, call, requestState);
+    if ("problem" in opened) throw new RpcFailure(RpcCode.invalidParams, `tools/call: ${opened.problem}.`);
+    Object.assign(responses, opened.answers);
+  }
+  // Answers under keys no tool asks with are ignored, as the spec says of information a server does not recognise.
+  for (const [key, answer] of Object.entries(inputResponses ?? {})) if (ASK_KEY_PATTERN.test(key)) responses[key] = answer as JsonValue;
+  return { call, channel: { responses, methods: methodsOf(envelope) } };
+}
+
+/**
+ * The questions of a call that ended asking, as an InputRequiredResult carrying the answers so far;
+ * a question the client did not declare it answers is -32021, naming the capabilities it needs.
+ */
+export async function inputRequiredResult(result: CallResult, retry: Retry, target: FollowTarget): Promise<Record<string, unknown> | undefined> {
+  if (result.ok || result.error.code !== "input_required" || !result.error.inputRequests) return undefined;
+  const inputRequests: Record<string, InputRequest> = result.error.inputRequests;
+  const missing = Object.entries(CAPABILITY_OF_METHOD).filter(([method]) => Object.values(inputRequests).some((r) => r.method === method) && !retry.channel.methods.has(method as AskMethod));
+  if (missing.length > 0) {
+    const names = missing.map(([, capability]) => capability);
+    throw new RpcFailure(RpcCode.missingClientCapability, `Missing required client capability: the tool asks for ${names.join(", ")}, which this request did not declare.`, {
+      requiredCapabilities: Object.fromEntries(names.map((name) => [name, {}])),
+    });
+  }
+  let requestState: string;
+  try {
+    requestState = await signState(target.ledger, retry.call, { ...retry.channel.responses });
+  } catch (error) {
+    if (error instanceof RangeError) throw new RpcFailure(RpcCode.invalidParams, `tools/call: ${error.message}.`);
+    throw error;
+  }
+  return { resultType: "input_required", inputRequests, requestState };
+}

@@ -1,0 +1,113 @@
+import type { Context } from "hono";
+import type { AppEnv } from "../env";
+import { waitUntilOf } from "../execution";
+import { tenantLedger } from "../ledger/address";
+import { viewerOf } from "../middleware/auth";
+import { sessionCallId } from "./call-ids";
+import { cancelByNotification, cancelSessionCalls, type CancelTarget } from "./cancel";
+import { initialize } from "./dispatch";
+import { classify, RpcCode, RpcFailure, rpcError, rpcResult, type RpcRequest, type RpcResponse } from "./protocol";
+import { respond, type Accepts, type RespondOptions } from "./respond";
+import { checkSessionId, createSessionId, type Session } from "./session";
+import { createSessionStore, type SessionState } from "./session-store";
+import { allowsBatches, DEFAULT_LEGACY_VERSION, isLegacyVersion, SERVED_VERSIONS } from "./versions";
+
+/**
+ * The legacy era (2025-03-26 to 2025-11-25) of Streamable HTTP: initialize opens a session whose id
+ * travels in Mcp-Session-Id; DELETE ends it. The id itself is checked without storage; the rest of a
+ * session (level, deletion) is read from the ledger once per request, and its calls' ids derive from
+ * it, so a cancel or a DELETE landing on any isolate reaches them.
+ */
+
+function refuse(c: Context<AppEnv>, status: 400 | 404, code: number, message: string, data?: unknown): Response {
+  return c.json(rpcError(null, code, message, data), status);
+}
+
+/** What sessions are bound to: the caller's key (its hash, or its id) or OAuth grant. */
+function keyHash(c: Context<AppEnv>): Uint8Array {
+  return c.var.caller.binding;
+}
+
+interface OpenSession {
+  session: Session;
+  state: SessionState;
+  store: ReturnType<typeof createSessionStore>;
+}
+
+async function openSession(c: Context<AppEnv>): Promise<OpenSession | Response> {
+  const id = c.req.header("mcp-session-id");
+  if (!id) return refuse(c, 400, RpcCode.badRequest, "Bad Request: the Mcp-Session-Id header is required; send initialize first.");
+  const session = await checkSessionId(id, keyHash(c));
+  const store = createSessionStore(tenantLedger(c.env, c.var.tenant.name));
+  const state = session && (await store.read(session));
+  if (!session || !state || state.ended) return refuse(c, 404, RpcCode.sessionNotFound, "Session not found: initialize a new session.");
+  return { session, state, store };
+}
+
+function cancelTarget(c: Context<AppEnv>, session: Session): CancelTarget {
+  return { ledger: tenantLedger(c.env, c.var.tenant.name), viewer: viewerOf(c.var.caller), sessionRef: session.ref };
+}
+
+/** initialize: a new session bound to the caller's key; its id travels in the Mcp-Session-Id header. */
+async function startSession(c: Context<AppEnv>, request: RpcRequest): Promise<Response> {
+  let reply: RpcResponse;
+  const headers: Record<string, string> = {};
+  try {
+    const { result } = initialize(request.params);
+    headers["Mcp-Session-Id"] = await createSessionId(keyHash(c));
+    reply = rpcResult(request.id, result);
+  } catch (error) {
+    if (!(error instanceof RpcFailure)) throw error;
+    reply = rpcError(request.id, error.code, error.message);
+  }
+  return c.json(reply, 200, headers);
+}
+
+/** A legacy POST: initialize, or messages of an open session. */
+export async function serveLegacy(c: Context<AppEnv>, body: unknown, accept: Accepts, options: RespondOptions): Promise<Response> {
+  const batch = Array.isArray(body);
+  const items = batch ? (body as unknown[]) : [body];
+  if (items.length === 0) return refuse(c, 400, RpcCode.invalidRequest, "Invalid Request: an empty batch.");
+  const incoming = items.map(classify);
+  const only = incoming[0]!;
+  if (!batch && only.kind === "request" && only.message.method === "initialize") return startSession(c, only.message);
+
+  const version = c.req.header("mcp-protocol-version")?.trim();
+  if (version !== undefined && !isLegacyVersion(version)) {
+    const requested = version.slice(0, 40);
+    return refuse(c, 400, RpcCode.unsupportedVersion, `Unsupported protocol version ${JSON.stringify(requested)}.`, { supported: SERVED_VERSIONS, requested });
+  }
+  if (batch && !allowsBatches(version ?? DEFAULT_LEGACY_VERSION)) {
+    return refuse(c, 400, RpcCode.invalidRequest, `Invalid Request: MCP ${version} has no JSON-RPC batches; send one message per request.`);
+  }
+  const open = await openSession(c);
+  if (open instanceof Response) return open;
+  const { session, state, store } = open;
+  const waitUntil = waitUntilOf(c);
+  for (const item of incoming) {
+    if (item.kind !== "notification") continue;
+    // Answered at once (202); the cancel goes on in the background, bounded.
+    const cancelling = cancelByNotification(item.message, cancelTarget(c, session));
+    if (waitUntil) waitUntil(cancelling);
+  }
+  if (!incoming.some((item) => item.kind === "request" || item.kind === "invalid")) return c.body(null, 202);
+  let level = state.level;
+  return respond(c, incoming, batch, accept, {
+    era: "legacy",
+    logLevel: () => level,
+    callId: (id) => sessionCallId(session.ref, id),
+    setLevel: async (next) => {
+      await store.setLevel(session, next);
+      level = next;
+    },
+  }, options);
+}
+
+/** DELETE ends the session: its id is refused from then on, by every isolate, and its running calls are cancelled. */
+export async function handleDelete(c: Context<AppEnv>): Promise<Response> {
+  const open = await openSession(c);
+  if (open instanceof Response) return open;
+  await open.store.end(open.session);
+  await cancelSessionCalls(cancelTarget(c, open.session));
+  return c.body(null, 200);
+}

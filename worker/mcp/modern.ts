@@ -1,0 +1,56 @@
+import type { Context } from "hono";
+import type { AppEnv } from "../env";
+import { needRemoteTools } from "../middleware/tenant";
+import { randomCallId } from "./call-ids";
+import type { McpHeaders, Refusal, Route } from "./classify";
+import { methodOf } from "./dispatch";
+import { checkParamHeaders, checkStandardHeaders } from "./headers";
+import { RpcCode, rpcError } from "./protocol";
+import { respond, type Accepts, type RespondOptions } from "./respond";
+import { declaresTasks } from "./tasks";
+import { isModernVersion, SERVED_VERSIONS } from "./versions";
+import { settingsFromEnv } from "../ledger/settings";
+
+/**
+ * The 2026-07-28 era: every POST stands alone. Its _meta says which revision it speaks, what the
+ * client can do and how much log it wants; nothing is kept between requests, so any isolate serves
+ * any request. Closing a request's stream cancels it.
+ */
+
+export function refusal(c: Context<AppEnv>, refused: Refusal): Response {
+  return c.json(rpcError(refused.id, refused.code, refused.message, refused.data), refused.status);
+}
+
+type ModernRoute = Extract<Route, { era: "modern" }>;
+
+/**
+ * A modern POST, checked rung by rung as the spec orders them: the revision is served (-32022), the
+ * standard headers are there and agree (-32020), the method exists in this revision (404, -32601),
+ * a tool's x-mcp-header arguments have their headers (-32020); then it runs.
+ */
+export async function serveModern(c: Context<AppEnv>, route: ModernRoute, headers: McpHeaders, accept: Accepts, options: RespondOptions): Promise<Response> {
+  // 2026-07-28 defines no client notification over HTTP (closing the stream is the cancel): accepted, nothing to do.
+  if (route.kind === "notification") return c.body(null, 202);
+  const { message: request, envelope } = route;
+  if (!isModernVersion(envelope.version)) {
+    const requested = envelope.version.slice(0, 40);
+    return refusal(c, { status: 400, code: RpcCode.unsupportedVersion, message: "Unsupported protocol version", data: { supported: SERVED_VERSIONS, requested }, id: request.id });
+  }
+  const headerProblem = checkStandardHeaders(request, headers);
+  if (headerProblem) return refusal(c, headerProblem);
+  if (!methodOf(request.method, "modern")) {
+    return refusal(c, { status: 404, code: RpcCode.methodNotFound, message: `Method not found: ${request.method} (not part of MCP ${envelope.version} here).`, id: request.id });
+  }
+  if (request.method === "tools/call" && typeof request.params?.name === "string") {
+    const tool = (await needRemoteTools(c, [request.params.name])).registry.get(request.params.name);
+    const paramProblem = tool && checkParamHeaders(request, tool.inputSchema, c.req.raw.headers);
+    if (paramProblem) return refusal(c, paramProblem);
+  }
+  return respond(c, [{ kind: "request", message: request }], false, accept, {
+    era: "modern",
+    envelope,
+    logLevel: () => envelope.logLevel,
+    callId: randomCallId,
+    ...(declaresTasks(envelope) ? { tasks: { ttlMs: settingsFromEnv(c.env as unknown as Record<string, unknown>).retentionMs } } : {}),
+  }, options);
+}

@@ -1,0 +1,75 @@
+import type { JsonValue } from "../../src/json";
+import { hashJson } from "../../src/hash";
+import { callDurable } from "../durable/call";
+import type { LedgerAddress } from "../ledger/address";
+import { fromBase64Url, toBase64Url } from "./session";
+
+/**
+ * 2026-07-28 multi-round-trip requests keep no state on the server: what a tool was told in earlier
+ * rounds travels back and forth in `requestState`, signed (HMAC-SHA-256) with the tenant's key, kept
+ * in its ledger, so any isolate checks it and a client cannot alter it. It is bound to the tool and
+ * its arguments and expires; the answers in it are the client's own, so it holds nothing secret.
+ */
+
+/** Largest requestState accepted (and made): answers beyond it are refused, not cut. */
+export const MAX_REQUEST_STATE_CHARS = 64 * 1024;
+/** A state older than this is refused: the client starts the call over. */
+const STATE_TTL_MS = 60 * 60_000;
+/** Where the tenant's signing key lives: one shard of its ledger, the same from every isolate. */
+const KEY_SHARD = "mcp-request-state";
+
+interface StatePayload {
+  /** hashJson({ tool, args }) of the call the answers belong to. */
+  call: string;
+  answers: Record<string, JsonValue>;
+  expiresAt: number;
+}
+
+/** The key never changes once made, so an isolate keeps its CryptoKey (storage stays the source). */
+const keys = new Map<string, Promise<CryptoKey>>();
+
+function signingKey(ledger: LedgerAddress): Promise<CryptoKey> {
+  const { tenant } = ledger;
+  let key = keys.get(tenant);
+  if (!key) {
+    key = callDurable(() => ledger.for(KEY_SHARD), (shard) => shard.secret("mcp-request-state")).then((raw) =>
+      crypto.subtle.importKey("raw", raw as Uint8Array<ArrayBuffer>, { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]),
+    );
+    key.catch(() => keys.delete(tenant));
+    keys.set(tenant, key);
+  }
+  return key;
+}
+
+const encoder = new TextEncoder();
+
+export function callDigest(tool: string, args: unknown): string {
+  return hashJson({ tool, args: args ?? {} });
+}
+
+export async function signState(ledger: LedgerAddress, call: string, answers: Record<string, JsonValue>): Promise<string> {
+  const body = toBase64Url(encoder.encode(JSON.stringify({ call, answers, expiresAt: Date.now() + STATE_TTL_MS } satisfies StatePayload)));
+  const tag = await crypto.subtle.sign("HMAC", await signingKey(ledger), encoder.encode(body));
+  const state = `${body}.${toBase64Url(new Uint8Array(tag))}`;
+  if (state.length > MAX_REQUEST_STATE_CHARS) throw new RangeError(`the answers so far exceed ${MAX_REQUEST_STATE_CHARS} characters`);
+  return state;
+}
+
+/** The answers a state carries for this call, or why it is refused. */
+export async function openState(
+  ledger: LedgerAddress,
+  call: string,
+  state: string,
+): Promise<{ answers: Record<string, JsonValue> } | { problem: string }> {
+  if (state.length > MAX_REQUEST_STATE_CHARS) return { problem: "requestState is too large" };
+  const [body, tagText, extra] = state.split(".");
+  const tag = tagText === undefined ? undefined : fromBase64Url(tagText);
+  if (!body || !tag || extra !== undefined) return { problem: "requestState is malformed" };
+  if (!(await crypto.subtle.verify("HMAC", await signingKey(ledger), tag, encoder.encode(body)))) {
+    return { problem: "requestState failed its integrity check (it was not made by this server, or was altered)" };
+  }
+  const payload = JSON.parse(new TextDecoder().decode(fromBase64Url(body))) as StatePayload;
+  if (payload.call !== call) return { problem: "requestState belongs to another call (another tool or other arguments)" };
+  if (payload.expiresAt <= Date.now()) return { problem: "requestState has expired: call the tool again without it" };
+  return { answers: payload.answers };
+}

@@ -1,0 +1,141 @@
+import * as v from "valibot";
+import { toCallToolResult } from "../../src/formats/mcp";
+import { resultOfRecord, type CallRecord } from "../../src/result";
+import type { Tool } from "../../src/tool";
+import { callDurable } from "../durable/call";
+import type { LedgerEntry } from "../ledger/types";
+import type { Envelope } from "./envelope";
+import type { FollowTarget } from "./follow";
+import { RpcCode, RpcFailure } from "./protocol";
+
+/**
+ * The MCP tasks extension (io.modelcontextprotocol/tasks, 2026-07-28): a task *is* a call's ledger
+ * record. Its id is the call id, its status the record's, and tasks/get and tasks/cancel read and
+ * cancel that record on the tenant's ledger shard, so they work from any isolate, after the client
+ * went away and after the objects restarted. Nothing of a task is kept in memory.
+ */
+
+export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+
+/** A client polls a working task about this often (a hint; the record changes at most once a second for progress). */
+export const TASK_POLL_INTERVAL_MS = 1_000;
+
+export type TaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled";
+
+/** Did this request's client declare the extension (per request: 2026 keeps nothing between requests)? */
+export function declaresTasks(envelope: Envelope | undefined): boolean {
+  const extensions = envelope?.capabilities.extensions;
+  return typeof extensions === "object" && extensions !== null && TASKS_EXTENSION in extensions;
+}
+
+/**
+ * How a tool takes part in tasks: a tool that runs beyond its request (detached, auto) may run as a
+ * task; `taskSupport: "required"` runs only so. An inline tool never becomes a task.
+ */
+export function taskSupportOf(tool: Pick<Tool, "policy">): "forbidden" | "optional" | "required" {
+  if ((tool.policy.execution ?? "inline") === "inline") return "forbidden";
+  return tool.policy.taskSupport ?? "optional";
+}
+
+/** -32021: the tool runs only as a task, and this request's client cannot follow one. */
+export function tasksRequired(what: string): RpcFailure {
+  return new RpcFailure(RpcCode.missingClientCapability, `Missing required client capability: ${what} needs the ${TASKS_EXTENSION} extension.`, {
+    requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
+  });
+}
+
+function taskStatus(record: CallRecord): TaskStatus {
+  switch (record.status) {
+    case "running":
+      return "working";
+    case "pending":
+      return "input_required";
+    case "cancelled":
+      return "cancelled";
+    case "unknown":
+      return "failed";
+    default:
+      // A tool that ran and failed is a completed task whose result is an error; "failed" is for
+      // what went wrong around the tool (the host, an internal error).
+      return record.status === "failed" && record.error?.code === "internal" ? "failed" : "completed";
+  }
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** The Task fields every task answer carries (CreateTaskResult, DetailedTask). */
+function taskFields(record: CallRecord, ttlMs: number): Record<string, unknown> {
+  const status = taskStatus(record);
+  const ended = status === "completed" || status === "failed" || status === "cancelled";
+  const fields: Record<string, unknown> = {
+    taskId: record.callId,
+    status,
+    createdAt: iso(record.startedAt),
+    lastUpdatedAt: iso(ended ? record.startedAt + record.durationMs : record.startedAt),
+    ttlMs,
+    pollIntervalMs: TASK_POLL_INTERVAL_MS,
+  };
+  if (record.status === "pending") fields.statusMessage = "Waiting for an approval: an admin decides (POST /v1/approvals/:id), then the task runs on.";
+  else if (status === "working" && record.progress?.message) fields.statusMessage = record.progress.message;
+  else if (status === "failed" || status === "cancelled") fields.statusMessage = record.error?.message;
+  return fields;
+}
+
+/** The tools/call answer for a call that goes on as a task. */
+export function createTaskResult(record: CallRecord, ttlMs: number): Record<string, unknown> {
+  return { resultType: "task", ...taskFields(record, ttlMs) };
+}
+
+/** tasks/get's DetailedTask: a terminal task inlines its outcome (result, or error for a failed one). */
+export function detailedTask(record: CallRecord, ttlMs: number): Record<string, unknown> {
+  const fields = taskFields(record, ttlMs);
+  if (fields.status === "completed") fields.result = toCallToolResult(resultOfRecord(record));
+  if (fields.status === "failed") fields.error = { code: RpcCode.internalError, message: record.error?.message ?? `The call ended ${record.status}.` };
+  return { resultType: "complete", ...fields };
+}
+
+const TaskParams = v.object({ taskId: v.pipe(v.string(), v.minLength(1), v.maxLength(200)) });
+
+function taskIdOf(method: string, params: unknown): string {
+  const parsed = v.safeParse(TaskParams, params ?? {});
+  if (!parsed.success) throw new RpcFailure(RpcCode.invalidParams, `${method}: params must hold taskId (a string).`);
+  return parsed.output.taskId;
+}
+
+const UpdateParams = v.object({ taskId: TaskParams.entries.taskId, inputResponses: v.record(v.string(), v.looseObject({})) });
+
+const unknownTask = (taskId: string) => new RpcFailure(RpcCode.invalidParams, `Unknown task: ${JSON.stringify(taskId.slice(0, 100))}.`);
+
+/** tasks/get: the record as the caller may see it, now. */
+export async function getTask(params: unknown, target: FollowTarget, ttlMs: number): Promise<Record<string, unknown>> {
+  const taskId = taskIdOf("tasks/get", params);
+  const entry: LedgerEntry | null = await callDurable(() => target.ledger.for(taskId), (ledger) => ledger.get(taskId, target.viewer));
+  if (!entry) throw unknownTask(taskId);
+  return detailedTask(entry.record, ttlMs);
+}
+
+/**
+ * tasks/cancel: the record's cancel, as POST /v1/calls/:id/cancel does it (a running call is told
+ * through its lease; a parked one ends at once). An ended task answers the same empty ack.
+ */
+export async function cancelTask(params: unknown, target: FollowTarget): Promise<Record<string, unknown>> {
+  const taskId = taskIdOf("tasks/cancel", params);
+  const outcome = await callDurable(() => target.ledger.for(taskId), (ledger) => ledger.cancel(taskId, target.viewer, "The MCP client cancelled the task."));
+  if (!outcome.ok && outcome.error === "not_found") throw unknownTask(taskId);
+  return {};
+}
+
+/**
+ * tasks/update: answers to a task's inputRequests. A toolgate task waits for input only while it is
+ * parked for an approval, which an admin decides (the caller's answer cannot approve it), so there is
+ * never a request here to answer: the update of a known task is acknowledged and its answers ignored,
+ * as the extension says of answers to requests a task does not have.
+ */
+export async function updateTask(params: unknown, target: FollowTarget): Promise<Record<string, unknown>> {
+  const parsed = v.safeParse(UpdateParams, params ?? {});
+  if (!parsed.success) throw new RpcFailure(RpcCode.invalidParams, "tasks/update: params must hold taskId (a string) and inputResponses (an object of objects).");
+  const { taskId } = parsed.output;
+  const entry = await callDurable(() => target.ledger.for(taskId), (ledger) => ledger.get(taskId, target.viewer));
+  if (!entry) throw unknownTask(taskId);
+  return {};
+}
