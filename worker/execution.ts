@@ -39,7 +39,7 @@ export function pipelineOptions(env: Bindings, tenant: Tenant, run: ExecutionRun
   // Records belong to the key (or OAuth grant) making the calls: a call-scope caller reads only its own.
   return {
     ...options,
-    journal: createLedgerJournal({ ledger, key: run.key, waitUntil: run.waitUntil }),
+    journal: createLedgerJournal({ ledger, key: run.key, waitUntil: run.waitUntil, readOnlyRecords: tenant.config.readOnlyRecords }),
     runner: createCallRunner(env, tenant.name, run.configOverride),
     ...(run.signal ? { signal: run.signal } : {}),
   };

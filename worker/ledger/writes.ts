@@ -28,6 +28,11 @@ export interface WriteContext {
   waitUntil?: (promise: Promise<unknown>) => void;
   /** How long its write waits for a group before going alone (default STALL_MS). */
   stallMs?: number;
+  /**
+   * A write no answer waits for (a record stored after its answer): when it would leave alone, it
+   * waits this long first, so the writes of this isolate's next requests to the shard join its group.
+   */
+  delayMs?: number;
 }
 
 interface Pending {
@@ -76,7 +81,13 @@ export function submitWrite(shard: string, write: LedgerWrite, context: WriteCon
       callDurable(context.stub, (ledger) => ledger.writeMany([write])).then((outcomes) => resolve(outcomes[0]!), reject);
     }, context.stallMs ?? STALL_MS);
     q.pending.push(pending);
-    if (idle(q)) pending.wake();
+    // A delayed write that finds no other waiting holds the group open for delayMs (later ones join
+    // it); a write that cannot wait sends the group at once, delayed writes and all.
+    if (!context.delayMs) {
+      if (idle(q)) pending.wake();
+    } else if (q.pending.length === 1) {
+      setTimeout(() => pending.wake(), context.delayMs);
+    }
   }).finally(() => {
     settled = true;
     clearTimeout(timer);
