@@ -103,9 +103,8 @@ async function main(): Promise<void> {
       "CPU µs/req by round": m.cpuUs.map((us) => Math.round(us)).join(" "),
     })),
   );
-  const [, whoami, constant, routedConstant, echo, logWrite, routedLogWrite, routedLogWriteWrite, add, logBatch, routedLogBatch] = measured as Measured[] as [
-    Measured, Measured, Measured, Measured, Measured, Measured, Measured, Measured, Measured, Measured, Measured,
-  ];
+  type Eleven = [Measured, Measured, Measured, Measured, Measured, Measured, Measured, Measured, Measured, Measured, Measured];
+  const [, whoami, constant, routedConstant, echo, logWrite, routedLogWrite, routedLogWriteWrite, add, logBatch, routedLogBatch] = measured as Eleven;
   console.log(`wrangler dev ${INSPECTOR ? "with" : "without"} its inspector; ${CONNECTIONS} connections, ${ROUNDS} × ${SECONDS} s per route, medians over rounds; load average ${loads.map((l) => l.toFixed(1)).join(" → ")}.`);
   console.log(`"routed": the fixture behind the static-assets router, as toolgate's wrangler.toml ([assets] run_worker_first) puts every API request.`);
   for (const base of [constant, routedConstant]) {
