@@ -30,7 +30,7 @@ function checkout(ref: string, name: string): string {
   const app = resolve(dir, name, "app");
   rmSync(resolve(dir, name), { recursive: true, force: true });
   mkdirSync(resolve(app, "dist/web"), { recursive: true });
-  const tar = execFileSync("git", ["archive", ref, "src", "worker", "tenants", "package.json", "wrangler.toml", "tsconfig.json", "tsconfig.base.json"], { maxBuffer: 1 << 28 });
+  const tar = execFileSync("git", ["archive", ref, "src", "worker", "tools", "tenants", "scripts", "package.json", "wrangler.toml", "tsconfig.json", "tsconfig.base.json"], { maxBuffer: 1 << 28 });
   execFileSync("tar", ["-x", "-C", app], { input: tar });
   writeFileSync(resolve(app, "dist/web", READY_PATH.slice(1)), "ready\n");
   symlinkSync(resolve("node_modules"), resolve(app, "node_modules"));

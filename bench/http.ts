@@ -1,55 +1,84 @@
 /**
- * The HTTP API under load: one `add` call per request through POST /v1/calls/openai (auth, decode,
- * pipeline, ledger record, log line, encode) next to the floor, GET /healthz of the same Worker (a
- * constant JSON through the same middleware), and a batch of 8 calls per request (the ledger groups
- * their writes). Beside them, in the same run, a Worker with none of toolgate's code
- * (bench/fixtures/platform) measures what the platform charges for what every call must do: one log
- * line, one durable write, both. Targets are measured in alternating rounds so background load hits
- * all alike; medians over rounds are reported, with CPU time per request of each wrangler dev.
- * Target: the call route serves ≥ 70% of the floor's requests/s.
+ * The HTTP path against fixture routes that do the same platform work (bench/fixtures/platform, a
+ * Worker with none of toolgate's code), measured in the same run, alternating rounds (the order
+ * reverses every other round) so background load hits all alike; medians over rounds of requests/s
+ * and of CPU time per request (/proc: the whole wrangler dev process tree of each server).
+ *
+ * Each fixture route runs twice: on its own, and "routed", behind the static-assets router as
+ * toolgate's wrangler.toml ([assets] run_worker_first) puts every API request (bench/fixtures/platform/wrangler-assets.toml).
+ *
+ *   whoami        GET /v1/whoami (key check, no tool)        vs  /const, the same request headers
+ *   write first   an `echo` call made not read-only: its id is claimed before it runs and its record
+ *                 stored before the answer                   vs  /log-write (one log line, one DO write)
+ *                                                             and, routed, /log-write-write (two writes in turn)
+ *   read-only     an `add` call of a tenant whose read-only records are written after the answer
+ *                 (readOnlyRecords: "after-answer")          vs  /log-batch (log, answer, batched write)
+ *
+ * Targets: whoami adds ≤ 10% of /const's CPU per request; the write-first call ≥ 90% of /log-write;
+ * the read-only call ≥ 90% of /log-batch (req/s and CPU per request both printed).
  * Run: node scripts/run-ts.mjs bench/http.ts   (ROUNDS, SECONDS, CONNECTIONS to tune; INSPECTOR=on to
- * measure wrangler dev with its debugger attached, as `npm run dev` runs it; ~2 minutes)
+ * measure wrangler dev with its debugger attached, as `npm run dev` runs it; ~3 minutes)
  */
 import type { Result } from "autocannon";
-import { cpSync } from "node:fs";
+import { cpSync, mkdirSync } from "node:fs";
+import { loadavg } from "node:os";
 import { resolve } from "node:path";
-import { assertClean, checkTarget, getTarget, loadTarget, toolgateFloorTarget, toolgateOpenAiTarget, type Target } from "./lib/http-targets";
+import { DEMO_CONFIG } from "../worker/demo/tenant";
+import { ADD_CALL, assertClean, AUTH, checkTarget, ECHO_CALL, getTarget, loadTarget, sameRequestTarget, toolgateOpenAiTarget, type Target } from "./lib/http-targets";
 import { median } from "./lib/load";
 import { treeCpuMs } from "./lib/process-cpu";
+import { writeWranglerConfig } from "./lib/wrangler-config";
 import { INSPECTOR, snapshot, startDev, stopDev, waitReady, type DevServer } from "./lib/wrangler-dev";
 
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const SECONDS = Number(process.env.SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 16);
-const BATCH = 8;
 const dir = resolve(".tmp/bench-http");
+
+/** The demo tenant, with `echo` made not read-only (so its calls claim first) and read-only records written after the answer. */
+const BENCH_CONFIG = { ...DEMO_CONFIG, policies: { echo: { readOnly: false } }, readOnlyRecords: "after-answer" };
 
 interface Measured {
   target: Target;
   server: DevServer;
-  /** Calls per request. */
-  calls: number;
   results: Result[];
   cpuUs: number[];
 }
 
 async function main(): Promise<void> {
+  mkdirSync(dir, { recursive: true });
   const platformApp = resolve(dir, "platform");
   cpSync(resolve("bench/fixtures/platform"), platformApp, { recursive: true });
-  const toolgate = await startDev({ app: snapshot(dir), home: resolve(dir, "home") });
+  const app = snapshot(dir);
+  const config = writeWranglerConfig(app, resolve(dir, "toolgate.json"), { TOOLGATE_DEMO: "false", TOOLGATE_CONFIG: JSON.stringify(BENCH_CONFIG) });
+  const toolgate = await startDev({ app, home: resolve(dir, "home"), config });
   const platform = await startDev({ app: platformApp, home: resolve(dir, "platform-home"), readyPath: "/const" });
-  const measured: Measured[] = [
-    { target: toolgateFloorTarget("GET /healthz (floor)", toolgate.url), server: toolgate, calls: 0, results: [], cpuUs: [] },
-    { target: toolgateOpenAiTarget("POST /v1/calls/openai (add)", toolgate.url), server: toolgate, calls: 1, results: [], cpuUs: [] },
-    { target: toolgateOpenAiTarget(`POST /v1/calls/openai (${BATCH} add calls)`, toolgate.url, BATCH), server: toolgate, calls: BATCH, results: [], cpuUs: [] },
-    ...["/const", "/log", "/write", "/log-write"].map((path) => ({ target: getTarget(`platform ${path}`, platform.url, path), server: platform, calls: 0, results: [], cpuUs: [] })),
+  // The same fixture behind the static-assets router, as toolgate's wrangler.toml puts every API request.
+  const routed = await startDev({ app: platformApp, home: resolve(dir, "routed-home"), config: resolve(platformApp, "wrangler-assets.toml") });
+  const writeFirst = toolgateOpenAiTarget("toolgate: echo call, write first", toolgate.url, 1, ECHO_CALL);
+  const readOnly = toolgateOpenAiTarget("toolgate: add call, read-only", toolgate.url, 1, ADD_CALL);
+  const targets: [Target, DevServer][] = [
+    [getTarget("toolgate: GET /healthz", toolgate.url, "/healthz"), toolgate],
+    [getTarget("toolgate: GET /v1/whoami", toolgate.url, "/v1/whoami", AUTH), toolgate],
+    [getTarget("platform: /const", platform.url, "/const", AUTH), platform],
+    [getTarget("platform, routed: /const", routed.url, "/const", AUTH), routed],
+    [writeFirst, toolgate],
+    [sameRequestTarget("platform: /log-write", platform.url, "/log-write", writeFirst), platform],
+    [sameRequestTarget("platform, routed: /log-write", routed.url, "/log-write", writeFirst), routed],
+    [sameRequestTarget("platform, routed: /log-write-write", routed.url, "/log-write-write", writeFirst), routed],
+    [readOnly, toolgate],
+    [sameRequestTarget("platform: /log-batch", platform.url, "/log-batch", readOnly), platform],
+    [sameRequestTarget("platform, routed: /log-batch", routed.url, "/log-batch", readOnly), routed],
   ];
+  const measured: Measured[] = targets.map(([target, server]) => ({ target, server, results: [], cpuUs: [] }));
+  const loads: number[] = [];
   try {
-    await Promise.all([waitReady(toolgate), waitReady(platform)]);
+    await Promise.all([waitReady(toolgate), waitReady(platform), waitReady(routed)]);
     for (const m of measured) await checkTarget(m.target);
     for (const m of measured) assertClean(m.target, await loadTarget(m.target, 2, CONNECTIONS)); // warm up
     for (let round = 0; round < ROUNDS; round++) {
-      for (const m of measured) {
+      loads.push(loadavg()[0]!);
+      for (const m of round % 2 === 0 ? measured : [...measured].reverse()) {
         const before = treeCpuMs(m.server.process.pid!);
         const result = await loadTarget(m.target, SECONDS, CONNECTIONS);
         const cpuMs = treeCpuMs(m.server.process.pid!) - before;
@@ -58,36 +87,43 @@ async function main(): Promise<void> {
         m.cpuUs.push((cpuMs * 1000) / result.requests.total);
       }
     }
+    loads.push(loadavg()[0]!);
   } finally {
-    await Promise.all([stopDev(toolgate), stopDev(platform)]);
+    await Promise.all([stopDev(toolgate), stopDev(platform), stopDev(routed)]);
   }
   const rps = (m: Measured) => median(m.results.map((r) => r.requests.average));
   const cpu = (m: Measured) => median(m.cpuUs);
-  const [floor, call, batch, constant, log, write, logWrite] = measured as [Measured, Measured, Measured, Measured, Measured, Measured, Measured];
   console.table(
-    measured.map((m) => {
-      const base = m.server === toolgate ? floor : constant;
-      return {
-        route: m.target.name,
-        "req/s": Math.round(rps(m)),
-        ...(m.calls > 1 ? { "calls/s": Math.round(rps(m) * m.calls) } : { "calls/s": m.calls ? Math.round(rps(m)) : "" }),
-        "p50 ms": median(m.results.map((r) => r.latency.p50)),
-        "p99 ms": median(m.results.map((r) => r.latency.p99)),
-        "CPU µs/req": Math.round(cpu(m)),
-        "÷ its floor (req/s)": `${((rps(m) / rps(base)) * 100).toFixed(0)}%`,
-      };
-    }),
+    measured.map((m) => ({
+      route: m.target.name,
+      "req/s": Math.round(rps(m)),
+      "p50 ms": median(m.results.map((r) => r.latency.p50)),
+      "p99 ms": median(m.results.map((r) => r.latency.p99)),
+      "CPU µs/req": Math.round(cpu(m)),
+      "CPU µs/req by round": m.cpuUs.map((us) => Math.round(us)).join(" "),
+    })),
   );
-  const ratio = rps(call) / rps(floor);
-  const ceiling = rps(logWrite) / rps(constant);
-  console.log(`wrangler dev ${INSPECTOR ? "with" : "without"} its inspector; ${CONNECTIONS} connections, ${ROUNDS} × ${SECONDS} s per route, medians over rounds.`);
-  console.log(`platform, one log line: ${pct(rps(log) / rps(constant))} of its floor; one DO write: ${pct(rps(write) / rps(constant))}; both: ${pct(ceiling)} (by CPU/request: ${pct(cpu(constant) / cpu(logWrite))}).`);
-  console.log(`toolgate add call: ${pct(ratio)} of its floor (by CPU/request: ${pct(cpu(floor) / cpu(call))}); ${pct(ratio / ceiling)} of what the platform leaves for a call with one log line and one durable write.`);
-  const perCall = (m: Measured) => Math.round((cpu(m) - cpu(floor)) / m.calls);
-  console.log(`CPU per call over the floor: ${perCall(call)} µs alone, ${perCall(batch)} µs in a request of ${BATCH} (their ledger writes travel in groups).`);
-  console.log(`add call / floor = ${pct(ratio)} of the floor's requests/s (target ≥ 70%): ${ratio >= 0.7 ? "ok" : "MISSED"}`);
+  type Eleven = [Measured, Measured, Measured, Measured, Measured, Measured, Measured, Measured, Measured, Measured, Measured];
+  const [, whoami, constant, routedConstant, echo, logWrite, routedLogWrite, routedLogWriteWrite, add, logBatch, routedLogBatch] = measured as Eleven;
+  console.log(`wrangler dev ${INSPECTOR ? "with" : "without"} its inspector; ${CONNECTIONS} connections, ${ROUNDS} × ${SECONDS} s per route, medians over rounds; load average ${loads.map((l) => l.toFixed(1)).join(" → ")}.`);
+  console.log(`"routed": the fixture behind the static-assets router, as toolgate's wrangler.toml ([assets] run_worker_first) puts every API request.`);
+  for (const base of [constant, routedConstant]) {
+    const added = (cpu(whoami) - cpu(base)) / cpu(base);
+    verdict(`GET /v1/whoami adds ${Math.round(cpu(whoami) - cpu(base))} µs CPU/request over ${base.target.name} = ${pct(added)} of its ${Math.round(cpu(base))} µs (target ≤ 10%)`, added <= 0.1);
+  }
+  const versus = (name: string, m: Measured, fixture: Measured, target?: number) => {
+    const byRps = rps(m) / rps(fixture);
+    const byCpu = cpu(fixture) / cpu(m);
+    const line = `${name}: ${pct(byRps)} of ${fixture.target.name}'s req/s, ${pct(byCpu)} by CPU/request`;
+    if (target === undefined) console.log(line);
+    else verdict(`${line} (target ≥ ${pct(target)})`, byRps >= target && byCpu >= target);
+  };
+  for (const fixture of [logWrite, routedLogWrite]) versus("write-first call", echo, fixture, 0.9);
+  versus("write-first call", echo, routedLogWriteWrite);
+  for (const fixture of [logBatch, routedLogBatch]) versus("read-only call", add, fixture, 0.9);
 }
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+const verdict = (line: string, ok: boolean) => console.log(`${line}: ${ok ? "ok" : "MISSED"}`);
 
 await main();

@@ -9,8 +9,8 @@ import { resolve } from "node:path";
 import { median } from "./lib/load";
 import { bundleKb, startupMs } from "./lib/startup-measure";
 
-const TARGET_STARTUP_MS = 25;
-const TARGET_GZIP_KB = 150;
+const TARGET_STARTUP_MS = 10;
+const TARGET_GZIP_KB = 120;
 
 const args = process.argv.slice(2);
 const option = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);

@@ -1,5 +1,4 @@
-import { sha256 } from "@noble/hashes/sha2.js";
-import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
+import { sha256Hex } from "./sha256";
 
 /** JSON with object keys sorted, so equal values always give equal text. */
 export function canonicalJson(value: unknown): string {
@@ -13,5 +12,5 @@ export function canonicalJson(value: unknown): string {
 
 /** Hex SHA-256 of the canonical JSON of a value. Synchronous so registries and ledgers can use it inline. */
 export function hashJson(value: unknown): string {
-  return bytesToHex(sha256(utf8ToBytes(canonicalJson(value) ?? "null")));
+  return sha256Hex(canonicalJson(value) ?? "null");
 }

@@ -41,7 +41,7 @@ export function pipelineOptions(env: Bindings, tenant: Tenant, run: ExecutionRun
   // Records belong to the key (or OAuth grant) making the calls: a call-scope caller reads only its own.
   return {
     ...options,
-    journal: createLedgerJournal({ ledger, key: run.key, ...(run.surface ? { surface: run.surface } : {}), waitUntil: run.waitUntil }),
+    journal: createLedgerJournal({ ledger, key: run.key, ...(run.surface ? { surface: run.surface } : {}), waitUntil: run.waitUntil, readOnlyRecords: tenant.config.readOnlyRecords }),
     runner: createCallRunner(env, tenant.name, run.configOverride),
     ...(run.signal ? { signal: run.signal } : {}),
   };

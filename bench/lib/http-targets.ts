@@ -16,17 +16,29 @@ export interface Target {
   headers: Record<string, string>;
   /** A fresh body per request (toolgate's call ids must not repeat: a repeat is a replay, not a run). */
   body: () => string;
+  /** What the checked answer must contain (a POST's default: the add call's sum). */
+  expect?: string;
 }
 
 const PROTOCOL_VERSION = "2025-11-25";
 const MCP_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": PROTOCOL_VERSION };
-const AUTH = { authorization: `Bearer ${DEMO_KEYS.call}` };
+export const AUTH = { authorization: `Bearer ${DEMO_KEYS.call}` };
 
 let seq = 0;
 const mcpCall = () => JSON.stringify({ jsonrpc: "2.0", id: ++seq, method: "tools/call", params: { name: "add", arguments: { a: 1, b: 2 } } });
-/** An assistant message with `calls` add calls, each with a fresh id. */
-const openaiCalls = (calls: number) => () => {
-  const call = () => ({ id: `bench-${process.pid}-${++seq}`, type: "function", function: { name: "add", arguments: '{"a":1,"b":2}' } });
+/** One tool call of an OpenAI assistant message: its name and its arguments' JSON text. */
+export interface OpenAiCall {
+  name: string;
+  arguments: string;
+  /** What its answer holds (the tool message's content, JSON-escaped inside the answer). */
+  expect: string;
+}
+export const ADD_CALL: OpenAiCall = { name: "add", arguments: '{"a":1,"b":2}', expect: '{\\"sum\\":3}' };
+export const ECHO_CALL: OpenAiCall = { name: "echo", arguments: '{"text":"hello"}', expect: '"content":"hello"' };
+
+/** An assistant message with `calls` calls of `tool`, each with a fresh id. */
+const openaiCalls = (calls: number, tool: OpenAiCall) => () => {
+  const call = () => ({ id: `bench-${process.pid}-${++seq}`, type: "function", function: { name: tool.name, arguments: tool.arguments } });
   return JSON.stringify({ role: "assistant", content: null, tool_calls: Array.from({ length: calls }, call) });
 };
 
@@ -45,13 +57,18 @@ export async function toolgateMcpTarget(name: string, url: string): Promise<Targ
   return { name, url, path: "/mcp", headers, body: mcpCall };
 }
 
-export function toolgateOpenAiTarget(name: string, url: string, calls = 1): Target {
-  return { name, url, path: "/v1/calls/openai", headers: { "content-type": "application/json", ...AUTH }, body: openaiCalls(calls) };
+export function toolgateOpenAiTarget(name: string, url: string, calls = 1, tool: OpenAiCall = ADD_CALL): Target {
+  return { name, url, path: "/v1/calls/openai", headers: { "content-type": "application/json", ...AUTH }, body: openaiCalls(calls, tool), expect: tool.expect };
 }
 
-/** A plain GET that must answer 200. */
-export function getTarget(name: string, url: string, path: string): Target {
-  return { name, url, method: "GET", path, headers: {}, body: () => "" };
+/** The same request as `like` (headers and body) sent to another server's path that answers `{"ok":true}`. */
+export function sameRequestTarget(name: string, url: string, path: string, like: Target): Target {
+  return { ...like, name, url, path, expect: '{"ok":true}' };
+}
+
+/** A plain GET that must answer 200, with `headers` (an Authorization header for an authenticated route). */
+export function getTarget(name: string, url: string, path: string, headers: Record<string, string> = {}): Target {
+  return { name, url, method: "GET", path, headers, body: () => "" };
 }
 
 /** GET /healthz of the same Worker: a constant JSON through the same middleware, wrangler dev's floor. */
@@ -62,19 +79,19 @@ export function toolgateFloorTarget(name: string, url: string): Target {
 /** One request, checked: 200 and the sum in the answer (JSON, or the SSE event's data), no error. */
 export async function checkTarget(target: Target): Promise<void> {
   if (target.method === "GET") {
-    const res = await fetch(target.url + target.path);
+    const res = await fetch(target.url + target.path, { headers: target.headers });
     if (res.status !== 200) throw new Error(`${target.name}: answered ${res.status}`);
     return;
   }
   const res = await fetch(target.url + target.path, { method: "POST", headers: target.headers, body: target.body() });
   const text = await res.text();
-  const ok = res.status === 200 && text.includes('{\\"sum\\":3}') && !text.includes('"isError":true') && !text.includes('"error"');
-  if (!ok) throw new Error(`${target.name}: the add call did not answer its sum: ${res.status} ${text.slice(0, 300)}`);
+  const ok = res.status === 200 && text.includes(target.expect ?? ADD_CALL.expect) && !text.includes('"isError":true') && !text.includes('"error"');
+  if (!ok) throw new Error(`${target.name}: the call did not answer ${target.expect ?? ADD_CALL.expect}: ${res.status} ${text.slice(0, 300)}`);
 }
 
 /** autocannon against one target for `seconds`, `connections` at once; a fresh body per request. */
 export function loadTarget(target: Target, seconds: number, connections: number): Promise<Result> {
-  if (target.method === "GET") return autocannon({ url: target.url + target.path, connections, duration: seconds });
+  if (target.method === "GET") return autocannon({ url: target.url + target.path, headers: target.headers, connections, duration: seconds });
   return autocannon({
     url: target.url,
     connections,

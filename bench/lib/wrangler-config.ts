@@ -4,8 +4,8 @@ import { unstable_readConfig } from "wrangler";
 
 /**
  * A wrangler config (JSON) for the Worker in `app` with other vars: what a tenant environment would
- * hold, written under .tmp/ so the checkout's wrangler.toml is never touched. Bindings, migrations
- * and compatibility settings come from `app`'s wrangler.toml (its top-level environment).
+ * hold, written under .tmp/ so the checkout's wrangler.toml is never touched. Bindings, migrations,
+ * compatibility and build settings come from `app`'s wrangler.toml (its top-level environment).
  */
 export function writeWranglerConfig(app: string, file: string, vars: Record<string, string>): string {
   const configPath = resolve(app, "wrangler.toml");
@@ -15,6 +15,11 @@ export function writeWranglerConfig(app: string, file: string, vars: Record<stri
     main: resolve(dirname(configPath), base.main!),
     compatibility_date: base.compatibility_date,
     compatibility_flags: base.compatibility_flags,
+    // Built as the Worker itself is: without these a bench measures another build (keep_names alone
+    // wraps every function the bundle creates in a __name() call).
+    keep_names: base.keep_names,
+    minify: base.minify,
+    kv_namespaces: base.kv_namespaces,
     assets: { directory: resolve(dirname(configPath), base.assets!.directory!), run_worker_first: base.assets!.run_worker_first },
     durable_objects: base.durable_objects,
     migrations: base.migrations,

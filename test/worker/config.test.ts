@@ -22,7 +22,12 @@ describe("tenant configuration", () => {
   it("fills in the default limits and empty lists", () => {
     const config = parseTenantConfig(JSON.stringify(base));
     expect(config.limits).toEqual({ maxBodyBytes: 1024 * 1024, maxCallsPerBatch: 128, bodyTimeoutMs: 10_000 });
-    expect(config).toMatchObject({ deny: [], consoleOrigins: [], secrets: {}, policies: {} });
+    expect(config).toMatchObject({ deny: [], consoleOrigins: [], secrets: {}, policies: {}, readOnlyRecords: "before-answer" });
+  });
+
+  it("takes when read-only records are stored, and names a wrong value", () => {
+    expect(parseTenantConfig(withConfig({ readOnlyRecords: "after-answer" })).readOnlyRecords).toBe("after-answer");
+    expect(configError(withConfig({ readOnlyRecords: "later" }))).toMatch(/readOnlyRecords: must be "before-answer" or "after-answer"/);
   });
 
   it("names the field in every error", () => {

@@ -111,6 +111,18 @@ describe("grouped ledger writes", () => {
     expect(groups).toEqual([1, 1, 1, 1]);
   });
 
+  it("sends an answered write no second time when its stall time passes", async () => {
+    const tenant = `t-${uid()}`;
+    const { stub, groups } = countingStub(tenant, "a");
+    const shard = `${tenant}/test`;
+    const answered = submitWrite(shard, recordWrite(tenant, "once"), { stub, stallMs: 30 });
+    // Set after the write's own stall timer with the same delay, so it fires after that one.
+    const stallPassed = new Promise((resolve) => setTimeout(resolve, 30));
+    expect(await answered).toEqual({ kind: "done", ok: true });
+    await stallPassed;
+    expect(groups).toEqual([1]);
+  });
+
   it("records every call of a parallel batch of read-only calls, and replays a repeated id from the recorded outcome", async () => {
     const tenant = `t-${uid()}`;
     const { tool, state } = countingTool("lookup", { readOnly: true });

@@ -6,6 +6,7 @@ import type { ShardContext } from "./context";
 import { callEvent, eventRecord } from "./events";
 import { fullRecord, insertRow, readRow, storeRecord, TERMINAL, type CallRow } from "./records";
 import type { BeginInput, Claim, CommitInput, LedgerWrite, WatchOutcome, WriteOutcome } from "./types";
+import { takenConflict } from "./taken";
 import { callKey } from "./waiters";
 
 /**
@@ -36,16 +37,8 @@ export function claim(ctx: ShardContext, input: BeginInput): Claim {
  * other arguments is another call.
  */
 function takenBy(row: CallRow, callId: string, key: string | null, argsHash: string, owner: string | null): Claim | undefined {
-  if (row.key_name !== key && (owner === null || row.owner !== owner)) {
-    return { kind: "conflict", message: `The call id "${callId}" is already taken. A new call needs a new id.` };
-  }
-  if (row.args_hash !== argsHash) {
-    const message =
-      `The call id "${callId}" was already used for a different call (tool "${row.tool}" with other arguments). ` +
-      `A new call needs a new id.`;
-    return { kind: "conflict", message };
-  }
-  return undefined;
+  const sameOwner = owner !== null && row.owner === owner;
+  return takenConflict(callId, { key: row.key_name, tool: row.tool, argsHash: row.args_hash }, key, argsHash, sameOwner);
 }
 
 /**

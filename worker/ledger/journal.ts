@@ -7,6 +7,7 @@ import type { BeginOutcome, LedgerClaim, LedgerWrite, WriteOutcome } from "./typ
 import { toolError } from "../../src/errors";
 import { callDurable, DurableUnavailable } from "../durable/call";
 import type { LedgerAddress, LedgerStub } from "./address";
+import { RECORD_DELAY_MS, storeAfterAnswer, unstoredClaim } from "./after-answer";
 import { submitWrite } from "./writes";
 import { mayStart, watchCall } from "./watch";
 
@@ -53,6 +54,14 @@ export interface LedgerJournalOptions {
    * in the same isolate, so two objects' writes must never travel in one group.
    */
   writeScope?: string;
+  /**
+   * When a read-only call that ends within deferMs is stored: "before-answer" (default: its answer
+   * waits for the commit, so a repeated id answers the recorded outcome) or "after-answer" (its answer
+   * goes at once; the record follows within recordDelayMs plus one round trip, see after-answer.ts).
+   */
+  readOnlyRecords?: "before-answer" | "after-answer";
+  /** With "after-answer": how long a record waits for this isolate's others (default RECORD_DELAY_MS). */
+  recordDelayMs?: number;
 }
 
 /** How long a running row lives without renewal (see LedgerJournalOptions.leaseMs). */
@@ -127,6 +136,8 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
   const surface = options.surface ?? null;
   const shards = options.ledger;
   const stubFor = (callId: string) => () => shards.for(callId);
+  const shardName = (callId: string) => shards.name(shards.shardOf(callId));
+  const afterAnswer = options.readOnlyRecords === "after-answer";
   const target = (callId: string, owner: string) => ({ stub: stubFor(callId), callId, owner, leaseMs });
 
   /** One RPC to the call's shard (see durable/call.ts); an overloaded or unreachable shard makes the call `busy`. */
@@ -136,7 +147,7 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
 
   /** A write grouped with this isolate's other writes of its scope to the call's shard (see writes.ts). */
   async function write(callId: string, entry: LedgerWrite): Promise<WriteOutcome> {
-    const queue = shards.name(shards.shardOf(callId));
+    const queue = shardName(callId);
     const scoped = options.writeScope === undefined ? queue : `${options.writeScope}|${queue}`;
     const outcome = await submitWrite(scoped, entry, { stub: stubFor(callId), waitUntil: options.waitUntil }).catch(asBusy);
     if (outcome.kind === "error") throw new Error(outcome.message);
@@ -250,6 +261,9 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
     const owner = (await claim?.owner) ?? options.owner;
     if (owner) {
       await write(record.callId, { op: "complete", owner, record });
+    } else if (claim?.argsHash !== undefined && afterAnswer) {
+      const context = { stub: stubFor(record.callId), waitUntil: options.waitUntil, delayMs: options.recordDelayMs ?? RECORD_DELAY_MS };
+      storeAfterAnswer(shardName(record.callId), { record, argsHash: claim.argsHash, key, surface }, context);
     } else if (claim?.argsHash !== undefined) {
       const input = { record, argsHash: claim.argsHash, key, surface };
       const outcome = await claimWrite(record.callId, { op: "commit", input }, () => ledgerCall(record.callId, (ledger) => ledger.commit(input)));
@@ -265,6 +279,9 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
       const entry = claimOf(call);
       // A detached call goes on elsewhere at once: its claim is made now, not deferred.
       if (entry.readOnly === true && entry.status === "running" && !entry.approved && !options.owner && call.tool.policy.execution !== "detached") {
+        // Answered here a moment ago, its record still on its way: the ledger's answer, from memory.
+        const earlier = afterAnswer ? unstoredClaim(shardName(entry.callId), entry.callId, key, entry.argsHash) : undefined;
+        if (earlier) return earlier;
         replace(entry.callId);
         return defer(entry);
       }

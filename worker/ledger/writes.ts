@@ -28,6 +28,11 @@ export interface WriteContext {
   waitUntil?: (promise: Promise<unknown>) => void;
   /** How long its write waits for a group before going alone (default STALL_MS). */
   stallMs?: number;
+  /**
+   * A write no answer waits for (a record stored after its answer): when it would leave alone, it
+   * waits this long first, so the writes of this isolate's next requests to the shard join its group.
+   */
+  delayMs?: number;
 }
 
 interface Pending {
@@ -57,9 +62,10 @@ export function submitWrite(shard: string, write: LedgerWrite, context: WriteCon
   if (!queue) queues.set(shard, (queue = { pending: [], sentAt: undefined, stallMs: STALL_MS }));
   const q = queue;
   let settled = false;
-  let timer!: ReturnType<typeof setTimeout>;
   const result = new Promise<WriteOutcome>((resolve, reject) => {
-    const pending: Pending = { write, settle: resolve, fail: reject, wake: () => undefined };
+    const settle = (outcome: WriteOutcome) => ((settled = true), resolve(outcome));
+    const fail = (error: unknown) => ((settled = true), reject(error));
+    const pending: Pending = { write, settle, fail, wake: () => undefined };
     // The wake-up promise is made, and its reaction registered, in this request: a group it sends is this request's I/O.
     const arm = () => {
       void new Promise<void>((r) => (pending.wake = r)).then(() => {
@@ -69,17 +75,24 @@ export function submitWrite(shard: string, write: LedgerWrite, context: WriteCon
       });
     };
     arm();
-    timer = setTimeout(() => {
+    // Never cleared: the write is usually answered from another request (its group's sender), and
+    // clearing a timer there cost more CPU than the whole stall check (profiled under load); a request
+    // that has ended drops its timers, and one still alive finds its write answered and returns.
+    setTimeout(() => {
+      if (settled) return;
       // The group holding it was lost with its sender's request: this write goes alone.
       const at = q.pending.indexOf(pending);
       if (at >= 0) q.pending.splice(at, 1);
-      callDurable(context.stub, (ledger) => ledger.writeMany([write])).then((outcomes) => resolve(outcomes[0]!), reject);
+      callDurable(context.stub, (ledger) => ledger.writeMany([write])).then((outcomes) => settle(outcomes[0]!), fail);
     }, context.stallMs ?? STALL_MS);
     q.pending.push(pending);
-    if (idle(q)) pending.wake();
-  }).finally(() => {
-    settled = true;
-    clearTimeout(timer);
+    // A delayed write that finds no other waiting holds the group open for delayMs (later ones join
+    // it); a write that cannot wait sends the group at once, delayed writes and all.
+    if (!context.delayMs) {
+      if (idle(q)) pending.wake();
+    } else if (q.pending.length === 1) {
+      setTimeout(() => pending.wake(), context.delayMs);
+    }
   });
   context.waitUntil?.(result.catch(() => undefined));
   return result;

@@ -1,4 +1,5 @@
-import { Hono, type Context } from "hono";
+import type { Context } from "hono";
+import { Hono } from "hono/tiny";
 import * as v from "valibot";
 import type { RemoteDefinition } from "../../src/adapters/mcp";
 import { remoteToolsOf } from "../adapters/live";

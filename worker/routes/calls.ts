@@ -1,4 +1,5 @@
-import { Hono, type Context } from "hono";
+import type { Context } from "hono";
+import { Hono } from "hono/tiny";
 import { executeBatch } from "../../src/pipeline/batch";
 import type { Format } from "../../src/formats/format";
 import type { AppEnv } from "../env";

@@ -1,4 +1,5 @@
-import { Hono, type Context } from "hono";
+import type { Context } from "hono";
+import { Hono } from "hono/tiny";
 import type { Scope } from "../config";
 import type { AppEnv, Caller } from "../env";
 import { ApiError } from "../errors";

@@ -1,4 +1,5 @@
-import { Hono, type Context } from "hono";
+import type { Context } from "hono";
+import { Hono } from "hono/tiny";
 import * as v from "valibot";
 import { SCOPES } from "../config";
 import { callDurable } from "../durable/call";

@@ -1,4 +1,4 @@
-import { Hono } from "hono";
+import { Hono } from "hono/tiny";
 import type { AppEnv } from "../env";
 import { requireKey, requireScope } from "../middleware/auth";
 import { hostGuard } from "../mcp/guard";

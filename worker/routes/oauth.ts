@@ -1,4 +1,5 @@
-import { Hono, type Context } from "hono";
+import type { Context } from "hono";
+import { Hono } from "hono/tiny";
 import type { AppEnv } from "../env";
 import { errorBody } from "../errors";
 import { bodyLimit } from "../middleware/body-limit";

@@ -1,4 +1,5 @@
-import { Hono, type Context } from "hono";
+import type { Context } from "hono";
+import { Hono } from "hono/tiny";
 import { cutText } from "../../src/budget";
 import { CALL_STATUSES, type CallStatus } from "../../src/result";
 import { callDurable } from "../durable/call";

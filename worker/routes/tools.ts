@@ -1,4 +1,4 @@
-import { Hono } from "hono";
+import { Hono } from "hono/tiny";
 import type { AppEnv } from "../env";
 import { formatNamed } from "../formats";
 import { toolListing } from "../listing";
