@@ -14,7 +14,8 @@ type WaitUntil = (promise: Promise<unknown>) => void;
 /** Who runs the calls: a request for its key, or a host finishing a claimed call with its owner token. */
 export type ExecutionRun =
   | { key: string; waitUntil?: WaitUntil; signal?: AbortSignal; configOverride?: string }
-  | { owner: string; approved?: boolean; waitUntil?: WaitUntil };
+  // inObject: run by a Durable Object (a detached run), whose ledger writes go alone (see groupWrites).
+  | { owner: string; approved?: boolean; waitUntil?: WaitUntil; inObject?: boolean };
 
 /**
  * Everything the core pipeline needs to run a tenant's calls: its registry, secrets and rules, gates
@@ -34,7 +35,7 @@ export function pipelineOptions(env: Bindings, tenant: Tenant, run: ExecutionRun
   if ("owner" in run) {
     // A claimed call finished by its owner token (an approved call, a detached run): its record stays
     // its caller's. It runs here to its end, so it is never detached again.
-    return { ...options, ...(run.approved ? { approved: true } : {}), journal: createLedgerJournal({ ledger, owner: run.owner, waitUntil: run.waitUntil }) };
+    return { ...options, ...(run.approved ? { approved: true } : {}), journal: createLedgerJournal({ ledger, owner: run.owner, waitUntil: run.waitUntil, groupWrites: !run.inObject }) };
   }
   // Records belong to the key (or OAuth grant) making the calls: a call-scope caller reads only its own.
   return {

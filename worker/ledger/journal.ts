@@ -44,6 +44,12 @@ export interface LedgerJournalOptions {
    * instead of being cut off (a record left running, a slot held until its lease ends).
    */
   waitUntil?: (promise: Promise<unknown>) => void;
+  /**
+   * Whether writes join this isolate's groups to their shard (default true). A Durable Object's
+   * journal (a detached run) sends its own: Workers forbid one object settling what another awaits,
+   * and objects of one class share an isolate.
+   */
+  groupWrites?: boolean;
 }
 
 /** How long a running row lives without renewal (see LedgerJournalOptions.leaseMs). */
@@ -124,9 +130,13 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
     return callDurable(stubFor(callId), run).catch(asBusy);
   }
 
-  /** A write grouped with this isolate's other writes to the call's shard (see writes.ts). */
+  /** A write grouped with this isolate's other writes to the call's shard (see writes.ts), unless groupWrites is off. */
   async function write(callId: string, entry: LedgerWrite): Promise<WriteOutcome> {
-    const outcome = await submitWrite(shards.name(shards.shardOf(callId)), entry, { stub: stubFor(callId), waitUntil: options.waitUntil }).catch(asBusy);
+    const sent =
+      options.groupWrites === false
+        ? callDurable(stubFor(callId), (ledger) => ledger.writeMany([entry])).then(([outcome]) => outcome ?? { kind: "error" as const, message: "The ledger answered no outcome." })
+        : submitWrite(shards.name(shards.shardOf(callId)), entry, { stub: stubFor(callId), waitUntil: options.waitUntil });
+    const outcome = await sent.catch(asBusy);
     if (outcome.kind === "error") throw new Error(outcome.message);
     return outcome;
   }

@@ -88,7 +88,7 @@ export function createRunnerClass(catalog: Catalog) {
           await this.settle(job, "cancelled", "The call was cancelled before its detached run began.", "cancelled");
           return;
         }
-        const options = pipelineOptions(local, tenant, { owner: job.owner, approved: job.approved === true, waitUntil: (p) => this.ctx.waitUntil(p) });
+        const options = pipelineOptions(local, tenant, { owner: job.owner, approved: job.approved === true, waitUntil: (p) => this.ctx.waitUntil(p), inObject: true });
         await executeCall({ id: job.callId, name: job.tool, arguments: job.args }, options);
       } catch (error) {
         // The pipeline never throws for the call's own failures: this is the host (config, storage).
