@@ -60,7 +60,7 @@ async function through(body: unknown, many: boolean): Promise<string> {
   return JSON.stringify(openai.encode(results));
 }
 
-async function check(): Promise<void> {
+export async function check(): Promise<void> {
   const one = JSON.parse(await through(single, false));
   if (one.messages[0].content !== '{"sum":5}') throw new Error(`W1 wrong: ${JSON.stringify(one)}`);
   const bad = JSON.parse(await through(invalid, false));
@@ -69,39 +69,39 @@ async function check(): Promise<void> {
   if (many.messages.length !== 100 || many.messages[99].content !== '{"sum":102}') throw new Error("W2 wrong");
 }
 
+/** A workload of one call: toolgate and the floors on the message's only call. */
+function oneCall(name: string, message: typeof single) {
+  const { id, function: fn } = message.tool_calls[0]!;
+  return {
+    name,
+    run: () => through(message, false),
+    floor: () => floorOne(id, fn.arguments),
+    recordFloor: () => recordFloorOne(id, fn.arguments),
+    awaitedFloor: () => awaited(() => recordFloorOne(id, fn.arguments)),
+    target: 1.5,
+    recordTarget: 1.25,
+  };
+}
+
+/** The workloads, each with its floors; bench/core-instructions.ts counts instructions for the same ops. */
+export const CORE_WORKLOADS = [
+  oneCall("W1 single add", single),
+  {
+    name: "W2 batch of 100",
+    run: () => through(batch, true),
+    floor: () => batch.tool_calls.map((c) => floorOne(c.id, c.function.arguments)).join(","),
+    recordFloor: () => batch.tool_calls.map((c) => recordFloorOne(c.id, c.function.arguments)).join(","),
+    awaitedFloor: () => awaited(() => batch.tool_calls.map((c) => recordFloorOne(c.id, c.function.arguments)).join(",")),
+    target: 1.5,
+    recordTarget: 1.25,
+  },
+  oneCall("W3 invalid arguments", invalid),
+];
+
 export async function runCoreBench(): Promise<Array<Record<string, string | number>>> {
   await check();
   const rows: Array<Record<string, string | number>> = [];
-  const workloads = [
-    {
-      name: "W1 single add",
-      run: () => through(single, false),
-      floor: () => floorOne("call_0", '{"a":2,"b":3}'),
-      recordFloor: () => recordFloorOne("call_0", '{"a":2,"b":3}'),
-      awaitedFloor: () => awaited(() => recordFloorOne("call_0", '{"a":2,"b":3}')),
-      target: 1.5,
-      recordTarget: 1.25,
-    },
-    {
-      name: "W2 batch of 100",
-      run: () => through(batch, true),
-      floor: () => batch.tool_calls.map((c) => floorOne(c.id, c.function.arguments)).join(","),
-      recordFloor: () => batch.tool_calls.map((c) => recordFloorOne(c.id, c.function.arguments)).join(","),
-      awaitedFloor: () => awaited(() => batch.tool_calls.map((c) => recordFloorOne(c.id, c.function.arguments)).join(",")),
-      target: 1.5,
-      recordTarget: 1.25,
-    },
-    {
-      name: "W3 invalid arguments",
-      run: () => through(invalid, false),
-      floor: () => floorOne("call_0", '{"a":"2","b":3}'),
-      recordFloor: () => recordFloorOne("call_0", '{"a":"2","b":3}'),
-      awaitedFloor: () => awaited(() => recordFloorOne("call_0", '{"a":"2","b":3}')),
-      target: 1.5,
-      recordTarget: 1.25,
-    },
-  ];
-  for (const w of workloads) {
+  for (const w of CORE_WORKLOADS) {
     // Interleaved rounds timed by this process's CPU time (CLOCK=wall for wall time): on a shared machine
     // wall time also counts other processes' turns. Medians over rounds.
     const [floor, recordFloor, awaitedFloor, toolgate] = await interleave(
