@@ -2,6 +2,7 @@ import { runCall } from "./sequence";
 import type { ToolCall } from "../tool-call";
 import type { BatchOptions } from "../options";
 import { preparePipeline } from "./env";
+import { isThenable } from "./thenable";
 import type { CallResult } from "../result";
 
 export const DEFAULT_MAX_PARALLEL = 8;
@@ -27,7 +28,9 @@ export async function executeBatch(calls: readonly ToolCall[], options: BatchOpt
   const worker = async () => {
     while (next < calls.length) {
       const index = next++;
-      const result = await runCall(calls[index]!, env, signal);
+      const running = runCall(calls[index]!, env, signal);
+      // A call that ended synchronously (a sync tool, no journal or gate) needs no microtask turn.
+      const result = isThenable(running) ? await running : running;
       results[index] = result;
       if (batch && !result.ok && result.error.code !== "approval_required") batch.abort("batch aborted");
     }

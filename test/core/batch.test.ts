@@ -72,6 +72,35 @@ describe("executeBatch", () => {
     expect(results[2]!.record.attempts).toBe(0);
   });
 
+  it("runs synchronous calls without a microtask turn per call", async () => {
+    const ran: string[] = [];
+    const tool = defineTool({ name: "note", description: "", input: v.object({ n: v.number() }), run: ({ n }) => void ran.push(`call ${n}`) });
+    const calls = Array.from({ length: 12 }, (_, n) => ({ id: `c${n}`, name: "note", arguments: { n } }));
+    queueMicrotask(() => ran.push("microtask"));
+    const results = await executeBatch(calls, { registry: createRegistry([tool]), maxParallel: 3 });
+    expect(results.every((r) => r.ok)).toBe(true);
+    // Every call ran before a microtask queued ahead of the batch: none of them waited for a turn.
+    expect(ran).toEqual([...calls.map((_, n) => `call ${n}`), "microtask"]);
+  });
+
+  it("abort: a synchronous failure cancels the calls after it before they start", async () => {
+    const started: string[] = [];
+    const tool = defineTool({
+      name: "check",
+      description: "",
+      input: v.object({ fail: v.boolean() }),
+      run: ({ fail }, ctx) => {
+        started.push(ctx.callId);
+        if (fail) throw new Error("asked to fail");
+        return "fine";
+      },
+    });
+    const calls = [true, false, false].map((fail, i) => ({ id: `c${i}`, name: "check", arguments: { fail } }));
+    const results = await executeBatch(calls, { registry: createRegistry([tool]), maxParallel: 2, onError: "abort" });
+    expect(results.map((r) => (r.ok ? "ok" : r.error.code))).toEqual(["tool_error", "cancelled", "cancelled"]);
+    expect(started).toEqual(["c0"]);
+  });
+
   it("an empty batch is an empty answer", async () => {
     expect(await executeBatch([], { registry: createRegistry([add]) })).toEqual([]);
   });
