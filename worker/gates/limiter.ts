@@ -7,6 +7,7 @@ import type { Limiter, SlotGrant, SlotRequest } from "../../src/gates/limiter";
 import { afterFailure, callDurable, DurableUnavailable } from "../durable/call";
 import type { GatesAddress, GateStub } from "./address";
 import type { GateAcquireInput, GateAcquireResult } from "./protocol";
+import type { ReleaseOutbox } from "./release-outbox";
 
 export interface GateLimiterOptions {
   /** How long one acquire RPC waits in the queue before re-attaching. Default 10 s. */
@@ -18,7 +19,22 @@ export interface GateLimiterOptions {
    * once: the answer does not wait for the gate's round trip (the slot frees when it lands).
    */
   waitUntil?: (promise: Promise<unknown>) => void;
+  /**
+   * With waitUntil: where a slot freed while nobody waited at its grant waits to ride on this
+   * isolate's next acquire of the same gate (one round trip instead of two per call). Without it,
+   * each release is a round trip of its own.
+   */
+  outbox?: ReleaseOutbox;
+  /** How long a deferred release waits for an acquire to carry it before it goes alone. Default FOLD_MS. */
+  foldMs?: number;
 }
+
+/**
+ * The longest a finished call's slot stays taken while its release waits for an acquire to carry it.
+ * Only callers that arrive meanwhile from other isolates can feel it: a grant that found others
+ * waiting is released at once.
+ */
+export const FOLD_MS = 50;
 
 const ABORTED = Symbol("aborted");
 
@@ -27,10 +43,21 @@ export function createGateLimiter(gates: GatesAddress, options: GateLimiterOptio
   const pollMs = options.pollMs ?? 10_000;
   const retries = options.retries ?? 2;
   const stubFor = (gate: string) => gates.for(gate);
-  const release = (gate: string, callId: string): Promise<void> => {
-    const done = releaseSlot(stubFor, gate, callId);
-    if (!options.waitUntil) return done;
-    options.waitUntil(done);
+  const { waitUntil, outbox } = options;
+  const foldMs = options.foldMs ?? FOLD_MS;
+  /** What the outbox still holds for `gate` when a deferring request's window ends, in one round trip. */
+  const flush = async (gate: string): Promise<void> => {
+    for (let ids = outbox!.take(gate); ids.length > 0; ids = outbox!.take(gate)) await releaseAll(stubFor, gate, ids);
+  };
+  const release = (gate: string, callId: string, queueDepth: number): Promise<void> => {
+    if (!waitUntil) return releaseSlot(stubFor, gate, callId);
+    // Nobody waited when the slot was granted: the next acquire from here (usually soon) carries it.
+    if (outbox && queueDepth === 0) {
+      outbox.add(gate, callId);
+      waitUntil(new Promise((resolve) => setTimeout(resolve, foldMs)).then(() => flush(gate)));
+    } else {
+      waitUntil(releaseSlot(stubFor, gate, callId));
+    }
     return Promise.resolve();
   };
 
@@ -53,12 +80,18 @@ export function createGateLimiter(gates: GatesAddress, options: GateLimiterOptio
         pollMs: toldQueued ? pollMs : 0,
         tenant: gates.tenant,
       };
+      const releases = outbox?.take(request.gate) ?? [];
+      if (releases.length > 0) input.releases = releases;
       const aborted = abortPromise(signal);
       let stub = stubFor(request.gate);
       let failures = 0;
       try {
         for (;;) {
-          if (signal?.aborted) return await leave(stub, callId, cancelled());
+          if (signal?.aborted) {
+            // Releases this acquire took along and never sent still go (they are other calls' slots).
+            if (input.releases) waitUntil?.(releaseAll(stubFor, request.gate, input.releases));
+            return await leave(stub, callId, cancelled());
+          }
           let result: GateAcquireResult | typeof ABORTED;
           try {
             result = await Promise.race([stub.acquire(input), aborted.promise]);
@@ -75,7 +108,12 @@ export function createGateLimiter(gates: GatesAddress, options: GateLimiterOptio
             continue;
           }
           if (result === ABORTED) return await leave(stub, callId, cancelled());
-          if (result.ok) return { ok: true, release: once(() => release(request.gate, callId)) };
+          // The gate applied the folded releases with this answer (a failed RPC above keeps them for the retry).
+          delete input.releases;
+          if (result.ok) {
+            const { queueDepth } = result;
+            return { ok: true, release: once(() => release(request.gate, callId, queueDepth)) };
+          }
           if (result.code === "busy") return result;
           if (!toldQueued && result.code === "queued") {
             toldQueued = true;
@@ -102,6 +140,11 @@ async function leave(stub: GateStub, callId: string, answer: SlotGrant): Promise
 /** Release never throws: when it cannot land (overloaded, or failing after its retries) the lease reclaims the slot. */
 async function releaseSlot(stubFor: (gate: string) => GateStub, gate: string, callId: string): Promise<void> {
   await callDurable(() => stubFor(gate), (stub) => stub.release(callId)).catch(() => undefined);
+}
+
+/** Deferred releases in one round trip; never throws (what does not land, the leases reclaim). */
+async function releaseAll(stubFor: (gate: string) => GateStub, gate: string, callIds: string[]): Promise<void> {
+  await callDurable(() => stubFor(gate), (stub) => stub.releaseAll(callIds)).catch(() => undefined);
 }
 
 function once(fn: () => Promise<void>): () => Promise<void> {

@@ -19,10 +19,16 @@ export interface GateAcquireInput {
   waitGraceMs?: number;
   /** Whose gate this is: its GateIndex lists the gate (GET /v1/gates), its event stream hears gate.changed. */
   tenant: string;
+  /**
+   * Holders of this gate that have finished (releases folded in by the caller's isolate): released
+   * before the acquire, in the same transaction. At most MAX_FOLDED_RELEASES are read.
+   */
+  releases?: string[];
 }
 
 export type GateAcquireResult =
-  | { ok: true; expiresAt: number }
+  /** queueDepth: calls waiting once the slot was granted (the caller's isolate defers its release only when none did). */
+  | { ok: true; expiresAt: number; queueDepth: number }
   | { ok: false; code: "queued"; position: number }
   | { ok: false; code: "busy"; message: string; retryAfterMs: number }
   | { ok: false; code: "cancelled"; message: string };
