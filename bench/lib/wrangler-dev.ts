@@ -23,7 +23,7 @@ export function snapshot(dir: string, patch?: (app: string) => void): string {
   const app = resolve(dir, "app");
   rmSync(app, { recursive: true, force: true });
   mkdirSync(resolve(app, "dist/web"), { recursive: true });
-  for (const path of ["src", "worker", "package.json", "wrangler.toml", "tsconfig.json", "tsconfig.base.json"]) {
+  for (const path of ["src", "worker", "tools", "package.json", "wrangler.toml", "tsconfig.json", "tsconfig.base.json"]) {
     cpSync(path, resolve(app, path), { recursive: true });
   }
   writeFileSync(resolve(app, "dist/web", READY_PATH.slice(1)), "ready\n");

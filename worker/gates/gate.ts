@@ -217,7 +217,7 @@ export class Gate extends DurableObject<Env> {
       this.waiting.delete(settled.callId);
       const result: GateAcquireResult =
         "holder" in settled
-          ? { ok: true, expiresAt: settled.holder.expiresAt, queueDepth: this.state?.waiters.length ?? 0 }
+          ? { ok: true, expiresAt: settled.holder.expiresAt, queueDepth: this.state?.waiters.length ?? 0, waited: true }
           : settled.reason === "max_wait"
             ? { ok: false, code: "busy", message: "waited the longest time its policy allows", retryAfterMs: settled.retryAfterMs ?? 0 }
             : { ok: false, code: "cancelled", message: `left the queue (${settled.reason})` };

@@ -12,6 +12,11 @@ import type { ReleaseOutbox } from "./release-outbox";
 export interface GateLimiterOptions {
   /** How long one acquire RPC waits in the queue before re-attaching. Default 10 s. */
   pollMs?: number;
+  /**
+   * How long a call with onQueued waits in the queue before it is told (the first poll's length).
+   * Shorter waits cost the journal nothing: no claim, no watch. Default QUIET_WAIT_MS.
+   */
+  quietWaitMs?: number;
   /** Fresh stubs to try after a retryable RPC failure before giving up (an overloaded gate is never retried). Default 2. */
   retries?: number;
   /**
@@ -35,6 +40,12 @@ export interface GateLimiterOptions {
  * waiting is released at once.
  */
 export const FOLD_MS = 50;
+
+/**
+ * A wait this short is not announced to the caller's journal (no claim, no watch of its own): the
+ * same 250 ms from which the journal watches a running call.
+ */
+export const QUIET_WAIT_MS = 250;
 
 const ABORTED = Symbol("aborted");
 
@@ -68,7 +79,7 @@ export function createGateLimiter(gates: GatesAddress, options: GateLimiterOptio
       if (signal?.aborted) return cancelled();
       // Fixed once, so every re-attach counts the longest wait from the same moment.
       const askedAt = Date.now();
-      // A caller that wants to know when it starts waiting gets a first poll that answers `queued` at once.
+      // A caller that wants to know when it waits gets a first poll that answers `queued` after quietWaitMs.
       let toldQueued = !request.onQueued;
       const input: GateAcquireInput = {
         gate: request.gate,
@@ -77,7 +88,7 @@ export function createGateLimiter(gates: GatesAddress, options: GateLimiterOptio
         rules: request.rules,
         leaseMs: request.leaseMs,
         askedAt,
-        pollMs: toldQueued ? pollMs : 0,
+        pollMs: toldQueued ? pollMs : (options.quietWaitMs ?? QUIET_WAIT_MS),
         tenant: gates.tenant,
       };
       const releases = outbox?.take(request.gate) ?? [];
@@ -112,7 +123,9 @@ export function createGateLimiter(gates: GatesAddress, options: GateLimiterOptio
           delete input.releases;
           if (result.ok) {
             const { queueDepth } = result;
-            return { ok: true, release: once(() => release(request.gate, callId, queueDepth)) };
+            const grant: SlotGrant = { ok: true, release: once(() => release(request.gate, callId, queueDepth)) };
+            if (result.waited) grant.waited = true;
+            return grant;
           }
           if (result.code === "busy") return result;
           if (!toldQueued && result.code === "queued") {

@@ -12,7 +12,7 @@ export interface GateAcquireInput {
   askedAt: number;
   /**
    * Longest this RPC is held open while queued; then it answers `queued` and the caller re-attaches.
-   * 0 answers `queued` at once, so the caller learns that it waits.
+   * 0 answers `queued` at once; a short first poll tells the caller only of waits that outlast it.
    */
   pollMs: number;
   /** How long after a poll ends a waiter that did not come back leaves the queue. Default WAIT_GRACE_MS. */
@@ -28,7 +28,8 @@ export interface GateAcquireInput {
 
 export type GateAcquireResult =
   /** queueDepth: calls waiting once the slot was granted (the caller's isolate defers its release only when none did). */
-  | { ok: true; expiresAt: number; queueDepth: number }
+  /** waited: granted from the queue (the caller may not have been told that it waited: see quietWaitMs). */
+  | { ok: true; expiresAt: number; queueDepth: number; waited?: true }
   | { ok: false; code: "queued"; position: number }
   | { ok: false; code: "busy"; message: string; retryAfterMs: number }
   | { ok: false; code: "cancelled"; message: string };
