@@ -17,6 +17,7 @@ import { cpSync } from "node:fs";
 import { loadavg } from "node:os";
 import { resolve } from "node:path";
 import { DEMO_CONFIG, DEMO_KEYS } from "../worker/demo/tenant";
+import { treeCpuMs } from "./lib/process-cpu";
 import { writeWranglerConfig } from "./lib/wrangler-config";
 import { INSPECTOR, snapshot, startDev, stopDev, waitReady, type DevServer } from "./lib/wrangler-dev";
 
@@ -33,19 +34,21 @@ interface Variant {
   server?: DevServer;
   latencies: number[];
   rates: number[];
+  /** CPU time of its wrangler dev (Node + workerd) per call in the throughput rounds, µs. */
+  cpus: number[];
   /** One request: its latency in ms (checked). */
   send: (url: string) => Promise<number>;
 }
 
 const variants: Variant[] = [
-  { name: "no gate", slug: "none", latencies: [], rates: [], send: call },
-  { name: "{ limit: 1 }", slug: "limit-1", concurrency: { limit: 1, maxQueue: 256 }, latencies: [], rates: [], send: call },
-  { name: "{ limit: 8 }", slug: "limit-8", concurrency: { limit: 8, maxQueue: 256 }, latencies: [], rates: [], send: call },
+  { name: "no gate", slug: "none", latencies: [], rates: [], cpus: [], send: call },
+  { name: "{ limit: 1 }", slug: "limit-1", concurrency: { limit: 1, maxQueue: 256 }, latencies: [], rates: [], cpus: [], send: call },
+  { name: "{ limit: 8 }", slug: "limit-8", concurrency: { limit: 8, maxQueue: 256 }, latencies: [], rates: [], cpus: [], send: call },
 ];
 /** The platform's own costs, measured the same way (served by one wrangler dev of the fixture). */
 const platform: Variant[] = [
-  { name: "platform: constant", slug: "platform", latencies: [], rates: [], send: (url) => get(`${url}/const`) },
-  { name: "platform: one DO write", slug: "platform", latencies: [], rates: [], send: (url) => get(`${url}/write`) },
+  { name: "platform: constant", slug: "platform", latencies: [], rates: [], cpus: [], send: (url) => get(`${url}/const`) },
+  { name: "platform: one DO write", slug: "platform", latencies: [], rates: [], cpus: [], send: (url) => get(`${url}/write`) },
 ];
 const all = [...variants, ...platform];
 
@@ -83,6 +86,7 @@ async function get(url: string): Promise<number> {
 }
 
 async function throughput(v: Variant): Promise<number> {
+  const cpuBefore = treeCpuMs(v.server!.process.pid!);
   const end = performance.now() + ROUND_MS;
   let done = 0;
   await Promise.all(Array.from({ length: CLIENTS }, async () => {
@@ -91,6 +95,7 @@ async function throughput(v: Variant): Promise<number> {
       done++;
     }
   }));
+  v.cpus.push(((treeCpuMs(v.server!.process.pid!) - cpuBefore) * 1000) / done);
   return done / (ROUND_MS / 1000);
 }
 
@@ -131,6 +136,7 @@ async function main(): Promise<void> {
       "p99 ms": pct(v.latencies, 99).toFixed(2),
       "adds (p50) ms": (median(v.latencies) - (platform.includes(v) ? platformBase : base)).toFixed(2),
       [`req/s (${CLIENTS} clients)`]: Math.round(median(v.rates)),
+      "CPU µs/req": Math.round(median(v.cpus)),
     })),
   );
   const added = Math.max(median(variants[1]!.latencies), median(variants[2]!.latencies)) - base;
