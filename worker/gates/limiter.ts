@@ -25,31 +25,28 @@ export interface GateLimiterOptions {
    */
   waitUntil?: (promise: Promise<unknown>) => void;
   /**
-   * With waitUntil: where a finished call's release waits to ride on this isolate's next acquire of
-   * the same gate (one round trip instead of two per call), or to go with the other releases of its
-   * window in one. Without it, each release is a round trip of its own.
+   * With waitUntil: where a slot freed while nobody waited at its grant waits to ride on this
+   * isolate's next acquire of the same gate (one round trip instead of two per call). Without it,
+   * each release is a round trip of its own.
    */
   outbox?: ReleaseOutbox;
   /** How long a release whose grant found nobody waiting waits for an acquire to carry it. Default FOLD_MS. */
   foldMs?: number;
-  /** The same for a grant that found others waiting (they wait for it). Default BUSY_FOLD_MS; 0 sends it at once. */
-  busyFoldMs?: number;
 }
 
 /**
  * The longest a finished call's slot stays taken while its release waits for an acquire to carry
- * it, when nobody waited at its grant: only a caller arriving meanwhile from another isolate can
- * feel it. Longer than the gap between back-to-back calls of a busy isolate.
+ * it. Only a caller arriving meanwhile from another isolate can feel it: a grant that found others
+ * waiting is released at once (a short window there made waits, and so their cost, longer).
  */
 export const FOLD_MS = 100;
-/** The same when others were waiting at the grant: they get the slot at most this much later. */
-export const BUSY_FOLD_MS = 10;
 
 /**
- * A wait this short is not announced to the caller's journal (no claim, no watch of its own): the
- * same 250 ms from which the journal watches a running call.
+ * A wait this short is not announced to the caller's journal: a waiting call is then claimed and
+ * watched as a running one is (a read-only call from its first second, others from 250 ms), and one
+ * granted after any wait still asks its journal whether a cancel was accepted before it starts.
  */
-export const QUIET_WAIT_MS = 250;
+export const QUIET_WAIT_MS = 1_000;
 
 const ABORTED = Symbol("aborted");
 
@@ -60,19 +57,17 @@ export function createGateLimiter(gates: GatesAddress, options: GateLimiterOptio
   const stubFor = (gate: string) => gates.for(gate);
   const { waitUntil, outbox } = options;
   const foldMs = options.foldMs ?? FOLD_MS;
-  const busyFoldMs = options.busyFoldMs ?? BUSY_FOLD_MS;
   /** What the outbox still holds for `gate` when a deferring request's window ends, in one round trip. */
   const flush = async (gate: string): Promise<void> => {
     for (let ids = outbox!.take(gate); ids.length > 0; ids = outbox!.take(gate)) await releaseAll(stubFor, gate, ids);
   };
   const release = (gate: string, callId: string, queueDepth: number): Promise<void> => {
     if (!waitUntil) return releaseSlot(stubFor, gate, callId);
-    // The next acquire from here (usually soon on a busy isolate) carries it; else it goes when its
-    // window ends, with whatever else the window gathered.
-    const windowMs = queueDepth === 0 ? foldMs : busyFoldMs;
-    if (outbox && windowMs > 0) {
+    // Nobody waited when the slot was granted: the next acquire from here (usually soon on a busy
+    // isolate) carries it; else it goes when its window ends, with whatever else the window gathered.
+    if (outbox && queueDepth === 0) {
       outbox.add(gate, callId);
-      waitUntil(new Promise((resolve) => setTimeout(resolve, windowMs)).then(() => flush(gate)));
+      waitUntil(new Promise((resolve) => setTimeout(resolve, foldMs)).then(() => flush(gate)));
     } else {
       waitUntil(releaseSlot(stubFor, gate, callId));
     }
