@@ -38,9 +38,8 @@ const input = (gate: string, callId: string, over: Partial<GateAcquireInput> = {
 });
 
 /** A request's limiter that folds its releases (its waitUntil promises collected in `pending`). */
-function folding(foldMs: number) {
+function folding(foldMs: number, outbox = createReleaseOutbox()) {
   const pending: Promise<unknown>[] = [];
-  const outbox = createReleaseOutbox();
   const limiter = createGateLimiter(tenantGates(env, "t1"), { waitUntil: (p) => pending.push(p), outbox, foldMs });
   return { limiter, outbox, settled: () => Promise.all(pending) };
 }
@@ -77,6 +76,19 @@ describe("releases folded into the next acquire", () => {
     await settled();
     okGrant(await b);
     expect(await holders(gate)).toEqual(["b"]);
+  });
+
+  it("each release keeps its own window: an earlier one's end does not send a later one", async () => {
+    const gate = freshGate();
+    const outbox = createReleaseOutbox();
+    const early = folding(20, outbox);
+    const late = folding(600_000, outbox);
+    const two = { rules: { limit: 2, maxQueue: 10 } };
+    await okGrant(await early.limiter.acquire(req(gate, "a", two))).release();
+    await okGrant(await late.limiter.acquire(req(gate, "b", two))).release();
+    await early.settled();
+    expect(await holders(gate)).toEqual(["b"]);
+    expect(outbox.take(gate)).toEqual(["b"]); // still waiting for an acquire to carry it
   });
 
   it("a grant that found others waiting releases at once", async () => {

@@ -57,17 +57,17 @@ export function createGateLimiter(gates: GatesAddress, options: GateLimiterOptio
   const stubFor = (gate: string) => gates.for(gate);
   const { waitUntil, outbox } = options;
   const foldMs = options.foldMs ?? FOLD_MS;
-  /** What the outbox still holds for `gate` when a deferring request's window ends, in one round trip. */
-  const flush = async (gate: string): Promise<void> => {
-    for (let ids = outbox!.take(gate); ids.length > 0; ids = outbox!.take(gate)) await releaseAll(stubFor, gate, ids);
+  /** When a deferring request's window ends: its own release, unless an acquire carried it (the others have windows of their own). */
+  const flush = async (gate: string, callId: string): Promise<void> => {
+    if (outbox!.takeOne(gate, callId)) await releaseSlot(stubFor, gate, callId);
   };
   const release = (gate: string, callId: string, queueDepth: number): Promise<void> => {
     if (!waitUntil) return releaseSlot(stubFor, gate, callId);
     // Nobody waited when the slot was granted: the next acquire from here (usually soon on a busy
-    // isolate) carries it; else it goes when its window ends, with whatever else the window gathered.
+    // isolate) carries it; else it goes alone when its window ends.
     if (outbox && queueDepth === 0) {
       outbox.add(gate, callId);
-      waitUntil(new Promise((resolve) => setTimeout(resolve, foldMs)).then(() => flush(gate)));
+      waitUntil(new Promise((resolve) => setTimeout(resolve, foldMs)).then(() => flush(gate, callId)));
     } else {
       waitUntil(releaseSlot(stubFor, gate, callId));
     }

@@ -2,8 +2,8 @@
  * Releases waiting to ride on the next acquire of the same gate from this isolate, so a call that
  * finished frees its slot without a round trip of its own: the Gate object applies them, then the
  * acquire, in one transaction. Holds call ids only (no stubs, no promises), so a request may carry
- * another request's releases; the request that deferred a release sends whatever is still here when
- * its fold window ends. A release lost with its isolate is reclaimed by the slot's lease.
+ * another request's releases; the request that deferred a release sends it itself if it is still here
+ * when its fold window ends. A release lost with its isolate is reclaimed by the slot's lease.
  */
 
 /** Most releases one acquire carries; the rest wait for the next one or their window. */
@@ -13,6 +13,8 @@ export interface ReleaseOutbox {
   add(gate: string, callId: string): void;
   /** Removes and returns up to MAX_FOLDED_RELEASES of the gate's pending releases (possibly none). */
   take(gate: string): string[];
+  /** Removes one release; whether it was still pending (no acquire carried it). */
+  takeOne(gate: string, callId: string): boolean;
 }
 
 export function createReleaseOutbox(): ReleaseOutbox {
@@ -34,6 +36,12 @@ export function createReleaseOutbox(): ReleaseOutbox {
       }
       if (ids.size === 0) pending.delete(gate);
       return taken;
+    },
+    takeOne(gate, callId) {
+      const ids = pending.get(gate);
+      if (!ids?.delete(callId)) return false;
+      if (ids.size === 0) pending.delete(gate);
+      return true;
     },
   };
 }
