@@ -91,6 +91,19 @@ describe("releases folded into the next acquire", () => {
     expect(outbox.take(gate)).toEqual(["b"]); // still waiting for an acquire to carry it
   });
 
+  it("a release goes at once while an acquire of its gate from the same isolate is under way (it may be waiting for it)", async () => {
+    const gate = freshGate();
+    const { limiter, outbox, settled } = folding(600_000);
+    const a = okGrant(await limiter.acquire(req(gate, "a"))); // nobody waited at its grant
+    const b = limiter.acquire(req(gate, "b"));
+    await untilQueued(gate, 1);
+    await a.release();
+    okGrant(await b);
+    expect(outbox.take(gate)).toEqual([]);
+    await settled();
+    expect(await holders(gate)).toEqual(["b"]);
+  });
+
   it("a grant that found others waiting releases at once", async () => {
     const gate = freshGate();
     const other = plain();

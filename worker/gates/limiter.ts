@@ -63,9 +63,9 @@ export function createGateLimiter(gates: GatesAddress, options: GateLimiterOptio
   };
   const release = (gate: string, callId: string, queueDepth: number): Promise<void> => {
     if (!waitUntil) return releaseSlot(stubFor, gate, callId);
-    // Nobody waited when the slot was granted: the next acquire from here (usually soon on a busy
-    // isolate) carries it; else it goes alone when its window ends.
-    if (outbox && queueDepth === 0) {
+    // Nobody waited when the slot was granted, nor waits here now: the next acquire from here
+    // (usually soon on a busy isolate) carries it; else it goes alone when its window ends.
+    if (outbox && queueDepth === 0 && !outbox.isAcquiring(gate)) {
       outbox.add(gate, callId);
       waitUntil(new Promise((resolve) => setTimeout(resolve, foldMs)).then(() => flush(gate, callId)));
     } else {
@@ -95,6 +95,7 @@ export function createGateLimiter(gates: GatesAddress, options: GateLimiterOptio
       };
       const releases = outbox?.take(request.gate) ?? [];
       if (releases.length > 0) input.releases = releases;
+      const acquired = outbox?.acquiring(request.gate);
       const aborted = abortPromise(signal);
       let stub = stubFor(request.gate);
       let failures = 0;
@@ -139,6 +140,7 @@ export function createGateLimiter(gates: GatesAddress, options: GateLimiterOptio
           // poll), so join again. Either way the next round decides.
         }
       } finally {
+        acquired?.();
         aborted.dispose();
       }
     },

@@ -15,10 +15,18 @@ export interface ReleaseOutbox {
   take(gate: string): string[];
   /** Removes one release; whether it was still pending (no acquire carried it). */
   takeOne(gate: string, callId: string): boolean;
+  /**
+   * Marks an acquire of the gate from this isolate as under way until the returned function is
+   * called: a release meanwhile goes at once, since that caller may be waiting for it.
+   */
+  acquiring(gate: string): () => void;
+  /** Whether an acquire of the gate from this isolate is under way. */
+  isAcquiring(gate: string): boolean;
 }
 
 export function createReleaseOutbox(): ReleaseOutbox {
   const pending = new Map<string, Set<string>>();
+  const underWay = new Map<string, number>();
   return {
     add(gate, callId) {
       const ids = pending.get(gate);
@@ -43,6 +51,18 @@ export function createReleaseOutbox(): ReleaseOutbox {
       if (ids.size === 0) pending.delete(gate);
       return true;
     },
+    acquiring(gate) {
+      underWay.set(gate, (underWay.get(gate) ?? 0) + 1);
+      let done = false;
+      return () => {
+        if (done) return;
+        done = true;
+        const left = underWay.get(gate)! - 1;
+        if (left === 0) underWay.delete(gate);
+        else underWay.set(gate, left);
+      };
+    },
+    isAcquiring: (gate) => underWay.has(gate),
   };
 }
 
