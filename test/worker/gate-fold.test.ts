@@ -1,7 +1,10 @@
 /**
- * Releases folded into the next acquire (worker/gates/release-outbox.ts): a finished call's slot is
- * freed by its isolate's next acquire of the gate, or alone when its fold window ends; a grant that
- * found others waiting releases at once; a fold lost with its isolate is reclaimed by the lease.
+ * The round trips the Worker's limiter saves. Releases folded into the next acquire
+ * (worker/gates/release-outbox.ts): a finished call's slot is freed by its isolate's next acquire of
+ * the gate, or alone when its fold window ends; a grant that found others waiting releases at once; a
+ * fold lost with its isolate is reclaimed by the lease. The quiet wait (quietWaitMs): a call is told of
+ * its wait only once the wait outlasts it, and a slot that came sooner is marked `waited`, so the
+ * pipeline still asks the journal whether a cancel was accepted meanwhile.
  */
 import { env } from "cloudflare:workers";
 import { evictDurableObject, runDurableObjectAlarm } from "cloudflare:test";
@@ -177,5 +180,34 @@ describe("releases folded into the next acquire", () => {
     expect(outcomes.every((o) => o === "ran")).toBe(true);
     await settled();
     expect(await stubOf(gate).snapshot()).toMatchObject({ holders: [], queueDepth: 0 });
+  });
+});
+
+describe("the quiet wait", () => {
+  it("a wait shorter than the quiet time is not announced, and its grant says it waited", async () => {
+    const gate = freshGate();
+    const limiter = createGateLimiter(tenantGates(env, "t1"), { quietWaitMs: 60_000 });
+    const first = await limiter.acquire(req(gate, "a"));
+    expect(first).toMatchObject({ ok: true });
+    expect(first.ok && first.waited).toBeFalsy(); // granted at once
+    let told = 0;
+    const second = limiter.acquire(req(gate, "b", { onQueued: () => told++ }));
+    await untilQueued(gate, 1);
+    if (first.ok) await first.release();
+    expect(await second).toMatchObject({ ok: true, waited: true });
+    expect(told).toBe(0);
+  });
+
+  it("a wait that outlasts the quiet time is announced once, and the call keeps its place", async () => {
+    const gate = freshGate();
+    const limiter = createGateLimiter(tenantGates(env, "t1"), { quietWaitMs: 20 });
+    const first = await limiter.acquire(req(gate, "a"));
+    let told = 0;
+    const second = limiter.acquire(req(gate, "b", { onQueued: () => told++ }));
+    await eventually(() => told === 1, "the wait is announced");
+    expect((await stubOf(gate).snapshot()).queued.map((w) => w.callId)).toEqual(["b"]);
+    if (first.ok) await first.release();
+    expect(await second).toMatchObject({ ok: true, waited: true });
+    expect(told).toBe(1);
   });
 });
