@@ -12,12 +12,20 @@ export interface SlotRequest {
   leaseMs: number;
   /** Aborting it leaves the queue (the call never runs later). */
   signal?: AbortSignal;
-  /** Told once when the call starts waiting in the queue (not for a slot granted at once). */
+  /**
+   * Told once when the call has waited in the queue for the limiter's quiet time (the gate Durable
+   * Object's: 250 ms; the in-process limiter's: none). A slot that came sooner says `waited` instead.
+   */
   onQueued?: () => void;
 }
 
 export type SlotGrant =
-  | { ok: true; release(): Promise<void> }
+  | {
+      ok: true;
+      release(): Promise<void>;
+      /** Granted after waiting in the queue, whether or not onQueued was told. */
+      waited?: boolean;
+    }
   | { ok: false; code: "busy" | "cancelled"; message: string; retryAfterMs?: number };
 
 /** Enforces policy.concurrency. In-process here; a Durable Object per gate in the Worker. */

@@ -115,6 +115,21 @@ export function leaveSlot(
 }
 
 /**
+ * Several holders release their slots in one step (releases folded into another request); each is
+ * leaveSlot's "released", in order. Absent ids change nothing.
+ */
+export function releaseSlots(state: GateState, callIds: readonly string[], now: number): Transition<number> {
+  const changes: GateChange[] = [];
+  let released = 0;
+  for (const callId of callIds) {
+    const step = leaveSlot(state, callId, "released", now);
+    if (step.outcome === "holder") released++;
+    changes.push(...step.changes);
+  }
+  return { outcome: released, changes };
+}
+
+/**
  * Reclaim expired leases and drop waiters past their deadline or their longest wait, then fill
  * freed slots. Idempotent.
  */

@@ -48,6 +48,7 @@ export function holdSlot(state: CallState): StepOutcome {
         return finish(state, { ok: false, error });
       }
       state.slot = grant;
+      if (grant.waited) waited = true;
       // A cancel accepted while the call waited may not have reached it yet: the journal decides.
       return waited && watch ? refusedStart(state, tool, watch) : undefined;
     });

@@ -5,6 +5,7 @@ import { createTransport } from "../../src/client/http";
 import { createRegistry } from "../../src/registry";
 import { defineTool } from "../../src/tool";
 import { freePort, startDevServer, type DevServer } from "../servers/wrangler-dev";
+import { eventually } from "../wait";
 
 // The typed client against the real Worker (`wrangler dev` with the demo tenant, its own empty state).
 let server: DevServer;
@@ -138,9 +139,10 @@ describe("client: approvals, gates, events", { timeout: 45_000 }, () => {
 
   it("shows a gate after a gated call", async () => {
     await call.call("sleep", { ms: 1 });
-    const { gates } = await admin.gates();
-    const gate = gates.find((g) => g.limit === 1);
-    expect(gate).toMatchObject({ queueDepth: 0, holders: [] });
+    const sleepGate = async () => (await admin.gates()).gates.find((g) => g.limit === 1);
+    expect(await sleepGate()).toMatchObject({ queueDepth: 0 });
+    // The finished call's release waits (at most FOLD_MS) for an acquire to carry it, then goes alone.
+    await eventually(async () => (await sleepGate())?.holders.length === 0, "the finished call's slot is released");
   });
 
   it("streams events with the key as a header, and resumes after an id", async () => {

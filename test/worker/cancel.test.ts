@@ -114,6 +114,15 @@ describe("the ledger journal of a call waiting at a gate", () => {
     await j.finish(record(tenant, "w2", "cancelled"));
   });
 
+  it("a read-only call granted after a quiet wait (never claimed) may start at once, without a claim", async () => {
+    const tenant = `cw-${uid()}`;
+    const j = journal(tenant, { deferMs: 60_000 });
+    const claim = await j.begin(begin(tenant, "w4", true));
+    expect(await watchOf(claim).mayStart()).toBe(true); // nobody could have cancelled a call the ledger never knew
+    expect(await shardOfCall(tenant, "w4").get("w4", null)).toBeNull();
+    await j.finish(record(tenant, "w4", "succeeded"));
+  });
+
   it("a read-only call is claimed as soon as it queues: it shows as running, and a cancel then holds it back", async () => {
     const tenant = `cw-${uid()}`;
     const j = journal(tenant);

@@ -5,7 +5,9 @@ import { shardCount, tenantLedger } from "../../worker/ledger/address";
 import { uid, upstreams } from "./adapters-helpers";
 import { allRecords, arrivals, expectNoSlotHeld, expectOneTerminalRecordEach, faultTenant, type TenantEnv } from "./fault-helpers";
 import { eventually } from "../wait";
-import { isPolling } from "./durable-state";
+import { isPolling, waiterDeadline } from "./durable-state";
+import { QUIET_WAIT_MS } from "../../worker/gates/limiter";
+import { WAIT_GRACE_MS } from "../../worker/gates/protocol";
 import { failTransactions, faultyNamespace, writesFor, type PlatformFault } from "./fault-inject";
 import { json, request } from "./helpers";
 
@@ -203,9 +205,12 @@ describe("a gate alarm that throws", () => {
     expect(ghost.ok).toBe(true);
     const id = `ax-${uid()}`;
     const running = runPosts(t.env, id);
-    // Waiting means its long poll is open at the gate: the first poll only answers `queued`, and a
-    // poll that arrived after the fault below would fail the call instead of waiting.
-    await eventually(() => isPolling(t.gate, id), "the call's poll waits at the gate");
+    // Waiting means its long poll is open at the gate: the first poll only lasts the quiet wait, and
+    // a poll that arrived after the fault below would fail the call instead of waiting. A long poll's
+    // deadline lies beyond what the quiet one's can.
+    const inLongPoll = async () =>
+      (await isPolling(t.gate, id)) && ((await waiterDeadline(t.gate, id)) ?? 0) > Date.now() + QUIET_WAIT_MS + WAIT_GRACE_MS;
+    await eventually(inLongPoll, "the call's long poll waits at the gate");
 
     // From now on every transaction of the gate fails, so the alarm at the lease's end throws.
     const fault = await failTransactions(rawGate(t.gate), () => true);

@@ -100,9 +100,11 @@ const sleepGate = () => env.GATES.get(env.GATES.idFromName("demo:tool:sleep"));
  */
 async function untilSleepRunsWatched(): Promise<string> {
   let callId = "";
-  await eventually(async () => ((callId = (await sleepGate().snapshot()).holders[0]?.callId ?? ""), callId !== ""), "a sleep holds its slot");
-  const shard = tenantLedger(env, "demo").for(callId) as unknown as DurableObjectStub;
-  await eventually(async () => (await waitersOn(shard, callId)) > 0, "its journal watches it");
+  // Read the holder again each time: an earlier call's release may still be waiting to ride on this one's acquire.
+  await eventually(async () => {
+    callId = (await sleepGate().snapshot()).holders[0]?.callId ?? "";
+    return callId !== "" && (await waitersOn(tenantLedger(env, "demo").for(callId) as unknown as DurableObjectStub, callId)) > 0;
+  }, "a sleep holds its slot and its journal watches it");
   return callId;
 }
 

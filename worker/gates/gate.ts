@@ -4,11 +4,12 @@
  * until they are granted, and drives lease expiry with the alarm.
  */
 import { DurableObject } from "cloudflare:workers";
-import { acquireSlot, expireDue, leaveSlot, nextDeadline, settlements, waitEnd } from "../../src/gates/queue";
+import { acquireSlot, expireDue, leaveSlot, nextDeadline, releaseSlots, settlements, waitEnd } from "../../src/gates/queue";
 import type { GateChange, GateState, Transition } from "../../src/gates/queue";
 import { transact } from "../durable/transact";
 import { tenantLedger } from "../ledger/address";
 import { tenantGates } from "./address";
+import { MAX_FOLDED_RELEASES } from "./release-outbox";
 import { WAIT_GRACE_MS, type GateAcquireInput, type GateAcquireResult, type GateSnapshot } from "./protocol";
 import { loadState, migrate, persist, readMeta, writeMeta } from "./store";
 
@@ -50,10 +51,14 @@ export class Gate extends DurableObject<Env> {
     if (this.gateName === undefined) writeMeta(this.ctx.storage.sql, "gate", (this.gateName = input.gate));
     if (this.tenant === undefined) writeMeta(this.ctx.storage.sql, "tenant", (this.tenant = input.tenant));
     if (this.indexed !== input.tenant) this.register(input.gate, input.tenant);
-    const outcome = this.apply((s, now) =>
-      acquireSlot(s, { ...input, waitDeadline: now + input.pollMs + (input.waitGraceMs ?? WAIT_GRACE_MS) }, now),
-    );
-    if (outcome.status === "granted") return { ok: true, expiresAt: outcome.holder.expiresAt };
+    const released = input.releases?.slice(0, MAX_FOLDED_RELEASES) ?? [];
+    const outcome = this.apply((s, now) => {
+      // Folded releases first: the slots they free go to the waiters ahead of this caller.
+      const freed = releaseSlots(s, released, now).changes;
+      const asked = acquireSlot(s, { ...input, waitDeadline: now + input.pollMs + (input.waitGraceMs ?? WAIT_GRACE_MS) }, now);
+      return { outcome: asked.outcome, changes: freed.length > 0 ? [...freed, ...asked.changes] : asked.changes };
+    });
+    if (outcome.status === "granted") return { ok: true, expiresAt: outcome.holder.expiresAt, queueDepth: this.state!.waiters.length };
     if (outcome.status === "busy") {
       const message = `${this.state?.holders.size ?? 0} running, ${this.state?.waiters.length ?? 0} waiting`;
       return { ok: false, code: "busy", message, retryAfterMs: outcome.retryAfterMs };
@@ -84,6 +89,11 @@ export class Gate extends DurableObject<Env> {
   /** The holder is done: free its slot for the next waiter. */
   async release(callId: string): Promise<{ ok: true; was: "holder" | "waiter" | "absent" }> {
     return { ok: true, was: this.apply((s, now) => leaveSlot(s, callId, "released", now)) };
+  }
+
+  /** Several holders are done (releases an isolate deferred and no acquire carried): one transaction. */
+  async releaseAll(callIds: string[]): Promise<{ ok: true; released: number }> {
+    return { ok: true, released: this.apply((s, now) => releaseSlots(s, callIds.slice(0, MAX_FOLDED_RELEASES), now)) };
   }
 
   /** The caller gave up: leave the queue, or free the slot if the grant raced the cancel. */
@@ -207,7 +217,7 @@ export class Gate extends DurableObject<Env> {
       this.waiting.delete(settled.callId);
       const result: GateAcquireResult =
         "holder" in settled
-          ? { ok: true, expiresAt: settled.holder.expiresAt }
+          ? { ok: true, expiresAt: settled.holder.expiresAt, queueDepth: this.state?.waiters.length ?? 0, waited: true }
           : settled.reason === "max_wait"
             ? { ok: false, code: "busy", message: "waited the longest time its policy allows", retryAfterMs: settled.retryAfterMs ?? 0 }
             : { ok: false, code: "cancelled", message: `left the queue (${settled.reason})` };

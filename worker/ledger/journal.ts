@@ -220,10 +220,12 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
         }
       },
     });
-    // A call that queues at a gate is already waiting: it is claimed (visible, cancellable) from then on.
+    // A call told that it waits at a gate (past the limiter's quiet time) is claimed (visible, cancellable) from then on.
     const waits: ClaimWatch = {
       queued: () => void claimNow(),
       mayStart: async () => {
+        // Never claimed: nobody could cancel it (it was unknown to the ledger), so it may start.
+        if (!fired) return true;
         const token = await owner;
         return token === undefined || mayStart(target(entry.callId, token));
       },
