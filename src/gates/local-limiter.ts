@@ -96,7 +96,10 @@ export function createLocalLimiter(options: LocalLimiterOptions = {}): LocalLimi
         return {
           ok: false,
           code: "busy",
-          message: `gate "${key}" is full (${gate.state.holders.size} running, ${gate.state.waiters.length} waiting)`,
+          message:
+            outcome.reason === "max_wait"
+              ? `waited the longest time allowed at gate "${key}"`
+              : `gate "${key}" is full (${gate.state.holders.size} running, ${gate.state.waiters.length} waiting)`,
           retryAfterMs: outcome.retryAfterMs,
         };
       }

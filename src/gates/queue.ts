@@ -66,8 +66,9 @@ export function acquireSlot(state: GateState, input: AcquireInput, now: number):
 
   // A caller past its longest wait (maxWaitMs 0, or one dropped for max_wait coming back) never queues.
   const end = waitEnd(input);
-  if ((end !== undefined && end <= now) || state.waiters.length >= state.rules.maxQueue) {
-    return { outcome: { status: "busy", retryAfterMs: retryAfterMs(state) }, changes };
+  const waitedOut = end !== undefined && end <= now;
+  if (waitedOut || state.waiters.length >= state.rules.maxQueue) {
+    return { outcome: { status: "busy", reason: waitedOut ? "max_wait" : "full", retryAfterMs: retryAfterMs(state) }, changes };
   }
 
   const waiter: Waiter = {

@@ -67,7 +67,8 @@ export interface AcquireInput {
 export type AcquireOutcome =
   | { status: "granted"; holder: Holder }
   | { status: "queued"; position: number; waiter: Waiter }
-  | { status: "busy"; retryAfterMs: number };
+  /** busy: the queue is full, or the caller has already waited as long as its rules allow (max_wait). */
+  | { status: "busy"; reason: "full" | "max_wait"; retryAfterMs: number };
 
 export interface Transition<T> {
   outcome: T;

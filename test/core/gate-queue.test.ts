@@ -21,7 +21,7 @@ describe("gate-queue", () => {
     expect(acquireSlot(s, req("b"), 0).outcome).toMatchObject({ status: "queued", position: 1 });
     expect(acquireSlot(s, req("c"), 0).outcome).toMatchObject({ status: "queued", position: 2 });
     const busy = acquireSlot(s, req("d"), 0).outcome;
-    expect(busy.status).toBe("busy");
+    expect(busy).toMatchObject({ status: "busy", reason: "full" });
     expect(busy.status === "busy" && busy.retryAfterMs).toBeGreaterThan(0);
   });
 
@@ -93,7 +93,7 @@ describe("gate-queue", () => {
     expect(settlements(changes)).toEqual([{ callId: "b", reason: "max_wait", retryAfterMs: expect.any(Number) }]);
     expect(settlements(changes)[0]).toMatchObject({ retryAfterMs: expect.toSatisfy((ms: number) => ms > 0) });
     // Coming back after its wait ended (a poll that missed the answer): busy, not a new place at the back.
-    expect(acquireSlot(s, req("b", { maxQueue: 5, maxWaitMs: 50 }), 60).outcome.status).toBe("busy");
+    expect(acquireSlot(s, req("b", { maxQueue: 5, maxWaitMs: 50 }), 60).outcome).toMatchObject({ status: "busy", reason: "max_wait" });
     expect(s.waiters.map((w) => w.callId)).toEqual(["c"]);
     expect(expireDue(s, 60).changes).toEqual([]);
   });
@@ -101,7 +101,7 @@ describe("gate-queue", () => {
   it("maxWaitMs 0: a free slot is granted, otherwise busy at once", () => {
     const s = createGateState({ limit: 1, maxQueue: 5 });
     expect(acquireSlot(s, req("a", { maxQueue: 5, maxWaitMs: 0 }), 0).outcome.status).toBe("granted");
-    expect(acquireSlot(s, req("b", { maxQueue: 5, maxWaitMs: 0 }), 0).outcome.status).toBe("busy");
+    expect(acquireSlot(s, req("b", { maxQueue: 5, maxWaitMs: 0 }), 0).outcome).toMatchObject({ status: "busy", reason: "max_wait" });
     expect(s.waiters).toEqual([]);
   });
 });

@@ -13,6 +13,8 @@ import { MAX_FOLDED_RELEASES } from "./release-outbox";
 import { WAIT_GRACE_MS, type GateAcquireInput, type GateAcquireResult, type GateSnapshot } from "./protocol";
 import { loadState, migrate, persist, readMeta, writeMeta } from "./store";
 
+/** What a caller past its longest wait (policy concurrency.maxWaitMs) is told. */
+const MAX_WAIT_MESSAGE = "waited the longest time its policy allows";
 /** How long gate changes are gathered into one gate.changed event. */
 const ANNOUNCE_MS = 100;
 /** An empty gate idle this long forgets its state and leaves its tenant's index (see forget()). */
@@ -60,7 +62,9 @@ export class Gate extends DurableObject<Env> {
     });
     if (outcome.status === "granted") return { ok: true, expiresAt: outcome.holder.expiresAt, queueDepth: this.state!.waiters.length };
     if (outcome.status === "busy") {
-      const message = `${this.state?.holders.size ?? 0} running, ${this.state?.waiters.length ?? 0} waiting`;
+      // A caller whose longest wait ended between its polls is told so, as one woken by that end is.
+      const message =
+        outcome.reason === "max_wait" ? MAX_WAIT_MESSAGE : `${this.state?.holders.size ?? 0} running, ${this.state?.waiters.length ?? 0} waiting`;
       return { ok: false, code: "busy", message, retryAfterMs: outcome.retryAfterMs };
     }
     const { position } = outcome;
@@ -219,7 +223,7 @@ export class Gate extends DurableObject<Env> {
         "holder" in settled
           ? { ok: true, expiresAt: settled.holder.expiresAt, queueDepth: this.state?.waiters.length ?? 0, waited: true }
           : settled.reason === "max_wait"
-            ? { ok: false, code: "busy", message: "waited the longest time its policy allows", retryAfterMs: settled.retryAfterMs ?? 0 }
+            ? { ok: false, code: "busy", message: MAX_WAIT_MESSAGE, retryAfterMs: settled.retryAfterMs ?? 0 }
             : { ok: false, code: "cancelled", message: `left the queue (${settled.reason})` };
       for (const wake of list) wake(result);
     }
