@@ -30,7 +30,10 @@ function checkout(ref: string, name: string): string {
   const app = resolve(dir, name, "app");
   rmSync(resolve(dir, name), { recursive: true, force: true });
   mkdirSync(resolve(app, "dist/web"), { recursive: true });
-  const tar = execFileSync("git", ["archive", ref, "src", "worker", "tools", "tenants", "scripts", "package.json", "wrangler.toml", "tsconfig.json", "tsconfig.base.json"], { maxBuffer: 1 << 28 });
+  // Only the paths the ref has: older refs predate tools/ (git archive refuses a missing path).
+  const wanted = ["src", "worker", "tools", "tenants", "scripts", "package.json", "wrangler.toml", "tsconfig.json", "tsconfig.base.json"];
+  const present = execFileSync("git", ["ls-tree", "--name-only", ref], { encoding: "utf8" }).split("\n");
+  const tar = execFileSync("git", ["archive", ref, ...wanted.filter((path) => present.includes(path))], { maxBuffer: 1 << 28 });
   execFileSync("tar", ["-x", "-C", app], { input: tar });
   writeFileSync(resolve(app, "dist/web", READY_PATH.slice(1)), "ready\n");
   symlinkSync(resolve("node_modules"), resolve(app, "node_modules"));
