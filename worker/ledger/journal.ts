@@ -136,7 +136,11 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
   const surface = options.surface ?? null;
   const shards = options.ledger;
   const stubFor = (callId: string) => () => shards.for(callId);
-  const shardName = (callId: string) => shards.name(shards.shardOf(callId));
+  /** The write group of a call's shard, within this journal's scope (see writeScope). */
+  const groupOf = (callId: string) => {
+    const shard = shards.name(shards.shardOf(callId));
+    return options.writeScope === undefined ? shard : `${options.writeScope}|${shard}`;
+  };
   const afterAnswer = options.readOnlyRecords === "after-answer";
   const target = (callId: string, owner: string) => ({ stub: stubFor(callId), callId, owner, leaseMs });
 
@@ -147,9 +151,7 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
 
   /** A write grouped with this isolate's other writes of its scope to the call's shard (see writes.ts). */
   async function write(callId: string, entry: LedgerWrite): Promise<WriteOutcome> {
-    const queue = shardName(callId);
-    const scoped = options.writeScope === undefined ? queue : `${options.writeScope}|${queue}`;
-    const outcome = await submitWrite(scoped, entry, { stub: stubFor(callId), waitUntil: options.waitUntil }).catch(asBusy);
+    const outcome = await submitWrite(groupOf(callId), entry, { stub: stubFor(callId), waitUntil: options.waitUntil }).catch(asBusy);
     if (outcome.kind === "error") throw new Error(outcome.message);
     return outcome;
   }
@@ -265,7 +267,7 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
       await write(record.callId, { op: "complete", owner, record });
     } else if (claim?.argsHash !== undefined && afterAnswer) {
       const context = { stub: stubFor(record.callId), waitUntil: options.waitUntil, delayMs: options.recordDelayMs ?? RECORD_DELAY_MS };
-      storeAfterAnswer(shardName(record.callId), { record, argsHash: claim.argsHash, key, surface }, context);
+      storeAfterAnswer(groupOf(record.callId), { record, argsHash: claim.argsHash, key, surface }, context);
     } else if (claim?.argsHash !== undefined) {
       const input = { record, argsHash: claim.argsHash, key, surface };
       const outcome = await claimWrite(record.callId, { op: "commit", input }, () => ledgerCall(record.callId, (ledger) => ledger.commit(input)));
@@ -282,7 +284,7 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
       // A detached call goes on elsewhere at once: its claim is made now, not deferred.
       if (entry.readOnly === true && entry.status === "running" && !entry.approved && !options.owner && call.tool.policy.execution !== "detached") {
         // Answered here a moment ago, its record still on its way: the ledger's answer, from memory.
-        const earlier = afterAnswer ? unstoredClaim(shardName(entry.callId), entry.callId, key, entry.argsHash) : undefined;
+        const earlier = afterAnswer ? unstoredClaim(groupOf(entry.callId), entry.callId, key, entry.argsHash) : undefined;
         if (earlier) return earlier;
         replace(entry.callId);
         return defer(entry);
