@@ -72,6 +72,18 @@ describe("a question that gets no answer ends the call clearly, and its record s
     expect(await recordOf(env, `${callIdOf(3)}~2`)).toMatchObject({ status: "cancelled" });
   });
 
+  it("notifications/cancelled after the answer reaches the round the call now runs as", async () => {
+    const { env, target } = askTenant("lfcr");
+    const { headers, callIdOf } = await rawSession(target, ELICIT);
+    const call = await rawCall(target, headers, 3, "test_confirm_then_work", { ms: 20_000 });
+    const question = await call.asked();
+    expect((await respond(target, headers, question.id, { result: accept({ start: true }) })).status).toBe(202);
+    await eventually(async () => (await recordOf(env, `${callIdOf(3)}~2`))?.status === "running", "the second round runs");
+    await post({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 3 } }, headers, target);
+    expect((await call.answer()).result).toMatchObject({ isError: true, content: [{ text: expect.stringContaining("cancelled") }] });
+    expect(await recordOf(env, `${callIdOf(3)}~2`)).toMatchObject({ status: "cancelled" });
+  });
+
   it("a cancel that came before the call asked: its question is never sent", async () => {
     const { target, ledger } = askTenant("lfcb");
     const { headers, callIdOf } = await rawSession(target, ELICIT);

@@ -14,7 +14,7 @@ import { openSse, type Sse } from "./sse-helpers";
 
 /** Legacy (2025-11-25) clients that declared what they answer, asked on the tools/call stream. */
 
-export const ASKING_TOOLS = ["test_elicitation", "test_sampling", "test_input_required_result_multi_round", "test_input_required_result_list_roots", "echo"];
+export const ASKING_TOOLS = ["test_elicitation", "test_sampling", "test_input_required_result_multi_round", "test_input_required_result_list_roots", "test_confirm_then_work", "echo"];
 const keyHash = Uint8Array.from(CALL_KEY_HASH.match(/../g)!, (byte) => parseInt(byte, 16));
 
 export function askTenant(prefix: string, patch: Record<string, unknown> = {}, vars: Record<string, string> = {}) {
