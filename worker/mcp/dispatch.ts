@@ -1,14 +1,14 @@
 import * as v from "valibot";
 import type { ExecuteOptions } from "../../src/options";
 import { ConfigError } from "../config";
-import { askFlagsOf } from "./client-asks";
 import { logLine } from "../log";
 import type { Tenant } from "../tenant";
+import { askFlagsOf } from "./client-asks";
 import { META_KEYS, type Envelope } from "./envelope";
 import type { FollowTarget } from "./follow";
 import { isLogLevel, RpcCode, RpcFailure, rpcError, rpcResult, type LogLevel, type RequestId, type RpcRequest, type RpcResponse } from "./protocol";
-import { cancelTask, getTask, tasksRequired, TASKS_EXTENSION, updateTask } from "./tasks";
 import type { LegacyAsker } from "./legacy-ask";
+import { cancelTask, getTask, tasksRequired, TASKS_EXTENSION, updateTask } from "./tasks";
 import { callTool, listTools } from "./tools";
 import { isLegacyVersion, LATEST_LEGACY_VERSION, SERVED_VERSIONS, type Era, type LegacyVersion } from "./versions";
 

@@ -19,7 +19,9 @@ import { allowsBatches, DEFAULT_LEGACY_VERSION, isLegacyVersion, SERVED_VERSIONS
  * The legacy era (2025-03-26 to 2025-11-25) of Streamable HTTP: initialize opens a session whose id
  * travels in Mcp-Session-Id; DELETE ends it. The id itself is checked without storage; the rest of a
  * session (level, deletion) is read from the ledger once per request, and its calls' ids derive from
- * it, so a cancel or a DELETE landing on any isolate reaches them.
+ * it, so a cancel or a DELETE landing on any isolate reaches them. A client that declared what it
+ * answers is asked on a tools/call's stream (legacy-ask.ts); its responses, POSTed to any isolate,
+ * reach the waiting call through the ledger (client-answers.ts).
  */
 
 function refuse(c: Context<AppEnv>, status: 400 | 404, code: number, message: string, data?: unknown): Response {
