@@ -3,6 +3,7 @@ import type { JsonValue } from "../../src/json";
 import type { CallRecord, Progress } from "../../src/result";
 import type { CallSurface } from "../../src/client/surface";
 import { cancel, decide } from "./approvals";
+import { answerInput } from "./inputs";
 import { applyWrite, claim, commit, complete, noteProgress, recordUnclaimed, renew, watchState } from "./claims";
 import type { ShardContext } from "./context";
 import { appendEvent, lastEventId, readEvents } from "./events";
@@ -15,6 +16,7 @@ import { transact } from "../durable/transact";
 import { settingsFromEnv, type LedgerSettings } from "./settings";
 import { checkToken, issueToken } from "./tokens";
 import type {
+  AnswerOutcome,
   BeginInput,
   BeginOutcome,
   CommitInput,
@@ -163,6 +165,11 @@ export class Ledger extends DurableObject<Env> {
     return this.transact(() => decide(this.shard, callId, decision, reason, leaseMs));
   }
 
+  /** Answers to a waiting call's questions (tasks/update); all answered, it runs again (inputs.ts). */
+  answer(callId: string, viewer: Viewer, responses: Record<string, JsonValue>, leaseMs: number): AnswerOutcome {
+    return this.transact(() => answerInput(this.shard, callId, viewer, responses, leaseMs));
+  }
+
   cancel(callId: string, viewer: Viewer, reason?: string): CancelOutcome {
     return this.transact(() => cancel(this.shard, callId, viewer, reason));
   }
@@ -254,10 +261,10 @@ export class Ledger extends DurableObject<Env> {
     void this.ctx.storage.setAlarm(at);
   }
 
-  /** The row once terminal, or as it is at `until`. */
+  /** The row once terminal (or waiting for its caller, who alone moves it on), or as it is at `until`. */
   private async waitTerminal(callId: string, until: number) {
     let row = readRow(this.ctx.storage.sql, callId);
-    while (row && !TERMINAL.has(row.status) && Date.now() < until) {
+    while (row && !TERMINAL.has(row.status) && row.status !== "awaiting_input" && Date.now() < until) {
       await this.waiters.wait(callKey(callId), until - Date.now());
       row = readRow(this.ctx.storage.sql, callId);
     }
