@@ -261,10 +261,10 @@ export class Ledger extends DurableObject<Env> {
     void this.ctx.storage.setAlarm(at);
   }
 
-  /** The row once terminal (or waiting for its caller, who alone moves it on), or as it is at `until`. */
+  /** The row once terminal, or as it is at `until`. */
   private async waitTerminal(callId: string, until: number) {
     let row = readRow(this.ctx.storage.sql, callId);
-    while (row && !TERMINAL.has(row.status) && row.status !== "awaiting_input" && Date.now() < until) {
+    while (row && !TERMINAL.has(row.status) && Date.now() < until) {
       await this.waiters.wait(callKey(callId), until - Date.now());
       row = readRow(this.ctx.storage.sql, callId);
     }
