@@ -98,10 +98,14 @@ describe("MCP tasks waiting for their caller's input", () => {
     expect(done.result.content[0].text).toBe('Answers: {"name":"one"}, {"name":"two"}');
   });
 
-  it("cancel while waiting ends the task cancelled at once, and its Runner lets go of the job", async () => {
+  it("answers are bounded; cancel while waiting ends the task cancelled at once, and its Runner lets go of the job", async () => {
     const { name, env, target } = tenant("tincancel");
     const taskId = await startTask(target, "confirm_delete", { filename: "b.txt" });
     await untilStatus(target, taskId, "input_required");
+    // Answers are bounded (64 000 characters kept per call): a larger one is refused and nothing moves.
+    const huge = await rpc(target, "tasks/update", { taskId, inputResponses: { confirm_delete: accept({ confirm: true, note: "x".repeat(70_000) }) } });
+    expect(huge.error).toMatchObject({ code: -32602, message: expect.stringContaining("more than the 64000") });
+    expect((await getTask(target, taskId)).status).toBe("input_required");
     expect((await rpc(target, "tasks/cancel", { taskId })).result.resultType).toBe("complete");
     expect((await getTask(target, taskId)).status).toBe("cancelled");
     expect((await json(await request(`/v1/calls/${taskId}`, { env }))).record).toMatchObject({ status: "cancelled", error: { code: "cancelled" } });
@@ -145,6 +149,28 @@ describe("MCP tasks waiting for their caller's input", () => {
     const ended = await untilStatus(target, declined, "completed");
     expect(ended.result).toMatchObject({ isError: true, content: [{ text: expect.stringContaining("did not approve") }] });
     expect((await json(await request(`/v1/calls/${declined}`, { env }))).record).toMatchObject({ status: "denied", permission: "deny" });
+  });
+
+  it("the HTTP API answers too: POST /v1/calls/:id/input with the same keys moves the task on; keys not asked, or a call not waiting, are refused", async () => {
+    const { env, target } = tenant("tinhttp");
+    const taskId = await startTask(target, "multi_input", {});
+    await untilStatus(target, taskId, "input_required");
+    const answer = (inputResponses: Record<string, unknown>) => request(`/v1/calls/${taskId}/input`, { env, body: { inputResponses } });
+    const unknown = await answer({ third_input: accept({ name: "x" }) });
+    expect(unknown.status).toBe(400);
+    expect((await json(unknown)).error).toMatchObject({ code: "unknown_keys", message: expect.stringContaining("first_input, second_input") });
+    expect((await answer({ first_input: "not an object" })).status).toBe(400);
+    const partial = await answer({ first_input: accept({ name: "one" }) });
+    expect(partial.status).toBe(200);
+    expect(await json(partial)).toMatchObject({ state: "awaiting_input", call: { record: { error: { inputRequests: { second_input: expect.any(Object) } } } } });
+    const resumed = await answer({ second_input: accept({ name: "two" }) });
+    expect(resumed.status).toBe(202);
+    expect(await json(resumed)).toMatchObject({ state: "resumed", call: { record: { status: "running" } } });
+    expect((await untilStatus(target, taskId, "completed")).result.content[0].text).toBe('Answers: {"name":"one"}, {"name":"two"}');
+    const late = await answer({ second_input: accept({ name: "again" }) });
+    expect(late.status).toBe(409);
+    expect((await json(late)).error.code).toBe("not_awaiting_input");
+    expect((await request(`/v1/calls/no-such-call/input`, { env, body: { inputResponses: {} } })).status).toBe(404);
   });
 
   it("a question the client did not declare it answers ends the task with an error naming it, instead of waiting for an answer that cannot come", async () => {

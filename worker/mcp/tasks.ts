@@ -5,7 +5,7 @@ import type { Tool } from "../../src/tool";
 import { callDurable } from "../durable/call";
 import type { LedgerEntry } from "../ledger/types";
 import type { JsonValue } from "../../src/json";
-import { DEFAULT_LEASE_MS } from "../ledger/journal";
+import { answerCall } from "../runner/answer";
 import type { RunnersAddress } from "../runner/address";
 import type { Envelope } from "./envelope";
 import type { FollowTarget } from "./follow";
@@ -139,30 +139,16 @@ export async function cancelTask(params: unknown, target: FollowTarget): Promise
 }
 
 /**
- * tasks/update: answers to a task's open inputRequests. The ledger keeps those whose keys are open
- * (others are ignored, as the extension says, and so is an update of a task that does not wait); once
- * every open question is answered, the row runs again and the task's Runner runs the tool again with
- * every answer so far. The ack comes once the answers are stored (and the run is handed on).
+ * tasks/update: answers to a task's open inputRequests (worker/runner/answer.ts). Answers to keys that
+ * are not open, and an update of a task that does not wait, are ignored, as the extension says. The
+ * ack comes once the answers are stored (and, all answered, the run is handed on).
  */
 export async function updateTask(params: unknown, target: FollowTarget, host: TaskHost): Promise<Record<string, unknown>> {
   const parsed = v.safeParse(UpdateParams, params ?? {});
   if (!parsed.success) throw new RpcFailure(RpcCode.invalidParams, "tasks/update: params must hold taskId (a string) and inputResponses (an object of objects).");
   const { taskId, inputResponses } = parsed.output;
-  const responses = inputResponses as Record<string, JsonValue>;
-  // Not repeated: answers that reached the shard and are sent again would be ignored, and their run never started.
-  const outcome = await callDurable(() => target.ledger.for(taskId), (ledger) => ledger.answer(taskId, target.viewer, responses, DEFAULT_LEASE_MS), { tries: 1 });
+  const outcome = await answerCall(target.ledger, host.runners, taskId, target.viewer, inputResponses as Record<string, JsonValue>);
   if (!outcome.ok && outcome.error === "not_found") throw unknownTask(taskId);
   if (!outcome.ok) throw new RpcFailure(RpcCode.invalidParams, `tasks/update: ${outcome.message}.`);
-  if (outcome.state === "resume") await runAgain(taskId, outcome, target, host);
   return {};
-}
-
-/** The task's Runner runs it again with the answers; if it cannot, the record ends failed (not unknown later). */
-async function runAgain(taskId: string, resumed: { owner: string; answers: Record<string, JsonValue>; entry: LedgerEntry }, target: FollowTarget, host: TaskHost): Promise<void> {
-  const { runners } = host;
-  const taken = runners ? await callDurable(() => runners.for(taskId), (runner) => runner.resume(resumed.owner, resumed.answers)).catch(() => false) : false;
-  if (taken) return;
-  const message = "The task could not run on with its answers: the run that asked is no longer held.";
-  const record: CallRecord = { ...resumed.entry.record, status: "failed", error: { code: "internal", message }, durationMs: Date.now() - resumed.entry.record.startedAt };
-  await callDurable(() => target.ledger.for(taskId), (ledger) => ledger.complete(resumed.owner, record));
 }
