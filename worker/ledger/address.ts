@@ -7,7 +7,7 @@ const MAX_SHARDS = 256;
 export type LedgerNamespace = DurableObjectNamespace<Ledger>;
 
 type Promised<T> = { [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never };
-type RpcMethods = "begin" | "commit" | "writeMany" | "complete" | "record" | "watch" | "confirmStart" | "progress" | "get" | "list" | "result" | "decide" | "cancel" | "events" | "publish" | "issueToken" | "checkToken" | "mcpSession" | "setMcpSessionLevel" | "endMcpSession" | "cancelCallsWithPrefix" | "secret";
+type RpcMethods = "begin" | "commit" | "writeMany" | "complete" | "record" | "watch" | "confirmStart" | "progress" | "get" | "list" | "result" | "decide" | "answer" | "cancel" | "events" | "publish" | "issueToken" | "checkToken" | "mcpSession" | "setMcpSessionLevel" | "endMcpSession" | "cancelCallsWithPrefix" | "secret";
 /**
  * A shard's stub typed as its plain methods: the generated RPC types of these unions are too deep for
  * tsc, and every value crossing here is plain JSON-like data that structured clone keeps as is.

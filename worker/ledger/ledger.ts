@@ -3,6 +3,7 @@ import type { JsonValue } from "../../src/json";
 import type { CallRecord, Progress } from "../../src/result";
 import type { CallSurface } from "../../src/client/surface";
 import { cancel, decide } from "./approvals";
+import { answerInput } from "./inputs";
 import { applyWrite, claim, commit, complete, noteProgress, recordUnclaimed, renew, watchState } from "./claims";
 import type { ShardContext } from "./context";
 import { appendEvent, lastEventId, readEvents } from "./events";
@@ -15,6 +16,7 @@ import { transact } from "../durable/transact";
 import { settingsFromEnv, type LedgerSettings } from "./settings";
 import { checkToken, issueToken } from "./tokens";
 import type {
+  AnswerOutcome,
   BeginInput,
   BeginOutcome,
   CommitInput,
@@ -161,6 +163,11 @@ export class Ledger extends DurableObject<Env> {
 
   decide(callId: string, decision: Decision, reason: string | undefined, leaseMs: number): DecideOutcome {
     return this.transact(() => decide(this.shard, callId, decision, reason, leaseMs));
+  }
+
+  /** Answers to a waiting call's questions (tasks/update); all answered, it runs again (inputs.ts). */
+  answer(callId: string, viewer: Viewer, responses: Record<string, JsonValue>, leaseMs: number): AnswerOutcome {
+    return this.transact(() => answerInput(this.shard, callId, viewer, responses, leaseMs));
   }
 
   cancel(callId: string, viewer: Viewer, reason?: string): CancelOutcome {

@@ -143,3 +143,15 @@ export interface EventBatch {
   /** The id to resume after (the newest id seen); -1 asks for "from now". */
   last: number;
 }
+
+/** tasks/update (inputs.ts): what became of a waiting call's answers. */
+export type AnswerOutcome =
+  | { ok: false; error: "not_found" }
+  /** The answers kept for the call would pass MAX_ANSWER_CHARS: nothing was stored. */
+  | { ok: false; error: "too_large"; message: string }
+  /** Not waiting, or none of the keys is an outstanding question: nothing changed (the spec's ignore). */
+  | { ok: true; state: "ignored"; entry: LedgerEntry }
+  /** Some questions are still open: the call goes on waiting for them. */
+  | { ok: true; state: "waiting"; entry: LedgerEntry }
+  /** Every question is answered: the row runs again as `owner`, with every answer so far. */
+  | { ok: true; state: "resume"; owner: string; answers: Record<string, JsonValue>; entry: LedgerEntry };

@@ -12,7 +12,7 @@ import { followCall, type FollowTarget } from "./follow";
 import { RpcCode, RpcFailure, type LogLevel, type RpcRequest } from "./protocol";
 import type { Envelope } from "./envelope";
 import { inputRequiredResult, openRetry } from "./input-required";
-import { createTaskResult, taskSupportOf, tasksRequired } from "./tasks";
+import { createTaskResult, taskSupportOf, tasksRequired, type TaskHost } from "./tasks";
 import type { Era } from "./versions";
 
 const DEFAULT_PAGE_SIZE = 100;
@@ -76,7 +76,7 @@ export interface CallContext {
   /** A 2026-07-28 request's envelope: what its client can be asked (ctx.ask, approval: "user"). */
   envelope?: Envelope;
   /** Set when this request's client follows tasks (2026-07-28 with the tasks extension). */
-  tasks?: { ttlMs: number };
+  tasks?: TaskHost;
 }
 
 /** notifications/progress for the client's token: only increasing values (the spec requires it), from any source. */
@@ -113,7 +113,9 @@ export async function callTool(params: unknown, ctx: CallContext): Promise<Recor
   const support = ctx.era === "modern" && tool ? taskSupportOf(tool) : "forbidden";
   if (support === "required" && !ctx.tasks) throw tasksRequired(`the tool "${name}"`);
   // 2026: the client answers what the tool asks by calling again (input-required.ts); legacy clients are not asked.
-  const retry = ctx.envelope ? await openRetry(params, ctx.envelope, ctx.follow, name, args) : undefined;
+  // A detached tool run as a task asks in its run: the task waits for the answers (tasks.ts).
+  const waits = ctx.tasks !== undefined && support !== "forbidden" && tool?.policy.execution === "detached";
+  const retry = ctx.envelope ? await openRetry(params, ctx.envelope, ctx.follow, name, args, waits) : undefined;
   const sink = progressSink(_meta?.progressToken, ctx.notify);
   const hooks = [...(base.hooks === undefined ? [] : Array.isArray(base.hooks) ? base.hooks : [base.hooks]), ...progressHooks(sink)];
   let result = await executeCall(
