@@ -119,6 +119,13 @@ export interface CancelAnswer {
   call: CallEntry;
 }
 
+/** POST /v1/calls/:id/input: `resumed` once every open question is answered, else `awaiting_input` with the rest. */
+export interface InputAnswer {
+  callId: string;
+  state: "resumed" | "awaiting_input";
+  call: CallEntry;
+}
+
 /** One rule that asks for approval: where it is written (`policy.approval`, `requireApprovalFor.risk` …) and what it says. */
 export interface ApprovalReason {
   rule: "policy.approval" | "requireApprovalFor.tools" | "requireApprovalFor.risk" | "hook" | "unknown" | (string & {});
