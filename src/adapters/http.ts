@@ -45,6 +45,7 @@ export const httpKind: AdapterKind<HttpTool> = {
   schema: HttpToolSchema,
   upstreamUrl: (decl) => decl.url,
   tools: (decl, deps) => [toolOf(decl, labelOf(httpKind, decl), deps)],
+  toolName: (decl) => decl.name,
   summary: (decl) => ({ method: decl.method }),
 };
 

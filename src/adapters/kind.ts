@@ -35,7 +35,12 @@ export interface AdapterKind<Declaration extends AdapterDeclaration = AdapterDec
   upstreamUrl(declaration: Declaration, label: string): string;
   /** Its tools, known from the declaration alone. Absent for a kind whose tools are listed at run time (mcp). */
   tools?(declaration: Declaration, deps: AdapterDeps): Tool[];
-  /** What an admin listing shows besides its name, upstream and rate limit (never a credential). */
+  /**
+   * For a kind whose declaration makes exactly one tool: that tool's name. The host then builds the
+   * tool (`tools`) on first use, so a tenant declaring a thousand pays for the ones a request needs.
+   */
+  toolName?(declaration: Declaration): string;
+  /** What an admin listing shows besides its name, upstream and rate limit (never a credential); `tools` is empty for a kind with toolName. */
   summary?(declaration: Declaration, tools: readonly Tool[]): Record<string, unknown>;
 }
 

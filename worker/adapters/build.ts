@@ -6,6 +6,7 @@ import { ADAPTER_KINDS, ADAPTER_SECTIONS, type AdapterSection } from "../../src/
 import type { McpServer } from "../../src/adapters/mcp";
 import { checkKeyPointer } from "../../src/gates/key";
 import type { UpstreamGate } from "../../src/adapters/upstream";
+import type { ToolEntry } from "../../src/registry";
 import type { Tool } from "../../src/tool";
 import { ConfigError, type TenantConfig } from "../config";
 import type { UpstreamsAddress } from "../upstreams/address";
@@ -20,8 +21,8 @@ export interface AdapterSummary {
 }
 
 export interface StaticAdapters {
-  /** The tools of every kind known from the configuration alone (HTTP, OpenAPI …). */
-  tools: Tool[];
+  /** The tools of every kind known from the configuration alone (HTTP, OpenAPI …); entries are built on first use. */
+  tools: (Tool | ToolEntry)[];
   /** Remote MCP servers, parsed; their tools are listed at run time. */
   servers: { declaration: McpServer; upstream: string; gate?: UpstreamGate }[];
   egress: EgressPolicy;
@@ -130,17 +131,24 @@ export function buildAdapters(config: TenantConfig, deps: AdapterDeps, toolEgres
     if (!check.ok) throw invalid(`${where}.url`, `${check.reason}${url.protocol === "http:" ? "; plain http needs the host in egress.allowHttpHosts (loopback only)" : ""}`);
   }
 
-  // Pass 2: the static kinds' tools, each with its upstream's gate.
-  const tools: Tool[] = [];
+  // Pass 2: the static kinds' tools, each with its upstream's gate. A kind with one tool per
+  // declaration gives an entry, built on first use (registry.ts): the checks of its tool run then.
+  const tools: (Tool | ToolEntry)[] = [];
   const summary: StaticAdapters["summary"] = {};
   for (const section of ADAPTER_SECTIONS) if (ADAPTER_KINDS[section].tools) summary[section] = [];
   for (const { section, kind, where, declaration, url } of declared) {
     const toolsOf = kind.tools;
     if (!toolsOf) continue; // listed at run time (adapters/live.ts)
     const gate = gateOf(url);
-    const made = at(where, () => toolsOf(declaration, gate ? { gate } : {}));
-    for (const tool of made) at(where, () => checkKeyPointer(tool));
-    tools.push(...made);
+    const make = () =>
+      at(where, () => {
+        const built = toolsOf(declaration, gate ? { gate } : {});
+        for (const tool of built) checkKeyPointer(tool);
+        return built;
+      });
+    let made: Tool[] = [];
+    if (kind.toolName) tools.push({ name: kind.toolName(declaration), build: () => make()[0]! });
+    else tools.push(...(made = make()));
     const { name, rateLimit } = declaration;
     (summary[section] ??= []).push({ name, ...kind.summary?.(declaration, made), upstream: url.origin, ...(rateLimit ? { rateLimit } : {}) });
   }
