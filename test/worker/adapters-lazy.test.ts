@@ -57,6 +57,17 @@ describe("declared tools are built on first use", () => {
     expect(() => checkTenant(text)).toThrow(BAD_MESSAGE);
   });
 
+  it("the tenant's build checks what its tools share (names, upstreams, credentials, rate limits); each tool's own fields with the tool", () => {
+    const [a, b] = declared(2);
+    const config = (patch: Record<string, unknown>) => adapterConfig("lazy-fields", { http: [a, { ...b, ...patch }] });
+    expect(() => createTenant(config({ url: "ftp://x" }))).toThrow('TOOLGATE_CONFIG is invalid: http[1]: HTTP tool "item_0001": invalid url: must be an absolute http(s) URL');
+    expect(() => createTenant(config({ auth: { type: "bearer", secret: "NOPE" } }))).toThrow(/http\[1\]\.auth: the secret "NOPE" is not declared/);
+    const late = createTenant(config({ description: 42 }));
+    expect(late.registry.get("item_0000")?.name).toBe("item_0000");
+    expect(() => late.registry.get("item_0001")).toThrow(/^TOOLGATE_CONFIG is invalid: http\[1\]: HTTP tool "item_0001": invalid description: Invalid type/);
+    expect(() => checkTenant(config({ description: 42 }))).toThrow(/http\[1\]: HTTP tool "item_0001": invalid description/);
+  });
+
   it("a tool built on first use has the definition and policy it would have built at once, with the tenant's override", () => {
     const http = [
       ...declared(3),
