@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { httpTool } from "../../src/adapters/http";
 import { ConfigError } from "../../worker/config";
 import { formatNamed } from "../../worker/formats";
+import { toolListing, toolListingJson } from "../../worker/listing";
 import { checkTenant, createTenant } from "../../worker/tenant";
 import { adapterConfig, callTools, uid } from "./adapters-helpers";
 import { json, request } from "./helpers";
@@ -102,6 +103,18 @@ describe("declared tools are built on first use", () => {
     // The listing holds the same tools as the lookups, built once.
     expect(tenant.registry.list().map((tool) => tool.name)).toEqual(["add", ...http.map((d) => d.name)]);
     expect(tenant.registry.list()[2]).toBe(tenant.registry.get("item_0001"));
+  });
+
+  it("GET /v1/tools/:format answers the listing's JSON, serialised once per tenant and format", async () => {
+    const text = adapterConfig(`lazy-json-${uid()}`, { http: declared(50) });
+    const tenant = createTenant(text);
+    expect(tenant.listings.has("openai:json")).toBe(false);
+    const json = toolListingJson(tenant, formatNamed("openai"));
+    expect(JSON.parse(json)).toEqual(toolListing(tenant, formatNamed("openai")));
+    expect(tenant.listings.get("openai:json")).toBe(json);
+    const res = await request("/v1/tools/openai", { env: { TOOLGATE_CONFIG: text } });
+    expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(await res.text()).toBe(json);
   });
 
   it("approval rules apply to a declared tool built on first use", async () => {
