@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { READY_PATH } from "./wrangler-dev";
 
@@ -16,6 +16,8 @@ export function snapshotOf(ref: string, dir: string): string {
   const present = execFileSync("git", ["ls-tree", "--name-only", ref], { encoding: "utf8" }).split("\n");
   const tar = execFileSync("git", ["archive", ref, ...wanted.filter((path) => present.includes(path))], { maxBuffer: 1 << 28 });
   execFileSync("tar", ["-x", "-C", app], { input: tar });
+  // The catalogue of tools/ is git-ignored: written as the ref's own build writes it (a generated config has no build command).
+  if (existsSync(resolve(app, "scripts/tools-catalog.mjs"))) execFileSync(process.execPath, [resolve(app, "scripts/tools-catalog.mjs")], { cwd: app });
   writeFileSync(resolve(app, "dist/web", READY_PATH.slice(1)), "ready\n");
   symlinkSync(resolve("node_modules"), resolve(app, "node_modules"));
   return app;
