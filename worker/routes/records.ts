@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { Hono } from "hono/tiny";
+import { Hono } from "../hono-lazy";
 import { cutText } from "../../src/budget";
 import { CALL_STATUSES, type CallStatus } from "../../src/result";
 import { callDurable } from "../durable/call";
