@@ -19,7 +19,7 @@ import { DEMO_CONFIG, DEMO_KEYS } from "../worker/demo/tenant";
 import { createTenant } from "../worker/tenant";
 import { table } from "./harness";
 import { median, waitForQuiet } from "./lib/load";
-import { activeMs, bundleKb, nativeMs, startupProfiles } from "./lib/startup-measure";
+import { activeMs, bundleKb, nativeMs, startupBundle, startupProfile } from "./lib/startup-measure";
 import { snapshotOf } from "./lib/git-snapshot";
 import { httpToolsConfig } from "./lib/tenant-growth";
 import { writeWranglerConfig } from "./lib/wrangler-config";
@@ -141,6 +141,7 @@ function report(variants: Variant[], load: number): void {
       "TOOLGATE_CONFIG KB (gzip)": text ? `${kb(text.length)} (${kb(gzipSync(text).length)})` : "— (embedded)",
       "bundle gzip KB": v.gzipKb.toFixed(1),
       "startup CPU ms (native)": `${median(v.startup).toFixed(1)} (${median(v.native).toFixed(1)})`,
+      "each startup ms": v.startup.map((ms) => ms.toFixed(1)).join(", "),
     };
   });
   console.log(table(rows));
@@ -180,13 +181,20 @@ async function main(): Promise<void> {
     variant(app, `demo${suffix}`, DEMO_TOOLS, { TOOLGATE_DEMO: "true" }),
     ...SIZES.map((n) => variant(app, `${n} HTTP tools${suffix}`, n, { TOOLGATE_DEMO: "false", TOOLGATE_CONFIG: JSON.stringify(httpToolsConfig(n)) })),
   ]);
-  // RUNS=0: first requests only (no startup profiles, no bundle).
-  for (const v of RUNS > 0 ? variants : []) {
+  // RUNS=0: first requests only (no startup profiles, no bundle). Profiles alternate across the
+  // variants, round by round, as the first requests do.
+  const measured = RUNS > 0 ? variants : [];
+  const bundles = measured.map((v) => {
     const out = resolve(dir, "out", v.name.replace(/\W+/g, "-"));
-    const profiles = startupProfiles(RUNS, out, ["--config", v.config]);
-    v.startup = profiles.map(activeMs);
-    v.native = profiles.map(nativeMs);
     v.gzipKb = bundleKb(out, ["--config", v.config]).gzip;
+    return { v, out, bundle: startupBundle(out, ["--config", v.config]) };
+  });
+  for (let run = 0; run < RUNS; run++) {
+    for (const { v, out, bundle } of bundles) {
+      const profile = startupProfile(bundle, resolve(out, `startup-${run}.cpuprofile`));
+      v.startup.push(activeMs(profile));
+      v.native.push(nativeMs(profile));
+    }
   }
   // Round by round across the variants, so background load hits them alike.
   for (let run = 0; run < FIRST_RUNS; run++) for (const kind of Object.keys(FIRSTS)) for (const v of variants) await firstRequest(v, run, kind);
