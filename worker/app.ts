@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { Hono } from "hono/tiny";
+import { Hono } from "./hono-lazy";
 import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
 import type { Catalog } from "./catalog";

@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { Hono } from "hono/tiny";
+import { Hono } from "../hono-lazy";
 import type { Scope } from "../config";
 import type { AppEnv, Caller } from "../env";
 import { ApiError } from "../errors";

@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { Hono } from "hono/tiny";
+import { Hono } from "../hono-lazy";
 import * as v from "valibot";
 import type { JsonValue } from "../../src/json";
 import { answerCall } from "../runner/answer";
