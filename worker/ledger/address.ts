@@ -52,6 +52,8 @@ export interface LedgerAddress {
   map(): Promise<ShardMap>;
   /** The map at version `atLeast` or newer (a sealed shard named it), and forgets where `callId` was found. */
   learn(atLeast: number, callId?: string): Promise<ShardMap>;
+  /** Keeps a map this isolate was answered by a change it made (the others learn it within MAP_TTL_MS). */
+  adopt(map: ShardMap): void;
   /** Where the call id is held, else where a new one goes: one read per older live map version, remembered. */
   place(callId: string): Promise<Placement>;
   /** The shard holding a call id (placed per method call): an id never moves once recorded. */
@@ -114,6 +116,7 @@ export function tenantLedger(env: { LEDGER: LedgerNamespace; LEDGER_SHARDS?: unk
       if (callId !== undefined) maps.forget(tenant, callId);
       return maps.learn(tenant, atLeast, fetch);
     },
+    adopt: (known) => void maps.adopt(tenant, known),
     place,
     for(callId) {
       // One live version, known here: the id's home, with no lookup.

@@ -19,6 +19,8 @@ export interface MapCache {
   peek(tenant: string, fetch: () => Promise<ShardMap>): ShardMap | undefined;
   /** The map at version `atLeast` or newer: fetched now unless the cached one is. */
   learn(tenant: string, atLeast: number, fetch: () => Promise<ShardMap>): Promise<ShardMap>;
+  /** A map this isolate was just answered (by a change it made): kept unless the cached one is newer. */
+  adopt(tenant: string, map: ShardMap): ShardMap;
   /** Which shard held an id under a map version (an older shard refuses new ids, so either answer holds). */
   place(tenant: string, version: number, callId: string): number | undefined;
   notePlace(tenant: string, version: number, callId: string, index: number): void;
@@ -38,10 +40,13 @@ export function createMapCache(ttlMs = MAP_TTL_MS): MapCache {
   const placeKey = (tenant: string, version: number, callId: string) => `${tenant}\n${version}\n${callId}`;
 
   async function fetchNow(tenant: string, fetch: () => Promise<ShardMap>): Promise<ShardMap> {
-    const map = await fetch();
+    return adopt(tenant, await fetch());
+  }
+
+  function adopt(tenant: string, map: ShardMap): ShardMap {
     const cached = maps.get(tenant);
-    // Versions only move forward: an answer that raced a newer one is dropped.
-    if (!cached || version(map) >= version(cached.map)) maps.set(tenant, { map, fetchedAt: Date.now() });
+    // Maps only move forward: an answer that raced a newer one is dropped.
+    if (!cached || map.revision >= cached.map.revision) maps.set(tenant, { map, fetchedAt: Date.now() });
     return maps.get(tenant)!.map;
   }
 
@@ -62,6 +67,7 @@ export function createMapCache(ttlMs = MAP_TTL_MS): MapCache {
   return {
     get: async (tenant, fetch) => peek(tenant, fetch) ?? fetchNow(tenant, fetch),
     peek,
+    adopt,
     async learn(tenant, atLeast, fetch) {
       const cached = maps.get(tenant);
       return cached && version(cached.map) >= atLeast ? cached.map : fetchNow(tenant, fetch);

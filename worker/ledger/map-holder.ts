@@ -66,7 +66,7 @@ async function finish(holder: MapHolder, map: ShardMap): Promise<ShardMap> {
   // Another request may have finished it meanwhile: publish once.
   const now = stored(holder, currentOf(map).shards);
   if (now.pending?.version !== next.version) return now;
-  const published: ShardMap = { versions: [{ ...next, since: holder.now(), eventStart }, ...map.versions], origin: map.origin };
+  const published: ShardMap = { versions: [{ ...next, since: holder.now(), eventStart }, ...map.versions], origin: map.origin, revision: map.revision + 1 };
   holder.storage.kv.put(MAP_KEY, published);
   return published;
 }
@@ -89,7 +89,7 @@ export async function dropOldVersions(holder: MapHolder, initial: number): Promi
     // Re-read: a change may have been published while the shards answered.
     const latest = stored(holder, initial);
     if (latest.pending || latest.versions.at(-1)?.version !== oldest.version) return { map: latest, dropped };
-    map = { ...latest, versions: latest.versions.slice(0, -1) };
+    map = { ...latest, versions: latest.versions.slice(0, -1), revision: latest.revision + 1 };
     holder.storage.kv.put(MAP_KEY, map);
     dropped.push(oldest.version);
   }

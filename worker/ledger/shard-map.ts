@@ -27,6 +27,8 @@ export interface ShardMap {
   versions: ShardVersion[];
   /** The shard count of version 1: keys that are not call ids (MCP sessions, secrets) stay on it. */
   origin: number;
+  /** Counts every stored change (a version published or dropped): caches keep the highest. */
+  revision: number;
   /** A change under way: its old shards are being sealed, then it is published. */
   pending?: { version: number; shards: number };
 }
@@ -52,7 +54,7 @@ export function shardOf(callId: string, shards: number): number {
 }
 
 export function firstMap(shards: number, now: number): ShardMap {
-  return { versions: [{ version: 1, shards, since: now, eventStart: {} }], origin: shards };
+  return { versions: [{ version: 1, shards, since: now, eventStart: {} }], origin: shards, revision: 1 };
 }
 
 export const currentOf = (map: ShardMap): ShardVersion => map.versions[0]!;
