@@ -16,6 +16,8 @@ const TOKEN_TTL_MS = 5 * 60_000;
 export interface EventRouteOptions {
   heartbeatMs?: number;
   pollMs?: number;
+  /** How often an open stream looks for shards a change of the shard map added (default MAP_TTL_MS). */
+  growMs?: number;
 }
 
 /** The stream's caller: a key in the Authorization header, or a token from POST /v1/events/token. */
@@ -41,6 +43,7 @@ async function streamCaller(c: Context<AppEnv>): Promise<Caller> {
 export function eventRoutes(options: EventRouteOptions = {}) {
   const heartbeatMs = options.heartbeatMs ?? 15_000;
   const pollMs = options.pollMs ?? 25_000;
+  const growMs = options.growMs ?? MAP_TTL_MS;
   return new Hono<AppEnv>()
     .post("/token", requireKey, requireScope("call"), async (c) => {
       const scopes = [...c.var.caller.scopes];
@@ -69,7 +72,7 @@ export function eventRoutes(options: EventRouteOptions = {}) {
         const starts = await startPositions(more, more.map((_, i) => eventStartOf(map, known + i) ?? -1), viewer);
         return more.map((reader, i) => ({ shard: known + i, reader, start: starts[i]! }));
       };
-      const stream = eventStream({ shards, positions, viewer, heartbeatMs, pollMs, grow, growMs: MAP_TTL_MS });
+      const stream = eventStream({ shards, positions, viewer, heartbeatMs, pollMs, grow, growMs });
       return new Response(stream, {
         headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" },
       });
