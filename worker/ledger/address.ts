@@ -1,9 +1,9 @@
 import type { Ledger } from "./ledger";
 import { callDurable } from "../durable/call";
 import { isolateMaps, type MapCache } from "./map-cache";
-import { currentOf, MAX_SHARDS, olderPlaces, shardOf, spanOf, type ShardGuard, type ShardMap } from "./shard-map";
+import { currentOf, MAX_SHARDS, olderPlaces, shardName, shardOf, spanOf, type ShardGuard, type ShardMap } from "./shard-map";
 
-export { shardOf } from "./shard-map";
+export { shardName, shardOf } from "./shard-map";
 
 /** Shards per tenant when LEDGER_SHARDS is not set. */
 export const DEFAULT_SHARDS = 4;
@@ -32,9 +32,6 @@ export function shardCount(env: object): number {
   const n = Number((env as { LEDGER_SHARDS?: unknown }).LEDGER_SHARDS ?? DEFAULT_SHARDS);
   return Number.isInteger(n) && n >= 1 && n <= MAX_SHARDS ? n : DEFAULT_SHARDS;
 }
-
-/** Shard n of a tenant's ledger, under every version of its map. */
-export const shardName = (tenant: string, n: number) => `${tenant}/ledger/${n}`;
 
 /** Where a call id lives now: the shard holding it, else its home under the newest map version. */
 export interface Placement {

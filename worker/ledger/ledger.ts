@@ -13,10 +13,9 @@ import { migrate } from "./schema";
 import { readOrMakeSecret } from "./secrets";
 import { transact } from "../durable/transact";
 import { settingsFromEnv, type LedgerSettings } from "./settings";
-import { insertRefusal, type Moved, type ShardGuard, type ShardMap } from "./shard-map";
+import { insertRefusal, shardName, type Moved, type ShardGuard, type ShardMap } from "./shard-map";
 import { readSeal, strandedRows, writeSeal } from "./shard-seal";
-import { changeShards, dropOldVersions, publishedMap, type ChangeOutcome, type DropOutcome, type MapHolder } from "./map-holder";
-import { shardName, type LedgerStub } from "./address";
+import { changeShards, dropOldVersions, publishedMap, type ChangeOutcome, type DropOutcome, type MapHolder, type ShardCalls } from "./map-holder";
 import { checkToken, issueToken } from "./tokens";
 import type {
   BeginInput,
@@ -296,7 +295,7 @@ export class Ledger extends DurableObject<Env> {
 
   private mapHolder(tenant: string): MapHolder {
     const ns = this.env.LEDGER;
-    return { storage: this.ctx.storage, shard: (n) => ns.get(ns.idFromName(shardName(tenant, n))) as unknown as LedgerStub, now: () => Date.now() };
+    return { storage: this.ctx.storage, shard: (n) => ns.get(ns.idFromName(shardName(tenant, n))) as unknown as ShardCalls, now: () => Date.now() };
   }
 
   /** A shard holding finished records needs its alarm for retention, even with nothing else due. */

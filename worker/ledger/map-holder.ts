@@ -1,5 +1,5 @@
 import { callDurable } from "../durable/call";
-import type { LedgerStub } from "./address";
+import type { EventBatch, Viewer } from "./types";
 import { changeError, currentOf, firstMap, spanOf, type ShardMap } from "./shard-map";
 
 /**
@@ -13,10 +13,17 @@ import { changeError, currentOf, firstMap, spanOf, type ShardMap } from "./shard
 
 const MAP_KEY = "shard-map";
 
+/** What the holder asks of a shard (the Ledger's methods of the same names). */
+export interface ShardCalls {
+  seal(version: number): Promise<number>;
+  events(after: number, waitMs: number, viewer: Viewer): Promise<EventBatch>;
+  stranded(index: number, newer: number[]): Promise<number>;
+}
+
 export interface MapHolder {
   storage: DurableObjectStorage;
   /** A stub for shard n of the tenant (a fresh one per try). */
-  shard(n: number): LedgerStub;
+  shard(n: number): ShardCalls;
   now(): number;
 }
 

@@ -43,6 +43,9 @@ export interface ShardGuard {
 /** A shard's refusal to insert an id: it is sealed below `version`, or the id is not its under the writer's map. */
 export type Moved = { kind: "moved"; version: number };
 
+/** Shard n of a tenant's ledger, under every version of its map. */
+export const shardName = (tenant: string, n: number) => `${tenant}/ledger/${n}`;
+
 /** FNV-1a of the call id: cheap, synchronous and evenly spread for ids of any shape. */
 export function shardOf(callId: string, shards: number): number {
   let hash = 0x811c9dc5;
