@@ -204,7 +204,7 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
   }
 
   /** A claim of the same id made earlier in this request (a duplicate in a batch) is watched no more. */
-  function supersede(callId: string): void {
+  function replace(callId: string): void {
     const earlier = claimed.get(callId);
     earlier?.stop();
     earlier?.done();
@@ -315,7 +315,7 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
         // Answered here a moment ago, its record still on its way: the ledger's answer, from memory.
         const earlier = afterAnswer ? unstoredClaim(unstoredScope, entry.callId, key, entry.argsHash) : undefined;
         if (earlier) return earlier;
-        supersede(entry.callId);
+        replace(entry.callId);
         return defer(entry);
       }
       // One owner per claim, so the same id twice in one batch is a duplicate, not the same claimant.
@@ -323,7 +323,7 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
       const input = beginInput(entry, owner);
       const outcome = await claimWrite(entry.callId, { op: "begin", input }, (ledger, at) => ledger.begin(input, at));
       if (outcome.kind !== "new" || entry.status === "pending") return outcome;
-      supersede(entry.callId);
+      replace(entry.callId);
       const controller = new AbortController();
       const watching = watchCall(target(entry.callId, owner), controller, watchDelayMs);
       claimed.set(entry.callId, { owner, stop: watching.stop, done: keepAlive() });
