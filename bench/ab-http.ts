@@ -6,14 +6,13 @@
  * hot path, within the noise of this machine.
  * Run: node scripts/run-ts.mjs bench/ab-http.ts <ref A> [ref B = the working tree]   (ROUNDS, SECONDS, CONNECTIONS)
  */
-import { execFileSync } from "node:child_process";
-import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Result } from "autocannon";
 import { assertClean, checkTarget, loadTarget, toolgateFloorTarget, toolgateOpenAiTarget, type Target } from "./lib/http-targets";
 import { median } from "./lib/load";
 import { treeCpuMs } from "./lib/process-cpu";
-import { READY_PATH, snapshot, startDev, stopDev, waitReady, type DevServer } from "./lib/wrangler-dev";
+import { snapshotOf } from "./lib/git-snapshot";
+import { snapshot, startDev, stopDev, waitReady, type DevServer } from "./lib/wrangler-dev";
 
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
 const SECONDS = Number(process.env.SECONDS ?? 5);
@@ -26,19 +25,7 @@ if (!refA) {
 }
 
 /** The sources of a git ref, as wrangler dev builds them (its own wrangler.toml and bindings). */
-function checkout(ref: string, name: string): string {
-  const app = resolve(dir, name, "app");
-  rmSync(resolve(dir, name), { recursive: true, force: true });
-  mkdirSync(resolve(app, "dist/web"), { recursive: true });
-  // Only the paths the ref has: older refs predate tools/ (git archive refuses a missing path).
-  const wanted = ["src", "worker", "tools", "tenants", "scripts", "package.json", "wrangler.toml", "tsconfig.json", "tsconfig.base.json"];
-  const present = execFileSync("git", ["ls-tree", "--name-only", ref], { encoding: "utf8" }).split("\n");
-  const tar = execFileSync("git", ["archive", ref, ...wanted.filter((path) => present.includes(path))], { maxBuffer: 1 << 28 });
-  execFileSync("tar", ["-x", "-C", app], { input: tar });
-  writeFileSync(resolve(app, "dist/web", READY_PATH.slice(1)), "ready\n");
-  symlinkSync(resolve("node_modules"), resolve(app, "node_modules"));
-  return app;
-}
+const checkout = (ref: string, name: string) => snapshotOf(ref, resolve(dir, name));
 
 interface Side {
   label: string;

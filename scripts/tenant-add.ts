@@ -11,7 +11,7 @@ import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
 import { CATALOG } from "../worker/catalog";
 import type { TenantConfigInput } from "../worker/config";
-import { createTenant } from "../worker/tenant";
+import { checkTenant } from "../worker/tenant";
 import { formatConfig, renderTenantModule, TENANTS_DIR } from "./tenant-files";
 import { envNames, readTopLevel, renderTenantEnv } from "./tenant-toml";
 
@@ -50,7 +50,7 @@ const config: TenantConfigInput = {
 };
 const json = formatConfig(config);
 try {
-  createTenant(json, undefined, jsonFile); // the same checks the Worker runs: fail here, not after deploying
+  checkTenant(json, jsonFile); // the same checks the Worker runs: fail here, not after deploying
 } catch (error) {
   fail((error as Error).message);
 }

@@ -25,7 +25,7 @@ function fail(message: string): never {
 const loaded = await Promise.all([import("../worker/catalog"), import("../worker/demo/tenant"), import("../worker/tenant")]).catch((error: unknown) =>
   fail(messageOf(error)),
 );
-const [{ CATALOG }, { DEMO_CONFIG }, { createTenant }] = loaded;
+const [{ CATALOG }, { DEMO_CONFIG }, { checkTenant }] = loaded;
 
 const tenants: [source: string, config: () => unknown][] = [["worker/demo/tenant.ts", () => DEMO_CONFIG]];
 for (const file of readdirSync(dir).filter((name) => name.endsWith(".json")).sort()) {
@@ -35,7 +35,8 @@ for (const file of readdirSync(dir).filter((name) => name.endsWith(".json")).sor
 const problems: string[] = [];
 for (const [source, config] of tenants) {
   try {
-    createTenant(config(), undefined, source);
+    // Every tool built: the Worker builds declared tools on first use, so this is where a bad one stops a deploy.
+    checkTenant(config(), source);
   } catch (error) {
     problems.push(messageOf(error));
   }

@@ -47,4 +47,17 @@ export interface AskChannel {
    * or did not answer in time), by key: ctx.ask rejects with the failure, approval: "user" denies.
    */
   failures?: Readonly<Record<string, AskFailure>>;
+  /**
+   * The caller answers later, on this same call (an MCP task): a call that asks waits in its record
+   * (`awaiting_input`) instead of ending, and its host runs it again with the answers. A detached
+   * call's questions, and approval: "user", are then asked in its detached run, not in the request.
+   */
+  waits?: boolean;
+}
+
+/** Can a call whose questions are these wait for their answers (every one of a method the caller answers)? */
+export function canWaitFor(channel: AskChannel | undefined, requests: Readonly<Record<string, InputRequest>> | undefined): boolean {
+  if (!channel?.waits || !requests) return false;
+  const asked = Object.values(requests);
+  return asked.length > 0 && asked.every((request) => channel.methods.has(request.method));
 }

@@ -50,8 +50,12 @@ export interface CallError {
 /** Statuses a call ends in. */
 /** input_required: the call ended asking its caller for input (ctx.ask); the caller calls again with the answers. */
 export const TERMINAL_STATUSES = ["succeeded", "failed", "rejected", "timed_out", "cancelled", "denied", "unknown", "input_required"] as const;
-/** Every status a record can have: the terminal ones plus the two in-flight ones a ledger may hold. */
-export const CALL_STATUSES = [...TERMINAL_STATUSES, "pending", "running"] as const;
+/**
+ * Every status a record can have: the terminal ones plus the in-flight ones a ledger may hold:
+ * pending (awaiting an approval), running, and awaiting_input (a call run as an MCP task that asked its
+ * caller: its questions are in error.inputRequests, and it runs again once they are answered).
+ */
+export const CALL_STATUSES = [...TERMINAL_STATUSES, "pending", "running", "awaiting_input"] as const;
 export type CallStatus = (typeof CALL_STATUSES)[number];
 
 export type PermissionDecision = "allow" | "deny" | "approval";

@@ -1,3 +1,5 @@
+import type { AskMethod } from "./ask";
+
 /**
  * A host that runs a call detached from the request that made it (in the Worker: a Durable Object
  * driven by its alarm), so the call runs to its end, its timeout or its cancel after the caller left.
@@ -24,4 +26,9 @@ export interface DetachedCall {
   idempotent: boolean;
   /** An admin approved the call: it runs without asking again. */
   approved?: boolean;
+  /**
+   * Its caller answers questions later, on this call (an MCP task): what it can be asked. The run
+   * asks (ctx.ask, approval: "user") and, unanswered, the call waits in its record (awaiting_input).
+   */
+  asks?: AskMethod[];
 }

@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { Hono } from "hono/tiny";
+import { Hono } from "./hono-lazy";
 import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
 import type { Catalog } from "./catalog";
@@ -22,6 +22,7 @@ import { gates } from "./routes/gates";
 import { records } from "./routes/records";
 import { events } from "./routes/events";
 import { health } from "./routes/health";
+import { ledgerShards } from "./routes/ledger-shards";
 import { mcp } from "./routes/mcp";
 import { tenantInfo } from "./routes/tenant";
 import { tools } from "./routes/tools";
@@ -55,6 +56,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.route("/v1/calls", records); // GET: read records, POST /:id/cancel
   app.route("/v1/approvals", approvals);
   app.route("/v1/gates", gates);
+  app.route("/v1/ledger/shards", ledgerShards);
   app.route("/v1/adapters", adapters);
   app.route("/v1/keys", keys);
   app.route("/v1/oauth", consents);

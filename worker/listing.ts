@@ -22,6 +22,17 @@ export function toolListing<Definition>(tenant: Tenant, format: Format<Definitio
   return result;
 }
 
+/**
+ * The whole listing as JSON text, serialised once per tenant view and format: a large tenant's
+ * listing is hundreds of KB, which GET /v1/tools/:format would otherwise stringify on every request.
+ */
+export function toolListingJson(tenant: Tenant, format: Format): string {
+  const key = `${format.name}:json`;
+  let text = tenant.listings.get(key) as string | undefined;
+  if (text === undefined) tenant.listings.set(key, (text = JSON.stringify(toolListing(tenant, format))));
+  return text;
+}
+
 function listingOf<Definition>(tools: readonly Tool[], format: Format<Definition>): Listing<Definition> {
   const result: Listing<Definition> = { tools: [] };
   for (const tool of tools) {

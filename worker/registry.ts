@@ -1,4 +1,4 @@
-import { createRegistry, type Registry } from "../src/registry";
+import { createRegistry, type Registry, type ToolEntry } from "../src/registry";
 import { assembleTool, type Tool } from "../src/tool";
 import type { Hooks } from "../src/hooks";
 import { checkKeyPointer } from "../src/gates/key";
@@ -45,7 +45,12 @@ function checkNames(config: TenantConfig, offered: ReadonlySet<string>, remotePr
  * The tenant's registry: its code tools (selectTools) and its adapters' tools (HTTP, OpenAPI), with
  * policy overrides. Throws ConfigError naming the field (createTenant adds the source).
  */
-export function buildRegistry(config: TenantConfig, codeTools: readonly Tool[], adapterTools: readonly Tool[] = [], remotePrefixes: readonly string[] = []): Registry {
+export function buildRegistry(
+  config: TenantConfig,
+  codeTools: readonly Tool[],
+  adapterTools: readonly (Tool | ToolEntry)[] = [],
+  remotePrefixes: readonly string[] = [],
+): Registry {
   const chosen = [...codeTools, ...adapterTools];
   checkNames(config, new Set(chosen.map((tool) => tool.name)), remotePrefixes);
   const seen = new Set<string>();
@@ -53,19 +58,24 @@ export function buildRegistry(config: TenantConfig, codeTools: readonly Tool[], 
     if (seen.has(tool.name)) throw new ConfigError(`the tool name "${tool.name}" is used twice (tools and adapters share one namespace)`);
     seen.add(tool.name);
   }
-  const tools = chosen.map((tool) => {
-    const name = tool.name;
-    const override = config.policies[name];
+  const tools = chosen.map((tool): Tool | ToolEntry => {
+    const override = config.policies[tool.name];
     if (!override) return tool;
-    try {
-      const effective = withPolicy(tool, override);
-      checkKeyPointer(effective);
-      return effective;
-    } catch (error) {
-      throw new ConfigError(`policies.${name}: ${(error as Error).message}`);
-    }
+    // An entry gets its override when it is built, with the same check.
+    if ("build" in tool) return { name: tool.name, build: () => overridden(tool.build(), override) };
+    return overridden(tool, override);
   });
   return createRegistry(tools);
+}
+
+function overridden(tool: Tool, override: TenantConfig["policies"][string]): Tool {
+  try {
+    const effective = withPolicy(tool, override);
+    checkKeyPointer(effective);
+    return effective;
+  } catch (error) {
+    throw new ConfigError(`policies.${tool.name}: ${(error as Error).message}`);
+  }
 }
 
 /** The tenant's approval rules as pipeline hooks: deny list first, then approval by risk or name. */

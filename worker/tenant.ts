@@ -23,7 +23,7 @@ export interface Tenant {
   registry: Registry;
   keys: readonly TenantKey[];
   hooks: Hooks;
-  /** Per-format tool listings, filled on first request (a registry never changes; a new view gets a new map). */
+  /** Per-format tool listings and their JSON text, filled on first request (a registry never changes; a new view gets a new map). */
   listings: Map<string, unknown>;
   /** Fetch adapters: egress-checked fetch, MCP servers, shared rate limits (their live tools: adapters/live.ts). */
   adapters: StaticAdapters;
@@ -51,20 +51,43 @@ export function createTenant(configInput: string | unknown, env?: { UPSTREAMS?: 
     const code = selectTools(config, catalog);
     const adapters = buildAdapters(config, upstreams ? { upstreams } : {}, code.egress);
     const prefixes = adapters.servers.map((server) => server.declaration.prefix);
+    // Entries are built on first use, after this function returned: their errors get the source there.
+    const adapterTools = adapters.tools.map((tool) => ("build" in tool ? { name: tool.name, build: () => withSource(source, tool.build) } : tool));
     return {
       name: config.name,
       config,
-      registry: buildRegistry(config, code.tools, adapters.tools, prefixes),
+      registry: buildRegistry(config, code.tools, adapterTools, prefixes),
       adapters,
       keys: config.keys.map((key) => ({ name: key.name, hash: hexToBytes(key.hash), scopes: new Set(key.scopes) })),
       hooks: approvalHooks(config),
       listings: new Map(),
     };
   } catch (error) {
-    // The registry and adapter builders name the field; the configuration's source goes in front.
-    if (error instanceof ConfigError) throw new ConfigError(`${source} is invalid: ${error.message}`);
-    throw error;
+    throw inSource(source, error);
   }
+}
+
+/** The registry and adapter builders name the field; the configuration's source goes in front. */
+function inSource(source: string, error: unknown): unknown {
+  return error instanceof ConfigError ? new ConfigError(`${source} is invalid: ${error.message}`) : error;
+}
+
+function withSource<T>(source: string, build: () => T): T {
+  try {
+    return build();
+  } catch (error) {
+    throw inSource(source, error);
+  }
+}
+
+/**
+ * A tenant with every tool built, so every check has run (declared tools are otherwise built on first
+ * use): what a deploy (scripts/tools-check.ts) and `tenant:add` run. Throws ConfigError.
+ */
+export function checkTenant(configInput: string | unknown, source = VAR, catalog: Catalog = CATALOG): Tenant {
+  const tenant = createTenant(configInput, undefined, source, catalog);
+  tenant.registry.list();
+  return tenant;
 }
 
 function build(input: unknown, env: EnvVars, source: string, catalog: Catalog): Tenant | ConfigError {

@@ -37,21 +37,26 @@ export function nativeMs(profile: CpuProfile): number {
 }
 
 /**
- * `runs` startup profiles of one build. The bundle is built once (`deploy --dry-run
- * --outfile`) and profiled with --worker: `check startup` alone would rebuild each time, and its
- * inner build does not see --env or --config.
+ * The bundle of one build (`deploy --dry-run --outfile`), for `startupProfile` with --worker: `check
+ * startup` alone would rebuild each time, and its inner build does not see --env or --config.
  */
-export function startupProfiles(runs: number, out: string, extra: string[] = []): CpuProfile[] {
+export function startupBundle(out: string, extra: string[] = []): string {
   mkdirSync(out, { recursive: true });
   const bundle = join(out, "worker.bundle");
   wrangler(["deploy", "--dry-run", "--outfile", bundle, ...extra]);
-  const profiles: CpuProfile[] = [];
-  for (let i = 0; i < runs; i++) {
-    const file = join(out, `startup-${i}.cpuprofile`);
-    wrangler(["check", "startup", "--worker", bundle, "--outfile", file]);
-    profiles.push(JSON.parse(readFileSync(file, "utf8")) as CpuProfile);
-  }
-  return profiles;
+  return bundle;
+}
+
+/** One `wrangler check startup` profile of a bundle, written to `file`. */
+export function startupProfile(bundle: string, file: string): CpuProfile {
+  wrangler(["check", "startup", "--worker", bundle, "--outfile", file]);
+  return JSON.parse(readFileSync(file, "utf8")) as CpuProfile;
+}
+
+/** `runs` startup profiles of one build. */
+export function startupProfiles(runs: number, out: string, extra: string[] = []): CpuProfile[] {
+  const bundle = startupBundle(out, extra);
+  return Array.from({ length: runs }, (_, i) => startupProfile(bundle, join(out, `startup-${i}.cpuprofile`)));
 }
 
 /** Startup CPU (active ms) of `runs` profiles of one build. */

@@ -91,6 +91,17 @@ export const HttpToolSchema = v.strictObject({
   ),
   ...policyEntries,
 });
+/**
+ * What a tenant's build reads of each HTTP declaration (its name, upstream, credential, rate limit and
+ * the method its summary shows), with the same field schemas; the rest is checked with its tool.
+ */
+export const HttpToolHeadSchema = v.looseObject({
+  name: HttpToolSchema.entries.name,
+  url: HttpToolSchema.entries.url,
+  method: HttpToolSchema.entries.method,
+  auth: HttpToolSchema.entries.auth,
+  rateLimit: HttpToolSchema.entries.rateLimit,
+});
 export type HttpToolDeclaration = v.InferInput<typeof HttpToolSchema>;
 export type HttpTool = v.InferOutput<typeof HttpToolSchema>;
 

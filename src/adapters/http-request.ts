@@ -6,6 +6,7 @@ const PLACEHOLDER = /\{([^{}\s]+)\}/g;
 
 /** Argument names a template refers to. */
 export function placeholders(template: string): string[] {
+  if (!template.includes("{")) return []; // most literal values (headers, fixed query values)
   return [...template.matchAll(PLACEHOLDER)].map((m) => m[1] as string);
 }
 

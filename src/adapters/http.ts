@@ -2,7 +2,7 @@ import { isToolError, toolError } from "../errors";
 import { jsonSchemaValidator } from "../schema/json-schema";
 import type { JsonSchema } from "../json";
 import { assembleTool, type Tool } from "../tool";
-import { HttpToolSchema, parseDeclaration, policyOf, type HttpTool, type HttpToolDeclaration } from "./declarations";
+import { HttpToolHeadSchema, HttpToolSchema, parseDeclaration, policyOf, type HttpTool, type HttpToolDeclaration } from "./declarations";
 import { buildRequest, mappedNames } from "./http-request";
 import { DEFAULT_MAX_RESPONSE_BYTES, toToolResult, upstreamFailure } from "./http-response";
 import { outputShape } from "./http-output";
@@ -45,6 +45,9 @@ export const httpKind: AdapterKind<HttpTool> = {
   schema: HttpToolSchema,
   upstreamUrl: (decl) => decl.url,
   tools: (decl, deps) => [toolOf(decl, labelOf(httpKind, decl), deps)],
+  toolName: (decl) => decl.name,
+  // Only what the host reads at build time (HttpToolHeadSchema's fields are HttpTool's).
+  head: HttpToolHeadSchema as unknown as AdapterKind<HttpTool>["schema"],
   summary: (decl) => ({ method: decl.method }),
 };
 

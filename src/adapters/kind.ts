@@ -35,7 +35,18 @@ export interface AdapterKind<Declaration extends AdapterDeclaration = AdapterDec
   upstreamUrl(declaration: Declaration, label: string): string;
   /** Its tools, known from the declaration alone. Absent for a kind whose tools are listed at run time (mcp). */
   tools?(declaration: Declaration, deps: AdapterDeps): Tool[];
-  /** What an admin listing shows besides its name, upstream and rate limit (never a credential). */
+  /**
+   * For a kind whose declaration makes exactly one tool: that tool's name. The host then builds the
+   * tool (`tools`) on first use, so a tenant declaring a thousand pays for the ones a request needs.
+   */
+  toolName?(declaration: Declaration): string;
+  /**
+   * With toolName: the part of `schema` parsed when the tenant is built (what the host and toolName,
+   * upstreamUrl and summary read: name, url, auth, rateLimit …); the whole declaration is parsed when
+   * its tool is built. Its output holds those fields only.
+   */
+  readonly head?: v.GenericSchema<unknown, Declaration>;
+  /** What an admin listing shows besides its name, upstream and rate limit (never a credential); `tools` is empty for a kind with toolName. */
   summary?(declaration: Declaration, tools: readonly Tool[]): Record<string, unknown>;
 }
 

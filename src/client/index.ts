@@ -15,6 +15,7 @@ import type {
   DecisionAnswer,
   GatePage,
   GrantInfo,
+  InputAnswer,
   KeySecret,
   NewKeyInput,
   ResultPage,
@@ -26,7 +27,7 @@ import type {
   WhoAmI,
 } from "./types";
 import type { FormatName } from "../formats/index";
-import type { JsonValue } from "../json";
+import type { JsonObject, JsonValue } from "../json";
 import { TERMINAL_STATUSES, type CallRecord } from "../result";
 
 export { ApiError, isApiError } from "./http";
@@ -66,6 +67,8 @@ export interface ToolgateClient {
   /** The full output text of a call, a page at a time. */
   output(callId: string, options?: { offset?: number; limit?: number }): Promise<ResultPage>;
   cancel(callId: string, reason?: string): Promise<CancelAnswer>;
+  /** Answers a call waiting for its caller (`awaiting_input`), keyed as its open questions (`error.inputRequests`). */
+  answer(callId: string, inputResponses: Record<string, JsonObject>): Promise<InputAnswer>;
   /** Calls awaiting approval, newest first (admin). */
   approvals(query?: { limit?: number; cursor?: string }): Promise<ApprovalPage>;
   /** Approve (the call then runs; wait on record(id, { wait })) or deny it (admin). */
@@ -133,6 +136,7 @@ export function createClient(options: ClientOptions = {}): ToolgateClient {
     },
     output: (callId, o = {}) => http.json(`/v1/calls/${seg(callId)}/result`, { query: { ...o } }),
     cancel: (callId, reason) => http.json(`/v1/calls/${seg(callId)}/cancel`, { method: "POST", body: reason === undefined ? {} : { reason } }),
+    answer: (callId, inputResponses) => http.json(`/v1/calls/${seg(callId)}/input`, { body: { inputResponses } }),
     approvals: (query = {}) => http.json("/v1/approvals", { query: { ...query } }),
     decide: (callId, decision, reason) =>
       http.json(`/v1/approvals/${seg(callId)}`, { method: "POST", body: reason === undefined ? { decision } : { decision, reason } }),

@@ -119,6 +119,13 @@ export interface CancelAnswer {
   call: CallEntry;
 }
 
+/** POST /v1/calls/:id/input: `resumed` once every open question is answered, else `awaiting_input` with the rest. */
+export interface InputAnswer {
+  callId: string;
+  state: "resumed" | "awaiting_input";
+  call: CallEntry;
+}
+
 /** One rule that asks for approval: where it is written (`policy.approval`, `requireApprovalFor.risk` …) and what it says. */
 export interface ApprovalReason {
   rule: "policy.approval" | "requireApprovalFor.tools" | "requireApprovalFor.risk" | "hook" | "unknown" | (string & {});
@@ -169,7 +176,7 @@ export interface GatePage {
 }
 
 /** `ready`: the stream knows where it starts; every event after it arrives (sent first, and on each reconnect). */
-export type ServerEventType = "ready" | "call.started" | "call.progress" | "call.finished" | "approval.requested" | "approval.decided" | "gate.changed";
+export type ServerEventType = "ready" | "call.started" | "call.progress" | "call.input_required" | "call.finished" | "approval.requested" | "approval.decided" | "gate.changed";
 
 /** One event of GET /v1/events: its SSE id (resume with it) and its JSON data. */
 export interface ServerEvent {

@@ -5,6 +5,7 @@ import type { JsonValue } from "../json";
 import { emit, type PipelineEnv } from "./env";
 import type { CallError, CallOutput, CallRecord, CallResult } from "../result";
 import { statusForError } from "../result";
+import { canWaitFor } from "../ask";
 import type { Tool } from "../tool";
 import type { CallState } from "./state";
 
@@ -96,7 +97,9 @@ type Ending = { ok: true; output: CallOutput } | { ok: false; error: CallError }
 export function finish(state: CallState, ending: Ending, opts?: { journal: boolean }): CallResult | Promise<CallResult> {
   if (state.slot) return releaseThenFinish(state, ending, opts);
   const { env } = state;
-  const status = ending.ok ? "succeeded" : statusForError(ending.error.code);
+  // A call whose caller answers later (a task) waits for the answers rather than ending asking.
+  const waits = !ending.ok && ending.error.code === "input_required" && canWaitFor(env.ask, state.inputRequests);
+  const status = ending.ok ? "succeeded" : waits ? "awaiting_input" : statusForError(ending.error.code);
   const record = buildRecord(state, status);
   if (ending.ok) record.output = ending.output;
   else record.error = ending.error.code === "input_required" && state.inputRequests ? { ...ending.error, inputRequests: state.inputRequests } : ending.error;

@@ -31,20 +31,34 @@ function draftOf(schema: JsonSchema): SchemaDraft {
   return "2020-12";
 }
 
-/** Compile every `pattern` / `patternProperties` key now, so a bad regex fails at declaration, not mid-call. */
-function checkPatterns(node: unknown, where: string): void {
+/** Keywords with a URI or name that the validator resolves when it is built (where building can fail). */
+const URI_KEYWORDS = new Set(["$id", "id", "$ref", "$anchor", "$recursiveRef", "$dynamicRef"]);
+
+/**
+ * Compile every `pattern` / `patternProperties` key now, so a bad regex fails at declaration, not
+ * mid-call. Answers whether the schema holds a URI keyword (a string $id, $ref, $anchor …).
+ */
+function checkPatterns(node: unknown, where: string): boolean {
   if (Array.isArray(node)) {
-    node.forEach((item, i) => checkPatterns(item, `${where}/${i}`));
-    return;
+    let uris = false;
+    node.forEach((item, i) => (uris = checkPatterns(item, `${where}/${i}`) || uris));
+    return uris;
   }
-  if (!isPlainObject(node)) return;
-  for (const [key, value] of Object.entries(node)) {
-    if (key === "pattern" && typeof value === "string") compile(value, `${where}/pattern`);
+  if (!isPlainObject(node)) return false;
+  let uris = false;
+  for (const key in node) {
+    const value = node[key];
+    if (typeof value === "string") {
+      if (key === "pattern") compile(value, `${where}/pattern`);
+      else if (URI_KEYWORDS.has(key)) uris = true;
+      continue;
+    }
     if (key === "patternProperties" && isPlainObject(value)) {
       for (const p of Object.keys(value)) compile(p, `${where}/patternProperties`);
     }
-    if (key !== "enum" && key !== "const" && key !== "examples" && key !== "default") checkPatterns(value, `${where}/${key}`);
+    if (key !== "enum" && key !== "const" && key !== "examples" && key !== "default") uris = checkPatterns(value, `${where}/${key}`) || uris;
   }
+  return uris;
 }
 
 function compile(pattern: string, where: string): void {
@@ -115,11 +129,15 @@ export function jsonSchemaValidator<T = unknown>(schema: JsonSchema, options: { 
   if (!options.anyRoot && schema.type !== undefined && schema.type !== "object") {
     throw new TypeError(`Invalid JSON Schema: a tool's input schema must have type "object", got ${JSON.stringify(schema.type)}`);
   }
-  checkPatterns(schema, "#");
-  const validator = new CfValidator(schema as Schema, draftOf(schema), false);
+  const hasUris = checkPatterns(schema, "#");
+  // Building the validator walks the whole schema; a tenant with many declared tools would pay it for
+  // every tool on its first request, so it is built on the first validation. Only URI keywords can
+  // make building fail: such a schema is built now, so the fault still names the declaration.
+  let validator = hasUris ? new CfValidator(schema as Schema, draftOf(schema), false) : undefined;
   return (value) => {
     let result;
     try {
+      validator ??= new CfValidator(schema as Schema, draftOf(schema), false);
       result = validator.validate(value);
     } catch (error) {
       // Unresolvable $ref and similar schema faults surface only while validating.

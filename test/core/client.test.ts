@@ -137,6 +137,14 @@ describe("client: approvals, gates, events", { timeout: 45_000 }, () => {
     expect((await call.record(other.callId)).record.status).toBe("cancelled");
   });
 
+  it("answers a call's questions only while it waits for them: a finished call refuses answers, an unknown one is not found", async () => {
+    const done = await call.call("add", { a: 1, b: 2 });
+    const late = await rejection(call.answer(done.callId, { confirm: { action: "accept" } }));
+    expect(isApiError(late) && { status: late.status, code: late.code }).toEqual({ status: 409, code: "not_awaiting_input" });
+    const unknown = await rejection(call.answer("no-such-call", { confirm: { action: "accept" } }));
+    expect(isApiError(unknown) && unknown.status).toBe(404);
+  });
+
   it("shows a gate after a gated call", async () => {
     await call.call("sleep", { ms: 1 });
     const sleepGate = async () => (await admin.gates()).gates.find((g) => g.limit === 1);

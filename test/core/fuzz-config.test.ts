@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../../worker/config";
-import { createTenant } from "../../worker/tenant";
+import { checkTenant, createTenant } from "../../worker/tenant";
 import { replaceNode } from "../fuzz-tree";
 
 /**
@@ -51,7 +51,7 @@ const anyConfig = fc.oneof(
 
 function outcome(config: unknown): "tenant" | "config_error" {
   try {
-    createTenant(config);
+    checkTenant(config);
     return "tenant";
   } catch (error) {
     if (!(error instanceof ConfigError)) throw new Error(`not a ConfigError for ${JSON.stringify(config)?.slice(0, 300)}: ${String(error)}`);

@@ -72,3 +72,26 @@ describe("pointerToPath", () => {
     expect(pointerToPath("#", {})).toBe("");
   });
 });
+
+describe("jsonSchemaValidator builds its validator on first use", () => {
+  // @cfworker/json-schema marks every schema node it has walked (__absolute_uri__, not enumerable).
+  const walked = (schema: object) => Object.hasOwn(schema, "__absolute_uri__");
+
+  it("walks the schema at the first validation, not at declaration", () => {
+    const schema = { type: "object", properties: { id: { type: "string" } }, required: ["id"] };
+    const validate = jsonSchemaValidator(schema);
+    expect(walked(schema)).toBe(false);
+    expect(validate({})).toMatchObject({ ok: false, issues: [{ path: "" }] });
+    expect(walked(schema)).toBe(true);
+    expect(validate({ id: "x" })).toEqual({ ok: true, value: { id: "x" } });
+  });
+
+  it("still refuses at declaration what building can refuse (URIs) and bad patterns", () => {
+    const twice = { type: "object", properties: { a: { $id: "https://x.example/s" }, b: { $id: "https://x.example/s" } } };
+    expect(() => jsonSchemaValidator(twice)).toThrow(/Duplicate schema URI/);
+    const withRef = { type: "object", properties: { a: { $ref: "#/$defs/a" } }, $defs: { a: { type: "string" } } };
+    jsonSchemaValidator(withRef);
+    expect(walked(withRef)).toBe(true);
+    expect(() => jsonSchemaValidator({ type: "object", properties: { a: { type: "string", pattern: "(" } } })).toThrow(/not a valid regular expression/);
+  });
+});

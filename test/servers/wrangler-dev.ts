@@ -23,10 +23,9 @@ export function freePort(): Promise<number> {
 }
 
 /**
- * Starts the Worker from wrangler.toml (the demo tenant unless `vars` say otherwise; another entry,
- * such as the test entry test/fixtures/worker.ts with the fixture tools, with `entrypoint`) with wrangler's
- * dev server: static assets, Durable Objects and SQLite as in `wrangler dev`. State lives in a fresh
- * temporary directory; file watching is off, so edits elsewhere in the checkout never restart it
+ * Starts the Worker from wrangler.toml (the demo tenant unless `vars` say otherwise; its entry unless
+ * `entrypoint` names another) with wrangler's dev server: static assets, Durable Objects and SQLite as
+ * in `wrangler dev`. State lives in a fresh temporary directory; file watching is off, so edits elsewhere in the checkout never restart it
  * mid-test. Resolves once /healthz answers.
  */
 export async function startDevServer(options: { vars?: Record<string, string>; entrypoint?: string } = {}): Promise<DevServer> {
@@ -36,6 +35,7 @@ export async function startDevServer(options: { vars?: Record<string, string>; e
   const bindings = Object.fromEntries(Object.entries(options.vars ?? {}).map(([name, value]) => [name, { type: "plain_text" as const, value }]));
   const worker = await unstable_startWorker({
     config: "wrangler.toml",
+    // The test entry (test/fixtures/worker.ts) offers the fixture tools production does not ship.
     ...(options.entrypoint ? { entrypoint: options.entrypoint } : {}),
     bindings,
     dev: { server: { hostname: "127.0.0.1", port: await freePort() }, inspector: false, watch: false, persist: state, liveReload: false },

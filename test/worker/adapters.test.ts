@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../../worker/config";
-import { createTenant } from "../../worker/tenant";
+import { checkTenant, createTenant } from "../../worker/tenant";
 import { adapterConfig, callTools, uid, upstreams } from "./adapters-helpers";
 import { ADMIN_KEY, CALL_KEY, json, request } from "./helpers";
 import { signIn, withEnv } from "./oauth-helpers";
@@ -104,7 +104,7 @@ describe("adapter configuration errors", () => {
   const base = { name: "acme", tools: ["add"], keys: [{ name: "k", hash: "a".repeat(64), scopes: ["admin"] }] };
   const error = (patch: Record<string, unknown>): string => {
     try {
-      createTenant({ ...base, ...patch });
+      checkTenant({ ...base, ...patch });
     } catch (e) {
       expect(e).toBeInstanceOf(ConfigError);
       return (e as Error).message;

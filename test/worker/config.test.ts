@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { executeCall } from "../../src/pipeline/execute";
 import { ConfigError, parseTenantConfig } from "../../worker/config";
-import { createTenant, resolveSecrets } from "../../worker/tenant";
+import { checkTenant, createTenant, resolveSecrets } from "../../worker/tenant";
 import { json, request } from "./helpers";
 
 const HASH = "a".repeat(64);
@@ -10,7 +10,7 @@ const withConfig = (patch: Record<string, unknown>) => JSON.stringify({ ...base,
 
 function configError(input: unknown): string {
   try {
-    typeof input === "string" ? parseTenantConfig(input) : createTenant(input);
+    typeof input === "string" ? parseTenantConfig(input) : checkTenant(input);
   } catch (error) {
     expect(error).toBeInstanceOf(ConfigError);
     return (error as Error).message;

@@ -1,7 +1,7 @@
 import { evictDurableObject, runDurableObjectAlarm } from "cloudflare:test";
 import { env as bindings } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { shardCount, tenantLedger } from "../../worker/ledger/address";
+import { shardCount, shardOf, tenantLedger } from "../../worker/ledger/address";
 import { uid } from "./adapters-helpers";
 import { expectNoSlotHeld, expectOneTerminalRecordEach, faultTenant, type TenantEnv } from "./fault-helpers";
 import { eventually, waitPast } from "../wait";
@@ -16,7 +16,8 @@ import { tune } from "./ledger-helpers";
 
 const gateStub = (gate: string) => bindings.GATES.get(bindings.GATES.idFromName(gate));
 const rawGate = (gate: string) => gateStub(gate) as unknown as DurableObjectStub;
-const rawShard = (tenant: string, callId: string) => tenantLedger(bindings, tenant).for(callId) as unknown as DurableObjectStub;
+/** The call's home shard (the tenant's shard map is never changed here). */
+const rawShard = (tenant: string, callId: string) => tenantLedger(bindings, tenant).shard(shardOf(callId, shardCount(bindings))) as unknown as DurableObjectStub;
 
 const sleepCall = (id: string, ms: number, tool = "sleep") => ({ id, type: "function", function: { name: tool, arguments: JSON.stringify({ ms }) } });
 /** POST /v1/calls/openai with sleep calls; answers the records. */

@@ -1,7 +1,7 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env as bindings } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { shardCount, tenantLedger } from "../../worker/ledger/address";
+import { shardCount, shardOf, tenantLedger } from "../../worker/ledger/address";
 import { uid, upstreams } from "./adapters-helpers";
 import { allRecords, arrivals, expectNoSlotHeld, expectOneTerminalRecordEach, faultTenant, type TenantEnv } from "./fault-helpers";
 import { eventually } from "../wait";
@@ -20,7 +20,10 @@ import { json, request } from "./helpers";
 
 const gateStub = (gate: string) => bindings.GATES.get(bindings.GATES.idFromName(gate));
 const rawGate = (gate: string) => gateStub(gate) as unknown as DurableObjectStub;
-const rawShard = (tenant: string, callId: string) => tenantLedger(bindings, tenant).for(callId) as unknown as DurableObjectStub;
+/** The call's home shard (the tenant's shard map is never changed here). */
+const rawShard = (tenant: string, callId: string) => tenantLedger(bindings, tenant).shard(shardOf(callId, shardCount(bindings))) as unknown as DurableObjectStub;
+/** This isolate reads the tenant's shard map once, before the faults: the faults below then meet the shards alone. */
+const learnShardMap = async (env: TenantEnv) => expect((await request("/v1/calls", { env })).status).toBe(200);
 
 /** A tenant whose one tool, `post_once` (POST, not idempotent, limit 1), is counted by the meter. */
 function countedTenant(prefix: string) {
@@ -110,6 +113,7 @@ describe("stub errors: overloaded", () => {
 
   it("a read route answers 503 overloaded with Retry-After, asking each shard once", async () => {
     const t = countedTenant("fread");
+    await learnShardMap(t.env);
     const ledger = faultyNamespace(bindings.LEDGER, always("overloaded"));
     const env = { ...t.env, LEDGER: ledger.namespace };
     const list = await request("/v1/calls", { env });
@@ -129,6 +133,7 @@ describe("stub errors: overloaded", () => {
 describe("stub errors: the object's own code throws", () => {
   it("is not retried: a route answers JSON 500 naming the request id, a call gets an internal result and does not run", async () => {
     const t = countedTenant("fbug");
+    await learnShardMap(t.env);
     const ledger = faultyNamespace(bindings.LEDGER, (method) => (method === "get" ? "bug" : undefined));
     const res = await request(`/v1/calls/some-${uid()}`, { env: { ...t.env, LEDGER: ledger.namespace } });
     expect(res.status).toBe(500);

@@ -5,7 +5,7 @@ import { executeCall } from "../../src/pipeline/execute";
 import { createRegistry } from "../../src/registry";
 import { resultText } from "../../src/result";
 import { defineTool } from "../../src/tool";
-import { tenantLedger, type LedgerAddress, type LedgerStub } from "../../worker/ledger/address";
+import { shardOf, tenantLedger, type LedgerAddress, type LedgerStub } from "../../worker/ledger/address";
 import { createLedgerJournal, type LedgerJournalOptions } from "../../worker/ledger/journal";
 import type { LedgerWrite } from "../../worker/ledger/types";
 import { eventually, latch } from "../wait";
@@ -31,7 +31,15 @@ function watchedLedger(tenant: string, hold?: Promise<void>) {
         };
       },
     });
-  const ledger: LedgerAddress = { ...real, for: (callId) => wrap(real.for(callId)), shard: (n) => wrap(real.shard(n)) };
+  const ledger: LedgerAddress = {
+    ...real,
+    for: (callId) => wrap(real.for(callId)),
+    shard: (n) => wrap(real.shard(n)),
+    place: async (callId) => {
+      const place = await real.place(callId);
+      return { ...place, stub: () => wrap(place.stub()) };
+    },
+  };
   return { ledger, groups };
 }
 
@@ -83,7 +91,7 @@ describe("read-only records after the answer", () => {
     const { ledger, groups } = watchedLedger(tenant);
     const { registry } = lookupTool();
     // Ids on one shard, answered one request after another: each answer comes before the group leaves.
-    const ids = Array.from({ length: 40 }, (_, i) => `b${i}`).filter((id) => ledger.shardOf(id) === 0).slice(0, 5);
+    const ids = Array.from({ length: 40 }, (_, i) => `b${i}`).filter((id) => shardOf(id, SHARDS) === 0).slice(0, 5);
     const requests = ids.map(() => request(tenant, ledger, { recordDelayMs: 1_000 }));
     for (const [i, id] of ids.entries()) {
       const result = await executeCall(call(id, `q${i}`), { registry, tenant, journal: requests[i]!.journal });

@@ -8,7 +8,7 @@ import type { CallRecord } from "../../src/result";
 import type { Ledger } from "../../worker/ledger/ledger";
 import type { LedgerSettings } from "../../worker/ledger/settings";
 import { createLedgerJournal, type LedgerJournalOptions } from "../../worker/ledger/journal";
-import { tenantLedger } from "../../worker/ledger/address";
+import { shardOf, tenantLedger } from "../../worker/ledger/address";
 
 export const uid = () => crypto.randomUUID().slice(0, 8);
 
@@ -23,7 +23,7 @@ export function journal(tenant: string, more: Partial<LedgerJournalOptions> = {}
 
 /** The raw stub (for cloudflare:test helpers) and the typed one. */
 export function shardOfCall(tenant: string, callId: string) {
-  return ledgerOf(tenant).for(callId);
+  return ledgerOf(tenant).shard(shardOf(callId, SHARDS));
 }
 export function rawShard(tenant: string, shard: number): DurableObjectStub {
   return ledgerOf(tenant).shard(shard) as unknown as DurableObjectStub;

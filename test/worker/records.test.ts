@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createLedgerJournal } from "../../worker/ledger/journal";
-import { tenantLedger } from "../../worker/ledger/address";
+import { shardCount, shardOf, tenantLedger } from "../../worker/ledger/address";
 import { eventually } from "../wait";
 import { waitersOn } from "./durable-state";
 import { json, request } from "./helpers";
@@ -54,7 +54,7 @@ describe("GET /v1/calls", () => {
     const started = Date.now();
     const waiting = request(`/v1/calls/${id}?wait=10`);
     // Decided while the read waits for it in the shard: the decision wakes it.
-    const shard = tenantLedger(env, "demo").for(id) as unknown as DurableObjectStub;
+    const shard = tenantLedger(env, "demo").shard(shardOf(id, shardCount(env))) as unknown as DurableObjectStub;
     await eventually(async () => (await waitersOn(shard, id)) > 0, "the read waits in the shard");
     expect((await request(`/v1/approvals/${id}`, { key: "dev-admin-key", body: { decision: "deny", reason: "not now" } })).status).toBe(200);
     const entry = await json(await waiting);

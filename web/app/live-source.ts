@@ -1,6 +1,6 @@
 import type { ServerEvent, ServerEventType, ToolgateClient } from "../../src/client";
 
-export const EVENT_TYPES: ServerEventType[] = ["call.started", "call.progress", "call.finished", "approval.requested", "approval.decided", "gate.changed"];
+export const EVENT_TYPES: ServerEventType[] = ["call.started", "call.progress", "call.input_required", "call.finished", "approval.requested", "approval.decided", "gate.changed"];
 
 export type LiveState = "connecting" | "open" | "reconnecting";
 

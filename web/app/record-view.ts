@@ -28,7 +28,7 @@ function structuredView(structured: unknown, layout: string | undefined): HTMLEl
  * masked arguments, and the full record as JSON.
  */
 export function recordView(record: CallRecord, entry?: Omit<CallEntry, "record">, actions: RecordActions = {}): HTMLElement {
-  const open = record.status === "running" || record.status === "pending";
+  const open = record.status === "running" || record.status === "pending" || record.status === "awaiting_input";
   const issues = record.validation.issues ?? record.error?.issues ?? [];
   const render = renderOf(record.tool);
   const content = record.output?.content ?? [];
@@ -49,6 +49,7 @@ export function recordView(record: CallRecord, entry?: Omit<CallEntry, "record">
       ...row("Source", record.source),
       ...row("Validation", record.validation.ok ? "passed" : "failed"),
       ...row("Progress", record.progress ? progressView(record.progress) : undefined),
+      ...row("Open questions", record.status === "awaiting_input" ? questionsView(record.error?.inputRequests ?? {}) : undefined),
     ]),
     open && actions.cancel ? h("button", { type: "button", class: "quiet", onclick: actions.cancel }, "Cancel this call") : null,
     record.error ? h("p", { class: "notice error", role: "alert" }, `${record.error.code}: ${record.error.message}`) : null,
@@ -60,6 +61,12 @@ export function recordView(record: CallRecord, entry?: Omit<CallEntry, "record">
     jsonBlock(record.args ?? null, "Arguments"),
     h("details", {}, h("summary", {}, "Full record"), jsonBlock(entry ? { ...entry, record } : record, "Full record")),
   );
+}
+
+/** What a call waiting for its caller asked (key, method and message), answered by its MCP client's tasks/update. */
+function questionsView(requests: NonNullable<NonNullable<CallRecord["error"]>["inputRequests"]>): HTMLElement {
+  const said = (params: Record<string, unknown>) => (typeof params.message === "string" ? `: ${params.message}` : "");
+  return h("ul", { class: "questions" }, Object.entries(requests).map(([key, request]) => h("li", {}, h("span", { class: "mono" }, key), ` (${request.method})${said(request.params)}`)));
 }
 
 /** A progress bar (when the total is known) with its words, for a running call. */

@@ -21,11 +21,14 @@ function validatorOf(tool: ToolInfo): Validator<unknown> | string {
   }
 }
 
+/** What a call that waits for someone is waiting for. */
+const WAITING: Readonly<Record<string, string>> = { pending: "Awaiting an admin's approval…", awaiting_input: "Awaiting its caller's answers (an MCP client's tasks/update)…" };
+
 /** Until the call is terminal (a pending approval, a queued call), long-poll its record and redraw. */
 async function follow(session: Session, record: CallRecord, out: HTMLElement, alive: () => boolean): Promise<void> {
   let current = record;
   while (!TERMINAL.has(current.status) && alive()) {
-    replace(out, notice(current.status === "pending" ? "Awaiting an admin's approval…" : `The call is ${current.status}…`), recordView(current));
+    replace(out, notice(WAITING[current.status] ?? `The call is ${current.status}…`), recordView(current));
     try {
       const entry = await session.client.record(current.callId, { wait: 25 });
       current = entry.record;

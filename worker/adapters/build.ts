@@ -6,6 +6,7 @@ import { ADAPTER_KINDS, ADAPTER_SECTIONS, type AdapterSection } from "../../src/
 import type { McpServer } from "../../src/adapters/mcp";
 import { checkKeyPointer } from "../../src/gates/key";
 import type { UpstreamGate } from "../../src/adapters/upstream";
+import type { ToolEntry } from "../../src/registry";
 import type { Tool } from "../../src/tool";
 import { ConfigError, type TenantConfig } from "../config";
 import type { UpstreamsAddress } from "../upstreams/address";
@@ -20,8 +21,8 @@ export interface AdapterSummary {
 }
 
 export interface StaticAdapters {
-  /** The tools of every kind known from the configuration alone (HTTP, OpenAPI …). */
-  tools: Tool[];
+  /** The tools of every kind known from the configuration alone (HTTP, OpenAPI …); entries are built on first use. */
+  tools: (Tool | ToolEntry)[];
   /** Remote MCP servers, parsed; their tools are listed at run time. */
   servers: { declaration: McpServer; upstream: string; gate?: UpstreamGate }[];
   egress: EgressPolicy;
@@ -41,6 +42,10 @@ interface Declared<D extends AdapterDeclaration = AdapterDeclaration> {
   section: AdapterSection;
   kind: AdapterKind;
   where: string;
+  /** As the configuration holds it, and how errors name it. */
+  raw: unknown;
+  label: string;
+  /** Parsed: whole, or only the kind's `head` for a kind built on first use. */
   declaration: D;
   url: URL;
 }
@@ -112,11 +117,12 @@ export function buildAdapters(config: TenantConfig, deps: AdapterDeps, toolEgres
     config[section].forEach((raw, i) => {
       const where = `${section}[${i}]`;
       const label = labelOf(kind, raw);
-      const declaration = at(where, () => parseDeclaration(kind.schema, raw, label));
+      // A kind built on first use: only the fields read here now, the whole declaration with its tool.
+      const declaration = at(where, () => parseDeclaration(kind.toolName && kind.head ? kind.head : kind.schema, raw, label));
       checkSecret(where, declaration.auth);
       const url = upstream(where, at(where, () => kind.upstreamUrl(declaration, label)));
       declareLimit(url.origin, declaration.rateLimit, where);
-      declared.push({ section, kind, where, declaration, url });
+      declared.push({ section, kind, where, raw, label, declaration, url });
     });
   }
   const servers = declared.filter(isServer);
@@ -125,22 +131,35 @@ export function buildAdapters(config: TenantConfig, deps: AdapterDeps, toolEgres
     if (seen.has(declaration.name)) throw invalid(`${where}.name`, `"${declaration.name}" is also the name of ${seen.get(declaration.name)}`);
     seen.set(declaration.name, where);
   }
+  // Once per origin (credentials in a URL are refused apart): many declarations share a few upstreams.
+  const checked = new Set<string>();
   for (const { where, url } of declared) {
+    const key = url.username || url.password ? url.href : url.origin;
+    if (checked.has(key)) continue;
     const check = checkEgress(url, egress);
     if (!check.ok) throw invalid(`${where}.url`, `${check.reason}${url.protocol === "http:" ? "; plain http needs the host in egress.allowHttpHosts (loopback only)" : ""}`);
+    checked.add(key);
   }
 
-  // Pass 2: the static kinds' tools, each with its upstream's gate.
-  const tools: Tool[] = [];
+  // Pass 2: the static kinds' tools, each with its upstream's gate. A kind with one tool per
+  // declaration gives an entry, built on first use (registry.ts): the checks of its tool run then.
+  const tools: (Tool | ToolEntry)[] = [];
   const summary: StaticAdapters["summary"] = {};
   for (const section of ADAPTER_SECTIONS) if (ADAPTER_KINDS[section].tools) summary[section] = [];
-  for (const { section, kind, where, declaration, url } of declared) {
+  for (const { section, kind, where, raw, label, declaration, url } of declared) {
     const toolsOf = kind.tools;
     if (!toolsOf) continue; // listed at run time (adapters/live.ts)
     const gate = gateOf(url);
-    const made = at(where, () => toolsOf(declaration, gate ? { gate } : {}));
-    for (const tool of made) at(where, () => checkKeyPointer(tool));
-    tools.push(...made);
+    const make = () =>
+      at(where, () => {
+        const whole = kind.toolName && kind.head ? parseDeclaration(kind.schema, raw, label) : declaration;
+        const built = toolsOf(whole, gate ? { gate } : {});
+        for (const tool of built) checkKeyPointer(tool);
+        return built;
+      });
+    let made: Tool[] = [];
+    if (kind.toolName) tools.push({ name: kind.toolName(declaration), build: () => make()[0]! });
+    else tools.push(...(made = make()));
     const { name, rateLimit } = declaration;
     (summary[section] ??= []).push({ name, ...kind.summary?.(declaration, made), upstream: url.origin, ...(rateLimit ? { rateLimit } : {}) });
   }

@@ -21,7 +21,7 @@ const bases = new WeakMap<Tenant, Tenant>();
 
 /** The remote servers' tools joined to the tenant's own (which win a name clash), with the tenant's policy overrides. */
 function registryWith(tenant: Tenant, parts: readonly Tool[][]): Tenant["registry"] {
-  const taken = new Set(tenant.registry.list().map((tool) => tool.name));
+  const taken = new Set(tenant.registry.names());
   const extra: Tool[] = [];
   parts.forEach((tools, i) => {
     for (const tool of tools) {

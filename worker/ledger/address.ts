@@ -1,13 +1,23 @@
 import type { Ledger } from "./ledger";
+import { callDurable } from "../durable/call";
+import { isolateMaps, type MapCache } from "./map-cache";
+import { currentOf, MAX_SHARDS, olderPlaces, shardName, shardOf, spanOf, type ShardGuard, type ShardMap } from "./shard-map";
+
+export { shardName, shardOf } from "./shard-map";
 
 /** Shards per tenant when LEDGER_SHARDS is not set. */
 export const DEFAULT_SHARDS = 4;
-const MAX_SHARDS = 256;
 
 export type LedgerNamespace = DurableObjectNamespace<Ledger>;
 
 type Promised<T> = { [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never };
-type RpcMethods = "begin" | "commit" | "writeMany" | "complete" | "record" | "watch" | "confirmStart" | "progress" | "get" | "list" | "result" | "decide" | "cancel" | "events" | "publish" | "issueToken" | "checkToken" | "mcpSession" | "setMcpSessionLevel" | "endMcpSession" | "cancelCallsWithPrefix" | "secret" | "openAsks" | "answerAsk" | "awaitAsks" | "cancelAsks" | "closeAsks";
+const RPC_METHODS = [
+  "begin", "commit", "writeMany", "complete", "record", "watch", "confirmStart", "progress", "get", "list", "result", "decide", "answer", "cancel",
+  "events", "publish", "issueToken", "checkToken", "mcpSession", "setMcpSessionLevel", "endMcpSession", "cancelCallsWithPrefix", "secret",
+  "holds", "seal", "stranded", "shardMap", "changeShards", "dropShardVersions",
+  "openAsks", "answerAsk", "awaitAsks", "cancelAsks", "closeAsks",
+] as const;
+type RpcMethods = (typeof RPC_METHODS)[number];
 /**
  * A shard's stub typed as its plain methods: the generated RPC types of these unions are too deep for
  * tsc, and every value crossing here is plain JSON-like data that structured clone keeps as is.
@@ -15,54 +25,110 @@ type RpcMethods = "begin" | "commit" | "writeMany" | "complete" | "record" | "wa
 export type LedgerStub = Promised<Pick<Ledger, RpcMethods>>;
 
 /**
- * LEDGER_SHARDS: how many ledger objects share a tenant's calls. Choose it at deploy time: a call id
- * always maps to hash(id) mod N, so changing N moves ids to other shards (their earlier records stay
- * readable only while the old shards are still listed).
+ * LEDGER_SHARDS: how many ledger objects share a tenant's calls when it starts. The first use of the
+ * ledger stores it as version 1 of the tenant's shard map; later changes go through the shard map
+ * (PUT /v1/ledger/shards), never through this variable.
  */
 export function shardCount(env: object): number {
   const n = Number((env as { LEDGER_SHARDS?: unknown }).LEDGER_SHARDS ?? DEFAULT_SHARDS);
   return Number.isInteger(n) && n >= 1 && n <= MAX_SHARDS ? n : DEFAULT_SHARDS;
 }
 
-/** FNV-1a of the call id: cheap, synchronous and evenly spread for ids of any shape. */
-export function shardOf(callId: string, shards: number): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < callId.length; i++) {
-    hash ^= callId.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return (hash >>> 0) % shards;
+/** Where a call id lives now: the shard holding it, else its home under the newest map version. */
+export interface Placement {
+  index: number;
+  name: string;
+  stub: () => LedgerStub;
+  /** What a write that may insert the id carries: the shard refuses it if the map is stale or the id not its own. */
+  at: ShardGuard;
 }
 
 /** Where a tenant's ledger lives: its shards, by number or by the call id they hold. Stubs are made per call. */
 export interface LedgerAddress {
   readonly tenant: string;
-  /** How many shards share the tenant's calls (LEDGER_SHARDS). */
-  readonly shards: number;
-  /** The shard holding a call id: idempotency stays exact because an id never changes shard. */
+  /** The tenant's shard map (cached in the isolate, refreshed every MAP_TTL_MS). */
+  map(): Promise<ShardMap>;
+  /** The map at version `atLeast` or newer (a sealed shard named it), and forgets where `callId` was found. */
+  learn(atLeast: number, callId?: string): Promise<ShardMap>;
+  /** Keeps a map this isolate was answered by a change it made (the others learn it within MAP_TTL_MS). */
+  adopt(map: ShardMap): void;
+  /** Where the call id is held, else where a new one goes: one read per older live map version, remembered. */
+  place(callId: string): Promise<Placement>;
+  /** The shard holding a call id (placed per method call): an id never moves once recorded. */
   for(callId: string): LedgerStub;
+  /** The shard of a key that is not a call id (an MCP session, a secret): fixed by version 1 of the map. */
+  fixed(key: string): LedgerStub;
   shard(n: number): LedgerStub;
-  /** The number of the shard holding a call id. */
-  shardOf(callId: string): number;
-  /** A stub maker per shard, in order (callDurable makes a fresh stub per attempt). */
-  all(): (() => LedgerStub)[];
+  /** A stub maker per shard that may hold records or events (the widest live version), in order. */
+  all(): Promise<(() => LedgerStub)[]>;
   /** The shard's object name: `<tenant>/ledger/<n>`. */
   name(n: number): string;
+  /** The object keeping the tenant's shard map (map-holder.ts). */
+  holder(): LedgerStub;
 }
 
-/** The tenant's ledger in this environment (env.LEDGER, env.LEDGER_SHARDS). */
-export function tenantLedger(env: { LEDGER: LedgerNamespace; LEDGER_SHARDS?: unknown }, tenant: string): LedgerAddress {
+/** The tenant's ledger in this environment (env.LEDGER, env.LEDGER_SHARDS); `maps`: this isolate's cache. */
+export function tenantLedger(env: { LEDGER: LedgerNamespace; LEDGER_SHARDS?: unknown }, tenant: string, maps: MapCache = isolateMaps): LedgerAddress {
   const ns = env.LEDGER;
-  const shards = shardCount(env);
-  const name = (n: number) => `${tenant}/ledger/${n}`;
-  const shard = (n: number) => ns.get(ns.idFromName(name(n))) as unknown as LedgerStub;
+  const initial = shardCount(env);
+  const stubOf = (name: string) => ns.get(ns.idFromName(name)) as unknown as LedgerStub;
+  const shard = (n: number) => stubOf(shardName(tenant, n));
+  const holder = () => stubOf(`${tenant}/ledger/map`);
+  const fetch = () => callDurable(holder, (map) => map.shardMap(tenant, initial));
+  const map = () => maps.get(tenant, fetch);
+
+  /** The first older shard that holds the id (newest version first), else the id's home. */
+  async function holderOf(current: ShardMap, callId: string): Promise<number> {
+    const home = shardOf(callId, currentOf(current).shards);
+    const older = olderPlaces(current, callId);
+    if (older.length === 0) return home;
+    const version = currentOf(current).version;
+    const known = maps.place(tenant, version, callId);
+    if (known !== undefined) return known;
+    const held = await Promise.all(older.map((n) => callDurable(() => shard(n), (stub) => stub.holds(callId))));
+    const index = older[held.indexOf(true)] ?? home;
+    maps.notePlace(tenant, version, callId, index);
+    return index;
+  }
+
+  async function place(callId: string): Promise<Placement> {
+    const current = await map();
+    const index = await holderOf(current, callId);
+    const { version, shards } = currentOf(current);
+    return { index, name: shardName(tenant, index), stub: () => shard(index), at: { version, shards, index } };
+  }
+
+  /** A stub whose every method first finds its shard. */
+  function located(find: () => Promise<LedgerStub>): LedgerStub {
+    const stub: Record<string, (...args: never[]) => Promise<unknown>> = {};
+    for (const method of RPC_METHODS) {
+      stub[method] = async (...args) => ((await find())[method] as (...a: never[]) => Promise<unknown>)(...args);
+    }
+    return stub as unknown as LedgerStub;
+  }
+
   return {
     tenant,
-    shards,
-    for: (callId) => shard(shardOf(callId, shards)),
+    map,
+    learn(atLeast, callId) {
+      if (callId !== undefined) maps.forget(tenant, callId);
+      return maps.learn(tenant, atLeast, fetch);
+    },
+    adopt: (known) => void maps.adopt(tenant, known),
+    place,
+    for(callId) {
+      // One live version, known here: the id's home, with no lookup.
+      const known = maps.peek(tenant, fetch);
+      if (known?.versions.length === 1) return shard(shardOf(callId, currentOf(known).shards));
+      return located(async () => (await place(callId)).stub());
+    },
+    fixed(key) {
+      const known = maps.peek(tenant, fetch);
+      return known ? shard(shardOf(key, known.origin)) : located(async () => shard(shardOf(key, (await map()).origin)));
+    },
     shard,
-    shardOf: (callId) => shardOf(callId, shards),
-    all: () => Array.from({ length: shards }, (_, n) => () => shard(n)),
-    name,
+    all: async () => Array.from({ length: spanOf(await map()) }, (_, n) => () => shard(n)),
+    name: (n) => shardName(tenant, n),
+    holder,
   };
 }

@@ -1,8 +1,7 @@
 import type { JournalEnd } from "../../src/journal";
 import { logLine } from "../log";
 import { takenConflict } from "./taken";
-import type { CommitInput } from "./types";
-import { submitWrite, type WriteContext } from "./writes";
+import type { CommitInput, WriteOutcome } from "./types";
 
 /**
  * Records of read-only calls stored after their answer (tenant setting readOnlyRecords:
@@ -16,27 +15,28 @@ import { submitWrite, type WriteContext } from "./writes";
 /** How long a record waits for others before its group leaves (its own round trip comes on top). */
 export const RECORD_DELAY_MS = 50;
 
-/** Per shard and call id: the commit this isolate answered and has not stored yet. */
+/** Per scope (a journal's write scope in its tenant) and call id: the commit this isolate answered and has not stored yet. */
 const unstored = new Map<string, CommitInput>();
-const entryKey = (shard: string, callId: string) => `${shard}\n${callId}`;
+const entryKey = (scope: string, callId: string) => `${scope}\n${callId}`;
 
 /** What a call with this id, key and arguments meets while an earlier one's record is on its way from this isolate. */
-export function unstoredClaim(shard: string, callId: string, key: string | null, argsHash: string): JournalEnd | undefined {
-  const input = unstored.get(entryKey(shard, callId));
+export function unstoredClaim(scope: string, callId: string, key: string | null, argsHash: string): JournalEnd | undefined {
+  const input = unstored.get(entryKey(scope, callId));
   if (!input) return undefined;
   return takenConflict(callId, { key: input.key, tool: input.record.tool, argsHash: input.argsHash }, key, argsHash) ?? { kind: "replay", record: input.record };
 }
 
 /**
- * Stores a read-only call's record after its answer: grouped with this isolate's writes to the shard
- * of the next `delayMs`; the first record of an id stands (a later one with the same id is dropped by
- * the ledger). A record that cannot be stored is logged, as it never reaches the ledger.
+ * Stores a read-only call's record after its answer by `store` (the journal's commit, grouped with this
+ * isolate's writes to the shard of the next RECORD_DELAY_MS); the first record of an id stands (a later
+ * one with the same id is dropped by the ledger). A record that cannot be stored is logged, as it
+ * never reaches the ledger.
  */
-export function storeAfterAnswer(shard: string, input: CommitInput, context: WriteContext): void {
-  const key = entryKey(shard, input.record.callId);
+export function storeAfterAnswer(scope: string, input: CommitInput, store: () => Promise<WriteOutcome>, waitUntil?: (promise: Promise<unknown>) => void): void {
+  const key = entryKey(scope, input.record.callId);
   if (unstored.has(key)) return; // the same id already answered here: the first record stands
   unstored.set(key, input);
-  const stored = submitWrite(shard, { op: "commit", input }, context)
+  const stored = store()
     .then((outcome) => {
       if (outcome.kind === "error") throw new Error(outcome.message);
     })
@@ -44,5 +44,5 @@ export function storeAfterAnswer(shard: string, input: CommitInput, context: Wri
       logLine({ msg: "record_lost", tenant: input.record.tenant, callId: input.record.callId, error: error instanceof Error ? error.message : String(error) });
     })
     .finally(() => unstored.delete(key));
-  context.waitUntil?.(stored);
+  waitUntil?.(stored);
 }

@@ -6,6 +6,7 @@ import { callEvent, eventRecord } from "./events";
 import { readRow, readVisibleRow, storeRecord, toEntry, type CallRow } from "./records";
 import type { ApprovalState, CancelOutcome, DecideOutcome, Decision, Viewer } from "./types";
 import { callKey } from "./waiters";
+import { closeWaiting } from "./inputs";
 
 /**
  * An admin's decision on a parked call. Only a row still awaiting a decision can be decided, so a
@@ -43,13 +44,18 @@ export function decide(ctx: ShardContext, callId: string, decision: Decision, re
   return { ok: true, decision: "approve", approved: { call, owner, record } };
 }
 
-/** Cancel from anywhere: a pending call ends here; a running one is flagged for its journal to abort. */
+/** Cancel from anywhere: a pending or waiting call ends here; a running one is flagged for its journal to abort. */
 export function cancel(ctx: ShardContext, callId: string, viewer: Viewer, reason: string | undefined): CancelOutcome {
   const row = readVisibleRow(ctx.sql, callId, viewer);
   if (!row) return { ok: false, error: "not_found" };
   if (row.status === "pending") {
     const why = reason ? `: ${reason}` : ".";
     closePending(ctx, row, "cancelled", { code: "cancelled", message: `The call was cancelled before it was approved${why}` }, reason);
+    return { ok: true, state: "cancelled", entry: toEntry(readRow(ctx.sql, callId)!) };
+  }
+  if (row.status === "awaiting_input") {
+    const why = reason ? `: ${reason}` : ".";
+    closeWaiting(ctx, row, "cancelled", { code: "cancelled", message: `The call was cancelled while it waited for its caller's input${why}` });
     return { ok: true, state: "cancelled", entry: toEntry(readRow(ctx.sql, callId)!) };
   }
   if (row.status !== "running") return { ok: false, error: "finished", entry: toEntry(row) };

@@ -15,7 +15,7 @@ export interface AskState {
   cancelled: string | null;
 }
 
-export type AnswerOutcome = "accepted" | "repeated" | "unknown";
+export type AskAnswerOutcome = "accepted" | "repeated" | "unknown";
 
 type AskRow = { round_call_id: string; waiting: string; cancelled: string | null };
 
@@ -56,7 +56,7 @@ export function startRound(sql: SqlStorage, callId: string, roundCallId: string)
 }
 
 /** The client's response to the request `askId` of the call; the first one counts. */
-export function answerAsk(ctx: ShardContext, callId: string, askId: string, response: string): AnswerOutcome {
+export function answerAsk(ctx: ShardContext, callId: string, askId: string, response: string): AskAnswerOutcome {
   const row = readRow(ctx.sql, callId);
   const answers = row ? (JSON.parse(row.waiting) as AskState["answers"]) : {};
   if (!row || !Object.hasOwn(answers, askId)) return "unknown";

@@ -7,7 +7,8 @@ import { cutPoint } from "../../src/budget";
  */
 export const CHUNK_UNITS = 500_000;
 
-export type BlobKind = "output" | "text" | "args";
+/** answers: a waiting call's answers so far (inputs.ts), raw JSON like args. */
+export type BlobKind = "output" | "text" | "args" | "answers";
 
 export function writeBlob(sql: SqlStorage, callId: string, kind: BlobKind, value: string, chunk = CHUNK_UNITS): void {
   sql.exec("DELETE FROM blobs WHERE call_id = ? AND kind = ?", callId, kind);

@@ -7,6 +7,7 @@ import { callEvent, eventRecord } from "./events";
 import { fullRecord, insertRow, readRow, storeRecord, TERMINAL, type CallRow } from "./records";
 import type { BeginInput, Claim, CommitInput, LedgerWrite, WatchOutcome, WriteOutcome } from "./types";
 import { takenConflict } from "./taken";
+import { awaitInput } from "./inputs";
 import { callKey } from "./waiters";
 
 /**
@@ -133,10 +134,15 @@ function start(ctx: ShardContext, row: CallRow, input: BeginInput): Claim {
 /** The claimant's terminal record. Refused for anyone but the owner, and once the row is final. */
 export function complete(ctx: ShardContext, owner: string, record: CallRecord): boolean {
   const row = readRow(ctx.sql, record.callId);
-  if (!row || row.owner !== owner || !TERMINAL.has(record.status)) return false;
+  const waits = record.status === "awaiting_input";
+  if (!row || row.owner !== owner || !(TERMINAL.has(record.status) || waits)) return false;
   // `unknown` was the alarm's guess that the owner died; the owner's own late outcome is the truth.
   if (row.status !== "running" && row.status !== "unknown") return false;
+  // A task's run that asked its caller: the call waits for the answers (inputs.ts).
+  if (waits) return awaitInput(ctx, row, record), true;
   ctx.sql.exec("UPDATE calls SET deadline = NULL WHERE call_id = ?", record.callId);
+  // A call that waited for answers keeps them no longer than its run.
+  deleteBlobs(ctx.sql, record.callId, "answers");
   storeRecord(ctx.sql, record, ctx.now());
   ctx.emit(callEvent("call.finished", record, row.key_name, ctx.now(), { record: eventRecord(record) }));
   ctx.waiters.notify(callKey(record.callId));

@@ -6,7 +6,7 @@ import type { StoredEvent, Viewer } from "./types";
 /** Events carry records cut to this size: a live feed, not the archive (GET /v1/calls/:id has it all). */
 const EVENT_RECORD_CAP = 8_000;
 
-export type LedgerEventType = "call.started" | "call.progress" | "call.finished" | "approval.requested" | "approval.decided" | "gate.changed";
+export type LedgerEventType = "call.started" | "call.progress" | "call.input_required" | "call.finished" | "approval.requested" | "approval.decided" | "gate.changed";
 
 /** A record as events show it: already masked by the pipeline, cut to a bounded size. */
 export function eventRecord(record: CallRecord): JsonValue {

@@ -6,8 +6,9 @@ import type { CallSurface } from "../../src/client/surface";
 import type { BeginOutcome, LedgerClaim, LedgerWrite, WriteOutcome } from "./types";
 import { toolError } from "../../src/errors";
 import { callDurable, DurableUnavailable } from "../durable/call";
-import type { LedgerAddress, LedgerStub } from "./address";
+import type { LedgerAddress, LedgerStub, Placement } from "./address";
 import { RECORD_DELAY_MS, storeAfterAnswer, unstoredClaim } from "./after-answer";
+import type { Moved, ShardGuard } from "./shard-map";
 import { submitWrite } from "./writes";
 import { mayStart, watchCall } from "./watch";
 
@@ -86,6 +87,10 @@ interface Claimed {
 
 /** A running call's progress reaches its record at most this often (the latest value wins). */
 export const PROGRESS_INTERVAL_MS = 1_000;
+/** Placements of one write: a shard refusing a stale map names the newer one, so a second try is the norm. */
+const PLACE_TRIES = 3;
+
+const isMoved = (outcome: { kind: string }): outcome is Moved => outcome.kind === "moved";
 
 /** A shard that is overloaded or unreachable ends the call as `busy` with when to retry: a result the model can act on. */
 function asBusy(error: unknown): never {
@@ -136,11 +141,10 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
   const surface = options.surface ?? null;
   const shards = options.ledger;
   const stubFor = (callId: string) => () => shards.for(callId);
-  /** The write group of a call's shard, within this journal's scope (see writeScope). */
-  const groupOf = (callId: string) => {
-    const shard = shards.name(shards.shardOf(callId));
-    return options.writeScope === undefined ? shard : `${options.writeScope}|${shard}`;
-  };
+  /** The write group of a shard, within this journal's scope (see writeScope). */
+  const groupOf = (place: Placement) => (options.writeScope === undefined ? place.name : `${options.writeScope}|${place.name}`);
+  /** Where this journal's records stored after their answer are met by a repeated id: its scope in its tenant. */
+  const unstoredScope = `${options.writeScope ?? ""}|${shards.tenant}`;
   const afterAnswer = options.readOnlyRecords === "after-answer";
   const target = (callId: string, owner: string) => ({ stub: stubFor(callId), callId, owner, leaseMs });
 
@@ -149,20 +153,44 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
     return callDurable(stubFor(callId), run).catch(asBusy);
   }
 
-  /** A write grouped with this isolate's other writes of its scope to the call's shard (see writes.ts). */
-  async function write(callId: string, entry: LedgerWrite): Promise<WriteOutcome> {
-    const outcome = await submitWrite(groupOf(callId), entry, { stub: stubFor(callId), waitUntil: options.waitUntil }).catch(asBusy);
-    if (outcome.kind === "error") throw new Error(outcome.message);
-    return outcome;
+  /** A shard refused to insert the id (see shard-map.ts insertRefusal): learn the map it names, forget where the id was. */
+  async function placeAgain(callId: string, moved: Moved, tries: number): Promise<void> {
+    if (tries >= PLACE_TRIES) throw toolError("busy", `The ledger's shard map for ${callId} kept changing; try again.`, { retryAfterMs: 1_000 });
+    await shards.learn(moved.version, callId).catch(asBusy);
+  }
+
+  /**
+   * A write grouped with this isolate's other writes of its scope to the shard holding the id, else its
+   * home under the newest map (see writes.ts and address.ts); placed again when the shard refuses it.
+   */
+  async function write(callId: string, entry: LedgerWrite, delayMs?: number): Promise<WriteOutcome> {
+    for (let tries = 1; ; tries++) {
+      const place = await shards.place(callId).catch(asBusy);
+      const context = { stub: place.stub, waitUntil: options.waitUntil, ...(delayMs ? { delayMs } : {}) };
+      const outcome = await submitWrite(groupOf(place), { ...entry, at: place.at }, context).catch(asBusy);
+      if (outcome.kind === "error") throw new Error(outcome.message);
+      if (!isMoved(outcome)) return outcome;
+      await placeAgain(callId, outcome, tries);
+    }
+  }
+
+  /** One RPC that may insert the id, to the shard placing it; placed again when the shard refuses it. */
+  async function placedCall<T extends { kind: string }>(callId: string, run: (ledger: LedgerStub, at: ShardGuard) => Promise<T | Moved>): Promise<T> {
+    for (let tries = 1; ; tries++) {
+      const place = await shards.place(callId).catch(asBusy);
+      const outcome = await callDurable(place.stub, (ledger) => run(ledger, place.at)).catch(asBusy);
+      if (!isMoved(outcome)) return outcome;
+      await placeAgain(callId, outcome, tries);
+    }
   }
 
   /**
    * A grouped begin or commit: its outcome, or when a running duplicate holds the id (`wait`, nothing
    * written), the same write sent alone, which joins the duplicate (bounded) and answers its outcome.
    */
-  async function claimWrite(callId: string, entry: LedgerWrite, alone: () => Promise<BeginOutcome>): Promise<BeginOutcome> {
+  async function claimWrite(callId: string, entry: LedgerWrite, alone: (ledger: LedgerStub, at: ShardGuard) => Promise<BeginOutcome | Moved>): Promise<BeginOutcome> {
     const outcome = await write(callId, entry);
-    if (outcome.kind === "wait") return alone();
+    if (outcome.kind === "wait") return placedCall(callId, alone);
     if (outcome.kind === "new" || outcome.kind === "replay" || outcome.kind === "conflict") return outcome;
     throw new Error(`The ledger answered ${outcome.kind} to ${entry.op}.`);
   }
@@ -201,7 +229,7 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
       clearTimeout(timer);
       const token = crypto.randomUUID();
       // joinMs 0: a running duplicate elsewhere is not waited for here; commit() joins it at the end.
-      const outcome = await ledgerCall(entry.callId, (ledger) => ledger.begin({ ...beginInput(entry, token), joinMs: 0 })).catch(() => undefined);
+      const outcome = await placedCall(entry.callId, (ledger, at) => ledger.begin({ ...beginInput(entry, token), joinMs: 0 }, at)).catch(() => undefined);
       const claimedIt = outcome?.kind === "new";
       if (claimedIt && !stopped) stopWatch = watchCall(target(entry.callId, token), controller, 0).stop;
       settle(claimedIt ? token : undefined);
@@ -266,11 +294,12 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
     if (owner) {
       await write(record.callId, { op: "complete", owner, record });
     } else if (claim?.argsHash !== undefined && afterAnswer) {
-      const context = { stub: stubFor(record.callId), waitUntil: options.waitUntil, delayMs: options.recordDelayMs ?? RECORD_DELAY_MS };
-      storeAfterAnswer(groupOf(record.callId), { record, argsHash: claim.argsHash, key, surface }, context);
+      const input = { record, argsHash: claim.argsHash, key, surface };
+      const delayMs = options.recordDelayMs ?? RECORD_DELAY_MS;
+      storeAfterAnswer(unstoredScope, input, () => write(record.callId, { op: "commit", input }, delayMs), options.waitUntil);
     } else if (claim?.argsHash !== undefined) {
       const input = { record, argsHash: claim.argsHash, key, surface };
-      const outcome = await claimWrite(record.callId, { op: "commit", input }, () => ledgerCall(record.callId, (ledger) => ledger.commit(input)));
+      const outcome = await claimWrite(record.callId, { op: "commit", input }, (ledger, at) => ledger.commit(input, at));
       if (outcome.kind !== "new") return outcome;
     } else {
       // Unclaimed ids (rejected before begin) are recorded only if the id is still free.
@@ -284,7 +313,7 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
       // A detached call goes on elsewhere at once: its claim is made now, not deferred.
       if (entry.readOnly === true && entry.status === "running" && !entry.approved && !options.owner && call.tool.policy.execution !== "detached") {
         // Answered here a moment ago, its record still on its way: the ledger's answer, from memory.
-        const earlier = afterAnswer ? unstoredClaim(groupOf(entry.callId), entry.callId, key, entry.argsHash) : undefined;
+        const earlier = afterAnswer ? unstoredClaim(unstoredScope, entry.callId, key, entry.argsHash) : undefined;
         if (earlier) return earlier;
         replace(entry.callId);
         return defer(entry);
@@ -292,7 +321,7 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
       // One owner per claim, so the same id twice in one batch is a duplicate, not the same claimant.
       const owner = options.owner ?? crypto.randomUUID();
       const input = beginInput(entry, owner);
-      const outcome = await claimWrite(entry.callId, { op: "begin", input }, () => ledgerCall(entry.callId, (ledger) => ledger.begin(input)));
+      const outcome = await claimWrite(entry.callId, { op: "begin", input }, (ledger, at) => ledger.begin(input, at));
       if (outcome.kind !== "new" || entry.status === "pending") return outcome;
       replace(entry.callId);
       const controller = new AbortController();

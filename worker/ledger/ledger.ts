@@ -3,7 +3,8 @@ import type { JsonValue } from "../../src/json";
 import type { CallRecord, Progress } from "../../src/result";
 import type { CallSurface } from "../../src/client/surface";
 import { cancel, decide } from "./approvals";
-import { allAnswered, answerAsk, askKey, cancelAsks, cancelAsksWithPrefix, closeAsks, openAsks, readAsks, startRound, type AnswerOutcome, type AskState } from "./asks";
+import { allAnswered, answerAsk, askKey, cancelAsks, cancelAsksWithPrefix, closeAsks, openAsks, readAsks, startRound, type AskAnswerOutcome, type AskState } from "./asks";
+import { answerInput } from "./inputs";
 import { applyWrite, claim, commit, complete, noteProgress, recordUnclaimed, renew, watchState } from "./claims";
 import type { ShardContext } from "./context";
 import { appendEvent, lastEventId, readEvents } from "./events";
@@ -14,8 +15,12 @@ import { migrate } from "./schema";
 import { readOrMakeSecret } from "./secrets";
 import { transact } from "../durable/transact";
 import { settingsFromEnv, type LedgerSettings } from "./settings";
+import { insertRefusal, shardName, type Moved, type ShardGuard, type ShardMap } from "./shard-map";
+import { readSeal, strandedRows, writeSeal } from "./shard-seal";
+import { changeShards, dropOldVersions, publishedMap, type ChangeOutcome, type DropOutcome, type MapHolder, type ShardCalls } from "./map-holder";
 import { checkToken, issueToken } from "./tokens";
 import type {
+  AnswerOutcome,
   BeginInput,
   BeginOutcome,
   CommitInput,
@@ -44,6 +49,8 @@ export class Ledger extends DurableObject<Env> {
   private readonly shard: ShardContext;
   /** When the alarm is set for; undefined until read back from storage. */
   private alarmAt: number | null | undefined;
+  /** The lowest map version this shard takes new ids from (shard-seal.ts); undefined until read. */
+  private sealedBelow: number | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -68,13 +75,17 @@ export class Ledger extends DurableObject<Env> {
     });
   }
 
-  async begin(input: BeginInput): Promise<BeginOutcome> {
+  async begin(input: BeginInput, at?: ShardGuard): Promise<BeginOutcome | Moved> {
+    const moved = this.refusal(input.callId, at);
+    if (moved) return moved;
     const first = this.transact(() => claim(this.shard, input));
     return first.kind === "wait" ? this.join(input.callId, input.joinMs) : first;
   }
 
   /** A read-only call's terminal record whose claim was deferred: begin and complete in one write. */
-  async commit(input: CommitInput): Promise<BeginOutcome> {
+  async commit(input: CommitInput, at?: ShardGuard): Promise<BeginOutcome | Moved> {
+    const moved = this.refusal(input.record.callId, at);
+    if (moved) return moved;
     this.prunesLater();
     const first = this.transact(() => commit(this.shard, input));
     return first.kind === "wait" ? this.join(input.record.callId, input.joinMs) : first;
@@ -88,6 +99,10 @@ export class Ledger extends DurableObject<Env> {
     if (writes.some((write) => write.op !== "begin")) this.prunesLater();
     return writes.map((write) => {
       try {
+        if (write.op !== "complete") {
+          const moved = this.refusal(insertedId(write), write.at);
+          if (moved) return moved;
+        }
         return this.transact(() => applyWrite(this.shard, write));
       } catch (error) {
         return { kind: "error", message: error instanceof Error ? error.message : String(error) };
@@ -112,7 +127,9 @@ export class Ledger extends DurableObject<Env> {
   }
 
   /** A call that ended before claiming its id, made with the key named `key` through `surface`. */
-  record(record: CallRecord, key: string | null, surface: CallSurface | null = null): boolean {
+  record(record: CallRecord, key: string | null, surface: CallSurface | null = null, at?: ShardGuard): boolean | Moved {
+    const moved = this.refusal(record.callId, at);
+    if (moved) return moved;
     this.prunesLater();
     return this.transact(() => recordUnclaimed(this.shard, record, key, surface));
   }
@@ -162,6 +179,11 @@ export class Ledger extends DurableObject<Env> {
 
   decide(callId: string, decision: Decision, reason: string | undefined, leaseMs: number): DecideOutcome {
     return this.transact(() => decide(this.shard, callId, decision, reason, leaseMs));
+  }
+
+  /** Answers to a waiting call's questions (tasks/update); all answered, it runs again (inputs.ts). */
+  answer(callId: string, viewer: Viewer, responses: Record<string, JsonValue>, leaseMs: number): AnswerOutcome {
+    return this.transact(() => answerInput(this.shard, callId, viewer, responses, leaseMs));
   }
 
   cancel(callId: string, viewer: Viewer, reason?: string): CancelOutcome {
@@ -220,7 +242,7 @@ export class Ledger extends DurableObject<Env> {
   }
 
   /** The client's response to one of the call's questions, from whichever isolate received it. */
-  answerAsk(callId: string, askId: string, response: string): AnswerOutcome {
+  answerAsk(callId: string, askId: string, response: string): AskAnswerOutcome {
     return this.transact(() => answerAsk(this.shard, callId, askId, response));
   }
 
@@ -276,6 +298,34 @@ export class Ledger extends DurableObject<Env> {
     return checkToken(this.ctx.storage.sql, token, Date.now());
   }
 
+  /** Whether this shard holds a row for the id: where a reader or a claim looks while an older map version is live. */
+  holds(callId: string): boolean {
+    return readRow(this.ctx.storage.sql, callId) !== undefined;
+  }
+
+  /** A shard map change seals this shard: ids placed by a map older than `version` are refused from now on. */
+  seal(version: number): number {
+    return (this.sealedBelow = this.transact(() => writeSeal(this.ctx.storage.sql, version)));
+  }
+
+  /** How many of this shard's rows (it is shard `index`) no version of `newer` shard counts would find. */
+  stranded(index: number, newer: number[]): number {
+    return strandedRows(this.ctx.storage.sql, index, newer);
+  }
+
+  /** On the tenant's map object: its published shard map (map-holder.ts). */
+  shardMap(tenant: string, initial: number): Promise<ShardMap> {
+    return publishedMap(this.mapHolder(tenant), initial);
+  }
+
+  changeShards(tenant: string, shards: number, initial: number): Promise<ChangeOutcome> {
+    return changeShards(this.mapHolder(tenant), shards, initial);
+  }
+
+  dropShardVersions(tenant: string, initial: number): Promise<DropOutcome> {
+    return dropOldVersions(this.mapHolder(tenant), initial);
+  }
+
   override async alarm(): Promise<void> {
     this.alarmAt = null;
     const next = this.transact(() => sweep(this.shard));
@@ -288,6 +338,18 @@ export class Ledger extends DurableObject<Env> {
    */
   private transact<T>(run: () => T): T {
     return transact(this.ctx.storage, run, () => (this.alarmAt = undefined));
+  }
+
+  /** Why a new row for the id may not be inserted here under the writer's map (none when the row exists). */
+  private refusal(callId: string, at: ShardGuard | undefined): Moved | undefined {
+    if (this.holds(callId)) return undefined;
+    this.sealedBelow ??= readSeal(this.ctx.storage.sql);
+    return insertRefusal(this.sealedBelow, callId, at);
+  }
+
+  private mapHolder(tenant: string): MapHolder {
+    const ns = this.env.LEDGER;
+    return { storage: this.ctx.storage, shard: (n) => ns.get(ns.idFromName(shardName(tenant, n))) as unknown as ShardCalls, now: () => Date.now() };
   }
 
   /** A shard holding finished records needs its alarm for retention, even with nothing else due. */
@@ -310,4 +372,9 @@ export class Ledger extends DurableObject<Env> {
     }
     return row;
   }
+}
+
+/** The call id a write that may insert a row would insert. */
+function insertedId(write: Exclude<LedgerWrite, { op: "complete" }>): string {
+  return write.op === "begin" ? write.input.callId : write.op === "commit" ? write.input.record.callId : write.record.callId;
 }

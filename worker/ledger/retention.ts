@@ -1,6 +1,7 @@
 import type { CallRecord } from "../../src/result";
 import { deleteBlobs } from "./blobs";
 import { expireApprovals } from "./approvals";
+import { expireInputs } from "./inputs";
 import type { ShardContext } from "./context";
 import { callEvent, eventRecord } from "./events";
 import { storeRecord, toEntry, TERMINAL_SQL, type CallRow } from "./records";
@@ -13,12 +14,13 @@ const BATCH = 500;
 
 /**
  * The alarm's work: leases that ran out become `unknown` (never re-run: the tool may have had its
- * effect), approvals that ran out are denied, old records are pruned. Returns when to run next, or
+ * effect), approvals that ran out are denied, waits for a caller's input that ran out end timed_out,
+ * old records are pruned. Returns when to run next, or
  * null when the shard holds nothing that will ever need it.
  */
 export function sweep(ctx: ShardContext): number | null {
   const now = ctx.now();
-  const busy = expireLeases(ctx, BATCH) === BATCH || expireApprovals(ctx, BATCH) === BATCH || prune(ctx) === BATCH;
+  const busy = expireLeases(ctx, BATCH) === BATCH || expireApprovals(ctx, BATCH) === BATCH || expireInputs(ctx, BATCH) === BATCH || prune(ctx) === BATCH;
   ctx.sql.exec("DELETE FROM tokens WHERE expires_at <= ?", now);
   pruneSessions(ctx.sql, now);
   pruneAsks(ctx.sql, now);

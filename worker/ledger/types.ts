@@ -2,6 +2,7 @@ import type { JsonValue } from "../../src/json";
 import type { ApprovalInfo, CallEntry } from "../../src/client/types";
 import type { CallRecord, CallStatus } from "../../src/result";
 import type { CallSurface } from "../../src/client/surface";
+import type { Moved, ShardGuard } from "./shard-map";
 
 // The wire shapes are the HTTP API's (src/client-types.ts); the ledger answers them as they are.
 export type { ApprovalInfo, ResultPage } from "../../src/client/types";
@@ -71,19 +72,24 @@ export type BeginOutcome =
 /** A check-and-write's answer; "wait" means a duplicate is running and the caller should join it. */
 export type Claim = BeginOutcome | { kind: "wait" };
 
-/** One write of a group sent in one round trip (Ledger.writeMany): each is what its own method does. */
-export type LedgerWrite =
+/**
+ * One write of a group sent in one round trip (Ledger.writeMany): each is what its own method does.
+ * `at`: the shard map placement of a write that may insert a new row (see shard-map.ts).
+ */
+export type LedgerWrite = (
   | { op: "begin"; input: BeginInput }
   | { op: "commit"; input: CommitInput }
   | { op: "complete"; owner: string; record: CallRecord }
-  | { op: "record"; record: CallRecord; key: string | null; surface?: CallSurface | null };
+  | { op: "record"; record: CallRecord; key: string | null; surface?: CallSurface | null }
+) & { at?: ShardGuard };
 
 /**
  * A grouped write's answer. `wait`: a begin or commit found its id held by a running duplicate, and
  * wrote nothing; the journal sends it again alone (begin() or commit()), which joins the duplicate.
  * `done`: what complete() or record() answer. `error`: this write threw and was rolled back alone.
+ * `moved`: the shard refused to insert the id under the writer's map (the journal places it again).
  */
-export type WriteOutcome = Claim | { kind: "done"; ok: boolean } | { kind: "error"; message: string };
+export type WriteOutcome = Claim | Moved | { kind: "done"; ok: boolean } | { kind: "error"; message: string };
 
 export interface ListQuery {
   viewer: Viewer;
@@ -143,3 +149,15 @@ export interface EventBatch {
   /** The id to resume after (the newest id seen); -1 asks for "from now". */
   last: number;
 }
+
+/** tasks/update (inputs.ts): what became of a waiting call's answers. */
+export type AnswerOutcome =
+  | { ok: false; error: "not_found" }
+  /** The answers kept for the call would pass MAX_ANSWER_CHARS: nothing was stored. */
+  | { ok: false; error: "too_large"; message: string }
+  /** Not waiting, or none of the keys is an outstanding question: nothing changed (the spec's ignore). */
+  | { ok: true; state: "ignored"; entry: LedgerEntry }
+  /** Some questions are still open: the call goes on waiting for them. */
+  | { ok: true; state: "waiting"; entry: LedgerEntry }
+  /** Every question is answered: the row runs again as `owner`, with every answer so far. */
+  | { ok: true; state: "resume"; owner: string; answers: Record<string, JsonValue>; entry: LedgerEntry };

@@ -1,6 +1,6 @@
 import { callDurable } from "../durable/call";
 import type { LedgerAddress } from "../ledger/address";
-import type { AnswerOutcome, AskState } from "../ledger/asks";
+import type { AskAnswerOutcome, AskState } from "../ledger/asks";
 
 /**
  * The questions a legacy session's call put to its client, on the ledger shard of the call's id
@@ -9,7 +9,7 @@ import type { AnswerOutcome, AskState } from "../ledger/asks";
 export interface AskStore {
   /** A round's questions are sent: answers the cancel that came before them, or null. */
   open(callId: string, roundCallId: string, askIds: string[], expiresAt: number): Promise<string | null>;
-  answer(callId: string, askId: string, response: string): Promise<AnswerOutcome>;
+  answer(callId: string, askId: string, response: string): Promise<AskAnswerOutcome>;
   /** Waits (bounded by waitMs) for every answer or a cancel; all answered, the call goes on as nextRoundCallId. */
   wait(callId: string, waitMs: number, nextRoundCallId: string): Promise<AskState | null>;
   /** Answers the id of the round the call runs as (for its cancel). */

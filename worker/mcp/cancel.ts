@@ -62,5 +62,5 @@ async function cancelUntilKnown(target: CancelTarget, callId: string, why: strin
 export async function cancelSessionCalls(target: CancelTarget): Promise<void> {
   const prefix = sessionCallPrefix(target.sessionRef);
   const reason = "The MCP client ended its session.";
-  await Promise.all(target.ledger.all().map((shard) => callDurable(shard, (ledger) => ledger.cancelCallsWithPrefix(prefix, target.viewer, reason)).catch(() => undefined)));
+  await Promise.all((await target.ledger.all()).map((shard) => callDurable(shard, (ledger) => ledger.cancelCallsWithPrefix(prefix, target.viewer, reason)).catch(() => undefined)));
 }

@@ -8,7 +8,7 @@ import { META_KEYS, type Envelope } from "./envelope";
 import type { FollowTarget } from "./follow";
 import { isLogLevel, RpcCode, RpcFailure, rpcError, rpcResult, type LogLevel, type RequestId, type RpcRequest, type RpcResponse } from "./protocol";
 import type { LegacyAsker } from "./legacy-ask";
-import { cancelTask, getTask, tasksRequired, TASKS_EXTENSION, updateTask } from "./tasks";
+import { cancelTask, getTask, tasksRequired, TASKS_EXTENSION, updateTask, type TaskHost } from "./tasks";
 import { callTool, listTools } from "./tools";
 import { isLegacyVersion, LATEST_LEGACY_VERSION, SERVED_VERSIONS, type Era, type LegacyVersion } from "./versions";
 
@@ -43,8 +43,8 @@ export interface Exchange {
   setLevel?(level: LogLevel): Promise<void>;
   /** The caller's tool allow-list: tools/list shows only these. */
   allowed?: ReadonlySet<string>;
-  /** 2026-07-28 requests whose client declared the tasks extension: how long a task's record is kept. */
-  tasks?: { ttlMs: number };
+  /** 2026-07-28 requests whose client declared the tasks extension: how long a task's record is kept, where it runs. */
+  tasks?: TaskHost;
 }
 
 /** What a legacy session's calls need to ask its client, besides the POST's own stream. */
@@ -90,11 +90,11 @@ const METHODS: Record<string, Method> = {
   "logging/setLevel": { eras: ["legacy"], run: setLevel },
   "tasks/get": { eras: ["modern"], run: (request, exchange) => getTask(request.params, exchange.follow, tasksOf(request, exchange).ttlMs) },
   "tasks/cancel": { eras: ["modern"], run: (request, exchange) => tasksOf(request, exchange) && cancelTask(request.params, exchange.follow) },
-  "tasks/update": { eras: ["modern"], run: (request, exchange) => tasksOf(request, exchange) && updateTask(request.params, exchange.follow) },
+  "tasks/update": { eras: ["modern"], run: (request, exchange) => updateTask(request.params, exchange.follow, tasksOf(request, exchange)) },
 };
 
 /** The task methods answer only requests whose client declared the extension (-32021 otherwise). */
-function tasksOf(request: RpcRequest, exchange: Exchange): { ttlMs: number } {
+function tasksOf(request: RpcRequest, exchange: Exchange): TaskHost {
   if (!exchange.tasks) throw tasksRequired(request.method);
   return exchange.tasks;
 }

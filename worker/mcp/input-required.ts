@@ -36,8 +36,11 @@ export interface Retry {
   channel: AskChannel;
 }
 
-/** The ask channel of a modern tools/call: what its client answers, and every answer so far. */
-export async function openRetry(params: unknown, envelope: Envelope, target: FollowTarget, tool: string, args: unknown): Promise<Retry> {
+/**
+ * The ask channel of a modern tools/call: what its client answers, and every answer so far. `waits`:
+ * the call runs as a task in its Runner, whose questions wait in the task (input_required, tasks/update).
+ */
+export async function openRetry(params: unknown, envelope: Envelope, target: FollowTarget, tool: string, args: unknown, waits = false): Promise<Retry> {
   const parsed = v.safeParse(RetryParams, params);
   if (!parsed.success) throw new RpcFailure(RpcCode.invalidParams, "tools/call: inputResponses must be an object of answers (objects), requestState a string this server gave.");
   const call = callDigest(tool, args);
@@ -50,7 +53,7 @@ export async function openRetry(params: unknown, envelope: Envelope, target: Fol
   }
   // Answers under keys no tool asks with are ignored, as the spec says of information a server does not recognise.
   for (const [key, answer] of Object.entries(inputResponses ?? {})) if (ASK_KEY_PATTERN.test(key)) responses[key] = answer as JsonValue;
-  return { call, channel: { responses, methods: methodsOf(envelope) } };
+  return { call, channel: { responses, methods: methodsOf(envelope), ...(waits ? { waits } : {}) } };
 }
 
 /**

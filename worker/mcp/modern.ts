@@ -7,7 +7,8 @@ import { methodOf } from "./dispatch";
 import { checkParamHeaders, checkStandardHeaders } from "./headers";
 import { RpcCode, rpcError } from "./protocol";
 import { respond, type Accepts, type RespondOptions } from "./respond";
-import { declaresTasks } from "./tasks";
+import { declaresTasks, type TaskHost } from "./tasks";
+import { tenantRunners } from "../runner/address";
 import { isModernVersion, SERVED_VERSIONS } from "./versions";
 import { settingsFromEnv } from "../ledger/settings";
 
@@ -16,6 +17,12 @@ import { settingsFromEnv } from "../ledger/settings";
  * client can do and how much log it wants; nothing is kept between requests, so any isolate serves
  * any request. Closing a request's stream cancels it.
  */
+
+/** Where this tenant's tasks are kept (their records' retention) and run again once answered (their Runners). */
+function taskHost(c: Context<AppEnv>): TaskHost {
+  const ttlMs = settingsFromEnv(c.env as unknown as Record<string, unknown>).retentionMs;
+  return c.env.RUNNERS ? { ttlMs, runners: tenantRunners(c.env, c.var.tenant.name) } : { ttlMs };
+}
 
 export function refusal(c: Context<AppEnv>, refused: Refusal): Response {
   return c.json(rpcError(refused.id, refused.code, refused.message, refused.data), refused.status);
@@ -51,6 +58,6 @@ export async function serveModern(c: Context<AppEnv>, route: ModernRoute, header
     envelope,
     logLevel: () => envelope.logLevel,
     callId: randomCallId,
-    ...(declaresTasks(envelope) ? { tasks: { ttlMs: settingsFromEnv(c.env as unknown as Record<string, unknown>).retentionMs } } : {}),
+    ...(declaresTasks(envelope) ? { tasks: taskHost(c) } : {}),
   }, options);
 }

@@ -32,7 +32,7 @@ function signingKey(ledger: LedgerAddress): Promise<CryptoKey> {
   const { tenant } = ledger;
   let key = keys.get(tenant);
   if (!key) {
-    key = callDurable(() => ledger.for(KEY_SHARD), (shard) => shard.secret("mcp-request-state")).then((raw) =>
+    key = callDurable(() => ledger.fixed(KEY_SHARD), (shard) => shard.secret("mcp-request-state")).then((raw) =>
       crypto.subtle.importKey("raw", raw as Uint8Array<ArrayBuffer>, { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]),
     );
     key.catch(() => keys.delete(tenant));

@@ -22,7 +22,7 @@ export interface SessionStore {
 }
 
 export function createSessionStore(ledger: LedgerAddress): SessionStore {
-  const shard = (session: Session) => () => ledger.for(session.ref);
+  const shard = (session: Session) => () => ledger.fixed(session.ref);
   return {
     async read(session) {
       const stored = await callDurable(shard(session), (stub) => stub.mcpSession(session.ref));

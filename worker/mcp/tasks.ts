@@ -4,6 +4,9 @@ import { resultOfRecord, type CallRecord } from "../../src/result";
 import type { Tool } from "../../src/tool";
 import { callDurable } from "../durable/call";
 import type { LedgerEntry } from "../ledger/types";
+import type { JsonValue } from "../../src/json";
+import { answerCall } from "../runner/answer";
+import type { RunnersAddress } from "../runner/address";
 import type { Envelope } from "./envelope";
 import type { FollowTarget } from "./follow";
 import { RpcCode, RpcFailure } from "./protocol";
@@ -44,11 +47,18 @@ export function tasksRequired(what: string): RpcFailure {
   });
 }
 
+/** Where a client's tasks are: how long their records are kept, and the Runners that run them again once answered. */
+export interface TaskHost {
+  ttlMs: number;
+  runners?: RunnersAddress;
+}
+
 function taskStatus(record: CallRecord): TaskStatus {
   switch (record.status) {
     case "running":
       return "working";
     case "pending":
+    case "awaiting_input":
       return "input_required";
     case "cancelled":
       return "cancelled";
@@ -75,7 +85,8 @@ function taskFields(record: CallRecord, ttlMs: number): Record<string, unknown> 
     ttlMs,
     pollIntervalMs: TASK_POLL_INTERVAL_MS,
   };
-  if (record.status === "pending") fields.statusMessage = "Waiting for an approval: an admin decides (POST /v1/approvals/:id), then the task runs on.";
+  if (record.status === "awaiting_input") fields.statusMessage = "Waiting for your input: answer its inputRequests with tasks/update, then the task runs on.";
+  else if (record.status === "pending") fields.statusMessage = "Waiting for an approval: an admin decides (POST /v1/approvals/:id), then the task runs on.";
   else if (status === "working" && record.progress?.message) fields.statusMessage = record.progress.message;
   else if (status === "failed" || status === "cancelled") fields.statusMessage = record.error?.message;
   return fields;
@@ -89,6 +100,8 @@ export function createTaskResult(record: CallRecord, ttlMs: number): Record<stri
 /** tasks/get's DetailedTask: a terminal task inlines its outcome (result, or error for a failed one). */
 export function detailedTask(record: CallRecord, ttlMs: number): Record<string, unknown> {
   const fields = taskFields(record, ttlMs);
+  // The open questions of a task waiting for its caller (answered ones are gone from the record).
+  if (record.status === "awaiting_input") fields.inputRequests = record.error?.inputRequests ?? {};
   if (fields.status === "completed") fields.result = toCallToolResult(resultOfRecord(record));
   if (fields.status === "failed") fields.error = { code: RpcCode.internalError, message: record.error?.message ?? `The call ended ${record.status}.` };
   return { resultType: "complete", ...fields };
@@ -126,16 +139,16 @@ export async function cancelTask(params: unknown, target: FollowTarget): Promise
 }
 
 /**
- * tasks/update: answers to a task's inputRequests. A toolgate task waits for input only while it is
- * parked for an approval, which an admin decides (the caller's answer cannot approve it), so there is
- * never a request here to answer: the update of a known task is acknowledged and its answers ignored,
- * as the extension says of answers to requests a task does not have.
+ * tasks/update: answers to a task's open inputRequests (worker/runner/answer.ts). Answers to keys that
+ * are not open, and an update of a task that does not wait, are ignored, as the extension says. The
+ * ack comes once the answers are stored (and, all answered, the run is handed on).
  */
-export async function updateTask(params: unknown, target: FollowTarget): Promise<Record<string, unknown>> {
+export async function updateTask(params: unknown, target: FollowTarget, host: TaskHost): Promise<Record<string, unknown>> {
   const parsed = v.safeParse(UpdateParams, params ?? {});
   if (!parsed.success) throw new RpcFailure(RpcCode.invalidParams, "tasks/update: params must hold taskId (a string) and inputResponses (an object of objects).");
-  const { taskId } = parsed.output;
-  const entry = await callDurable(() => target.ledger.for(taskId), (ledger) => ledger.get(taskId, target.viewer));
-  if (!entry) throw unknownTask(taskId);
+  const { taskId, inputResponses } = parsed.output;
+  const outcome = await answerCall(target.ledger, host.runners, taskId, target.viewer, inputResponses as Record<string, JsonValue>);
+  if (!outcome.ok && outcome.error === "not_found") throw unknownTask(taskId);
+  if (!outcome.ok) throw new RpcFailure(RpcCode.invalidParams, `tasks/update: ${outcome.message}.`);
   return {};
 }

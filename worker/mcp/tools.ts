@@ -13,7 +13,7 @@ import { RpcCode, RpcFailure, type LogLevel, type RpcRequest } from "./protocol"
 import type { Envelope } from "./envelope";
 import { inputRequiredResult, openRetry } from "./input-required";
 import { runAsking, type LegacyAsker, type RunRound } from "./legacy-ask";
-import { createTaskResult, taskSupportOf, tasksRequired } from "./tasks";
+import { createTaskResult, taskSupportOf, tasksRequired, type TaskHost } from "./tasks";
 import type { Era } from "./versions";
 
 const DEFAULT_PAGE_SIZE = 100;
@@ -77,7 +77,7 @@ export interface CallContext {
   /** A 2026-07-28 request's envelope: what its client can be asked (ctx.ask, approval: "user"). */
   envelope?: Envelope;
   /** Set when this request's client follows tasks (2026-07-28 with the tasks extension). */
-  tasks?: { ttlMs: number };
+  tasks?: TaskHost;
   /** A legacy session whose client can be asked (legacy-ask.ts): ctx.ask sends it requests on this POST's stream. */
   asker?: LegacyAsker;
 }
@@ -117,7 +117,9 @@ export async function callTool(params: unknown, ctx: CallContext): Promise<Recor
   if (support === "required" && !ctx.tasks) throw tasksRequired(`the tool "${name}"`);
   // 2026: the client answers what the tool asks by calling again (input-required.ts); a legacy client
   // that declared what it answers is asked on this POST's stream, round after round (legacy-ask.ts).
-  const retry = ctx.envelope ? await openRetry(params, ctx.envelope, ctx.follow, name, args) : undefined;
+  // A detached tool run as a task asks in its run: the task waits for the answers (tasks.ts).
+  const waits = ctx.tasks !== undefined && support !== "forbidden" && tool?.policy.execution === "detached";
+  const retry = ctx.envelope ? await openRetry(params, ctx.envelope, ctx.follow, name, args, waits) : undefined;
   const sink = progressSink(_meta?.progressToken, ctx.notify);
   const hooks = [...(base.hooks === undefined ? [] : Array.isArray(base.hooks) ? base.hooks : [base.hooks]), ...progressHooks(sink)];
   const log = createCallLogger(name, base.secrets, ctx);

@@ -34,7 +34,11 @@ export const remoteTools = createMiddleware<AppEnv>(async (c, next) => {
  */
 export async function needRemoteTools(c: Context<AppEnv>, need: "all" | readonly string[]): Promise<Tenant> {
   const registry = c.var.tenant.registry;
-  if (need !== "all" && need.every((name) => registry.has(name))) return c.var.tenant;
-  c.set("tenant", await withListedTools(c.var.tenant, c.env, waitUntilOf(c)));
+  if (need === "all" || !need.every((name) => registry.has(name))) {
+    c.set("tenant", await withListedTools(c.var.tenant, c.env, waitUntilOf(c)));
+  }
+  // Declared tools are built on first use (registry.ts): the named ones now, so a bad declaration
+  // answers config_invalid (ConfigError) before any call of the request runs.
+  if (need !== "all") for (const name of need) c.var.tenant.registry.get(name);
   return c.var.tenant;
 }

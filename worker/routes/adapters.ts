@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { Hono } from "hono/tiny";
+import { Hono } from "../hono-lazy";
 import * as v from "valibot";
 import type { RemoteDefinition } from "../../src/adapters/mcp";
 import { remoteToolsOf } from "../adapters/live";

@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { Hono } from "hono/tiny";
+import { Hono } from "../hono-lazy";
 import { executeBatch } from "../../src/pipeline/batch";
 import type { Format } from "../../src/formats/format";
 import type { AppEnv } from "../env";

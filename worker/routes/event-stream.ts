@@ -14,6 +14,19 @@ export interface EventStreamOptions {
   heartbeatMs: number;
   /** How long one long-poll of a shard waits for its next event. */
   pollMs: number;
+  /**
+   * Shards beyond the `known` ones that now hold events (the shard map grew), with where to start on
+   * each; asked every growMs, so a stream learns a change without reconnecting.
+   */
+  grow?: (known: number) => Promise<GrownShard[]>;
+  growMs?: number;
+}
+
+/** A shard a stream learns of while open: its number (the next after the known ones), reader and start. */
+export interface GrownShard {
+  shard: number;
+  reader: EventReader;
+  start: number;
 }
 
 const encoder = new TextEncoder();
@@ -54,6 +67,7 @@ function frame(type: string, data: unknown, id: string): string {
 export function eventStream(options: EventStreamOptions): ReadableStream<Uint8Array> {
   let stopped = false;
   let heartbeat: ReturnType<typeof setInterval> | undefined;
+  let growing: ReturnType<typeof setInterval> | undefined;
   const positions = [...options.positions];
 
   return new ReadableStream<Uint8Array>({
@@ -64,12 +78,24 @@ export function eventStream(options: EventStreamOptions): ReadableStream<Uint8Ar
       send(`retry: 3000\n\n${frame("ready", { type: "ready" }, positions.join("."))}`);
       heartbeat = setInterval(() => send(`: heartbeat\n\n`), options.heartbeatMs);
       options.shards.forEach((reader, shard) => void follow(reader, shard, send));
+      const { grow } = options;
+      if (grow) growing = setInterval(() => void grow(positions.length).then((more) => added(more, send), () => undefined), options.growMs ?? 10_000);
     },
     cancel() {
       stopped = true;
       if (heartbeat !== undefined) clearInterval(heartbeat);
+      if (growing !== undefined) clearInterval(growing);
     },
   });
+
+  /** New shards join at the end of the id, in order (a shard another answer added already is skipped). */
+  function added(more: GrownShard[], send: (text: string) => void) {
+    for (const { shard, reader, start } of more) {
+      if (stopped || shard !== positions.length) continue;
+      positions.push(start);
+      void follow(reader, shard, send);
+    }
+  }
 
   async function follow(reader: EventReader, shard: number, send: (text: string) => void) {
     while (!stopped) {

@@ -1,12 +1,14 @@
 import type { Context } from "hono";
-import { Hono } from "hono/tiny";
+import { Hono } from "../hono-lazy";
 import type { Scope } from "../config";
 import type { AppEnv, Caller } from "../env";
 import { ApiError } from "../errors";
 import { callDurable, DurableUnavailable } from "../durable/call";
-import { tenantLedger } from "../ledger/address";
+import { tenantLedger, type LedgerAddress } from "../ledger/address";
+import { MAP_TTL_MS } from "../ledger/map-cache";
+import { eventStartOf, spanOf } from "../ledger/shard-map";
 import { authenticate, hasScope, requireKey, requireScope, viewerOf } from "../middleware/auth";
-import { eventStream, parseEventId, startPositions, type EventReader } from "./event-stream";
+import { eventStream, parseEventId, startPositions, type EventReader, type GrownShard } from "./event-stream";
 
 /** EventSource reconnects reuse the URL, so a token lives a few minutes; the stream outlives it. */
 const TOKEN_TTL_MS = 5 * 60_000;
@@ -14,6 +16,8 @@ const TOKEN_TTL_MS = 5 * 60_000;
 export interface EventRouteOptions {
   heartbeatMs?: number;
   pollMs?: number;
+  /** How often an open stream looks for shards a change of the shard map added (default MAP_TTL_MS). */
+  growMs?: number;
 }
 
 /** The stream's caller: a key in the Authorization header, or a token from POST /v1/events/token. */
@@ -39,6 +43,7 @@ async function streamCaller(c: Context<AppEnv>): Promise<Caller> {
 export function eventRoutes(options: EventRouteOptions = {}) {
   const heartbeatMs = options.heartbeatMs ?? 15_000;
   const pollMs = options.pollMs ?? 25_000;
+  const growMs = options.growMs ?? MAP_TTL_MS;
   return new Hono<AppEnv>()
     .post("/token", requireKey, requireScope("call"), async (c) => {
       const scopes = [...c.var.caller.scopes];
@@ -51,13 +56,23 @@ export function eventRoutes(options: EventRouteOptions = {}) {
       if (!hasScope(caller, "call")) throw new ApiError(403, "forbidden", 'This key lacks the "call" scope.');
       const viewer = viewerOf(caller);
       const ledger = tenantLedger(c.env, c.var.tenant.name);
-      const shards: EventReader[] = ledger.all();
-      const resume = parseEventId(c.req.header("Last-Event-ID") ?? c.req.query("lastEventId"), ledger.shards);
-      const positions = await startPositions(shards, resume, viewer).catch((error: unknown) => {
+      const positions = await (async () => {
+        const map = await ledger.map();
+        const resume = parseEventId(c.req.header("Last-Event-ID") ?? c.req.query("lastEventId"), spanOf(map));
+        // A shard the id does not know (the map grew since) is read from where its version began.
+        return startPositions(readers(ledger, 0, spanOf(map)), resume?.map((at, n) => (at >= 0 ? at : (eventStartOf(map, n) ?? -1))) ?? null, viewer);
+      })().catch((error: unknown) => {
         if (error instanceof DurableUnavailable) throw error;
         throw new ApiError(503, "ledger_unavailable", "The call ledger did not answer; the event stream could not start. Try again.");
       });
-      const stream = eventStream({ shards, positions, viewer, heartbeatMs, pollMs });
+      const shards = readers(ledger, 0, positions.length);
+      const grow = async (known: number): Promise<GrownShard[]> => {
+        const map = await ledger.map();
+        const more = readers(ledger, known, spanOf(map));
+        const starts = await startPositions(more, more.map((_, i) => eventStartOf(map, known + i) ?? -1), viewer);
+        return more.map((reader, i) => ({ shard: known + i, reader, start: starts[i]! }));
+      };
+      const stream = eventStream({ shards, positions, viewer, heartbeatMs, pollMs, grow, growMs });
       return new Response(stream, {
         headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" },
       });
@@ -65,3 +80,8 @@ export function eventRoutes(options: EventRouteOptions = {}) {
 }
 
 export const events = eventRoutes();
+
+/** Readers of shards from..to-1 (a fresh stub per read). */
+function readers(ledger: LedgerAddress, from: number, to: number): EventReader[] {
+  return Array.from({ length: Math.max(0, to - from) }, (_, i) => () => ledger.shard(from + i));
+}

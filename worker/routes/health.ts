@@ -1,4 +1,4 @@
-import { Hono } from "hono/tiny";
+import { Hono } from "../hono-lazy";
 import { version } from "../../package.json";
 import type { AppEnv } from "../env";
 

@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { Hono } from "hono/tiny";
+import { Hono } from "../hono-lazy";
 import * as v from "valibot";
 import { SCOPES } from "../config";
 import { callDurable } from "../durable/call";

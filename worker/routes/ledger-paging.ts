@@ -45,7 +45,7 @@ export function decodeCursor(value: string | undefined): Cursor | undefined {
  * `limit` below the cursor, so the newest `limit` of their union is exactly the next page.
  */
 export async function listNewest(c: Context<AppEnv>, query: ListQuery): Promise<{ entries: LedgerEntry[]; nextCursor: string | null }> {
-  const shards = tenantLedger(c.env, c.var.tenant.name).all();
+  const shards = await tenantLedger(c.env, c.var.tenant.name).all();
   const pages = await Promise.all(shards.map((stub) => callDurable(stub, (ledger) => ledger.list(query))));
   const entries = pages
     .flat()

@@ -1,4 +1,4 @@
-import { Hono } from "hono/tiny";
+import { Hono } from "../hono-lazy";
 import type { AppEnv } from "../env";
 import { requireKey, requireScope } from "../middleware/auth";
 import { hostGuard } from "../mcp/guard";

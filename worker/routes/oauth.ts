@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { Hono } from "hono/tiny";
+import { Hono } from "../hono-lazy";
 import type { AppEnv } from "../env";
 import { errorBody } from "../errors";
 import { bodyLimit } from "../middleware/body-limit";

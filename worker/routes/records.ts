@@ -1,5 +1,9 @@
 import type { Context } from "hono";
-import { Hono } from "hono/tiny";
+import { Hono } from "../hono-lazy";
+import * as v from "valibot";
+import type { JsonValue } from "../../src/json";
+import { answerCall } from "../runner/answer";
+import { tenantRunners } from "../runner/address";
 import { cutText } from "../../src/budget";
 import { CALL_STATUSES, type CallStatus } from "../../src/result";
 import { callDurable } from "../durable/call";
@@ -67,7 +71,8 @@ function listFilters(c: Context<AppEnv>): Omit<ListQuery, "limit"> {
 /**
  * Call records: GET /v1/calls (newest first, merged across the ledger's shards, keyset-paged),
  * GET /v1/calls/:id (?wait= long-polls until terminal), GET /v1/calls/:id/result (the full output,
- * paged by characters) and POST /v1/calls/:id/cancel. A call-scope key sees only the calls made
+ * paged by characters), POST /v1/calls/:id/cancel and POST /v1/calls/:id/input (answers to a call
+ * waiting for its caller, as an MCP task's tasks/update). A call-scope key sees only the calls made
  * with it; admin sees all.
  */
 export const records = new Hono<AppEnv>()
@@ -106,4 +111,23 @@ export const records = new Hono<AppEnv>()
     if (outcome.ok) return c.json({ callId, state: "cancel_requested", call: outcome.entry }, 202);
     if (outcome.error === "not_found") notFound(callId);
     throw new ApiError(409, "not_cancellable", `The call ${callId} already ended (${outcome.entry?.record.status}).`);
+  })
+  .post("/:id/input", requireScope("call"), async (c) => {
+    const callId = c.req.param("id");
+    const parsed = v.safeParse(InputBody, await c.req.json().catch(() => undefined));
+    if (!parsed.success) throw new ApiError(400, "invalid_body", "Send { inputResponses: { <key>: <answer object> } }, keyed as the call's open questions (error.inputRequests).");
+    const responses = parsed.output.inputResponses as Record<string, JsonValue>;
+    const runners = c.env.RUNNERS ? tenantRunners(c.env, c.var.tenant.name) : undefined;
+    const outcome = await answerCall(tenantLedger(c.env, c.var.tenant.name), runners, callId, viewerOf(c.var.caller), responses);
+    if (!outcome.ok && outcome.error === "not_found") notFound(callId);
+    if (!outcome.ok) throw new ApiError(400, "invalid_body", `The answers were not kept: ${outcome.message}.`);
+    if (outcome.state === "resume") return c.json({ callId, state: "resumed", call: outcome.entry }, 202);
+    if (outcome.state === "waiting") return c.json({ callId, state: "awaiting_input", call: outcome.entry });
+    const { record } = outcome.entry;
+    if (record.status !== "awaiting_input") throw new ApiError(409, "not_awaiting_input", `The call ${callId} is not waiting for input (it is ${record.status}).`);
+    const open = Object.keys(record.error?.inputRequests ?? {}).join(", ");
+    throw new ApiError(400, "unknown_keys", `None of these answers is for an open question of the call ${callId} (open: ${open}).`);
   });
+
+/** POST /v1/calls/:id/input: answers by question key (the same shape as MCP's inputResponses). */
+const InputBody = v.object({ inputResponses: v.record(v.string(), v.looseObject({})) });

@@ -1,4 +1,4 @@
-import { Hono } from "hono/tiny";
+import { Hono } from "../hono-lazy";
 import type { AppEnv } from "../env";
 import { requireScope } from "../middleware/auth";
 import { needRemoteTools } from "../middleware/tenant";

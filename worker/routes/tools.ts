@@ -1,7 +1,7 @@
-import { Hono } from "hono/tiny";
+import { Hono } from "../hono-lazy";
 import type { AppEnv } from "../env";
 import { formatNamed } from "../formats";
-import { toolListing } from "../listing";
+import { toolListing, toolListingJson } from "../listing";
 import { requireScope } from "../middleware/auth";
 import { needRemoteTools } from "../middleware/tenant";
 import { toolInfo } from "../tool-info";
@@ -16,5 +16,8 @@ export const tools = new Hono<AppEnv>()
   })
   .get("/:format", requireScope("call"), async (c) => {
     const format = formatNamed(c.req.param("format"));
-    return c.json(toolListing(await needRemoteTools(c, "all"), format, c.var.caller.tools));
+    const tenant = await needRemoteTools(c, "all");
+    const allowed = c.var.caller.tools;
+    if (allowed) return c.json(toolListing(tenant, format, allowed));
+    return c.body(toolListingJson(tenant, format), 200, { "content-type": "application/json" });
   });

@@ -1,3 +1,4 @@
+import type { JsonValue } from "../../src/json";
 import type { DetachedCall } from "../../src/runner";
 
 /** A detached call as its Runner object holds it: the core's job plus where its tenant comes from. */
@@ -5,12 +6,16 @@ export interface RunJob extends DetachedCall {
   tenant: string;
   /** A local configuration override (TOOLGATE_CONFIG) the request had; deployed tenants bundle theirs. */
   config?: string;
+  /** Every answer its caller gave so far (a task's tasks/update, kept in the ledger): ctx.ask answers from them. */
+  answers?: Record<string, JsonValue>;
 }
 
 /** A Runner object's RPC methods, as callers use them. */
 export interface RunnerStub {
   start(job: RunJob): Promise<{ ok: true; state: string }>;
   standby(job: RunJob, checkAt: number): Promise<{ ok: true; state: string }>;
+  /** A task's answers came: run the held job again as `owner` with them (false: no job is held). */
+  resume(owner: string, answers: Record<string, JsonValue>): Promise<boolean>;
 }
 
 /** The Runner Durable Object namespace as this module uses it (structural: scripts typecheck in Node). */

@@ -19,7 +19,10 @@ import { tenantLedger } from "../ledger/address";
 import { DEFAULT_LEASE_MS } from "../ledger/journal";
 import { loadTenant } from "../tenant";
 import type { RunJob } from "./address";
-import { beginRun, clearJob, migrate, readJob, writeJob, type StoredJob } from "./store";
+import { beginRun, clearJob, migrate, readJob, setJobState, writeJob, type StoredJob } from "./store";
+import type { AskChannel } from "../../src/ask";
+import type { JsonValue } from "../../src/json";
+import { settingsFromEnv } from "../ledger/settings";
 
 /** A run lost with its host is begun again at most this often in all (idempotent tools only). */
 const MAX_RUNS = 2;
@@ -33,6 +36,15 @@ const STANDBY_RECHECK_MS = DEFAULT_LEASE_MS;
 export const WATCHDOG_MS = 15 * 60_000 + 30_000;
 
 const TERMINAL = new Set<string>(TERMINAL_STATUSES);
+
+/** How often a job kept for its caller's answers looks whether the call still waits, past its deadline. */
+const ASKING_RECHECK_MS = 60_000;
+
+/** A task's run may ask its caller what the caller declared it answers, with every answer so far. */
+function askChannelOf(job: RunJob): { ask?: AskChannel } {
+  if (!job.asks) return {};
+  return { ask: { responses: job.answers ?? {}, methods: new Set(job.asks), waits: true } };
+}
 
 export function createRunnerClass(catalog: Catalog) {
   return class Runner extends DurableObject<Env> {
@@ -62,11 +74,25 @@ export function createRunnerClass(catalog: Catalog) {
       return { ok: true, state: "standby" };
     }
 
+    /**
+     * A task's questions were all answered (the ledger's row runs again as `owner`): run the held job
+     * again with every answer so far. Idempotent per owner; false when no job is held.
+     */
+    async resume(owner: string, answers: Record<string, JsonValue>): Promise<boolean> {
+      const held = readJob(this.ctx.storage.sql);
+      if (!held) return false;
+      if (held.job.owner === owner) return true;
+      writeJob(this.ctx.storage.sql, { ...held.job, owner, answers }, "waiting");
+      await this.ctx.storage.setAlarm(Date.now());
+      return true;
+    }
+
     override async alarm(): Promise<void> {
       const held = readJob(this.ctx.storage.sql);
       if (!held || this.running) return;
       if (held.state === "waiting") return this.run(held);
       if (held.state === "standby") return this.lookAfter(held);
+      if (held.state === "asking") return this.lookAfterAsking(held);
       // Begun by an earlier instance that never finished: its host died (evicted, redeployed, cut off).
       if (held.job.idempotent && held.attempts < MAX_RUNS) return this.run(held);
       await this.settleUnknown(held.job, "its run was interrupted (the host running it restarted) and the tool is not idempotent");
@@ -95,14 +121,38 @@ export function createRunnerClass(catalog: Catalog) {
           // Its ledger writes are its own: grouped with another object's, their I/O would cross objects.
           writeScope: `runner/${this.ctx.id.toString()}`,
         });
-        await executeCall({ id: job.callId, name: job.tool, arguments: job.args }, options);
+        const result = await executeCall({ id: job.callId, name: job.tool, arguments: job.args }, { ...options, ...askChannelOf(job) });
+        if (result.record.status === "awaiting_input") return await this.awaitAnswers(job);
       } catch (error) {
         // The pipeline never throws for the call's own failures: this is the host (config, storage).
         await this.settleFailed(job, error instanceof Error ? error.message : String(error));
       } finally {
         this.running = false;
       }
-      this.done();
+      this.done(job.owner);
+    }
+
+    /**
+     * The run asked its caller and the call now waits in the ledger: the job is kept (its raw arguments
+     * are here) for resume(); an alarm after the wait's deadline lets go of it if no answer came.
+     */
+    private async awaitAnswers(job: RunJob): Promise<void> {
+      const held = readJob(this.ctx.storage.sql);
+      // Answered already, while this run was finishing: resume() replaced the job; run it.
+      if (held && held.job.owner !== job.owner) return void (await this.ctx.storage.setAlarm(Date.now()));
+      setJobState(this.ctx.storage.sql, "asking");
+      await this.ctx.storage.setAlarm(Date.now() + settingsFromEnv(this.env as unknown as Record<string, unknown>).inputTtlMs + ASKING_RECHECK_MS);
+    }
+
+    /** A job kept for its caller's answers: let go of it once the call no longer waits (ended, cancelled, expired). */
+    private async lookAfterAsking(held: StoredJob): Promise<void> {
+      const entry = await this.ledgerOf(held.job).get(held.job.callId, null).catch(() => undefined);
+      const status = entry?.record.status;
+      if (status === "awaiting_input" || status === "running" || status === undefined) {
+        await this.ctx.storage.setAlarm(Date.now() + ASKING_RECHECK_MS);
+        return;
+      }
+      this.done(held.job.owner);
     }
 
     /** An auto call's request may have died: an idempotent tool runs again here, others were settled unknown. */
@@ -148,8 +198,16 @@ export function createRunnerClass(catalog: Catalog) {
       await callDurable(ledger, (shard) => shard.complete(job.owner, record)).catch(() => undefined);
     }
 
-    /** The job is over: the object keeps nothing (and needs no alarm). */
-    private done(): void {
+    /**
+     * The job is over: the object keeps nothing (and needs no alarm). Given the run's owner, only that
+     * run's job goes: one that resume() put in its place meanwhile is run instead.
+     */
+    private done(owner?: string): void {
+      const held = readJob(this.ctx.storage.sql);
+      if (owner !== undefined && held && held.job.owner !== owner) {
+        void this.ctx.storage.setAlarm(Date.now()).catch(() => undefined);
+        return;
+      }
       clearJob(this.ctx.storage.sql);
       void this.ctx.storage.deleteAlarm().catch(() => undefined);
     }

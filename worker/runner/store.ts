@@ -1,8 +1,12 @@
 /** The Runner object's one job, in SQLite: what to run, and how far it got (so a restart knows). */
 import type { RunJob } from "./address";
 
-/** waiting: its alarm will start it; running: a run began (found so by an alarm, its host died); standby: watching an inline run. */
-export type JobState = "waiting" | "running" | "standby";
+/**
+ * waiting: its alarm will start it; running: a run began (found so by an alarm, its host died);
+ * standby: watching an inline run; asking: its run asked the caller, and the call waits in the ledger
+ * for the answers (resume() makes it waiting again, with them).
+ */
+export type JobState = "waiting" | "running" | "standby" | "asking";
 
 export interface StoredJob {
   job: RunJob;
@@ -26,7 +30,11 @@ export function readJob(sql: SqlStorage): StoredJob | undefined {
 }
 
 export function writeJob(sql: SqlStorage, job: RunJob, state: JobState): void {
-  sql.exec("INSERT INTO job (id, body, state, attempts) VALUES (1, ?, ?, 0)", JSON.stringify(job), state);
+  sql.exec("INSERT OR REPLACE INTO job (id, body, state, attempts) VALUES (1, ?, ?, 0)", JSON.stringify(job), state);
+}
+
+export function setJobState(sql: SqlStorage, state: JobState): void {
+  sql.exec("UPDATE job SET state = ? WHERE id = 1", state);
 }
 
 /** Marks a run as begun, before it begins: found so by a later alarm, the run's host died. */
