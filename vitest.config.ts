@@ -3,11 +3,13 @@ import { defineConfig } from "vitest/config";
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { HeldWorkerdLogs } from "./test/runner/held-workerd-logs.ts";
 import { quietDependencySourcemaps } from "./test/runner/quiet-dependency-sourcemaps.ts";
+import { secondIsolateWorker } from "./test/runner/second-isolate.ts";
 import { writeToolCatalog } from "./scripts/tools-catalog.mjs";
 
 // The catalogue module of tools/ (git-ignored), written before either project bundles worker code:
 // the vitest plugin reads wrangler.toml but does not run its [build] command.
-writeToolCatalog(fileURLToPath(new URL(".", import.meta.url)));
+const root = fileURLToPath(new URL(".", import.meta.url));
+writeToolCatalog(root);
 
 // Two projects: the runtime-agnostic core in Node, the Worker in workerd (real Durable Objects).
 
@@ -35,9 +37,11 @@ export default defineConfig({
             // wrangler.toml's bindings, with the test entry: the same Worker over the test catalogue (fixture tools).
             main: "./test/fixtures/worker.ts",
             miniflare: {
-              // A second Worker bound to toolgate's RPC entrypoint (test/worker/binding.test.ts).
-              serviceBindings: { CHAT_APP: "chat-app" },
+              // A second Worker bound to toolgate's RPC entrypoint (test/worker/binding.test.ts), and
+              // toolgate in an isolate of its own over the same objects (test/runner/second-isolate.ts).
+              serviceBindings: { CHAT_APP: "chat-app", SECOND_ISOLATE: "toolgate-second-isolate" },
               workers: [
+                secondIsolateWorker(root),
                 {
                   name: "chat-app",
                   modules: true,

@@ -1,4 +1,4 @@
-import { toolError } from "./errors";
+import { toolError, type ErrorCode } from "./errors";
 import type { JsonObject, JsonValue } from "./json";
 
 /**
@@ -31,11 +31,22 @@ export function inputRequiredError(tool: string, keys: readonly string[]) {
   return toolError("input_required", `Tool "${tool}" needs input from its caller (${keys.join(", ")}): call it again with the answers.`, { retryable: false });
 }
 
+/** Why a question that was asked gets no answer: ctx.ask rejects with it (a ToolError of this code and message). */
+export interface AskFailure {
+  code: ErrorCode;
+  message: string;
+}
+
 /** What the host tells the call about its caller: the answers so far and what the caller can be asked. */
 export interface AskChannel {
   responses: InputResponses;
   /** Methods the caller declared it answers; a question of another method is never asked. */
   methods: ReadonlySet<AskMethod>;
+  /**
+   * Questions that were asked and will get no answer (the caller answered with an error, went away,
+   * or did not answer in time), by key: ctx.ask rejects with the failure, approval: "user" denies.
+   */
+  failures?: Readonly<Record<string, AskFailure>>;
   /**
    * The caller answers later, on this same call (an MCP task): a call that asks waits in its record
    * (`awaiting_input`) instead of ending, and its host runs it again with the answers. A detached

@@ -55,8 +55,10 @@ export class CallContext implements ToolContext {
       (state.inputRequests ??= {})[key] = request;
       return Promise.reject(toolError("input_required", `Tool "${state.name}" asks its caller (${request.method}), and this caller cannot be asked that.`, { retryable: false }));
     }
-    const answers = state.env.ask!.responses;
-    if (Object.hasOwn(answers, key)) return Promise.resolve(answers[key]!);
+    const { responses, failures } = state.env.ask!;
+    if (Object.hasOwn(responses, key)) return Promise.resolve(responses[key]!);
+    const failure = failures && Object.hasOwn(failures, key) ? failures[key]! : undefined;
+    if (failure) return Promise.reject(toolError(failure.code, failure.message, { retryable: false }));
     (state.inputRequests ??= {})[key] = request;
     return Promise.reject(inputRequiredError(state.name, Object.keys(state.inputRequests)));
   }

@@ -45,8 +45,8 @@ const SHOWN_ARGUMENT_CHARS = 500;
 /**
  * approval: "user": the person who made the call confirms it (an elicitation), answered with the call
  * made again (or, for a detached call run as a task, through the task: tasks/update). Accepted with
- * approve: true, it runs; any other answer denies it. A caller that cannot be asked has the call
- * parked for an admin, as "always" would.
+ * approve: true, it runs; any other answer denies it, and so does a question that gets no answer
+ * (channel failures). A caller that cannot be asked has the call parked for an admin, as "always" would.
  */
 function askUser(state: CallState): StepOutcome {
   const { env } = state;
@@ -58,6 +58,8 @@ function askUser(state: CallState): StepOutcome {
   // A detached call whose caller answers later (a task) is confirmed in its run: its task asks.
   if (env.ask.waits && env.runner && tool.policy.execution === "detached") return undefined;
   const answer = env.ask.responses[USER_APPROVAL_KEY];
+  const failure = env.ask.failures?.[USER_APPROVAL_KEY];
+  if (answer === undefined && failure) return deny(state, `the user who made the call was asked and gave no answer (${failure.message})`);
   if (answer === undefined) {
     const shown = JSON.stringify(env.mask((state.args ?? {}) as JsonValue)).slice(0, SHOWN_ARGUMENT_CHARS);
     const message = `Allow ${tool.title ?? tool.name} (${tool.name}) to run with ${shown}?`;

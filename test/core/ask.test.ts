@@ -46,6 +46,20 @@ describe("ctx.ask", () => {
     expect(r).toMatchObject({ ok: true, output: { structured: { elicit: true, sample: false } } });
   });
 
+  it("a question the host says gets no answer (channel failures) rejects with that failure; the tool may read it", async () => {
+    const failures = { last: { code: "timeout" as const, message: "No answer within 1 s." } };
+    const failed = await executeCall(call("greet"), { registry, ask: { ...channel({ first: "Ada" }), failures } });
+    expect(failed).toMatchObject({ ok: false, error: { code: "timeout", message: "No answer within 1 s." }, record: { status: "timed_out" } });
+    const careful = defineTool({
+      name: "careful",
+      description: "",
+      input: v.object({}),
+      run: async (_a, ctx) => ctx.ask("q", elicit("?")).catch((error: Error) => `went on without: ${error.message}`),
+    });
+    const r = await executeCall(call("careful"), { registry: createRegistry([careful]), ask: { ...channel(), failures: { q: { code: "cancelled", message: "gone" } } } });
+    expect(r).toMatchObject({ ok: true, output: { content: [{ text: "went on without: gone" }] } });
+  });
+
   it("refuses keys that are not short and plain", async () => {
     const bad = defineTool({ name: "bad", description: "", input: v.object({}), run: (_a, ctx) => ctx.ask("a key with spaces", elicit("?")) });
     const r = await executeCall(call("bad"), { registry: createRegistry([bad]), ask: channel() });
@@ -66,6 +80,12 @@ describe('approval: "user"', () => {
     expect(yes).toMatchObject({ ok: true, record: { status: "succeeded", permission: "allow" } });
     const no = await executeCall(call("send", { to: "bob" }), { registry, ask: channel({ "toolgate.approval": { action: "accept", content: { approve: false } } }) });
     expect(no).toMatchObject({ ok: false, error: { code: "denied" }, record: { status: "denied" } });
+  });
+
+  it("a confirmation that gets no answer denies the call, saying why", async () => {
+    const failures = { "toolgate.approval": { code: "cancelled" as const, message: "the client went away" } };
+    const r = await executeCall(call("send", { to: "bob" }), { registry, ask: { ...channel(), failures } });
+    expect(r).toMatchObject({ ok: false, error: { code: "denied", message: expect.stringContaining("gave no answer (the client went away)") }, record: { status: "denied" } });
   });
 
   it("a caller that cannot be asked has the call parked for an admin", async () => {

@@ -15,6 +15,7 @@ const RPC_METHODS = [
   "begin", "commit", "writeMany", "complete", "record", "watch", "confirmStart", "progress", "get", "list", "result", "decide", "answer", "cancel",
   "events", "publish", "issueToken", "checkToken", "mcpSession", "setMcpSessionLevel", "endMcpSession", "cancelCallsWithPrefix", "secret",
   "holds", "seal", "stranded", "shardMap", "changeShards", "dropShardVersions",
+  "openAsks", "answerAsk", "awaitAsks", "cancelAsks", "closeAsks",
 ] as const;
 type RpcMethods = (typeof RPC_METHODS)[number];
 /**

@@ -3,6 +3,7 @@ import type { JsonValue } from "../../src/json";
 import type { CallRecord, Progress } from "../../src/result";
 import type { CallSurface } from "../../src/client/surface";
 import { cancel, decide } from "./approvals";
+import { allAnswered, answerAsk, askKey, cancelAsks, cancelAsksWithPrefix, closeAsks, openAsks, readAsks, startRound, type AskAnswerOutcome, type AskState } from "./asks";
 import { answerInput } from "./inputs";
 import { applyWrite, claim, commit, complete, noteProgress, recordUnclaimed, renew, watchState } from "./claims";
 import type { ShardContext } from "./context";
@@ -225,9 +226,55 @@ export class Ledger extends DurableObject<Env> {
     this.wakeBy(expiresAt);
   }
 
-  /** Requests the cancel of the viewer's running calls whose ids start with `prefix` (a session's calls). */
+  /** Requests the cancel of the viewer's running calls whose ids start with `prefix` (a session's calls), and of their questions. */
   cancelCallsWithPrefix(prefix: string, viewer: Viewer, reason: string): string[] {
-    return this.transact(() => cancelRunningWithPrefix(this.shard, prefix, viewer, reason));
+    return this.transact(() => {
+      cancelAsksWithPrefix(this.shard, prefix, reason);
+      return cancelRunningWithPrefix(this.shard, prefix, viewer, reason);
+    });
+  }
+
+  /** A legacy MCP call's round asks its client (asks.ts): answers the cancel that came first, or null. */
+  openAsks(callId: string, roundCallId: string, askIds: string[], expiresAt: number): string | null {
+    const cancelled = this.transact(() => openAsks(this.ctx.storage.sql, callId, roundCallId, askIds, expiresAt));
+    this.wakeBy(expiresAt);
+    return cancelled;
+  }
+
+  /** The client's response to one of the call's questions, from whichever isolate received it. */
+  answerAsk(callId: string, askId: string, response: string): AskAnswerOutcome {
+    return this.transact(() => answerAsk(this.shard, callId, askId, response));
+  }
+
+  /**
+   * Waits (bounded) until every question of the call is answered or the call is cancelled. All
+   * answered, the call goes on as `nextRoundCallId` (a cancel reaches that). Null: nothing is asked.
+   */
+  async awaitAsks(callId: string, waitMs: number, nextRoundCallId: string): Promise<AskState | null> {
+    const sql = this.ctx.storage.sql;
+    const until = Date.now() + Math.min(waitMs, this.settings.maxWaitMs);
+    for (;;) {
+      const state = readAsks(sql, callId);
+      if (!state || state.cancelled !== null) return state;
+      if (allAnswered(state)) {
+        this.transact(() => startRound(sql, callId, nextRoundCallId));
+        return state;
+      }
+      if (Date.now() >= until) return state;
+      await this.waiters.wait(askKey(callId), until - Date.now());
+    }
+  }
+
+  /** The client cancelled the call: its questions stop waiting; answers the round it runs as. */
+  cancelAsks(callId: string, reason: string, expiresAt: number): string {
+    const round = this.transact(() => cancelAsks(this.shard, callId, reason, expiresAt));
+    this.wakeBy(expiresAt);
+    return round;
+  }
+
+  /** The call stopped asking (it ended, or gave up waiting): late answers are refused from now on. */
+  closeAsks(callId: string): void {
+    this.transact(() => closeAsks(this.ctx.storage.sql, callId));
   }
 
   /** A random key this shard keeps under `name` for the tenant's Worker to sign with (secrets.ts). */

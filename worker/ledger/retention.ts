@@ -5,6 +5,7 @@ import { expireInputs } from "./inputs";
 import type { ShardContext } from "./context";
 import { callEvent, eventRecord } from "./events";
 import { storeRecord, toEntry, TERMINAL_SQL, type CallRow } from "./records";
+import { nextAskExpiry, pruneAsks } from "./asks";
 import { nextSessionExpiry, pruneSessions } from "./sessions";
 import { callKey } from "./waiters";
 
@@ -22,11 +23,12 @@ export function sweep(ctx: ShardContext): number | null {
   const busy = expireLeases(ctx, BATCH) === BATCH || expireApprovals(ctx, BATCH) === BATCH || expireInputs(ctx, BATCH) === BATCH || prune(ctx) === BATCH;
   ctx.sql.exec("DELETE FROM tokens WHERE expires_at <= ?", now);
   pruneSessions(ctx.sql, now);
+  pruneAsks(ctx.sql, now);
   if (busy) return now;
   const deadline = ctx.sql.exec<{ at: number | null }>("SELECT min(deadline) AS at FROM calls WHERE deadline IS NOT NULL").one().at;
   const any = ctx.sql.exec<{ n: number }>("SELECT count(*) AS n FROM (SELECT 1 FROM calls LIMIT 1)").one().n > 0;
   const pruneAt = any ? now + ctx.settings.pruneIntervalMs : null;
-  const times = [deadline, pruneAt, nextSessionExpiry(ctx.sql)].filter((at): at is number => at !== null);
+  const times = [deadline, pruneAt, nextSessionExpiry(ctx.sql), nextAskExpiry(ctx.sql)].filter((at): at is number => at !== null);
   return times.length === 0 ? null : Math.min(...times);
 }
 

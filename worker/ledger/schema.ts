@@ -71,6 +71,15 @@ const MIGRATIONS: readonly Migration[] = [
      name TEXT PRIMARY KEY,
      value BLOB NOT NULL
    );`,
+  // Questions a legacy MCP session's call put to its client (worker/ledger/asks.ts), while it asks.
+  `CREATE TABLE IF NOT EXISTS mcp_asks (
+     call_id TEXT PRIMARY KEY,         -- the session's tools/call (worker/mcp/call-ids.ts)
+     round_call_id TEXT NOT NULL,      -- the ledger id its current round runs as: a cancel reaches it
+     waiting TEXT NOT NULL,            -- JSON: the JSON-RPC id of each request sent to the client → its response, or null
+     cancelled TEXT,                   -- why the client cancelled the call; NULL
+     expires_at INTEGER NOT NULL       -- when the row may go (the wait's bound, and a margin)
+   );
+   CREATE INDEX IF NOT EXISTS mcp_asks_by_expiry ON mcp_asks (expires_at);`,
 ];
 
 /** ALTER TABLE … ADD COLUMN unless the column is there already, so re-running it is harmless. */

@@ -1,5 +1,6 @@
 import { hashJson } from "../../src/hash";
 import type { RequestId } from "./protocol";
+import { toBase64Url } from "./session";
 
 /**
  * The call id of a legacy session's tools/call, derived from the session and the JSON-RPC request id
@@ -27,4 +28,30 @@ function requestPart(id: RequestId): string {
 /** A fresh id for a call no other request needs to find. */
 export function randomCallId(): string {
   return `mcp-${crypto.randomUUID()}`;
+}
+
+const ASK_NONCE = /^[A-Za-z0-9_-]{16}$/;
+const REQUEST_PART = /^(n[0-9]{1,16}|s[A-Za-z0-9_.:-]{1,40}|h[0-9a-f]{24})$/;
+
+/**
+ * The JSON-RPC id of a request a session's call sends its client (legacy-ask.ts): the call's own
+ * part of its id and a random nonce, `ask~<part>~<nonce>`. The client's response, landing on any
+ * isolate of the same session, finds the call from it (callOfAskId), and nothing else's.
+ */
+export function askRequestId(sessionRef: string, callId: string): string {
+  const nonce = toBase64Url(crypto.getRandomValues(new Uint8Array(12)));
+  return `ask~${callId.slice(sessionCallPrefix(sessionRef).length)}~${nonce}`;
+}
+
+/** The call of this session a response's id belongs to, when it is one askRequestId made. */
+export function callOfAskId(sessionRef: string, id: unknown): string | undefined {
+  if (typeof id !== "string") return undefined;
+  const [tag, part, nonce, extra] = id.split("~");
+  if (tag !== "ask" || extra !== undefined || !part || !nonce || !REQUEST_PART.test(part) || !ASK_NONCE.test(nonce)) return undefined;
+  return `${sessionCallPrefix(sessionRef)}${part}`;
+}
+
+/** The ledger id of round `round` (2 and on) of a session's call that asked its client: `<call id>~<round>`. */
+export function roundCallId(callId: string, round: number): string {
+  return `${callId}~${round}`;
 }

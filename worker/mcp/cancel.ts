@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { callDurable } from "../durable/call";
 import type { LedgerAddress } from "../ledger/address";
+import type { AskStore } from "./ask-store";
 import type { Viewer } from "../ledger/types";
 import { sessionCallId, sessionCallPrefix } from "./call-ids";
 import type { RpcNotification } from "./protocol";
@@ -21,13 +22,22 @@ const RETRY_FOR_MS = 3_000;
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** A cancel that comes before the call asks anything is kept this long, so the questions it asks a moment later are not sent. */
+const CANCEL_MARK_MS = 10 * 60_000;
+
 export interface CancelTarget {
   ledger: LedgerAddress;
+  /** The questions the session's calls put to its client (legacy-ask.ts). */
+  asks: AskStore;
   viewer: Viewer;
   sessionRef: string;
 }
 
-/** notifications/cancelled: the cancel of the call its requestId made, tried until the ledger knows the call (bounded). */
+/**
+ * notifications/cancelled: the cancel of the call its requestId made, tried until the ledger knows
+ * the call (bounded). A call that asked its client runs on under another id (a round): its questions
+ * stop waiting, and the round it runs as is cancelled too.
+ */
 export async function cancelByNotification(notification: RpcNotification, target: CancelTarget): Promise<void> {
   if (notification.method !== "notifications/cancelled") return;
   const parsed = v.safeParse(CancelledParams, notification.params ?? {});
@@ -35,6 +45,11 @@ export async function cancelByNotification(notification: RpcNotification, target
   const { requestId, reason } = parsed.output;
   const callId = sessionCallId(target.sessionRef, requestId);
   const why = `The MCP client cancelled the call${reason ? `: ${reason.slice(0, 200)}` : "."}`;
+  const asking = target.asks.cancel(callId, why, Date.now() + CANCEL_MARK_MS).catch(() => callId);
+  await Promise.all([cancelUntilKnown(target, callId, why), asking.then((round) => (round === callId ? undefined : cancelUntilKnown(target, round, why)))]);
+}
+
+async function cancelUntilKnown(target: CancelTarget, callId: string, why: string): Promise<void> {
   const until = Date.now() + RETRY_FOR_MS;
   for (;;) {
     const outcome = await callDurable(() => target.ledger.for(callId), (ledger) => ledger.cancel(callId, target.viewer, why), { tries: 1 }).catch(() => undefined);

@@ -3,9 +3,11 @@ import type { ExecuteOptions } from "../../src/options";
 import { ConfigError } from "../config";
 import { logLine } from "../log";
 import type { Tenant } from "../tenant";
+import { askFlagsOf } from "./client-asks";
 import { META_KEYS, type Envelope } from "./envelope";
 import type { FollowTarget } from "./follow";
 import { isLogLevel, RpcCode, RpcFailure, rpcError, rpcResult, type LogLevel, type RequestId, type RpcRequest, type RpcResponse } from "./protocol";
+import type { LegacyAsker } from "./legacy-ask";
 import { cancelTask, getTask, tasksRequired, TASKS_EXTENSION, updateTask, type TaskHost } from "./tasks";
 import { callTool, listTools } from "./tools";
 import { isLegacyVersion, LATEST_LEGACY_VERSION, SERVED_VERSIONS, type Era, type LegacyVersion } from "./versions";
@@ -21,6 +23,12 @@ export interface Exchange {
   signal: AbortSignal;
   /** A notification on this POST's response stream. */
   notify(method: string, params: Record<string, unknown>): void;
+  /** A request to the client on this POST's response stream (a legacy session asking); false when it cannot go. */
+  send(request: RpcRequest): boolean;
+  /** The client reads this POST's answer as a stream (only then can it be sent requests). */
+  streams: boolean;
+  /** A legacy session whose client declared what it answers: how its calls ask it (legacy-ask.ts). */
+  asks?: SessionAsks;
   /** Masks the tenant's secrets in text that is logged. */
   mask(text: string): string;
   pageSize?: number;
@@ -38,6 +46,9 @@ export interface Exchange {
   /** 2026-07-28 requests whose client declared the tasks extension: how long a task's record is kept, where it runs. */
   tasks?: TaskHost;
 }
+
+/** What a legacy session's calls need to ask its client, besides the POST's own stream. */
+export type SessionAsks = Omit<LegacyAsker, "send" | "signal" | "waitUntil">;
 
 export const SERVER_INFO = { name: "toolgate", title: "toolgate", version: "0.1.0" } as const;
 
@@ -100,13 +111,16 @@ const InitializeParams = v.object({
   clientInfo: v.optional(v.looseObject({ name: v.string() })),
 });
 
-/** initialize: the client's legacy version when this server speaks it, else the newest legacy one (never a 2026 one). */
-export function initialize(params: unknown): { version: LegacyVersion; result: Record<string, unknown> } {
+/**
+ * initialize: the client's legacy version when this server speaks it, else the newest legacy one
+ * (never a 2026 one), and what the client declared it answers (the session keeps that in its id).
+ */
+export function initialize(params: unknown): { version: LegacyVersion; result: Record<string, unknown>; asks: number } {
   const parsed = v.safeParse(InitializeParams, params ?? {});
   if (!parsed.success) throw new RpcFailure(RpcCode.invalidParams, "initialize: params must hold protocolVersion, capabilities and clientInfo.");
   const asked = parsed.output.protocolVersion;
   const version = isLegacyVersion(asked) ? asked : LATEST_LEGACY_VERSION;
-  return { version, result: { protocolVersion: version, capabilities: CAPABILITIES, serverInfo: SERVER_INFO } };
+  return { version, result: { protocolVersion: version, capabilities: CAPABILITIES, serverInfo: SERVER_INFO }, asks: askFlagsOf(parsed.output.capabilities) };
 }
 
 async function setLevel(request: RpcRequest, exchange: Exchange): Promise<Record<string, unknown>> {
@@ -125,10 +139,17 @@ function runCall(request: RpcRequest, exchange: Exchange): Promise<Record<string
     logLevel: exchange.logLevel,
     requestId: exchange.requestId,
     follow: exchange.follow,
+    ...(exchange.asks && exchange.streams ? { asker: askerOf(exchange.asks, exchange) } : {}),
     ...(exchange.tasks ? { tasks: exchange.tasks } : {}),
     ...(exchange.envelope ? { envelope: exchange.envelope } : {}),
     era: exchange.era,
   });
+}
+
+/** A legacy session's asking over this POST's stream (only a POST that reads SSE can be sent requests). */
+function askerOf(asks: SessionAsks, exchange: Exchange): LegacyAsker {
+  const waitUntil = exchange.follow.waitUntil;
+  return { ...asks, send: exchange.send, signal: exchange.signal, ...(waitUntil ? { waitUntil } : {}) };
 }
 
 /**

@@ -5,8 +5,11 @@ import { tenantLedger } from "../ledger/address";
 import { viewerOf } from "../middleware/auth";
 import { sessionCallId } from "./call-ids";
 import { cancelByNotification, cancelSessionCalls, type CancelTarget } from "./cancel";
-import { initialize } from "./dispatch";
-import { classify, RpcCode, RpcFailure, rpcError, rpcResult, type RpcRequest, type RpcResponse } from "./protocol";
+import { createAskStore } from "./ask-store";
+import { takeAnswer } from "./client-answers";
+import { initialize, type SessionAsks } from "./dispatch";
+import { DEFAULT_ASK_TIMEOUT_MS } from "./legacy-ask";
+import { classify, RpcCode, RpcFailure, rpcError, rpcResult, type Incoming, type RpcRequest, type RpcResponse } from "./protocol";
 import { respond, type Accepts, type RespondOptions } from "./respond";
 import { checkSessionId, createSessionId, type Session } from "./session";
 import { createSessionStore, type SessionState } from "./session-store";
@@ -16,7 +19,9 @@ import { allowsBatches, DEFAULT_LEGACY_VERSION, isLegacyVersion, SERVED_VERSIONS
  * The legacy era (2025-03-26 to 2025-11-25) of Streamable HTTP: initialize opens a session whose id
  * travels in Mcp-Session-Id; DELETE ends it. The id itself is checked without storage; the rest of a
  * session (level, deletion) is read from the ledger once per request, and its calls' ids derive from
- * it, so a cancel or a DELETE landing on any isolate reaches them.
+ * it, so a cancel or a DELETE landing on any isolate reaches them. A client that declared what it
+ * answers is asked on a tools/call's stream (legacy-ask.ts); its responses, POSTed to any isolate,
+ * reach the waiting call through the ledger (client-answers.ts).
  */
 
 function refuse(c: Context<AppEnv>, status: 400 | 404, code: number, message: string, data?: unknown): Response {
@@ -45,7 +50,28 @@ async function openSession(c: Context<AppEnv>): Promise<OpenSession | Response> 
 }
 
 function cancelTarget(c: Context<AppEnv>, session: Session): CancelTarget {
-  return { ledger: tenantLedger(c.env, c.var.tenant.name), viewer: viewerOf(c.var.caller), sessionRef: session.ref };
+  const ledger = tenantLedger(c.env, c.var.tenant.name);
+  return { ledger, asks: createAskStore(ledger), viewer: viewerOf(c.var.caller), sessionRef: session.ref };
+}
+
+/** The client's responses to what its calls asked it: stored where the waiting calls read them; a refused one becomes an error. */
+async function takeAnswers(c: Context<AppEnv>, incoming: readonly Incoming[], session: Session): Promise<Incoming[]> {
+  if (!incoming.some((item) => item.kind === "response")) return [...incoming];
+  const store = createAskStore(tenantLedger(c.env, c.var.tenant.name));
+  return Promise.all(
+    incoming.map(async (item): Promise<Incoming> => {
+      if (item.kind !== "response") return item;
+      const refusal = await takeAnswer(item.message, session.ref, store);
+      return refusal ? { kind: "refused", refusal } : item;
+    }),
+  );
+}
+
+/** How this session's calls ask its client, when it declared anything it answers. */
+function sessionAsks(c: Context<AppEnv>, session: Session, options: RespondOptions): SessionAsks | undefined {
+  if (session.asks === 0) return undefined;
+  const store = createAskStore(tenantLedger(c.env, c.var.tenant.name));
+  return { flags: session.asks, sessionRef: session.ref, store, timeoutMs: options.askTimeoutMs ?? DEFAULT_ASK_TIMEOUT_MS };
 }
 
 /** initialize: a new session bound to the caller's key; its id travels in the Mcp-Session-Id header. */
@@ -53,8 +79,8 @@ async function startSession(c: Context<AppEnv>, request: RpcRequest): Promise<Re
   let reply: RpcResponse;
   const headers: Record<string, string> = {};
   try {
-    const { result } = initialize(request.params);
-    headers["Mcp-Session-Id"] = await createSessionId(keyHash(c));
+    const { result, asks } = initialize(request.params);
+    headers["Mcp-Session-Id"] = await createSessionId(keyHash(c), Date.now(), asks);
     reply = rpcResult(request.id, result);
   } catch (error) {
     if (!(error instanceof RpcFailure)) throw error;
@@ -90,9 +116,15 @@ export async function serveLegacy(c: Context<AppEnv>, body: unknown, accept: Acc
     const cancelling = cancelByNotification(item.message, cancelTarget(c, session));
     if (waitUntil) waitUntil(cancelling);
   }
-  if (!incoming.some((item) => item.kind === "request" || item.kind === "invalid")) return c.body(null, 202);
+  const taken = await takeAnswers(c, incoming, session);
+  if (!taken.some((item) => item.kind === "request" || item.kind === "invalid")) {
+    const refused = taken.find((item) => item.kind === "refused");
+    // A response the server cannot accept: 400, with a JSON-RPC error without an id (the spec's MAY).
+    return refused ? refuse(c, 400, refused.refusal.code, refused.refusal.message) : c.body(null, 202);
+  }
   let level = state.level;
-  return respond(c, incoming, batch, accept, {
+  const asks = sessionAsks(c, session, options);
+  return respond(c, taken, batch, accept, {
     era: "legacy",
     logLevel: () => level,
     callId: (id) => sessionCallId(session.ref, id),
@@ -100,6 +132,7 @@ export async function serveLegacy(c: Context<AppEnv>, body: unknown, accept: Acc
       await store.setLevel(session, next);
       level = next;
     },
+    ...(asks ? { asks } : {}),
   }, options);
 }
 

@@ -39,12 +39,21 @@ export type RpcResponse =
   | { jsonrpc: "2.0"; id: RequestId; result: Record<string, unknown> }
   | { jsonrpc: "2.0"; id: RequestId | null; error: { code: number; message: string; data?: unknown } };
 
-/** What one incoming JSON value is; responses come only from clients answering server requests, which toolgate never sends. */
+/** A client's answer to a request the server sent it (legacy sessions: a tool asking, see legacy-ask.ts). */
+export interface ClientResponse {
+  id: RequestId;
+  result?: unknown;
+  error?: unknown;
+}
+
+/** What one incoming JSON value is. */
 export type Incoming =
   | { kind: "request"; message: RpcRequest }
   | { kind: "notification"; message: RpcNotification }
-  | { kind: "response" }
-  | { kind: "invalid"; id: RequestId | null; reason: string };
+  | { kind: "response"; message: ClientResponse }
+  | { kind: "invalid"; id: RequestId | null; reason: string }
+  /** A response the server could not take (client-answers.ts): answered with this error, without an id. */
+  | { kind: "refused"; refusal: { code: number; message: string } };
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -64,7 +73,7 @@ export function classify(value: unknown): Incoming {
     if (id === null) return { kind: "invalid", id: null, reason: "id must be a string or a number." };
     return { kind: "request", message: value as unknown as RpcRequest };
   }
-  if (id !== null && ("result" in value || "error" in value)) return { kind: "response" };
+  if (id !== null && ("result" in value || "error" in value)) return { kind: "response", message: { id, result: value.result, error: value.error } };
   return { kind: "invalid", id, reason: "Expected a request, a notification or a response." };
 }
 

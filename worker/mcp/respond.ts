@@ -25,10 +25,12 @@ export function accepted(header: string | undefined): Accepts {
 }
 
 /** What differs between the eras in an exchange; respond() makes the rest. */
-export type EraParts = Pick<Exchange, "era" | "logLevel" | "callId" | "envelope" | "setLevel" | "tasks">;
+export type EraParts = Pick<Exchange, "era" | "logLevel" | "callId" | "envelope" | "setLevel" | "tasks" | "asks">;
 
 export interface RespondOptions {
   pageSize?: number;
+  /** How long a legacy session's call waits for its client's answer (legacy-ask.ts). */
+  askTimeoutMs?: number;
 }
 
 /** A 2026-07-28 error that the spec gives its own HTTP status even when a handler raised it. */
@@ -61,6 +63,8 @@ export async function respond(
     options: () => (built ??= executionOptions(c)),
     signal: AbortSignal.any([c.req.raw.signal, abort.signal]),
     notify: (method, params) => queue.push(method, params),
+    send: (message) => queue.send(message),
+    streams: accept.sse,
     mask: (text) => (mask ??= createTextMasker(Object.values(exchange.options().secrets ?? {})))(text),
     follow: { ledger: tenantLedger(c.env, c.var.tenant.name), viewer: viewerOf(c.var.caller), ...(waitUntil ? { waitUntil } : {}) },
     ...(options.pageSize === undefined ? {} : { pageSize: options.pageSize }),
@@ -70,6 +74,7 @@ export async function respond(
   for (const item of incoming) {
     if (item.kind === "request") pending.push(answer(item.message, exchange));
     else if (item.kind === "invalid") pending.push(Promise.resolve(rpcError(item.id, RpcCode.invalidRequest, `Invalid Request: ${item.reason}`)));
+    else if (item.kind === "refused") pending.push(Promise.resolve(rpcError(null, item.refusal.code, item.refusal.message)));
   }
   const all = Promise.all(pending);
   const first = await Promise.race([all.then(() => "done" as const), queue.first.then(() => "notified" as const)]);

@@ -1,6 +1,8 @@
-import type { RpcNotification, RpcResponse } from "./protocol";
+import type { RpcNotification, RpcRequest, RpcResponse } from "./protocol";
 
-type Message = RpcNotification | RpcResponse;
+/** What a POST's stream carries before its responses: notifications, and requests to the client (legacy-ask.ts). */
+type Outgoing = RpcNotification | RpcRequest;
+type Message = Outgoing | RpcResponse;
 
 const encoder = new TextEncoder();
 
@@ -9,29 +11,35 @@ function sseEvent(message: Message): Uint8Array {
 }
 
 /**
- * The notifications of one POST while its requests run. They wait in a queue until the transport
- * decides how to answer: `first` settles on the first one, which is what turns the answer into SSE.
+ * The notifications (and requests to the client) of one POST while its requests run. They wait in a
+ * queue until the transport decides how to answer: `first` settles on the first one, which is what
+ * turns the answer into SSE.
  */
 export class NotificationQueue {
-  private queue: RpcNotification[] = [];
-  private listener: ((message: RpcNotification) => void) | undefined;
+  private queue: Outgoing[] = [];
+  private listener: ((message: Outgoing) => void) | undefined;
   private closed = false;
   private resolveFirst!: () => void;
   readonly first = new Promise<void>((resolve) => (this.resolveFirst = resolve));
 
-  constructor(private readonly enabled: boolean) {}
+  constructor(readonly enabled: boolean) {}
 
   push(method: string, params: Record<string, unknown>): void {
+    this.send({ jsonrpc: "2.0", method, params });
+  }
+
+  /** A message on the stream; false when it cannot go (the client reads only JSON, or the stream ended). */
+  send(message: Outgoing): boolean {
     // A client that accepts only JSON cannot receive notifications: they are dropped, not buffered.
-    if (this.closed || !this.enabled) return;
-    const message: RpcNotification = { jsonrpc: "2.0", method, params };
+    if (this.closed || !this.enabled) return false;
     if (this.listener) this.listener(message);
     else this.queue.push(message);
     this.resolveFirst();
+    return true;
   }
 
   /** Hands over what is queued and everything after it. */
-  drain(listener: (message: RpcNotification) => void): void {
+  drain(listener: (message: Outgoing) => void): void {
     for (const message of this.queue) listener(message);
     this.queue = [];
     this.listener = listener;

@@ -12,6 +12,7 @@ import { followCall, type FollowTarget } from "./follow";
 import { RpcCode, RpcFailure, type LogLevel, type RpcRequest } from "./protocol";
 import type { Envelope } from "./envelope";
 import { inputRequiredResult, openRetry } from "./input-required";
+import { runAsking, type LegacyAsker, type RunRound } from "./legacy-ask";
 import { createTaskResult, taskSupportOf, tasksRequired, type TaskHost } from "./tasks";
 import type { Era } from "./versions";
 
@@ -77,6 +78,8 @@ export interface CallContext {
   envelope?: Envelope;
   /** Set when this request's client follows tasks (2026-07-28 with the tasks extension). */
   tasks?: TaskHost;
+  /** A legacy session whose client can be asked (legacy-ask.ts): ctx.ask sends it requests on this POST's stream. */
+  asker?: LegacyAsker;
 }
 
 /** notifications/progress for the client's token: only increasing values (the spec requires it), from any source. */
@@ -112,17 +115,20 @@ export async function callTool(params: unknown, ctx: CallContext): Promise<Recor
   const tool = base.registry.get(name);
   const support = ctx.era === "modern" && tool ? taskSupportOf(tool) : "forbidden";
   if (support === "required" && !ctx.tasks) throw tasksRequired(`the tool "${name}"`);
-  // 2026: the client answers what the tool asks by calling again (input-required.ts); legacy clients are not asked.
+  // 2026: the client answers what the tool asks by calling again (input-required.ts); a legacy client
+  // that declared what it answers is asked on this POST's stream, round after round (legacy-ask.ts).
   // A detached tool run as a task asks in its run: the task waits for the answers (tasks.ts).
   const waits = ctx.tasks !== undefined && support !== "forbidden" && tool?.policy.execution === "detached";
   const retry = ctx.envelope ? await openRetry(params, ctx.envelope, ctx.follow, name, args, waits) : undefined;
   const sink = progressSink(_meta?.progressToken, ctx.notify);
   const hooks = [...(base.hooks === undefined ? [] : Array.isArray(base.hooks) ? base.hooks : [base.hooks]), ...progressHooks(sink)];
-  let result = await executeCall(
-    { id: ctx.callId, name, arguments: args ?? {} },
-    { ...base, hooks, signal: ctx.signal, log: createCallLogger(name, base.secrets, ctx), ...(retry ? { ask: retry.channel } : {}) },
-  );
-  logCall(ctx.requestId, result.record);
+  const log = createCallLogger(name, base.secrets, ctx);
+  const run: RunRound = async (callId, ask, signal) => {
+    const ended = await executeCall({ id: callId, name, arguments: args ?? {} }, { ...base, hooks, signal, log, ...(ask ? { ask } : {}) });
+    logCall(ctx.requestId, ended.record);
+    return ended;
+  };
+  let result = ctx.asker ? await runAsking(ctx.callId, run, ctx.asker) : await run(ctx.callId, retry?.channel, ctx.signal);
   if (!result.ok && result.error.code === "unknown_tool") throw new RpcFailure(RpcCode.invalidParams, result.error.message);
   const asking = retry && (await inputRequiredResult(result, retry, ctx.follow));
   if (asking) return asking;

@@ -48,8 +48,9 @@ export async function handlePost(c: Context<AppEnv>, options: TransportOptions =
 }
 
 /**
- * GET would open a stream for server-initiated messages: toolgate sends none outside a request (no
- * sampling, no list changes within a deployment), and 2026-07-28 has no GET at all, so it answers 405.
+ * GET would open a stream for server-initiated messages: toolgate sends none outside a request (a
+ * tool's question to a legacy client goes on the stream of its tools/call; no list changes within a
+ * deployment), and 2026-07-28 has no GET at all, so it answers 405.
  */
 export function handleGet(c: Context<AppEnv>): Response {
   return refuse(c, 405, RpcCode.badRequest, "Method Not Allowed: this server sends no messages outside a request's response.", {
