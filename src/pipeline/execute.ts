@@ -32,6 +32,6 @@ export function executeCallNow(call: ToolCall, options: ExecuteOptions): CallRes
  * Never throws: every failure is a CallResult with a code and a message a model can act on.
  */
 export function executeCall(call: ToolCall, options: ExecuteOptions): Promise<CallResult> {
-  const now = executeCallNow(call, options);
-  return now instanceof Promise ? now : Promise.resolve(now);
+  // Promise.resolve passes the pipeline's promise through as it is and wraps a synchronous result.
+  return Promise.resolve(executeCallNow(call, options));
 }
