@@ -20,8 +20,8 @@ export function executeCallNow(call: ToolCall, options: ExecuteOptions): CallRes
     // Only when recording an internal error fails too (a throwing mask hook): a rejection, as executeCall's.
     return Promise.reject(error);
   }
-  if (ran instanceof Promise) return ran;
-  // A journal or hook of the host's may answer with a thenable of its own: callers get a real Promise.
+  // Promise.resolve passes the pipeline's own promise through as it is, and makes a real Promise of a
+  // thenable that a host's journal or hook answered with.
   return isThenable(ran) ? Promise.resolve(ran) : ran;
 }
 
