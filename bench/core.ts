@@ -3,12 +3,14 @@
  * Each through the whole pipeline (decode → execute → encode), against floors measured in the same
  * run: the bare floor (JSON.parse + valibot safeParse + the function + JSON.stringify of the tool
  * message); the floor with a timed record of the call; and that record floor reached through a promise
- * the caller awaits, as any promise-returning API is (executeCall and executeBatch are), which bounds
- * what toolgate's ratio to the synchronous floors can reach.
+ * the caller awaits, as any promise-returning API is. toolgate answers one call through executeCallNow
+ * (the result itself when the call ended synchronously, as it does here) and encodeResult (the tool
+ * message, which is what the floors produce), a batch through executeBatch and encode; "toolgate,
+ * awaited" is what W1 and W3 measured before: executeCall awaited, then encode's whole `{ messages }`.
  * Targets: ≤ 1.25× the floor with a record; ≤ 1.5× the bare floor.
  */
 import * as v from "valibot";
-import { createRegistry, defineTool, executeBatch, executeCall, type ExecuteOptions } from "../src/index";
+import { createRegistry, defineTool, executeBatch, executeCall, executeCallNow, type CallResult, type ExecuteOptions } from "../src/index";
 import { openai } from "../src/formats/openai";
 import { fmt, table } from "./harness";
 import { CLOCK, interleave } from "./peers/rounds";
@@ -53,19 +55,40 @@ function floorOne(id: string, args: string): string {
   return JSON.stringify({ role: "tool", tool_call_id: id, content });
 }
 
-async function through(body: unknown, many: boolean): Promise<string> {
+function decodeCalls(body: unknown) {
   const decoded = openai.decode(body);
   if (!decoded.ok) throw new Error(decoded.message);
-  const results = many ? await executeBatch(decoded.calls, options) : [await executeCall(decoded.calls[0]!, options)];
-  return JSON.stringify(openai.encode(results));
+  return decoded.calls;
+}
+
+/** The tool message of one result: what the floors produce. */
+const toolMessage = (result: CallResult) => JSON.stringify(openai.encodeResult(result));
+
+/** An app answering one tool call: the tool message at once when the call ended synchronously. */
+function throughNow(body: unknown): string | Promise<string> {
+  const result = executeCallNow(decodeCalls(body)[0]!, options);
+  return result instanceof Promise ? result.then(toolMessage) : toolMessage(result);
+}
+
+/** What W1 and W3 measured before executeCallNow: executeCall awaited, then the whole `{ messages }` answer. */
+async function throughAwaited(body: unknown): Promise<string> {
+  return JSON.stringify(openai.encode([await executeCall(decodeCalls(body)[0]!, options)]));
+}
+
+async function throughBatch(body: unknown): Promise<string> {
+  return JSON.stringify(openai.encode(await executeBatch(decodeCalls(body), options)));
 }
 
 export async function check(): Promise<void> {
-  const one = JSON.parse(await through(single, false));
-  if (one.messages[0].content !== '{"sum":5}') throw new Error(`W1 wrong: ${JSON.stringify(one)}`);
-  const bad = JSON.parse(await through(invalid, false));
-  if (!String(bad.messages[0].content).includes("invalid_arguments")) throw new Error(`W3 wrong: ${JSON.stringify(bad)}`);
-  const many = JSON.parse(await through(batch, true));
+  for (const through of [async (body: unknown) => JSON.parse(await throughNow(body)), async (body: unknown) => JSON.parse(await throughAwaited(body)).messages[0]]) {
+    const one = await through(single);
+    if (one.role !== "tool" || one.tool_call_id !== "call_0" || one.content !== '{"sum":5}') throw new Error(`W1 wrong: ${JSON.stringify(one)}`);
+    const bad = await through(invalid);
+    if (!String(bad.content).includes("invalid_arguments")) throw new Error(`W3 wrong: ${JSON.stringify(bad)}`);
+  }
+  // The synchronous entry answers these calls without a promise (what the workloads measure).
+  if (throughNow(single) instanceof Promise) throw new Error("W1 did not end synchronously");
+  const many = JSON.parse(await throughBatch(batch));
   if (many.messages.length !== 100 || many.messages[99].content !== '{"sum":102}') throw new Error("W2 wrong");
 }
 
@@ -74,7 +97,8 @@ function oneCall(name: string, message: typeof single) {
   const { id, function: fn } = message.tool_calls[0]!;
   return {
     name,
-    run: () => through(message, false),
+    run: () => throughNow(message),
+    awaitedRun: () => throughAwaited(message),
     floor: () => floorOne(id, fn.arguments),
     recordFloor: () => recordFloorOne(id, fn.arguments),
     awaitedFloor: () => awaited(() => recordFloorOne(id, fn.arguments)),
@@ -88,7 +112,9 @@ export const CORE_WORKLOADS = [
   oneCall("W1 single add", single),
   {
     name: "W2 batch of 100",
-    run: () => through(batch, true),
+    // A batch has one entry point, executeBatch: it awaits only calls that did not end synchronously.
+    run: () => throughBatch(batch),
+    awaitedRun: undefined,
     floor: () => batch.tool_calls.map((c) => floorOne(c.id, c.function.arguments)).join(","),
     recordFloor: () => batch.tool_calls.map((c) => recordFloorOne(c.id, c.function.arguments)).join(","),
     awaitedFloor: () => awaited(() => batch.tool_calls.map((c) => recordFloorOne(c.id, c.function.arguments)).join(",")),
@@ -104,27 +130,28 @@ export async function runCoreBench(): Promise<Array<Record<string, string | numb
   for (const w of CORE_WORKLOADS) {
     // Interleaved rounds timed by this process's CPU time (CLOCK=wall for wall time): on a shared machine
     // wall time also counts other processes' turns. Medians over rounds.
-    const [floor, recordFloor, awaitedFloor, toolgate] = await interleave(
+    const [floor, recordFloor, awaitedFloor, toolgate, toolgateAwaited] = await interleave(
       [
         { name: "floor", op: w.floor },
         { name: "floor with a record", op: w.recordFloor },
         { name: "floor with a record, awaited", op: w.awaitedFloor },
         { name: "toolgate", op: w.run },
+        ...(w.awaitedRun ? [{ name: "toolgate, awaited", op: w.awaitedRun }] : []),
       ],
       { roundMs: 40, rounds: 15, warmupRounds: 3 },
     );
     const ratio = toolgate!.nsPerOp / floor!.nsPerOp;
     const recordRatio = toolgate!.nsPerOp / recordFloor!.nsPerOp;
-    const awaitedRatio = toolgate!.nsPerOp / awaitedFloor!.nsPerOp;
     rows.push({
       workload: w.name,
       floor: fmt(floor!.nsPerOp),
       "floor + record": fmt(recordFloor!.nsPerOp),
       "… awaited": fmt(awaitedFloor!.nsPerOp),
       toolgate: fmt(toolgate!.nsPerOp),
+      "toolgate, awaited": toolgateAwaited ? fmt(toolgateAwaited.nsPerOp) : "—",
       "÷ floor": `${ratio.toFixed(2)}× (≤ ${w.target}×)`,
       "÷ floor + record": `${recordRatio.toFixed(2)}× (≤ ${w.recordTarget}×)`,
-      "÷ … awaited": `${awaitedRatio.toFixed(2)}×`,
+      "awaited ÷ … awaited": `${((toolgateAwaited ?? toolgate)!.nsPerOp / awaitedFloor!.nsPerOp).toFixed(2)}×`,
       met: ratio <= w.target && recordRatio <= w.recordTarget ? "yes" : "NO",
       clock: CLOCK,
     });

@@ -11,7 +11,7 @@ export { statusForError, resultText } from "./result";
 export type { CallResult, CallRecord, CallOutput, CallError, CallStatus, Content, PermissionDecision } from "./result";
 export { createRegistry } from "./registry";
 export type { Registry } from "./registry";
-export { executeCall } from "./pipeline/execute";
+export { executeCall, executeCallNow } from "./pipeline/execute";
 export { executeBatch } from "./pipeline/batch";
 export type { ExecuteOptions, BatchOptions, Limits } from "./options";
 export { composeHooks } from "./hooks";

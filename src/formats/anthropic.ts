@@ -77,11 +77,12 @@ function toolResult(result: CallResult): ToolResultBlock {
   return content.length > 0 ? { type: "tool_result", tool_use_id: result.callId, content } : { type: "tool_result", tool_use_id: result.callId };
 }
 
-export const anthropic: Format<AnthropicTool, { message: { role: "user"; content: ToolResultBlock[] } }> = {
+export const anthropic: Format<AnthropicTool, { message: { role: "user"; content: ToolResultBlock[] } }, ToolResultBlock> = {
   name: "anthropic",
   detect,
-  decode: (body) => decodeSafely(() => decodeBlocks(body)),
+  decode: (body) => decodeSafely(decodeBlocks, body),
   encode: (results: readonly CallResult[]) => ({ message: { role: "user", content: results.map(toolResult) } }),
+  encodeResult: toolResult,
   toolDefinition: (tool: Tool): AnthropicTool => ({
     name: tool.name,
     description: tool.description,

@@ -82,11 +82,12 @@ function functionResponse(result: CallResult): FunctionResponsePart {
   return { functionResponse: { ...id, name: result.tool, response: { output }, ...(images.length > 0 ? { parts: images } : {}) } };
 }
 
-export const gemini: Format<GeminiFunctionDeclaration, { content: { role: "user"; parts: FunctionResponsePart[] } }> = {
+export const gemini: Format<GeminiFunctionDeclaration, { content: { role: "user"; parts: FunctionResponsePart[] } }, FunctionResponsePart> = {
   name: "gemini",
   detect,
-  decode: (body) => decodeSafely(() => decodeParts(body)),
+  decode: (body) => decodeSafely(decodeParts, body),
   encode: (results: readonly CallResult[]) => ({ content: { role: "user", parts: results.map(functionResponse) } }),
+  encodeResult: functionResponse,
   toolDefinition(tool: Tool): GeminiFunctionDeclaration {
     const parameters = toGeminiParameters(tool);
     // Gemini refuses an OBJECT without properties: a tool without parameters declares none.

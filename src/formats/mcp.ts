@@ -110,11 +110,12 @@ function annotationsOf(tool: Tool): McpToolAnnotations {
   };
 }
 
-export const mcp: Format<McpTool, { results: McpCallToolResult[] }> = {
+export const mcp: Format<McpTool, { results: McpCallToolResult[] }, McpCallToolResult> = {
   name: "mcp",
   detect,
-  decode: (body) => decodeSafely(() => decodeCalls(body)),
+  decode: (body) => decodeSafely(decodeCalls, body),
   encode: (results: readonly CallResult[]) => ({ results: results.map(toCallToolResult) }),
+  encodeResult: toCallToolResult,
   toolDefinition(tool: Tool): McpTool {
     // MCP requires object roots for both schemas; a non-object output schema is simply not advertised.
     const output = tool.outputSchema;

@@ -61,13 +61,16 @@ function outputOf(result: CallResult): FunctionCallOutputItem["output"] {
   });
 }
 
-export const openaiResponses: Format<ResponsesTool, { items: FunctionCallOutputItem[] }> = {
+function outputItem(result: CallResult): FunctionCallOutputItem {
+  return { type: "function_call_output", call_id: result.callId, output: outputOf(result) };
+}
+
+export const openaiResponses: Format<ResponsesTool, { items: FunctionCallOutputItem[] }, FunctionCallOutputItem> = {
   name: "openai-responses",
   detect,
-  decode: (body) => decodeSafely(() => decodeItems(body)),
-  encode: (results: readonly CallResult[]) => ({
-    items: results.map((result) => ({ type: "function_call_output", call_id: result.callId, output: outputOf(result) })),
-  }),
+  decode: (body) => decodeSafely(decodeItems, body),
+  encode: (results: readonly CallResult[]) => ({ items: results.map(outputItem) }),
+  encodeResult: outputItem,
   toolDefinition(tool: Tool): ResponsesTool {
     const { parameters, strict } = toOpenAIParameters(tool);
     return { type: "function", name: tool.name, description: tool.description, parameters, strict };

@@ -86,14 +86,17 @@ function decodeToolCall(item: unknown, at: string): ToolCall {
   return { id, name: requireString(fn, "name", `${at}.function`), arguments: fn.arguments };
 }
 
-export const openai: Format<OpenAIChatTool, { messages: OpenAIToolMessage[] }> = {
+/** Chat Completions tool messages carry text only: errors and images become readable text. */
+function toolMessage(result: CallResult): OpenAIToolMessage {
+  return { role: "tool", tool_call_id: result.callId, content: resultText(result) };
+}
+
+export const openai: Format<OpenAIChatTool, { messages: OpenAIToolMessage[] }, OpenAIToolMessage> = {
   name: "openai",
   detect: (body) => isCompletion(body) || isAssistantMessage(body) || isToolCallArray(body),
-  decode: (body) => decodeSafely(() => decodeCalls(body)),
-  encode: (results: readonly CallResult[]) => ({
-    // Chat Completions tool messages carry text only: errors and images become readable text.
-    messages: results.map((result) => ({ role: "tool", tool_call_id: result.callId, content: resultText(result) })),
-  }),
+  decode: (body) => decodeSafely(decodeCalls, body),
+  encode: (results: readonly CallResult[]) => ({ messages: results.map(toolMessage) }),
+  encodeResult: toolMessage,
   toolDefinition(tool: Tool): OpenAIChatTool {
     const { parameters, strict } = toOpenAIParameters(tool);
     return { type: "function", function: { name: tool.name, description: tool.description, parameters, strict } };

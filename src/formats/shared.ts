@@ -12,10 +12,13 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 /** Thrown inside a decoder to stop at the first bad shape; `decodeSafely` turns it into { ok: false }. */
 export class DecodeError extends Error {}
 
-/** Run a decoder so that nothing escapes: bad shapes (or getters that throw) become a message. */
-export function decodeSafely(decode: () => ToolCall[]): Decoded {
+/**
+ * Run a decoder on a body so that nothing escapes: bad shapes (or getters that throw) become a message.
+ * The body is passed along rather than closed over: decode runs on every request.
+ */
+export function decodeSafely(decode: (body: unknown) => ToolCall[], body: unknown): Decoded {
   try {
-    return { ok: true, calls: decode() };
+    return { ok: true, calls: decode(body) };
   } catch (error) {
     if (error instanceof DecodeError) return { ok: false, message: error.message };
     return { ok: false, message: `Could not read the body: ${error instanceof Error ? error.message : String(error)}` };

@@ -4,6 +4,8 @@ import { parseArguments } from "./arguments";
 import type { PipelineEnv } from "./env";
 import { deny, fail } from "./finish";
 import { hookCallOf, type CallState, type StepOutcome } from "./state";
+import { isThenable } from "./thenable";
+import type { BeforeCallOutcome } from "../hooks";
 
 const VALID = Object.freeze({ ok: true }) as CallState["validation"];
 
@@ -49,11 +51,15 @@ export function admitArguments(state: CallState): StepOutcome {
 
 /** The beforeCall hook, after validation and before any side effect: new arguments, or a denial. */
 export function rewriteArguments(state: CallState): StepOutcome {
-  return Promise.resolve(state.env.hooks.beforeCall!(hookCallOf(state), state.input)).then((outcome) => {
-    if (outcome && "deny" in outcome) return deny(state, outcome.deny);
-    if (outcome && "args" in outcome) state.input = outcome.args;
-    return undefined;
-  });
+  const outcome = state.env.hooks.beforeCall!(hookCallOf(state), state.input);
+  // A hook that answers at once keeps the call synchronous.
+  return isThenable(outcome) ? Promise.resolve(outcome).then((settled) => rewritten(state, settled)) : rewritten(state, outcome);
+}
+
+function rewritten(state: CallState, outcome: BeforeCallOutcome): StepOutcome {
+  if (outcome && "deny" in outcome) return deny(state, outcome.deny);
+  if (outcome && "args" in outcome) state.input = outcome.args;
+  return undefined;
 }
 
 function unknownToolMessage(env: PipelineEnv, name: string): string {

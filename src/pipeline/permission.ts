@@ -4,6 +4,8 @@ import { emit, type PipelineEnv } from "./env";
 import { buildRecord, deny, fail, maskRecord } from "./finish";
 import { isPlainObject, type JsonValue } from "../json";
 import { hookCallOf, type CallState, type StepOutcome } from "./state";
+import { isThenable } from "./thenable";
+import type { PermissionOutcome } from "../hooks";
 
 /**
  * allow, deny or approval: the tool's policy first, then the permission hook (the first denial wins;
@@ -18,12 +20,19 @@ export function decidePermission(state: CallState): StepOutcome {
     state.permission = policyPermission(env, tool, state.input);
     return state.permission === "allow" && tool.policy.approval === "user" && !env.approved ? askUser(state) : undefined;
   }
-  return Promise.resolve(permission(hookCallOf(state), state.input)).then((outcome) => {
-    if (outcome === "deny") return deny(state, `Tool "${tool.name}" is denied by policy.`);
-    if (outcome && typeof outcome === "object") return deny(state, outcome.deny);
-    state.permission = outcome === "approval" ? (env.approved ? "allow" : "approval") : policyPermission(env, tool, state.input);
-    return state.permission === "allow" && tool.policy.approval === "user" && !env.approved ? askUser(state) : undefined;
-  });
+  const outcome = permission(hookCallOf(state), state.input);
+  // A hook that answers at once keeps the call synchronous.
+  return isThenable(outcome) ? Promise.resolve(outcome).then((settled) => decided(state, settled)) : decided(state, outcome);
+}
+
+/** The permission hook's answer, then the tool's policy. */
+function decided(state: CallState, outcome: PermissionOutcome): StepOutcome {
+  const { env } = state;
+  const tool = state.tool!;
+  if (outcome === "deny") return deny(state, `Tool "${tool.name}" is denied by policy.`);
+  if (outcome && typeof outcome === "object") return deny(state, outcome.deny);
+  state.permission = outcome === "approval" ? (env.approved ? "allow" : "approval") : policyPermission(env, tool, state.input);
+  return state.permission === "allow" && tool.policy.approval === "user" && !env.approved ? askUser(state) : undefined;
 }
 
 /** Parked for approval: the journal holds the pending row; the model is told to wait. */
