@@ -115,9 +115,12 @@ describe("grouped ledger writes", () => {
     const tenant = `t-${uid()}`;
     const { stub, groups } = countingStub(tenant, "a");
     const shard = `${tenant}/test`;
-    const answered = submitWrite(shard, recordWrite(tenant, "once"), { stub, stallMs: 30 });
+    // The stall time must outlast the write's round trip (else re-sending it is right): 30 ms did not
+    // on a loaded machine. The test then waits for the stall timer itself, so it lasts STALL_MS.
+    const STALL_MS = 2_000;
+    const answered = submitWrite(shard, recordWrite(tenant, "once"), { stub, stallMs: STALL_MS });
     // Set after the write's own stall timer with the same delay, so it fires after that one.
-    const stallPassed = new Promise((resolve) => setTimeout(resolve, 30));
+    const stallPassed = new Promise((resolve) => setTimeout(resolve, STALL_MS));
     expect(await answered).toEqual({ kind: "done", ok: true });
     await stallPassed;
     expect(groups).toEqual([1]);

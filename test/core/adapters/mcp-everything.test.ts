@@ -67,7 +67,12 @@ describe("the MCP reference server", () => {
   it("calls the tool that must run as a task as a task, reporting its status messages as progress", async () => {
     const { result, progress } = await call("simulate-research-query", { topic: "tides" });
     expect(result.ok && result.output.content[0]).toMatchObject({ type: "text", text: expect.stringContaining("# Research Report: tides") });
-    expect(progress.map((p) => p.message)).toEqual(["Gathering sources...", "Analyzing content...", "Synthesizing findings...", "Generating report..."]);
+    // Progress is the task's status messages as toolgate's polls see them: a poll made late on a loaded
+    // machine can miss a stage, so the messages are some of the server's stages, in its order.
+    const stages = ["Gathering sources...", "Analyzing content...", "Synthesizing findings...", "Generating report..."];
+    const seen = progress.map((p) => p.message);
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen.map((message) => stages.indexOf(message ?? ""))).toEqual(stages.map((_, i) => i).filter((i) => seen.includes(stages[i])));
   });
 
   it("keeps content annotations, and shows the server's tool annotations where the policy is silent", async () => {
