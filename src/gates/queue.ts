@@ -131,6 +131,27 @@ export function releaseSlots(state: GateState, callIds: readonly string[], now: 
 }
 
 /**
+ * Lengthen the leases of holders an isolate keeps to pass on to its own next calls (to now +
+ * leaseMs, never shorter), but only while nobody waits: a slot others wait for must come back, so
+ * its lease stays what it is (every call already running on it is covered by it). Answers the
+ * holders that are still held, extended or not; the others are gone (released or reclaimed).
+ */
+export function extendLeases(state: GateState, callIds: readonly string[], leaseMs: number, now: number): Transition<Holder[]> {
+  const changes = expireDue(state, now).changes;
+  const held: Holder[] = [];
+  for (const callId of callIds) {
+    const holder = state.holders.get(callId);
+    if (!holder) continue;
+    if (state.waiters.length === 0 && holder.expiresAt < now + leaseMs) {
+      holder.expiresAt = now + leaseMs;
+      changes.push({ type: "extend", holder });
+    }
+    held.push(holder);
+  }
+  return { outcome: held, changes };
+}
+
+/**
  * Reclaim expired leases and drop waiters past their deadline or their longest wait, then fill
  * freed slots. Idempotent.
  */

@@ -44,6 +44,8 @@ export type LeaveReason = "released" | "cancelled" | "lease_expired" | "wait_exp
 /** What a transition did, in order, so a store can mirror it row by row. */
 export type GateChange =
   | { type: "hold"; holder: Holder }
+  /** A holder's lease runs longer (its isolate keeps the slot to pass it on): only expiresAt changed. */
+  | { type: "extend"; holder: Holder }
   | { type: "queue"; waiter: Waiter }
   | { type: "leave"; callId: string; was: "holder" | "waiter"; reason: LeaveReason; retryAfterMs?: number };
 
