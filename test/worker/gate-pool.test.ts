@@ -198,6 +198,18 @@ describe("slots an isolate keeps", () => {
     expect(counter.max).toBeLessThanOrEqual(2);
   });
 
+  it("a kept slot whose lease cannot cover a call's goes back with that call's acquire (the call never waits for it)", async () => {
+    const gate = freshGate();
+    const { limiter, sent, settled } = isolate();
+    await okGrant(await limiter.acquire(req(gate, "short", { leaseMs: 1_000 }))).release();
+    // A tool of the same group with a longer lease: the idle slot's lease ends too soon for it.
+    const long = okGrant(await limiter.acquire(req(gate, "long", { leaseMs: 60_000 })));
+    expect(sent.acquire).toBe(2);
+    expect(await holders(gate)).toEqual(["long"]);
+    await long.release();
+    await settled();
+  });
+
   it("a slot kept idle goes back when its linger ends, and a call waiting in another isolate gets it", async () => {
     const gate = freshGate();
     const { limiter, settled } = isolate({ lingerMs: 50 });

@@ -80,7 +80,7 @@ export function createGateLimiter(gates: GatesAddress, options: GateLimiterOptio
     ).then(
       (answer) => {
         pool.keeping = false;
-        giveBack(gate, pool, pool.kept(answer.held, answer.queueDepth, sentAt));
+        giveBack(gate, pool, pool.kept(slots, answer.held, answer.queueDepth, sentAt));
       },
       // Unanswered: nothing is passed on past the quiet time; the leases still cover what runs.
       () => (pool.keeping = false),

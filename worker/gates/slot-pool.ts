@@ -68,9 +68,14 @@ export class GatePool {
     return undefined;
   }
 
-  /** Whether a call may wait here for a slot to come free: this isolate holds every slot and nobody waits at the gate. */
+  /**
+   * Whether a call may wait here for a slot to come free: this isolate holds every slot, each busy
+   * (an idle one that could not be taken goes back with the call's acquire), and nobody waits at the gate.
+   */
   mayWait(now: number): boolean {
-    return this.passing(now) && this.slots.size >= this.limit;
+    if (!this.passing(now) || this.slots.size < this.limit) return false;
+    for (const slot of this.slots.values()) if (!slot.busy) return false;
+    return true;
   }
 
   get waiting(): number {
@@ -106,7 +111,11 @@ export class GatePool {
     this.avgHoldMs = Math.max(1, this.avgHoldMs * 0.8 + Math.max(0, heldMs) * 0.2);
     slot.busy = false;
     slot.turn++;
-    if (this.slots.get(slot.id) !== slot) return "return"; // no longer kept: a keep found it gone
+    if (this.slots.get(slot.id) !== slot) {
+      // No longer kept (a keep found it gone): the calls waiting here may find a slot at the gate.
+      this.toGate();
+      return "return";
+    }
     const next = this.waiters[0];
     if (next && this.passing(now) && slot.coveredUntil >= now + next.leaseMs) {
       this.waiters.shift();
@@ -149,14 +158,21 @@ export class GatePool {
     return false;
   }
 
-  /** The gate's answer to a keep sent at sentAt: slots it no longer holds leave the pool. Answers the ids to give back. */
-  kept(held: ReadonlyArray<{ callId: string; validMs: number }>, queueDepth: number, sentAt: number): string[] {
+  /**
+   * The gate's answer to a keep of `sent` sent at sentAt: those it no longer holds leave the pool
+   * (slots granted since are not in the answer and stay). Answers the ids to give back.
+   */
+  kept(sent: readonly string[], held: ReadonlyArray<{ callId: string; validMs: number }>, queueDepth: number, sentAt: number): string[] {
     const still = new Map(held.map((h) => [h.callId, h.validMs]));
-    for (const slot of [...this.slots.values()]) {
-      const validMs = still.get(slot.id);
-      if (validMs === undefined) this.slots.delete(slot.id);
-      else slot.coveredUntil = sentAt + validMs;
+    for (const id of sent) {
+      const slot = this.slots.get(id);
+      if (!slot) continue;
+      const validMs = still.get(id);
+      if (validMs === undefined) this.slots.delete(id);
+      else slot.coveredUntil = Math.max(slot.coveredUntil, sentAt + validMs);
     }
+    // Fewer slots than the limit: the calls waiting here may find one at the gate.
+    if (this.slots.size < this.limit) this.toGate();
     return this.heard(queueDepth, sentAt);
   }
 
