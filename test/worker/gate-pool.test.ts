@@ -340,6 +340,25 @@ describe("the gate's side of a kept slot", () => {
     expect((await stubOf(gate).snapshot()).holders.find((h) => h.callId === "a")!.expiresAt).toBe(extended);
   });
 
+  it("an isolate's own waiting calls do not stop its keep; another isolate's do, and its grants say so", async () => {
+    const gate = freshGate();
+    const stub = stubOf(gate);
+    const one = { rules: { limit: 1, maxQueue: 10 } };
+    expect(await stub.acquire(input(gate, "a", { ...one, isolate: "one" }))).toMatchObject({ ok: true, othersWaiting: 0 });
+    expect(await stub.acquire(input(gate, "b", { ...one, isolate: "one" }))).toMatchObject({ ok: false, code: "queued" });
+    const own = await stub.keep({ slots: ["a"], leaseMs: 600_000, isolate: "one" });
+    expect(own).toMatchObject({ queueDepth: 1, othersWaiting: 0 });
+    expect(own.held[0]!.validMs).toBeGreaterThan(500_000);
+    const other = await stub.keep({ slots: ["a"], leaseMs: 900_000, isolate: "two" });
+    expect(other).toMatchObject({ queueDepth: 1, othersWaiting: 1 });
+    expect(other.held[0]!.validMs).toBeLessThanOrEqual(600_000);
+    // b's grant (to isolate one) counts c, waiting from elsewhere.
+    const waiting = stub.acquire(input(gate, "b", { ...one, isolate: "one", pollMs: 5_000 }));
+    expect(await stub.acquire(input(gate, "c", { ...one, isolate: "two" }))).toMatchObject({ ok: false, code: "queued" });
+    await stub.release("a");
+    expect(await waiting).toMatchObject({ ok: true, waited: true, queueDepth: 1, othersWaiting: 1 });
+  });
+
   it("a keep's releases go first, to the waiters: one transaction an evicted gate reloads", async () => {
     const gate = freshGate();
     const stub = stubOf(gate);

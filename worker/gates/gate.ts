@@ -4,7 +4,7 @@
  * until they are granted, and drives lease expiry with the alarm.
  */
 import { DurableObject } from "cloudflare:workers";
-import { acquireSlot, expireDue, extendLeases, leaveSlot, nextDeadline, releaseSlots, settlements, waitEnd } from "../../src/gates/queue";
+import { acquireSlot, expireDue, extendLeases, leaveSlot, nextDeadline, othersWaiting, releaseSlots, settlements, waitEnd } from "../../src/gates/queue";
 import type { GateChange, GateState, Holder, Transition } from "../../src/gates/queue";
 import { transact } from "../durable/transact";
 import { tenantLedger } from "../ledger/address";
@@ -20,8 +20,8 @@ const ANNOUNCE_MS = 100;
 export const FORGET_AFTER_MS = 24 * 60 * 60 * 1000;
 
 /** A grant as the caller hears it: the lease's end, and how long it still runs by the gate's clock. */
-function granted(holder: Holder, queueDepth: number): Extract<GateAcquireResult, { ok: true }> {
-  return { ok: true, expiresAt: holder.expiresAt, validMs: holder.expiresAt - Date.now(), queueDepth };
+function granted(holder: Holder, state: GateState, isolate: string | undefined): Extract<GateAcquireResult, { ok: true }> {
+  return { ok: true, expiresAt: holder.expiresAt, validMs: holder.expiresAt - Date.now(), queueDepth: state.waiters.length, othersWaiting: othersWaiting(state, isolate) };
 }
 
 export class Gate extends DurableObject<Env> {
@@ -64,7 +64,7 @@ export class Gate extends DurableObject<Env> {
       const asked = acquireSlot(s, { ...input, waitDeadline: now + input.pollMs + (input.waitGraceMs ?? WAIT_GRACE_MS) }, now);
       return { outcome: asked.outcome, changes: freed.length > 0 ? [...freed, ...asked.changes] : asked.changes };
     });
-    if (outcome.status === "granted") return granted(outcome.holder, this.state!.waiters.length);
+    if (outcome.status === "granted") return granted(outcome.holder, this.state!, input.isolate);
     if (outcome.status === "busy") {
       // A caller whose longest wait ended between its polls is told so, as one woken by that end is.
       const message =
@@ -76,7 +76,8 @@ export class Gate extends DurableObject<Env> {
       const list = this.waiting.get(input.callId) ?? [];
       const wake = (result: GateAcquireResult) => {
         clearTimeout(timer);
-        resolve(result);
+        // A grant counts the waiters of other isolates than this caller's.
+        resolve(result.ok ? { ...result, othersWaiting: othersWaiting(this.state!, input.isolate) } : result);
       };
       // Answer `queued` at the end of the poll; the waiter keeps its place if it comes back in time.
       // A poll ends early when the waiter's longest wait does: that transition answers it busy.
@@ -113,10 +114,10 @@ export class Gate extends DurableObject<Env> {
     const released = input.releases?.slice(0, MAX_KEPT_SLOTS) ?? [];
     const held = this.apply((s, now) => {
       const freed = releaseSlots(s, released, now).changes;
-      const kept = extendLeases(s, input.slots.slice(0, MAX_KEPT_SLOTS), input.leaseMs, now);
+      const kept = extendLeases(s, input.slots.slice(0, MAX_KEPT_SLOTS), input.leaseMs, now, input.isolate);
       return { outcome: kept.outcome.map((h) => ({ callId: h.callId, validMs: h.expiresAt - now })), changes: [...freed, ...kept.changes] };
     });
-    return { held, queueDepth: this.state!.waiters.length };
+    return { held, queueDepth: this.state!.waiters.length, othersWaiting: othersWaiting(this.state!, input.isolate) };
   }
 
   /** The caller gave up: leave the queue, or free the slot if the grant raced the cancel. */
@@ -241,7 +242,7 @@ export class Gate extends DurableObject<Env> {
       this.waiting.delete(settled.callId);
       const result: GateAcquireResult =
         "holder" in settled
-          ? { ...granted(settled.holder, this.state?.waiters.length ?? 0), waited: true }
+          ? { ...granted(settled.holder, this.state!, undefined), waited: true }
           : settled.reason === "max_wait"
             ? { ok: false, code: "busy", message: MAX_WAIT_MESSAGE, retryAfterMs: settled.retryAfterMs ?? 0 }
             : { ok: false, code: "cancelled", message: `left the queue (${settled.reason})` };

@@ -61,11 +61,10 @@ export function createGateLimiter(gates: GatesAddress, options: GateLimiterOptio
   const { waitUntil } = options;
   const pools = waitUntil ? options.pools : undefined;
 
-  /** Slots of a pool go back to the gate in one round trip (an acquire of the gate meanwhile waits for it). */
-  const giveBack = (gate: string, pool: GatePool, ids: string[]): void => {
+  /** Slots of a pool go back to the gate in one round trip. */
+  const giveBack = (gate: string, ids: string[]): void => {
     if (ids.length === 0) return;
-    const done = pool.returningOne();
-    waitUntil!((ids.length === 1 ? releaseSlot(stubFor, gate, ids[0]!) : releaseAll(stubFor, gate, ids)).finally(done));
+    waitUntil!(ids.length === 1 ? releaseSlot(stubFor, gate, ids[0]!) : releaseAll(stubFor, gate, ids));
   };
 
   /** While the pool passes slots on, a keep before its quiet time or its leases run short (off every call's path). */
@@ -76,11 +75,11 @@ export function createGateLimiter(gates: GatesAddress, options: GateLimiterOptio
     const slots = [...pool.slots.keys()];
     const keep = callDurable(
       () => stubFor(gate),
-      (stub) => stub.keep({ slots, leaseMs: pool.leaseMs + pool.keepMs }),
+      (stub) => stub.keep({ slots, leaseMs: pool.leaseMs + pool.keepMs, isolate: pool.isolate }),
     ).then(
       (answer) => {
         pool.keeping = false;
-        giveBack(gate, pool, pool.kept(slots, answer.held, answer.queueDepth, sentAt));
+        giveBack(gate, pool.kept(slots, answer.held, answer.othersWaiting, sentAt));
       },
       // Unanswered: nothing is passed on past the quiet time; the leases still cover what runs.
       () => (pool.keeping = false),
@@ -97,10 +96,10 @@ export function createGateLimiter(gates: GatesAddress, options: GateLimiterOptio
       release: once(() => {
         const now = Date.now();
         const freed = pool.free(slot, now, now - since);
-        if (freed === "return") giveBack(gate, pool, [slot.id]);
+        if (freed === "return") giveBack(gate, [slot.id]);
         else if (freed === "idle") {
           const turn = slot.turn;
-          waitUntil!(sleep(lingerMs).then(() => pool.expire(slot, turn) && giveBack(gate, pool, [slot.id])));
+          waitUntil!(sleep(lingerMs).then(() => pool.expire(slot, turn) && giveBack(gate, [slot.id])));
         } else keepUp(gate, pool);
         return Promise.resolve();
       }),
@@ -132,8 +131,6 @@ export function createGateLimiter(gates: GatesAddress, options: GateLimiterOptio
           if (local) return pooledGrant(request.gate, pool, local, true);
           // Sent to the gate (others wait there, or this isolate's slots went back): its wait goes on there.
         }
-        // This isolate's own slot on its way back lands first: the acquire never queues behind it.
-        await pool.settled();
       }
       const input: GateAcquireInput = {
         gate: request.gate,
@@ -145,11 +142,13 @@ export function createGateLimiter(gates: GatesAddress, options: GateLimiterOptio
         askedAt,
         pollMs: toldQueued ? pollMs : Math.max(0, quietWaitMs - (Date.now() - askedAt)),
         tenant: gates.tenant,
+        ...(pool ? { isolate: pool.isolate } : {}),
       };
       // Idle slots this isolate cannot pass to this call go back with its acquire, in one transaction.
       const releases = pool?.takeIdle() ?? [];
       if (releases.length > 0) input.releases = releases;
       const aborted = abortPromise(signal);
+      const queued = pool?.toQueue();
       let stub = stubFor(request.gate);
       let failures = 0;
       try {
@@ -181,8 +180,8 @@ export function createGateLimiter(gates: GatesAddress, options: GateLimiterOptio
           if (result.ok) {
             const waited = result.waited === true || waitedHere;
             if (pool) {
-              const { slot, giveBack: back } = pool.add(callId, result.validMs, result.queueDepth, sentAt);
-              giveBack(request.gate, pool, back);
+              const { slot, giveBack: back } = pool.add(callId, result.validMs, result.othersWaiting, sentAt);
+              giveBack(request.gate, back);
               return pooledGrant(request.gate, pool, slot, waited);
             }
             const grant: SlotGrant = { ok: true, release: once(() => release(request.gate, callId)) };
@@ -199,6 +198,7 @@ export function createGateLimiter(gates: GatesAddress, options: GateLimiterOptio
           // poll), so join again. Either way the next round decides.
         }
       } finally {
+        queued?.();
         aborted.dispose();
       }
     },

@@ -24,13 +24,16 @@ export interface GateAcquireInput {
    * before the acquire, in the same transaction. At most MAX_KEPT_SLOTS are read.
    */
   releases?: string[];
+  /** The isolate that asks, when it keeps slots: grants answer how many calls wait from elsewhere. */
+  isolate?: string;
 }
 
 export type GateAcquireResult =
   /** queueDepth: calls waiting once the slot was granted (the caller's isolate keeps the slot for its next calls only when none did). */
   /** validMs: how long the lease still ran when the gate answered (the caller's clock need not agree with the gate's). */
   /** waited: granted from the queue (the caller may not have been told that it waited: see quietWaitMs). */
-  | { ok: true; expiresAt: number; validMs: number; queueDepth: number; waited?: true }
+  /** othersWaiting: of those, how many wait from another isolate than the input's (all, without one). */
+  | { ok: true; expiresAt: number; validMs: number; queueDepth: number; othersWaiting: number; waited?: true }
   | { ok: false; code: "queued"; position: number }
   | { ok: false; code: "busy"; message: string; retryAfterMs: number }
   | { ok: false; code: "cancelled"; message: string };
@@ -43,13 +46,17 @@ export interface GateKeepInput {
   leaseMs: number;
   /** Slots the isolate gives back: released first, in the same transaction. At most MAX_KEPT_SLOTS are read. */
   releases?: string[];
+  /** The isolate that keeps them: its own waiting calls do not stop the extension. */
+  isolate?: string;
 }
 
 export interface GateKeepResult {
   /** The kept slots still held, with how long each lease runs from the gate's answer. */
   held: Array<{ callId: string; validMs: number }>;
-  /** Calls waiting at the gate: when any do, no lease was extended and the isolate gives its slots back. */
+  /** Calls waiting at the gate. */
   queueDepth: number;
+  /** Of those, the ones from other isolates: when any do, no lease was extended and the isolate gives its slots back. */
+  othersWaiting: number;
 }
 
 /** Most slot ids one keep (or one acquire's releases) reads: an isolate holds at most a gate's limit (≤ 1,000). */

@@ -36,9 +36,9 @@ export type FreedSlot = "passed" | "idle" | "return";
 export class GatePool {
   readonly slots = new Map<string, PooledSlot>();
   private readonly waiters: LocalWaiter[] = [];
-  /** Calls were waiting at the gate at its last answer: nothing is passed on, slots go back as they free. */
+  /** Other isolates' calls were waiting at the gate at its last answer: nothing is passed on, slots go back as they free. */
   contended = false;
-  /** Slots are passed on until then: keepMs after the gate last answered that nobody waited. */
+  /** Slots are passed on until then: keepMs after the gate last answered that no other isolate's call waited. */
   private quietUntil = 0;
   /** The gate's limit as the newest call of this isolate brought it. */
   limit = 1;
@@ -48,10 +48,15 @@ export class GatePool {
   keeping = false;
   /** Moving average of how long a slot is held here: only feeds the busy retry-after hint. */
   avgHoldMs = 1_000;
-  private returning = 0;
-  private returned: Array<() => void> = [];
 
-  constructor(readonly keepMs: number) {}
+  /** Calls of this isolate waiting at the gate: a freed slot goes back to the gate for them (they came first). */
+  private atGate = 0;
+
+  /** `isolate`: this isolate's name at the gate, so its own waiting calls do not count as others'. */
+  constructor(
+    readonly keepMs: number,
+    readonly isolate: string,
+  ) {}
 
   /** A call of this gate asks: its limit and lease (the newest limit wins, as at the gate). */
   note(limit: number, leaseMs: number): void {
@@ -61,7 +66,7 @@ export class GatePool {
 
   /** An idle slot that covers a new call's lease, if nobody waits here or at the gate (first come, first served). */
   take(leaseMs: number, now: number): PooledSlot | undefined {
-    if (this.waiters.length > 0 || !this.passing(now)) return undefined;
+    if (this.waiters.length > 0 || this.atGate > 0 || !this.passing(now)) return undefined;
     for (const slot of this.slots.values()) {
       if (!slot.busy && slot.coveredUntil >= now + leaseMs) return this.hold(slot);
     }
@@ -69,11 +74,12 @@ export class GatePool {
   }
 
   /**
-   * Whether a call may wait here for a slot to come free: this isolate holds every slot, each busy
-   * (an idle one that could not be taken goes back with the call's acquire), and nobody waits at the gate.
+   * Whether a call may wait here for a slot to come free: this isolate holds every slot or its calls
+   * waiting at the gate will (they are served first), each held slot is busy (an idle one that could
+   * not be taken goes back with the call's acquire), and no other isolate's call waits at the gate.
    */
   mayWait(now: number): boolean {
-    if (!this.passing(now) || this.slots.size < this.limit) return false;
+    if (!this.passing(now) || this.slots.size + this.atGate < this.limit) return false;
     for (const slot of this.slots.values()) if (!slot.busy) return false;
     return true;
   }
@@ -100,10 +106,23 @@ export class GatePool {
   }
 
   /** A slot the gate granted a call of this isolate: busy with it. `sentAt`: when the request that got the answer left. */
-  add(id: string, validMs: number, queueDepth: number, sentAt: number): { slot: PooledSlot; giveBack: string[] } {
+  add(id: string, validMs: number, othersWaiting: number, sentAt: number): { slot: PooledSlot; giveBack: string[] } {
     const slot: PooledSlot = { id, coveredUntil: sentAt + validMs, busy: true, turn: 0 };
     this.slots.set(id, slot);
-    return { slot, giveBack: this.heard(queueDepth, sentAt) };
+    return { slot, giveBack: this.heard(othersWaiting, sentAt) };
+  }
+
+  /** A call of this isolate goes to the gate's queue until the returned function is called. */
+  toQueue(): () => void {
+    this.atGate++;
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      this.atGate--;
+      // Nothing of this isolate's would come free for the calls waiting here: they go to the gate.
+      if (this.waiters.length > 0 && ![...this.slots.values()].some((slot) => slot.busy)) this.toGate();
+    };
   }
 
   /** A call finished with its slot (holding it heldMs). */
@@ -116,13 +135,19 @@ export class GatePool {
       this.toGate();
       return "return";
     }
+    if (this.atGate > 0 || this.slots.size > this.limit) {
+      // Calls of this isolate wait at the gate, ahead of those waiting here: it goes back, to them.
+      this.slots.delete(slot.id);
+      if (!this.passing(now)) this.toGate();
+      return "return";
+    }
     const next = this.waiters[0];
     if (next && this.passing(now) && slot.coveredUntil >= now + next.leaseMs) {
       this.waiters.shift();
       next.settle(this.hold(slot));
       return "passed";
     }
-    if (this.contended || next || this.slots.size > this.limit || !this.passing(now)) {
+    if (next || !this.passing(now)) {
       // Nobody here may take it now: it goes back, and the calls waiting here go to the gate, where it frees.
       this.slots.delete(slot.id);
       this.toGate();
@@ -162,7 +187,7 @@ export class GatePool {
    * The gate's answer to a keep of `sent` sent at sentAt: those it no longer holds leave the pool
    * (slots granted since are not in the answer and stay). Answers the ids to give back.
    */
-  kept(sent: readonly string[], held: ReadonlyArray<{ callId: string; validMs: number }>, queueDepth: number, sentAt: number): string[] {
+  kept(sent: readonly string[], held: ReadonlyArray<{ callId: string; validMs: number }>, othersWaiting: number, sentAt: number): string[] {
     const still = new Map(held.map((h) => [h.callId, h.validMs]));
     for (const id of sent) {
       const slot = this.slots.get(id);
@@ -173,33 +198,17 @@ export class GatePool {
     }
     // Fewer slots than the limit: the calls waiting here may find one at the gate.
     if (this.slots.size < this.limit) this.toGate();
-    return this.heard(queueDepth, sentAt);
-  }
-
-  /** A release of this gate's slots is under way until the returned function is called. */
-  returningOne(): () => void {
-    this.returning++;
-    let done = false;
-    return () => {
-      if (done) return;
-      done = true;
-      if (--this.returning === 0) for (const resolve of this.returned.splice(0)) resolve();
-    };
-  }
-
-  /** Resolves once no release of this gate's slots is under way (an acquire then never queues behind its own isolate's slot). */
-  settled(): Promise<void> {
-    return this.returning === 0 ? Promise.resolve() : new Promise((resolve) => this.returned.push(resolve));
+    return this.heard(othersWaiting, sentAt);
   }
 
   /** Holds nothing and nobody waits on it: the pool may be dropped. */
   isEmpty(): boolean {
-    return this.slots.size === 0 && this.waiters.length === 0 && !this.keeping && this.returning === 0;
+    return this.slots.size === 0 && this.waiters.length === 0 && !this.keeping && this.atGate === 0;
   }
 
-  /** What the gate said of its queue (at sentAt): quiet, or others wait and the idle slots go back. */
-  private heard(queueDepth: number, sentAt: number): string[] {
-    if (queueDepth === 0) {
+  /** What the gate said of its queue (at sentAt): no other isolate's call waits, or some do and the idle slots go back. */
+  private heard(othersWaiting: number, sentAt: number): string[] {
+    if (othersWaiting === 0) {
       this.contended = false;
       this.quietUntil = Math.max(this.quietUntil, sentAt + this.keepMs);
       return [];
@@ -238,12 +247,14 @@ const PRUNE_ABOVE = 256;
 
 export function createSlotPools(keepMs = KEEP_MS): SlotPools {
   const pools = new Map<string, GatePool>();
+  // Named on first use: a Worker may not make random values while its module loads.
+  let isolate: string | undefined;
   return {
     of(gate) {
       let pool = pools.get(gate);
       if (pool) return pool;
       if (pools.size >= PRUNE_ABOVE) for (const [name, old] of pools) if (old.isEmpty()) pools.delete(name);
-      pools.set(gate, (pool = new GatePool(keepMs)));
+      pools.set(gate, (pool = new GatePool(keepMs, (isolate ??= crypto.randomUUID()))));
       return pool;
     },
   };
