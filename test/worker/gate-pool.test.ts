@@ -69,11 +69,11 @@ function counted(): { gates: GatesAddress; sent: Sent } {
 }
 
 /** One isolate's limiter for one request: its kept slots (`pools`), its waitUntil promises in `settled`. */
-function isolate(options: { lingerMs?: number; pools?: SlotPools } = {}) {
+function isolate(options: { lingerMs?: number; localWaitMs?: number; pools?: SlotPools } = {}) {
   const pending: Promise<unknown>[] = [];
-  const pools = options.pools ?? createSlotPools();
+  const { pools = createSlotPools(), ...rest } = options;
   const { gates, sent } = counted();
-  const limiter = createGateLimiter(gates, { waitUntil: (p) => pending.push(p), pools, ...(options.lingerMs === undefined ? {} : { lingerMs: options.lingerMs }) });
+  const limiter = createGateLimiter(gates, { waitUntil: (p) => pending.push(p), pools, ...rest });
   /** Every waitUntil promise so far has settled (and those they led to). */
   const settled = async () => {
     for (let done = 0; done < pending.length; done = pending.length) await Promise.all(pending.slice(done));
@@ -254,7 +254,7 @@ describe("slots an isolate keeps", () => {
 
   it("a call waiting among its isolate's calls leaves when its caller aborts, and never runs", async () => {
     const gate = freshGate();
-    const { limiter, pools, sent } = isolate();
+    const { limiter, pools, sent } = isolate({ localWaitMs: 60_000 });
     const a = okGrant(await limiter.acquire(req(gate, "a")));
     const abort = new AbortController();
     const b = limiter.acquire(req(gate, "b", { signal: abort.signal }));
@@ -270,7 +270,7 @@ describe("slots an isolate keeps", () => {
 
   it("a call waiting in its isolate answers busy at its longest wait; with maxWaitMs 0 it never waits", async () => {
     const gate = freshGate();
-    const { limiter, pools } = isolate();
+    const { limiter, pools } = isolate({ localWaitMs: 60_000 });
     const rules = { limit: 1, maxQueue: 10 };
     const a = okGrant(await limiter.acquire(req(gate, "a", { rules })));
     const waiting = limiter.acquire(req(gate, "b", { rules: { ...rules, maxWaitMs: 50 } }));
@@ -281,9 +281,22 @@ describe("slots an isolate keeps", () => {
     await a.release();
   });
 
+  it("a call that waits in its isolate longer than localWaitMs waits at the gate, where GET /v1/gates lists it", async () => {
+    const gate = freshGate();
+    const { limiter, pools, sent } = isolate({ localWaitMs: 20 });
+    const a = okGrant(await limiter.acquire(req(gate, "a")));
+    const b = limiter.acquire(req(gate, "b"));
+    await untilQueued(gate, 1);
+    expect((await stubOf(gate).snapshot()).queued.map((w) => w.callId)).toEqual(["b"]);
+    expect(pools.of(gate).waiting).toBe(0);
+    await a.release(); // b waits at the gate (it came first): the slot goes back, to it
+    expect(await b).toMatchObject({ ok: true, waited: true });
+    expect(sent.acquire).toBe(2);
+  });
+
   it("calls waiting in the isolate count toward maxQueue", async () => {
     const gate = freshGate();
-    const { limiter, pools } = isolate();
+    const { limiter, pools } = isolate({ localWaitMs: 60_000 });
     const rules = { limit: 1, maxQueue: 1 };
     const a = okGrant(await limiter.acquire(req(gate, "a", { rules })));
     const b = limiter.acquire(req(gate, "b", { rules }));

@@ -33,7 +33,15 @@ export interface GateLimiterOptions {
   pools?: SlotPools;
   /** How long a kept slot nobody uses stays with the isolate. Default LINGER_MS. */
   lingerMs?: number;
+  /** How long a call waits in its isolate for one of its slots before it waits at the gate. Default LOCAL_WAIT_MS. */
+  localWaitMs?: number;
 }
+
+/**
+ * How long a call waits in its isolate for one of the isolate's slots before it waits at the gate
+ * instead: a longer wait is listed by GET /v1/gates, as every wait was before isolates kept slots.
+ */
+export const LOCAL_WAIT_MS = 250;
 
 /**
  * How long a finished call's slot stays with its isolate for the isolate's next call when nobody
@@ -57,6 +65,7 @@ export function createGateLimiter(gates: GatesAddress, options: GateLimiterOptio
   const quietWaitMs = options.quietWaitMs ?? QUIET_WAIT_MS;
   const retries = options.retries ?? 2;
   const lingerMs = options.lingerMs ?? LINGER_MS;
+  const localWaitMs = options.localWaitMs ?? LOCAL_WAIT_MS;
   const stubFor = (gate: string) => gates.for(gate);
   const { waitUntil } = options;
   const pools = waitUntil ? options.pools : undefined;
@@ -125,7 +134,7 @@ export function createGateLimiter(gates: GatesAddress, options: GateLimiterOptio
         if (slot) return pooledGrant(request.gate, pool, slot, false);
         if (request.rules.maxWaitMs !== 0 && pool.mayWait(askedAt)) {
           if (pool.waiting >= (request.rules.maxQueue ?? DEFAULT_MAX_QUEUE)) return busyHere(pool);
-          const local = await waitHere(pool, request, askedAt, quietWaitMs, () => (toldQueued = true));
+          const local = await waitHere(pool, request, askedAt, quietWaitMs, localWaitMs, () => (toldQueued = true));
           if (local === ABORTED) return cancelled();
           waitedHere = true;
           if (local) return pooledGrant(request.gate, pool, local, true);
@@ -214,7 +223,8 @@ export function createGateLimiter(gates: GatesAddress, options: GateLimiterOptio
 
 /**
  * A call waits among its isolate's calls for one of the isolate's slots: answered a slot, undefined
- * (go to the gate: others wait there, its longest wait is up, or the slots went back) or ABORTED.
+ * (go to the gate: others wait there, it waited localWaitMs or its longest wait, or the slots went
+ * back) or ABORTED.
  * Told it waits (onQueued) once it has waited quietWaitMs.
  */
 async function waitHere(
@@ -222,6 +232,7 @@ async function waitHere(
   request: SlotRequest,
   askedAt: number,
   quietWaitMs: number,
+  localWaitMs: number,
   told: () => void,
 ): Promise<PooledSlot | undefined | typeof ABORTED> {
   const { signal } = request;
@@ -230,8 +241,10 @@ async function waitHere(
   const onAbort = () => (aborted = waiter.leave());
   signal?.addEventListener("abort", onAbort, { once: true });
   const maxWaitMs = request.rules.maxWaitMs;
-  // At its longest wait the call asks the gate, which answers busy (max_wait) or grants a free slot.
-  const timeUp = maxWaitMs === undefined ? undefined : setTimeout(() => waiter.leave(), Math.max(0, askedAt + maxWaitMs - Date.now()));
+  // After localWaitMs the call waits at the gate, where GET /v1/gates lists it; at its longest wait
+  // it asks the gate, which answers busy (max_wait) or grants a free slot.
+  const until = Math.min(localWaitMs, maxWaitMs === undefined ? Infinity : askedAt + maxWaitMs - Date.now());
+  const timeUp = setTimeout(() => waiter.leave(), Math.max(0, until));
   const quiet = request.onQueued
     ? setTimeout(() => {
         told();
@@ -243,7 +256,7 @@ async function waitHere(
     return aborted ? ABORTED : slot;
   } finally {
     signal?.removeEventListener("abort", onAbort);
-    if (timeUp !== undefined) clearTimeout(timeUp);
+    clearTimeout(timeUp);
     if (quiet !== undefined) clearTimeout(quiet);
   }
 }
