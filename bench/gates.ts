@@ -3,7 +3,7 @@
  * served by its own `wrangler dev` (same build, same machine, same run), measured in turn (call by
  * call for latency, round by round for throughput) so background load hits all three alike.
  *   latency: sequential calls, p50 / p99 per call (the gate never queues here: its cost is the
- *            acquire and release round trips to the gate Durable Object);
+ *            acquire round trip to the gate Durable Object, none when the isolate still keeps a slot);
  *   throughput: CLIENTS concurrent callers for ROUND_MS, calls/s.
  * Beside them, a Worker with none of toolgate's code (bench/fixtures/platform) measures the same way
  * what the platform charges for a constant answer and for one Durable Object RPC that writes one row,
@@ -12,7 +12,9 @@
  * RPC with a write adds to the fixture's constant answer; { limit: 8 } sustains ≥ 80% of the calls/s
  * without a gate.
  * Run: node scripts/run-ts.mjs bench/gates.ts   (ROUNDS to tune; INSPECTOR=on as in bench/http.ts;
- * BASE=<git revision> adds that build's two gated variants to the same run, for an A/B)
+ * BASE=<git revision> adds that build's two gated variants to the same run, for an A/B; the ratios
+ * are printed per round too, and the gap between two sequential calls of one variant, against which
+ * a kept slot's linger matters)
  */
 import { execFileSync } from "node:child_process";
 import { cpSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -38,6 +40,11 @@ interface Variant {
   base?: true;
   server?: DevServer;
   latencies: number[];
+  /** Per round: its latencies (for per-round ratios, which show how steady a figure is). */
+  roundLatencies: number[][];
+  /** Time from the end of this variant's previous sequential call to the start of its next (the other variants' calls). */
+  gaps: number[];
+  lastEnd?: number;
   rates: number[];
   /** CPU time of its wrangler dev (Node + workerd) per call in the throughput rounds, µs. */
   cpus: number[];
@@ -46,20 +53,20 @@ interface Variant {
 }
 
 const variants: Variant[] = [
-  { name: "no gate", slug: "none", latencies: [], rates: [], cpus: [], send: call },
-  { name: "{ limit: 1 }", slug: "limit-1", concurrency: { limit: 1, maxQueue: 256 }, latencies: [], rates: [], cpus: [], send: call },
-  { name: "{ limit: 8 }", slug: "limit-8", concurrency: { limit: 8, maxQueue: 256 }, latencies: [], rates: [], cpus: [], send: call },
+  { name: "no gate", slug: "none", latencies: [], roundLatencies: [], gaps: [], rates: [], cpus: [], send: call },
+  { name: "{ limit: 1 }", slug: "limit-1", concurrency: { limit: 1, maxQueue: 256 }, latencies: [], roundLatencies: [], gaps: [], rates: [], cpus: [], send: call },
+  { name: "{ limit: 8 }", slug: "limit-8", concurrency: { limit: 8, maxQueue: 256 }, latencies: [], roundLatencies: [], gaps: [], rates: [], cpus: [], send: call },
   ...(BASE
     ? [
-        { name: `{ limit: 1 } at ${BASE}`, slug: "base-limit-1", base: true as const, concurrency: { limit: 1, maxQueue: 256 }, latencies: [], rates: [], cpus: [], send: call },
-        { name: `{ limit: 8 } at ${BASE}`, slug: "base-limit-8", base: true as const, concurrency: { limit: 8, maxQueue: 256 }, latencies: [], rates: [], cpus: [], send: call },
+        { name: `{ limit: 1 } at ${BASE}`, slug: "base-limit-1", base: true as const, concurrency: { limit: 1, maxQueue: 256 }, latencies: [], roundLatencies: [], gaps: [], rates: [], cpus: [], send: call },
+        { name: `{ limit: 8 } at ${BASE}`, slug: "base-limit-8", base: true as const, concurrency: { limit: 8, maxQueue: 256 }, latencies: [], roundLatencies: [], gaps: [], rates: [], cpus: [], send: call },
       ]
     : []),
 ];
 /** The platform's own costs, measured the same way (served by one wrangler dev of the fixture). */
 const platform: Variant[] = [
-  { name: "platform: constant", slug: "platform", latencies: [], rates: [], cpus: [], send: (url) => get(`${url}/const`) },
-  { name: "platform: one DO write", slug: "platform", latencies: [], rates: [], cpus: [], send: (url) => get(`${url}/write`) },
+  { name: "platform: constant", slug: "platform", latencies: [], roundLatencies: [], gaps: [], rates: [], cpus: [], send: (url) => get(`${url}/const`) },
+  { name: "platform: one DO write", slug: "platform", latencies: [], roundLatencies: [], gaps: [], rates: [], cpus: [], send: (url) => get(`${url}/write`) },
 ];
 const all = [...variants, ...platform];
 
@@ -145,9 +152,23 @@ async function main(): Promise<void> {
     await Promise.all(all.map((v) => waitReady(v.server!)));
     for (const v of all) for (let i = 0; i < 200; i++) await v.send(url(v)); // warm up isolates and DOs
     for (let round = 0; round < ROUNDS; round++) {
+      for (const v of all) {
+        v.roundLatencies.push([]);
+        delete v.lastEnd;
+      }
       // Alternate call by call, so each variant's samples see the same background load.
-      for (let i = 0; i < SEQUENTIAL; i++) for (const v of all) v.latencies.push(await v.send(url(v)));
-      for (const v of all) v.rates.push(await throughput(v));
+      for (let i = 0; i < SEQUENTIAL; i++) {
+        for (const v of all) {
+          const start = performance.now();
+          if (v.lastEnd !== undefined) v.gaps.push(start - v.lastEnd);
+          const ms = await v.send(url(v));
+          v.lastEnd = performance.now();
+          v.latencies.push(ms);
+          v.roundLatencies.at(-1)!.push(ms);
+        }
+      }
+      // Throughput: in order, then in reverse, so no variant always runs right after the same one.
+      for (const v of round % 2 === 0 ? all : [...all].reverse()) v.rates.push(await throughput(v));
     }
   } finally {
     await Promise.all([...variants, platform[0]!].map((v) => stopDev(v.server)));
@@ -164,20 +185,33 @@ async function main(): Promise<void> {
       "CPU µs/req": Math.round(median(v.cpus)),
     })),
   );
-  const added = Math.max(median(variants[1]!.latencies), median(variants[2]!.latencies)) - base;
   const rate0 = median(variants[0]!.rates);
-  const rate8 = median(variants[2]!.rates);
+  const cpu0 = median(variants[0]!.cpus);
   const oneWrite = median(platform[1]!.latencies) - platformBase;
-  const latencyRatio = added / oneWrite;
-  const rateRatio = rate8 / rate0;
+  // Per round: the variant's added p50 over that round's DO write, and its calls/s over that round's no gate.
+  const roundAdds = (v: Variant, r: number) =>
+    (median(v.roundLatencies[r]!) - median(variants[0]!.roundLatencies[r]!)) / (median(platform[1]!.roundLatencies[r]!) - median(platform[0]!.roundLatencies[r]!));
+  const roundRate = (v: Variant, r: number) => v.rates[r]! / variants[0]!.rates[r]!;
+  const rounds = Array.from({ length: ROUNDS }, (_, r) => r);
   console.log(`wrangler dev ${INSPECTOR ? "with" : "without"} its inspector; ${ROUNDS} rounds of ${SEQUENTIAL} sequential calls and ${ROUND_MS} ms of ${CLIENTS} clients; load average ${loadavg().map((l) => l.toFixed(1)).join(" ")} (at the end; ${loadAtStart} at the start).`);
   console.log(`platform: one Durable Object RPC that writes one row adds ${oneWrite.toFixed(2)} ms to p50; a constant answer sustains ${Math.round(median(platform[0]!.rates))} req/s.`);
-  console.log(`gate adds ${added.toFixed(2)} ms to p50 = ${latencyRatio.toFixed(2)}× one DO write (target ≤ 1.2×): ${latencyRatio <= 1.2 ? "ok" : "MISSED"}`);
-  for (const v of variants.filter((x) => x.base)) {
-    const adds = median(v.latencies) - base;
-    console.log(`${v.name}: adds ${adds.toFixed(2)} ms to p50 = ${(adds / oneWrite).toFixed(2)}× one DO write; ${Math.round(median(v.rates))} calls/s = ${((median(v.rates) / rate0) * 100).toFixed(0)}% of no gate`);
-  }
-  console.log(`{ limit: 8 } sustains ${Math.round(rate8)} calls/s = ${(rateRatio * 100).toFixed(0)}% of ${Math.round(rate0)} without a gate (target ≥ 80%): ${rateRatio >= 0.8 ? "ok" : "MISSED"}`);
+  console.log(`between two sequential calls of one variant (the other variants' calls): median ${median(variants[1]!.gaps).toFixed(0)} ms, p10 ${pct(variants[1]!.gaps, 10).toFixed(0)}, p90 ${pct(variants[1]!.gaps, 90).toFixed(0)}.`);
+  console.table(
+    variants.slice(1).map((v) => ({
+      variant: v.name,
+      "adds ÷ one DO write": ((median(v.latencies) - base) / oneWrite).toFixed(2),
+      "per round": rounds.map((r) => roundAdds(v, r).toFixed(2)).join(" "),
+      "calls/s ÷ no gate": `${((median(v.rates) / rate0) * 100).toFixed(0)}%`,
+      "per round ": rounds.map((r) => `${(roundRate(v, r) * 100).toFixed(0)}%`).join(" "),
+      "median of rounds": `${(median(rounds.map((r) => roundRate(v, r))) * 100).toFixed(0)}%`,
+      "CPU ÷ no gate": (median(v.cpus) / cpu0).toFixed(2),
+    })),
+  );
+  const limit1 = (median(variants[1]!.latencies) - base) / oneWrite;
+  const limit8 = (median(variants[2]!.latencies) - base) / oneWrite;
+  const rateRatio = median(variants[2]!.rates) / rate0;
+  console.log(`{ limit: 1 } adds ${limit1.toFixed(2)}× one DO write to p50, { limit: 8 } ${limit8.toFixed(2)}× (target ≤ 1.2×): ${Math.max(limit1, limit8) <= 1.2 ? "ok" : "MISSED"}`);
+  console.log(`{ limit: 8 } sustains ${Math.round(median(variants[2]!.rates))} calls/s = ${(rateRatio * 100).toFixed(0)}% of ${Math.round(rate0)} without a gate (target ≥ 80%): ${rateRatio >= 0.8 ? "ok" : "MISSED"}`);
 }
 
 await main();

@@ -4,7 +4,7 @@ import { callerHooks } from "./caller-hooks";
 import type { AppEnv, Bindings } from "./env";
 import { tenantGates } from "./gates/address";
 import { createGateLimiter } from "./gates/limiter";
-import { isolateReleases } from "./gates/release-outbox";
+import { isolateSlots } from "./gates/slot-pool";
 import { tenantLedger } from "./ledger/address";
 import { createLedgerJournal } from "./ledger/journal";
 import { createCallRunner } from "./runner/host";
@@ -32,9 +32,9 @@ export function pipelineOptions(env: Bindings, tenant: Tenant, run: ExecutionRun
     // Every tool's ctx.fetch: only to the adapters' origins and egress.allowHosts, re-checked on redirects.
     fetch: tenant.adapters.fetch,
     hooks: tenant.hooks,
-    // A request's finished calls leave their releases to the isolate's next acquire of the gate; a
-    // host finishing a claimed call (a detached run, an approved call) releases at once.
-    limiter: createGateLimiter(tenantGates(env, tenant.name), "key" in run ? { waitUntil: run.waitUntil, outbox: isolateReleases } : { waitUntil: run.waitUntil }),
+    // A request's finished calls pass their slots to the isolate's next calls of the gate; a host
+    // finishing a claimed call (a detached run, an approved call) releases at once.
+    limiter: createGateLimiter(tenantGates(env, tenant.name), "key" in run ? { waitUntil: run.waitUntil, pools: isolateSlots } : { waitUntil: run.waitUntil }),
   };
   if ("owner" in run) {
     // A claimed call finished by its owner token (an approved call, a detached run): its record stays

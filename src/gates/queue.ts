@@ -80,6 +80,7 @@ export function acquireSlot(state: GateState, input: AcquireInput, now: number):
     deadline: input.waitDeadline,
     rules: input.rules,
     askedAt: input.askedAt,
+    ...(input.isolate === undefined ? {} : { isolate: input.isolate }),
   };
   state.waiters.push(waiter);
   changes.push({ type: "queue", waiter });
@@ -128,6 +129,36 @@ export function releaseSlots(state: GateState, callIds: readonly string[], now: 
     changes.push(...step.changes);
   }
   return { outcome: released, changes };
+}
+
+/** How many waiters wait from elsewhere than `isolate` (a waiter of unknown isolate counts as elsewhere). */
+export function othersWaiting(state: GateState, isolate: string | undefined): number {
+  let others = 0;
+  for (const w of state.waiters) if (isolate === undefined || w.isolate !== isolate) others++;
+  return others;
+}
+
+/**
+ * Lengthen the leases of holders an isolate keeps to pass on to its own next calls (to now +
+ * leaseMs, never shorter), but only while no other isolate's call waits: a slot others wait for
+ * must come back, so its lease stays what it is (every call already running on it is covered by
+ * it). Answers the holders that are still held, extended or not; the others are gone (released or
+ * reclaimed).
+ */
+export function extendLeases(state: GateState, callIds: readonly string[], leaseMs: number, now: number, isolate?: string): Transition<Holder[]> {
+  const changes = expireDue(state, now).changes;
+  const held: Holder[] = [];
+  const quiet = othersWaiting(state, isolate) === 0;
+  for (const callId of callIds) {
+    const holder = state.holders.get(callId);
+    if (!holder) continue;
+    if (quiet && holder.expiresAt < now + leaseMs) {
+      holder.expiresAt = now + leaseMs;
+      changes.push({ type: "extend", holder });
+    }
+    held.push(holder);
+  }
+  return { outcome: held, changes };
 }
 
 /**

@@ -25,6 +25,12 @@ export interface Waiter {
   rules: GateRules;
   /** When its call first asked for a slot (it may leave the queue and come back). */
   askedAt: number;
+  /**
+   * The isolate its call waits from, when its limiter keeps slots (worker/gates/slot-pool.ts): that
+   * isolate's own waiters do not stop it passing its slots on. Not stored: after an eviction a waiter
+   * counts as another isolate's, which only stops the passing sooner.
+   */
+  isolate?: string;
 }
 
 export interface GateState {
@@ -44,6 +50,8 @@ export type LeaveReason = "released" | "cancelled" | "lease_expired" | "wait_exp
 /** What a transition did, in order, so a store can mirror it row by row. */
 export type GateChange =
   | { type: "hold"; holder: Holder }
+  /** A holder's lease runs longer (its isolate keeps the slot to pass it on): only expiresAt changed. */
+  | { type: "extend"; holder: Holder }
   | { type: "queue"; waiter: Waiter }
   | { type: "leave"; callId: string; was: "holder" | "waiter"; reason: LeaveReason; retryAfterMs?: number };
 
@@ -60,6 +68,8 @@ export interface AcquireInput {
   leaseMs: number;
   /** When the call first asked: the caller fixes it once and sends the same value when it re-attaches. */
   askedAt: number;
+  /** The isolate that asks, when it keeps slots (see Waiter.isolate). */
+  isolate?: string;
   /** Absolute time a waiter gives up; undefined waits until it leaves. */
   waitDeadline?: number;
 }

@@ -149,7 +149,7 @@ describe("client: approvals, gates, events", { timeout: 45_000 }, () => {
     await call.call("sleep", { ms: 1 });
     const sleepGate = async () => (await admin.gates()).gates.find((g) => g.limit === 1);
     expect(await sleepGate()).toMatchObject({ queueDepth: 0 });
-    // The finished call's release waits (at most FOLD_MS) for an acquire to carry it, then goes alone.
+    // The finished call's slot stays with its isolate (at most LINGER_MS) for its next call, then goes back.
     await eventually(async () => (await sleepGate())?.holders.length === 0, "the finished call's slot is released");
   });
 

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { acquireSlot, createGateState, expireDue, leaveSlot, nextDeadline, settlements, waitEnd } from "../../src/gates/queue";
+import { acquireSlot, createGateState, expireDue, extendLeases, leaveSlot, nextDeadline, othersWaiting, settlements, waitEnd } from "../../src/gates/queue";
 import type { AcquireInput } from "../../src/gates/queue";
 import type { GateChange, GateState } from "../../src/gates/queue";
 
@@ -40,6 +40,23 @@ describe("gate-queue", () => {
     const s = createGateState();
     expect(acquireSlot(s, req("a", { limit: Number.NaN, maxQueue: Number.NaN }), 0).outcome.status).toBe("granted");
     expect(acquireSlot(s, req("b", { limit: Number.NaN, maxQueue: Number.NaN }), 0).outcome.status).toBe("busy");
+  });
+
+  it("extends kept leases (never shortens them) while no other isolate's call waits", () => {
+    const s = createGateState({ limit: 1, maxQueue: 5 });
+    acquireSlot(s, req("a", { maxQueue: 5, leaseMs: 100 }), 0);
+    const quiet = extendLeases(s, ["a", "gone"], 1_000, 10, "one");
+    expect(quiet.outcome.map((h) => [h.callId, h.expiresAt])).toEqual([["a", 1_010]]);
+    expect(quiet.changes).toEqual([{ type: "extend", holder: s.holders.get("a") }]);
+    expect(extendLeases(s, ["a"], 50, 20, "one").changes).toEqual([]); // never shorter
+    // The isolate's own waiter does not stop it; another's (or one of unknown isolate) does.
+    acquireSlot(s, { ...req("b", { maxQueue: 5 }), isolate: "one" }, 30);
+    expect(othersWaiting(s, "one")).toBe(0);
+    expect(extendLeases(s, ["a"], 2_000, 40, "one").outcome[0]!.expiresAt).toBe(2_040);
+    acquireSlot(s, { ...req("c", { maxQueue: 5 }), isolate: "two" }, 50);
+    expect([othersWaiting(s, "one"), othersWaiting(s, "two"), othersWaiting(s, undefined)]).toEqual([1, 1, 2]);
+    const contended = extendLeases(s, ["a"], 9_000, 60, "one");
+    expect([contended.outcome[0]!.expiresAt, contended.changes]).toEqual([2_040, []]);
   });
 
   it("hands a released slot to the oldest waiter", () => {

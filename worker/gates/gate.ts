@@ -4,13 +4,12 @@
  * until they are granted, and drives lease expiry with the alarm.
  */
 import { DurableObject } from "cloudflare:workers";
-import { acquireSlot, expireDue, leaveSlot, nextDeadline, releaseSlots, settlements, waitEnd } from "../../src/gates/queue";
-import type { GateChange, GateState, Transition } from "../../src/gates/queue";
+import { acquireSlot, expireDue, extendLeases, leaveSlot, nextDeadline, othersWaiting, releaseSlots, settlements, waitEnd } from "../../src/gates/queue";
+import type { GateChange, GateState, Holder, Transition } from "../../src/gates/queue";
 import { transact } from "../durable/transact";
 import { tenantLedger } from "../ledger/address";
 import { tenantGates } from "./address";
-import { MAX_FOLDED_RELEASES } from "./release-outbox";
-import { WAIT_GRACE_MS, type GateAcquireInput, type GateAcquireResult, type GateSnapshot } from "./protocol";
+import { MAX_KEPT_SLOTS, WAIT_GRACE_MS, type GateAcquireInput, type GateAcquireResult, type GateKeepInput, type GateKeepResult, type GateSnapshot } from "./protocol";
 import { loadState, migrate, persist, readMeta, writeMeta } from "./store";
 
 /** What a caller past its longest wait (policy concurrency.maxWaitMs) is told. */
@@ -19,6 +18,11 @@ const MAX_WAIT_MESSAGE = "waited the longest time its policy allows";
 const ANNOUNCE_MS = 100;
 /** An empty gate idle this long forgets its state and leaves its tenant's index (see forget()). */
 export const FORGET_AFTER_MS = 24 * 60 * 60 * 1000;
+
+/** A grant as the caller hears it: the lease's end, and how long it still runs by the gate's clock. */
+function granted(holder: Holder, state: GateState, isolate: string | undefined): Extract<GateAcquireResult, { ok: true }> {
+  return { ok: true, expiresAt: holder.expiresAt, validMs: holder.expiresAt - Date.now(), queueDepth: state.waiters.length, othersWaiting: othersWaiting(state, isolate) };
+}
 
 export class Gate extends DurableObject<Env> {
   private state: GateState | undefined;
@@ -53,14 +57,14 @@ export class Gate extends DurableObject<Env> {
     if (this.gateName === undefined) writeMeta(this.ctx.storage.sql, "gate", (this.gateName = input.gate));
     if (this.tenant === undefined) writeMeta(this.ctx.storage.sql, "tenant", (this.tenant = input.tenant));
     if (this.indexed !== input.tenant) this.register(input.gate, input.tenant);
-    const released = input.releases?.slice(0, MAX_FOLDED_RELEASES) ?? [];
+    const released = input.releases?.slice(0, MAX_KEPT_SLOTS) ?? [];
     const outcome = this.apply((s, now) => {
       // Folded releases first: the slots they free go to the waiters ahead of this caller.
       const freed = releaseSlots(s, released, now).changes;
       const asked = acquireSlot(s, { ...input, waitDeadline: now + input.pollMs + (input.waitGraceMs ?? WAIT_GRACE_MS) }, now);
       return { outcome: asked.outcome, changes: freed.length > 0 ? [...freed, ...asked.changes] : asked.changes };
     });
-    if (outcome.status === "granted") return { ok: true, expiresAt: outcome.holder.expiresAt, queueDepth: this.state!.waiters.length };
+    if (outcome.status === "granted") return granted(outcome.holder, this.state!, input.isolate);
     if (outcome.status === "busy") {
       // A caller whose longest wait ended between its polls is told so, as one woken by that end is.
       const message =
@@ -72,7 +76,8 @@ export class Gate extends DurableObject<Env> {
       const list = this.waiting.get(input.callId) ?? [];
       const wake = (result: GateAcquireResult) => {
         clearTimeout(timer);
-        resolve(result);
+        // A grant counts the waiters of other isolates than this caller's.
+        resolve(result.ok ? { ...result, othersWaiting: othersWaiting(this.state!, input.isolate) } : result);
       };
       // Answer `queued` at the end of the poll; the waiter keeps its place if it comes back in time.
       // A poll ends early when the waiter's longest wait does: that transition answers it busy.
@@ -95,9 +100,24 @@ export class Gate extends DurableObject<Env> {
     return { ok: true, was: this.apply((s, now) => leaveSlot(s, callId, "released", now)) };
   }
 
-  /** Several holders are done (releases an isolate deferred and no acquire carried): one transaction. */
+  /** Several holders are done (slots an isolate kept and gives back): one transaction. */
   async releaseAll(callIds: string[]): Promise<{ ok: true; released: number }> {
-    return { ok: true, released: this.apply((s, now) => releaseSlots(s, callIds.slice(0, MAX_FOLDED_RELEASES), now)) };
+    return { ok: true, released: this.apply((s, now) => releaseSlots(s, callIds.slice(0, MAX_KEPT_SLOTS), now)) };
+  }
+
+  /**
+   * An isolate keeps slots to pass them on to its own next calls: their leases run on while nobody
+   * waits. Its releases go first, so the slots they free go to the waiters. The answer's queueDepth
+   * tells it whether others wait (then it gives its slots back as they come free).
+   */
+  async keep(input: GateKeepInput): Promise<GateKeepResult> {
+    const released = input.releases?.slice(0, MAX_KEPT_SLOTS) ?? [];
+    const held = this.apply((s, now) => {
+      const freed = releaseSlots(s, released, now).changes;
+      const kept = extendLeases(s, input.slots.slice(0, MAX_KEPT_SLOTS), input.leaseMs, now, input.isolate);
+      return { outcome: kept.outcome.map((h) => ({ callId: h.callId, validMs: h.expiresAt - now })), changes: [...freed, ...kept.changes] };
+    });
+    return { held, queueDepth: this.state!.waiters.length, othersWaiting: othersWaiting(this.state!, input.isolate) };
   }
 
   /** The caller gave up: leave the queue, or free the slot if the grant raced the cancel. */
@@ -182,7 +202,8 @@ export class Gate extends DurableObject<Env> {
     if (result.changes.length > 0) this.lastActive = Date.now();
     this.wake(result.changes);
     this.scheduleAlarm();
-    if (result.changes.length > 0) this.announce();
+    // A longer lease is not news to anyone watching the gate.
+    if (result.changes.some((c) => c.type !== "extend")) this.announce();
     return result.outcome;
   }
 
@@ -221,7 +242,7 @@ export class Gate extends DurableObject<Env> {
       this.waiting.delete(settled.callId);
       const result: GateAcquireResult =
         "holder" in settled
-          ? { ok: true, expiresAt: settled.holder.expiresAt, queueDepth: this.state?.waiters.length ?? 0, waited: true }
+          ? { ...granted(settled.holder, this.state!, undefined), waited: true }
           : settled.reason === "max_wait"
             ? { ok: false, code: "busy", message: MAX_WAIT_MESSAGE, retryAfterMs: settled.retryAfterMs ?? 0 }
             : { ok: false, code: "cancelled", message: `left the queue (${settled.reason})` };

@@ -4,10 +4,11 @@
  * id (a broken stub or the end of a poll keeps their place); an abort leaves the queue.
  */
 import type { Limiter, SlotGrant, SlotRequest } from "../../src/gates/limiter";
+import { DEFAULT_MAX_QUEUE } from "../../src/gates/rules";
 import { afterFailure, callDurable, DurableUnavailable } from "../durable/call";
 import type { GatesAddress, GateStub } from "./address";
 import type { GateAcquireInput, GateAcquireResult } from "./protocol";
-import type { ReleaseOutbox } from "./release-outbox";
+import type { GatePool, PooledSlot, SlotPools } from "./slot-pool";
 
 export interface GateLimiterOptions {
   /** How long one acquire RPC waits in the queue before re-attaching. Default 10 s. */
@@ -25,21 +26,29 @@ export interface GateLimiterOptions {
    */
   waitUntil?: (promise: Promise<unknown>) => void;
   /**
-   * With waitUntil: where a slot freed while nobody waited at its grant waits to ride on this
-   * isolate's next acquire of the same gate (one round trip instead of two per call). Without it,
-   * each release is a round trip of its own.
+   * With waitUntil: this isolate's kept slots (slot-pool.ts). A finished call's slot passes to the
+   * isolate's next call of the same gate from memory while nobody waits at the gate; a slot nobody
+   * takes within lingerMs goes back. Without it, each call acquires and releases at the gate.
    */
-  outbox?: ReleaseOutbox;
-  /** How long a release whose grant found nobody waiting waits for an acquire to carry it. Default FOLD_MS. */
-  foldMs?: number;
+  pools?: SlotPools;
+  /** How long a kept slot nobody uses stays with the isolate. Default LINGER_MS. */
+  lingerMs?: number;
+  /** How long a call waits in its isolate for one of its slots before it waits at the gate. Default LOCAL_WAIT_MS. */
+  localWaitMs?: number;
 }
 
 /**
- * The longest a finished call's slot stays taken while its release waits for an acquire to carry
- * it. Only a caller arriving meanwhile from another isolate can feel it: a grant that found others
- * waiting is released at once (a short window there made waits, and so their cost, longer).
+ * How long a call waits in its isolate for one of the isolate's slots before it waits at the gate
+ * instead: a longer wait is listed by GET /v1/gates, as every wait was before isolates kept slots.
  */
-export const FOLD_MS = 100;
+export const LOCAL_WAIT_MS = 250;
+
+/**
+ * How long a finished call's slot stays with its isolate for the isolate's next call when nobody
+ * waits. Only a caller arriving meanwhile from another isolate can feel it (the gate cannot tell an
+ * idle isolate that it waits).
+ */
+export const LINGER_MS = 100;
 
 /**
  * A wait this short is not announced to the caller's journal: a waiting call is then claimed and
@@ -53,25 +62,59 @@ const ABORTED = Symbol("aborted");
 /** The limiter of one tenant's calls: its gates (tenantGates) list themselves in its index. */
 export function createGateLimiter(gates: GatesAddress, options: GateLimiterOptions = {}): Limiter {
   const pollMs = options.pollMs ?? 10_000;
+  const quietWaitMs = options.quietWaitMs ?? QUIET_WAIT_MS;
   const retries = options.retries ?? 2;
+  const lingerMs = options.lingerMs ?? LINGER_MS;
+  const localWaitMs = options.localWaitMs ?? LOCAL_WAIT_MS;
   const stubFor = (gate: string) => gates.for(gate);
-  const { waitUntil, outbox } = options;
-  const foldMs = options.foldMs ?? FOLD_MS;
-  /** When a deferring request's window ends: its own release, unless an acquire carried it (the others have windows of their own). */
-  const flush = async (gate: string, callId: string): Promise<void> => {
-    if (outbox!.takeOne(gate, callId)) await releaseSlot(stubFor, gate, callId);
+  const { waitUntil } = options;
+  const pools = waitUntil ? options.pools : undefined;
+
+  /** Slots of a pool go back to the gate in one round trip. */
+  const giveBack = (gate: string, ids: string[]): void => {
+    if (ids.length === 0) return;
+    waitUntil!(ids.length === 1 ? releaseSlot(stubFor, gate, ids[0]!) : releaseAll(stubFor, gate, ids));
   };
-  const release = (gate: string, callId: string, queueDepth: number): Promise<void> => {
-    if (!waitUntil) return releaseSlot(stubFor, gate, callId);
-    // Nobody waited when the slot was granted, nor waits here now: the next acquire from here
-    // (usually soon on a busy isolate) carries it; else it goes alone when its window ends.
-    if (outbox && queueDepth === 0 && !outbox.isAcquiring(gate)) {
-      outbox.add(gate, callId);
-      waitUntil(new Promise((resolve) => setTimeout(resolve, foldMs)).then(() => flush(gate, callId)));
-    } else {
-      waitUntil(releaseSlot(stubFor, gate, callId));
-    }
-    return Promise.resolve();
+
+  /** While the pool passes slots on, a keep before its quiet time or its leases run short (off every call's path). */
+  const keepUp = (gate: string, pool: GatePool): void => {
+    if (!pool.needsKeep(Date.now())) return;
+    pool.keeping = true;
+    const sentAt = Date.now();
+    const slots = [...pool.slots.keys()];
+    const keep = callDurable(
+      () => stubFor(gate),
+      (stub) => stub.keep({ slots, leaseMs: pool.leaseMs + pool.keepMs, isolate: pool.isolate }),
+    ).then(
+      (answer) => {
+        pool.keeping = false;
+        giveBack(gate, pool.kept(slots, answer.held, answer.othersWaiting, sentAt));
+      },
+      // Unanswered: nothing is passed on past the quiet time; the leases still cover what runs.
+      () => (pool.keeping = false),
+    );
+    waitUntil!(keep);
+  };
+
+  /** A grant of a pooled slot: its release passes the slot on, keeps it idle a while, or gives it back. */
+  const pooledGrant = (gate: string, pool: GatePool, slot: PooledSlot, waited: boolean): SlotGrant => {
+    const since = Date.now();
+    keepUp(gate, pool);
+    const grant: SlotGrant = {
+      ok: true,
+      release: once(() => {
+        const now = Date.now();
+        const freed = pool.free(slot, now, now - since);
+        if (freed === "return") giveBack(gate, [slot.id]);
+        else if (freed === "idle") {
+          const turn = slot.turn;
+          waitUntil!(sleep(lingerMs).then(() => pool.expire(slot, turn) && giveBack(gate, [slot.id])));
+        } else keepUp(gate, pool);
+        return Promise.resolve();
+      }),
+    };
+    if (waited) grant.waited = true;
+    return grant;
   };
 
   return {
@@ -81,22 +124,40 @@ export function createGateLimiter(gates: GatesAddress, options: GateLimiterOptio
       if (signal?.aborted) return cancelled();
       // Fixed once, so every re-attach counts the longest wait from the same moment.
       const askedAt = Date.now();
-      // A caller that wants to know when it waits gets a first poll that answers `queued` after quietWaitMs.
+      // A caller that wants to know when it waits is told once it has waited quietWaitMs, here or at the gate.
       let toldQueued = !request.onQueued;
+      const pool = pools?.of(request.gate);
+      let waitedHere = false;
+      if (pool) {
+        pool.note(request.rules.limit, request.leaseMs);
+        const slot = pool.take(request.leaseMs, askedAt);
+        if (slot) return pooledGrant(request.gate, pool, slot, false);
+        if (request.rules.maxWaitMs !== 0 && pool.mayWait(askedAt)) {
+          if (pool.waiting >= (request.rules.maxQueue ?? DEFAULT_MAX_QUEUE)) return busyHere(pool);
+          const local = await waitHere(pool, request, askedAt, quietWaitMs, localWaitMs, () => (toldQueued = true));
+          if (local === ABORTED) return cancelled();
+          waitedHere = true;
+          if (local) return pooledGrant(request.gate, pool, local, true);
+          // Sent to the gate (others wait there, or this isolate's slots went back): its wait goes on there.
+        }
+      }
       const input: GateAcquireInput = {
         gate: request.gate,
         callId,
         tool: request.tool,
         rules: request.rules,
-        leaseMs: request.leaseMs,
+        // A slot this isolate may pass on is leased a little longer: a call it passes the slot to is covered whole.
+        leaseMs: pool ? request.leaseMs + pool.keepMs : request.leaseMs,
         askedAt,
-        pollMs: toldQueued ? pollMs : (options.quietWaitMs ?? QUIET_WAIT_MS),
+        pollMs: toldQueued ? pollMs : Math.max(0, quietWaitMs - (Date.now() - askedAt)),
         tenant: gates.tenant,
+        ...(pool ? { isolate: pool.isolate } : {}),
       };
-      const releases = outbox?.take(request.gate) ?? [];
+      // Idle slots this isolate cannot pass to this call go back with its acquire, in one transaction.
+      const releases = pool?.takeIdle() ?? [];
       if (releases.length > 0) input.releases = releases;
-      const acquired = outbox?.acquiring(request.gate);
       const aborted = abortPromise(signal);
+      const queued = pool?.toQueue();
       let stub = stubFor(request.gate);
       let failures = 0;
       try {
@@ -107,6 +168,7 @@ export function createGateLimiter(gates: GatesAddress, options: GateLimiterOptio
             return await leave(stub, callId, cancelled());
           }
           let result: GateAcquireResult | typeof ABORTED;
+          const sentAt = Date.now();
           try {
             result = await Promise.race([stub.acquire(input), aborted.promise]);
           } catch (error) {
@@ -122,12 +184,17 @@ export function createGateLimiter(gates: GatesAddress, options: GateLimiterOptio
             continue;
           }
           if (result === ABORTED) return await leave(stub, callId, cancelled());
-          // The gate applied the folded releases with this answer (a failed RPC above keeps them for the retry).
+          // The gate applied the releases with this answer (a failed RPC above keeps them for the retry).
           delete input.releases;
           if (result.ok) {
-            const { queueDepth } = result;
-            const grant: SlotGrant = { ok: true, release: once(() => release(request.gate, callId, queueDepth)) };
-            if (result.waited) grant.waited = true;
+            const waited = result.waited === true || waitedHere;
+            if (pool) {
+              const { slot, giveBack: back } = pool.add(callId, result.validMs, result.othersWaiting, sentAt);
+              giveBack(request.gate, back);
+              return pooledGrant(request.gate, pool, slot, waited);
+            }
+            const grant: SlotGrant = { ok: true, release: once(() => release(request.gate, callId)) };
+            if (waited) grant.waited = true;
             return grant;
           }
           if (result.code === "busy") return result;
@@ -140,12 +207,68 @@ export function createGateLimiter(gates: GatesAddress, options: GateLimiterOptio
           // poll), so join again. Either way the next round decides.
         }
       } finally {
-        acquired?.();
+        queued?.();
         aborted.dispose();
       }
     },
   };
+
+  /** Without a pool: the slot goes back at once (through waitUntil when there is one). */
+  function release(gate: string, callId: string): Promise<void> {
+    if (!waitUntil) return releaseSlot(stubFor, gate, callId);
+    waitUntil(releaseSlot(stubFor, gate, callId));
+    return Promise.resolve();
+  }
 }
+
+/**
+ * A call waits among its isolate's calls for one of the isolate's slots: answered a slot, undefined
+ * (go to the gate: others wait there, it waited localWaitMs or its longest wait, or the slots went
+ * back) or ABORTED.
+ * Told it waits (onQueued) once it has waited quietWaitMs.
+ */
+async function waitHere(
+  pool: GatePool,
+  request: SlotRequest,
+  askedAt: number,
+  quietWaitMs: number,
+  localWaitMs: number,
+  told: () => void,
+): Promise<PooledSlot | undefined | typeof ABORTED> {
+  const { signal } = request;
+  const waiter = pool.wait(request.leaseMs);
+  let aborted = false;
+  const onAbort = () => (aborted = waiter.leave());
+  signal?.addEventListener("abort", onAbort, { once: true });
+  const maxWaitMs = request.rules.maxWaitMs;
+  // After localWaitMs the call waits at the gate, where GET /v1/gates lists it; at its longest wait
+  // it asks the gate, which answers busy (max_wait) or grants a free slot.
+  const until = Math.min(localWaitMs, maxWaitMs === undefined ? Infinity : askedAt + maxWaitMs - Date.now());
+  const timeUp = setTimeout(() => waiter.leave(), Math.max(0, until));
+  const quiet = request.onQueued
+    ? setTimeout(() => {
+        told();
+        request.onQueued!();
+      }, quietWaitMs)
+    : undefined;
+  try {
+    const slot = await waiter.slot;
+    return aborted ? ABORTED : slot;
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+    clearTimeout(timeUp);
+    if (quiet !== undefined) clearTimeout(quiet);
+  }
+}
+
+/** A call that finds as many calls waiting among its isolate's as the gate's queue may hold answers busy, as at a full gate. */
+function busyHere(pool: GatePool): SlotGrant {
+  const rounds = Math.ceil((pool.waiting + 1) / pool.limit);
+  const retryAfterMs = Math.min(60_000, Math.max(10, Math.round(rounds * pool.avgHoldMs)));
+  return { ok: false, code: "busy", message: `${pool.slots.size} running, ${pool.waiting} waiting`, retryAfterMs };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Leave the queue (or free a slot granted just before the abort) and answer cancelled. */
 async function leave(stub: GateStub, callId: string, answer: SlotGrant): Promise<SlotGrant> {

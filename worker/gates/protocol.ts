@@ -21,18 +21,46 @@ export interface GateAcquireInput {
   tenant: string;
   /**
    * Holders of this gate that have finished (releases folded in by the caller's isolate): released
-   * before the acquire, in the same transaction. At most MAX_FOLDED_RELEASES are read.
+   * before the acquire, in the same transaction. At most MAX_KEPT_SLOTS are read.
    */
   releases?: string[];
+  /** The isolate that asks, when it keeps slots: grants answer how many calls wait from elsewhere. */
+  isolate?: string;
 }
 
 export type GateAcquireResult =
-  /** queueDepth: calls waiting once the slot was granted (the caller's isolate defers its release only when none did). */
+  /** queueDepth: calls waiting once the slot was granted (the caller's isolate keeps the slot for its next calls only when none did). */
+  /** validMs: how long the lease still ran when the gate answered (the caller's clock need not agree with the gate's). */
   /** waited: granted from the queue (the caller may not have been told that it waited: see quietWaitMs). */
-  | { ok: true; expiresAt: number; queueDepth: number; waited?: true }
+  /** othersWaiting: of those, how many wait from another isolate than the input's (all, without one). */
+  | { ok: true; expiresAt: number; validMs: number; queueDepth: number; othersWaiting: number; waited?: true }
   | { ok: false; code: "queued"; position: number }
   | { ok: false; code: "busy"; message: string; retryAfterMs: number }
   | { ok: false; code: "cancelled"; message: string };
+
+/** An isolate keeps slots it holds to pass them on to its own next calls: their leases run on. */
+export interface GateKeepInput {
+  /** The slots (their holders' call ids) the isolate keeps, busy or idle. At most MAX_KEPT_SLOTS are read. */
+  slots: string[];
+  /** Each kept lease is extended to now + leaseMs, unless others wait. */
+  leaseMs: number;
+  /** Slots the isolate gives back: released first, in the same transaction. At most MAX_KEPT_SLOTS are read. */
+  releases?: string[];
+  /** The isolate that keeps them: its own waiting calls do not stop the extension. */
+  isolate?: string;
+}
+
+export interface GateKeepResult {
+  /** The kept slots still held, with how long each lease runs from the gate's answer. */
+  held: Array<{ callId: string; validMs: number }>;
+  /** Calls waiting at the gate. */
+  queueDepth: number;
+  /** Of those, the ones from other isolates: when any do, no lease was extended and the isolate gives its slots back. */
+  othersWaiting: number;
+}
+
+/** Most slot ids one keep (or one acquire's releases) reads: an isolate holds at most a gate's limit (≤ 1,000). */
+export const MAX_KEPT_SLOTS = 1_000;
 
 /** The wire shape of GET /v1/gates, defined once with the client's types. */
 export type { GateSnapshot } from "../../src/client/types";

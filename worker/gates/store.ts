@@ -107,6 +107,8 @@ export function persist(sql: SqlStorage, state: GateState, changes: GateChange[]
   for (const change of changes) {
     if (change.type === "leave") {
       sql.exec("DELETE FROM slots WHERE call_id = ?", change.callId);
+    } else if (change.type === "extend") {
+      sql.exec("UPDATE slots SET expires_at = ? WHERE call_id = ?", change.holder.expiresAt, change.holder.callId);
     } else if (change.type === "hold") {
       const h = change.holder;
       sql.exec(

@@ -1,0 +1,264 @@
+/**
+ * Slots an isolate keeps to pass on to its own next calls of the same gate, from memory: a block of
+ * the gate's slots leased to the isolate. The gate still holds each slot under the call id it first
+ * granted it to, with a lease the isolate extends (worker/gates/limiter.ts sends the `keep` RPCs
+ * this pool asks for). The rules that keep the gate's guarantees:
+ * - a slot is passed on only while the gate's lease covers the new call's whole lease (coveredUntil,
+ *   on this isolate's clock, from the gate's answer and the time its request left: never later than
+ *   the gate's own end), so the limit holds across isolates whatever happens to this one;
+ * - and only within keepMs of the gate last answering that nobody waited there (quietUntil): a call
+ *   of another isolate that waits at the gate is heard of at the next keep, and from then on this
+ *   isolate gives its slots back as they come free and sends its own waiting calls to the gate.
+ * Data and local waiters only (no stubs, no promises of I/O): requests share it, each sends its own
+ * RPCs. A slot lost with its isolate comes back when its lease ends, as any holder's.
+ */
+
+/** A slot of the gate this isolate holds. */
+export interface PooledSlot {
+  /** The call id the gate granted the slot to: its holder row there. */
+  readonly id: string;
+  /** Until when (this isolate's clock) the gate's lease runs: a call starts on the slot only if its own lease ends by then. */
+  coveredUntil: number;
+  busy: boolean;
+  /** Counts hand-overs, so the end of an earlier idle spell does nothing. */
+  turn: number;
+}
+
+/** A call of this isolate waiting for one of its slots: settled with a slot, or with none (it goes to the gate). */
+interface LocalWaiter {
+  leaseMs: number;
+  settle(slot: PooledSlot | undefined): void;
+}
+
+/** What a finished call's slot does: passed to a waiting call, kept idle for a while, or given back now. */
+export type FreedSlot = "passed" | "idle" | "return";
+
+export class GatePool {
+  readonly slots = new Map<string, PooledSlot>();
+  private readonly waiters: LocalWaiter[] = [];
+  /** Other isolates' calls were waiting at the gate at its last answer: nothing is passed on, slots go back as they free. */
+  contended = false;
+  /** Slots are passed on until then: keepMs after the gate last answered that no other isolate's call waited. */
+  private quietUntil = 0;
+  /** The gate's limit as the newest call of this isolate brought it. */
+  limit = 1;
+  /** The longest lease a call of this gate asked for here: what a kept slot's lease must cover. */
+  leaseMs = 0;
+  /** A keep RPC is under way. */
+  keeping = false;
+  /** Moving average of how long a slot is held here: only feeds the busy retry-after hint. */
+  avgHoldMs = 1_000;
+
+  /** Calls of this isolate waiting at the gate: a freed slot goes back to the gate for them (they came first). */
+  private atGate = 0;
+
+  /** `isolate`: this isolate's name at the gate, so its own waiting calls do not count as others'. */
+  constructor(
+    readonly keepMs: number,
+    readonly isolate: string,
+  ) {}
+
+  /** A call of this gate asks: its limit and lease (the newest limit wins, as at the gate). */
+  note(limit: number, leaseMs: number): void {
+    this.limit = limit;
+    this.leaseMs = Math.max(this.leaseMs, leaseMs);
+  }
+
+  /** An idle slot that covers a new call's lease, if nobody waits here or at the gate (first come, first served). */
+  take(leaseMs: number, now: number): PooledSlot | undefined {
+    if (this.waiters.length > 0 || this.atGate > 0 || !this.passing(now)) return undefined;
+    for (const slot of this.slots.values()) {
+      if (!slot.busy && slot.coveredUntil >= now + leaseMs) return this.hold(slot);
+    }
+    return undefined;
+  }
+
+  /**
+   * Whether a call may wait here for a slot to come free: this isolate holds every slot or its calls
+   * waiting at the gate will (they are served first), each held slot is busy (an idle one that could
+   * not be taken goes back with the call's acquire), and no other isolate's call waits at the gate.
+   */
+  mayWait(now: number): boolean {
+    if (!this.passing(now) || this.slots.size + this.atGate < this.limit) return false;
+    for (const slot of this.slots.values()) if (!slot.busy) return false;
+    return true;
+  }
+
+  get waiting(): number {
+    return this.waiters.length;
+  }
+
+  /** Wait for a slot of this isolate; undefined: go to the gate. `leave` takes the waiter out (abort, longest wait). */
+  wait(leaseMs: number): { slot: Promise<PooledSlot | undefined>; leave(): boolean } {
+    let waiter!: LocalWaiter;
+    const slot = new Promise<PooledSlot | undefined>((resolve) => (waiter = { leaseMs, settle: resolve }));
+    this.waiters.push(waiter);
+    return {
+      slot,
+      leave: () => {
+        const index = this.waiters.indexOf(waiter);
+        if (index < 0) return false;
+        this.waiters.splice(index, 1);
+        waiter.settle(undefined);
+        return true;
+      },
+    };
+  }
+
+  /** A slot the gate granted a call of this isolate: busy with it. `sentAt`: when the request that got the answer left. */
+  add(id: string, validMs: number, othersWaiting: number, sentAt: number): { slot: PooledSlot; giveBack: string[] } {
+    const slot: PooledSlot = { id, coveredUntil: sentAt + validMs, busy: true, turn: 0 };
+    this.slots.set(id, slot);
+    return { slot, giveBack: this.heard(othersWaiting, sentAt) };
+  }
+
+  /** A call of this isolate goes to the gate's queue until the returned function is called. */
+  toQueue(): () => void {
+    this.atGate++;
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      this.atGate--;
+      // Nothing of this isolate's would come free for the calls waiting here: they go to the gate.
+      if (this.waiters.length > 0 && ![...this.slots.values()].some((slot) => slot.busy)) this.toGate();
+    };
+  }
+
+  /** A call finished with its slot (holding it heldMs). */
+  free(slot: PooledSlot, now: number, heldMs: number): FreedSlot {
+    this.avgHoldMs = Math.max(1, this.avgHoldMs * 0.8 + Math.max(0, heldMs) * 0.2);
+    slot.busy = false;
+    slot.turn++;
+    if (this.slots.get(slot.id) !== slot) {
+      // No longer kept (a keep found it gone): the calls waiting here may find a slot at the gate.
+      this.toGate();
+      return "return";
+    }
+    if (this.atGate > 0 || this.slots.size > this.limit) {
+      // Calls of this isolate wait at the gate, ahead of those waiting here: it goes back, to them.
+      this.slots.delete(slot.id);
+      if (!this.passing(now)) this.toGate();
+      return "return";
+    }
+    const next = this.waiters[0];
+    if (next && this.passing(now) && slot.coveredUntil >= now + next.leaseMs) {
+      this.waiters.shift();
+      next.settle(this.hold(slot));
+      return "passed";
+    }
+    if (next || !this.passing(now)) {
+      // Nobody here may take it now: it goes back, and the calls waiting here go to the gate, where it frees.
+      this.slots.delete(slot.id);
+      this.toGate();
+      return "return";
+    }
+    return "idle";
+  }
+
+  /** The end of an idle spell: whether the slot, still idle since `turn`, leaves the pool to go back. */
+  expire(slot: PooledSlot, turn: number): boolean {
+    if (slot.busy || slot.turn !== turn || this.slots.get(slot.id) !== slot) return false;
+    this.slots.delete(slot.id);
+    return true;
+  }
+
+  /** Takes the idle slots out of the pool (the caller gives them back to the gate). */
+  takeIdle(): string[] {
+    const ids: string[] = [];
+    for (const slot of [...this.slots.values()]) {
+      if (slot.busy) continue;
+      slot.turn++;
+      this.slots.delete(slot.id);
+      ids.push(slot.id);
+    }
+    return ids;
+  }
+
+  /** Whether a keep is due: slots are being passed on and the quiet time or a lease's cover runs short. */
+  needsKeep(now: number): boolean {
+    if (this.keeping || this.contended || this.slots.size === 0) return false;
+    if (this.quietUntil - now < this.keepMs / 2) return true;
+    for (const slot of this.slots.values()) if (slot.coveredUntil - now < this.leaseMs + this.keepMs / 2) return true;
+    return false;
+  }
+
+  /**
+   * The gate's answer to a keep of `sent` sent at sentAt: those it no longer holds leave the pool
+   * (slots granted since are not in the answer and stay). Answers the ids to give back.
+   */
+  kept(sent: readonly string[], held: ReadonlyArray<{ callId: string; validMs: number }>, othersWaiting: number, sentAt: number): string[] {
+    const still = new Map(held.map((h) => [h.callId, h.validMs]));
+    for (const id of sent) {
+      const slot = this.slots.get(id);
+      if (!slot) continue;
+      const validMs = still.get(id);
+      if (validMs === undefined) this.slots.delete(id);
+      else slot.coveredUntil = Math.max(slot.coveredUntil, sentAt + validMs);
+    }
+    // Fewer slots than the limit: the calls waiting here may find one at the gate.
+    if (this.slots.size < this.limit) this.toGate();
+    return this.heard(othersWaiting, sentAt);
+  }
+
+  /** Holds nothing and nobody waits on it: the pool may be dropped. */
+  isEmpty(): boolean {
+    return this.slots.size === 0 && this.waiters.length === 0 && !this.keeping && this.atGate === 0;
+  }
+
+  /** What the gate said of its queue (at sentAt): no other isolate's call waits, or some do and the idle slots go back. */
+  private heard(othersWaiting: number, sentAt: number): string[] {
+    if (othersWaiting === 0) {
+      this.contended = false;
+      this.quietUntil = Math.max(this.quietUntil, sentAt + this.keepMs);
+      return [];
+    }
+    this.contended = true;
+    this.toGate();
+    return this.takeIdle();
+  }
+
+  private passing(now: number): boolean {
+    return !this.contended && now < this.quietUntil;
+  }
+
+  private hold(slot: PooledSlot): PooledSlot {
+    slot.busy = true;
+    slot.turn++;
+    return slot;
+  }
+
+  /** Every call waiting here goes to the gate (in order: they ask as they are settled). */
+  private toGate(): void {
+    for (const waiter of this.waiters.splice(0)) waiter.settle(undefined);
+  }
+}
+
+/** This isolate's pools, one per gate. */
+export interface SlotPools {
+  of(gate: string): GatePool;
+}
+
+/** How long after the gate last said nobody waits an isolate passes its slots on (a kept lease runs this much longer than its call's). */
+export const KEEP_MS = 400;
+
+/** Pools past this many are pruned of empty ones (per-key gates come and go). */
+const PRUNE_ABOVE = 256;
+
+export function createSlotPools(keepMs = KEEP_MS): SlotPools {
+  const pools = new Map<string, GatePool>();
+  // Named on first use: a Worker may not make random values while its module loads.
+  let isolate: string | undefined;
+  return {
+    of(gate) {
+      let pool = pools.get(gate);
+      if (pool) return pool;
+      if (pools.size >= PRUNE_ABOVE) for (const [name, old] of pools) if (old.isEmpty()) pools.delete(name);
+      pools.set(gate, (pool = new GatePool(keepMs, (isolate ??= crypto.randomUUID()))));
+      return pool;
+    },
+  };
+}
+
+/** This isolate's pools, shared by its requests (module state lives as long as the isolate). */
+export const isolateSlots = createSlotPools();
