@@ -7,7 +7,11 @@ const PLACEHOLDER = /\{([^{}\s]+)\}/g;
 /** Argument names a template refers to. */
 export function placeholders(template: string): string[] {
   if (!template.includes("{")) return []; // most literal values (headers, fixed query values)
-  return [...template.matchAll(PLACEHOLDER)].map((m) => m[1] as string);
+  const names: string[] = [];
+  // exec over the shared /g pattern (reset first): matchAll copied the pattern and built an iterator per template.
+  PLACEHOLDER.lastIndex = 0;
+  for (let match = PLACEHOLDER.exec(template); match; match = PLACEHOLDER.exec(template)) names.push(match[1] as string);
+  return names;
 }
 
 const asText = (value: unknown) => (typeof value === "string" ? value : JSON.stringify(value));

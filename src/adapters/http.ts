@@ -9,6 +9,7 @@ import { outputShape } from "./http-output";
 import { fetchUpstream, maskerFor } from "./upstream";
 import type { Masker } from "../mask";
 import { labelOf, type AdapterDeps, type AdapterKind } from "./kind";
+import { parsedPolicy } from "../policy";
 
 export interface HttpToolDeps extends AdapterDeps {
   /** Recorded as the tool's source. Default "http" (the OpenAPI adapter passes "openapi"). */
@@ -63,6 +64,7 @@ function toolOf(decl: HttpTool, label: string, deps: HttpToolDeps): Tool {
   checkMapping(mapped, schema, label);
   const policy = policyOf(decl);
   policy.idempotent ??= decl.method === "GET" || decl.method === "HEAD";
+  parsedPolicy(policy);
   const maxBytes = decl.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const upstream = new URL(decl.url.replace(/\{[^}]*\}/g, "x")).host;
   const shape = outputShape(decl, label, upstream);

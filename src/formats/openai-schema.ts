@@ -15,6 +15,7 @@ const UNSUPPORTED = [
   "maxProperties", "prefixItems", "additionalItems", "unevaluatedItems", "unevaluatedProperties", "uniqueItems",
 ];
 /** String formats strict mode knows; others are dropped (the pipeline still validates them). */
+const UNSUPPORTED_KEYS = new Set(UNSUPPORTED);
 const FORMATS = new Set(["date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"]);
 const LIMITS = { depth: 10, properties: 5000, enumValues: 1000 };
 /** Keys handled structurally below, or meaningless to OpenAI. */
@@ -62,13 +63,19 @@ function strictify(node: unknown, path: string[], depth: number, state: State): 
     throw new NotStrict(`${where(path)} ${what}`);
   };
   if (!isSchemaObject(node)) return fail("is not a schema object");
-  const unsupported = UNSUPPORTED.find((key) => key in node);
-  if (unsupported) fail(`uses "${unsupported}"`);
+  // One pass over the node's few keys: copy what is not handled below, and spot an unsupported keyword
+  // (named as UNSUPPORTED orders them); 28 `in` lookups per node were most of a large listing's cost.
+  const out: JsonSchema = {};
+  let unsupported = false;
+  for (const key in node) {
+    if (!Object.hasOwn(node, key)) continue;
+    if (UNSUPPORTED_KEYS.has(key)) unsupported = true;
+    else if (!HANDLED.has(key)) out[key] = node[key];
+  }
+  if (unsupported) fail(`uses "${UNSUPPORTED.find((key) => Object.hasOwn(node, key))}"`);
   if (path.length > 0 && path[0] !== "$defs" && path[0] !== "definitions" && ("$defs" in node || "definitions" in node)) fail("nests definitions");
   if ("anyOf" in node && "oneOf" in node) fail("combines anyOf and oneOf");
 
-  const out: JsonSchema = {};
-  for (const [key, value] of Object.entries(node)) if (!HANDLED.has(key)) out[key] = value;
   if (typeof node.format === "string" && FORMATS.has(node.format)) out.format = node.format;
 
   const types = typesOf(node);

@@ -102,6 +102,23 @@ describe("OpenAI strict parameters", () => {
     expect(() => toStrictJsonSchema(tool(input).inputSchema as never)).toThrow();
   });
 
+  it("names the first unsupported keyword of its list, whatever order the schema writes them in", () => {
+    const schema = { type: "object", properties: { tags: { uniqueItems: true, type: "array", items: { type: "string" }, allOf: [{ minItems: 1 }] } } };
+    expect(toStrictSchema(schema)).toEqual({ ok: false, reason: 'properties.tags uses "allOf"' });
+    expect(toStrictSchema({ ...schema, properties: { tags: { type: "array", items: { type: "string" }, uniqueItems: true } } })).toEqual({
+      ok: false,
+      reason: 'properties.tags uses "uniqueItems"',
+    });
+  });
+
+  it("copies a node's own keywords, without the structural ones it rebuilds", () => {
+    const schema = { type: "object", description: "d", $schema: "x", properties: { n: { type: "integer", minimum: 1, title: "N", format: "int32" } }, required: ["n"] };
+    expect(toStrictSchema(schema)).toEqual({
+      ok: true,
+      schema: { type: "object", description: "d", properties: { n: { type: "integer", minimum: 1, title: "N" } }, required: ["n"], additionalProperties: false },
+    });
+  });
+
   it("is non-strict beyond OpenAI's nesting limit", () => {
     let deep: v.GenericSchema = v.string();
     for (let i = 0; i < 11; i++) deep = v.object({ next: deep });

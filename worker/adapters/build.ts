@@ -48,6 +48,8 @@ interface Declared<D extends AdapterDeclaration = AdapterDeclaration> {
   /** Parsed: whole, or only the kind's `head` for a kind built on first use. */
   declaration: D;
   url: URL;
+  /** url.origin, read once: URL's origin getter builds a new string on every read. */
+  origin: string;
 }
 
 const invalid = (where: string, message: string) => new ConfigError(`${where}: ${message}`);
@@ -91,13 +93,14 @@ export function buildAdapters(config: TenantConfig, deps: AdapterDeps, toolEgres
       throw invalid(`${where}.rateLimit`, `differs from ${known.where}.rateLimit for the same upstream ${origin}; declare one limit per upstream`);
     }
   }
-  const gateOf = (url: URL) => gates.get(url.origin)?.gate;
+  const gateOf = (origin: string) => gates.get(origin)?.gate;
 
-  function upstream(where: string, url: string): URL {
+  function upstream(where: string, url: string): { url: URL; origin: string } {
     const parsed = at(`${where}.url`, () => new URL(url.replace(/\{[^}]*\}/g, "x")));
+    const origin = parsed.origin;
     // The adapter's exact origin (scheme, host, port), not its host: other ports of that host stay closed.
-    if (!egress.allowHosts.includes(parsed.origin)) (egress.allowHosts as string[]).push(parsed.origin);
-    return parsed;
+    if (!egress.allowHosts.includes(origin)) (egress.allowHosts as string[]).push(origin);
+    return { url: parsed, origin };
   }
 
   function checkSecret(where: string, auth: AuthDeclaration | undefined): void {
@@ -120,9 +123,9 @@ export function buildAdapters(config: TenantConfig, deps: AdapterDeps, toolEgres
       // A kind built on first use: only the fields read here now, the whole declaration with its tool.
       const declaration = at(where, () => parseDeclaration(kind.toolName && kind.head ? kind.head : kind.schema, raw, label));
       checkSecret(where, declaration.auth);
-      const url = upstream(where, at(where, () => kind.upstreamUrl(declaration, label)));
-      declareLimit(url.origin, declaration.rateLimit, where);
-      declared.push({ section, kind, where, raw, label, declaration, url });
+      const { url, origin } = upstream(where, at(where, () => kind.upstreamUrl(declaration, label)));
+      declareLimit(origin, declaration.rateLimit, where);
+      declared.push({ section, kind, where, raw, label, declaration, url, origin });
     });
   }
   const servers = declared.filter(isServer);
@@ -133,8 +136,8 @@ export function buildAdapters(config: TenantConfig, deps: AdapterDeps, toolEgres
   }
   // Once per origin (credentials in a URL are refused apart): many declarations share a few upstreams.
   const checked = new Set<string>();
-  for (const { where, url } of declared) {
-    const key = url.username || url.password ? url.href : url.origin;
+  for (const { where, url, origin } of declared) {
+    const key = url.username || url.password ? url.href : origin;
     if (checked.has(key)) continue;
     const check = checkEgress(url, egress);
     if (!check.ok) throw invalid(`${where}.url`, `${check.reason}${url.protocol === "http:" ? "; plain http needs the host in egress.allowHttpHosts (loopback only)" : ""}`);
@@ -146,10 +149,10 @@ export function buildAdapters(config: TenantConfig, deps: AdapterDeps, toolEgres
   const tools: (Tool | ToolEntry)[] = [];
   const summary: StaticAdapters["summary"] = {};
   for (const section of ADAPTER_SECTIONS) if (ADAPTER_KINDS[section].tools) summary[section] = [];
-  for (const { section, kind, where, raw, label, declaration, url } of declared) {
+  for (const { section, kind, where, raw, label, declaration, origin } of declared) {
     const toolsOf = kind.tools;
     if (!toolsOf) continue; // listed at run time (adapters/live.ts)
-    const gate = gateOf(url);
+    const gate = gateOf(origin);
     const make = () =>
       at(where, () => {
         const whole = kind.toolName && kind.head ? parseDeclaration(kind.schema, raw, label) : declaration;
@@ -161,11 +164,11 @@ export function buildAdapters(config: TenantConfig, deps: AdapterDeps, toolEgres
     if (kind.toolName) tools.push({ name: kind.toolName(declaration), build: () => make()[0]! });
     else tools.push(...(made = make()));
     const { name, rateLimit } = declaration;
-    (summary[section] ??= []).push({ name, ...kind.summary?.(declaration, made), upstream: url.origin, ...(rateLimit ? { rateLimit } : {}) });
+    (summary[section] ??= []).push({ name, ...kind.summary?.(declaration, made), upstream: origin, ...(rateLimit ? { rateLimit } : {}) });
   }
-  const remote = servers.map(({ declaration, url }) => {
-    const gate = gateOf(url);
-    return { declaration, upstream: url.origin, ...(gate ? { gate } : {}) };
+  const remote = servers.map(({ declaration, origin }) => {
+    const gate = gateOf(origin);
+    return { declaration, upstream: origin, ...(gate ? { gate } : {}) };
   });
   return { tools, servers: remote, egress, fetch: createEgressFetch(egress, globalFetch), summary };
 }

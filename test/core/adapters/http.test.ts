@@ -187,6 +187,14 @@ describe("httpTool: declarations", () => {
     expect(() => httpTool(bad as HttpToolDeclaration)).toThrow(message);
   });
 
+  it("finds every placeholder of the URL, query and headers, template after template", () => {
+    const input = { type: "object", properties: { a: {}, b: {}, c: {} } };
+    const mapped = { url: "https://x.example/{a}/{b}", query: { q: "{b}-{c}" }, headers: { "x-d": "{a}{d}" } };
+    expect(() => httpTool({ name: "t", description: "", ...mapped, input })).toThrow(/"d" is not a property of input/);
+    expect(() => httpTool({ name: "t", description: "", ...mapped, input: { ...input, properties: { ...input.properties, d: {} } } })).not.toThrow();
+    expect(() => httpTool({ name: "t", description: "", ...mapped, query: { q: "{b}-{e}" }, input })).toThrow(/"e" is not a property of input/);
+  });
+
   it("derives the policy: GET idempotent by default, POST not, declared values kept", () => {
     expect(httpTool(decl({})).policy.idempotent).toBe(true);
     expect(httpTool(decl({ method: "POST" })).policy.idempotent).toBe(false);
