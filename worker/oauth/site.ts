@@ -41,7 +41,6 @@ export interface OAuthServers {
   resourceServer: OAuthResourceServer<Record<string, unknown>>;
 }
 
-
 const built = new Map<string, OAuthServers | null>();
 const MAX_SITES = 16;
 
