@@ -5,11 +5,13 @@ import { HeldWorkerdLogs } from "./test/runner/held-workerd-logs.ts";
 import { quietDependencySourcemaps } from "./test/runner/quiet-dependency-sourcemaps.ts";
 import { secondIsolateWorker } from "./test/runner/second-isolate.ts";
 import { writeToolCatalog } from "./scripts/tools-catalog.mjs";
+import { writeOAuthModule } from "./scripts/oauth-module.mjs";
 
-// The catalogue module of tools/ (git-ignored), written before either project bundles worker code:
-// the vitest plugin reads wrangler.toml but does not run its [build] command.
+// The catalogue module of tools/ and the OAuth library's module (both git-ignored), written before
+// either project bundles worker code: the vitest plugin reads wrangler.toml but does not run its [build] command.
 const root = fileURLToPath(new URL(".", import.meta.url));
 writeToolCatalog(root);
+await writeOAuthModule(root);
 
 // Two projects: the runtime-agnostic core in Node, the Worker in workerd (real Durable Objects).
 

@@ -18,6 +18,8 @@ export function snapshotOf(ref: string, dir: string): string {
   execFileSync("tar", ["-x", "-C", app], { input: tar });
   // The catalogue of tools/ is git-ignored: written as the ref's own build writes it (a generated config has no build command).
   if (existsSync(resolve(app, "scripts/tools-catalog.mjs"))) execFileSync(process.execPath, [resolve(app, "scripts/tools-catalog.mjs")], { cwd: app });
+  // So is the OAuth library's module, where the ref has one.
+  if (existsSync(resolve(app, "scripts/oauth-module.mjs"))) execFileSync(process.execPath, [resolve(app, "scripts/oauth-module.mjs")], { cwd: app });
   writeFileSync(resolve(app, "dist/web", READY_PATH.slice(1)), "ready\n");
   symlinkSync(resolve("node_modules"), resolve(app, "node_modules"));
   return app;

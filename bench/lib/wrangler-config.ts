@@ -19,6 +19,9 @@ export function writeWranglerConfig(app: string, file: string, vars: Record<stri
     // wraps every function the bundle creates in a __name() call).
     keep_names: base.keep_names,
     minify: base.minify,
+    // Modules beside the bundle (the OAuth library's), uploaded as the Worker's own are.
+    find_additional_modules: base.find_additional_modules,
+    rules: base.rules,
     kv_namespaces: base.kv_namespaces,
     assets: { directory: resolve(dirname(configPath), base.assets!.directory!), run_worker_first: base.assets!.run_worker_first },
     durable_objects: base.durable_objects,

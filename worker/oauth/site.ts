@@ -1,5 +1,6 @@
 import type { OAuthAuthorizationServer, OAuthHelpers, OAuthResourceServer } from "@cloudflare/workers-oauth-provider";
 import { SCOPES } from "../config";
+import { oauthLibrary, type OAuthLibrary } from "../oauth-library";
 
 /**
  * OAuth 2.1 for MCP clients (@cloudflare/workers-oauth-provider). Each tenant is its own Worker, so
@@ -7,8 +8,8 @@ import { SCOPES } from "../config";
  * a token is bound to this tenant's endpoint (RFC 8707) and refused anywhere else. The HTTP API of the
  * same Worker accepts it too. The library keeps clients, grants and tokens (hashed) in OAUTH_KV.
  *
- * The library is imported on first use (an OAuth path, or a token of its shape), so requests with
- * keys never evaluate it: isolates that only see keys start as before.
+ * The library is imported on first use (an OAuth path, or a token of its shape; worker/oauth-library.ts),
+ * so no isolate parses it at startup and requests with keys never evaluate it.
  */
 
 export const OAUTH_PATHS = { authorize: "/authorize", token: "/token", register: "/register" } as const;
@@ -38,13 +39,6 @@ export function siteAt(origin: string, tenant: string): OAuthSite {
 export interface OAuthServers {
   authorizationServer: OAuthAuthorizationServer<Record<string, unknown>>;
   resourceServer: OAuthResourceServer<Record<string, unknown>>;
-}
-
-export type OAuthLibrary = typeof import("@cloudflare/workers-oauth-provider");
-
-/** The library, evaluated on first use. */
-export function oauthLibrary(): Promise<OAuthLibrary> {
-  return import("@cloudflare/workers-oauth-provider");
 }
 
 const built = new Map<string, OAuthServers | null>();

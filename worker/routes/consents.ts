@@ -9,7 +9,8 @@ import { requireScope } from "../middleware/auth";
 import { siteOf } from "../oauth/context";
 import { dropConsent, readConsent } from "../oauth/consents";
 import type { GrantProps } from "../oauth/grant-caller";
-import { GRANT_USER, oauthApi, oauthLibrary, oauthServers } from "../oauth/site";
+import { oauthLibrary } from "../oauth-library";
+import { GRANT_USER, oauthApi, oauthServers } from "../oauth/site";
 
 const DecisionBody = v.strictObject({
   decision: v.picklist(["approve", "deny"], 'must be "approve" or "deny"'),

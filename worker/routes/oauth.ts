@@ -5,7 +5,8 @@ import { errorBody } from "../errors";
 import { bodyLimit } from "../middleware/body-limit";
 import { siteOf } from "../oauth/context";
 import { saveConsent } from "../oauth/consents";
-import { oauthApi, oauthLibrary, oauthServers, OAUTH_PATHS, type OAuthLibrary, type OAuthServers } from "../oauth/site";
+import { oauthLibrary, type OAuthLibrary } from "../oauth-library";
+import { oauthApi, oauthServers, OAUTH_PATHS, type OAuthServers } from "../oauth/site";
 
 async function servers(c: Context<AppEnv>): Promise<OAuthServers | Response> {
   const site = siteOf(c);

@@ -1,0 +1,29 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync, rmSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { afterAll, expect, it } from "vitest";
+import { OAUTH_MODULE } from "../../scripts/oauth-module.mjs";
+
+const out = join(".tmp", `oauth-module-${crypto.randomUUID().slice(0, 8)}`);
+afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+// A string of the library's own code (its CIMD warning), found wherever the library is.
+const LIBRARY_TEXT = "CIMD (Client ID Metadata Document) is disabled";
+
+// The demo (the top-level environment, entry worker/index.ts) and a tenant's (entry tenants/acme.ts).
+it.each([
+  ["", "index.js"],
+  ["acme", "acme.js"],
+])("wrangler uploads the OAuth library as a module of its own, which the bundle imports only when asked (env %j)", (env, main) => {
+  const node = existsSync("node_modules/node/bin/node") ? resolve("node_modules/node/bin/node") : process.execPath;
+  const dir = join(out, env || "top");
+  const built = spawnSync(node, ["node_modules/wrangler/bin/wrangler.js", "deploy", "--dry-run", "--outdir", dir, "--env", env], { encoding: "utf8" });
+  expect(built.status, built.stderr).toBe(0);
+  const bundle = readFileSync(join(dir, main), "utf8");
+  const library = readFileSync(join(dir, "oauth/provider.generated.mjs"), "utf8");
+  expect(library).toContain(LIBRARY_TEXT);
+  expect(library).toBe(readFileSync(OAUTH_MODULE, "utf8"));
+  // Not in the bundle workerd compiles at startup: reached by one dynamic import, at the module's upload name.
+  expect(bundle).not.toContain(LIBRARY_TEXT);
+  expect(bundle.match(/import\("[^"]*"\)/g)).toEqual(['import("./oauth/provider.generated.mjs")']);
+}, 120_000);
