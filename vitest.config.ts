@@ -21,9 +21,6 @@ await writeOAuthModule(root);
  */
 const TEST_TIMEOUT_MS = 30_000;
 
-/** Loads the production catalogue of tools/ (loaded on first use) before each test file. */
-const CATALOG_SETUP = "./test/setup-catalog.ts";
-
 export default defineConfig({
   test: {
     // A passing run prints a line per file and the summary: console output (the Worker's log line per
@@ -32,7 +29,7 @@ export default defineConfig({
     reporters: [new HeldWorkerdLogs(), "default"],
     projects: [
       {
-        test: { name: "core", environment: "node", include: ["test/core/**/*.test.ts"], setupFiles: [CATALOG_SETUP], testTimeout: TEST_TIMEOUT_MS },
+        test: { name: "core", environment: "node", include: ["test/core/**/*.test.ts"], testTimeout: TEST_TIMEOUT_MS },
       },
       {
         plugins: [
@@ -60,7 +57,7 @@ export default defineConfig({
           }),
         ],
         // globalSetup runs in Node: it starts the adapter tests' upstreams on 127.0.0.1 (inject("upstreams")).
-        test: { name: "worker", include: ["test/worker/**/*.test.ts"], globalSetup: ["./test/servers/worker-setup.ts"], setupFiles: [CATALOG_SETUP], testTimeout: TEST_TIMEOUT_MS },
+        test: { name: "worker", include: ["test/worker/**/*.test.ts"], globalSetup: ["./test/servers/worker-setup.ts"], testTimeout: TEST_TIMEOUT_MS },
       },
     ],
   },

@@ -16,7 +16,6 @@ import { loadavg } from "node:os";
 import { resolve } from "node:path";
 import { gzipSync } from "node:zlib";
 import { DEMO_CONFIG, DEMO_KEYS } from "../worker/demo/tenant";
-import { loadCatalog } from "../worker/catalog";
 import { createTenant } from "../worker/tenant";
 import { table } from "./harness";
 import { median, waitForQuiet } from "./lib/load";
@@ -35,7 +34,7 @@ const dir = resolve(".tmp/bench-startup-growth");
 /** Cloudflare's documented limit on one environment variable (developers.cloudflare.com/workers/platform/limits). */
 const VAR_LIMIT_KB = 5;
 /** The demo offers tools by tag: count what its registry holds. */
-const DEMO_TOOLS = createTenant(DEMO_CONFIG, undefined, undefined, await loadCatalog()).registry.size;
+const DEMO_TOOLS = createTenant(DEMO_CONFIG).registry.size;
 
 interface Timings {
   ms: number[];

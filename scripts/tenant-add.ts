@@ -9,7 +9,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
-import { loadCatalog } from "../worker/catalog";
+import { CATALOG } from "../worker/catalog";
 import type { TenantConfigInput } from "../worker/config";
 import { checkTenant } from "../worker/tenant";
 import { formatConfig, renderTenantModule, TENANTS_DIR } from "./tenant-files";
@@ -42,7 +42,7 @@ for (const path of [jsonFile, moduleFile]) if (existsSync(path)) fail(`${path} a
 const key = `tg_${randomBytes(32).toString("base64url")}`;
 const config: TenantConfigInput = {
   name,
-  tools: values.tools ? values.tools.split(",").map((tool) => tool.trim()) : [...(await loadCatalog()).keys()],
+  tools: values.tools ? values.tools.split(",").map((tool) => tool.trim()) : [...CATALOG.keys()],
   keys: [{ name: "admin", hash: createHash("sha256").update(key).digest("hex"), scopes: ["admin"] }],
   requireApprovalFor: { risk: ["high"] },
   consoleOrigins: [],
@@ -50,7 +50,7 @@ const config: TenantConfigInput = {
 };
 const json = formatConfig(config);
 try {
-  checkTenant(json, jsonFile, await loadCatalog()); // the same checks the Worker runs: fail here, not after deploying
+  checkTenant(json, jsonFile); // the same checks the Worker runs: fail here, not after deploying
 } catch (error) {
   fail((error as Error).message);
 }

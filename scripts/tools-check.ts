@@ -22,11 +22,10 @@ function fail(message: string): never {
 }
 
 // Imported here, not at the top: a tool that throws while it is defined is reported as a message.
-// The catalogue's first load imports every tool file and checks each exports the tool it is named after.
-const loaded = await Promise.all([import("../worker/catalog").then(({ loadCatalog }) => loadCatalog()), import("../worker/demo/tenant"), import("../worker/tenant")]).catch(
-  (error: unknown) => fail(messageOf(error)),
+const loaded = await Promise.all([import("../worker/catalog"), import("../worker/demo/tenant"), import("../worker/tenant")]).catch((error: unknown) =>
+  fail(messageOf(error)),
 );
-const [catalog, { DEMO_CONFIG }, { checkTenant }] = loaded;
+const [{ CATALOG }, { DEMO_CONFIG }, { checkTenant }] = loaded;
 
 const tenants: [source: string, config: () => unknown][] = [["worker/demo/tenant.ts", () => DEMO_CONFIG]];
 for (const file of readdirSync(dir).filter((name) => name.endsWith(".json")).sort()) {
@@ -37,10 +36,10 @@ const problems: string[] = [];
 for (const [source, config] of tenants) {
   try {
     // Every tool built: the Worker builds declared tools on first use, so this is where a bad one stops a deploy.
-    checkTenant(config(), source, catalog);
+    checkTenant(config(), source);
   } catch (error) {
     problems.push(messageOf(error));
   }
 }
 if (problems.length > 0) fail(problems.join("\n"));
-console.log(`tools: ${[...catalog.keys()].join(", ")}; tenants checked: ${tenants.map(([source]) => source).join(", ")}`);
+console.log(`tools: ${[...CATALOG.keys()].join(", ")}; tenants checked: ${tenants.map(([source]) => source).join(", ")}`);

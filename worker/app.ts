@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { Hono } from "./hono-lazy";
 import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
-import type { CatalogLoader } from "./catalog";
+import type { Catalog } from "./catalog";
 import { ConfigError } from "./config";
 import { isOverloaded, overloaded } from "./durable/call";
 import type { AppEnv } from "./env";
@@ -29,8 +29,8 @@ import { tools } from "./routes/tools";
 import { tenantTextMasker } from "./tenant-mask";
 
 export interface AppOptions {
-  /** The code tools a tenant's configuration may name, loaded on first use: worker/catalog.ts (tests add their fixtures). */
-  catalog: CatalogLoader;
+  /** The code tools a tenant's configuration may name: worker/catalog.ts (tests add their fixtures). */
+  catalog: Catalog;
 }
 
 /**

@@ -1,9 +1,9 @@
 import { createApp } from "./app";
-import { loadCatalog } from "./catalog";
+import { CATALOG } from "./catalog";
 import { createToolgateService } from "./entrypoint";
 
 /** The Worker: the HTTP API over this build's catalogue, its RPC entrypoint and its Durable Objects. */
-const app = createApp({ catalog: loadCatalog });
+const app = createApp({ catalog: CATALOG });
 
 export const ToolgateService = createToolgateService(app);
 export { AdapterPins, Gate, GateIndex, Keys, Ledger, Runner, Upstream } from "./objects";

@@ -6,8 +6,8 @@ export { AdapterPins } from "./pins/adapter-pins";
 export { Upstream } from "./upstreams/upstream";
 export { Keys } from "./keys/keys";
 
-import { loadCatalog } from "./catalog";
+import { CATALOG } from "./catalog";
 import { createRunnerClass } from "./runner/runner";
 
 /** Runs detached calls of this build's catalogue (the test entry makes one over its own). */
-export const Runner = createRunnerClass(loadCatalog);
+export const Runner = createRunnerClass(CATALOG);

@@ -3,7 +3,7 @@ import type { Hooks } from "../src/hooks";
 import { buildAdapters, type StaticAdapters } from "./adapters/build";
 import { bundledConfig, type BundledConfig } from "./bundled-config";
 import { ConfigError, parseTenantConfig, type Scope, type TenantConfig } from "./config";
-import { loadedCatalog, type Catalog } from "./catalog";
+import { CATALOG, type Catalog } from "./catalog";
 import { DEMO_CONFIG } from "./demo/tenant";
 import { approvalHooks, buildRegistry } from "./registry";
 import { selectTools } from "./tool-selection";
@@ -42,9 +42,9 @@ const VAR = "TOOLGATE_CONFIG";
 /**
  * A tenant from its configuration; `env` gives the Durable Objects that enforce shared upstream rate
  * limits; `source` names the configuration in error messages ("tenants/acme.json is invalid: …");
- * `catalog` holds the code tools its "tools" may name (by default this build's, once loaded: worker/catalog.ts).
+ * `catalog` holds the code tools its "tools" may name.
  */
-export function createTenant(configInput: string | unknown, env?: { UPSTREAMS?: UpstreamNamespace }, source = VAR, catalog: Catalog = loadedCatalog()): Tenant {
+export function createTenant(configInput: string | unknown, env?: { UPSTREAMS?: UpstreamNamespace }, source = VAR, catalog: Catalog = CATALOG): Tenant {
   const config = parseTenantConfig(configInput, source);
   try {
     const upstreams = env?.UPSTREAMS ? tenantUpstreams({ UPSTREAMS: env.UPSTREAMS }, config.name) : undefined;
@@ -84,7 +84,7 @@ function withSource<T>(source: string, build: () => T): T {
  * A tenant with every tool built, so every check has run (declared tools are otherwise built on first
  * use): what a deploy (scripts/tools-check.ts) and `tenant:add` run. Throws ConfigError.
  */
-export function checkTenant(configInput: string | unknown, source = VAR, catalog: Catalog = loadedCatalog()): Tenant {
+export function checkTenant(configInput: string | unknown, source = VAR, catalog: Catalog = CATALOG): Tenant {
   const tenant = createTenant(configInput, undefined, source, catalog);
   tenant.registry.list();
   return tenant;
@@ -112,7 +112,7 @@ let fromBundle: { bundled: BundledConfig; catalog: Catalog; entry: Tenant | Conf
  * into the tenant's Worker (tenants/<name>.json), else the embedded demo where TOOLGATE_DEMO is "true".
  * Its code tools come from `catalog` (the app's: production passes worker/catalog.ts).
  */
-export function loadTenant(env: EnvVars, bundled: BundledConfig | undefined = bundledConfig(), catalog: Catalog = loadedCatalog()): Tenant {
+export function loadTenant(env: EnvVars, bundled: BundledConfig | undefined = bundledConfig(), catalog: Catalog = CATALOG): Tenant {
   const text = env.TOOLGATE_CONFIG;
   let entry: Tenant | ConfigError;
   if (text === undefined || text === "") {

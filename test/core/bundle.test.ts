@@ -1,7 +1,7 @@
 import { build } from "esbuild";
 import { builtinModules } from "node:module";
 import { expect, it } from "vitest";
-import { loadedCatalog } from "../../worker/catalog";
+import { CATALOG } from "../../worker/catalog";
 import { GATE_FIXTURE_TOOLS } from "../fixtures/tools/gates";
 import { MCP_FIXTURE_TOOLS } from "../fixtures/tools/mcp";
 
@@ -43,6 +43,6 @@ it("the Worker's bundle ships no test-only tool (they live in the test catalogue
   expect(result.errors).toEqual([]);
   const code = result.outputFiles[0]!.text;
   const shipped = (name: string) => code.includes(JSON.stringify(name));
-  expect([...loadedCatalog().keys()].filter((name) => !shipped(name))).toEqual([]);
+  expect([...CATALOG.keys()].filter((name) => !shipped(name))).toEqual([]);
   expect([...MCP_FIXTURE_TOOLS, ...GATE_FIXTURE_TOOLS].map((tool) => tool.name).filter(shipped)).toEqual([]);
 });

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { unstable_readConfig } from "wrangler";
 import { afterAll, describe, expect, it } from "vitest";
 import { CATALOG_MODULE, renderToolCatalog, toolFiles, writeToolCatalog } from "../../scripts/tools-catalog.mjs";
-import { loadedCatalog } from "../../worker/catalog";
+import { CATALOG } from "../../worker/catalog";
 
 const scratch = join(".tmp", `tools-catalog-${crypto.randomUUID().slice(0, 8)}`);
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -19,7 +19,7 @@ function folder(name: string): string {
 
 describe("the catalogue of tools/", () => {
   it("is every file of tools/, each exporting the tool it is named after", () => {
-    expect([...loadedCatalog().keys()]).toEqual(toolFiles("tools"));
+    expect([...CATALOG.keys()]).toEqual(toolFiles("tools"));
     expect(readFileSync(CATALOG_MODULE, "utf8")).toBe(renderToolCatalog(toolFiles("tools")));
   });
 
@@ -32,7 +32,8 @@ describe("the catalogue of tools/", () => {
     writeFileSync(join(root, "tools", "lib", "shared.ts"), "not a tool either");
     expect(writeToolCatalog(root)).toMatchObject({ names: ["a_tool", "b-tool"], changed: true });
     const text = readFileSync(join(root, CATALOG_MODULE), "utf8");
-    expect(text).toContain(`  ["a_tool", () => import("../tools/a_tool")],\n  ["b-tool", () => import("../tools/b-tool")],\n`);
+    expect(text).toContain(`import tool0 from "../tools/a_tool";\nimport tool1 from "../tools/b-tool";\n`);
+    expect(text).toContain(`  ["a_tool", tool0],\n  ["b-tool", tool1],\n`);
     expect(writeToolCatalog(root).changed).toBe(false);
   });
 
@@ -59,7 +60,7 @@ describe("the build step (wrangler's [build] command)", () => {
     const run = check("tenants");
     expect(run.stderr).toBe("");
     expect(run.status).toBe(0);
-    expect(run.stdout).toContain(`tools: ${[...loadedCatalog().keys()].join(", ")}; tenants checked: worker/demo/tenant.ts, tenants/acme.json`);
+    expect(run.stdout).toContain(`tools: ${[...CATALOG.keys()].join(", ")}; tenants checked: worker/demo/tenant.ts, tenants/acme.json`);
   }, SPAWN_MS);
 
   it("stops with the tenant's configuration error", () => {

@@ -2,15 +2,15 @@ import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import { executeCall } from "../../src/pipeline/execute";
 import { defineTool } from "../../src/tool";
-import { catalogFromFiles, createCatalog, loadedCatalog } from "../../worker/catalog";
+import { CATALOG, catalogFromFiles, createCatalog } from "../../worker/catalog";
 import { ConfigError } from "../../worker/config";
 import { createTenant } from "../../worker/tenant";
 import { upstreams } from "./adapters-helpers";
 
 const base = { name: "acme", keys: [{ name: "ops", hash: "a".repeat(64), scopes: ["admin"] }] };
-const names = (tools: readonly string[], catalog = loadedCatalog()) => createTenant({ ...base, tools }, undefined, "test", catalog).registry.list().map((tool) => tool.name);
+const names = (tools: readonly string[], catalog = CATALOG) => createTenant({ ...base, tools }, undefined, "test", catalog).registry.list().map((tool) => tool.name);
 
-function configError(config: Record<string, unknown>, catalog = loadedCatalog()): string {
+function configError(config: Record<string, unknown>, catalog = CATALOG): string {
   try {
     createTenant({ ...base, ...config }, undefined, "TOOLGATE_CONFIG", catalog);
   } catch (error) {
@@ -36,12 +36,12 @@ const fetchEcho = (name: string, needs?: { secrets?: string[]; egress?: string[]
   });
 const declared = fetchEcho("declared", { secrets: ["API_KEY"], egress: [api] });
 const undeclared = fetchEcho("undeclared");
-const NET = createCatalog([...loadedCatalog().values()], [declared, undeclared]);
+const NET = createCatalog([...CATALOG.values()], [declared, undeclared]);
 
 describe("a tenant's tools: names, tags and *", () => {
   it("offers each tool once, in the order first named; a tag or * in catalogue (file-name) order", () => {
     expect(names(["echo", "tag:gates", "add", "sleep"])).toEqual(["echo", "sleep", "sleep_pool", "add"]);
-    expect(names(["*"])).toEqual([...loadedCatalog().keys()]);
+    expect(names(["*"])).toEqual([...CATALOG.keys()]);
     expect(names(["tag:demo"])).toEqual(["add", "echo", "fail", "flaky", "sample_media", "sample_table", "send_message", "sleep", "sleep_pool", "slow_report"]);
   });
 
@@ -53,7 +53,7 @@ describe("a tenant's tools: names, tags and *", () => {
   });
 
   it("checks a file's tool against its name", () => {
-    expect(() => catalogFromFiles([["sum", loadedCatalog().get("add")!]])).toThrow('tools/sum.ts default-exports the tool "add": a tool file is named after its tool');
+    expect(() => catalogFromFiles([["sum", CATALOG.get("add")!]])).toThrow('tools/sum.ts default-exports the tool "add": a tool file is named after its tool');
     expect(() => catalogFromFiles([["sum", undefined as never]])).toThrow(/tools\/sum\.ts default-exports no tool \(export default defineTool/);
   });
 });

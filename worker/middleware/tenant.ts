@@ -1,18 +1,18 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { withListedTools, withRemoteTools } from "../adapters/live";
-import type { CatalogLoader } from "../catalog";
+import type { Catalog } from "../catalog";
 import type { AppEnv } from "../env";
 import { waitUntilOf } from "../execution";
 import { loadTenant, type Tenant } from "../tenant";
 
 /**
- * Puts the tenant (parsed once per isolate, its tools taken from `catalog`, loaded by the isolate's
- * first request) on c.var; a bad config throws ConfigError → JSON 500.
+ * Puts the tenant (parsed once per isolate, its tools taken from `catalog`) on c.var; a bad config
+ * throws ConfigError → JSON 500.
  */
-export function loadTenantFrom(catalog: CatalogLoader) {
+export function loadTenantFrom(catalog: Catalog) {
   return createMiddleware<AppEnv>(async (c, next) => {
-    c.set("tenant", loadTenant(c.env, undefined, await catalog()));
+    c.set("tenant", loadTenant(c.env, undefined, catalog));
     await next();
   });
 }

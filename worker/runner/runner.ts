@@ -11,7 +11,7 @@ import type { ErrorCode } from "../../src/errors";
 import type { CallRecord } from "../../src/result";
 import { TERMINAL_STATUSES } from "../../src/result";
 import { withListedTools } from "../adapters/live";
-import type { CatalogLoader } from "../catalog";
+import type { Catalog } from "../catalog";
 import { callDurable } from "../durable/call";
 import type { Bindings } from "../env";
 import { pipelineOptions } from "../execution";
@@ -46,7 +46,7 @@ function askChannelOf(job: RunJob): { ask?: AskChannel } {
   return { ask: { responses: job.answers ?? {}, methods: new Set(job.asks), waits: true } };
 }
 
-export function createRunnerClass(catalog: CatalogLoader) {
+export function createRunnerClass(catalog: Catalog) {
   return class Runner extends DurableObject<Env> {
     /** This instance is running the job now (a repeated alarm must not start it twice). */
     private running = false;
@@ -108,7 +108,7 @@ export function createRunnerClass(catalog: CatalogLoader) {
       try {
         const env = this.env as unknown as Bindings;
         const local = job.config === undefined ? env : { ...env, TOOLGATE_CONFIG: job.config };
-        const tenant = await withListedTools(loadTenant(local, undefined, await catalog()), local);
+        const tenant = await withListedTools(loadTenant(local, undefined, catalog), local);
         // A cancel accepted before the run began holds it back (an approved call is still pending here).
         if (!job.approved && (await this.cancelledBeforeStart(job))) {
           await this.settle(job, "cancelled", "The call was cancelled before its detached run began.", "cancelled");
