@@ -7,7 +7,7 @@ import { allAnswered, answerAsk, askKey, cancelAsks, cancelAsksWithPrefix, close
 import { answerInput } from "./inputs";
 import { applyWrite, claim, commit, complete, noteProgress, recordUnclaimed, renew, watchState } from "./claims";
 import type { ShardContext } from "./context";
-import { appendEvent, lastEventId, readEvents } from "./events";
+import { appendEvent, appendEventRows, lastEventId, readEvents } from "./events";
 import { fullRecord, listRows, readRow, readVisibleRow, resultPage, TERMINAL, toEntry } from "./records";
 import { sweep } from "./retention";
 import { cancelRunningWithPrefix, readSession, writeSessionEnded, writeSessionLevel, type McpSessionState } from "./sessions";
@@ -66,6 +66,10 @@ export class Ledger extends DurableObject<Env> {
       now: () => Date.now(),
       emit: (data) => {
         appendEvent(ctx.storage.sql, data, self.settings.eventLimit);
+        self.waiters.notify(EVENTS_KEY);
+      },
+      emitRows: (rows) => {
+        appendEventRows(ctx.storage.sql, rows, self.settings.eventLimit);
         self.waiters.notify(EVENTS_KEY);
       },
       wakeBy: (at) => self.wakeBy(at),
