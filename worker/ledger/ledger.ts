@@ -304,7 +304,7 @@ export class Ledger extends DurableObject<Env> {
 
   /** Whether this shard holds a row for the id: where a reader or a claim looks while an older map version is live. */
   holds(callId: string): boolean {
-    return readRow(this.ctx.storage.sql, callId) !== undefined;
+    return this.ctx.storage.sql.exec("SELECT 1 FROM calls WHERE call_id = ?", callId).toArray().length > 0;
   }
 
   /** A shard map change seals this shard: ids placed by a map older than `version` are refused from now on. */
@@ -346,9 +346,10 @@ export class Ledger extends DurableObject<Env> {
 
   /** Why a new row for the id may not be inserted here under the writer's map (none when the row exists). */
   private refusal(callId: string, at: ShardGuard | undefined): Moved | undefined {
-    if (this.holds(callId)) return undefined;
     this.sealedBelow ??= readSeal(this.ctx.storage.sql);
-    return insertRefusal(this.sealedBelow, callId, at);
+    // The map's check first: it costs no SQL, and the row is looked up only when the map would refuse.
+    const moved = insertRefusal(this.sealedBelow, callId, at);
+    return moved && !this.holds(callId) ? moved : undefined;
   }
 
   private mapHolder(tenant: string): MapHolder {
