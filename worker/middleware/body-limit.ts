@@ -27,34 +27,30 @@ function tooLarge(maxBytes: number): ApiError {
   return new ApiError(413, "body_too_large", `The request body is larger than the limit of ${maxBytes} bytes.`);
 }
 
-/**
- * The whole stream, or an ApiError: 413 past maxBytes, 408 when it is not done within timeoutMs.
- * One timer per body, which cancels the reader when it fires (a pending read then ends as done): the
- * reads themselves race nothing, as the deadline almost never fires.
- */
+/** The whole stream, or an ApiError: 413 past maxBytes, 408 when it is not done within timeoutMs. */
 async function readBody(stream: ReadableStream<Uint8Array>, maxBytes: number, timeoutMs: number): Promise<Uint8Array> {
   const reader = stream.getReader();
-  let expired = false;
-  const timer = setTimeout(() => {
-    expired = true;
-    reader.cancel().catch(() => undefined); // stop receiving what is left of it
-  }, timeoutMs);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      reject(new ApiError(408, "body_timeout", `The request body did not arrive in full within ${timeoutMs} ms.`));
+    }, timeoutMs);
+  });
   const chunks: Uint8Array[] = [];
   let size = 0;
   try {
     for (;;) {
-      const { done, value } = await reader.read();
-      if (expired) throw new ApiError(408, "body_timeout", `The request body did not arrive in full within ${timeoutMs} ms.`);
+      const { done, value } = await Promise.race([reader.read(), expired]);
       if (done) break;
       size += value.byteLength;
-      if (size > maxBytes) {
-        reader.cancel().catch(() => undefined);
-        throw tooLarge(maxBytes);
-      }
+      if (size > maxBytes) throw tooLarge(maxBytes);
       chunks.push(value);
     }
+  } catch (error) {
+    reader.cancel().catch(() => undefined); // stop receiving what is left of it
+    throw error;
   } finally {
-    if (!expired) clearTimeout(timer);
+    if (timer !== undefined) clearTimeout(timer);
   }
   if (chunks.length === 1) return chunks[0]!;
   const body = new Uint8Array(size);
