@@ -17,7 +17,8 @@
  * Targets: whoami adds ≤ 10% of /const's CPU per request; the write-first call ≥ 90% of /log-write;
  * the read-only call ≥ 90% of /log-batch (req/s and CPU per request both printed).
  * Run: node scripts/run-ts.mjs bench/http.ts   (ROUNDS, SECONDS, CONNECTIONS to tune; INSPECTOR=on to
- * measure wrangler dev with its debugger attached, as `npm run dev` runs it; ~3 minutes)
+ * measure wrangler dev with its debugger attached, as `npm run dev` runs it; BASE=<git ref> adds that
+ * build's two calls, same tenant, to the same rounds; ~3 minutes, ~4 with BASE)
  */
 import type { Result } from "autocannon";
 import { cpSync, mkdirSync } from "node:fs";
@@ -28,12 +29,14 @@ import { ADD_CALL, assertClean, AUTH, checkTarget, ECHO_CALL, getTarget, loadTar
 import { median } from "./lib/load";
 import { treeCpuMs } from "./lib/process-cpu";
 import { writeWranglerConfig } from "./lib/wrangler-config";
+import { snapshotOf } from "./lib/git-snapshot";
 import { INSPECTOR, snapshot, startDev, stopDev, waitReady, type DevServer } from "./lib/wrangler-dev";
 
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const SECONDS = Number(process.env.SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 16);
 const dir = resolve(".tmp/bench-http");
+const BASE = process.env.BASE;
 
 /** The demo tenant, with `echo` made not read-only (so its calls claim first) and read-only records written after the answer. */
 const BENCH_CONFIG = { ...DEMO_CONFIG, policies: { echo: { readOnly: false } }, readOnlyRecords: "after-answer" };
@@ -55,6 +58,13 @@ async function main(): Promise<void> {
   const platform = await startDev({ app: platformApp, home: resolve(dir, "platform-home"), readyPath: "/const" });
   // The same fixture behind the static-assets router, as toolgate's wrangler.toml puts every API request.
   const routed = await startDev({ app: platformApp, home: resolve(dir, "routed-home"), config: resolve(platformApp, "wrangler-assets.toml") });
+  const servers = [toolgate, platform, routed];
+  let base: DevServer | undefined;
+  if (BASE) {
+    const baseApp = snapshotOf(BASE, resolve(dir, "base"));
+    const baseConfig = writeWranglerConfig(baseApp, resolve(dir, "base-toolgate.json"), { TOOLGATE_DEMO: "false", TOOLGATE_CONFIG: JSON.stringify(BENCH_CONFIG) });
+    servers.push((base = await startDev({ app: baseApp, home: resolve(dir, "base-home"), config: baseConfig })));
+  }
   const writeFirst = toolgateOpenAiTarget("toolgate: echo call, write first", toolgate.url, 1, ECHO_CALL);
   const readOnly = toolgateOpenAiTarget("toolgate: add call, read-only", toolgate.url, 1, ADD_CALL);
   const targets: [Target, DevServer][] = [
@@ -70,10 +80,14 @@ async function main(): Promise<void> {
     [sameRequestTarget("platform: /log-batch", platform.url, "/log-batch", readOnly), platform],
     [sameRequestTarget("platform, routed: /log-batch", routed.url, "/log-batch", readOnly), routed],
   ];
+  if (base) {
+    targets.push([toolgateOpenAiTarget(`base ${BASE}: echo call, write first`, base.url, 1, ECHO_CALL), base]);
+    targets.push([toolgateOpenAiTarget(`base ${BASE}: add call, read-only`, base.url, 1, ADD_CALL), base]);
+  }
   const measured: Measured[] = targets.map(([target, server]) => ({ target, server, results: [], cpuUs: [] }));
   const loads: number[] = [];
   try {
-    await Promise.all([waitReady(toolgate), waitReady(platform), waitReady(routed)]);
+    for (const server of servers) await waitReady(server); // one at a time: each gets the whole timeout after the one before
     for (const m of measured) await checkTarget(m.target);
     for (const m of measured) assertClean(m.target, await loadTarget(m.target, 2, CONNECTIONS)); // warm up
     for (let round = 0; round < ROUNDS; round++) {
@@ -89,7 +103,7 @@ async function main(): Promise<void> {
     }
     loads.push(loadavg()[0]!);
   } finally {
-    await Promise.all([stopDev(toolgate), stopDev(platform), stopDev(routed)]);
+    await Promise.all(servers.map(stopDev));
   }
   const rps = (m: Measured) => median(m.results.map((r) => r.requests.average));
   const cpu = (m: Measured) => median(m.cpuUs);
@@ -121,6 +135,12 @@ async function main(): Promise<void> {
   for (const fixture of [logWrite, routedLogWrite]) versus("write-first call", echo, fixture, 0.9);
   versus("write-first call", echo, routedLogWriteWrite);
   for (const fixture of [logBatch, routedLogBatch]) versus("read-only call", add, fixture, 0.9);
+  const [baseEcho, baseAdd] = measured.slice(11);
+  for (const [name, m, was] of [["write-first call", echo, baseEcho], ["read-only call", add, baseAdd]] as const) {
+    if (!was) continue;
+    console.log(`${name} against ${BASE}: CPU/request ${Math.round(cpu(m))} µs vs ${Math.round(cpu(was))} µs (${pct(cpu(m) / cpu(was) - 1)}), req/s ${pct(rps(m) / rps(was))} of base's`);
+    for (const fixture of [routedLogBatch, routedLogWrite]) if ((fixture === routedLogBatch) === (m === add)) versus(`${name}, base`, was, fixture);
+  }
 }
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;

@@ -38,6 +38,8 @@ export interface DevServer {
   process: ChildProcess;
   /** What waitReady polls: READY_PATH unless the Worker serves no assets. */
   readyPath: string;
+  /** With INSPECTOR=on: the DevTools port of its Worker (bench/profile-http.ts). */
+  inspectorPort?: number;
 }
 
 /**
@@ -53,8 +55,9 @@ export async function startDev(options: { app: string; home: string; config?: st
   mkdirSync(options.home, { recursive: true });
   const port = await freePort();
   const state = resolve(options.home, "state");
+  const inspectorPort = INSPECTOR ? await freePort() : undefined;
   const args = INSPECTOR
-    ? [WRANGLER, "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(await freePort()), "--persist-to", state, "--log-level", "warn", "--show-interactive-dev-session=false", ...(options.config ? ["--config", options.config] : [])]
+    ? [WRANGLER, "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspectorPort), "--persist-to", state, "--log-level", "warn", "--show-interactive-dev-session=false", ...(options.config ? ["--config", options.config] : [])]
     : [START_WORKER, options.app, String(port), state, ...(options.config ? [options.config] : [])];
   const child = spawn(NODE, args, {
     cwd: options.app,
@@ -62,7 +65,7 @@ export async function startDev(options: { app: string; home: string; config?: st
     // Loopback only: no fetch of the Request.cf template.
     env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false" },
   });
-  return { url: `http://127.0.0.1:${port}`, process: child, readyPath: options.readyPath ?? READY_PATH };
+  return { url: `http://127.0.0.1:${port}`, process: child, readyPath: options.readyPath ?? READY_PATH, ...(inspectorPort ? { inspectorPort } : {}) };
 }
 
 /** Resolves once the server answers its readyPath; throws when it exits or `timeoutMs` passes. */

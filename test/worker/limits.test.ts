@@ -117,6 +117,25 @@ describe("body time limit", () => {
     expect((await json(res)).messages[0].content).toBe('{"sum":3}');
   });
 
+  it("decodes the buffered body as UTF-8 as Request.text() would: a leading BOM dropped, a character split across chunks whole", async () => {
+    // A tool name the tenant lacks comes back in the error: it shows what the route decoded.
+    const name = "héllo✓𝄞";
+    const body = `\uFEFF{"role":"assistant","content":null,"tool_calls":[{"id":"u1","type":"function","function":{"name":"${name}","arguments":"{}"}}]}`;
+    const bytes = new TextEncoder().encode(body);
+    const cut = bytes.indexOf(0xf0) + 2; // inside the four bytes of 𝄞
+    const parts = [bytes.slice(0, 5), bytes.slice(5, cut), bytes.slice(cut)];
+    const split = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        const part = parts.shift();
+        if (part) controller.enqueue(part);
+        else controller.close();
+      },
+    });
+    const res = await request("/v1/calls/openai", { body: split, env });
+    expect(res.status).toBe(200);
+    expect((await json(res)).messages[0].content).toContain(`Unknown tool "${name}"`);
+  });
+
   it("is checked in the tenant configuration with a readable error", async () => {
     const res = await request("/v1/whoami", { env: { TOOLGATE_CONFIG: tenantConfig({ limits: { bodyTimeoutMs: 5 } }) } });
     expect(res.status).toBe(500);

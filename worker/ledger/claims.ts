@@ -3,7 +3,7 @@ import type { CallRecord, Progress } from "../../src/result";
 import type { CallSurface } from "../../src/client/surface";
 import { deleteBlobs, writeBlob } from "./blobs";
 import type { ShardContext } from "./context";
-import { callEvent, eventRecord } from "./events";
+import { callEvent, callEventJson, eventRecord, eventRecordJson, type EventRow } from "./events";
 import { fullRecord, insertRow, readRow, storeRecord, TERMINAL, type CallRow } from "./records";
 import type { BeginInput, Claim, CommitInput, LedgerWrite, WatchOutcome, WriteOutcome } from "./types";
 import { takenConflict } from "./taken";
@@ -67,10 +67,15 @@ export function commit(ctx: ShardContext, input: CommitInput): Claim {
 function insertFinished(ctx: ShardContext, record: CallRecord, who: { argsHash: string; key: string | null; surface: CallSurface | null }, ran: boolean): void {
   const now = ctx.now();
   const { key } = who;
-  insertRow(ctx.sql, record, { ...who, deadline: null, owner: null, approval: null }, now);
-  const shown = eventRecord(record);
-  if (ran) ctx.emit(callEvent("call.started", record, key, now, { args: eventArgs(record, shown), attempt: 1 }));
-  ctx.emit(callEvent("call.finished", record, key, now, { record: shown }));
+  const stored = insertRow(ctx.sql, record, { ...who, deadline: null, owner: null, approval: null }, now);
+  // The record is serialised once, for its row; its events splice that JSON in, and go in one INSERT.
+  const shown = eventRecordJson(record, stored);
+  const finished: EventRow = { type: "call.finished", key, json: callEventJson("call.finished", record, key, now, `"record":${shown}`) };
+  if (!ran) ctx.emitRows([finished]);
+  else {
+    const args = shown === stored.json ? JSON.stringify(record.args ?? null) : JSON.stringify(eventArgs(record, JSON.parse(shown) as JsonValue));
+    ctx.emitRows([{ type: "call.started", key, json: callEventJson("call.started", record, key, now, `"args":${args},"attempt":1`) }, finished]);
+  }
   ctx.waiters.notify(callKey(record.callId));
 }
 

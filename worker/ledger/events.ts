@@ -34,11 +34,45 @@ export function callEvent(
 export function appendEvent(sql: SqlStorage, data: Record<string, JsonValue>, limit: number): number {
   const type = typeof data.type === "string" ? data.type : "event";
   const key = typeof data.key === "string" ? data.key : null;
-  const id = sql
-    .exec<{ id: number }>("INSERT INTO events (type, data, key_name) VALUES (?, ?, ?) RETURNING id", type, JSON.stringify(data), key)
-    .one().id;
-  if (id % 64 === 0) sql.exec("DELETE FROM events WHERE id <= ?", id - limit);
-  return id;
+  return appendEventRows(sql, [{ type, key, json: JSON.stringify(data) }], limit);
+}
+
+/** An event already serialised: its type, the key that may read it, its JSON. */
+export interface EventRow {
+  type: string;
+  key: string | null;
+  json: string;
+}
+
+const INSERT_EVENTS = ["", "INSERT INTO events (type, data, key_name) VALUES (?, ?, ?) RETURNING id", "INSERT INTO events (type, data, key_name) VALUES (?, ?, ?), (?, ?, ?) RETURNING id"];
+
+/** Appends events in one statement (in order, as appendEvent each would); answers the last id. */
+export function appendEventRows(sql: SqlStorage, rows: readonly EventRow[], limit: number): number {
+  const statement = INSERT_EVENTS[rows.length] ?? `INSERT INTO events (type, data, key_name) VALUES ${rows.map(() => "(?, ?, ?)").join(", ")} RETURNING id`;
+  const bind: (string | null)[] = [];
+  for (const row of rows) bind.push(row.type, row.json, row.key);
+  let last = 0;
+  let prune = false;
+  for (const { id } of sql.exec<{ id: number }>(statement, ...bind)) {
+    last = Math.max(last, id);
+    prune ||= id % 64 === 0;
+  }
+  if (prune) sql.exec("DELETE FROM events WHERE id <= ?", last - limit);
+  return last;
+}
+
+/**
+ * The JSON of callEvent(type, record, key, at, { [name]: <value> }) from the value's JSON, so a record
+ * serialised for its row is not serialised again for its event.
+ */
+export function callEventJson(type: LedgerEventType, record: CallRecord, key: string | null, at: number, tail: string): string {
+  const head = JSON.stringify(callEvent(type, record, key, at));
+  return `${head.slice(0, -1)},${tail}}`;
+}
+
+/** The JSON of eventRecord(record), given the JSON its row holds (the same text when it is within the event cap). */
+export function eventRecordJson(record: CallRecord, row: { json: string; truncated: boolean }): string {
+  return !row.truncated && row.json.length <= EVENT_RECORD_CAP ? row.json : fitRecord(record, EVENT_RECORD_CAP).json;
 }
 
 /**

@@ -7,7 +7,7 @@ import { allAnswered, answerAsk, askKey, cancelAsks, cancelAsksWithPrefix, close
 import { answerInput } from "./inputs";
 import { applyWrite, claim, commit, complete, noteProgress, recordUnclaimed, renew, watchState } from "./claims";
 import type { ShardContext } from "./context";
-import { appendEvent, lastEventId, readEvents } from "./events";
+import { appendEvent, appendEventRows, lastEventId, readEvents } from "./events";
 import { fullRecord, listRows, readRow, readVisibleRow, resultPage, TERMINAL, toEntry } from "./records";
 import { sweep } from "./retention";
 import { cancelRunningWithPrefix, readSession, writeSessionEnded, writeSessionLevel, type McpSessionState } from "./sessions";
@@ -66,6 +66,10 @@ export class Ledger extends DurableObject<Env> {
       now: () => Date.now(),
       emit: (data) => {
         appendEvent(ctx.storage.sql, data, self.settings.eventLimit);
+        self.waiters.notify(EVENTS_KEY);
+      },
+      emitRows: (rows) => {
+        appendEventRows(ctx.storage.sql, rows, self.settings.eventLimit);
         self.waiters.notify(EVENTS_KEY);
       },
       wakeBy: (at) => self.wakeBy(at),
@@ -300,7 +304,7 @@ export class Ledger extends DurableObject<Env> {
 
   /** Whether this shard holds a row for the id: where a reader or a claim looks while an older map version is live. */
   holds(callId: string): boolean {
-    return readRow(this.ctx.storage.sql, callId) !== undefined;
+    return this.ctx.storage.sql.exec("SELECT 1 FROM calls WHERE call_id = ?", callId).toArray().length > 0;
   }
 
   /** A shard map change seals this shard: ids placed by a map older than `version` are refused from now on. */
@@ -342,9 +346,10 @@ export class Ledger extends DurableObject<Env> {
 
   /** Why a new row for the id may not be inserted here under the writer's map (none when the row exists). */
   private refusal(callId: string, at: ShardGuard | undefined): Moved | undefined {
-    if (this.holds(callId)) return undefined;
     this.sealedBelow ??= readSeal(this.ctx.storage.sql);
-    return insertRefusal(this.sealedBelow, callId, at);
+    // The map's check first: it costs no SQL, and the row is looked up only when the map would refuse.
+    const moved = insertRefusal(this.sealedBelow, callId, at);
+    return moved && !this.holds(callId) ? moved : undefined;
   }
 
   private mapHolder(tenant: string): MapHolder {

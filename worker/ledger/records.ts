@@ -112,14 +112,14 @@ export function storeRecord(sql: SqlStorage, record: CallRecord, now: number): v
 
 /**
  * Inserts a new row with its record in one statement. A new id has no blobs: retention deletes a
- * pruned row's blobs with it.
+ * pruned row's blobs with it. Answers the record's JSON as the row holds it (events reuse it).
  */
 export function insertRow(
   sql: SqlStorage,
   record: CallRecord,
   fields: { argsHash: string; deadline: number | null; owner: string | null; approval: ApprovalState | null; key: string | null; surface: CallSurface | null },
   now: number,
-): void {
+): { json: string; truncated: boolean } {
   const fitted = fitAndSpill(sql, record);
   sql.exec(
     `INSERT INTO calls (call_id, tool, args_hash, status, started_at, updated_at, deadline, owner, approval, key_name, surface, record, truncated, result_chars)
@@ -139,6 +139,7 @@ export function insertRow(
     fitted.truncated ? 1 : 0,
     resultChars(record),
   );
+  return fitted;
 }
 
 /** The record's JSON for the row; a cut output's full form goes to blobs (the row keeps a preview). */

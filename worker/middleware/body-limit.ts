@@ -16,8 +16,10 @@ export const bodyLimit = createMiddleware<AppEnv>(async (c, next) => {
   const length = raw.headers.get("content-length");
   if (length !== null && !raw.headers.has("transfer-encoding") && Number(length) > maxBodyBytes) throw tooLarge(maxBodyBytes);
   const body = await readBody(raw.body, maxBodyBytes, bodyTimeoutMs);
-  // The route reads the buffered copy; the request's signal (client gone) stays the original's.
+  // Routes read the buffered copy (the call routes the bytes themselves, without a second stream);
+  // the request's signal (client gone) stays the original's.
   c.req.raw = new Request(raw, { body, signal: raw.signal });
+  c.set("bodyBytes", body);
   await next();
 });
 

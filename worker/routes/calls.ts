@@ -10,8 +10,12 @@ import { logCall } from "../log";
 import { requireScope } from "../middleware/auth";
 import { needRemoteTools } from "../middleware/tenant";
 
+const utf8 = new TextDecoder();
+
+/** The body as JSON: from the bytes bodyLimit buffered (decoded as Request.text() would), else read here. */
 async function readJson(c: Context<AppEnv>): Promise<unknown> {
-  const text = await c.req.text();
+  const bytes = c.var.bodyBytes;
+  const text = bytes === undefined ? await c.req.text() : utf8.decode(bytes);
   try {
     return JSON.parse(text);
   } catch {
