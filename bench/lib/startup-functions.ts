@@ -8,7 +8,8 @@
 import { build } from "esbuild";
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
+import { unstable_readConfig } from "wrangler";
 
 export interface StartupFunction {
   /** Repository-relative path of its source (node_modules/… for libraries). */
@@ -39,7 +40,8 @@ export async function startupFunctions(entry = "worker/index.ts"): Promise<Start
       platform: "neutral",
       conditions: ["workerd", "worker", "browser"],
       mainFields: ["module", "main"],
-      alias: { "cloudflare:workers": join(dir, "workers.mjs") },
+      // wrangler.toml's [alias] (the JSON Schema validator's stand-in), as wrangler applies it.
+      alias: { ...wranglerAliases(), "cloudflare:workers": join(dir, "workers.mjs") },
       // The OAuth library's module stays apart, as wrangler uploads it (imported on first use only).
       external: ["./oauth/provider.generated.mjs"],
       format: "esm",
@@ -61,10 +63,17 @@ export async function startupFunctions(entry = "worker/index.ts"): Promise<Start
   }
 }
 
+function wranglerAliases(): Record<string, string> {
+  const config = resolve("wrangler.toml");
+  const aliases = (unstable_readConfig({ config }).alias ?? {}) as Record<string, string>;
+  return Object.fromEntries(Object.entries(aliases).map(([name, path]) => [name, path.startsWith(".") ? resolve(dirname(config), path) : path]));
+}
+
 function namedBySource(functions: Coverage["result"][number]["functions"], code: string): StartupFunction[] {
-  const modules = [...code.matchAll(/^\/\/ (\S+)$/gm)].map((match) => ({ offset: match.index, source: match[1]! }));
+  // esbuild's module lines are paths ("// src/tool.ts"), not annotations ("// @__NO_SIDE_EFFECTS__").
+  const modules = [...code.matchAll(/^\/\/ ((?:[\w.@-]+\/)+[\w.@-]+\.[cm]?[jt]sx?)$/gm)].map((match) => ({ offset: match.index, source: match[1]! }));
   const sourceAt = (offset: number) => {
-    let found = "?";
+    let found = "(esbuild's helpers)";
     for (const module of modules) {
       if (module.offset > offset) break;
       found = module.source;
