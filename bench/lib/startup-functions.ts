@@ -42,8 +42,8 @@ export async function startupFunctions(entry = "worker/index.ts"): Promise<Start
       mainFields: ["module", "main"],
       // wrangler.toml's [alias] (the JSON Schema validator's stand-in), as wrangler applies it.
       alias: { ...wranglerAliases(), "cloudflare:workers": join(dir, "workers.mjs") },
-      // The OAuth library's module stays apart, as wrangler uploads it (imported on first use only).
-      external: ["./oauth/provider.generated.mjs"],
+      // The library modules stay apart, as wrangler uploads them (imported on first use only).
+      external: ["./oauth/provider.generated.mjs", "./json-schema/library.generated.mjs"],
       format: "esm",
       outfile: bundle,
       logLevel: "error",
