@@ -74,7 +74,12 @@ describe("MCP tasks waiting for their caller's input", () => {
     const done = await untilStatus(target, taskId, "completed");
     expect(done.result).toMatchObject({ content: [{ type: "text", text: "Deleted a.txt." }] });
     expect(done.inputRequests).toBeUndefined();
-    expect((await json(await request(`/v1/calls/${taskId}`, { env }))).record).toMatchObject({ status: "succeeded", attempts: 1 });
+    const entry = await json(await request(`/v1/calls/${taskId}`, { env }));
+    expect(entry.record).toMatchObject({ status: "succeeded", attempts: 1 });
+    // The Runner's re-claim ran the call again (a later startedAt); the task was still created when it was first accepted.
+    expect(entry.record.startedAt).toBeGreaterThan(Date.parse(waiting.createdAt));
+    expect(done.createdAt).toBe(waiting.createdAt);
+    expect(entry.createdAt).toBe(Date.parse(waiting.createdAt));
     // The answers were kept only while the call waited; the Runner keeps nothing once the call is over.
     expect(await sqlOf(shardOf(name, taskId), "SELECT call_id FROM blobs WHERE call_id = ? AND kind = 'answers'", taskId)).toEqual([]);
     expect(await sqlOf(runnerOf(name, taskId), "SELECT id FROM job")).toEqual([]);
