@@ -23,6 +23,20 @@ export interface InputRequest {
 /** Answers the caller gave, by the key the tool asked with. */
 export type InputResponses = Readonly<Record<string, JsonValue>>;
 
+/**
+ * All the answers one call holds at once, in characters of JSON, however they came: a task's answers
+ * kept beside its record (tasks/update, POST /v1/calls/:id/input), a legacy MCP client's responses over
+ * a call's rounds (each one alone too), the answers a 2026 requestState carries. Answers that would
+ * pass it are refused, never cut: a tool reads every answer whole or learns why it has none.
+ */
+export const MAX_CALL_ANSWERS_CHARS = 64 * 1024;
+
+/** Why answers of this JSON length cannot be kept (naming the limit), or undefined when they fit. */
+export function answersOverLimit(chars: number, what = "The answers to this call"): string | undefined {
+  if (chars <= MAX_CALL_ANSWERS_CHARS) return undefined;
+  return `${what} would take ${chars} characters of JSON, over the limit of ${MAX_CALL_ANSWERS_CHARS} characters for all of one call's answers`;
+}
+
 /** A key a question is asked under: short, and safe in JSON and logs. */
 export const ASK_KEY_PATTERN = /^[A-Za-z0-9_.:-]{1,64}$/;
 

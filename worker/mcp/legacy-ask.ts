@@ -1,4 +1,4 @@
-import type { AskChannel, AskFailure, AskMethod, InputRequest } from "../../src/ask";
+import { answersOverLimit, type AskChannel, type AskFailure, type AskMethod, type InputRequest } from "../../src/ask";
 import { isPlainObject, type JsonValue } from "../../src/json";
 import type { CallResult } from "../../src/result";
 import { DurableUnavailable } from "../durable/call";
@@ -157,6 +157,14 @@ async function sendAndWait(
   return outcome;
 }
 
+/** The round's answers, unless with the answers so far they pass the bound of a call's answers: then each is a failure saying so. */
+function withinLimit(responses: Record<string, JsonValue>, outcome: RoundOutcome): Record<string, JsonValue> {
+  const tooLarge = answersOverLimit(JSON.stringify({ ...responses, ...outcome.answers }).length);
+  if (!tooLarge) return outcome.answers;
+  for (const key of Object.keys(outcome.answers)) outcome.failures[key] = { code: "tool_error", message: `${tooLarge}.` };
+  return {};
+}
+
 /**
  * A tools/call of a legacy session whose client can be asked: round after round, until one ends
  * without asking (or asks what the client cannot answer: that round's result stands, as it would
@@ -183,7 +191,7 @@ export async function runAsking(callId: string, run: RunRound, asker: LegacyAske
         round === MAX_ASK_ROUNDS
           ? failAll(questions, (what) => ({ code: "tool_error", message: `The tool asked ${what} after ${MAX_ASK_ROUNDS} rounds of questions; an MCP call is asked at most ${MAX_ASK_ROUNDS}.` }))
           : await askRound(asker, callId, roundId, nextRoundId, questions);
-      Object.assign(responses, outcome.answers);
+      Object.assign(responses, withinLimit(responses, outcome));
       Object.assign(failures, outcome.failures);
       if (outcome.gone) signal = new AbortController().signal;
       roundId = nextRoundId;
