@@ -65,6 +65,10 @@ describe("ctx.ask over MCP 2026-07-28 (multi-round-trip requests)", () => {
     expect(tampered.body.error).toMatchObject({ code: -32602, message: expect.stringContaining("integrity") });
     const foreign = await call(target, "test_input_required_result_elicitation", { inputResponses: color, requestState: second.requestState });
     expect(foreign.body.error).toMatchObject({ code: -32602, message: expect.stringContaining("another call") });
+    // The answers a state carries are bounded as all of a call's answers are, and the refusal names the bound.
+    const long = { step1: { action: "accept", content: { name: "n".repeat(70_000) } } };
+    const tooLong = await call(target, "test_input_required_result_multi_round", { inputResponses: long });
+    expect(tooLong.body.error).toMatchObject({ code: -32602, message: expect.stringMatching(/^tools\/call: The answers so far would take 70\d{3} characters of JSON, over the limit of 65536 characters for all of one call's answers\.$/) });
     expect((await call(target, "test_input_required_result_multi_round", { inputResponses: { step1: 5 } })).body.error.code).toBe(-32602);
     expect((await call(target, "test_input_required_result_multi_round", { inputResponses: null })).body.error.code).toBe(-32602);
   });
