@@ -89,6 +89,8 @@ export async function rawCall(target: McpTarget, headers: Record<string, string>
     asked: async () => (await sse.until((frames) => frames.some(isAsk))).find(isAsk)?.data,
     /** The tools/call's own response, once it comes. */
     answer: async () => (await sse.until((frames) => frames.some((f) => f.data?.id === id), 20_000)).find((f) => f.data?.id === id)?.data,
+    /** Reads until `done` holds for the frames so far. */
+    until: (done: (frames: Sse[]) => boolean) => sse.until(done),
     /** Every frame read so far, after reading to the response. */
     frames: () => sse.until((frames) => frames.some((f) => f.data?.id === id), 20_000),
   };
