@@ -76,6 +76,25 @@ describe("a legacy client that declared what it answers is asked on the call's s
     expect(frames.filter((f) => !isKeepalive(f)).map((f) => f.data?.id ?? f.data?.method)).toEqual([question.id, 3]);
   });
 
+  it("elicitation modes: a URL-mode question goes only to a client that declared elicitation.url (elicitation: {} is forms only)", async () => {
+    const { target } = askTenant("lavurl", { tools: ["test_url_elicitation", "test_elicitation"] });
+    for (const formOnly of [{}, { form: {} }]) {
+      const { client, asked } = await v1Client(target, { elicit: () => ({ action: "accept" }), elicitation: formOnly });
+      const result = await client.callTool({ name: "test_url_elicitation", arguments: {} });
+      await client.close();
+      expect(asked).toEqual([]);
+      expect(result).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/asks its caller \(elicitation\/create in URL mode\), and this caller cannot be asked that/) }] });
+    }
+    // Declared URL mode only: asked URL-mode questions, and never a form.
+    const urlOnly = await v1Client(target, { elicit: () => ({ action: "accept" }), elicitation: { url: {} } });
+    const result = await urlOnly.client.callTool({ name: "test_url_elicitation", arguments: {} });
+    const form = await urlOnly.client.callTool({ name: "test_elicitation", arguments: { message: "Who?" } });
+    await urlOnly.client.close();
+    expect(urlOnly.asked).toEqual(["elicitation/create"]);
+    expect(result).toMatchObject({ content: [{ type: "text", text: "Came back: accept." }] });
+    expect(form).toMatchObject({ isError: true, content: [{ text: expect.stringContaining("cannot be asked") }] });
+  });
+
   it("a client that did not declare the capability, or reads only JSON, is not asked: the call says what it needs", async () => {
     const { target } = askTenant("lavn");
     const { client, asked } = await v1Client(target, { elicit: () => accept({}) });
