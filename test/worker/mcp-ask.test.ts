@@ -25,7 +25,7 @@ async function call(target: McpTarget, name: string, extra: Record<string, unkno
 }
 
 /** The v2 client pinned to 2026-07-28, answering elicitations with `answer` (and counting them); `elicitation`: the modes it declares. */
-async function v2WithElicitation(target: McpTarget, answer: (message: string) => Record<string, unknown>, elicitation: Record<string, unknown> = {}) {
+async function v2WithElicitation(target: McpTarget, answer: (message: string) => Record<string, unknown>, elicitation: Record<string, Record<string, never>> = {}) {
   const client = new V2Client({ name: "ask-test", version: "1" }, { versionNegotiation: { mode: { pin: MODERN } }, capabilities: { elicitation } });
   const asked: string[] = [];
   client.setRequestHandler("elicitation/create", async (req) => {
@@ -85,7 +85,8 @@ describe("ctx.ask over MCP 2026-07-28 (multi-round-trip requests)", () => {
 
   it("elicitation modes: a URL-mode question is never sent to a client that declared forms only (elicitation: {} is form mode); declared, it is asked", async () => {
     const { target } = tenant("askurl");
-    for (const formOnly of [{}, { form: {} }]) {
+    const formOnlyDeclarations: Record<string, Record<string, never>>[] = [{}, { form: {} }];
+    for (const formOnly of formOnlyDeclarations) {
       const { client, asked } = await v2WithElicitation(target, () => ({ action: "accept" }), formOnly);
       const refused = await client.callTool({ name: "test_url_elicitation", arguments: {} }).then(
         () => undefined,
