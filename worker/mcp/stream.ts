@@ -10,7 +10,7 @@ const encoder = new TextEncoder();
  * How long an SSE answer stays silent before a comment line goes out. Proxies and load balancers cut
  * streams idle for 30 to 100 s (nginx 60 s, AWS ALB 60 s, Cloudflare 100 s), and a legacy tools/call
  * stream is idle for as long as a person takes to answer an elicitation: 15 s is well under the
- * shortest of those, and costs a 14-byte line. TOOLGATE_MCP_KEEPALIVE_SECONDS sets another.
+ * shortest of those, and costs a 13-byte line. TOOLGATE_MCP_KEEPALIVE_SECONDS sets another.
  */
 export const DEFAULT_KEEPALIVE_MS = 15_000;
 const KEEPALIVE = encoder.encode(": keepalive\n\n");
