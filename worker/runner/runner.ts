@@ -43,7 +43,8 @@ const ASKING_RECHECK_MS = 60_000;
 /** A task's run may ask its caller what the caller declared it answers, with every answer so far. */
 function askChannelOf(job: RunJob): { ask?: AskChannel } {
   if (!job.asks) return {};
-  return { ask: { responses: job.answers ?? {}, methods: new Set(job.asks), waits: true } };
+  const modes = job.elicitationModes ? { elicitationModes: new Set(job.elicitationModes) } : {};
+  return { ask: { responses: job.answers ?? {}, methods: new Set(job.asks), ...modes, waits: true } };
 }
 
 export function createRunnerClass(catalog: Catalog) {
