@@ -145,7 +145,8 @@ function report(variants: Variant[], load: number): void {
     };
   });
   console.log(table(rows));
-  const firsts = variants.flatMap((v) =>
+  // FIRST_RUNS=0: startup and bundle only.
+  const firsts = FIRST_RUNS === 0 ? [] : variants.flatMap((v) =>
     Object.keys(FIRSTS).map((kind) => {
       // Each build's tenants beside that build's demo.
       const demo = variants.find((d) => d.tools === DEMO_TOOLS && d.app === v.app)!;
@@ -163,7 +164,7 @@ function report(variants: Variant[], load: number): void {
       };
     }),
   );
-  console.log(`\n${table(firsts)}`);
+  if (FIRST_RUNS > 0) console.log(`\n${table(firsts)}`);
   console.log(`\nstartup CPU: median of ${RUNS} profiles; first/warm: median of ${FIRST_RUNS} fresh wrangler dev starts per request kind, rounds alternating the tenants;`);
   console.log(`CPU: the whole wrangler dev tree's during the request (/proc schedstat); load average ${load.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end.`);
   console.log("The config is a var (a binding), not code: the bundle stays the same and no JS reads it at startup. It is parsed");

@@ -19,9 +19,9 @@ export { default } from "${OAUTH_PACKAGE}";
 `;
 
 /** Writes `path` only when its text changes, through a rename: concurrent builds never read half a file. */
-function writeIfChanged(path, text) {
+export function writeIfChanged(path, text) {
   if (existsSync(path) && readFileSync(path, "utf8") === text) return false;
-  const temporary = join(dirname(path), `.oauth-module.${process.pid}.tmp`);
+  const temporary = join(dirname(path), `.library-module.${process.pid}.tmp`);
   writeFileSync(temporary, text);
   renameSync(temporary, path);
   return true;

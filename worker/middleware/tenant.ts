@@ -4,7 +4,8 @@ import { withListedTools, withRemoteTools } from "../adapters/live";
 import type { Catalog } from "../catalog";
 import type { AppEnv } from "../env";
 import { waitUntilOf } from "../execution";
-import { loadTenant, type Tenant } from "../tenant";
+import type { Tenant } from "../tenant";
+import { readyTenant } from "../tenant-ready";
 
 /**
  * Puts the tenant (parsed once per isolate, its tools taken from `catalog`) on c.var; a bad config
@@ -12,7 +13,7 @@ import { loadTenant, type Tenant } from "../tenant";
  */
 export function loadTenantFrom(catalog: Catalog) {
   return createMiddleware<AppEnv>(async (c, next) => {
-    c.set("tenant", loadTenant(c.env, undefined, catalog));
+    c.set("tenant", await readyTenant(c.env, undefined, catalog));
     await next();
   });
 }

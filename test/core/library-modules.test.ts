@@ -2,19 +2,22 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, expect, it } from "vitest";
+import { JSON_SCHEMA_MODULE } from "../../scripts/json-schema-module.mjs";
 import { OAUTH_MODULE } from "../../scripts/oauth-module.mjs";
 
-const out = join(".tmp", `oauth-module-${crypto.randomUUID().slice(0, 8)}`);
+const out = join(".tmp", `library-modules-${crypto.randomUUID().slice(0, 8)}`);
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 
 // A string of the library's own code (its CIMD warning), found wherever the library is.
 const LIBRARY_TEXT = "CIMD (Client ID Metadata Document) is disabled";
+// And one of the JSON Schema validator's (an error it reports).
+const VALIDATOR_TEXT = "Instance does not match";
 
 // The demo (the top-level environment, entry worker/index.ts) and a tenant's (entry tenants/acme.ts).
 it.each([
   ["", "index.js"],
   ["acme", "acme.js"],
-])("wrangler uploads the OAuth library as a module of its own, which the bundle imports only when asked (env %j)", (env, main) => {
+])("wrangler uploads the OAuth library and the JSON Schema validator as modules of their own, which the bundle imports only when asked (env %j)", (env, main) => {
   const node = existsSync("node_modules/node/bin/node") ? resolve("node_modules/node/bin/node") : process.execPath;
   const dir = join(out, env || "top");
   const built = spawnSync(node, ["node_modules/wrangler/bin/wrangler.js", "deploy", "--dry-run", "--outdir", dir, "--env", env], { encoding: "utf8" });
@@ -23,7 +26,11 @@ it.each([
   const library = readFileSync(join(dir, "oauth/provider.generated.mjs"), "utf8");
   expect(library).toContain(LIBRARY_TEXT);
   expect(library).toBe(readFileSync(OAUTH_MODULE, "utf8"));
-  // Not in the bundle workerd compiles at startup: reached by one dynamic import, at the module's upload name.
+  const validator = readFileSync(join(dir, "json-schema/library.generated.mjs"), "utf8");
+  expect(validator).toContain(VALIDATOR_TEXT);
+  expect(validator).toBe(readFileSync(JSON_SCHEMA_MODULE, "utf8"));
+  // Neither is in the bundle workerd compiles at startup: each reached by one dynamic import, at its module's upload name.
   expect(bundle).not.toContain(LIBRARY_TEXT);
-  expect(bundle.match(/import\("[^"]*"\)/g)).toEqual(['import("./oauth/provider.generated.mjs")']);
+  expect(bundle).not.toContain(VALIDATOR_TEXT);
+  expect(bundle.match(/import\("[^"]*"\)/g)?.sort()).toEqual(['import("./json-schema/library.generated.mjs")', 'import("./oauth/provider.generated.mjs")']);
 }, 120_000);
