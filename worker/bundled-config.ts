@@ -1,3 +1,5 @@
+import type { ListingsLoader } from "./listings-precomputed";
+
 /**
  * A tenant's configuration bundled into its Worker (tenants/<name>.json, registered by the generated
  * entry module tenants/<name>.ts). Bundled rather than a var: Cloudflare caps each environment
@@ -9,13 +11,18 @@ export interface BundledConfig {
   config: unknown;
   /** Where it came from, for error messages ("tenants/acme.json is invalid: …"). */
   source: string;
+  /**
+   * Its listings precomputed by the build (tenants/<name>.listings.generated.txt, see
+   * listings-precomputed.ts), imported on the first listing; used only when their key matches.
+   */
+  listings?: ListingsLoader;
 }
 
 let bundled: BundledConfig | undefined;
 
 /** Called once at module init by a tenant's entry module, before any request. */
-export function useBundledConfig(config: unknown, source: string): void {
-  bundled = { config, source };
+export function useBundledConfig(config: unknown, source: string, listings?: ListingsLoader): void {
+  bundled = { config, source, ...(listings ? { listings } : {}) };
 }
 
 export function bundledConfig(): BundledConfig | undefined {

@@ -5,6 +5,7 @@ import { bundledConfig, type BundledConfig } from "./bundled-config";
 import { ConfigError, parseTenantConfig, type Scope, type TenantConfig } from "./config";
 import { CATALOG, type Catalog } from "./catalog";
 import { DEMO_CONFIG } from "./demo/tenant";
+import { offerPrecomputed } from "./listings-precomputed";
 import { approvalHooks, buildRegistry } from "./registry";
 import { selectTools } from "./tool-selection";
 import { tenantUpstreams, type UpstreamNamespace } from "./upstreams/address";
@@ -119,6 +120,8 @@ export function loadTenant(env: EnvVars, bundled: BundledConfig | undefined = bu
     if (bundled) {
       if (fromBundle?.bundled !== bundled || fromBundle.catalog !== catalog) {
         fromBundle = { bundled, catalog, entry: build(bundled.config, env, bundled.source, catalog) };
+        const { listings: load, config, source } = bundled;
+        if (load && !(fromBundle.entry instanceof ConfigError)) offerPrecomputed(fromBundle.entry, { load, config, catalog, source });
       }
       entry = fromBundle.entry;
     } else if (env.TOOLGATE_DEMO === "true") {

@@ -1,0 +1,104 @@
+import { FORMAT_NAMES } from "../src/formats";
+import type { McpTool } from "../src/formats/mcp";
+import type { Catalog } from "./catalog";
+import { entryOf, joinEntries, keptIndexes, readLayout, sectionText, INFO_SECTION, type Layout } from "./listings-layout";
+import { listingsKey, PRECOMPUTED_LAYOUT } from "./listings-key";
+import { logLine } from "./log";
+import type { Tenant } from "./tenant";
+
+/** The precomputed listings file of a bundled configuration, imported on first use (its module is text). */
+export type ListingsLoader = () => Promise<{ default: string }>;
+
+interface Offer {
+  load: ListingsLoader;
+  config: unknown;
+  catalog: Catalog;
+  source: string;
+  /** Settles once: the layout when it matches the tenant, undefined when the tenant builds its listings. */
+  ready?: Promise<Layout | undefined>;
+  layout?: Layout;
+}
+
+/**
+ * Per tenant built from a bundled configuration that ships precomputed listings. Keyed by the tenant
+ * object itself: a view with remote MCP tools (adapters/live.ts) is another object, with another
+ * registry, and builds its listings as before.
+ */
+const offers = new WeakMap<Tenant, Offer>();
+
+const SECTIONS = [...FORMAT_NAMES, INFO_SECTION];
+
+/** Called by loadTenant for a tenant built from a bundled configuration that has a listings file. */
+export function offerPrecomputed(tenant: Tenant, offer: Omit<Offer, "ready" | "layout">): void {
+  offers.set(tenant, { ...offer });
+}
+
+async function verified(tenant: Tenant, offer: Offer): Promise<Layout | undefined> {
+  const unused = (why: string) => (logLine({ msg: "listings_precomputed_unused", tenant: tenant.name, source: offer.source, why }), undefined);
+  let text: string;
+  try {
+    text = (await offer.load()).default;
+  } catch (error) {
+    return unused(`not loaded: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const layout = typeof text === "string" ? readLayout(text, PRECOMPUTED_LAYOUT, SECTIONS) : undefined;
+  if (!layout) return unused("not a listings file of this layout");
+  if (layout.header.key !== (await listingsKey(offer.config, offer.catalog))) return unused("computed for another configuration or build");
+  const names = tenant.registry.names();
+  if (layout.header.names.length !== names.length || layout.header.names.some((name, i) => name !== names[i])) return unused("other tools");
+  return layout;
+}
+
+/**
+ * Loads and checks the tenant's precomputed listings, once per isolate, before a listing is answered
+ * (a mismatch is logged, and the tenant builds its listings as it would without them).
+ */
+export async function preparePrecomputed(tenant: Tenant): Promise<void> {
+  const offer = offers.get(tenant);
+  if (!offer) return;
+  offer.layout = await (offer.ready ??= verified(tenant, offer));
+}
+
+/** The tenant's checked precomputed listings, once preparePrecomputed resolved; else undefined. */
+function layoutOf(tenant: Tenant): Layout | undefined {
+  return offers.get(tenant)?.layout;
+}
+
+/**
+ * A format's listing (or, for INFO_SECTION, GET /v1/tools's) as the JSON text the Worker would
+ * write, from the precomputed entries; undefined when the tenant has none.
+ */
+export function precomputedListing(tenant: Tenant, section: string, allowed?: ReadonlySet<string>): string | undefined {
+  const layout = layoutOf(tenant);
+  if (!layout) return undefined;
+  if (!allowed) return sectionText(layout, section);
+  return joinEntries(keptIndexes(layout, allowed).map((i) => entryOf(layout, section, i)));
+}
+
+/** MCP tools/list's listing: how many tools it lists (skipped ones left out), and a page of them. */
+export interface McpListing {
+  length: number;
+  page(offset: number, end: number, modern: boolean): McpTool[];
+}
+
+export function precomputedMcp(tenant: Tenant, allowed?: ReadonlySet<string>): McpListing | undefined {
+  const layout = layoutOf(tenant);
+  if (!layout) return undefined;
+  const listed = keptIndexes(layout, allowed)
+    .map((i) => ({ name: layout.header.names[i]!, entry: entryOf(layout, "mcp", i) }))
+    .filter(({ entry }) => !entry.skipped);
+  return {
+    length: listed.length,
+    page(offset, end, modern) {
+      const chosen = listed.slice(offset, end);
+      const tools = JSON.parse(`[${chosen.map(({ entry }) => entry.text).join(",")}]`) as McpTool[];
+      if (!modern) return tools;
+      // As withTaskSupport (mcp/tools.ts) adds it to a built definition.
+      return tools.map((definition, i) => {
+        const { name } = chosen[i]!;
+        const support = Object.hasOwn(layout.header.tasks, name) ? layout.header.tasks[name] : undefined;
+        return support === undefined ? definition : { ...definition, execution: { taskSupport: support } };
+      });
+    },
+  };
+}
