@@ -1,6 +1,8 @@
 /**
  * How the Worker's cold start grows with the tenant's configuration: the demo, then 10 / 100 / 1,000
- * declared HTTP adapter tools in TOOLGATE_CONFIG (a var, in a wrangler config generated under .tmp/).
+ * declared HTTP adapter tools in TOOLGATE_CONFIG (a var, in a wrangler config generated under .tmp/)
+ * and the same tenants bundled as a deploy bundles them (tenants/<name>.json and its entry module,
+ * built by the snapshot's own build command, which precomputes their listings where the build does).
  *   bundle gzip and startup CPU: `wrangler deploy --dry-run` and `wrangler check startup`, as in
  *     bench/startup.ts. A var is a binding, not code: neither should move.
  *   first request: the config is parsed (and the tools a request needs built) on the isolate's first
@@ -10,7 +12,8 @@
  *     2026-07-28), and one call (POST /v1/calls/openai) of one tool with arguments its schema refuses
  *     (a declared HTTP tool for the sized tenants, `add` for the demo: no upstream is reached).
  * Run: node scripts/run-ts.mjs bench/startup-growth.ts   (RUNS (0: first requests only), FIRST_RUNS, SIZES=10,100,
- *   BASE=<git ref>: that build's variants beside these, in the same rounds; ~5 minutes)
+ *   PATHS=var,bundled (how the sized tenants get their configuration), BASE=<git ref>: that build's variants
+ *   beside these, in the same rounds; ~5 minutes)
  */
 import { loadavg } from "node:os";
 import { resolve } from "node:path";
@@ -21,6 +24,7 @@ import { table } from "./harness";
 import { median, waitForQuiet } from "./lib/load";
 import { activeMs, bundleKb, nativeMs, startupBundle, startupProfile } from "./lib/startup-measure";
 import { snapshotOf } from "./lib/git-snapshot";
+import { bundleTenant } from "./lib/bundled-tenant";
 import { httpToolsConfig } from "./lib/tenant-growth";
 import { writeWranglerConfig } from "./lib/wrangler-config";
 import { treeCpuPreciseMs } from "./lib/process-cpu";
@@ -30,6 +34,7 @@ const RUNS = Number(process.env.RUNS ?? 3);
 const FIRST_RUNS = Number(process.env.FIRST_RUNS ?? 2);
 const BASE = process.env.BASE;
 const SIZES = (process.env.SIZES ?? "10,100,1000").split(",").map(Number);
+const PATHS = (process.env.PATHS ?? "var,bundled").split(",");
 const dir = resolve(".tmp/bench-startup-growth");
 /** Cloudflare's documented limit on one environment variable (developers.cloudflare.com/workers/platform/limits). */
 const VAR_LIMIT_KB = 5;
@@ -59,8 +64,8 @@ interface Variant {
   callTool: string;
 }
 
-function variant(app: string, name: string, tools: number, vars: Record<string, string>): Variant {
-  const config = writeWranglerConfig(app, resolve(dir, `${name.replace(/\W+/g, "-")}.json`), vars);
+function variant(app: string, name: string, tools: number, vars: Record<string, string>, main?: string): Variant {
+  const config = writeWranglerConfig(app, resolve(dir, `${name.replace(/\W+/g, "-")}.json`), vars, main);
   const callTool = tools === DEMO_TOOLS ? "add" : `api_${String(Math.floor(tools / 2)).padStart(4, "0")}_get_item`;
   return { name, app, tools, vars, config, startup: [], native: [], gzipKb: 0, first: {}, warm: {}, callTool };
 }
@@ -138,7 +143,7 @@ function report(variants: Variant[], load: number): void {
     return {
       tenant: v.name,
       tools: v.tools,
-      "TOOLGATE_CONFIG KB (gzip)": text ? `${kb(text.length)} (${kb(gzipSync(text).length)})` : "— (embedded)",
+      "TOOLGATE_CONFIG KB (gzip)": text ? `${kb(text.length)} (${kb(gzipSync(text).length)})` : v.name.includes("bundled") ? "— (bundled)" : "— (embedded)",
       "bundle gzip KB": v.gzipKb.toFixed(1),
       "startup CPU ms (native)": `${median(v.startup).toFixed(1)} (${median(v.native).toFixed(1)})`,
       "each startup ms": v.startup.map((ms) => ms.toFixed(1)).join(", "),
@@ -179,7 +184,10 @@ async function main(): Promise<void> {
   if (BASE) builds.push([snapshotOf(BASE, resolve(dir, "base")), ` (${BASE})`]);
   const variants = builds.flatMap(([app, suffix]) => [
     variant(app, `demo${suffix}`, DEMO_TOOLS, { TOOLGATE_DEMO: "true" }),
-    ...SIZES.map((n) => variant(app, `${n} HTTP tools${suffix}`, n, { TOOLGATE_DEMO: "false", TOOLGATE_CONFIG: JSON.stringify(httpToolsConfig(n)) })),
+    ...SIZES.flatMap((n) => [
+      ...(PATHS.includes("var") ? [variant(app, `${n} HTTP tools${suffix}`, n, { TOOLGATE_DEMO: "false", TOOLGATE_CONFIG: JSON.stringify(httpToolsConfig(n)) })] : []),
+      ...(PATHS.includes("bundled") ? [variant(app, `${n} HTTP tools, bundled${suffix}`, n, { TOOLGATE_DEMO: "false" }, bundleTenant(app, `growth${n}`, httpToolsConfig(n)))] : []),
+    ]),
   ]);
   // RUNS=0: first requests only (no startup profiles, no bundle). Profiles alternate across the
   // variants, round by round, as the first requests do.

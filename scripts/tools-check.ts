@@ -56,7 +56,7 @@ for (const [source, config, listings] of tenants) {
     const text = config();
     const tenant = checkTenant(text, source);
     // Keyed as the Worker keys it: the configuration as its bundle imports it (parsed JSON).
-    if (listings) writeIfChanged(listings, precomputeListings(tenant, await listingsKey(JSON.parse(text as string), CATALOG)));
+    if (listings) writeIfChanged(listings, precomputeListings(tenant, await listingsKey(JSON.parse(text as string), tenant, CATALOG)));
   } catch (error) {
     problems.push(messageOf(error));
   }

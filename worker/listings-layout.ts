@@ -14,18 +14,18 @@ export interface Section {
   /** Where the section starts in the body, and its length. */
   at: number;
   length: number;
-  /** Per tool (header.names order): start and end of its entry, relative to the section. */
-  spans: number[];
+  /** Where its spans are in the body: a JSON array, per tool (registry order), of its entry's start and end in the section. */
+  spans: { at: number; length: number };
   /** Indexes of the tools in the section's "skipped" list (a format's schema subset cannot express them). */
   skipped: number[];
 }
 
 export interface Header {
   layout: number;
-  /** listingsKey() of what the listings were computed from. */
+  /** listingsKey() of what the listings were computed from (the tenant's tools and their order included). */
   key: string;
-  /** The tenant's tools, in registry order. */
-  names: string[];
+  /** How many tools the tenant has. */
+  count: number;
   /** MCP 2026-07-28 execution.taskSupport of the tools that may run as tasks (the rest are "forbidden"). */
   tasks: Record<string, "optional" | "required">;
   sections: Record<string, Section>;
@@ -62,24 +62,34 @@ export function joinEntries(entries: readonly Entry[], spans?: number[]): string
   return `${text}}`;
 }
 
-/** The file's text: the header line, then the sections' texts. */
+/**
+ * The file's text: the header line, then the sections' texts, then their spans (parsed only when a
+ * listing is joined from entries: the whole answer needs none).
+ */
 export function renderLayout(header: Omit<Header, "sections">, sections: Record<string, { text: string; spans: number[]; skipped: number[] }>): string {
   let body = "";
   const placed: Record<string, Section> = {};
-  for (const [name, { text, spans, skipped }] of Object.entries(sections)) {
-    placed[name] = { at: body.length, length: text.length, spans, skipped };
+  for (const [name, { text, skipped }] of Object.entries(sections)) {
+    placed[name] = { at: body.length, length: text.length, spans: { at: 0, length: 0 }, skipped };
+    body += text;
+  }
+  for (const [name, { spans }] of Object.entries(sections)) {
+    const text = JSON.stringify(spans);
+    placed[name]!.spans = { at: body.length, length: text.length };
     body += text;
   }
   return `${JSON.stringify({ ...header, sections: placed })}\n${body}`;
 }
 
-/** A file read back: its header and body. */
+/** A file read back: its header and body, and the spans of the sections read so far. */
 export interface Layout {
   header: Header;
   body: string;
+  spans: Map<string, number[] | undefined>;
 }
 
 const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
+const within = (body: string, at: unknown, length: unknown) => isCount(at) && isCount(length) && at + length <= body.length;
 
 /**
  * The header and body of a file's text, checked against the sections the Worker will read;
@@ -95,15 +105,28 @@ export function readLayout(text: string, layout: number, sectionNames: readonly 
     return undefined;
   }
   const body = text.slice(end + 1);
-  if (header?.layout !== layout || typeof header.key !== "string" || !Array.isArray(header.names) || typeof header.tasks !== "object") return undefined;
-  const count = header.names.length;
+  if (header?.layout !== layout || typeof header.key !== "string" || !isCount(header.count) || typeof header.tasks !== "object") return undefined;
   for (const name of sectionNames) {
     const section = header.sections?.[name];
-    if (!section || !isCount(section.at) || !isCount(section.length) || section.at + section.length > body.length) return undefined;
-    if (!Array.isArray(section.spans) || section.spans.length !== 2 * count || !section.spans.every((n) => isCount(n) && n <= section.length)) return undefined;
-    if (!Array.isArray(section.skipped) || !section.skipped.every((i) => isCount(i) && i < count)) return undefined;
+    if (!section || !within(body, section.at, section.length) || !within(body, section.spans?.at, section.spans?.length)) return undefined;
+    if (!Array.isArray(section.skipped) || !section.skipped.every((i) => isCount(i) && i < header.count)) return undefined;
   }
-  return { header, body };
+  return { header, body, spans: new Map() };
+}
+
+/** A section's spans, parsed and checked on first use; undefined when they are not what the header promises. */
+function spansOf(layout: Layout, name: string): number[] | undefined {
+  if (layout.spans.has(name)) return layout.spans.get(name);
+  const section = layout.header.sections[name]!;
+  let spans: unknown;
+  try {
+    spans = JSON.parse(layout.body.slice(section.spans.at, section.spans.at + section.spans.length));
+  } catch {
+    spans = undefined;
+  }
+  const valid = Array.isArray(spans) && spans.length === 2 * layout.header.count && spans.every((n) => isCount(n) && n <= section.length);
+  layout.spans.set(name, valid ? (spans as number[]) : undefined);
+  return layout.spans.get(name);
 }
 
 /** A section's whole answer (no allow-list): a slice of the body. */
@@ -112,16 +135,17 @@ export function sectionText({ header, body }: Layout, name: string): string {
   return body.slice(section.at, section.at + section.length);
 }
 
-/** One tool's entry in a section. */
-export function entryOf({ header, body }: Layout, name: string, index: number): Entry {
-  const section = header.sections[name]!;
-  const start = section.at + section.spans[2 * index]!;
-  return { text: body.slice(start, section.at + section.spans[2 * index + 1]!), skipped: section.skipped.includes(index) };
+/** Each kept tool's entry in a section (by index, registry order); undefined when the section's spans are unusable. */
+export function entriesOf(layout: Layout, name: string, indexes: readonly number[]): Entry[] | undefined {
+  const spans = spansOf(layout, name);
+  if (!spans) return undefined;
+  const { at, skipped } = layout.header.sections[name]!;
+  return indexes.map((i) => ({ text: layout.body.slice(at + spans[2 * i]!, at + spans[2 * i + 1]!), skipped: skipped.includes(i) }));
 }
 
 /** The indexes of the tools an allow-list keeps (all without one), in registry order. */
-export function keptIndexes({ header }: Layout, allowed?: ReadonlySet<string>): number[] {
+export function keptIndexes(names: readonly string[], allowed?: ReadonlySet<string>): number[] {
   const kept: number[] = [];
-  header.names.forEach((name, i) => (!allowed || allowed.has(name)) && kept.push(i));
+  names.forEach((name, i) => (!allowed || allowed.has(name)) && kept.push(i));
   return kept;
 }

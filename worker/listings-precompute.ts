@@ -49,5 +49,5 @@ export function precomputeListings(tenant: Tenant, key: string): string {
     const support = taskSupportOf(tool);
     if (support !== "forbidden") tasks[tool.name] = support;
   }
-  return renderLayout({ layout: PRECOMPUTED_LAYOUT, key, names: tools.map((tool) => tool.name), tasks }, sections);
+  return renderLayout({ layout: PRECOMPUTED_LAYOUT, key, count: tools.length, tasks }, sections);
 }

@@ -1,7 +1,7 @@
 import { FORMAT_NAMES } from "../src/formats";
 import type { McpTool } from "../src/formats/mcp";
 import type { Catalog } from "./catalog";
-import { entryOf, joinEntries, keptIndexes, readLayout, sectionText, INFO_SECTION, type Layout } from "./listings-layout";
+import { entriesOf, joinEntries, keptIndexes, readLayout, sectionText, INFO_SECTION, type Layout } from "./listings-layout";
 import { listingsKey, PRECOMPUTED_LAYOUT } from "./listings-key";
 import { logLine } from "./log";
 import type { Tenant } from "./tenant";
@@ -43,9 +43,9 @@ async function verified(tenant: Tenant, offer: Offer): Promise<Layout | undefine
   }
   const layout = typeof text === "string" ? readLayout(text, PRECOMPUTED_LAYOUT, SECTIONS) : undefined;
   if (!layout) return unused("not a listings file of this layout");
-  if (layout.header.key !== (await listingsKey(offer.config, offer.catalog))) return unused("computed for another configuration or build");
   const names = tenant.registry.names();
-  if (layout.header.names.length !== names.length || layout.header.names.some((name, i) => name !== names[i])) return unused("other tools");
+  if (layout.header.count !== names.length) return unused("other tools");
+  if (layout.header.key !== (await listingsKey(offer.config, tenant, offer.catalog))) return unused("computed for another configuration or build");
   return layout;
 }
 
@@ -72,7 +72,8 @@ export function precomputedListing(tenant: Tenant, section: string, allowed?: Re
   const layout = layoutOf(tenant);
   if (!layout) return undefined;
   if (!allowed) return sectionText(layout, section);
-  return joinEntries(keptIndexes(layout, allowed).map((i) => entryOf(layout, section, i)));
+  const entries = entriesOf(layout, section, keptIndexes(tenant.registry.names(), allowed));
+  return entries && joinEntries(entries);
 }
 
 /** MCP tools/list's listing: how many tools it lists (skipped ones left out), and a page of them. */
@@ -84,19 +85,22 @@ export interface McpListing {
 export function precomputedMcp(tenant: Tenant, allowed?: ReadonlySet<string>): McpListing | undefined {
   const layout = layoutOf(tenant);
   if (!layout) return undefined;
-  const listed = keptIndexes(layout, allowed)
-    .map((i) => ({ name: layout.header.names[i]!, entry: entryOf(layout, "mcp", i) }))
-    .filter(({ entry }) => !entry.skipped);
+  const names = tenant.registry.names();
+  const kept = keptIndexes(names, allowed);
+  const entries = entriesOf(layout, "mcp", kept);
+  if (!entries) return undefined;
+  const listed = kept.flatMap((i, k) => (entries[k]!.skipped ? [] : [{ name: names[i]!, text: entries[k]!.text }]));
+  const { tasks } = layout.header;
   return {
     length: listed.length,
     page(offset, end, modern) {
       const chosen = listed.slice(offset, end);
-      const tools = JSON.parse(`[${chosen.map(({ entry }) => entry.text).join(",")}]`) as McpTool[];
+      const tools = JSON.parse(`[${chosen.map((entry) => entry.text).join(",")}]`) as McpTool[];
       if (!modern) return tools;
       // As withTaskSupport (mcp/tools.ts) adds it to a built definition.
       return tools.map((definition, i) => {
         const { name } = chosen[i]!;
-        const support = Object.hasOwn(layout.header.tasks, name) ? layout.header.tasks[name] : undefined;
+        const support = Object.hasOwn(tasks, name) ? tasks[name] : undefined;
         return support === undefined ? definition : { ...definition, execution: { taskSupport: support } };
       });
     },

@@ -6,6 +6,8 @@ import { createApp } from "../../worker/app";
 import type { BundledConfig } from "../../worker/bundled-config";
 import { listingsKey } from "../../worker/listings-key";
 import { precomputeListings } from "../../worker/listings-precompute";
+import { createCatalog, type Catalog } from "../../worker/catalog";
+import { withPolicy } from "../../worker/registry";
 import { checkTenant } from "../../worker/tenant";
 import { TEST_CATALOG } from "../fixtures/catalog";
 import { ADMIN_KEY, BASE, CALL_KEY, CALL_KEY_HASH } from "./helpers";
@@ -25,8 +27,9 @@ function withKeys(config: Record<string, unknown>): Record<string, unknown> {
 }
 
 /** What the build writes for this configuration (scripts/tools-check.ts), computed the same way. */
-async function precomputed(config: unknown): Promise<string> {
-  return precomputeListings(checkTenant(config, SOURCE, TEST_CATALOG), await listingsKey(config, TEST_CATALOG));
+async function precomputed(config: unknown, catalog: Catalog = TEST_CATALOG): Promise<string> {
+  const tenant = checkTenant(config, SOURCE, catalog);
+  return precomputeListings(tenant, await listingsKey(config, tenant, catalog));
 }
 
 const appWith = (bundled: BundledConfig) => createApp({ catalog: TEST_CATALOG, bundled });
@@ -152,6 +155,10 @@ describe("a bundled tenant's precomputed listings", () => {
     const stale = other.replace("Add two numbers", "ADD TWO NUMBERS");
     const fresh = await (await get(appWith({ config, source: SOURCE }), "/v1/tools/openai", CALL_KEY)).text();
     expect(await (await get(appWith({ config, source: SOURCE, listings: loader(stale) }), "/v1/tools/openai", CALL_KEY)).text()).toBe(fresh);
+    // Built with another definition of a code tool the tenant offers (here, its policy): built instead.
+    const otherCatalog = createCatalog([...TEST_CATALOG.values()], [withPolicy(TEST_CATALOG.get("add")!, { timeoutMs: 999 })]);
+    const otherTools = (await precomputed(config, otherCatalog)).replace("Add two numbers", "ADD TWO NUMBERS");
+    expect(await (await get(appWith({ config, source: SOURCE, listings: loader(otherTools) }), "/v1/tools/openai", CALL_KEY)).text()).toBe(fresh);
     // Not a file of this layout, or not loadable: built too.
     expect(await (await get(appWith({ config, source: SOURCE, listings: loader("{}\n") }), "/v1/tools/openai", CALL_KEY)).text()).toBe(fresh);
     const failing = async () => Promise.reject(new Error("no such module"));
