@@ -1,10 +1,11 @@
-import type { ListingsLoader } from "./listings-precomputed";
-
 /**
  * A tenant's configuration bundled into its Worker (tenants/<name>.json, registered by the generated
  * entry module tenants/<name>.ts). Bundled rather than a var: Cloudflare caps each environment
  * variable at 5 KB, which a handful of adapter declarations already exceeds.
  */
+
+/** The precomputed listings file of a bundled configuration, imported on first use (its module is text). */
+export type ListingsLoader = () => Promise<{ default: string }>;
 
 export interface BundledConfig {
   /** The parsed JSON: checked by parseTenantConfig on first use, like the var. */

@@ -1,43 +1,23 @@
 import { FORMAT_NAMES } from "../src/formats";
 import type { McpTool } from "../src/formats/mcp";
-import type { Catalog } from "./catalog";
 import { entriesOf, joinEntries, keptIndexes, readLayout, sectionText, INFO_SECTION, type Layout } from "./listings-layout";
 import { listingsKey, PRECOMPUTED_LAYOUT } from "./listings-key";
 import { logLine } from "./log";
-import type { Tenant } from "./tenant";
-
-/** The precomputed listings file of a bundled configuration, imported on first use (its module is text). */
-export type ListingsLoader = () => Promise<{ default: string }>;
-
-interface Offer {
-  load: ListingsLoader;
-  config: unknown;
-  catalog: Catalog;
-  source: string;
-  /** Settles once: the layout when it matches the tenant, undefined when the tenant builds its listings. */
-  ready?: Promise<Layout | undefined>;
-  layout?: Layout;
-}
+import type { PrecomputedSource, Tenant } from "./tenant";
 
 /**
- * Per tenant built from a bundled configuration that ships precomputed listings. Keyed by the tenant
- * object itself: a view with remote MCP tools (adapters/live.ts) is another object, with another
- * registry, and builds its listings as before.
+ * Per tenant with precomputed listings (Tenant.precomputed): the check's outcome once it settled,
+ * the layout when the file matches, undefined when the tenant builds its listings.
  */
-const offers = new WeakMap<Tenant, Offer>();
+const checked = new WeakMap<Tenant, { ready: Promise<Layout | undefined>; layout?: Layout }>();
 
 const SECTIONS = [...FORMAT_NAMES, INFO_SECTION];
 
-/** Called by loadTenant for a tenant built from a bundled configuration that has a listings file. */
-export function offerPrecomputed(tenant: Tenant, offer: Omit<Offer, "ready" | "layout">): void {
-  offers.set(tenant, { ...offer });
-}
-
-async function verified(tenant: Tenant, offer: Offer): Promise<Layout | undefined> {
-  const unused = (why: string) => (logLine({ msg: "listings_precomputed_unused", tenant: tenant.name, source: offer.source, why }), undefined);
+async function verified(tenant: Tenant, from: PrecomputedSource): Promise<Layout | undefined> {
+  const unused = (why: string) => (logLine({ msg: "listings_precomputed_unused", tenant: tenant.name, source: from.source, why }), undefined);
   let text: string;
   try {
-    text = (await offer.load()).default;
+    text = (await from.load()).default;
   } catch (error) {
     return unused(`not loaded: ${error instanceof Error ? error.message : String(error)}`);
   }
@@ -45,7 +25,7 @@ async function verified(tenant: Tenant, offer: Offer): Promise<Layout | undefine
   if (!layout) return unused("not a listings file of this layout");
   const names = tenant.registry.names();
   if (layout.header.count !== names.length) return unused("other tools");
-  if (layout.header.key !== (await listingsKey(offer.config, tenant, offer.catalog))) return unused("computed for another configuration or build");
+  if (layout.header.key !== (await listingsKey(from.config, tenant, from.catalog))) return unused("computed for another configuration or build");
   return layout;
 }
 
@@ -54,14 +34,15 @@ async function verified(tenant: Tenant, offer: Offer): Promise<Layout | undefine
  * (a mismatch is logged, and the tenant builds its listings as it would without them).
  */
 export async function preparePrecomputed(tenant: Tenant): Promise<void> {
-  const offer = offers.get(tenant);
-  if (!offer) return;
-  offer.layout = await (offer.ready ??= verified(tenant, offer));
+  if (!tenant.precomputed) return;
+  let entry = checked.get(tenant);
+  if (!entry) checked.set(tenant, (entry = { ready: verified(tenant, tenant.precomputed) }));
+  entry.layout = await entry.ready;
 }
 
 /** The tenant's checked precomputed listings, once preparePrecomputed resolved; else undefined. */
 function layoutOf(tenant: Tenant): Layout | undefined {
-  return offers.get(tenant)?.layout;
+  return checked.get(tenant)?.layout;
 }
 
 /**

@@ -10,6 +10,7 @@ import { createCatalog, type Catalog } from "../../worker/catalog";
 import { withPolicy } from "../../worker/registry";
 import { checkTenant } from "../../worker/tenant";
 import { TEST_CATALOG } from "../fixtures/catalog";
+import { upstreams } from "./adapters-helpers";
 import { ADMIN_KEY, BASE, CALL_KEY, CALL_KEY_HASH } from "./helpers";
 
 const SOURCE = "tenants/precomputed.json";
@@ -163,6 +164,23 @@ describe("a bundled tenant's precomputed listings", () => {
     expect(await (await get(appWith({ config, source: SOURCE, listings: loader("{}\n") }), "/v1/tools/openai", CALL_KEY)).text()).toBe(fresh);
     const failing = async () => Promise.reject(new Error("no such module"));
     expect(await (await get(appWith({ config, source: SOURCE, listings: failing }), "/v1/tools/openai", CALL_KEY)).text()).toBe(fresh);
+  });
+
+  it("give way to a listing built with the remote MCP tools of a tenant's servers", async () => {
+    const config = withKeys({
+      name: "remote",
+      tools: ["add"],
+      egress: { allowHttpHosts: ["127.0.0.1"] },
+      mcp: [{ name: "t", url: upstreams.mcp, prefix: "t_", tools: ["echo", "add"], auth: { type: "bearer", secret: "MCP" } }],
+      secrets: { MCP: "ADAPTER_MCP_TOKEN" },
+    });
+    const marked = (await precomputed(config)).replace("Add two numbers", "ADD TWO NUMBERS");
+    const vars = { ...ENV, ADAPTER_MCP_TOKEN: "mcp-token-for-the-test-server" };
+    const list = async (app: App) => (await app.request(`${BASE}/v1/tools/openai`, { headers: { authorization: `Bearer ${CALL_KEY}` } }, vars)).text();
+    const served = await list(appWith({ config, source: SOURCE, listings: loader(marked) }));
+    expect(served).toContain('"name":"t_echo"');
+    expect(served).not.toContain("ADD TWO NUMBERS");
+    expect(served).toBe(await list(appWith({ config, source: SOURCE })));
   });
 
   it("give way to TOOLGATE_CONFIG, which builds its listings", async () => {
