@@ -150,7 +150,7 @@ function report(variants: Variant[], load: number): void {
     };
   });
   console.log(table(rows));
-  const firsts = variants.flatMap((v) =>
+  const firsts = FIRST_RUNS === 0 ? [] : variants.flatMap((v) =>
     Object.keys(FIRSTS).map((kind) => {
       // Each build's tenants beside that build's demo.
       const demo = variants.find((d) => d.tools === DEMO_TOOLS && d.app === v.app)!;
@@ -168,11 +168,13 @@ function report(variants: Variant[], load: number): void {
       };
     }),
   );
-  console.log(`\n${table(firsts)}`);
+  if (firsts.length > 0) console.log(`\n${table(firsts)}`);
   console.log(`\nstartup CPU: median of ${RUNS} profiles; first/warm: median of ${FIRST_RUNS} fresh wrangler dev starts per request kind, rounds alternating the tenants;`);
   console.log(`CPU: the whole wrangler dev tree's during the request (/proc schedstat); load average ${load.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end.`);
-  console.log("The config is a var (a binding), not code: the bundle stays the same and no JS reads it at startup. It is parsed");
-  console.log("on the isolate's first request, which builds only the tools it needs (a listing: all of them), once per isolate.");
+  console.log("A var config is a binding, not code: the bundle stays the same and no JS reads it at startup. A bundled one is");
+  console.log("a JSON module of the bundle, and, where the build precomputes listings, a text module beside it that the first");
+  console.log("listing imports. Either is parsed on the isolate's first request, which builds only the tools it needs (a listing");
+  console.log("built at runtime: all of them; precomputed: none), once per isolate.");
   const over = variants.filter((v) => (v.vars.TOOLGATE_CONFIG?.length ?? 0) > VAR_LIMIT_KB * 1024).map((v) => v.name);
   if (over.length) console.log(`Cloudflare limits one environment variable to ${VAR_LIMIT_KB} KB: ${over.join(", ")} run under wrangler dev but exceed it when deployed.`);
 }
