@@ -5,14 +5,15 @@ import { unstable_readConfig } from "wrangler";
 /**
  * A wrangler config (JSON) for the Worker in `app` with other vars: what a tenant environment would
  * hold, written under .tmp/ so the checkout's wrangler.toml is never touched. Bindings, migrations,
- * compatibility and build settings come from `app`'s wrangler.toml (its top-level environment).
+ * compatibility and build settings come from `app`'s wrangler.toml (its top-level environment); `main`
+ * another entry (a bundled tenant's, bench/lib/bundled-tenant.ts).
  */
-export function writeWranglerConfig(app: string, file: string, vars: Record<string, string>): string {
+export function writeWranglerConfig(app: string, file: string, vars: Record<string, string>, main?: string): string {
   const configPath = resolve(app, "wrangler.toml");
   const base = unstable_readConfig({ config: configPath });
   const config = {
     name: base.name,
-    main: resolve(dirname(configPath), base.main!),
+    main: main ?? resolve(dirname(configPath), base.main!),
     compatibility_date: base.compatibility_date,
     compatibility_flags: base.compatibility_flags,
     // Built as the Worker itself is: without these a bench measures another build (keep_names alone

@@ -6,7 +6,7 @@ import type { AppEnv } from "../env";
 import { executionOptions, waitUntilOf } from "../execution";
 import { tenantLedger } from "../ledger/address";
 import { viewerOf } from "../middleware/auth";
-import { needRemoteTools } from "../middleware/tenant";
+import { needListing, needRemoteTools } from "../middleware/tenant";
 import { answer, type Exchange } from "./dispatch";
 import { RpcCode, rpcError, type Incoming, type RpcResponse } from "./protocol";
 import { NotificationQueue, sseResponse } from "./stream";
@@ -52,7 +52,8 @@ export async function respond(
   parts: EraParts,
   options: RespondOptions,
 ): Promise<Response> {
-  await needRemoteTools(c, toolsNeeded(incoming.flatMap((item) => (item.kind === "request" ? [item.message] : []))));
+  const needed = toolsNeeded(incoming.flatMap((item) => (item.kind === "request" ? [item.message] : [])));
+  await (needed === "all" ? needListing(c) : needRemoteTools(c, needed));
   const abort = new AbortController();
   const queue = new NotificationQueue(accept.sse);
   let built: ExecuteOptions | undefined;

@@ -1,7 +1,6 @@
 import * as v from "valibot";
 import { toCallToolResult } from "../../src/formats/mcp";
 import { resultOfRecord, type CallRecord } from "../../src/result";
-import type { Tool } from "../../src/tool";
 import { callDurable } from "../durable/call";
 import type { LedgerEntry } from "../ledger/types";
 import type { JsonValue } from "../../src/json";
@@ -29,15 +28,6 @@ export type TaskStatus = "working" | "input_required" | "completed" | "failed" |
 export function declaresTasks(envelope: Envelope | undefined): boolean {
   const extensions = envelope?.capabilities.extensions;
   return typeof extensions === "object" && extensions !== null && TASKS_EXTENSION in extensions;
-}
-
-/**
- * How a tool takes part in tasks: a tool that runs beyond its request (detached, auto) may run as a
- * task; `taskSupport: "required"` runs only so. An inline tool never becomes a task.
- */
-export function taskSupportOf(tool: Pick<Tool, "policy">): "forbidden" | "optional" | "required" {
-  if ((tool.policy.execution ?? "inline") === "inline") return "forbidden";
-  return tool.policy.taskSupport ?? "optional";
 }
 
 /** -32021: the tool runs only as a task, and this request's client cannot follow one. */
