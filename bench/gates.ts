@@ -17,7 +17,9 @@
  * Throughput: CLIENTS concurrent callers for ROUND_MS per variant, ROUNDS times spread over the cycles,
  * in order and then in reverse, with each wrangler dev's CPU time per call from /proc.
  *
- * Run: node scripts/run-ts.mjs bench/gates.ts   (CYCLES, GAP_MS, ROUNDS, BASE, INSPECTOR=on as in bench/http.ts)
+ * BURST=n adds a { limit: 1 } server called n times back to back per cycle: after the first call its
+ * calls take the slot the isolate keeps, and a burst longer than half of KEEP_MS sends a keep.
+ * Run: node scripts/run-ts.mjs bench/gates.ts   (CYCLES, GAP_MS, ROUNDS, BASE, BURST, INSPECTOR=on as in bench/http.ts)
  */
 import { execFileSync } from "node:child_process";
 import { cpSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -33,6 +35,8 @@ const CYCLES = Number(process.env.CYCLES ?? 1_000);
 const GAP_MS = Number(process.env.GAP_MS ?? 200);
 const ROUNDS = Number(process.env.ROUNDS ?? 10);
 const BASE = process.env.BASE;
+/** With BURST=n: a { limit: 1 } server of its own called n times back to back per cycle (its slot kept, with the keep it sends). */
+const BURST = Number(process.env.BURST ?? 0);
 const CLIENTS = 16;
 const ROUND_MS = 1_000;
 const TARGET_RATIO = 1.2;
@@ -59,12 +63,15 @@ interface Comparison {
   subject: Endpoint;
   baseline: Endpoint;
   diffs: number[];
+  /** Pairs made back to back per cycle: the first acquires, and the cycle's sample is the mean difference of the rest. */
+  burst?: number;
 }
 
 interface ToolServer {
   slug: string;
   concurrency?: { limit: number; maxQueue: number };
   base?: true;
+  kept?: true;
   dev?: DevServer;
 }
 
@@ -78,23 +85,29 @@ const servers: ToolServer[] = [
         { slug: "base-limit-8", base: true as const, concurrency: { limit: 8, maxQueue: 256 } },
       ]
     : []),
+  ...(BURST > 1 ? [{ slug: "limit-1-kept", kept: true as const, concurrency: { limit: 1, maxQueue: 256 } }] : []),
 ];
 let platformDev: DevServer | undefined;
 
 const endpoint = (name: string, server: () => DevServer, send: Endpoint["send"], spaced: boolean): Endpoint => ({ name, server, send, spaced, latencies: [], gaps: [], rates: [], cpus: [] });
 const devOf = (s: ToolServer) => () => s.dev!;
-const tools = servers.map((s) =>
-  endpoint(s.concurrency ? `{ limit: ${s.concurrency.limit} }${s.base ? ` at ${BASE}` : ""}` : "no gate", devOf(s), call, s.concurrency !== undefined),
-);
+const toolName = (s: ToolServer) => (s.concurrency ? `{ limit: ${s.concurrency.limit} }${s.base ? ` at ${BASE}` : ""}${s.kept ? `, ${BURST} calls back to back` : ""}` : "no gate");
+const tools = servers.map((s) => endpoint(toolName(s), devOf(s), call, s.concurrency !== undefined && !s.kept));
 const constant = endpoint("platform: constant", () => platformDev!, (url) => get(`${url}/const`), false);
 const write = endpoint("platform: one DO write", () => platformDev!, (url) => get(`${url}/write`), false);
 const endpoints = [...tools, constant, write];
 
-const [noGate, ...gated] = tools;
+const [noGate, ...gatedAll] = tools;
+/** The gated endpoints called sparsely (each call acquires), with throughput rounds. */
+const gated = gatedAll.filter((g) => g.spaced);
 const doWrite: Comparison = { name: "one DO write − constant", subject: write, baseline: constant, diffs: [] };
 /** The known answer: the same comparison again, whose ratio to the first must be about 1 (its interval containing 1). */
 const doWriteAgain: Comparison = { name: "one DO write − constant, again", subject: write, baseline: constant, diffs: [] };
-const comparisons: Comparison[] = [...gated.map((g) => ({ name: `${g.name} − no gate`, subject: g, baseline: noGate!, diffs: [] })), doWrite, doWriteAgain];
+const comparisons: Comparison[] = [
+  ...gatedAll.map((g) => ({ name: `${g.name} − no gate`, subject: g, baseline: noGate!, diffs: [], ...(g.spaced ? {} : { burst: BURST }) })),
+  doWrite,
+  doWriteAgain,
+];
 
 const dir = resolve(process.env.BENCH_DIR ?? ".tmp/bench-gates");
 
@@ -143,15 +156,23 @@ async function measure(e: Endpoint): Promise<number> {
   return ms;
 }
 
-/** One pair of c, in a random order. */
-async function pair(c: Comparison): Promise<void> {
+/** One pair of c, in a random order: the subject's latency minus the baseline's. */
+async function pair(c: Comparison): Promise<number> {
   if (Math.random() < 0.5) {
     const base = await measure(c.baseline);
-    c.diffs.push((await measure(c.subject)) - base);
-  } else {
-    const subject = await measure(c.subject);
-    c.diffs.push(subject - (await measure(c.baseline)));
+    return (await measure(c.subject)) - base;
   }
+  const subject = await measure(c.subject);
+  return subject - (await measure(c.baseline));
+}
+
+/** c's sample of this cycle: one pair, or the mean of a burst's pairs after its first. */
+async function sample(c: Comparison): Promise<void> {
+  if (!c.burst) return void c.diffs.push(await pair(c));
+  await pair(c);
+  let sum = 0;
+  for (let i = 1; i < c.burst; i++) sum += await pair(c);
+  c.diffs.push(sum / (c.burst - 1));
 }
 
 function shuffled<T>(items: readonly T[]): T[] {
@@ -204,7 +225,7 @@ function verdict(e: Estimate, target: number): string {
 }
 
 function report(loadAtStart: string): void {
-  const throughputs = [...tools, constant];
+  const throughputs = [noGate!, ...gated, constant];
   console.table(
     endpoints.map((e) => ({
       endpoint: e.name,
@@ -228,7 +249,7 @@ function report(loadAtStart: string): void {
   console.log(`between two calls of one gated variant: median ${median(gaps).toFixed(0)} ms, p10 ${percentile(gaps, 10).toFixed(0)}, p90 ${percentile(gaps, 90).toFixed(0)}.`);
   const check = estimates.find(({ c }) => c === doWriteAgain)!.est.ratio;
   console.log(`method check, one DO write against itself: ${times(check)}: ${check.low <= 1 && 1 <= check.high ? "ok" : "FAILED (the interval misses 1)"}`);
-  for (const { c, est } of estimates.filter(({ c }) => gated.includes(c.subject))) {
+  for (const { c, est } of estimates.filter(({ c }) => gatedAll.includes(c.subject))) {
     console.log(`${c.subject.name} adds ${times(est.ratio)} one DO write to a call (target ≤ ${TARGET_RATIO}×): ${verdict(est.ratio, TARGET_RATIO)}`);
   }
   for (const g of gated.filter((g) => g.name.startsWith("{ limit: 8 }"))) {
@@ -251,10 +272,10 @@ async function main(): Promise<void> {
     platformDev = await startDev({ app: platformApp, home: resolve(dir, "platform-home"), readyPath: "/const" });
     await Promise.all([...servers.map((s) => s.dev!), platformDev].map((d) => waitReady(d)));
     for (const e of endpoints) for (let i = 0; i < 100; i++) await e.send(e.server().url); // warm up isolates and DOs
-    const throughputs = [...tools, constant];
+    const throughputs = [noGate!, ...gated, constant];
     const roundEvery = Math.max(1, Math.floor(CYCLES / ROUNDS));
     for (let cycle = 0; cycle < CYCLES; cycle++) {
-      for (const c of shuffled(comparisons)) await pair(c);
+      for (const c of shuffled(comparisons)) await sample(c);
       if ((cycle + 1) % roundEvery === 0 && tools[0]!.rates.length < ROUNDS) {
         // In order, then in reverse, so no variant always runs right after the same one.
         const round = tools[0]!.rates.length;
