@@ -11,18 +11,21 @@
  * ungated call back to back (which goes first is a coin flip), and /write with /const the same way.
  * A comparison's added latency is the median of its per-pair differences, so load that drifts between
  * pairs cancels; each gated ratio is that median over the DO write's, with a bootstrap interval from
- * resampling whole cycles (bench/lib/paired.ts). A gated variant's calls are at least GAP_MS apart
- * (default 200, twice LINGER_MS), so each one acquires at the gate: a sparse caller's cost. The DO write
- * is measured twice, and the second over the first is the method's known answer (1.0×).
+ * resampling blocks of BLOCK (20) consecutive whole cycles (bench/lib/paired.ts). A gated variant's
+ * calls are at least GAP_MS apart (default 200, twice LINGER_MS), so each one acquires at the gate: a
+ * sparse caller's cost. The DO write is measured twice, and the second over the first is the method's
+ * known answer (1.0×).
  * Throughput: CLIENTS concurrent callers for ROUND_MS per variant, ROUNDS times spread over the cycles,
  * in order and then in reverse, with each wrangler dev's CPU time per call from /proc.
  *
  * BURST=n adds a { limit: 1 } server called n times back to back per cycle: after the first call its
  * calls take the slot the isolate keeps, and a burst longer than half of KEEP_MS sends a keep.
- * Run: node scripts/run-ts.mjs bench/gates.ts   (CYCLES, GAP_MS, ROUNDS, BASE, BURST, INSPECTOR=on as in bench/http.ts)
+ * Run: node scripts/run-ts.mjs bench/gates.ts   (CYCLES, GAP_MS, ROUNDS, BLOCK, BASE, BURST, INSPECTOR=on as in
+ * bench/http.ts; the samples are saved to BENCH_DIR/samples.json, and REPORT=<that file> prints them again,
+ * with the same BASE and BURST, without measuring)
  */
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { resolve } from "node:path";
 import { DEMO_CONFIG, DEMO_KEYS } from "../worker/demo/tenant";
@@ -34,6 +37,8 @@ import { INSPECTOR, READY_PATH, snapshot, startDev, stopDev, waitReady, type Dev
 const CYCLES = Number(process.env.CYCLES ?? 1_000);
 const GAP_MS = Number(process.env.GAP_MS ?? 200);
 const ROUNDS = Number(process.env.ROUNDS ?? 10);
+/** Consecutive cycles resampled together: load shifts over seconds, so neighbouring cycles are alike. */
+const BLOCK = Number(process.env.BLOCK ?? 20);
 const BASE = process.env.BASE;
 /** With BURST=n: a { limit: 1 } server of its own called n times back to back per cycle (its slot kept, with the keep it sends). */
 const BURST = Number(process.env.BURST ?? 0);
@@ -224,7 +229,7 @@ function verdict(e: Estimate, target: number): string {
   return "not settled (interval spans the target)";
 }
 
-function report(loadAtStart: string): void {
+function report(loadAtStart: string, loadAtEnd: string): void {
   const throughputs = [noGate!, ...gated, constant];
   console.table(
     endpoints.map((e) => ({
@@ -236,7 +241,7 @@ function report(loadAtStart: string): void {
       "CPU µs/call": throughputs.includes(e) ? Math.round(median(e.cpus)) : "",
     })),
   );
-  const estimates = comparisons.map((c) => ({ c, est: ratioOfMedians(c.diffs, doWrite.diffs) }));
+  const estimates = comparisons.map((c) => ({ c, est: ratioOfMedians(c.diffs, doWrite.diffs, { block: BLOCK }) }));
   console.table(
     estimates.map(({ c, est }) => ({
       comparison: c.name,
@@ -244,7 +249,7 @@ function report(loadAtStart: string): void {
       "÷ one DO write (95%)": c === doWrite ? "—" : times(est.ratio),
     })),
   );
-  console.log(`wrangler dev ${INSPECTOR ? "with" : "without"} its inspector; ${CYCLES} cycles (one pair per comparison), gated calls ≥ ${GAP_MS} ms apart; ${ROUNDS} rounds of ${ROUND_MS} ms × ${CLIENTS} clients; load average ${loadAtStart} at the start, ${load()} at the end.`);
+  console.log(`wrangler dev ${INSPECTOR ? "with" : "without"} its inspector; ${CYCLES} cycles (one pair per comparison; intervals resample blocks of ${BLOCK}), gated calls ≥ ${GAP_MS} ms apart; ${ROUNDS} rounds of ${ROUND_MS} ms × ${CLIENTS} clients; load average ${loadAtStart} at the start, ${loadAtEnd} at the end.`);
   const gaps = gated.flatMap((g) => g.gaps);
   console.log(`between two calls of one gated variant: median ${median(gaps).toFixed(0)} ms, p10 ${percentile(gaps, 10).toFixed(0)}, p90 ${percentile(gaps, 90).toFixed(0)}.`);
   const check = estimates.find(({ c }) => c === doWriteAgain)!.est.ratio;
@@ -261,7 +266,21 @@ function report(loadAtStart: string): void {
   }
 }
 
+/** Every sample of the run, so its figures can be computed again (REPORT=<file> prints them without measuring). */
+interface Samples {
+  loadAtStart: string;
+  loadAtEnd: string;
+  endpoints: Array<Pick<Endpoint, "latencies" | "gaps" | "rates" | "cpus">>;
+  diffs: number[][];
+}
+
 async function main(): Promise<void> {
+  if (process.env.REPORT) {
+    const saved = JSON.parse(readFileSync(process.env.REPORT, "utf8")) as Samples;
+    saved.endpoints.forEach((e, i) => Object.assign(endpoints[i]!, e));
+    saved.diffs.forEach((d, i) => (comparisons[i]!.diffs = d));
+    return report(`${saved.loadAtStart}`, saved.loadAtEnd);
+  }
   const loadAtStart = load();
   const app = snapshot(dir);
   const baseApp = BASE ? baseSnapshot(BASE, app) : app;
@@ -287,7 +306,15 @@ async function main(): Promise<void> {
   } finally {
     await Promise.all([...servers.map((s) => s.dev), platformDev].map((d) => stopDev(d)));
   }
-  report(loadAtStart);
+  const samples: Samples = {
+    loadAtStart,
+    loadAtEnd: load(),
+    endpoints: endpoints.map(({ latencies, gaps, rates, cpus }) => ({ latencies, gaps, rates, cpus })),
+    diffs: comparisons.map((c) => c.diffs),
+  };
+  writeFileSync(resolve(dir, "samples.json"), JSON.stringify(samples));
+  report(loadAtStart, samples.loadAtEnd);
+  console.log(`samples: ${resolve(dir, "samples.json")}`);
 }
 
 await main();

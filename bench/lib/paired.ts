@@ -41,6 +41,11 @@ export interface BootstrapOptions {
   /** Coverage of the interval. Default 0.95. */
   level?: number;
   seed?: number;
+  /**
+   * Consecutive cycles resampled together (a moving-block bootstrap). Default 1. Under load that
+   * shifts over seconds neighbouring cycles are alike, and single cycles would make the interval too narrow.
+   */
+  block?: number;
 }
 
 /**
@@ -54,16 +59,19 @@ export function ratioOfMedians(numerator: readonly number[], denominator: readon
   const resamples = options.resamples ?? 2_000;
   const tail = (1 - (options.level ?? 0.95)) / 2;
   const random = seededRandom(options.seed ?? 1);
+  const block = Math.max(1, Math.min(n, Math.floor(options.block ?? 1)));
   const num = new Float64Array(n);
   const den = new Float64Array(n);
   const ratios = new Float64Array(resamples);
   const nums = new Float64Array(resamples);
   const dens = new Float64Array(resamples);
   for (let r = 0; r < resamples; r++) {
-    for (let i = 0; i < n; i++) {
-      const pick = Math.floor(random() * n);
-      num[i] = numerator[pick]!;
-      den[i] = denominator[pick]!;
+    for (let i = 0; i < n; ) {
+      const start = Math.floor(random() * (n - block + 1));
+      for (let k = 0; k < block && i < n; k++, i++) {
+        num[i] = numerator[start + k]!;
+        den[i] = denominator[start + k]!;
+      }
     }
     nums[r] = median(num);
     dens[r] = median(den);

@@ -33,6 +33,27 @@ describe("ratioOfMedians", () => {
     expect(covered).toBeGreaterThanOrEqual(34);
   });
 
+  it("with blocks, covers the true ratio far more often when neighbouring cycles share a drift", () => {
+    // Each run of 20 cycles shares an offset of the numerator (symmetric around 0, so its median stays 4):
+    // single-cycle resampling takes the 600 cycles as independent and its interval misses 4/3 about half the time.
+    const coverage = (block: number) => {
+      let covered = 0;
+      for (let seed = 1; seed <= 30; seed++) {
+        const random = seededRandom(seed * 977);
+        const num = draws(600, 4, random);
+        for (let start = 0; start < num.length; start += 20) {
+          const offset = (random() - 0.5) * 6;
+          for (let i = start; i < start + 20; i++) num[i]! += offset;
+        }
+        const { ratio } = ratioOfMedians(num, draws(600, 3, random), { resamples: 300, seed, block });
+        if (ratio.low <= 4 / 3 && 4 / 3 <= ratio.high) covered++;
+      }
+      return covered;
+    };
+    expect(coverage(1)).toBeLessThanOrEqual(16);
+    expect(coverage(20)).toBeGreaterThanOrEqual(20);
+  });
+
   it("narrows as the samples grow (about 1/√n)", () => {
     const random = seededRandom(3);
     const width = (n: number) => {
