@@ -22,7 +22,7 @@
  * calls take the slot the isolate keeps, and a burst longer than half of KEEP_MS sends a keep.
  * Run: node scripts/run-ts.mjs bench/gates.ts   (CYCLES, GAP_MS, ROUNDS, BLOCK, BASE, BURST, INSPECTOR=on as in
  * bench/http.ts; the samples are saved to BENCH_DIR/samples.json, and REPORT=<that file> prints them again,
- * with the same BASE and BURST, without measuring)
+ * with the same BASE, BURST, GAP_MS and ROUNDS, without measuring)
  */
 import { execFileSync } from "node:child_process";
 import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -249,7 +249,7 @@ function report(loadAtStart: string, loadAtEnd: string): void {
       "÷ one DO write (95%)": c === doWrite ? "—" : times(est.ratio),
     })),
   );
-  console.log(`wrangler dev ${INSPECTOR ? "with" : "without"} its inspector; ${CYCLES} cycles (one pair per comparison; intervals resample blocks of ${BLOCK}), gated calls ≥ ${GAP_MS} ms apart; ${ROUNDS} rounds of ${ROUND_MS} ms × ${CLIENTS} clients; load average ${loadAtStart} at the start, ${loadAtEnd} at the end.`);
+  console.log(`wrangler dev ${INSPECTOR ? "with" : "without"} its inspector; ${doWrite.diffs.length} cycles (one pair per comparison; intervals resample blocks of ${BLOCK}), gated calls ≥ ${GAP_MS} ms apart; ${ROUNDS} rounds of ${ROUND_MS} ms × ${CLIENTS} clients; load average ${loadAtStart} at the start, ${loadAtEnd} at the end.`);
   const gaps = gated.flatMap((g) => g.gaps);
   console.log(`between two calls of one gated variant: median ${median(gaps).toFixed(0)} ms, p10 ${percentile(gaps, 10).toFixed(0)}, p90 ${percentile(gaps, 90).toFixed(0)}.`);
   const check = estimates.find(({ c }) => c === doWriteAgain)!.est.ratio;
