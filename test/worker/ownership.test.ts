@@ -71,8 +71,10 @@ describe("own records only", () => {
     const stolen = await json(await request("/v1/calls/openai", { env, key: OTHER_KEY, body: call(id, "add", { a: 1234, b: 4321 }) }));
     expect(stolen.calls[0]).toMatchObject({ status: "rejected", error: { code: "conflict" } });
     expect(stolen.calls[0].output).toBeUndefined();
-    expect(JSON.stringify(stolen)).not.toContain("5555");
-    expect(JSON.stringify(stolen)).not.toContain("alice");
+    // Its clock reading left out: a startedAt like 1795555266009 holds the digits of the sum too.
+    const answer = JSON.stringify(stolen, (field, value) => (field === "startedAt" ? undefined : value));
+    expect(answer).not.toContain("5555");
+    expect(answer).not.toContain("alice");
     // The same from admin's key: the id is still alice's.
     const admins = await json(await request("/v1/calls/openai", { env, key: ADMIN_KEY, body: call(id, "add", { a: 1234, b: 4321 }) }));
     expect(admins.calls[0]).toMatchObject({ error: { code: "conflict" } });
