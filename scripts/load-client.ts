@@ -46,8 +46,8 @@ export interface RunOptions {
   seed: number;
 }
 
-/** mulberry32: a small seeded PRNG, so a run's mix can be repeated. */
-function prng(seed: number): () => number {
+/** mulberry32: a small seeded PRNG, so a run's mix can be repeated (and a bench's resamples, bench/lib/paired.ts). */
+export function prng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
