@@ -34,6 +34,15 @@ describe("CORS", () => {
     expect(other.headers.get("access-control-allow-origin")).toBeNull();
   });
 
+  it("answers a request without an Origin with no CORS headers, only Vary: Origin", async () => {
+    const res = await request("/v1/whoami");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("vary")).toBe("Origin");
+    expect([...res.headers.keys()].filter((name) => name.startsWith("access-control-"))).toEqual([]);
+    const withOrigin = await request("/v1/whoami", { headers: { origin: CONSOLE } });
+    expect(withOrigin.headers.get("vary")).toBe("Origin");
+  });
+
   it("marks error responses too, so a console can read them", async () => {
     const res = await request("/v1/whoami", { key: "wrong", headers: { origin: CONSOLE } });
     expect(res.status).toBe(401);

@@ -12,7 +12,7 @@ import { ApiError } from "../errors";
 export const bodyLimit = createMiddleware<AppEnv>(async (c, next) => {
   const raw = c.req.raw;
   if (!raw.body) return next();
-  const { maxBodyBytes, bodyTimeoutMs } = c.var.tenant.config.limits;
+  const { maxBodyBytes, bodyTimeoutMs } = c.get("tenant").config.limits;
   const length = raw.headers.get("content-length");
   if (length !== null && !raw.headers.has("transfer-encoding") && Number(length) > maxBodyBytes) throw tooLarge(maxBodyBytes);
   const body = await readBody(raw.body, maxBodyBytes, bodyTimeoutMs);
