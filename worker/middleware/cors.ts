@@ -21,4 +21,6 @@ export const cors: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (c.req.method === "OPTIONS" || c.req.header("origin") !== undefined) return consoleCors(c, next);
   c.header("Vary", "Origin", { append: true });
   await next();
+  // A route that answered with a Response of its own (not through c.json and the like) did not take it.
+  if (!/\borigin\b/i.test(c.res.headers.get("vary") ?? "")) c.header("Vary", "Origin", { append: true });
 };
