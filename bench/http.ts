@@ -22,14 +22,12 @@
  * with LEDGER_SHARDS=1, one ledger object as the fixture has, where the demo's default is 4; ~3
  * minutes, ~4 with BASE)
  */
-import type { Result } from "autocannon";
 import { cpSync, mkdirSync } from "node:fs";
-import { loadavg } from "node:os";
 import { resolve } from "node:path";
 import { DEMO_CONFIG } from "../worker/demo/tenant";
-import { ADD_CALL, assertClean, AUTH, checkTarget, ECHO_CALL, getTarget, loadTarget, sameRequestTarget, toolgateOpenAiTarget, type Target } from "./lib/http-targets";
+import { ADD_CALL, AUTH, ECHO_CALL, getTarget, sameRequestTarget, toolgateOpenAiTarget, type Target } from "./lib/http-targets";
 import { median } from "./lib/load";
-import { treeCpuMs } from "./lib/process-cpu";
+import { alternateRounds, type Measured } from "./lib/rounds";
 import { writeWranglerConfig } from "./lib/wrangler-config";
 import { snapshotOf } from "./lib/git-snapshot";
 import { INSPECTOR, snapshot, startDev, stopDev, waitReady, type DevServer } from "./lib/wrangler-dev";
@@ -43,13 +41,6 @@ const ONE_SHARD = process.env.ONE_SHARD === "on";
 
 /** The demo tenant, with `echo` made not read-only (so its calls claim first) and read-only records written after the answer. */
 const BENCH_CONFIG = { ...DEMO_CONFIG, policies: { echo: { readOnly: false } }, readOnlyRecords: "after-answer" };
-
-interface Measured {
-  target: Target;
-  server: DevServer;
-  results: Result[];
-  cpuUs: number[];
-}
 
 async function main(): Promise<void> {
   mkdirSync(dir, { recursive: true });
@@ -95,23 +86,10 @@ async function main(): Promise<void> {
   }
   if (oneShard) targets.push([toolgateOpenAiTarget("toolgate, LEDGER_SHARDS=1: add call, read-only", oneShard.url, 1, ADD_CALL), oneShard]);
   const measured: Measured[] = targets.map(([target, server]) => ({ target, server, results: [], cpuUs: [] }));
-  const loads: number[] = [];
+  let loads: number[];
   try {
     for (const server of servers) await waitReady(server); // one at a time: each gets the whole timeout after the one before
-    for (const m of measured) await checkTarget(m.target);
-    for (const m of measured) assertClean(m.target, await loadTarget(m.target, 2, CONNECTIONS)); // warm up
-    for (let round = 0; round < ROUNDS; round++) {
-      loads.push(loadavg()[0]!);
-      for (const m of round % 2 === 0 ? measured : [...measured].reverse()) {
-        const before = treeCpuMs(m.server.process.pid!);
-        const result = await loadTarget(m.target, SECONDS, CONNECTIONS);
-        const cpuMs = treeCpuMs(m.server.process.pid!) - before;
-        assertClean(m.target, result);
-        m.results.push(result);
-        m.cpuUs.push((cpuMs * 1000) / result.requests.total);
-      }
-    }
-    loads.push(loadavg()[0]!);
+    loads = await alternateRounds(measured, ROUNDS, SECONDS, CONNECTIONS);
   } finally {
     await Promise.all(servers.map(stopDev));
   }
