@@ -1,6 +1,8 @@
 /**
  * How the Worker's cold start grows with the tenant's configuration: the demo, then 10 / 100 / 1,000
- * declared HTTP adapter tools in TOOLGATE_CONFIG (a var, in a wrangler config generated under .tmp/).
+ * declared HTTP adapter tools in TOOLGATE_CONFIG (a var, in a wrangler config generated under .tmp/)
+ * and the same tenants bundled as a deploy bundles them (tenants/<name>.json and its entry module,
+ * built by the snapshot's own build command, which precomputes their listings where the build does).
  *   bundle gzip and startup CPU: `wrangler deploy --dry-run` and `wrangler check startup`, as in
  *     bench/startup.ts. A var is a binding, not code: neither should move.
  *   first request: the config is parsed (and the tools a request needs built) on the isolate's first
@@ -10,7 +12,8 @@
  *     2026-07-28), and one call (POST /v1/calls/openai) of one tool with arguments its schema refuses
  *     (a declared HTTP tool for the sized tenants, `add` for the demo: no upstream is reached).
  * Run: node scripts/run-ts.mjs bench/startup-growth.ts   (RUNS (0: first requests only), FIRST_RUNS, SIZES=10,100,
- *   BASE=<git ref>: that build's variants beside these, in the same rounds; ~5 minutes)
+ *   PATHS=var,bundled (how the sized tenants get their configuration), BASE=<git ref>: that build's variants
+ *   beside these, in the same rounds; ~5 minutes)
  */
 import { loadavg } from "node:os";
 import { resolve } from "node:path";
@@ -21,6 +24,7 @@ import { table } from "./harness";
 import { median, waitForQuiet } from "./lib/load";
 import { activeMs, bundleKb, nativeMs, startupBundle, startupProfile } from "./lib/startup-measure";
 import { snapshotOf } from "./lib/git-snapshot";
+import { bundleTenant } from "./lib/bundled-tenant";
 import { httpToolsConfig } from "./lib/tenant-growth";
 import { writeWranglerConfig } from "./lib/wrangler-config";
 import { treeCpuPreciseMs } from "./lib/process-cpu";
@@ -30,6 +34,7 @@ const RUNS = Number(process.env.RUNS ?? 3);
 const FIRST_RUNS = Number(process.env.FIRST_RUNS ?? 2);
 const BASE = process.env.BASE;
 const SIZES = (process.env.SIZES ?? "10,100,1000").split(",").map(Number);
+const PATHS = (process.env.PATHS ?? "var,bundled").split(",");
 const dir = resolve(".tmp/bench-startup-growth");
 /** Cloudflare's documented limit on one environment variable (developers.cloudflare.com/workers/platform/limits). */
 const VAR_LIMIT_KB = 5;
@@ -59,8 +64,8 @@ interface Variant {
   callTool: string;
 }
 
-function variant(app: string, name: string, tools: number, vars: Record<string, string>): Variant {
-  const config = writeWranglerConfig(app, resolve(dir, `${name.replace(/\W+/g, "-")}.json`), vars);
+function variant(app: string, name: string, tools: number, vars: Record<string, string>, main?: string): Variant {
+  const config = writeWranglerConfig(app, resolve(dir, `${name.replace(/\W+/g, "-")}.json`), vars, main);
   const callTool = tools === DEMO_TOOLS ? "add" : `api_${String(Math.floor(tools / 2)).padStart(4, "0")}_get_item`;
   return { name, app, tools, vars, config, startup: [], native: [], gzipKb: 0, first: {}, warm: {}, callTool };
 }
@@ -138,14 +143,14 @@ function report(variants: Variant[], load: number): void {
     return {
       tenant: v.name,
       tools: v.tools,
-      "TOOLGATE_CONFIG KB (gzip)": text ? `${kb(text.length)} (${kb(gzipSync(text).length)})` : "— (embedded)",
+      "TOOLGATE_CONFIG KB (gzip)": text ? `${kb(text.length)} (${kb(gzipSync(text).length)})` : v.name.includes("bundled") ? "— (bundled)" : "— (embedded)",
       "bundle gzip KB": v.gzipKb.toFixed(1),
       "startup CPU ms (native)": `${median(v.startup).toFixed(1)} (${median(v.native).toFixed(1)})`,
       "each startup ms": v.startup.map((ms) => ms.toFixed(1)).join(", "),
     };
   });
   console.log(table(rows));
-  const firsts = variants.flatMap((v) =>
+  const firsts = FIRST_RUNS === 0 ? [] : variants.flatMap((v) =>
     Object.keys(FIRSTS).map((kind) => {
       // Each build's tenants beside that build's demo.
       const demo = variants.find((d) => d.tools === DEMO_TOOLS && d.app === v.app)!;
@@ -163,11 +168,13 @@ function report(variants: Variant[], load: number): void {
       };
     }),
   );
-  console.log(`\n${table(firsts)}`);
+  if (firsts.length > 0) console.log(`\n${table(firsts)}`);
   console.log(`\nstartup CPU: median of ${RUNS} profiles; first/warm: median of ${FIRST_RUNS} fresh wrangler dev starts per request kind, rounds alternating the tenants;`);
   console.log(`CPU: the whole wrangler dev tree's during the request (/proc schedstat); load average ${load.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end.`);
-  console.log("The config is a var (a binding), not code: the bundle stays the same and no JS reads it at startup. It is parsed");
-  console.log("on the isolate's first request, which builds only the tools it needs (a listing: all of them), once per isolate.");
+  console.log("A var config is a binding, not code: the bundle stays the same and no JS reads it at startup. A bundled one is");
+  console.log("a JSON module of the bundle, and, where the build precomputes listings, a text module beside it that the first");
+  console.log("listing imports. Either is parsed on the isolate's first request, which builds only the tools it needs (a listing");
+  console.log("built at runtime: all of them; precomputed: none), once per isolate.");
   const over = variants.filter((v) => (v.vars.TOOLGATE_CONFIG?.length ?? 0) > VAR_LIMIT_KB * 1024).map((v) => v.name);
   if (over.length) console.log(`Cloudflare limits one environment variable to ${VAR_LIMIT_KB} KB: ${over.join(", ")} run under wrangler dev but exceed it when deployed.`);
 }
@@ -179,7 +186,10 @@ async function main(): Promise<void> {
   if (BASE) builds.push([snapshotOf(BASE, resolve(dir, "base")), ` (${BASE})`]);
   const variants = builds.flatMap(([app, suffix]) => [
     variant(app, `demo${suffix}`, DEMO_TOOLS, { TOOLGATE_DEMO: "true" }),
-    ...SIZES.map((n) => variant(app, `${n} HTTP tools${suffix}`, n, { TOOLGATE_DEMO: "false", TOOLGATE_CONFIG: JSON.stringify(httpToolsConfig(n)) })),
+    ...SIZES.flatMap((n) => [
+      ...(PATHS.includes("var") ? [variant(app, `${n} HTTP tools${suffix}`, n, { TOOLGATE_DEMO: "false", TOOLGATE_CONFIG: JSON.stringify(httpToolsConfig(n)) })] : []),
+      ...(PATHS.includes("bundled") ? [variant(app, `${n} HTTP tools, bundled${suffix}`, n, { TOOLGATE_DEMO: "false" }, bundleTenant(app, `growth${n}`, httpToolsConfig(n)))] : []),
+    ]),
   ]);
   // RUNS=0: first requests only (no startup profiles, no bundle). Profiles alternate across the
   // variants, round by round, as the first requests do.

@@ -5,7 +5,7 @@
 // worker/oauth/provider.generated.mjs (git-ignored; wrangler.toml's find_additional_modules uploads
 // it beside the bundle), with a declaration giving it the package's types. Written before anything
 // bundles, as the catalogue of tools/ is. Usage: node scripts/oauth-module.mjs (in the checkout).
-import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -19,9 +19,11 @@ export { default } from "${OAUTH_PACKAGE}";
 `;
 
 /** Writes `path` only when its text changes, through a rename: concurrent builds never read half a file. */
-function writeIfChanged(path, text) {
+export function writeIfChanged(path, text) {
   if (existsSync(path) && readFileSync(path, "utf8") === text) return false;
-  const temporary = join(dirname(path), `.oauth-module.${process.pid}.tmp`);
+  // A fresh clone has no folder for a generated module (worker/json-schema/ holds nothing else).
+  mkdirSync(dirname(path), { recursive: true });
+  const temporary = join(dirname(path), `.library-module.${process.pid}.tmp`);
   writeFileSync(temporary, text);
   renameSync(temporary, path);
   return true;

@@ -13,12 +13,14 @@ if (Number(process.versions.node.split(".")[0]) < 22 && existsSync(PROJECT_NODE)
 }
 
 const { build } = await import("esbuild");
-// Entries that import the Worker need the catalogue of tools/ and the OAuth library's module written first.
+// Entries that import the Worker need the catalogue of tools/ and the library modules (OAuth, JSON Schema) written first.
 const { writeToolCatalog } = await import("./tools-catalog.mjs");
 const { writeOAuthModule } = await import("./oauth-module.mjs");
+const { writeJsonSchemaModule } = await import("./json-schema-module.mjs");
 try {
   writeToolCatalog(fileURLToPath(new URL("..", import.meta.url)));
   await writeOAuthModule(fileURLToPath(new URL("..", import.meta.url)));
+  await writeJsonSchemaModule(fileURLToPath(new URL("..", import.meta.url)));
 } catch (error) {
   console.error(error instanceof Error ? error.message : String(error));
   process.exit(1);

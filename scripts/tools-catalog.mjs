@@ -6,6 +6,7 @@
 import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { writeSourceHash } from "./source-hash.mjs";
 
 export const TOOLS_DIR = "tools";
 export const CATALOG_MODULE = "worker/catalog.generated.ts";
@@ -42,9 +43,10 @@ ${entries}];
 }
 
 /**
- * Writes <root>/worker/catalog.generated.ts for the files in <root>/tools/. Writes only when the text
- * changes, through a rename, so builds running at once (tests start several dev servers) never read
- * half a file and an unchanged catalogue does not wake a watcher.
+ * Writes <root>/worker/catalog.generated.ts for the files in <root>/tools/, and the build's source hash
+ * beside it (scripts/source-hash.mjs: everything that writes the catalogue before a build writes both).
+ * Writes only when the text changes, through a rename, so builds running at once (tests start several
+ * dev servers) never read half a file and an unchanged catalogue does not wake a watcher.
  */
 export function writeToolCatalog(root = process.cwd()) {
   const names = toolFiles(resolve(root, TOOLS_DIR));
@@ -56,6 +58,7 @@ export function writeToolCatalog(root = process.cwd()) {
     writeFileSync(temporary, text);
     renameSync(temporary, path);
   }
+  writeSourceHash(root);
   return { names, path, changed };
 }
 

@@ -78,11 +78,13 @@ const V4_RANGES: ReadonlyArray<[string, number, string]> = [
   ["224.0.0.0", 4, "multicast"],
   ["240.0.0.0", 4, "reserved (or broadcast)"],
 ];
-const V4_TABLE = V4_RANGES.map(([base, bits, label]) => ({ base: parseIPv4(base) as number, bits, label }));
+/** Parsed at the first check, not at import: the Worker's startup runs no code it does not need. */
+let v4Table: { base: number; bits: number; label: string }[] | undefined;
 
 /** Why an IPv4 address may not be reached, or undefined for a public address. */
 function classifyIPv4(address: number): string | undefined {
-  for (const { base, bits, label } of V4_TABLE) {
+  v4Table ??= V4_RANGES.map(([base, bits, label]) => ({ base: parseIPv4(base) as number, bits, label }));
+  for (const { base, bits, label } of v4Table) {
     if (Math.floor(address / 2 ** (32 - bits)) === Math.floor(base / 2 ** (32 - bits))) return label;
   }
   return undefined;

@@ -1,4 +1,4 @@
-import type { AskMethod } from "./ask";
+import type { AskMethod, ElicitationMode } from "./ask";
 
 /**
  * A host that runs a call detached from the request that made it (in the Worker: a Durable Object
@@ -31,4 +31,6 @@ export interface DetachedCall {
    * asks (ctx.ask, approval: "user") and, unanswered, the call waits in its record (awaiting_input).
    */
   asks?: AskMethod[];
+  /** The elicitation modes it declared (absent: form only). */
+  elicitationModes?: ElicitationMode[];
 }

@@ -18,17 +18,19 @@ function fractionBits(count: number, root: number): Uint32Array {
   return out;
 }
 
-const INITIAL = fractionBits(8, 2);
-const ROUND = fractionBits(64, 3);
+/** Computed at the first hash, not at import: the Worker's startup runs no code it does not need. */
+let constants: { initial: Uint32Array; round: Uint32Array; hex: string[] } | undefined;
+const constantsOf = () =>
+  (constants ??= { initial: fractionBits(8, 2), round: fractionBits(64, 3), hex: Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0")) });
 const encoder = new TextEncoder();
 const rotr = (x: number, n: number) => (x >>> n) | (x << (32 - n));
 
 /** Reused between calls: the message schedule (the function never yields, so no call shares it). */
 const w = new Uint32Array(64);
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
 
 /** The SHA-256 of a string's UTF-8 bytes, as 64 lowercase hex characters. */
 export function sha256Hex(text: string): string {
+  const { initial, round, hex } = constantsOf();
   const bytes = encoder.encode(text);
   const blocks = new Uint8Array(((bytes.length + 8) >> 6) * 64 + 64);
   blocks.set(bytes);
@@ -44,7 +46,7 @@ export function sha256Hex(text: string): string {
   blocks[end - 3] = low >>> 16;
   blocks[end - 2] = low >>> 8;
   blocks[end - 1] = low;
-  let h0 = INITIAL[0]!, h1 = INITIAL[1]!, h2 = INITIAL[2]!, h3 = INITIAL[3]!, h4 = INITIAL[4]!, h5 = INITIAL[5]!, h6 = INITIAL[6]!, h7 = INITIAL[7]!;
+  let h0 = initial[0]!, h1 = initial[1]!, h2 = initial[2]!, h3 = initial[3]!, h4 = initial[4]!, h5 = initial[5]!, h6 = initial[6]!, h7 = initial[7]!;
   for (let offset = 0; offset < end; offset += 64) {
     for (let i = 0, j = offset; i < 16; i++, j += 4) w[i] = (blocks[j]! << 24) | (blocks[j + 1]! << 16) | (blocks[j + 2]! << 8) | blocks[j + 3]!;
     for (let i = 16; i < 64; i++) {
@@ -54,7 +56,7 @@ export function sha256Hex(text: string): string {
     }
     let a = h0, b = h1, c = h2, d = h3, e = h4, f = h5, g = h6, h = h7;
     for (let i = 0; i < 64; i++) {
-      const t1 = (h + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + ROUND[i]! + w[i]!) | 0;
+      const t1 = (h + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + round[i]! + w[i]!) | 0;
       const t2 = ((rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c))) | 0;
       h = g;
       g = f;
@@ -74,7 +76,7 @@ export function sha256Hex(text: string): string {
     h6 = (h6 + g) | 0;
     h7 = (h7 + h) | 0;
   }
-  let hex = "";
-  for (const word of [h0, h1, h2, h3, h4, h5, h6, h7]) hex += HEX[word >>> 24]! + HEX[(word >>> 16) & 255]! + HEX[(word >>> 8) & 255]! + HEX[word & 255]!;
-  return hex;
+  let digest = "";
+  for (const word of [h0, h1, h2, h3, h4, h5, h6, h7]) digest += hex[word >>> 24]! + hex[(word >>> 16) & 255]! + hex[(word >>> 8) & 255]! + hex[word & 255]!;
+  return digest;
 }

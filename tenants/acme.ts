@@ -3,7 +3,7 @@ import { useBundledConfig } from "../worker/bundled-config";
 import app from "../worker/index";
 import config from "./acme.json";
 
-useBundledConfig(config, "tenants/acme.json");
+useBundledConfig(config, "tenants/acme.json", () => import("./acme.listings.generated.txt"));
 
 export * from "../worker/index";
 export default app;

@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import { Hono } from "./hono-lazy";
 import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
+import type { BundledConfig } from "./bundled-config";
 import type { Catalog } from "./catalog";
 import { ConfigError } from "./config";
 import { isOverloaded, overloaded } from "./durable/call";
@@ -31,6 +32,8 @@ import { tenantTextMasker } from "./tenant-mask";
 export interface AppOptions {
   /** The code tools a tenant's configuration may name: worker/catalog.ts (tests add their fixtures). */
   catalog: Catalog;
+  /** The bundled configuration; by default the one the entry module registered (tests pass their own). */
+  bundled?: BundledConfig;
 }
 
 /**
@@ -40,7 +43,7 @@ export interface AppOptions {
 export function createApp(options: AppOptions): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use(requestId());
-  app.use(loadTenantFrom(options.catalog));
+  app.use(loadTenantFrom(options.catalog, options.bundled));
   // OAuth's metadata, token, registration and authorize endpoints: before CORS (the library answers
   // its own preflights, for browser-based MCP clients) and before any key check.
   app.route("/", oauth);

@@ -4,18 +4,26 @@
  * variable at 5 KB, which a handful of adapter declarations already exceeds.
  */
 
+/** The precomputed listings file of a bundled configuration, imported on first use (its module is text). */
+export type ListingsLoader = () => Promise<{ default: string }>;
+
 export interface BundledConfig {
   /** The parsed JSON: checked by parseTenantConfig on first use, like the var. */
   config: unknown;
   /** Where it came from, for error messages ("tenants/acme.json is invalid: …"). */
   source: string;
+  /**
+   * Its listings precomputed by the build (tenants/<name>.listings.generated.txt, see
+   * listings-precomputed.ts), imported on the first listing; used only when their key matches.
+   */
+  listings?: ListingsLoader;
 }
 
 let bundled: BundledConfig | undefined;
 
 /** Called once at module init by a tenant's entry module, before any request. */
-export function useBundledConfig(config: unknown, source: string): void {
-  bundled = { config, source };
+export function useBundledConfig(config: unknown, source: string, listings?: ListingsLoader): void {
+  bundled = { config, source, ...(listings ? { listings } : {}) };
 }
 
 export function bundledConfig(): BundledConfig | undefined {

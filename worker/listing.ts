@@ -1,5 +1,6 @@
 import { FormatSchemaError, type Format } from "../src/formats/format";
 import type { Tool } from "../src/tool";
+import { precomputedListing } from "./listings-precomputed";
 import type { Tenant } from "./tenant";
 
 export interface Listing<Definition = unknown> {
@@ -23,17 +24,23 @@ export function toolListing<Definition>(tenant: Tenant, format: Format<Definitio
 }
 
 /**
- * The whole listing as JSON text, serialised once per tenant view and format: a large tenant's
- * listing is hundreds of KB, which GET /v1/tools/:format would otherwise stringify on every request.
+ * A listing as JSON text (GET /v1/tools/:format): the build's precomputed one when the tenant has it
+ * (listings-precomputed.ts), else built. The whole listing is serialised once per tenant view and
+ * format: a large tenant's listing is hundreds of KB, which would otherwise be stringified on every
+ * request. With `allowed`, only those tools, for the request.
  */
-export function toolListingJson(tenant: Tenant, format: Format): string {
+export function toolListingJson(tenant: Tenant, format: Format, allowed?: ReadonlySet<string>): string {
+  const precomputed = precomputedListing(tenant, format.name, allowed);
+  if (precomputed !== undefined) return precomputed;
+  if (allowed) return JSON.stringify(toolListing(tenant, format, allowed));
   const key = `${format.name}:json`;
   let text = tenant.listings.get(key) as string | undefined;
   if (text === undefined) tenant.listings.set(key, (text = JSON.stringify(toolListing(tenant, format))));
   return text;
 }
 
-function listingOf<Definition>(tools: readonly Tool[], format: Format<Definition>): Listing<Definition> {
+/** The listing of these tools in a format: each definition, or why the format skips the tool. */
+export function listingOf<Definition>(tools: readonly Tool[], format: Format<Definition>): Listing<Definition> {
   const result: Listing<Definition> = { tools: [] };
   for (const tool of tools) {
     try {

@@ -1,7 +1,7 @@
 import type { Registry } from "../src/registry";
 import type { Hooks } from "../src/hooks";
 import { buildAdapters, type StaticAdapters } from "./adapters/build";
-import { bundledConfig, type BundledConfig } from "./bundled-config";
+import { bundledConfig, type BundledConfig, type ListingsLoader } from "./bundled-config";
 import { ConfigError, parseTenantConfig, type Scope, type TenantConfig } from "./config";
 import { CATALOG, type Catalog } from "./catalog";
 import { DEMO_CONFIG } from "./demo/tenant";
@@ -27,6 +27,20 @@ export interface Tenant {
   listings: Map<string, unknown>;
   /** Fetch adapters: egress-checked fetch, MCP servers, shared rate limits (their live tools: adapters/live.ts). */
   adapters: StaticAdapters;
+  /**
+   * A bundled configuration's precomputed listings, to be checked on the first listing
+   * (listings-precomputed.ts); absent for other configurations and in views with remote tools.
+   */
+  precomputed?: PrecomputedSource;
+}
+
+/** Where a tenant's precomputed listings come from, and what their key is checked against. */
+export interface PrecomputedSource {
+  load: ListingsLoader;
+  /** The configuration as bundled (parsed JSON), hashed into the key. */
+  config: unknown;
+  catalog: Catalog;
+  source: string;
 }
 
 type EnvVars = Record<string, unknown> & { TOOLGATE_CONFIG?: string; TOOLGATE_DEMO?: string };
@@ -119,6 +133,8 @@ export function loadTenant(env: EnvVars, bundled: BundledConfig | undefined = bu
     if (bundled) {
       if (fromBundle?.bundled !== bundled || fromBundle.catalog !== catalog) {
         fromBundle = { bundled, catalog, entry: build(bundled.config, env, bundled.source, catalog) };
+        const { listings: load, config, source } = bundled;
+        if (load && !(fromBundle.entry instanceof ConfigError)) fromBundle.entry.precomputed = { load, config, catalog, source };
       }
       entry = fromBundle.entry;
     } else if (env.TOOLGATE_DEMO === "true") {

@@ -72,7 +72,8 @@ export function bundleKb(out: string, extra: string[] = []): { raw: number; gzip
   let raw = 0;
   let gzip = 0;
   for (const file of readdirSync(dir, { recursive: true }) as string[]) {
-    if (!/\.(m?js|wasm)$/.test(file)) continue;
+    // Every module uploaded: code, wasm and text (a bundled tenant's precomputed listings); not source maps.
+    if (!/\.(m?js|wasm|txt)$/.test(file)) continue;
     const bytes = readFileSync(join(dir, file));
     raw += bytes.length;
     gzip += gzipSync(bytes, { level: 9 }).length;

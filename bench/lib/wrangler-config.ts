@@ -5,14 +5,15 @@ import { unstable_readConfig } from "wrangler";
 /**
  * A wrangler config (JSON) for the Worker in `app` with other vars: what a tenant environment would
  * hold, written under .tmp/ so the checkout's wrangler.toml is never touched. Bindings, migrations,
- * compatibility and build settings come from `app`'s wrangler.toml (its top-level environment).
+ * compatibility and build settings come from `app`'s wrangler.toml (its top-level environment); `main`
+ * another entry (a bundled tenant's, bench/lib/bundled-tenant.ts).
  */
-export function writeWranglerConfig(app: string, file: string, vars: Record<string, string>): string {
+export function writeWranglerConfig(app: string, file: string, vars: Record<string, string>, main?: string): string {
   const configPath = resolve(app, "wrangler.toml");
   const base = unstable_readConfig({ config: configPath });
   const config = {
     name: base.name,
-    main: resolve(dirname(configPath), base.main!),
+    main: main ?? resolve(dirname(configPath), base.main!),
     compatibility_date: base.compatibility_date,
     compatibility_flags: base.compatibility_flags,
     // Built as the Worker itself is: without these a bench measures another build (keep_names alone
@@ -22,6 +23,9 @@ export function writeWranglerConfig(app: string, file: string, vars: Record<stri
     // Modules beside the bundle (the OAuth library's), uploaded as the Worker's own are.
     find_additional_modules: base.find_additional_modules,
     rules: base.rules,
+    // Packages the bundle replaces (the JSON Schema validator's stand-in), at their paths in `app`:
+    // relative paths resolve from the config's folder, which here is .tmp/.
+    ...(base.alias ? { alias: Object.fromEntries(Object.entries(base.alias as Record<string, string>).map(([name, path]) => [name, path.startsWith(".") ? resolve(dirname(configPath), path) : path])) } : {}),
     kv_namespaces: base.kv_namespaces,
     assets: { directory: resolve(dirname(configPath), base.assets!.directory!), run_worker_first: base.assets!.run_worker_first },
     durable_objects: base.durable_objects,

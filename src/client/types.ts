@@ -74,6 +74,8 @@ export interface CallEntry {
   /** The stored record was cut to fit; the full output pages through result(). */
   truncated: boolean;
   resultChars: number | null;
+  /** When the call was first accepted (ms): record.startedAt moves when the call runs again, this does not. */
+  createdAt: number;
   approval: ApprovalInfo | null;
   cancelRequested: boolean;
   /** The name of the key the call was made with (never the key); null when unknown (older records). */

@@ -1,4 +1,4 @@
-import { ASK_KEY_PATTERN, inputRequiredError, type AskMethod, type InputRequest } from "../ask";
+import { ASK_KEY_PATTERN, askedKind, canBeAsked, inputRequiredError, type AskMethod, type InputRequest } from "../ask";
 import { toolError } from "../errors";
 import type { JsonValue } from "../json";
 import type { Progress, ToolContext, ToolLogger } from "../tool";
@@ -51,9 +51,9 @@ export class CallContext implements ToolContext {
     const { state } = this;
     if (!ASK_KEY_PATTERN.test(key)) return Promise.reject(new TypeError(`ctx.ask: the key ${JSON.stringify(key)} must match ${ASK_KEY_PATTERN}`));
     // Noted even when it cannot be asked: the host tells the caller what it would have to answer.
-    if (!this.canAsk(request.method)) {
+    if (!canBeAsked(state.env.ask, request)) {
       (state.inputRequests ??= {})[key] = request;
-      return Promise.reject(toolError("input_required", `Tool "${state.name}" asks its caller (${request.method}), and this caller cannot be asked that.`, { retryable: false }));
+      return Promise.reject(toolError("input_required", `Tool "${state.name}" asks its caller (${askedKind(request)}), and this caller cannot be asked that.`, { retryable: false }));
     }
     const { responses, failures } = state.env.ask!;
     if (Object.hasOwn(responses, key)) return Promise.resolve(responses[key]!);

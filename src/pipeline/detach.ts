@@ -58,7 +58,10 @@ function jobOf(state: CallState, owner: string): DetachedCall {
   const job: DetachedCall = { callId: state.callId, tool: tool.name, args: state.args, owner, idempotent: (tool.policy.idempotent ?? tool.policy.readOnly) === true };
   if (state.env.approved) job.approved = true;
   // Its caller answers later (a task): the run may ask what the caller declared it answers.
-  if (state.env.ask?.waits) job.asks = [...state.env.ask.methods];
+  if (state.env.ask?.waits) {
+    job.asks = [...state.env.ask.methods];
+    if (state.env.ask.elicitationModes) job.elicitationModes = [...state.env.ask.elicitationModes];
+  }
   return job;
 }
 

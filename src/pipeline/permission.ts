@@ -1,3 +1,4 @@
+import { answersForms } from "../ask";
 import type { PermissionDecision, CallError, CallResult } from "../result";
 import type { Tool } from "../tool";
 import { emit, type PipelineEnv } from "./env";
@@ -60,7 +61,7 @@ const SHOWN_ARGUMENT_CHARS = 500;
 function askUser(state: CallState): StepOutcome {
   const { env } = state;
   const tool = state.tool!;
-  if (!env.ask?.methods.has("elicitation/create")) {
+  if (!env.ask || !answersForms(env.ask)) {
     state.permission = "approval";
     return undefined;
   }

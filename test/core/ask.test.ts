@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import type { AskChannel, AskMethod } from "../../src/ask";
+import { canWaitFor, type AskChannel, type AskMethod } from "../../src/ask";
 import { executeCall } from "../../src/pipeline/execute";
 import { createRegistry } from "../../src/registry";
 import { defineTool } from "../../src/tool";
@@ -58,6 +58,20 @@ describe("ctx.ask", () => {
     });
     const r = await executeCall(call("careful"), { registry: createRegistry([careful]), ask: { ...channel(), failures: { q: { code: "cancelled", message: "gone" } } } });
     expect(r).toMatchObject({ ok: true, output: { content: [{ text: "went on without: gone" }] } });
+  });
+
+  it("an elicitation is asked only in a mode the caller declared (none declared: form only); a task waits only for questions it can be asked", async () => {
+    const connect = { method: "elicitation/create" as const, params: { mode: "url", message: "Sign in", url: "https://example.com/in", elicitationId: "e1" } };
+    const signIn = defineTool({ name: "sign_in", description: "", input: v.object({}), run: async (_a, ctx) => `back: ${JSON.stringify(await ctx.ask("connect", connect))}` });
+    const tools = createRegistry([signIn, send]);
+    const formsOnly = await executeCall(call("sign_in"), { registry: tools, ask: channel({ connect: { action: "accept" } }) });
+    expect(formsOnly).toMatchObject({ ok: false, error: { code: "input_required", message: expect.stringContaining("(elicitation/create in URL mode), and this caller cannot be asked that") } });
+    const urlModes = { ...channel({ connect: { action: "accept" } }), elicitationModes: new Set(["url"] as const) };
+    expect(await executeCall(call("sign_in"), { registry: tools, ask: urlModes })).toMatchObject({ ok: true, output: { content: [{ text: 'back: {"action":"accept"}' }] } });
+    // approval: "user" asks a form: a URL-only caller cannot confirm, so the call is parked for an admin.
+    expect(await executeCall(call("send", { to: "ann" }), { registry: tools, ask: { ...channel(), elicitationModes: new Set(["url"] as const) } })).toMatchObject({ ok: false, record: { status: "pending" } });
+    expect(canWaitFor({ ...channel(), waits: true }, { connect })).toBe(false);
+    expect(canWaitFor({ ...channel(), waits: true, elicitationModes: new Set(["form", "url"] as const) }, { connect, name: elicit("Name?") })).toBe(true);
   });
 
   it("refuses keys that are not short and plain", async () => {

@@ -16,7 +16,8 @@ describe("tenant files", () => {
   it("renders an entry module that bundles the tenant's JSON and re-exports the Worker", () => {
     const module = renderTenantModule("acme");
     expect(module).toContain(`import config from "./acme.json";`);
-    expect(module).toContain(`useBundledConfig(config, "tenants/acme.json");`);
+    // With its listings precomputed by the build, imported on the first listing (a text module).
+    expect(module).toContain(`useBundledConfig(config, "tenants/acme.json", () => import("./acme.listings.generated.txt"));`);
     expect(module).toContain(`export * from "../worker/index";`);
     expect(module).toContain(`export default app;`);
   });

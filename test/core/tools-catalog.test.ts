@@ -1,10 +1,14 @@
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { unstable_readConfig } from "wrangler";
 import { afterAll, describe, expect, it } from "vitest";
 import { CATALOG_MODULE, renderToolCatalog, toolFiles, writeToolCatalog } from "../../scripts/tools-catalog.mjs";
+import { openai } from "../../src/formats";
 import { CATALOG } from "../../worker/catalog";
+import { toolListingJson } from "../../worker/listing";
+import { listingsKey, PRECOMPUTED_LAYOUT } from "../../worker/listings-key";
+import { createTenant } from "../../worker/tenant";
 
 const scratch = join(".tmp", `tools-catalog-${crypto.randomUUID().slice(0, 8)}`);
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -71,5 +75,22 @@ describe("the build step (wrangler's [build] command)", () => {
     const run = check(dir);
     expect(run.status).toBe(1);
     expect(run.stderr).toContain(`tools-check: ${join(dir, "bad.json")} is invalid: tools[1]: no tool has the tag "nope"`);
+    expect(existsSync(join(dir, "bad.listings.generated.txt"))).toBe(false);
+  }, SPAWN_MS);
+
+  it("writes each tenant's listings, keyed by its configuration and this build", async () => {
+    const dir = join(scratch, "listed");
+    mkdirSync(dir, { recursive: true });
+    const config = { name: "listed", tools: ["add", "echo"], keys: [{ name: "admin", hash: "a".repeat(64), scopes: ["admin"] }] };
+    writeFileSync(join(dir, "listed.json"), JSON.stringify(config, null, 2));
+    const run = check(dir);
+    expect(run.stderr).toBe("");
+    const text = readFileSync(join(dir, "listed.listings.generated.txt"), "utf8");
+    const header = JSON.parse(text.slice(0, text.indexOf("\n")));
+    expect(header).toMatchObject({ layout: PRECOMPUTED_LAYOUT, key: await listingsKey(config, createTenant(config), CATALOG), count: 2 });
+    // The whole OpenAI listing, as the Worker builds it.
+    const tenant = createTenant(config);
+    const body = text.slice(text.indexOf("\n") + 1);
+    expect(body.slice(header.sections.openai.at, header.sections.openai.at + header.sections.openai.length)).toBe(toolListingJson(tenant, openai));
   }, SPAWN_MS);
 });

@@ -3,7 +3,7 @@ import { json, request } from "./helpers";
 
 const uid = () => crypto.randomUUID().slice(0, 8);
 // The demo offers "tag:demo": the tools of tools/ with that tag, in file-name order.
-const DEMO_TOOLS = ["add", "echo", "fail", "flaky", "sample_media", "sample_table", "send_message", "sleep", "sleep_pool", "slow_report"];
+const DEMO_TOOLS = ["add", "echo", "fail", "flaky", "pick_option", "sample_media", "sample_table", "send_message", "sleep", "sleep_pool", "slow_report"];
 
 /** For each format: the model's output holding add(1, 2) and a call to an unknown tool, and how to read the answer. */
 const cases = {

@@ -128,6 +128,19 @@ describe("responses toolgate cannot take", () => {
     expect(await recordOf(env, `${callIdOf(3)}~2`)).toMatchObject({ status: "failed" });
   });
 
+  it("answers that fit one by one but not together (the bound of all of a call's answers) fail the question that passes it", async () => {
+    const { env, target } = askTenant("lfsum");
+    const long = (field: string, letter: string) => accept({ [field]: letter.repeat(40_000) });
+    const { client, asked } = await v1Client(target, { elicit: (message) => (message.startsWith("Step 1") ? long("name", "n") : long("color", "c")) });
+    const result = await client.callTool({ name: "test_input_required_result_multi_round", arguments: {} });
+    await client.close();
+    expect(asked).toEqual(["elicitation/create", "elicitation/create"]);
+    const said = /The answers to this call would take 80\d{3} characters of JSON, over the limit of 65536 characters for all of one call's answers\./;
+    expect(result).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(said) }] });
+    const rounds = await roundsOf(env, "test_input_required_result_multi_round");
+    expect(rounds.map((r) => r.status)).toEqual(["input_required", "input_required", "failed"]);
+  });
+
   it("a response to no request of this session is a 400 with a JSON-RPC error, not taken", async () => {
     const { target } = askTenant("lfunk");
     const { headers } = await rawSession(target, ELICIT);

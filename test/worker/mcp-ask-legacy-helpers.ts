@@ -25,6 +25,8 @@ export function askTenant(prefix: string, patch: Record<string, unknown> = {}, v
 
 export interface Answers {
   elicit?: (message: string) => unknown;
+  /** The elicitation modes declared with `elicit` (default `{}`: form mode only). */
+  elicitation?: Record<string, unknown>;
   sample?: (prompt: string) => unknown;
   roots?: () => unknown;
 }
@@ -33,7 +35,7 @@ const promptOf = (params: any) => String(params.messages?.[0]?.content?.text ?? 
 
 /** The official v1 client (@modelcontextprotocol/sdk) declaring and answering what `answers` has handlers for; `asked` lists the methods it was sent. */
 export async function v1Client(target: McpTarget, answers: Answers, fetch: typeof globalThis.fetch = mcpFetch(target)) {
-  const capabilities = { ...(answers.elicit ? { elicitation: {} } : {}), ...(answers.sample ? { sampling: {} } : {}), ...(answers.roots ? { roots: {} } : {}) };
+  const capabilities = { ...(answers.elicit ? { elicitation: answers.elicitation ?? {} } : {}), ...(answers.sample ? { sampling: {} } : {}), ...(answers.roots ? { roots: {} } : {}) };
   const client = new Client({ name: "legacy-ask", version: "1" }, { capabilities, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
   const asked: string[] = [];
   if (answers.elicit) client.setRequestHandler(ElicitRequestSchema, async (req) => (asked.push(req.method), answers.elicit!(req.params.message) as never));
@@ -89,6 +91,8 @@ export async function rawCall(target: McpTarget, headers: Record<string, string>
     asked: async () => (await sse.until((frames) => frames.some(isAsk))).find(isAsk)?.data,
     /** The tools/call's own response, once it comes. */
     answer: async () => (await sse.until((frames) => frames.some((f) => f.data?.id === id), 20_000)).find((f) => f.data?.id === id)?.data,
+    /** Reads until `done` holds for the frames so far. */
+    until: (done: (frames: Sse[]) => boolean) => sse.until(done),
     /** Every frame read so far, after reading to the response. */
     frames: () => sse.until((frames) => frames.some((f) => f.data?.id === id), 20_000),
   };

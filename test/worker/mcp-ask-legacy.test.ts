@@ -2,8 +2,9 @@ import { env as bindings } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { SECOND_ISOLATE_CONFIG } from "../fixtures/second-isolate-tenant";
 import { CALL_KEY } from "./helpers";
-import { accept, askTenant, modelSays, rawCall, rawSession, roundsOf, v1Client, v2LegacyClient } from "./mcp-ask-legacy-helpers";
+import { accept, askTenant, modelSays, rawCall, rawSession, respond, roundsOf, v1Client, v2LegacyClient } from "./mcp-ask-legacy-helpers";
 import { mcpFetch, post } from "./mcp-helpers";
+import type { Sse } from "./sse-helpers";
 
 /**
  * ctx.ask and approval: "user" over legacy sessions (2025-11-25): a client that declared elicitation,
@@ -57,6 +58,41 @@ describe("a legacy client that declared what it answers is asked on the call's s
     const result = await client.callTool({ name: "test_elicitation", arguments: { message: "Who?" } });
     await client.close();
     expect(result).toMatchObject({ content: [{ text: "User response: action=decline, content={}" }] });
+  });
+
+  it("while the person answers, the stream is kept alive by SSE comments, and still ends with the call's answer", async () => {
+    const { target } = askTenant("lakeep", {}, { TOOLGATE_MCP_KEEPALIVE_SECONDS: "0.05" });
+    const { headers } = await rawSession(target, { elicitation: {} });
+    const call = await rawCall(target, headers, 3, "test_elicitation", { message: "Who?" });
+    const question = await call.asked();
+    const isKeepalive = (frame: Sse) => frame.comment === "keepalive" && frame.data === undefined;
+    const afterQuestion = (frames: Sse[]) => frames.slice(frames.findIndex((f) => f.data?.id === question.id) + 1);
+    // Two in a row: comments go on for as long as the stream is silent, not once.
+    await call.until((frames) => afterQuestion(frames).filter(isKeepalive).length >= 2);
+    expect((await respond(target, headers, question.id, { result: accept({ username: "kept", email: "k@example.com" }) })).status).toBe(202);
+    expect((await call.answer()).result.content[0].text).toContain('"username":"kept"');
+    const frames = await call.frames();
+    expect(afterQuestion(frames).filter(isKeepalive).length).toBeGreaterThanOrEqual(2);
+    expect(frames.filter((f) => !isKeepalive(f)).map((f) => f.data?.id ?? f.data?.method)).toEqual([question.id, 3]);
+  });
+
+  it("elicitation modes: a URL-mode question goes only to a client that declared elicitation.url (elicitation: {} is forms only)", async () => {
+    const { target } = askTenant("lavurl", { tools: ["test_url_elicitation", "test_elicitation"] });
+    for (const formOnly of [{}, { form: {} }]) {
+      const { client, asked } = await v1Client(target, { elicit: () => ({ action: "accept" }), elicitation: formOnly });
+      const result = await client.callTool({ name: "test_url_elicitation", arguments: {} });
+      await client.close();
+      expect(asked).toEqual([]);
+      expect(result).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/asks its caller \(elicitation\/create in URL mode\), and this caller cannot be asked that/) }] });
+    }
+    // Declared URL mode only: asked URL-mode questions, and never a form.
+    const urlOnly = await v1Client(target, { elicit: () => ({ action: "accept" }), elicitation: { url: {} } });
+    const result = await urlOnly.client.callTool({ name: "test_url_elicitation", arguments: {} });
+    const form = await urlOnly.client.callTool({ name: "test_elicitation", arguments: { message: "Who?" } });
+    await urlOnly.client.close();
+    expect(urlOnly.asked).toEqual(["elicitation/create"]);
+    expect(result).toMatchObject({ content: [{ type: "text", text: "Came back: accept." }] });
+    expect(form).toMatchObject({ isError: true, content: [{ text: expect.stringContaining("cannot be asked") }] });
   });
 
   it("a client that did not declare the capability, or reads only JSON, is not asked: the call says what it needs", async () => {

@@ -10,7 +10,7 @@ import { connect, MCP_URL, mcpFetch, MODERN, modernPost, type McpTarget } from "
  * inputResponses and the signed requestState, and the call is made again with the answers.
  */
 
-const ASK_TOOLS = ["test_input_required_result_elicitation", "test_input_required_result_multi_round", "test_input_required_result_capabilities", "echo"];
+const ASK_TOOLS = ["test_input_required_result_elicitation", "test_input_required_result_multi_round", "test_input_required_result_capabilities", "test_url_elicitation", "echo"];
 
 function tenant(prefix: string, patch: Record<string, unknown> = {}) {
   const { env } = faultTenant(prefix, { tools: ASK_TOOLS, ...patch });
@@ -24,9 +24,9 @@ async function call(target: McpTarget, name: string, extra: Record<string, unkno
   return { status: res.status, body: (await res.json()) as any };
 }
 
-/** The v2 client pinned to 2026-07-28, answering elicitations with `answer` (and counting them). */
-async function v2WithElicitation(target: McpTarget, answer: (message: string) => Record<string, unknown>) {
-  const client = new V2Client({ name: "ask-test", version: "1" }, { versionNegotiation: { mode: { pin: MODERN } }, capabilities: { elicitation: {} } });
+/** The v2 client pinned to 2026-07-28, answering elicitations with `answer` (and counting them); `elicitation`: the modes it declares. */
+async function v2WithElicitation(target: McpTarget, answer: (message: string) => Record<string, unknown>, elicitation: Record<string, Record<string, never>> = {}) {
+  const client = new V2Client({ name: "ask-test", version: "1" }, { versionNegotiation: { mode: { pin: MODERN } }, capabilities: { elicitation } });
   const asked: string[] = [];
   client.setRequestHandler("elicitation/create", async (req) => {
     const message = (req.params as { message: string }).message;
@@ -65,6 +65,10 @@ describe("ctx.ask over MCP 2026-07-28 (multi-round-trip requests)", () => {
     expect(tampered.body.error).toMatchObject({ code: -32602, message: expect.stringContaining("integrity") });
     const foreign = await call(target, "test_input_required_result_elicitation", { inputResponses: color, requestState: second.requestState });
     expect(foreign.body.error).toMatchObject({ code: -32602, message: expect.stringContaining("another call") });
+    // The answers a state carries are bounded as all of a call's answers are, and the refusal names the bound.
+    const long = { step1: { action: "accept", content: { name: "n".repeat(70_000) } } };
+    const tooLong = await call(target, "test_input_required_result_multi_round", { inputResponses: long });
+    expect(tooLong.body.error).toMatchObject({ code: -32602, message: expect.stringMatching(/^tools\/call: The answers so far would take 70\d{3} characters of JSON, over the limit of 65536 characters for all of one call's answers\.$/) });
     expect((await call(target, "test_input_required_result_multi_round", { inputResponses: { step1: 5 } })).body.error.code).toBe(-32602);
     expect((await call(target, "test_input_required_result_multi_round", { inputResponses: null })).body.error.code).toBe(-32602);
   });
@@ -77,6 +81,32 @@ describe("ctx.ask over MCP 2026-07-28 (multi-round-trip requests)", () => {
     const none = await call(target, "test_input_required_result_elicitation", {}, { sampling: {} });
     expect(none.status).toBe(400);
     expect(none.body.error).toMatchObject({ code: -32021, data: { requiredCapabilities: { elicitation: {} } } });
+  });
+
+  it("elicitation modes: a URL-mode question is never sent to a client that declared forms only (elicitation: {} is form mode); declared, it is asked", async () => {
+    const { target } = tenant("askurl");
+    const formOnlyDeclarations: Record<string, Record<string, never>>[] = [{}, { form: {} }];
+    for (const formOnly of formOnlyDeclarations) {
+      const { client, asked } = await v2WithElicitation(target, () => ({ action: "accept" }), formOnly);
+      const refused = await client.callTool({ name: "test_url_elicitation", arguments: {} }).then(
+        () => undefined,
+        (error: { code?: number; message?: string; data?: unknown }) => error,
+      );
+      await client.close();
+      expect(asked).toEqual([]);
+      expect(refused).toMatchObject({ code: -32021, message: expect.stringContaining("elicitation.url"), data: { requiredCapabilities: { elicitation: { url: {} } } } });
+    }
+    const both = await v2WithElicitation(target, () => ({ action: "accept" }), { form: {}, url: {} });
+    const result = await both.client.callTool({ name: "test_url_elicitation", arguments: {} });
+    await both.client.close();
+    expect(both.asked).toEqual(["Connect your example.com account"]);
+    expect(result.content).toEqual([{ type: "text", text: "Came back: accept." }]);
+    // A client that declared URL mode only is asked URL-mode questions, and never a form.
+    const urlOnly = (await call(target, "test_url_elicitation", {}, { elicitation: { url: {} } })).body.result;
+    expect(urlOnly).toMatchObject({ resultType: "input_required", inputRequests: { connect: { params: { mode: "url", url: "https://example.com/connect" } } } });
+    const noForms = await call(target, "test_input_required_result_elicitation", {}, { elicitation: { url: {} } });
+    expect(noForms.status).toBe(400);
+    expect(noForms.body.error).toMatchObject({ code: -32021, data: { requiredCapabilities: { elicitation: {} } } });
   });
 });
 

@@ -74,7 +74,12 @@ describe("MCP tasks waiting for their caller's input", () => {
     const done = await untilStatus(target, taskId, "completed");
     expect(done.result).toMatchObject({ content: [{ type: "text", text: "Deleted a.txt." }] });
     expect(done.inputRequests).toBeUndefined();
-    expect((await json(await request(`/v1/calls/${taskId}`, { env }))).record).toMatchObject({ status: "succeeded", attempts: 1 });
+    const entry = await json(await request(`/v1/calls/${taskId}`, { env }));
+    expect(entry.record).toMatchObject({ status: "succeeded", attempts: 1 });
+    // The Runner's re-claim ran the call again (a later startedAt); the task was still created when it was first accepted.
+    expect(entry.record.startedAt).toBeGreaterThan(Date.parse(waiting.createdAt));
+    expect(done.createdAt).toBe(waiting.createdAt);
+    expect(entry.createdAt).toBe(Date.parse(waiting.createdAt));
     // The answers were kept only while the call waited; the Runner keeps nothing once the call is over.
     expect(await sqlOf(shardOf(name, taskId), "SELECT call_id FROM blobs WHERE call_id = ? AND kind = 'answers'", taskId)).toEqual([]);
     expect(await sqlOf(runnerOf(name, taskId), "SELECT id FROM job")).toEqual([]);
@@ -102,9 +107,9 @@ describe("MCP tasks waiting for their caller's input", () => {
     const { name, env, target } = tenant("tincancel");
     const taskId = await startTask(target, "confirm_delete", { filename: "b.txt" });
     await untilStatus(target, taskId, "input_required");
-    // Answers are bounded (64 000 characters kept per call): a larger one is refused and nothing moves.
+    // Answers are bounded (65 536 characters of JSON for all of a call's): a larger one is refused and nothing moves.
     const huge = await rpc(target, "tasks/update", { taskId, inputResponses: { confirm_delete: accept({ confirm: true, note: "x".repeat(70_000) }) } });
-    expect(huge.error).toMatchObject({ code: -32602, message: expect.stringContaining("more than the 64000") });
+    expect(huge.error).toMatchObject({ code: -32602, message: expect.stringMatching(/^tasks\/update: The answers to this call would take 700\d\d characters of JSON, over the limit of 65536 characters for all of one call's answers\.$/) });
     expect((await getTask(target, taskId)).status).toBe("input_required");
     expect((await rpc(target, "tasks/cancel", { taskId })).result.resultType).toBe("complete");
     expect((await getTask(target, taskId)).status).toBe("cancelled");
@@ -160,13 +165,18 @@ describe("MCP tasks waiting for their caller's input", () => {
     expect(unknown.status).toBe(400);
     expect((await json(unknown)).error).toMatchObject({ code: "unknown_keys", message: expect.stringContaining("first_input, second_input") });
     expect((await answer({ first_input: "not an object" })).status).toBe(400);
-    const partial = await answer({ first_input: accept({ name: "one" }) });
+    const partial = await answer({ first_input: accept({ name: "one".repeat(13_000) }) });
     expect(partial.status).toBe(200);
     expect(await json(partial)).toMatchObject({ state: "awaiting_input", call: { record: { error: { inputRequests: { second_input: expect.any(Object) } } } } });
+    // The bound is on all of a call's answers: one that fits alone does not fit with those kept, and is not kept.
+    const over = await answer({ second_input: accept({ name: "two".repeat(13_000) }) });
+    expect(over.status).toBe(400);
+    expect((await json(over)).error).toMatchObject({ code: "invalid_body", message: expect.stringMatching(/over the limit of 65536 characters for all of one call's answers; none of these answers was kept\.$/) });
+    expect((await getTask(target, taskId)).inputRequests).toEqual({ second_input: expect.any(Object) });
     const resumed = await answer({ second_input: accept({ name: "two" }) });
     expect(resumed.status).toBe(202);
     expect(await json(resumed)).toMatchObject({ state: "resumed", call: { record: { status: "running" } } });
-    expect((await untilStatus(target, taskId, "completed")).result.content[0].text).toBe('Answers: {"name":"one"}, {"name":"two"}');
+    expect((await untilStatus(target, taskId, "completed")).result.content[0].text).toBe(`Answers: {"name":"${"one".repeat(13_000)}"}, {"name":"two"}`);
     const late = await answer({ second_input: accept({ name: "again" }) });
     expect(late.status).toBe(409);
     expect((await json(late)).error.code).toBe("not_awaiting_input");

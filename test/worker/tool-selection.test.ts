@@ -42,7 +42,7 @@ describe("a tenant's tools: names, tags and *", () => {
   it("offers each tool once, in the order first named; a tag or * in catalogue (file-name) order", () => {
     expect(names(["echo", "tag:gates", "add", "sleep"])).toEqual(["echo", "sleep", "sleep_pool", "add"]);
     expect(names(["*"])).toEqual([...CATALOG.keys()]);
-    expect(names(["tag:demo"])).toEqual(["add", "echo", "fail", "flaky", "sample_media", "sample_table", "send_message", "sleep", "sleep_pool", "slow_report"]);
+    expect(names(["tag:demo"])).toEqual(["add", "echo", "fail", "flaky", "pick_option", "sample_media", "sample_table", "send_message", "sleep", "sleep_pool", "slow_report"]);
   });
 
   it("names an unknown tool, an unknown tag and a malformed entry", () => {

@@ -59,7 +59,9 @@ export function remoteToolsOf(tenant: Tenant): RemoteTools | undefined {
 function viewWith(tenant: Tenant, entry: Live, parts: Tool[][]): Tenant {
   const last = entry.view;
   if (last && last.parts.length === parts.length && last.parts.every((tools, i) => tools === parts[i])) return last.tenant;
-  const view: Tenant = { ...tenant, registry: registryWith(tenant, parts), listings: new Map() };
+  // Another registry: its listings are built (the build's precomputed ones are the tenant's own tools').
+  const { precomputed: _, ...own } = tenant;
+  const view: Tenant = { ...own, registry: registryWith(tenant, parts), listings: new Map() };
   bases.set(view, tenant);
   entry.view = { parts, tenant: view };
   return view;

@@ -1,14 +1,8 @@
-import type { ActiveKey, KeyInfo, KeyInput } from "./types";
+import type { PlainStub } from "../durable/stub";
+import type { Keys } from "./keys";
 
-/** A Keys object's RPC methods, as callers use them. */
-export interface KeysStub {
-  list(): Promise<KeyInfo[]>;
-  active(): Promise<ActiveKey[]>;
-  create(id: string, hash: string, input: KeyInput): Promise<KeyInfo | "name_taken">;
-  rotate(id: string, hash: string, graceMs: number): Promise<KeyInfo | "not_found">;
-  revoke(id: string): Promise<KeyInfo | "not_found">;
-  touch(uses: [string, number][]): Promise<void>;
-}
+/** A Keys object's RPC methods, as callers use them: derived from the class, so they cannot drift from it. */
+export type KeysStub = PlainStub<Keys>;
 
 /** The Keys Durable Object namespace as used here (structural: env.KEYS satisfies it). */
 export interface KeysNamespace {

@@ -1,5 +1,6 @@
 import type { Ledger } from "./ledger";
 import { callDurable } from "../durable/call";
+import type { MethodList, PlainStub } from "../durable/stub";
 import { isolateMaps, type MapCache } from "./map-cache";
 import { currentOf, MAX_SHARDS, olderPlaces, shardName, shardOf, spanOf, type ShardGuard, type ShardMap } from "./shard-map";
 
@@ -10,19 +11,16 @@ export const DEFAULT_SHARDS = 4;
 
 export type LedgerNamespace = DurableObjectNamespace<Ledger>;
 
-type Promised<T> = { [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never };
-const RPC_METHODS = [
-  "begin", "commit", "writeMany", "complete", "record", "watch", "confirmStart", "progress", "get", "list", "result", "decide", "answer", "cancel",
-  "events", "publish", "issueToken", "checkToken", "mcpSession", "setMcpSessionLevel", "endMcpSession", "cancelCallsWithPrefix", "secret",
-  "holds", "seal", "stranded", "shardMap", "changeShards", "dropShardVersions",
-  "openAsks", "answerAsk", "awaitAsks", "cancelAsks", "closeAsks",
-] as const;
-type RpcMethods = (typeof RPC_METHODS)[number];
-/**
- * A shard's stub typed as its plain methods: the generated RPC types of these unions are too deep for
- * tsc, and every value crossing here is plain JSON-like data that structured clone keeps as is.
- */
-export type LedgerStub = Promised<Pick<Ledger, RpcMethods>>;
+/** Every RPC method of the Ledger, which a located stub forwards (a missing or stale name does not compile). */
+const RPC_METHODS = {
+  begin: true, commit: true, writeMany: true, complete: true, record: true, watch: true, confirmStart: true, progress: true, get: true, list: true,
+  result: true, decide: true, answer: true, cancel: true, events: true, publish: true, issueToken: true, checkToken: true, mcpSession: true,
+  setMcpSessionLevel: true, endMcpSession: true, cancelCallsWithPrefix: true, secret: true, holds: true, seal: true, stranded: true, shardMap: true,
+  changeShards: true, dropShardVersions: true, openAsks: true, answerAsk: true, awaitAsks: true, cancelAsks: true, closeAsks: true,
+} as const satisfies MethodList<Ledger>;
+
+/** A shard's stub typed as the Ledger's plain methods (worker/durable/stub.ts). */
+export type LedgerStub = PlainStub<Ledger>;
 
 /**
  * LEDGER_SHARDS: how many ledger objects share a tenant's calls when it starts. The first use of the
@@ -116,7 +114,7 @@ export function tenantLedger(env: { LEDGER: LedgerNamespace; LEDGER_SHARDS?: unk
   /** A stub whose every method first finds its shard. */
   function located(find: () => Promise<LedgerStub>): LedgerStub {
     const stub: Record<string, (...args: never[]) => Promise<unknown>> = {};
-    for (const method of RPC_METHODS) {
+    for (const method of Object.keys(RPC_METHODS) as (keyof typeof RPC_METHODS)[]) {
       stub[method] = async (...args) => ((await find())[method] as (...a: never[]) => Promise<unknown>)(...args);
     }
     return stub as unknown as LedgerStub;

@@ -5,6 +5,13 @@ import type { ShardContext } from "./context";
  * shard of the call's own id. The request waiting for the answers and the POST bringing one may run
  * in different isolates: they meet only here. One row per asking tools/call, while it asks; a
  * cancel that comes before the row leaves a row that says so (the call's next round then stops).
+ *
+ * Not the task's store (inputs.ts), on purpose: a task is one record that waits (`awaiting_input`),
+ * its answers keyed by question and kept until its deadline. A legacy call's rounds are records of
+ * their own that have ended (`input_required`) while one request waits in an isolate; what it waits
+ * for are JSON-RPC responses keyed by request id (an error response is an answer too), and a cancel
+ * may come before any question, for a call id no record has yet. Folding these into the record's
+ * status would make rounds records that wait, and still need the cancel marker: not fewer parts.
  */
 
 /** What the waiting request reads: each question's answer (a JSON-RPC response's JSON) or null, and a cancel. */

@@ -1,4 +1,4 @@
-import { ASK_KEY_PATTERN, type InputRequest } from "../../src/ask";
+import { answersOverLimit, ASK_KEY_PATTERN, type InputRequest } from "../../src/ask";
 import type { JsonValue } from "../../src/json";
 import type { CallError, CallRecord, CallStatus } from "../../src/result";
 import { deleteBlobs, readBlob, writeBlob } from "./blobs";
@@ -14,9 +14,6 @@ import { callKey } from "./waiters";
  * far wait in a blob beside it. Once every open question is answered, the row runs again under a new
  * owner and the host runs the tool again with all the answers. Unanswered by its deadline, it ends.
  */
-
-/** The answers one call keeps, in all (JSON characters). */
-export const MAX_ANSWER_CHARS = 64_000;
 
 /** The run that asked ends waiting: no owner (a late write of that run is refused), a deadline for the answers. */
 export function awaitInput(ctx: ShardContext, row: CallRow, record: CallRecord): void {
@@ -43,9 +40,8 @@ export function answerInput(ctx: ShardContext, callId: string, viewer: Viewer, r
     delete open[key];
   }
   const json = JSON.stringify(answers);
-  if (json.length > MAX_ANSWER_CHARS) {
-    return { ok: false, error: "too_large", message: `the answers to this call would take ${json.length} characters, more than the ${MAX_ANSWER_CHARS} kept` };
-  }
+  const tooLarge = answersOverLimit(json.length);
+  if (tooLarge) return { ok: false, error: "too_large", message: tooLarge };
   writeBlob(ctx.sql, callId, "answers", json);
   const now = ctx.now();
   if (Object.keys(open).length > 0) {

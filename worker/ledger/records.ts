@@ -18,6 +18,8 @@ export type CallRow = {
   args_hash: string;
   status: CallStatus;
   started_at: number;
+  /** The first record's startedAt; null for rows older than the column. */
+  created_at: number | null;
   deadline: number | null;
   owner: string | null;
   cancel_requested: number;
@@ -56,6 +58,7 @@ export function toEntry(row: CallRow): LedgerEntry {
     record,
     truncated: row.truncated === 1,
     resultChars: row.result_chars,
+    createdAt: row.created_at ?? record.startedAt,
     approval,
     cancelRequested: row.cancel_requested === 1,
     key: row.key_name,
@@ -112,8 +115,8 @@ export function storeRecord(sql: SqlStorage, record: CallRecord, now: number): v
 
 type RowFields = { argsHash: string; deadline: number | null; owner: string | null; approval: ApprovalState | null; key: string | null; surface: CallSurface | null };
 
-const INSERT_ROW = `INSERT INTO calls (call_id, tool, args_hash, status, started_at, updated_at, deadline, owner, approval, key_name, surface, record, truncated, result_chars)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+const INSERT_ROW = `INSERT INTO calls (call_id, tool, args_hash, status, started_at, created_at, updated_at, deadline, owner, approval, key_name, surface, record, truncated, result_chars)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 /**
  * Inserts a new row with its record in one statement. A new id has no blobs: retention deletes a
@@ -140,6 +143,7 @@ function insertRowIfNew(sql: SqlStorage, record: CallRecord, fields: RowFields, 
     record.tool,
     fields.argsHash,
     record.status,
+    record.startedAt,
     record.startedAt,
     now,
     fields.deadline,

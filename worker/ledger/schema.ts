@@ -80,6 +80,9 @@ const MIGRATIONS: readonly Migration[] = [
      expires_at INTEGER NOT NULL       -- when the row may go (the wait's bound, and a margin)
    );
    CREATE INDEX IF NOT EXISTS mcp_asks_by_expiry ON mcp_asks (expires_at);`,
+  // When the ledger first accepted each call (its first record's startedAt), kept while started_at
+  // follows the re-runs: an MCP task's createdAt. NULL for older rows (their started_at stands in).
+  (sql) => addColumn(sql, "calls", "created_at", "INTEGER"),
 ];
 
 /** ALTER TABLE … ADD COLUMN unless the column is there already, so re-running it is harmless. */

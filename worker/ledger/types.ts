@@ -153,7 +153,7 @@ export interface EventBatch {
 /** tasks/update (inputs.ts): what became of a waiting call's answers. */
 export type AnswerOutcome =
   | { ok: false; error: "not_found" }
-  /** The answers kept for the call would pass MAX_ANSWER_CHARS: nothing was stored. */
+  /** The answers kept for the call would pass MAX_CALL_ANSWERS_CHARS (src/ask.ts): nothing was stored. */
   | { ok: false; error: "too_large"; message: string }
   /** Not waiting, or none of the keys is an outstanding question: nothing changed (the spec's ignore). */
   | { ok: true; state: "ignored"; entry: LedgerEntry }

@@ -1,3 +1,4 @@
+import { answersOverLimit } from "../../src/ask";
 import type { AskStore } from "./ask-store";
 import { callOfAskId } from "./call-ids";
 import { RpcCode, type ClientResponse } from "./protocol";
@@ -8,9 +9,6 @@ import { RpcCode, type ClientResponse } from "./protocol";
  * waiting request reads it. The session's own reference is part of that call id, so a session can
  * answer only its own calls' questions.
  */
-
-/** The largest answer kept (its result or error as JSON text); a larger one is refused, and its question fails. */
-export const MAX_ANSWER_CHARS = 65_536;
 
 /** Why a response was not taken; the POST then answers 400 with this error (id null, as the spec allows). */
 export interface Refusal {
@@ -27,9 +25,11 @@ export async function takeAnswer(response: ClientResponse, sessionRef: string, s
   };
   if (!callId) return unknown;
   const text = JSON.stringify(response.error === undefined ? { result: response.result ?? null } : { error: response.error });
-  if (text.length > MAX_ANSWER_CHARS) {
-    // The waiting call learns why it gets no answer instead of waiting until it times out.
-    const message = `The answer is ${text.length} characters of JSON, over the limit of ${MAX_ANSWER_CHARS}.`;
+  // One response over the bound of all a call's answers (src/ask.ts) is refused; the waiting call
+  // learns why it gets no answer instead of waiting until it times out.
+  const tooLarge = answersOverLimit(text.length, "This answer");
+  if (tooLarge) {
+    const message = `${tooLarge}.`;
     const outcome = await store.answer(callId, String(response.id), JSON.stringify({ error: { code: RpcCode.invalidParams, message } }));
     return outcome === "unknown" ? unknown : { code: RpcCode.invalidParams, message };
   }

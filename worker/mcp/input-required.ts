@@ -1,7 +1,8 @@
 import * as v from "valibot";
-import { ASK_KEY_PATTERN, type AskChannel, type AskMethod, type InputRequest } from "../../src/ask";
+import { ASK_KEY_PATTERN, canBeAsked, elicitationModeOf, type AskChannel, type InputRequest } from "../../src/ask";
 import type { JsonValue } from "../../src/json";
 import type { CallResult } from "../../src/result";
+import { askableBy, askFlagsOf } from "./client-asks";
 import type { Envelope } from "./envelope";
 import type { FollowTarget } from "./follow";
 import { RpcCode, RpcFailure } from "./protocol";
@@ -14,20 +15,18 @@ import { callDigest, MAX_REQUEST_STATE_CHARS, openState, signState } from "./req
  * made again, and ctx.ask answers from them.
  */
 
-/** What a client answers, by the capability it declares in `_meta`. */
-const METHOD_OF_CAPABILITY: Readonly<Record<string, AskMethod>> = { elicitation: "elicitation/create", sampling: "sampling/createMessage", roots: "roots/list" };
-
 export const RetryParams = v.object({
   inputResponses: v.optional(v.record(v.string(), v.looseObject({})), undefined),
   requestState: v.optional(v.pipe(v.string(), v.maxLength(MAX_REQUEST_STATE_CHARS))),
 });
 
-const CAPABILITY_OF_METHOD: Readonly<Record<string, string>> = Object.fromEntries(Object.entries(METHOD_OF_CAPABILITY).map(([capability, method]) => [method, capability]));
-
-function methodsOf(envelope: Envelope): Set<AskMethod> {
-  const methods = new Set<AskMethod>();
-  for (const [capability, method] of Object.entries(METHOD_OF_CAPABILITY)) if (envelope.capabilities[capability] !== undefined) methods.add(method);
-  return methods;
+/**
+ * The capability a client declares for a question it is to be asked. A URL-mode elicitation needs
+ * `elicitation.url`; a form one `elicitation: {}`, which the spec makes the same as `{ form: {} }`.
+ */
+function capabilityFor(request: InputRequest): [name: string, value: Record<string, unknown>] {
+  if (request.method === "elicitation/create") return ["elicitation", elicitationModeOf(request) === "url" ? { url: {} } : {}];
+  return [request.method === "sampling/createMessage" ? "sampling" : "roots", {}];
 }
 
 export interface Retry {
@@ -53,21 +52,27 @@ export async function openRetry(params: unknown, envelope: Envelope, target: Fol
   }
   // Answers under keys no tool asks with are ignored, as the spec says of information a server does not recognise.
   for (const [key, answer] of Object.entries(inputResponses ?? {})) if (ASK_KEY_PATTERN.test(key)) responses[key] = answer as JsonValue;
-  return { call, channel: { responses, methods: methodsOf(envelope), ...(waits ? { waits } : {}) } };
+  return { call, channel: { responses, ...askableBy(askFlagsOf(envelope.capabilities)), ...(waits ? { waits } : {}) } };
 }
 
 /**
  * The questions of a call that ended asking, as an InputRequiredResult carrying the answers so far;
- * a question the client did not declare it answers is -32021, naming the capabilities it needs.
+ * a question the client did not declare it answers is -32021, naming the capabilities it needs (for
+ * an elicitation, the mode: a URL-mode one is never sent to a client that declared only forms).
  */
 export async function inputRequiredResult(result: CallResult, retry: Retry, target: FollowTarget): Promise<Record<string, unknown> | undefined> {
   if (result.ok || result.error.code !== "input_required" || !result.error.inputRequests) return undefined;
   const inputRequests: Record<string, InputRequest> = result.error.inputRequests;
-  const missing = Object.entries(CAPABILITY_OF_METHOD).filter(([method]) => Object.values(inputRequests).some((r) => r.method === method) && !retry.channel.methods.has(method as AskMethod));
-  if (missing.length > 0) {
-    const names = missing.map(([, capability]) => capability);
+  const required: Record<string, Record<string, unknown>> = {};
+  for (const request of Object.values(inputRequests)) {
+    if (canBeAsked(retry.channel, request)) continue;
+    const [name, value] = capabilityFor(request);
+    required[name] = { ...required[name], ...value };
+  }
+  if (Object.keys(required).length > 0) {
+    const names = Object.entries(required).map(([name, value]) => [name, ...Object.keys(value)].join("."));
     throw new RpcFailure(RpcCode.missingClientCapability, `Missing required client capability: the tool asks for ${names.join(", ")}, which this request did not declare.`, {
-      requiredCapabilities: Object.fromEntries(names.map((name) => [name, {}])),
+      requiredCapabilities: required,
     });
   }
   let requestState: string;

@@ -1,11 +1,11 @@
-import type { AskChannel, AskFailure, AskMethod, InputRequest } from "../../src/ask";
+import { answersOverLimit, canBeAsked, type AskChannel, type AskFailure, type InputRequest } from "../../src/ask";
 import { isPlainObject, type JsonValue } from "../../src/json";
 import type { CallResult } from "../../src/result";
 import { DurableUnavailable } from "../durable/call";
 import { allAnswered, type AskState } from "../ledger/asks";
 import type { AskStore } from "./ask-store";
 import { askRequestId, roundCallId } from "./call-ids";
-import { askMethodsOf, unsupportedBy } from "./client-asks";
+import { askableBy, unsupportedBy } from "./client-asks";
 import type { RpcRequest } from "./protocol";
 
 /**
@@ -47,11 +47,11 @@ export interface LegacyAsker {
 /** One round of the call: made as `callId` with the channel; `signal` cancels it. */
 export type RunRound = (callId: string, channel: AskChannel | undefined, signal: AbortSignal) => Promise<CallResult>;
 
-/** The questions of a round that ended asking, when the client answers every one of their methods. */
-function questionsOf(result: CallResult, methods: ReadonlySet<AskMethod>): Record<string, InputRequest> | undefined {
+/** The questions of a round that ended asking, when the client answers every one (its method, an elicitation's mode). */
+function questionsOf(result: CallResult, askable: Pick<AskChannel, "methods" | "elicitationModes">): Record<string, InputRequest> | undefined {
   if (result.ok || result.error.code !== "input_required" || !result.error.inputRequests) return undefined;
   const questions = result.error.inputRequests;
-  return Object.values(questions).every((question) => methods.has(question.method)) ? questions : undefined;
+  return Object.values(questions).every((question) => canBeAsked({ ...askable, responses: {} }, question)) ? questions : undefined;
 }
 
 interface RoundOutcome {
@@ -157,13 +157,21 @@ async function sendAndWait(
   return outcome;
 }
 
+/** The round's answers, unless with the answers so far they pass the bound of a call's answers: then each is a failure saying so. */
+function withinLimit(responses: Record<string, JsonValue>, outcome: RoundOutcome): Record<string, JsonValue> {
+  const tooLarge = answersOverLimit(JSON.stringify({ ...responses, ...outcome.answers }).length);
+  if (!tooLarge) return outcome.answers;
+  for (const key of Object.keys(outcome.answers)) outcome.failures[key] = { code: "tool_error", message: `${tooLarge}.` };
+  return {};
+}
+
 /**
  * A tools/call of a legacy session whose client can be asked: round after round, until one ends
  * without asking (or asks what the client cannot answer: that round's result stands, as it would
  * without asking). `run` makes one round; `callId` is the call's own id (the first round's).
  */
 export async function runAsking(callId: string, run: RunRound, asker: LegacyAsker): Promise<CallResult> {
-  const methods = askMethodsOf(asker.flags);
+  const askable = askableBy(asker.flags);
   const responses: Record<string, JsonValue> = {};
   const failures: Record<string, AskFailure> = {};
   let roundId = callId;
@@ -171,11 +179,11 @@ export async function runAsking(callId: string, run: RunRound, asker: LegacyAske
   let asked = false;
   try {
     for (let round = 1; ; round++) {
-      const running = run(roundId, { responses: { ...responses }, methods, failures: { ...failures } }, signal);
+      const running = run(roundId, { responses: { ...responses }, ...askable, failures: { ...failures } }, signal);
       // After the client left, the round that records why runs beyond the request.
       if (signal !== asker.signal) asker.waitUntil?.(running);
       const result = await running;
-      const questions = questionsOf(result, methods);
+      const questions = questionsOf(result, askable);
       if (!questions || round > MAX_ASK_ROUNDS) return result;
       const nextRoundId = roundCallId(callId, round + 1);
       asked = true;
@@ -183,7 +191,7 @@ export async function runAsking(callId: string, run: RunRound, asker: LegacyAske
         round === MAX_ASK_ROUNDS
           ? failAll(questions, (what) => ({ code: "tool_error", message: `The tool asked ${what} after ${MAX_ASK_ROUNDS} rounds of questions; an MCP call is asked at most ${MAX_ASK_ROUNDS}.` }))
           : await askRound(asker, callId, roundId, nextRoundId, questions);
-      Object.assign(responses, outcome.answers);
+      Object.assign(responses, withinLimit(responses, outcome));
       Object.assign(failures, outcome.failures);
       if (outcome.gone) signal = new AbortController().signal;
       roundId = nextRoundId;

@@ -1,3 +1,4 @@
+import { answersOverLimit, MAX_CALL_ANSWERS_CHARS } from "../../src/ask";
 import type { JsonValue } from "../../src/json";
 import { hashJson } from "../../src/hash";
 import { callDurable } from "../durable/call";
@@ -11,8 +12,13 @@ import { fromBase64Url, toBase64Url } from "./session";
  * its arguments and expires; the answers in it are the client's own, so it holds nothing secret.
  */
 
-/** Largest requestState accepted (and made): answers beyond it are refused, not cut. */
-export const MAX_REQUEST_STATE_CHARS = 64 * 1024;
+/**
+ * Largest requestState accepted: the token carrying at most MAX_CALL_ANSWERS_CHARS of answers, as
+ * base64url of their UTF-8 (up to 3 bytes a character, 4 characters per 3 bytes), with the call's
+ * digest, expiry and signature. The answers' own bound is checked first, so this one only refuses
+ * tokens this server did not make.
+ */
+export const MAX_REQUEST_STATE_CHARS = 4 * MAX_CALL_ANSWERS_CHARS + 1024;
 /** A state older than this is refused: the client starts the call over. */
 const STATE_TTL_MS = 60 * 60_000;
 /** Where the tenant's signing key lives: one shard of its ledger, the same from every isolate. */
@@ -48,10 +54,11 @@ export function callDigest(tool: string, args: unknown): string {
 }
 
 export async function signState(ledger: LedgerAddress, call: string, answers: Record<string, JsonValue>): Promise<string> {
+  const tooLarge = answersOverLimit(JSON.stringify(answers).length, "The answers so far");
+  if (tooLarge) throw new RangeError(tooLarge);
   const body = toBase64Url(encoder.encode(JSON.stringify({ call, answers, expiresAt: Date.now() + STATE_TTL_MS } satisfies StatePayload)));
   const tag = await crypto.subtle.sign("HMAC", await signingKey(ledger), encoder.encode(body));
   const state = `${body}.${toBase64Url(new Uint8Array(tag))}`;
-  if (state.length > MAX_REQUEST_STATE_CHARS) throw new RangeError(`the answers so far exceed ${MAX_REQUEST_STATE_CHARS} characters`);
   return state;
 }
 

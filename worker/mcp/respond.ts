@@ -6,7 +6,7 @@ import type { AppEnv } from "../env";
 import { executionOptions, waitUntilOf } from "../execution";
 import { tenantLedger } from "../ledger/address";
 import { viewerOf } from "../middleware/auth";
-import { needRemoteTools } from "../middleware/tenant";
+import { needListing, needRemoteTools } from "../middleware/tenant";
 import { answer, type Exchange } from "./dispatch";
 import { RpcCode, rpcError, type Incoming, type RpcResponse } from "./protocol";
 import { NotificationQueue, sseResponse } from "./stream";
@@ -31,6 +31,8 @@ export interface RespondOptions {
   pageSize?: number;
   /** How long a legacy session's call waits for its client's answer (legacy-ask.ts). */
   askTimeoutMs?: number;
+  /** Silence on an SSE answer before a keepalive comment (stream.ts). */
+  keepaliveMs?: number;
 }
 
 /** A 2026-07-28 error that the spec gives its own HTTP status even when a handler raised it. */
@@ -50,7 +52,8 @@ export async function respond(
   parts: EraParts,
   options: RespondOptions,
 ): Promise<Response> {
-  await needRemoteTools(c, toolsNeeded(incoming.flatMap((item) => (item.kind === "request" ? [item.message] : []))));
+  const needed = toolsNeeded(incoming.flatMap((item) => (item.kind === "request" ? [item.message] : [])));
+  await (needed === "all" ? needListing(c) : needRemoteTools(c, needed));
   const abort = new AbortController();
   const queue = new NotificationQueue(accept.sse);
   let built: ExecuteOptions | undefined;
@@ -80,7 +83,7 @@ export async function respond(
   const first = await Promise.race([all.then(() => "done" as const), queue.first.then(() => "notified" as const)]);
   if (accept.sse && (first === "notified" || !accept.json)) {
     // A client that closes the stream cancels what it was waiting for (2026: that is how it cancels).
-    return sseResponse(queue, all, (reason) => abort.abort(toolError("cancelled", reason)), { "X-Accel-Buffering": "no" });
+    return sseResponse(queue, all, (reason) => abort.abort(toolError("cancelled", reason)), { "X-Accel-Buffering": "no" }, options.keepaliveMs);
   }
   queue.close();
   const responses = await all;

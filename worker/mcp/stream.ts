@@ -6,6 +6,15 @@ type Message = Outgoing | RpcResponse;
 
 const encoder = new TextEncoder();
 
+/**
+ * How long an SSE answer stays silent before a comment line goes out. Proxies and load balancers cut
+ * streams idle for 30 to 100 s (nginx 60 s, AWS ALB 60 s, Cloudflare 100 s), and a legacy tools/call
+ * stream is idle for as long as a person takes to answer an elicitation: 15 s is well under the
+ * shortest of those, and costs a 13-byte line. TOOLGATE_MCP_KEEPALIVE_SECONDS sets another.
+ */
+export const DEFAULT_KEEPALIVE_MS = 15_000;
+const KEEPALIVE = encoder.encode(": keepalive\n\n");
+
 function sseEvent(message: Message): Uint8Array {
   return encoder.encode(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
 }
@@ -53,23 +62,33 @@ export class NotificationQueue {
 
 /**
  * An SSE answer: queued and later notifications, then the responses once they are all in, then the
- * end of the stream. A client that goes away aborts the POST's calls (their gate slots are freed).
+ * end of the stream; a comment line after each `keepaliveMs` of silence in between. A client that
+ * goes away aborts the POST's calls (their gate slots are freed).
  */
 export function sseResponse(
   queue: NotificationQueue,
   responses: Promise<RpcResponse[]>,
   abort: (reason: string) => void,
   headers: Record<string, string> = {},
+  keepaliveMs = DEFAULT_KEEPALIVE_MS,
 ): Response {
   const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
   const writer = writable.getWriter();
-  const write = (message: Message) => {
-    writer.write(sseEvent(message)).catch(() => abort("The client closed the response stream."));
+  let silence: ReturnType<typeof setTimeout> | null = null;
+  const send = (bytes: Uint8Array) => {
+    clearTimeout(silence);
+    silence = setTimeout(() => send(KEEPALIVE), keepaliveMs);
+    writer.write(bytes).catch(() => {
+      clearTimeout(silence);
+      abort("The client closed the response stream.");
+    });
   };
+  const write = (message: Message) => send(sseEvent(message));
   queue.drain(write);
   void responses.then(async (answers) => {
     queue.close();
     for (const answer of answers) write(answer);
+    clearTimeout(silence);
     await writer.close().catch(() => undefined);
   });
   return new Response(readable, {

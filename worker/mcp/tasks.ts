@@ -1,7 +1,6 @@
 import * as v from "valibot";
 import { toCallToolResult } from "../../src/formats/mcp";
 import { resultOfRecord, type CallRecord } from "../../src/result";
-import type { Tool } from "../../src/tool";
 import { callDurable } from "../durable/call";
 import type { LedgerEntry } from "../ledger/types";
 import type { JsonValue } from "../../src/json";
@@ -29,15 +28,6 @@ export type TaskStatus = "working" | "input_required" | "completed" | "failed" |
 export function declaresTasks(envelope: Envelope | undefined): boolean {
   const extensions = envelope?.capabilities.extensions;
   return typeof extensions === "object" && extensions !== null && TASKS_EXTENSION in extensions;
-}
-
-/**
- * How a tool takes part in tasks: a tool that runs beyond its request (detached, auto) may run as a
- * task; `taskSupport: "required"` runs only so. An inline tool never becomes a task.
- */
-export function taskSupportOf(tool: Pick<Tool, "policy">): "forbidden" | "optional" | "required" {
-  if ((tool.policy.execution ?? "inline") === "inline") return "forbidden";
-  return tool.policy.taskSupport ?? "optional";
 }
 
 /** -32021: the tool runs only as a task, and this request's client cannot follow one. */
@@ -74,13 +64,13 @@ function taskStatus(record: CallRecord): TaskStatus {
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** The Task fields every task answer carries (CreateTaskResult, DetailedTask). */
-function taskFields(record: CallRecord, ttlMs: number): Record<string, unknown> {
+function taskFields(record: CallRecord, createdAt: number, ttlMs: number): Record<string, unknown> {
   const status = taskStatus(record);
   const ended = status === "completed" || status === "failed" || status === "cancelled";
   const fields: Record<string, unknown> = {
     taskId: record.callId,
     status,
-    createdAt: iso(record.startedAt),
+    createdAt: iso(createdAt),
     lastUpdatedAt: iso(ended ? record.startedAt + record.durationMs : record.startedAt),
     ttlMs,
     pollIntervalMs: TASK_POLL_INTERVAL_MS,
@@ -92,14 +82,17 @@ function taskFields(record: CallRecord, ttlMs: number): Record<string, unknown> 
   return fields;
 }
 
-/** The tools/call answer for a call that goes on as a task. */
+/** The tools/call answer for a call that goes on as a task: its record is the first, so it starts now. */
 export function createTaskResult(record: CallRecord, ttlMs: number): Record<string, unknown> {
-  return { resultType: "task", ...taskFields(record, ttlMs) };
+  return { resultType: "task", ...taskFields(record, record.startedAt, ttlMs) };
 }
 
-/** tasks/get's DetailedTask: a terminal task inlines its outcome (result, or error for a failed one). */
-export function detailedTask(record: CallRecord, ttlMs: number): Record<string, unknown> {
-  const fields = taskFields(record, ttlMs);
+/**
+ * tasks/get's DetailedTask: a terminal task inlines its outcome (result, or error for a failed one).
+ * createdAt is the entry's first acceptance, stable while record.startedAt moves with each run.
+ */
+export function detailedTask({ record, createdAt }: Pick<LedgerEntry, "record" | "createdAt">, ttlMs: number): Record<string, unknown> {
+  const fields = taskFields(record, createdAt, ttlMs);
   // The open questions of a task waiting for its caller (answered ones are gone from the record).
   if (record.status === "awaiting_input") fields.inputRequests = record.error?.inputRequests ?? {};
   if (fields.status === "completed") fields.result = toCallToolResult(resultOfRecord(record));
@@ -124,7 +117,7 @@ export async function getTask(params: unknown, target: FollowTarget, ttlMs: numb
   const taskId = taskIdOf("tasks/get", params);
   const entry: LedgerEntry | null = await callDurable(() => target.ledger.for(taskId), (ledger) => ledger.get(taskId, target.viewer));
   if (!entry) throw unknownTask(taskId);
-  return detailedTask(entry.record, ttlMs);
+  return detailedTask(entry, ttlMs);
 }
 
 /**

@@ -5,6 +5,7 @@ import type { Hooks } from "../../src/hooks";
 import type { ExecuteOptions } from "../../src/options";
 import { isRunning, resultOfRecord, type Progress } from "../../src/result";
 import { toolListing } from "../listing";
+import { precomputedMcp, type McpListing } from "../listings-precomputed";
 import { logCall } from "../log";
 import type { Tenant } from "../tenant";
 import { createCallLogger } from "./call-logger";
@@ -13,7 +14,8 @@ import { RpcCode, RpcFailure, type LogLevel, type RpcRequest } from "./protocol"
 import type { Envelope } from "./envelope";
 import { inputRequiredResult, openRetry } from "./input-required";
 import { runAsking, type LegacyAsker, type RunRound } from "./legacy-ask";
-import { createTaskResult, taskSupportOf, tasksRequired, type TaskHost } from "./tasks";
+import { taskSupportOf } from "./task-support";
+import { createTaskResult, tasksRequired, type TaskHost } from "./tasks";
 import type { Era } from "./versions";
 
 const DEFAULT_PAGE_SIZE = 100;
@@ -29,21 +31,29 @@ function withTaskSupport(tenant: Tenant, tools: readonly McpTool[]): McpTool[] {
   });
 }
 
+/** The MCP listing built from the tenant's tools (no precomputed listings, or a view with remote tools). */
+function builtMcp(tenant: Tenant, allowed?: ReadonlySet<string>): McpListing {
+  const { tools } = toolListing(tenant, mcp, allowed);
+  return {
+    length: tools.length,
+    page: (offset, end, modern) => (modern ? withTaskSupport(tenant, tools.slice(offset, end)) : tools.slice(offset, end)),
+  };
+}
+
 /** The cursor is the offset of the next page, opaque to clients. */
 export function listTools(tenant: Tenant, params: unknown, pageSize = DEFAULT_PAGE_SIZE, allowed?: ReadonlySet<string>, modern = false): Record<string, unknown> {
   const parsed = v.safeParse(ListParams, params ?? {});
   if (!parsed.success) throw new RpcFailure(RpcCode.invalidParams, "tools/list: cursor must be a string.");
   // A tool whose input is not an object cannot be offered over MCP (GET /v1/tools/mcp lists it as skipped).
-  const { tools } = toolListing(tenant, mcp, allowed);
+  const listed = precomputedMcp(tenant, allowed) ?? builtMcp(tenant, allowed);
   let offset = 0;
   if (parsed.output.cursor !== undefined) {
     offset = /^o[0-9]{1,9}$/.test(parsed.output.cursor) ? Number(parsed.output.cursor.slice(1)) : -1;
-    if (offset < 0 || offset > tools.length) throw new RpcFailure(RpcCode.invalidParams, "tools/list: the cursor is not one this server gave.");
+    if (offset < 0 || offset > listed.length) throw new RpcFailure(RpcCode.invalidParams, "tools/list: the cursor is not one this server gave.");
   }
   const end = offset + pageSize;
-  const page = tools.slice(offset, end);
-  const shown = modern ? withTaskSupport(tenant, page) : page;
-  return end < tools.length ? { tools: shown, nextCursor: `o${end}` } : { tools: shown };
+  const shown = listed.page(offset, end, modern);
+  return end < listed.length ? { tools: shown, nextCursor: `o${end}` } : { tools: shown };
 }
 
 /** What one POST's requests need of the remote tools: all of them for tools/list, else the names tools/call asks for. */

@@ -1,18 +1,21 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { withListedTools, withRemoteTools } from "../adapters/live";
+import { bundledConfig, type BundledConfig } from "../bundled-config";
 import type { Catalog } from "../catalog";
 import type { AppEnv } from "../env";
 import { waitUntilOf } from "../execution";
-import { loadTenant, type Tenant } from "../tenant";
+import { preparePrecomputed } from "../listings-precomputed";
+import type { Tenant } from "../tenant";
+import { readyTenant } from "../tenant-ready";
 
 /**
- * Puts the tenant (parsed once per isolate, its tools taken from `catalog`) on c.var; a bad config
- * throws ConfigError → JSON 500.
+ * Puts the tenant (parsed once per isolate, its tools taken from `catalog`; `bundled` defaults to
+ * the configuration the entry module registered) on c.var; a bad config throws ConfigError → JSON 500.
  */
-export function loadTenantFrom(catalog: Catalog) {
+export function loadTenantFrom(catalog: Catalog, bundled?: BundledConfig) {
   return createMiddleware<AppEnv>(async (c, next) => {
-    c.set("tenant", loadTenant(c.env, undefined, catalog));
+    c.set("tenant", await readyTenant(c.env, bundled ?? bundledConfig(), catalog));
     await next();
   });
 }
@@ -41,4 +44,11 @@ export async function needRemoteTools(c: Context<AppEnv>, need: "all" | readonly
   // answers config_invalid (ConfigError) before any call of the request runs.
   if (need !== "all") for (const name of need) c.get("tenant").registry.get(name);
   return c.get("tenant");
+}
+
+/** For a listing: every tool, and the tenant's precomputed listings loaded and checked (once per isolate). */
+export async function needListing(c: Context<AppEnv>): Promise<Tenant> {
+  const tenant = await needRemoteTools(c, "all");
+  await preparePrecomputed(tenant);
+  return tenant;
 }

@@ -7,15 +7,24 @@ import { handleDelete, handleGet, handlePost, type TransportOptions } from "../m
 
 /**
  * TOOLGATE_MCP_PAGE_SIZE: tools per tools/list page (1-1000); TOOLGATE_MCP_ASK_TIMEOUT_SECONDS: how
- * long a legacy session's call waits for its client's answer (0.1-3600). Unset or invalid keeps the default.
+ * long a legacy session's call waits for its client's answer (0.1-3600); TOOLGATE_MCP_KEEPALIVE_SECONDS:
+ * silence on an SSE answer before a keepalive comment (0.05-300). Unset or invalid keeps the default.
  */
 function transportOptions(env: Record<string, unknown>): TransportOptions {
   const pageSize = Number(env.TOOLGATE_MCP_PAGE_SIZE);
-  const askSeconds = Number(env.TOOLGATE_MCP_ASK_TIMEOUT_SECONDS);
+  const askMs = secondsVar(env.TOOLGATE_MCP_ASK_TIMEOUT_SECONDS, 0.1, 3600);
+  const keepaliveMs = secondsVar(env.TOOLGATE_MCP_KEEPALIVE_SECONDS, 0.05, 300);
   return {
     ...(Number.isInteger(pageSize) && pageSize >= 1 && pageSize <= 1000 ? { pageSize } : {}),
-    ...(env.TOOLGATE_MCP_ASK_TIMEOUT_SECONDS !== undefined && askSeconds >= 0.1 && askSeconds <= 3600 ? { askTimeoutMs: Math.round(askSeconds * 1000) } : {}),
+    ...(askMs === undefined ? {} : { askTimeoutMs: askMs }),
+    ...(keepaliveMs === undefined ? {} : { keepaliveMs }),
   };
+}
+
+/** A variable in seconds within [min, max], as milliseconds; undefined when unset or out of range. */
+function secondsVar(value: unknown, min: number, max: number): number | undefined {
+  const seconds = Number(value);
+  return value !== undefined && seconds >= min && seconds <= max ? Math.round(seconds * 1000) : undefined;
 }
 
 /**

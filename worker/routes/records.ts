@@ -120,7 +120,7 @@ export const records = new Hono<AppEnv>()
     const runners = c.env.RUNNERS ? tenantRunners(c.env, c.var.tenant.name) : undefined;
     const outcome = await answerCall(tenantLedger(c.env, c.var.tenant.name), runners, callId, viewerOf(c.var.caller), responses);
     if (!outcome.ok && outcome.error === "not_found") notFound(callId);
-    if (!outcome.ok) throw new ApiError(400, "invalid_body", `The answers were not kept: ${outcome.message}.`);
+    if (!outcome.ok) throw new ApiError(400, "invalid_body", `${outcome.message}; none of these answers was kept.`);
     if (outcome.state === "resume") return c.json({ callId, state: "resumed", call: outcome.entry }, 202);
     if (outcome.state === "waiting") return c.json({ callId, state: "awaiting_input", call: outcome.entry });
     const { record } = outcome.entry;

@@ -17,7 +17,7 @@ import type { Bindings } from "../env";
 import { pipelineOptions } from "../execution";
 import { tenantLedger } from "../ledger/address";
 import { DEFAULT_LEASE_MS } from "../ledger/journal";
-import { loadTenant } from "../tenant";
+import { readyTenant } from "../tenant-ready";
 import type { RunJob } from "./address";
 import { beginRun, clearJob, migrate, readJob, setJobState, writeJob, type StoredJob } from "./store";
 import type { AskChannel } from "../../src/ask";
@@ -43,7 +43,8 @@ const ASKING_RECHECK_MS = 60_000;
 /** A task's run may ask its caller what the caller declared it answers, with every answer so far. */
 function askChannelOf(job: RunJob): { ask?: AskChannel } {
   if (!job.asks) return {};
-  return { ask: { responses: job.answers ?? {}, methods: new Set(job.asks), waits: true } };
+  const modes = job.elicitationModes ? { elicitationModes: new Set(job.elicitationModes) } : {};
+  return { ask: { responses: job.answers ?? {}, methods: new Set(job.asks), ...modes, waits: true } };
 }
 
 export function createRunnerClass(catalog: Catalog) {
@@ -108,7 +109,7 @@ export function createRunnerClass(catalog: Catalog) {
       try {
         const env = this.env as unknown as Bindings;
         const local = job.config === undefined ? env : { ...env, TOOLGATE_CONFIG: job.config };
-        const tenant = await withListedTools(loadTenant(local, undefined, catalog), local);
+        const tenant = await withListedTools(await readyTenant(local, undefined, catalog), local);
         // A cancel accepted before the run began holds it back (an approved call is still pending here).
         if (!job.approved && (await this.cancelledBeforeStart(job))) {
           await this.settle(job, "cancelled", "The call was cancelled before its detached run began.", "cancelled");

@@ -1,0 +1,25 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { NODE } from "./wrangler-dev";
+
+/**
+ * A tenant bundled into a snapshot's Worker, as a deploy bundles one (README, Deploying a tenant):
+ * tenants/<name>.json and its entry module tenants/<name>.ts, then the snapshot's own build command
+ * (its scripts/tools-check.ts), which checks every tenant and, in builds that precompute listings,
+ * writes tenants/<name>.listings.generated.txt. Returns the entry module, the Worker's main.
+ */
+export function bundleTenant(app: string, name: string, config: unknown): string {
+  writeFileSync(resolve(app, "tenants", `${name}.json`), JSON.stringify(config, null, 2));
+  // The entry module as that build's `tenant:add` writes it: builds before precomputed listings register the configuration alone.
+  const listings = existsSync(resolve(app, "worker/listings-precomputed.ts"));
+  const register = listings ? `useBundledConfig(config, "tenants/${name}.json", () => import("./${name}.listings.generated.txt"));` : `useBundledConfig(config, "tenants/${name}.json");`;
+  const entry = resolve(app, "tenants", `${name}.ts`);
+  writeFileSync(
+    entry,
+    `import { useBundledConfig } from "../worker/bundled-config";\nimport app from "../worker/index";\nimport config from "./${name}.json";\n\n${register}\n\nexport * from "../worker/index";\nexport default app;\n`,
+  );
+  execFileSync(NODE, ["scripts/run-ts.mjs", "scripts/tools-check.ts"], { cwd: app, stdio: ["ignore", "ignore", "inherit"] });
+  if (listings && !existsSync(resolve(app, "tenants", `${name}.listings.generated.txt`))) throw new Error(`${app}: the build wrote no listings for ${name}`);
+  return entry;
+}

@@ -1,0 +1,89 @@
+import { FORMAT_NAMES } from "../src/formats";
+import type { McpTool } from "../src/formats/mcp";
+import { entriesOf, joinEntries, keptIndexes, readLayout, sectionText, INFO_SECTION, type Layout } from "./listings-layout";
+import { listingsKey, PRECOMPUTED_LAYOUT } from "./listings-key";
+import { logLine } from "./log";
+import type { PrecomputedSource, Tenant } from "./tenant";
+
+/**
+ * Per tenant with precomputed listings (Tenant.precomputed): the check's outcome once it settled,
+ * the layout when the file matches, undefined when the tenant builds its listings.
+ */
+const checked = new WeakMap<Tenant, { ready: Promise<Layout | undefined>; layout?: Layout }>();
+
+const SECTIONS = [...FORMAT_NAMES, INFO_SECTION];
+
+async function verified(tenant: Tenant, from: PrecomputedSource): Promise<Layout | undefined> {
+  const unused = (why: string) => (logLine({ msg: "listings_precomputed_unused", tenant: tenant.name, source: from.source, why }), undefined);
+  let text: string;
+  try {
+    text = (await from.load()).default;
+  } catch (error) {
+    return unused(`not loaded: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const layout = typeof text === "string" ? readLayout(text, PRECOMPUTED_LAYOUT, SECTIONS) : undefined;
+  if (!layout) return unused("not a listings file of this layout");
+  const names = tenant.registry.names();
+  if (layout.header.count !== names.length) return unused("other tools");
+  if (layout.header.key !== (await listingsKey(from.config, tenant, from.catalog))) return unused("computed for another configuration or build");
+  return layout;
+}
+
+/**
+ * Loads and checks the tenant's precomputed listings, once per isolate, before a listing is answered
+ * (a mismatch is logged, and the tenant builds its listings as it would without them).
+ */
+export async function preparePrecomputed(tenant: Tenant): Promise<void> {
+  if (!tenant.precomputed) return;
+  let entry = checked.get(tenant);
+  if (!entry) checked.set(tenant, (entry = { ready: verified(tenant, tenant.precomputed) }));
+  entry.layout = await entry.ready;
+}
+
+/** The tenant's checked precomputed listings, once preparePrecomputed resolved; else undefined. */
+function layoutOf(tenant: Tenant): Layout | undefined {
+  return checked.get(tenant)?.layout;
+}
+
+/**
+ * A format's listing (or, for INFO_SECTION, GET /v1/tools's) as the JSON text the Worker would
+ * write, from the precomputed entries; undefined when the tenant has none.
+ */
+export function precomputedListing(tenant: Tenant, section: string, allowed?: ReadonlySet<string>): string | undefined {
+  const layout = layoutOf(tenant);
+  if (!layout) return undefined;
+  if (!allowed) return sectionText(layout, section);
+  const entries = entriesOf(layout, section, keptIndexes(tenant.registry.names(), allowed));
+  return entries && joinEntries(entries);
+}
+
+/** MCP tools/list's listing: how many tools it lists (skipped ones left out), and a page of them. */
+export interface McpListing {
+  length: number;
+  page(offset: number, end: number, modern: boolean): McpTool[];
+}
+
+export function precomputedMcp(tenant: Tenant, allowed?: ReadonlySet<string>): McpListing | undefined {
+  const layout = layoutOf(tenant);
+  if (!layout) return undefined;
+  const names = tenant.registry.names();
+  const kept = keptIndexes(names, allowed);
+  const entries = entriesOf(layout, "mcp", kept);
+  if (!entries) return undefined;
+  const listed = kept.flatMap((i, k) => (entries[k]!.skipped ? [] : [{ name: names[i]!, text: entries[k]!.text }]));
+  const { tasks } = layout.header;
+  return {
+    length: listed.length,
+    page(offset, end, modern) {
+      const chosen = listed.slice(offset, end);
+      const tools = JSON.parse(`[${chosen.map((entry) => entry.text).join(",")}]`) as McpTool[];
+      if (!modern) return tools;
+      // As withTaskSupport (mcp/tools.ts) adds it to a built definition.
+      return tools.map((definition, i) => {
+        const { name } = chosen[i]!;
+        const support = Object.hasOwn(tasks, name) ? tasks[name] : undefined;
+        return support === undefined ? definition : { ...definition, execution: { taskSupport: support } };
+      });
+    },
+  };
+}

@@ -1,0 +1,24 @@
+import { ADAPTER_SECTIONS } from "../src/adapters/kinds";
+import { isPlainObject } from "../src/json";
+import { bundledConfig, type BundledConfig } from "./bundled-config";
+import { CATALOG, type Catalog } from "./catalog";
+import { DEMO_CONFIG } from "./demo/tenant";
+import { jsonSchemaLibraryLoaded, loadJsonSchemaLibrary } from "./json-schema-library";
+import { loadTenant, type Tenant } from "./tenant";
+
+/**
+ * loadTenant, with the JSON Schema library loaded first whenever the configuration may declare tools
+ * (http, openapi, mcp: their schemas are JSON Schemas, some checked as the tenant is built). A tenant
+ * of code tools alone never loads it. Once loaded, no request waits for it again.
+ */
+export async function readyTenant(env: Record<string, unknown>, bundled: BundledConfig | undefined = bundledConfig(), catalog: Catalog = CATALOG): Promise<Tenant> {
+  if (!jsonSchemaLibraryLoaded() && mayDeclareTools(env, bundled)) await loadJsonSchemaLibrary();
+  return loadTenant(env, bundled, catalog);
+}
+
+/** The configuration loadTenant would take (same precedence); a var's text may declare anything. */
+function mayDeclareTools(env: Record<string, unknown>, bundled: BundledConfig | undefined): boolean {
+  if (env.TOOLGATE_CONFIG !== undefined && env.TOOLGATE_CONFIG !== "") return true;
+  const config = bundled ? bundled.config : env.TOOLGATE_DEMO === "true" ? DEMO_CONFIG : undefined;
+  return isPlainObject(config) && ADAPTER_SECTIONS.some((section) => config[section] !== undefined);
+}
