@@ -18,16 +18,16 @@
  * the read-only call ≥ 90% of /log-batch (req/s and CPU per request both printed).
  * Run: node scripts/run-ts.mjs bench/http.ts   (ROUNDS, SECONDS, CONNECTIONS to tune; INSPECTOR=on to
  * measure wrangler dev with its debugger attached, as `npm run dev` runs it; BASE=<git ref> adds that
- * build's two calls, same tenant, to the same rounds; ~3 minutes, ~4 with BASE)
+ * build's two calls, same tenant, to the same rounds; ONE_SHARD=on adds this build's read-only call
+ * with LEDGER_SHARDS=1, one ledger object as the fixture has, where the demo's default is 4; ~3
+ * minutes, ~4 with BASE)
  */
-import type { Result } from "autocannon";
 import { cpSync, mkdirSync } from "node:fs";
-import { loadavg } from "node:os";
 import { resolve } from "node:path";
 import { DEMO_CONFIG } from "../worker/demo/tenant";
-import { ADD_CALL, assertClean, AUTH, checkTarget, ECHO_CALL, getTarget, loadTarget, sameRequestTarget, toolgateOpenAiTarget, type Target } from "./lib/http-targets";
+import { ADD_CALL, AUTH, ECHO_CALL, getTarget, sameRequestTarget, toolgateOpenAiTarget, type Target } from "./lib/http-targets";
 import { median } from "./lib/load";
-import { treeCpuMs } from "./lib/process-cpu";
+import { alternateRounds, type Measured } from "./lib/rounds";
 import { writeWranglerConfig } from "./lib/wrangler-config";
 import { snapshotOf } from "./lib/git-snapshot";
 import { INSPECTOR, snapshot, startDev, stopDev, waitReady, type DevServer } from "./lib/wrangler-dev";
@@ -37,16 +37,10 @@ const SECONDS = Number(process.env.SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 16);
 const dir = resolve(".tmp/bench-http");
 const BASE = process.env.BASE;
+const ONE_SHARD = process.env.ONE_SHARD === "on";
 
 /** The demo tenant, with `echo` made not read-only (so its calls claim first) and read-only records written after the answer. */
 const BENCH_CONFIG = { ...DEMO_CONFIG, policies: { echo: { readOnly: false } }, readOnlyRecords: "after-answer" };
-
-interface Measured {
-  target: Target;
-  server: DevServer;
-  results: Result[];
-  cpuUs: number[];
-}
 
 async function main(): Promise<void> {
   mkdirSync(dir, { recursive: true });
@@ -64,6 +58,12 @@ async function main(): Promise<void> {
     const baseApp = snapshotOf(BASE, resolve(dir, "base"));
     const baseConfig = writeWranglerConfig(baseApp, resolve(dir, "base-toolgate.json"), { TOOLGATE_DEMO: "false", TOOLGATE_CONFIG: JSON.stringify(BENCH_CONFIG) });
     servers.push((base = await startDev({ app: baseApp, home: resolve(dir, "base-home"), config: baseConfig })));
+  }
+  let oneShard: DevServer | undefined;
+  if (ONE_SHARD) {
+    const oneApp = snapshot(resolve(dir, "one-shard"));
+    const oneConfig = writeWranglerConfig(oneApp, resolve(dir, "one-shard-toolgate.json"), { TOOLGATE_DEMO: "false", TOOLGATE_CONFIG: JSON.stringify(BENCH_CONFIG), LEDGER_SHARDS: "1" });
+    servers.push((oneShard = await startDev({ app: oneApp, home: resolve(dir, "one-shard-home"), config: oneConfig })));
   }
   const writeFirst = toolgateOpenAiTarget("toolgate: echo call, write first", toolgate.url, 1, ECHO_CALL);
   const readOnly = toolgateOpenAiTarget("toolgate: add call, read-only", toolgate.url, 1, ADD_CALL);
@@ -84,24 +84,12 @@ async function main(): Promise<void> {
     targets.push([toolgateOpenAiTarget(`base ${BASE}: echo call, write first`, base.url, 1, ECHO_CALL), base]);
     targets.push([toolgateOpenAiTarget(`base ${BASE}: add call, read-only`, base.url, 1, ADD_CALL), base]);
   }
+  if (oneShard) targets.push([toolgateOpenAiTarget("toolgate, LEDGER_SHARDS=1: add call, read-only", oneShard.url, 1, ADD_CALL), oneShard]);
   const measured: Measured[] = targets.map(([target, server]) => ({ target, server, results: [], cpuUs: [] }));
-  const loads: number[] = [];
+  let loads: number[];
   try {
     for (const server of servers) await waitReady(server); // one at a time: each gets the whole timeout after the one before
-    for (const m of measured) await checkTarget(m.target);
-    for (const m of measured) assertClean(m.target, await loadTarget(m.target, 2, CONNECTIONS)); // warm up
-    for (let round = 0; round < ROUNDS; round++) {
-      loads.push(loadavg()[0]!);
-      for (const m of round % 2 === 0 ? measured : [...measured].reverse()) {
-        const before = treeCpuMs(m.server.process.pid!);
-        const result = await loadTarget(m.target, SECONDS, CONNECTIONS);
-        const cpuMs = treeCpuMs(m.server.process.pid!) - before;
-        assertClean(m.target, result);
-        m.results.push(result);
-        m.cpuUs.push((cpuMs * 1000) / result.requests.total);
-      }
-    }
-    loads.push(loadavg()[0]!);
+    loads = await alternateRounds(measured, ROUNDS, SECONDS, CONNECTIONS);
   } finally {
     await Promise.all(servers.map(stopDev));
   }
@@ -135,7 +123,12 @@ async function main(): Promise<void> {
   for (const fixture of [logWrite, routedLogWrite]) versus("write-first call", echo, fixture, 0.9);
   versus("write-first call", echo, routedLogWriteWrite);
   for (const fixture of [logBatch, routedLogBatch]) versus("read-only call", add, fixture, 0.9);
-  const [baseEcho, baseAdd] = measured.slice(11);
+  const [baseEcho, baseAdd] = base ? measured.slice(11, 13) : [];
+  const one = oneShard ? measured.at(-1) : undefined;
+  if (one) {
+    versus("read-only call, LEDGER_SHARDS=1", one, routedLogBatch);
+    console.log(`read-only call, LEDGER_SHARDS=1 against the default shard count: CPU/request ${Math.round(cpu(one))} µs vs ${Math.round(cpu(add))} µs (${pct(cpu(one) / cpu(add) - 1)})`);
+  }
   for (const [name, m, was] of [["write-first call", echo, baseEcho], ["read-only call", add, baseAdd]] as const) {
     if (!was) continue;
     console.log(`${name} against ${BASE}: CPU/request ${Math.round(cpu(m))} µs vs ${Math.round(cpu(was))} µs (${pct(cpu(m) / cpu(was) - 1)}), req/s ${pct(rps(m) / rps(was))} of base's`);

@@ -3,7 +3,11 @@
  * DevTools Profiler through wrangler dev's inspector) while autocannon sends the `add` call of
  * bench/http.ts (readOnlyRecords "after-answer"); prints the functions with the most self time.
  * The Worker and its Durable Objects share the isolate, so the ledger's side is in it too.
- * Run: INSPECTOR=on node scripts/run-ts.mjs bench/profile-http.ts   (SECONDS, CONNECTIONS, TOP)
+ * Run: INSPECTOR=on node scripts/run-ts.mjs bench/profile-http.ts   (SECONDS, CONNECTIONS, TOP;
+ * PROFILE_OUT=<file> also writes the raw profile and the request count, to read against the source
+ * map of `npx wrangler deploy --dry-run --env "" --outdir <dir>`, the same minified build).
+ * Under the inspector the profile is sampled in wall time and native calls that start asynchronous
+ * work (timers, RPC) weigh more than without it: read shares, not absolute costs.
  */
 import { resolve } from "node:path";
 import { DEMO_CONFIG } from "../worker/demo/tenant";
@@ -68,6 +72,7 @@ async function main(): Promise<void> {
     const result = await loadTarget(target, SECONDS, CONNECTIONS);
     const { profile } = await session.send<{ profile: Profile }>("Profiler.stop");
     session.close();
+    if (process.env.PROFILE_OUT) (await import("node:fs")).writeFileSync(process.env.PROFILE_OUT, JSON.stringify({ profile, requests: result.requests.total }));
     report(profile, result.requests.total);
   } finally {
     await stopDev(server);

@@ -56,8 +56,8 @@ export function pipelineOptions(env: Bindings, tenant: Tenant, run: ExecutionRun
  */
 export function executionOptions(c: Context<AppEnv>): BatchOptions {
   const waitUntil = waitUntilOf(c);
-  const options = pipelineOptions(c.env, c.var.tenant, {
-    key: c.var.caller.keyName,
+  const options = pipelineOptions(c.env, c.get("tenant"), {
+    key: c.get("caller").keyName,
     surface: surfaceOf(c),
     signal: c.req.raw.signal,
     ...(waitUntil ? { waitUntil } : {}),
@@ -65,8 +65,8 @@ export function executionOptions(c: Context<AppEnv>): BatchOptions {
     // app an env of theirs): a detached run takes it along. Deployed tenants bundle theirs, so nothing travels.
     ...(c.env.TOOLGATE_CONFIG ? { configOverride: c.env.TOOLGATE_CONFIG } : {}),
   });
-  const own = callerHooks(c, c.var.caller);
-  if (own) options.hooks = [c.var.tenant.hooks, own];
+  const own = callerHooks(c, c.get("caller"));
+  if (own) options.hooks = [c.get("tenant").hooks, own];
   return options;
 }
 

@@ -1,4 +1,7 @@
 import { describe, expect, it } from "vitest";
+import type { AppEnv } from "../../worker/env";
+import { Hono } from "../../worker/hono-lazy";
+import { cors } from "../../worker/middleware/cors";
 import { request } from "./helpers";
 
 const CONSOLE = "http://localhost:5173"; // one of the demo tenant's console origins
@@ -32,6 +35,26 @@ describe("CORS", () => {
     expect(allowed.headers.get("access-control-expose-headers")).toContain("X-Request-Id");
     const other = await request("/v1/whoami", { headers: { origin: "https://evil.example" } });
     expect(other.headers.get("access-control-allow-origin")).toBeNull();
+  });
+
+  it("answers a request without an Origin with no CORS headers, only Vary: Origin", async () => {
+    const res = await request("/v1/whoami");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("vary")).toBe("Origin");
+    expect([...res.headers.keys()].filter((name) => name.startsWith("access-control-"))).toEqual([]);
+    const withOrigin = await request("/v1/whoami", { headers: { origin: CONSOLE } });
+    expect(withOrigin.headers.get("vary")).toBe("Origin");
+  });
+
+  it("marks every answer to a request without an Origin Vary: Origin, a route's own Response too", async () => {
+    const app = new Hono<AppEnv>()
+      .use(cors)
+      .get("/json", (c) => c.json({ ok: true }))
+      .get("/own", () => new Response("own", { headers: { vary: "Accept" } }));
+    for (const path of ["/json", "/own"]) {
+      const res = await app.request(path);
+      expect({ path, vary: res.headers.get("vary")?.split(/, */).sort() }).toEqual({ path, vary: path === "/own" ? ["Accept", "Origin"] : ["Origin"] });
+    }
   });
 
   it("marks error responses too, so a console can read them", async () => {

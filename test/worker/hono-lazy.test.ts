@@ -35,6 +35,34 @@ describe("the lazy pattern router", () => {
     expect(lazy.match("GET", "/later")[0].map(([handler]) => handler)).toEqual(["h0", "late"]);
   });
 
+  it("tests the patterns once per method and path, and again after a route is added", () => {
+    const lazy = new LazyPatternRouter<string>();
+    ROUTES.forEach(([method, path], i) => lazy.add(method, path, `h${i}`));
+    let scans = 0;
+    const scan = PatternRouter.prototype.match;
+    PatternRouter.prototype.match = function (this: PatternRouter<string>, method: string, path: string) {
+      scans++;
+      return scan.call(this, method, path);
+    } as typeof scan;
+    try {
+      const first = lazy.match("POST", "/v1/calls/openai");
+      expect(lazy.match("POST", "/v1/calls/openai")).toBe(first);
+      expect(scans).toBe(1);
+      // Another method on the same path is another match.
+      expect(lazy.match("GET", "/v1/calls/openai")[0].map(([handler]) => handler)).toEqual(["h0", "h4"]);
+      expect(scans).toBe(2);
+      lazy.add("POST", "/v1/calls/openai", "late");
+      expect(lazy.match("POST", "/v1/calls/openai")[0].map(([handler]) => handler)).toEqual(["h0", "h3", "late"]);
+      expect(scans).toBe(3);
+      // A path too long to keep is matched each time, with the same result.
+      const long = `/mcp/${"x".repeat(300)}`;
+      expect(lazy.match("GET", long)).toEqual(lazy.match("GET", long));
+      expect(scans).toBe(5);
+    } finally {
+      PatternRouter.prototype.match = scan;
+    }
+  });
+
   it("compiles no pattern before the first match (a pattern it cannot compile fails only then)", () => {
     const lazy = new LazyPatternRouter<string>();
     expect(() => new PatternRouter<string>().add("GET", "/:id{(}", "bad")).toThrow();

@@ -66,6 +66,29 @@ describe("grouped ledger writes", () => {
     expect(groups).toEqual([1, 5]);
   });
 
+  it("holds delayed writes made while a group is on its way for their own delay, so later ones join them", async () => {
+    const tenant = `t-${uid()}`;
+    const arrive = latch();
+    const { stub, groups } = countingStub(tenant, "a", { holdFirst: arrive.opened });
+    const shard = `${tenant}/test`;
+    // Far above one round trip here: the three writes below are all made within it.
+    const context = { stub, delayMs: 2_000 };
+    const first = submitWrite(shard, recordWrite(tenant, "first"), { stub });
+    await eventually(() => groups.length === 1, "the first group has left");
+    const during = submitWrite(shard, recordWrite(tenant, "during"), context);
+    arrive.open();
+    expect(await first).toEqual({ kind: "done", ok: true });
+    // The group on its way has come back: the delayed write still waits, and the next ones join it.
+    const after: Promise<WriteOutcome>[] = [];
+    for (let i = 0; i < 2; i++) {
+      await nextTurn();
+      after.push(submitWrite(shard, recordWrite(tenant, `after${i}`), context));
+    }
+    expect(groups).toEqual([1]);
+    expect(await Promise.all([during, ...after])).toEqual([0, 1, 2].map(() => ({ kind: "done", ok: true })));
+    expect(groups).toEqual([1, 3]);
+  });
+
   it("bounds a group to 64 writes", async () => {
     const tenant = `t-${uid()}`;
     const { stub, groups } = countingStub(tenant, "a");

@@ -65,11 +65,26 @@ export interface LedgerAddress {
   holder(): LedgerStub;
 }
 
+/** Object ids by name, per namespace: a name's id never changes, and idFromName hashes the name each time. Stubs stay per request. */
+const ids = new WeakMap<LedgerNamespace, Map<string, DurableObjectId>>();
+const IDS_KEPT = 1_024;
+
+function idOf(ns: LedgerNamespace, name: string): DurableObjectId {
+  let known = ids.get(ns);
+  if (!known) ids.set(ns, (known = new Map()));
+  let id = known.get(name);
+  if (id === undefined) {
+    if (known.size >= IDS_KEPT) known.clear();
+    known.set(name, (id = ns.idFromName(name)));
+  }
+  return id;
+}
+
 /** The tenant's ledger in this environment (env.LEDGER, env.LEDGER_SHARDS); `maps`: this isolate's cache. */
 export function tenantLedger(env: { LEDGER: LedgerNamespace; LEDGER_SHARDS?: unknown }, tenant: string, maps: MapCache = isolateMaps): LedgerAddress {
   const ns = env.LEDGER;
   const initial = shardCount(env);
-  const stubOf = (name: string) => ns.get(ns.idFromName(name)) as unknown as LedgerStub;
+  const stubOf = (name: string) => ns.get(idOf(ns, name)) as unknown as LedgerStub;
   const shard = (n: number) => stubOf(shardName(tenant, n));
   const holder = () => stubOf(`${tenant}/ledger/map`);
   const fetch = () => callDurable(holder, (map) => map.shardMap(tenant, initial));

@@ -4,7 +4,7 @@ import type { CallSurface } from "../../src/client/surface";
 import { deleteBlobs, writeBlob } from "./blobs";
 import type { ShardContext } from "./context";
 import { callEvent, callEventJson, eventRecord, eventRecordJson, type EventRow } from "./events";
-import { fullRecord, insertRow, readRow, storeRecord, TERMINAL, type CallRow } from "./records";
+import { fullRecord, insertNewRow, insertRow, readRow, storeRecord, TERMINAL, type CallRow } from "./records";
 import type { BeginInput, Claim, CommitInput, LedgerWrite, WatchOutcome, WriteOutcome } from "./types";
 import { takenConflict } from "./taken";
 import { awaitInput } from "./inputs";
@@ -49,25 +49,25 @@ function takenBy(row: CallRow, callId: string, key: string | null, argsHash: str
  */
 export function commit(ctx: ShardContext, input: CommitInput): Claim {
   const { record } = input;
+  // A new id (the common case) is inserted without being looked up first.
+  if (TERMINAL.has(record.status) && insertFinished(ctx, record, { argsHash: input.argsHash, key: input.key, surface: input.surface ?? null }, true)) return { kind: "new" };
   const row = readRow(ctx.sql, record.callId);
-  if (row) {
-    const taken = takenBy(row, record.callId, input.key, input.argsHash, null);
-    if (taken) return taken;
-    return row.status === "running" ? { kind: "wait" } : { kind: "replay", record: fullRecord(ctx.sql, row) };
-  }
-  if (!TERMINAL.has(record.status)) throw new Error(`commit() needs a terminal record, got ${record.status}`);
-  insertFinished(ctx, record, { argsHash: input.argsHash, key: input.key, surface: input.surface ?? null }, true);
-  return { kind: "new" };
+  if (!row) throw new Error(`commit() needs a terminal record, got ${record.status}`);
+  const taken = takenBy(row, record.callId, input.key, input.argsHash, null);
+  if (taken) return taken;
+  return row.status === "running" ? { kind: "wait" } : { kind: "replay", record: fullRecord(ctx.sql, row) };
 }
 
 /**
  * A new row holding a terminal record, with its finished event (and, for a call that really ran, its
- * started event first) and a wake-up for anyone waiting on the id.
+ * started event first) and a wake-up for anyone waiting on the id. False, with nothing written, when
+ * the id has a row.
  */
-function insertFinished(ctx: ShardContext, record: CallRecord, who: { argsHash: string; key: string | null; surface: CallSurface | null }, ran: boolean): void {
+function insertFinished(ctx: ShardContext, record: CallRecord, who: { argsHash: string; key: string | null; surface: CallSurface | null }, ran: boolean): boolean {
   const now = ctx.now();
   const { key } = who;
-  const stored = insertRow(ctx.sql, record, { ...who, deadline: null, owner: null, approval: null }, now);
+  const stored = insertNewRow(ctx.sql, record, { ...who, deadline: null, owner: null, approval: null }, now);
+  if (!stored) return false;
   // The record is serialised once, for its row; its events splice that JSON in, and go in one INSERT.
   const shown = eventRecordJson(record, stored);
   const finished: EventRow = { type: "call.finished", key, json: callEventJson("call.finished", record, key, now, `"record":${shown}`) };
@@ -77,6 +77,7 @@ function insertFinished(ctx: ShardContext, record: CallRecord, who: { argsHash: 
     ctx.emitRows([{ type: "call.started", key, json: callEventJson("call.started", record, key, now, `"args":${args},"attempt":1`) }, finished]);
   }
   ctx.waiters.notify(callKey(record.callId));
+  return true;
 }
 
 function insertRunning(ctx: ShardContext, input: BeginInput): void {
@@ -156,9 +157,7 @@ export function complete(ctx: ShardContext, owner: string, record: CallRecord): 
 
 /** A call that ended before claiming its id (invalid, denied, unknown tool): recorded unless the id is taken. */
 export function recordUnclaimed(ctx: ShardContext, record: CallRecord, key: string | null, surface: CallSurface | null = null): boolean {
-  if (!TERMINAL.has(record.status) || readRow(ctx.sql, record.callId)) return false;
-  insertFinished(ctx, record, { argsHash: "", key, surface }, false);
-  return true;
+  return TERMINAL.has(record.status) && insertFinished(ctx, record, { argsHash: "", key, surface }, false);
 }
 
 /** One write of a group (Ledger.writeMany), as its own method would do it. */

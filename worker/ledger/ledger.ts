@@ -97,21 +97,35 @@ export class Ledger extends DurableObject<Env> {
 
   /**
    * A group of writes from one isolate (the journal gathers a shard's concurrent writes), applied in
-   * order, each its own check-and-write: one round trip and one storage commit for all of them.
+   * order, each its own check-and-write: one round trip and one storage commit for all of them, in one
+   * transaction. A write that throws rolls that back; the group then runs again, each write in a
+   * transaction of its own, so that only the write that throws fails.
    */
   writeMany(writes: LedgerWrite[]): WriteOutcome[] {
     if (writes.some((write) => write.op !== "begin")) this.prunesLater();
+    if (writes.length > 1) {
+      try {
+        return this.ctx.storage.transactionSync(() => writes.map((write) => this.applyPlaced(write)));
+      } catch {
+        this.alarmAt = undefined; // as transact() does after a rollback
+      }
+    }
     return writes.map((write) => {
       try {
-        if (write.op !== "complete") {
-          const moved = this.refusal(insertedId(write), write.at);
-          if (moved) return moved;
-        }
-        return this.transact(() => applyWrite(this.shard, write));
+        return this.transact(() => this.applyPlaced(write));
       } catch (error) {
         return { kind: "error", message: error instanceof Error ? error.message : String(error) };
       }
     });
+  }
+
+  /** One write of a group, unless the shard refuses the id it would insert (see refusal). */
+  private applyPlaced(write: LedgerWrite): WriteOutcome {
+    if (write.op !== "complete") {
+      const moved = this.refusal(insertedId(write), write.at);
+      if (moved) return moved;
+    }
+    return applyWrite(this.shard, write);
   }
 
   /** A duplicate of a running call joins it, bounded; its outcome is the answer. */

@@ -113,20 +113,32 @@ export function storeRecord(sql: SqlStorage, record: CallRecord, now: number): v
   );
 }
 
+type RowFields = { argsHash: string; deadline: number | null; owner: string | null; approval: ApprovalState | null; key: string | null; surface: CallSurface | null };
+
+const INSERT_ROW = `INSERT INTO calls (call_id, tool, args_hash, status, started_at, created_at, updated_at, deadline, owner, approval, key_name, surface, record, truncated, result_chars)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
 /**
  * Inserts a new row with its record in one statement. A new id has no blobs: retention deletes a
  * pruned row's blobs with it. Answers the record's JSON as the row holds it (events reuse it).
  */
-export function insertRow(
-  sql: SqlStorage,
-  record: CallRecord,
-  fields: { argsHash: string; deadline: number | null; owner: string | null; approval: ApprovalState | null; key: string | null; surface: CallSurface | null },
-  now: number,
-): { json: string; truncated: boolean } {
-  const fitted = fitAndSpill(sql, record);
-  sql.exec(
-    `INSERT INTO calls (call_id, tool, args_hash, status, started_at, created_at, updated_at, deadline, owner, approval, key_name, surface, record, truncated, result_chars)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+export function insertRow(sql: SqlStorage, record: CallRecord, fields: RowFields, now: number): { json: string; truncated: boolean } {
+  // A plain INSERT throws on an id that has a row: it always writes when it answers.
+  return insertRowIfNew(sql, record, fields, now, INSERT_ROW)!;
+}
+
+/**
+ * The same insert when the id has no row yet, in the one statement that also looks for the row (a
+ * new record is the common case); undefined, with nothing written, when the id has one.
+ */
+export function insertNewRow(sql: SqlStorage, record: CallRecord, fields: RowFields, now: number): { json: string; truncated: boolean } | undefined {
+  return insertRowIfNew(sql, record, fields, now, `${INSERT_ROW} ON CONFLICT (call_id) DO NOTHING`);
+}
+
+function insertRowIfNew(sql: SqlStorage, record: CallRecord, fields: RowFields, now: number, statement: string): { json: string; truncated: boolean } | undefined {
+  const fitted = fitRecord(record);
+  const cursor = sql.exec(
+    statement,
     record.callId,
     record.tool,
     fields.argsHash,
@@ -143,17 +155,22 @@ export function insertRow(
     fitted.truncated ? 1 : 0,
     resultChars(record),
   );
+  if (cursor.rowsWritten === 0) return undefined;
+  spill(sql, record.callId, fitted);
   return fitted;
 }
 
 /** The record's JSON for the row; a cut output's full form goes to blobs (the row keeps a preview). */
 function fitAndSpill(sql: SqlStorage, record: CallRecord): { json: string; truncated: boolean } {
   const fitted = fitRecord(record);
-  if (fitted.full) {
-    writeBlob(sql, record.callId, "output", JSON.stringify(fitted.full));
-    writeBlob(sql, record.callId, "text", outputText(fitted.full));
-  }
+  spill(sql, record.callId, fitted);
   return fitted;
+}
+
+function spill(sql: SqlStorage, callId: string, fitted: { full?: CallOutput }): void {
+  if (!fitted.full) return;
+  writeBlob(sql, callId, "output", JSON.stringify(fitted.full));
+  writeBlob(sql, callId, "text", outputText(fitted.full));
 }
 
 const resultChars = (record: CallRecord): number | null => (record.output ? outputText(record.output).length : null);

@@ -47,6 +47,13 @@ interface Pending {
 
 interface ShardQueue {
   pending: Pending[];
+  /**
+   * Whether the waiting writes may leave as soon as no group is on its way: a write that cannot wait
+   * makes them due at once, delayed ones once the delay of the first of them has passed.
+   */
+  due: boolean;
+  /** Counts the sets of waiting writes (a set starts when a write finds none waiting): an earlier set's delay timer changes nothing. */
+  generation: number;
   /** When the group on its way left; undefined when none is. */
   sentAt: number | undefined;
   /** Its sender's stall time: after it, the group counts as lost. */
@@ -59,7 +66,7 @@ const queues = new Map<string, ShardQueue>();
 /** Sends `write` with the other writes to the same shard; answers what writeMany() answered for it. */
 export function submitWrite(shard: string, write: LedgerWrite, context: WriteContext): Promise<WriteOutcome> {
   let queue = queues.get(shard);
-  if (!queue) queues.set(shard, (queue = { pending: [], sentAt: undefined, stallMs: STALL_MS }));
+  if (!queue) queues.set(shard, (queue = { pending: [], due: false, generation: 0, sentAt: undefined, stallMs: STALL_MS }));
   const q = queue;
   let settled = false;
   const result = new Promise<WriteOutcome>((resolve, reject) => {
@@ -70,7 +77,7 @@ export function submitWrite(shard: string, write: LedgerWrite, context: WriteCon
     const arm = () => {
       void new Promise<void>((r) => (pending.wake = r)).then(() => {
         if (settled) return;
-        if (idle(q)) void sendGroup(q, context);
+        if (q.due && idle(q)) void sendGroup(q, context);
         else arm();
       });
     };
@@ -85,13 +92,25 @@ export function submitWrite(shard: string, write: LedgerWrite, context: WriteCon
       if (at >= 0) q.pending.splice(at, 1);
       callDurable(context.stub, (ledger) => ledger.writeMany([write])).then((outcomes) => settle(outcomes[0]!), fail);
     }, context.stallMs ?? STALL_MS);
+    // The first write of a new set: not due until it says so (a delay timer of an earlier set does not count).
+    if (q.pending.length === 0) {
+      q.due = false;
+      q.generation++;
+    }
     q.pending.push(pending);
     // A delayed write that finds no other waiting holds the group open for delayMs (later ones join
-    // it); a write that cannot wait sends the group at once, delayed writes and all.
+    // it, also while an earlier group is on its way); a write that cannot wait makes the group due at
+    // once, delayed writes and all.
     if (!context.delayMs) {
+      q.due = true;
       if (idle(q)) pending.wake();
     } else if (q.pending.length === 1) {
-      setTimeout(() => pending.wake(), context.delayMs);
+      const generation = q.generation;
+      setTimeout(() => {
+        if (q.generation !== generation) return;
+        q.due = true;
+        pending.wake();
+      }, context.delayMs);
     }
   });
   context.waitUntil?.(result.catch(() => undefined));

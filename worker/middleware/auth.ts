@@ -42,7 +42,7 @@ export async function authenticate(c: Context<AppEnv>, authorization: string | u
   const oauth = await grantCaller(c, token);
   if (oauth) return oauth;
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(token)));
-  const { tenant } = c.var;
+  const tenant = c.get("tenant");
   let runtime: RuntimeKey[] = [];
   let unavailable: unknown;
   if (c.env.KEYS) {
@@ -75,7 +75,7 @@ function runtimeCaller(c: Context<AppEnv>, entry: RuntimeKey, now: number): Call
   if (key.expiresAt !== undefined && key.expiresAt <= now) {
     throw new ApiError(401, "key_expired", `The API key "${key.name}" expired at ${new Date(key.expiresAt).toISOString()}.`, challenge(c));
   }
-  noteKeyUse(tenantKeys({ KEYS: c.env.KEYS as unknown as KeysNamespace }, c.var.tenant.name), key.id, waitUntilOf(c), now);
+  noteKeyUse(tenantKeys({ KEYS: c.env.KEYS as unknown as KeysNamespace }, c.get("tenant").name), key.id, waitUntilOf(c), now);
   return {
     keyName: key.name,
     scopes: entry.scopes,
@@ -112,7 +112,7 @@ export function forbidden(caller: Caller, scope: Scope): ApiError {
 /** Requires a scope of the already authenticated caller: 403 without it. */
 export function requireScope(scope: Scope) {
   return createMiddleware<AppEnv>(async (c, next) => {
-    if (!hasScope(c.var.caller, scope)) throw forbidden(c.var.caller, scope);
+    if (!hasScope(c.get("caller"), scope)) throw forbidden(c.get("caller"), scope);
     await next();
   });
 }

@@ -12,10 +12,13 @@ import { ApiError } from "../errors";
 export const bodyLimit = createMiddleware<AppEnv>(async (c, next) => {
   const raw = c.req.raw;
   if (!raw.body) return next();
-  const { maxBodyBytes, bodyTimeoutMs } = c.var.tenant.config.limits;
+  const { maxBodyBytes, bodyTimeoutMs } = c.get("tenant").config.limits;
   const length = raw.headers.get("content-length");
-  if (length !== null && !raw.headers.has("transfer-encoding") && Number(length) > maxBodyBytes) throw tooLarge(maxBodyBytes);
-  const body = await readBody(raw.body, maxBodyBytes, bodyTimeoutMs);
+  const declared = length !== null && !raw.headers.has("transfer-encoding");
+  if (declared && Number(length) > maxBodyBytes) throw tooLarge(maxBodyBytes);
+  // A body of a declared length within the limit is read whole by the runtime (no stream reader in
+  // JavaScript); one without is read chunk by chunk, counting its size as it comes.
+  const body = declared ? await readDeclared(raw, maxBodyBytes, bodyTimeoutMs) : await readBody(raw.body, maxBodyBytes, bodyTimeoutMs);
   // Routes read the buffered copy (the call routes the bytes themselves, without a second stream);
   // the request's signal (client gone) stays the original's.
   c.req.raw = new Request(raw, { body, signal: raw.signal });
@@ -27,15 +30,43 @@ function tooLarge(maxBytes: number): ApiError {
   return new ApiError(413, "body_too_large", `The request body is larger than the limit of ${maxBytes} bytes.`);
 }
 
-/** The whole stream, or an ApiError: 413 past maxBytes, 408 when it is not done within timeoutMs. */
-async function readBody(stream: ReadableStream<Uint8Array>, maxBytes: number, timeoutMs: number): Promise<Uint8Array> {
-  const reader = stream.getReader();
+/** A promise that rejects with the 408 once timeoutMs has passed, and the function that stops its timer. */
+function deadline(timeoutMs: number): { expired: Promise<never>; stop: () => void } {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const expired = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       reject(new ApiError(408, "body_timeout", `The request body did not arrive in full within ${timeoutMs} ms.`));
     }, timeoutMs);
   });
+  return {
+    expired,
+    stop: () => {
+      if (timer !== undefined) clearTimeout(timer);
+    },
+  };
+}
+
+/**
+ * The body of a request that declared its length, or an ApiError: 408 when it is not all here within
+ * timeoutMs (the read left pending ends with the request), 413 past maxBytes.
+ */
+async function readDeclared(raw: Request, maxBytes: number, timeoutMs: number): Promise<Uint8Array> {
+  const { expired, stop } = deadline(timeoutMs);
+  const whole = raw.arrayBuffer();
+  whole.catch(() => undefined); // once the deadline has answered, its end is nobody's concern
+  try {
+    const body = new Uint8Array(await Promise.race([whole, expired]));
+    if (body.byteLength > maxBytes) throw tooLarge(maxBytes);
+    return body;
+  } finally {
+    stop();
+  }
+}
+
+/** The whole stream, or an ApiError: 413 past maxBytes, 408 when it is not done within timeoutMs. */
+async function readBody(stream: ReadableStream<Uint8Array>, maxBytes: number, timeoutMs: number): Promise<Uint8Array> {
+  const reader = stream.getReader();
+  const { expired, stop } = deadline(timeoutMs);
   const chunks: Uint8Array[] = [];
   let size = 0;
   try {
@@ -50,7 +81,7 @@ async function readBody(stream: ReadableStream<Uint8Array>, maxBytes: number, ti
     reader.cancel().catch(() => undefined); // stop receiving what is left of it
     throw error;
   } finally {
-    if (timer !== undefined) clearTimeout(timer);
+    stop();
   }
   if (chunks.length === 1) return chunks[0]!;
   const body = new Uint8Array(size);

@@ -26,7 +26,7 @@ export function loadTenantFrom(catalog: Catalog, bundled?: BundledConfig) {
  * request without a valid key never makes toolgate list an upstream.
  */
 export const remoteTools = createMiddleware<AppEnv>(async (c, next) => {
-  c.set("tenant", withRemoteTools(c.var.tenant, c.env, waitUntilOf(c)));
+  c.set("tenant", withRemoteTools(c.get("tenant"), c.env, waitUntilOf(c)));
   await next();
 });
 
@@ -36,14 +36,14 @@ export const remoteTools = createMiddleware<AppEnv>(async (c, next) => {
  * wait is bounded (LIST_WAIT_MS) and only for servers whose first list has not arrived.
  */
 export async function needRemoteTools(c: Context<AppEnv>, need: "all" | readonly string[]): Promise<Tenant> {
-  const registry = c.var.tenant.registry;
+  const registry = c.get("tenant").registry;
   if (need === "all" || !need.every((name) => registry.has(name))) {
-    c.set("tenant", await withListedTools(c.var.tenant, c.env, waitUntilOf(c)));
+    c.set("tenant", await withListedTools(c.get("tenant"), c.env, waitUntilOf(c)));
   }
   // Declared tools are built on first use (registry.ts): the named ones now, so a bad declaration
   // answers config_invalid (ConfigError) before any call of the request runs.
-  if (need !== "all") for (const name of need) c.var.tenant.registry.get(name);
-  return c.var.tenant;
+  if (need !== "all") for (const name of need) c.get("tenant").registry.get(name);
+  return c.get("tenant");
 }
 
 /** For a listing: every tool, and the tenant's precomputed listings loaded and checked (once per isolate). */

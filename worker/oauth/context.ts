@@ -10,7 +10,7 @@ import { siteAt, type OAuthSite } from "./site";
 export function siteOf(c: Context<AppEnv>): OAuthSite | null {
   if (!c.env.OAUTH_KV) return null;
   const url = new URL(c.req.url);
-  const { tenant } = c.var;
+  const tenant = c.get("tenant");
   if (!hostAllowed(url.host.toLowerCase(), tenant.config.hosts, tenant.name)) return null;
   // OAuth 2.1 wants https; plain http only on loopback (wrangler dev), as the library accepts it.
   if (url.protocol !== "https:" && !["localhost", "127.0.0.1", "[::1]"].includes(url.hostname)) return null;

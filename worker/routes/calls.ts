@@ -14,7 +14,7 @@ const utf8 = new TextDecoder();
 
 /** The body as JSON: from the bytes bodyLimit buffered (decoded as Request.text() would), else read here. */
 async function readJson(c: Context<AppEnv>): Promise<unknown> {
-  const bytes = c.var.bodyBytes;
+  const bytes = c.get("bodyBytes");
   const text = bytes === undefined ? await c.req.text() : utf8.decode(bytes);
   try {
     return JSON.parse(text);
@@ -30,7 +30,7 @@ async function readJson(c: Context<AppEnv>): Promise<unknown> {
 async function runCalls(c: Context<AppEnv>, body: unknown, format: Format): Promise<Response> {
   const decoded = format.decode(body);
   if (!decoded.ok) throw new ApiError(400, "invalid_calls", `Not ${format.name} tool calls: ${decoded.message}`);
-  const { maxCallsPerBatch } = c.var.tenant.config.limits;
+  const { maxCallsPerBatch } = c.get("tenant").config.limits;
   if (decoded.calls.length === 0) throw new ApiError(400, "no_calls", `The body holds no ${format.name} tool calls.`);
   if (decoded.calls.length > maxCallsPerBatch) {
     throw new ApiError(400, "too_many_calls", `${decoded.calls.length} calls in one request; the limit is ${maxCallsPerBatch}.`);
@@ -38,14 +38,14 @@ async function runCalls(c: Context<AppEnv>, body: unknown, format: Format): Prom
   await needRemoteTools(c, decoded.calls.map((call) => call.name));
   const results = await executeBatch(decoded.calls, executionOptions(c));
   const calls = results.map((result) => result.record);
-  for (const record of calls) logCall(c.var.requestId, record, c.var.caller.keyName);
+  for (const record of calls) logCall(c.get("requestId"), record, c.get("caller").keyName);
   // A lone call whose id was already used with other arguments: the request itself conflicts (409);
   // in a batch the conflict is one result among others, so the batch still answers 200. A lone call
   // over its caller's rate limit is the request's 429 (in a batch, a `busy` result).
   const lone = results.length === 1 && !results[0]!.ok ? results[0]!.error : undefined;
-  const limited = lone?.code === "busy" && c.var.rateLimitedMs !== undefined;
+  const limited = lone?.code === "busy" && c.get("rateLimitedMs") !== undefined;
   const status = lone?.code === "conflict" ? 409 : limited ? 429 : 200;
-  const headers = limited ? { "Retry-After": String(Math.max(1, Math.ceil(c.var.rateLimitedMs! / 1000))) } : undefined;
+  const headers = limited ? { "Retry-After": String(Math.max(1, Math.ceil(c.get("rateLimitedMs")! / 1000))) } : undefined;
   return c.json({ ...(format.encode(results) as object), calls }, status, headers);
 }
 
