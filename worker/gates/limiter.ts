@@ -252,8 +252,13 @@ async function waitHere(
       }, quietWaitMs)
     : undefined;
   try {
-    const slot = await waiter.slot;
-    return aborted ? ABORTED : slot;
+    // Read on this request's own timers: whoever settled the wait runs in another request (slot-pool.ts).
+    let outcome = waiter.outcome();
+    while (!outcome) {
+      await sleep(WAKE_CHECK_MS);
+      outcome = waiter.outcome();
+    }
+    return aborted ? ABORTED : outcome.slot;
   } finally {
     signal?.removeEventListener("abort", onAbort);
     clearTimeout(timeUp);
@@ -269,6 +274,12 @@ function busyHere(pool: GatePool): SlotGrant {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * How often a call waiting in its isolate looks whether it was settled: the only delay a slot passed
+ * from memory adds (a local wait lasts at most localWaitMs, so at most localWaitMs / this checks).
+ */
+const WAKE_CHECK_MS = 2;
 
 /** Leave the queue (or free a slot granted just before the abort) and answer cancelled. */
 async function leave(stub: GateStub, callId: string, answer: SlotGrant): Promise<SlotGrant> {

@@ -24,10 +24,24 @@ export interface PooledSlot {
   turn: number;
 }
 
-/** A call of this isolate waiting for one of its slots: settled with a slot, or with none (it goes to the gate). */
+/**
+ * A call of this isolate waiting for one of its slots: settled with a slot, or with none (it goes to
+ * the gate). Settling only writes `outcome`: the call that frees a slot runs in another request, and
+ * a promise it resolved would resume the waiting call inside that request, whose end (answer sent,
+ * waitUntil done) then drops the woken call's pending I/O and timers, so it would hang. The waiting
+ * call reads `outcome` on timers of its own request instead (limiter.ts).
+ */
 interface LocalWaiter {
   leaseMs: number;
-  settle(slot: PooledSlot | undefined): void;
+  outcome?: { slot: PooledSlot | undefined };
+}
+
+/** A call's place among its isolate's waiting calls. */
+export interface LocalWait {
+  /** Set once the call is settled: with a slot (now busy with it), or none (go to the gate). */
+  outcome(): { slot: PooledSlot | undefined } | undefined;
+  /** Takes the call out while it is still unsettled (abort, longest wait); false once it was settled. */
+  leave(): boolean;
 }
 
 /** What a finished call's slot does: passed to a waiting call, kept idle for a while, or given back now. */
@@ -88,18 +102,17 @@ export class GatePool {
     return this.waiters.length;
   }
 
-  /** Wait for a slot of this isolate; undefined: go to the gate. `leave` takes the waiter out (abort, longest wait). */
-  wait(leaseMs: number): { slot: Promise<PooledSlot | undefined>; leave(): boolean } {
-    let waiter!: LocalWaiter;
-    const slot = new Promise<PooledSlot | undefined>((resolve) => (waiter = { leaseMs, settle: resolve }));
+  /** Wait for a slot of this isolate (no slot: go to the gate); the caller reads the outcome itself. */
+  wait(leaseMs: number): LocalWait {
+    const waiter: LocalWaiter = { leaseMs };
     this.waiters.push(waiter);
     return {
-      slot,
+      outcome: () => waiter.outcome,
       leave: () => {
         const index = this.waiters.indexOf(waiter);
         if (index < 0) return false;
         this.waiters.splice(index, 1);
-        waiter.settle(undefined);
+        settle(waiter, undefined);
         return true;
       },
     };
@@ -144,7 +157,7 @@ export class GatePool {
     const next = this.waiters[0];
     if (next && this.passing(now) && slot.coveredUntil >= now + next.leaseMs) {
       this.waiters.shift();
-      next.settle(this.hold(slot));
+      settle(next, this.hold(slot));
       return "passed";
     }
     if (next || !this.passing(now)) {
@@ -230,8 +243,12 @@ export class GatePool {
 
   /** Every call waiting here goes to the gate (in order: they ask as they are settled). */
   private toGate(): void {
-    for (const waiter of this.waiters.splice(0)) waiter.settle(undefined);
+    for (const waiter of this.waiters.splice(0)) settle(waiter, undefined);
   }
+}
+
+function settle(waiter: LocalWaiter, slot: PooledSlot | undefined): void {
+  waiter.outcome = { slot };
 }
 
 /** This isolate's pools, one per gate. */
