@@ -7,10 +7,9 @@
  * Run: node scripts/run-ts.mjs bench/ab-http.ts <ref A> [ref B = the working tree]   (ROUNDS, SECONDS, CONNECTIONS)
  */
 import { resolve } from "node:path";
-import type { Result } from "autocannon";
-import { assertClean, checkTarget, loadTarget, toolgateFloorTarget, toolgateOpenAiTarget, type Target } from "./lib/http-targets";
+import { toolgateFloorTarget, toolgateOpenAiTarget } from "./lib/http-targets";
 import { median } from "./lib/load";
-import { treeCpuMs } from "./lib/process-cpu";
+import { alternateRounds, type Measured } from "./lib/rounds";
 import { snapshotOf } from "./lib/git-snapshot";
 import { snapshot, startDev, stopDev, waitReady, type DevServer } from "./lib/wrangler-dev";
 
@@ -30,7 +29,7 @@ const checkout = (ref: string, name: string) => snapshotOf(ref, resolve(dir, nam
 interface Side {
   label: string;
   server: DevServer;
-  targets: { target: Target; results: Result[]; cpuUs: number[] }[];
+  targets: Measured[];
 }
 
 async function main(): Promise<void> {
@@ -42,25 +41,12 @@ async function main(): Promise<void> {
     sides.push({
       label,
       server,
-      targets: [toolgateFloorTarget("GET /healthz", server.url), toolgateOpenAiTarget("POST /v1/calls/openai (add)", server.url)].map((target) => ({ target, results: [], cpuUs: [] })),
+      targets: [toolgateFloorTarget("GET /healthz", server.url), toolgateOpenAiTarget("POST /v1/calls/openai (add)", server.url)].map((target) => ({ target, server, results: [], cpuUs: [] })),
     });
   }
   try {
     for (const side of sides) await waitReady(side.server);
-    for (const side of sides) for (const t of side.targets) await checkTarget(t.target);
-    for (const side of sides) for (const t of side.targets) assertClean(t.target, await loadTarget(t.target, 2, CONNECTIONS)); // warm up
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {
-        for (const t of side.targets) {
-          const before = treeCpuMs(side.server.process.pid!);
-          const result = await loadTarget(t.target, SECONDS, CONNECTIONS);
-          const cpuMs = treeCpuMs(side.server.process.pid!) - before;
-          assertClean(t.target, result);
-          t.results.push(result);
-          t.cpuUs.push((cpuMs * 1000) / result.requests.total);
-        }
-      }
-    }
+    await alternateRounds(sides.flatMap((side) => side.targets), ROUNDS, SECONDS, CONNECTIONS);
   } finally {
     for (const side of sides) await stopDev(side.server);
   }
