@@ -6,10 +6,12 @@ import { logLine } from "./log";
 import type { PrecomputedSource, Tenant } from "./tenant";
 
 /**
- * Per tenant with precomputed listings (Tenant.precomputed): the check's outcome once it settled,
- * the layout when the file matches, undefined when the tenant builds its listings.
+ * Per tenant with precomputed listings (Tenant.precomputed): the check's outcome, the layout when the
+ * file matches, null when the tenant builds its listings. Outcomes only, never the promise of one: a
+ * promise made in one request and awaited by another never settles in workerd once the first request
+ * has ended, so requests that come before the first check settles each make their own.
  */
-const checked = new WeakMap<Tenant, { ready: Promise<Layout | undefined>; layout?: Layout }>();
+const checked = new WeakMap<Tenant, Layout | null>();
 
 const SECTIONS = [...FORMAT_NAMES, INFO_SECTION];
 
@@ -34,15 +36,14 @@ async function verified(tenant: Tenant, from: PrecomputedSource): Promise<Layout
  * (a mismatch is logged, and the tenant builds its listings as it would without them).
  */
 export async function preparePrecomputed(tenant: Tenant): Promise<void> {
-  if (!tenant.precomputed) return;
-  let entry = checked.get(tenant);
-  if (!entry) checked.set(tenant, (entry = { ready: verified(tenant, tenant.precomputed) }));
-  entry.layout = await entry.ready;
+  if (!tenant.precomputed || checked.has(tenant)) return;
+  const layout = await verified(tenant, tenant.precomputed);
+  checked.set(tenant, layout ?? null);
 }
 
 /** The tenant's checked precomputed listings, once preparePrecomputed resolved; else undefined. */
 function layoutOf(tenant: Tenant): Layout | undefined {
-  return checked.get(tenant)?.layout;
+  return checked.get(tenant) ?? undefined;
 }
 
 /**

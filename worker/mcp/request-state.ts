@@ -31,19 +31,20 @@ interface StatePayload {
   expiresAt: number;
 }
 
-/** The key never changes once made, so an isolate keeps its CryptoKey (storage stays the source). */
-const keys = new Map<string, Promise<CryptoKey>>();
+/**
+ * The key never changes once made, so an isolate keeps its CryptoKey (storage stays the source). The
+ * key itself, never the promise of it: a promise made in one request and awaited by another never
+ * settles in workerd once the first request has ended (map-cache.ts follows the same rule).
+ */
+const keys = new Map<string, CryptoKey>();
 
-function signingKey(ledger: LedgerAddress): Promise<CryptoKey> {
+async function signingKey(ledger: LedgerAddress): Promise<CryptoKey> {
   const { tenant } = ledger;
-  let key = keys.get(tenant);
-  if (!key) {
-    key = callDurable(() => ledger.fixed(KEY_SHARD), (shard) => shard.secret("mcp-request-state")).then((raw) =>
-      crypto.subtle.importKey("raw", raw as Uint8Array<ArrayBuffer>, { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]),
-    );
-    key.catch(() => keys.delete(tenant));
-    keys.set(tenant, key);
-  }
+  const kept = keys.get(tenant);
+  if (kept) return kept;
+  const raw = await callDurable(() => ledger.fixed(KEY_SHARD), (shard) => shard.secret("mcp-request-state"));
+  const key = await crypto.subtle.importKey("raw", raw as Uint8Array<ArrayBuffer>, { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
+  keys.set(tenant, key);
   return key;
 }
 
