@@ -1,5 +1,5 @@
 import type * as v from "valibot";
-import type { AskMethod, InputRequest } from "./ask";
+import type { AskMethod, ElicitationMode, InputRequest } from "./ask";
 import type { JsonSchema, JsonValue } from "./json";
 import type { Content, Progress } from "./result";
 
@@ -42,8 +42,8 @@ export interface ToolContext {
    * when the caller cannot be asked this (canAsk).
    */
   ask(key: string, request: InputRequest): Promise<JsonValue>;
-  /** Whether this call's caller answers questions of this method. */
-  canAsk(method: AskMethod): boolean;
+  /** Whether this call's caller answers questions of this method (an elicitation: in this mode, form by default). */
+  canAsk(method: AskMethod, mode?: ElicitationMode): boolean;
 }
 
 const RICH = Symbol.for("toolgate.rich");

@@ -1,4 +1,4 @@
-import { ASK_KEY_PATTERN, askedKind, canBeAsked, inputRequiredError, type AskMethod, type InputRequest } from "../ask";
+import { ASK_KEY_PATTERN, askedKind, canBeAsked, inputRequiredError, type AskMethod, type ElicitationMode, type InputRequest } from "../ask";
 import { toolError } from "../errors";
 import type { JsonValue } from "../json";
 import type { Progress, ToolContext, ToolLogger } from "../tool";
@@ -39,8 +39,9 @@ export class CallContext implements ToolContext {
     ctx.#reason ??= reason;
     ctx.#controller?.abort(reason);
   }
-  canAsk(method: AskMethod): boolean {
-    return this.state.env.ask?.methods.has(method) === true;
+  canAsk(method: AskMethod, mode: ElicitationMode = "form"): boolean {
+    // An elicitation's mode counts too: a client that declared URL mode alone cannot answer a form.
+    return canBeAsked(this.state.env.ask, { method, params: method === "elicitation/create" && mode === "url" ? { mode } : {} });
   }
 
   /**

@@ -44,6 +44,12 @@ describe("ctx.ask", () => {
     const probe = defineTool({ name: "probe", description: "", input: v.object({}), run: (_a, ctx) => ({ elicit: ctx.canAsk("elicitation/create"), sample: ctx.canAsk("sampling/createMessage") }) });
     const r = await executeCall(call("probe"), { registry: createRegistry([probe]), ask: channel() });
     expect(r).toMatchObject({ ok: true, output: { structured: { elicit: true, sample: false } } });
+    // An elicitation's mode counts: form by default, URL when asked for.
+    const modes = defineTool({ name: "modes", description: "", input: v.object({}), run: (_a, ctx) => ({ form: ctx.canAsk("elicitation/create"), url: ctx.canAsk("elicitation/create", "url") }) });
+    const asking = (elicitationModes?: Set<"form" | "url">) => executeCall(call("modes"), { registry: createRegistry([modes]), ask: { ...channel(), elicitationModes } });
+    expect(await asking()).toMatchObject({ output: { structured: { form: true, url: false } } });
+    expect(await asking(new Set(["url"]))).toMatchObject({ output: { structured: { form: false, url: true } } });
+    expect(await asking(new Set(["form", "url"]))).toMatchObject({ output: { structured: { form: true, url: true } } });
   });
 
   it("a question the host says gets no answer (channel failures) rejects with that failure; the tool may read it", async () => {

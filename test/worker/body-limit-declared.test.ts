@@ -55,4 +55,14 @@ describe("the body limit", () => {
     expect(result).toEqual({ ok: [200, { bytes: 8, text: "12345678" }], over: 413 });
     expect(readers).toBeGreaterThanOrEqual(2);
   });
+
+  it("counts a body whose Content-Length is not a number as it streams, and refuses one past the limit", async () => {
+    const app = appWithLimit(8);
+    const { result, readers } = await readersDuring(async () => {
+      const over = await app.request("/", { method: "POST", headers: { "content-length": "abc" }, body: new Blob(["123456789"]).stream() });
+      return over.status;
+    });
+    expect(result).toBe(413);
+    expect(readers).toBeGreaterThanOrEqual(1);
+  });
 });

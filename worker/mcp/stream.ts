@@ -85,7 +85,8 @@ export function sseResponse(
   };
   const write = (message: Message) => send(sseEvent(message));
   queue.drain(write);
-  void responses.then(async (answers) => {
+  // A rejection (a bug: answers are caught where they are made) still ends the stream and its keepalives.
+  void responses.catch((): RpcResponse[] => []).then(async (answers) => {
     queue.close();
     for (const answer of answers) write(answer);
     clearTimeout(silence);

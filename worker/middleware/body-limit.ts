@@ -14,7 +14,8 @@ export const bodyLimit = createMiddleware<AppEnv>(async (c, next) => {
   if (!raw.body) return next();
   const { maxBodyBytes, bodyTimeoutMs } = c.get("tenant").config.limits;
   const length = raw.headers.get("content-length");
-  const declared = length !== null && !raw.headers.has("transfer-encoding");
+  // Only digits declare a length (the runtime frames such a body by it); anything else is streamed and counted.
+  const declared = length !== null && /^\d+$/.test(length) && !raw.headers.has("transfer-encoding");
   if (declared && Number(length) > maxBodyBytes) throw tooLarge(maxBodyBytes);
   // A body of a declared length within the limit is read whole by the runtime (no stream reader in
   // JavaScript); one without is read chunk by chunk, counting its size as it comes.
