@@ -64,7 +64,15 @@ export interface McpListing {
   page(offset: number, end: number, modern: boolean): McpTool[];
 }
 
+/** The whole MCP listing (no allow-list) per tenant, its pages parsed once: the built path caches too. */
+const MAX_KEPT_PAGES = 64;
+const wholeMcp = new WeakMap<Tenant, McpListing>();
+
 export function precomputedMcp(tenant: Tenant, allowed?: ReadonlySet<string>): McpListing | undefined {
+  if (!allowed) {
+    const kept = wholeMcp.get(tenant);
+    if (kept) return kept;
+  }
   const layout = layoutOf(tenant);
   if (!layout) return undefined;
   const names = tenant.registry.names();
@@ -73,18 +81,32 @@ export function precomputedMcp(tenant: Tenant, allowed?: ReadonlySet<string>): M
   if (!entries) return undefined;
   const listed = kept.flatMap((i, k) => (entries[k]!.skipped ? [] : [{ name: names[i]!, text: entries[k]!.text }]));
   const { tasks } = layout.header;
-  return {
+  const pages = new Map<string, McpTool[]>();
+  const listing: McpListing = {
     length: listed.length,
     page(offset, end, modern) {
+      const key = `${offset}:${end}:${modern}`;
+      let tools = pages.get(key);
+      if (tools) return tools;
       const chosen = listed.slice(offset, end);
-      const tools = JSON.parse(`[${chosen.map((entry) => entry.text).join(",")}]`) as McpTool[];
-      if (!modern) return tools;
+      tools = JSON.parse(`[${chosen.map((entry) => entry.text).join(",")}]`) as McpTool[];
       // As withTaskSupport (mcp/tools.ts) adds it to a built definition.
-      return tools.map((definition, i) => {
-        const { name } = chosen[i]!;
-        const support = Object.hasOwn(tasks, name) ? tasks[name] : undefined;
-        return support === undefined ? definition : { ...definition, execution: { taskSupport: support } };
-      });
+      if (modern) {
+        tools = tools.map((definition, i) => {
+          const { name } = chosen[i]!;
+          const support = Object.hasOwn(tasks, name) ? tasks[name] : undefined;
+          return support === undefined ? definition : { ...definition, execution: { taskSupport: support } };
+        });
+      }
+      // Kept only for the whole listing (an allow-listed one lives for its request), and bounded: a
+      // cursor is any offset a client sends.
+      if (!allowed) {
+        if (pages.size >= MAX_KEPT_PAGES) pages.clear();
+        pages.set(key, tools);
+      }
+      return tools;
     },
   };
+  if (!allowed) wholeMcp.set(tenant, listing);
+  return listing;
 }
