@@ -3,6 +3,7 @@ import { Hono } from "../hono-lazy";
 import { executeBatch } from "../../src/pipeline/batch";
 import type { Format } from "../../src/formats/format";
 import type { AppEnv } from "../env";
+import { overBatchLimit } from "../batch-limit";
 import { ApiError } from "../errors";
 import { executionOptions } from "../execution";
 import { formatNamed, formatOf } from "../formats";
@@ -30,11 +31,9 @@ async function readJson(c: Context<AppEnv>): Promise<unknown> {
 async function runCalls(c: Context<AppEnv>, body: unknown, format: Format): Promise<Response> {
   const decoded = format.decode(body);
   if (!decoded.ok) throw new ApiError(400, "invalid_calls", `Not ${format.name} tool calls: ${decoded.message}`);
-  const { maxCallsPerBatch } = c.get("tenant").config.limits;
   if (decoded.calls.length === 0) throw new ApiError(400, "no_calls", `The body holds no ${format.name} tool calls.`);
-  if (decoded.calls.length > maxCallsPerBatch) {
-    throw new ApiError(400, "too_many_calls", `${decoded.calls.length} calls in one request; the limit is ${maxCallsPerBatch}.`);
-  }
+  const tooMany = overBatchLimit(c.get("tenant").config, decoded.calls.length, "calls");
+  if (tooMany) throw new ApiError(400, "too_many_calls", tooMany);
   await needRemoteTools(c, decoded.calls.map((call) => call.name));
   const results = await executeBatch(decoded.calls, executionOptions(c));
   const calls = results.map((result) => result.record);
