@@ -6,7 +6,7 @@ import type { AppEnv } from "../env";
 import { overBatchLimit } from "../batch-limit";
 import { ApiError } from "../errors";
 import { executionOptions } from "../execution";
-import { formatNamed, formatOf } from "../formats";
+import { formatNamed, formatOf, refuseOtherMethods } from "../formats";
 import { logCall } from "../log";
 import { requireScope } from "../middleware/auth";
 import { needRemoteTools } from "../middleware/tenant";
@@ -56,4 +56,8 @@ export const calls = new Hono<AppEnv>()
   .post("/:format", requireScope("call"), async (c) => {
     const format = formatNamed(c.req.param("format"));
     return runCalls(c, await readJson(c), format);
+  })
+  .all("/:format", async (c, next) => {
+    refuseOtherMethods(c.req.param("format"), c.req.method);
+    await next();
   });

@@ -13,6 +13,8 @@ import { tenantLedger, type LedgerStub } from "../ledger/address";
 import type { ListQuery } from "../ledger/types";
 import { requireScope, viewerOf } from "../middleware/auth";
 import { tenantTextMasker } from "../tenant-mask";
+import { getFormat } from "../../src/formats";
+import { formatTakesPost } from "../formats";
 import { CALL_SURFACES, type CallSurface } from "../../src/client/surface";
 import { EXPORT_MAX, exportCalls } from "./calls-export";
 import { decodeCursor, intParam, listNewest, timeParam } from "./ledger-paging";
@@ -89,7 +91,10 @@ export const records = new Hono<AppEnv>()
     const callId = c.req.param("id");
     const wait = intParam(c.req.query("wait"), "wait", 0, MAX_WAIT_SECONDS, 0);
     const entry = await onShard(c, callId, (ledger) => ledger.get(callId, viewerOf(c.var.caller), wait * 1000));
-    return entry ? c.json(entry) : notFound(callId);
+    if (entry) return c.json(entry);
+    // No call of that id: a format's name is the route that runs calls, which takes POST.
+    if (getFormat(callId)) throw formatTakesPost(callId, c.req.method);
+    return notFound(callId);
   })
   .get("/:id/result", requireScope("call"), async (c) => {
     const callId = c.req.param("id");
