@@ -129,10 +129,21 @@ export const records = new Hono<AppEnv>()
     if (outcome.state === "resume") return c.json({ callId, state: "resumed", call: outcome.entry }, 202);
     if (outcome.state === "waiting") return c.json({ callId, state: "awaiting_input", call: outcome.entry });
     const { record } = outcome.entry;
-    if (record.status !== "awaiting_input") throw new ApiError(409, "not_awaiting_input", `The call ${callId} is not waiting for input (it is ${record.status}).`);
+    if (record.status !== "awaiting_input") throw notAwaitingInput(callId, record.status);
     const open = Object.keys(record.error?.inputRequests ?? {}).join(", ");
     throw new ApiError(400, "unknown_keys", `None of these answers is for an open question of the call ${callId} (open: ${open}).`);
   });
+
+/** A 409 for answers to a call that does not wait for any; one that ended asking says what to do instead. */
+function notAwaitingInput(callId: string, status: CallStatus): ApiError {
+  const instead =
+    status === "input_required"
+      ? " It ended asking, and an ended call never runs again: an MCP client answers by calling the tool again with" +
+        " inputResponses; an HTTP caller makes the call again (a new id), and that call waits for its answers here."
+      : "";
+  const message = `The call ${callId} is not waiting for input (it is ${status}).${instead}`;
+  return new ApiError(409, "not_awaiting_input", message);
+}
 
 /** POST /v1/calls/:id/input: answers by question key (the same shape as MCP's inputResponses). */
 const InputBody = v.object({ inputResponses: v.record(v.string(), v.looseObject({})) });
