@@ -4,7 +4,8 @@ import type { CallState } from "./state";
 /** What a runner needs to run this call again from its start, finishing it as `owner`. */
 export function jobOf(state: CallState, owner: string): DetachedCall {
   const tool = state.tool!;
-  const job: DetachedCall = { callId: state.callId, tool: tool.name, args: state.args, owner, idempotent: (tool.policy.idempotent ?? tool.policy.readOnly) === true };
+  const idempotent = (tool.policy.idempotent ?? tool.policy.readOnly) === true;
+  const job: DetachedCall = { callId: state.callId, tool: tool.name, args: state.args, owner, idempotent };
   if (state.env.approved) job.approved = true;
   // Its caller answers later (an MCP task, an HTTP call): the run may ask what the caller answers.
   if (state.env.ask?.waits) {

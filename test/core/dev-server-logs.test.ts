@@ -24,7 +24,8 @@ beforeAll(async () => {
   const script = (JSON.parse(readFileSync("package.json", "utf8")) as { scripts: { dev: string } }).scripts.dev;
   const port = await freePort();
   state = mkdtempSync(join(tmpdir(), "toolgate-dev-logs-"));
-  const command = `${script.replace(/^npm run build:web && /, "").replace("--port 8787", `--port ${port}`)} --persist-to ${state}`;
+  const serve = script.replace(/^npm run build:web && /, "").replace("--port 8787", `--port ${port}`);
+  const command = `${serve} --persist-to ${state}`;
   expect(command).toContain(`--port ${port}`);
   // As `npm run` runs it: node_modules/.bin first on the PATH, and no log level of this test run's.
   const { WRANGLER_LOG: _, ...env } = process.env;
@@ -68,7 +69,8 @@ it("prints one line per call, the Worker's line of JSON, and nothing else meanwh
   await run(first, second);
   await run(last);
   // Until the last call's line has been printed in full.
-  await eventually(() => output.indexOf("\n", output.indexOf(last)) > output.indexOf(last), `the line of ${last}\n${output}`, 30_000);
+  const printed = () => output.includes(last) && output.indexOf("\n", output.indexOf(last)) > 0;
+  await eventually(printed, `the line of ${last}\n${output}`, 30_000);
   const from = output.lastIndexOf("\n", output.indexOf(first)) + 1;
   const to = output.indexOf("\n", output.indexOf(last));
   const lines = output.slice(from, to).split("\n");

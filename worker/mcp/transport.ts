@@ -63,5 +63,6 @@ export function handleGet(c: Context<AppEnv>): Response {
 
 /** Any method but POST, GET and DELETE: 405, with the methods /mcp takes. */
 export function handleOtherMethod(c: Context<AppEnv>): Response {
-  return refuse(c, 405, RpcCode.badRequest, `Method Not Allowed: /mcp takes ${ALLOW}, not ${c.req.method}.`, { Allow: ALLOW });
+  const message = `Method Not Allowed: /mcp takes ${ALLOW}, not ${c.req.method}.`;
+  return refuse(c, 405, RpcCode.badRequest, message, { Allow: ALLOW });
 }
