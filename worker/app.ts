@@ -9,6 +9,7 @@ import { isOverloaded, overloaded } from "./durable/call";
 import type { AppEnv } from "./env";
 import { ApiError, errorBody } from "./errors";
 import { logLine } from "./log";
+import { allowedMethods, methodNotAllowed } from "./method-not-allowed";
 import { requireKey } from "./middleware/auth";
 import { bodyLimit } from "./middleware/body-limit";
 import { cors } from "./middleware/cors";
@@ -67,7 +68,13 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   // MCP over Streamable HTTP: its own Host/Origin guard, then the same keys and scopes.
   app.route("/mcp", mcp);
 
-  app.notFound((c) => c.json(errorBody("not_found", `No route for ${c.req.method} ${c.req.path}.`), 404));
+  // A path some route takes, with another method: 405 naming the methods (Allow), not a 404.
+  const allowedAt = allowedMethods(app.routes);
+  app.notFound((c) => {
+    const allowed = allowedAt(c.req.path);
+    if (allowed.length > 0) return answerError(methodNotAllowed(c.req.method, c.req.path, allowed), c);
+    return c.json(errorBody("not_found", `No route for ${c.req.method} ${c.req.path}.`), 404);
+  });
   app.onError(answerError);
   return app;
 }
