@@ -1,8 +1,8 @@
 /**
  * The requester's address as a rate limit counts it, from Cloudflare's `CF-Connecting-IP`: an IPv4
  * address, or the /64 of an IPv6 one (what a single subscriber is usually handed, so one client cannot
- * spread over its 2^64 addresses). Without the header (wrangler dev, tests) every request is one
- * "unknown" address.
+ * spread over its 2^64 addresses; wrangler dev sets it too). Without it (a service binding, tests)
+ * every request is one "unknown" address.
  */
 export function clientAddress(header: string | undefined | null): string {
   const ip = header?.trim().toLowerCase();
