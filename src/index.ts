@@ -15,7 +15,7 @@ export { executeCall, executeCallNow } from "./pipeline/execute";
 export { executeBatch } from "./pipeline/batch";
 export type { ExecuteOptions, BatchOptions, Limits } from "./options";
 export { composeHooks } from "./hooks";
-export type { Hooks, HookCall } from "./hooks";
+export type { Hooks, HookCall, RetryDecision } from "./hooks";
 export type { CallEvent } from "./events";
 export type { Limiter, SlotRequest, SlotGrant } from "./gates/limiter";
 export { createLocalLimiter } from "./gates/local-limiter";

@@ -13,6 +13,7 @@ import { allowedMethods, methodNotAllowed } from "./method-not-allowed";
 import { requireKey } from "./middleware/auth";
 import { bodyLimit } from "./middleware/body-limit";
 import { cors } from "./middleware/cors";
+import { securityHeaders } from "./middleware/security-headers";
 import { loadTenantFrom, remoteTools } from "./middleware/tenant";
 import { calls } from "./routes/calls";
 import { approvals } from "./routes/approvals";
@@ -38,11 +39,13 @@ export interface AppOptions {
 }
 
 /**
- * The HTTP API. Order matters: request id → tenant (its config drives the rest) → CORS (before
- * auth, so preflights pass) → body limit → key → routes. Every failure answers JSON.
+ * The HTTP API. Order matters: security headers (outermost: every answer gets them) → request id →
+ * tenant (its config drives the rest) → CORS (before auth, so preflights pass) → body limit → key →
+ * routes. Every failure answers JSON.
  */
 export function createApp(options: AppOptions): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  app.use(securityHeaders);
   app.use(requestId());
   app.use(loadTenantFrom(options.catalog, options.bundled));
   // OAuth's metadata, token, registration and authorize endpoints: before CORS (the library answers
