@@ -1,5 +1,5 @@
 import { describe, expect, inject, it } from "vitest";
-import { openView, screenshot, signIn, usePage, viewReady } from "./browser";
+import { apiCancel, openView, screenshot, signIn, usePage, viewReady } from "./browser";
 
 // Rich results and the run form: media, markdown, tables, the JSON tree, constraints, and values the
 // server refuses shown on their field.
@@ -89,6 +89,26 @@ describe("Run form", () => {
       await screenshot(page, "run-refused");
     } finally {
       await page.unrouteAll({ behavior: "wait" });
+    }
+  });
+
+  it("shows a detached call that runs on as a status line, not as an error", async () => {
+    const { page } = browser;
+    const run = await openView(page, "run", () => page.goto(`${baseUrl}/#/run/slow_report`));
+    const form = run.getByRole("form", { name: "Run slow_report" });
+    const id = `detached-${Date.now()}`;
+    await form.getByLabel("seconds", { exact: true }).fill("60");
+    await form.locator("#call-id").fill(id);
+    await form.getByRole("button", { name: "Run slow_report" }).click();
+    const record = form.locator('.result .record[data-status="running"]');
+    try {
+      // The record's words (the API's answer for a call that runs on) are its status, not an alert.
+      await record.getByRole("status").getByText(/runs on, detached from this request/).waitFor();
+      expect(await form.locator(".result").getByRole("alert").count()).toBe(0);
+      expect(await record.locator(".notice.error").count()).toBe(0);
+      await screenshot(page, "run-detached");
+    } finally {
+      await apiCancel(baseUrl, id);
     }
   });
 });
