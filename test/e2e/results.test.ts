@@ -56,6 +56,19 @@ describe("Rich results", () => {
   });
 });
 
+describe("Tool descriptions", () => {
+  it("render their markdown: a code span is code, with no backticks, in Tools and in Run", async () => {
+    const { page } = browser;
+    const tools = await openView(page, "tools", () => page.goto(`${baseUrl}/#/tools`));
+    const card = tools.locator('li[data-tool="slow_report"]');
+    expect(await card.locator(".description code").allTextContents()).toEqual(["seconds"]);
+    expect(await card.locator(".description").textContent()).toMatch(/^Write a report that takes seconds seconds \(runs detached/);
+    const run = await openView(page, "run", () => card.getByRole("link", { name: "Run slow_report" }).click());
+    expect(await run.locator(".description code").allTextContents()).toEqual(["seconds"]);
+    expect(await run.locator(".description").textContent()).not.toContain("`");
+  });
+});
+
 describe("Run form", () => {
   it("shows constraints and defaults, and puts a value the server refuses on its field", async () => {
     const { page } = browser;
@@ -102,8 +115,9 @@ describe("Run form", () => {
     await form.getByRole("button", { name: "Run slow_report" }).click();
     const record = form.locator('.result .record[data-status="running"]');
     try {
+      await record.waitFor();
       // The record's words (the API's answer for a call that runs on) are its status, not an alert.
-      await record.getByRole("status").getByText(/runs on, detached from this request/).waitFor();
+      expect(await record.getByRole("status").textContent()).toMatch(/runs on, detached from this request/);
       expect(await form.locator(".result").getByRole("alert").count()).toBe(0);
       expect(await record.locator(".notice.error").count()).toBe(0);
       await screenshot(page, "run-detached");

@@ -8,7 +8,7 @@ import { launch, type Browser } from "./browser";
 const SCHEMA = {
   type: "object",
   properties: {
-    title: { type: "string", description: "A short title" },
+    title: { type: "string", description: "A short title, like `Q3 report`; *plain* words stay snake_case_words" },
     count: { type: "integer", minimum: 1 },
     ratio: { type: "number" },
     enabled: { type: "boolean" },
@@ -105,6 +105,13 @@ describe("schema form", () => {
     await page.getByRole("button", { name: "Remove item 1 of tags" }).click();
     expect((await read()).value).toMatchObject({ tags: ["b"] });
     expect(await page.getByLabel("tags item 1", { exact: true }).inputValue()).toBe("b");
+  });
+
+  it("shows a field's description as inline markdown, snake_case kept as it is", async () => {
+    const hint = page.locator(".hint").filter({ hasText: "A short title" });
+    expect(await hint.locator("code").allTextContents()).toEqual(["Q3 report"]);
+    expect(await hint.locator("em").allTextContents()).toEqual(["plain"]);
+    expect(await hint.textContent()).toBe("A short title, like Q3 report; plain words stay snake_case_words");
   });
 
   it("marks invalid fields next to their controls, and reports bad raw JSON", async () => {

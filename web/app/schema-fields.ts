@@ -1,5 +1,6 @@
 import type { ValidationIssue } from "../../src/errors";
 import { h, uid } from "./dom";
+import { inlineMarkdown } from "./markdown";
 import { constraintAttributes, constraintsOf } from "./schema-constraints";
 import type { Node } from "./schema-node";
 
@@ -37,7 +38,7 @@ function wrap(spec: LeafSpec, control: HTMLElement & { id: string }): { element:
     { class: "field" },
     h("label", { for: control.id }, spec.label, spec.required ? "" : h("span", { class: "muted" }, " (optional)")),
     control,
-    spec.node.description ? h("p", { id: hintId, class: "hint" }, spec.node.description) : null,
+    spec.node.description ? h("p", { id: hintId, class: "hint" }, inlineMarkdown(spec.node.description)) : null,
     rules.length > 0 ? h("p", { id: rulesId, class: "hint rules" }, rules.join(" · ")) : null,
     error,
   );

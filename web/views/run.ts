@@ -5,6 +5,7 @@ import { TERMINAL_STATUSES, type CallRecord } from "../../src/result";
 import type { Validator } from "../../src/validation";
 import { catalog } from "../app/catalog";
 import { h, notice, replace } from "../app/dom";
+import { markdown } from "../app/markdown";
 import { recordView } from "../app/record-view";
 import { schemaForm, type SchemaForm } from "../app/schema-form";
 import type { Session } from "../app/session";
@@ -138,7 +139,7 @@ export const runView: View = {
         const tool = tools.find((t) => t.name === param) ?? tools[0];
         replace(select, tools.map((t) => h("option", { value: t.name, selected: t === tool }, t.name)));
         select.addEventListener("change", () => (location.hash = hrefOf("run", select.value)));
-        if (tool) replace(panel, h("p", {}, tool.description), badges(tool), runPanel(session, tool, () => alive));
+        if (tool) replace(panel, markdown(tool.description, "description"), badges(tool), runPanel(session, tool, () => alive));
       },
       (error) => replace(panel, notice(`Could not load the tools: ${(error as Error).message}`, "error")),
     );
