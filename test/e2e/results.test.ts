@@ -105,6 +105,21 @@ describe("Run form", () => {
     }
   });
 
+  it("fills a call's summary with the defaults of what it left out, in Run and in History", async () => {
+    const { page } = browser;
+    const tools = await openView(page, "tools", () => page.goto(`${baseUrl}/#/tools`)); // a fresh form
+    const run = await openView(page, "run", () => tools.getByRole("link", { name: "Run sample_media" }).click());
+    const form = run.getByRole("form", { name: "Run sample_media" });
+    const id = `defaults-${Date.now()}`;
+    await form.locator("#call-id").fill(id);
+    await form.getByRole("button", { name: "Run sample_media" }).click();
+    const result = form.locator('.result .record[data-status="succeeded"]');
+    await result.waitFor();
+    expect(await result.locator("dl.facts").textContent()).toContain("Media sample “Sample” (440 Hz)");
+    const history = await openView(page, "history", () => page.goto(`${baseUrl}/#/history/${id}`));
+    expect(await history.locator(`details[data-call-id="${id}"] > summary`).textContent()).toContain("sample_media — Media sample “Sample” (440 Hz)");
+  });
+
   it("shows a detached call that runs on as a status line, not as an error", async () => {
     const { page } = browser;
     const run = await openView(page, "run", () => page.goto(`${baseUrl}/#/run/slow_report`));

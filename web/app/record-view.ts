@@ -1,7 +1,6 @@
 import type { CallEntry } from "../../src/client";
 import type { CallRecord } from "../../src/result";
-import { callSummary } from "../../src/tool-render";
-import { renderOf } from "./catalog";
+import { renderOf, summaryOf } from "./catalog";
 import { h, jsonBlock, notice, progressText, statusBadge } from "./dom";
 import { jsonTree } from "./json-tree";
 import { resultTable, tableRows } from "./result-table";
@@ -51,7 +50,7 @@ export function recordView(record: CallRecord, entry?: Omit<CallEntry, "record">
     h("dl", { class: "facts" }, [
       ...row("Status", statusBadge(record.status)),
       ...row("Tool", record.tool),
-      ...row("Summary", render?.call ? callSummary(render.call, record.args) : undefined),
+      ...row("Summary", summaryOf(record.tool, record.args)),
       ...row("Call id", h("span", { class: "mono" }, record.callId)),
       ...row("Started", new Date(record.startedAt).toLocaleString()),
       ...row("Duration", `${record.durationMs} ms`),
