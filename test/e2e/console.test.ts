@@ -85,7 +85,7 @@ describe("console flows", () => {
     page.on("request", count);
     try {
       await form.getByRole("button", { name: "Run add" }).click();
-      await form.getByText("Not sent: 1 problem.").waitFor();
+      await form.getByText("Not sent: 1 problem (see the fields).").waitFor();
       expect(sent).toBe(0);
 
       await form.getByLabel("b", { exact: true }).fill("3");

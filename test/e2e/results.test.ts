@@ -105,6 +105,32 @@ describe("Run form", () => {
     }
   });
 
+  it("puts each argument problem on its field, and in the box only what no field in view shows", async () => {
+    const { page } = browser;
+    const tools = await openView(page, "tools", () => page.goto(`${baseUrl}/#/tools`)); // a fresh form
+    const run = await openView(page, "run", () => tools.getByRole("link", { name: "Run add" }).click());
+    const form = run.getByRole("form", { name: "Run add" });
+    await form.getByLabel("a", { exact: true }).fill("2");
+    await form.getByRole("button", { name: "Run add" }).click();
+    // b is missing: the browser's validator says so on b, like the server's refusals.
+    await form.getByText("Not sent: 1 problem (see the fields).", { exact: true }).waitFor();
+    const b = form.getByLabel("b", { exact: true });
+    expect(await b.getAttribute("aria-invalid")).toBe("true");
+    const error = form.locator(`#${(await b.getAttribute("aria-describedby"))!.split(" ").at(-1)}`);
+    expect(await error.textContent()).toBe('Instance does not have required property "b".');
+    expect(await form.locator("ul.issues").count()).toBe(0);
+    expect(await form.getByRole("group", { name: "Arguments" }).evaluate((set) => set.classList.contains("invalid"))).toBe(false);
+    // In raw JSON mode no field is in view: the box lists every problem.
+    await form.getByLabel("Raw JSON", { exact: true }).check();
+    await form.getByLabel("Arguments as JSON", { exact: true }).fill('{ "a": "two" }');
+    await form.getByRole("button", { name: "Run add" }).click();
+    await form.getByText("Not sent: 2 problems.", { exact: true }).waitFor();
+    expect((await form.locator("ul.issues li").allTextContents()).sort()).toEqual([
+      'a: Instance type "string" is invalid. Expected "number".',
+      'b: Instance does not have required property "b".',
+    ]);
+  });
+
   it("fills a call's summary with the defaults of what it left out, in Run and in History", async () => {
     const { page } = browser;
     const tools = await openView(page, "tools", () => page.goto(`${baseUrl}/#/tools`)); // a fresh form

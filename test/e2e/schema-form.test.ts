@@ -126,6 +126,25 @@ describe("schema form", () => {
     expect(await page.getByLabel("title", { exact: true }).getAttribute("aria-invalid")).toBeNull();
   });
 
+  it("shows each issue on the field its path names, and answers those no field shows", async () => {
+    const issues = [
+      { path: "", message: "about the whole" },
+      { path: "count", message: "Instance does not have required property \"count\"." },
+      { path: "owner", message: "too few properties" },
+      { path: "extra[0]", message: "inside the raw JSON" },
+      { path: "nope", message: "no such field" },
+    ];
+    const unshown = await page.evaluate((list) => form.showIssues(list), issues);
+    expect(unshown).toEqual([issues[0], issues[4]]);
+    expect(await page.getByLabel("count", { exact: true }).getAttribute("aria-invalid")).toBe("true");
+    await page.getByRole("group", { name: "owner" }).getByText("too few properties", { exact: true }).waitFor();
+    // A raw JSON field takes the issues inside its value, each with its path from there.
+    const extra = page.getByLabel("extra (optional)", { exact: true });
+    expect(await page.locator(`#${(await extra.getAttribute("aria-describedby"))!.split(" ").at(-1)}`).textContent()).toBe("[0]: inside the raw JSON");
+    expect(await page.evaluate(() => form.showIssues([]))).toEqual([]);
+    expect(await page.getByLabel("count", { exact: true }).getAttribute("aria-invalid")).toBeNull();
+  });
+
   it("writes values back (raw JSON mode → form)", async () => {
     const value = { title: "T", count: 2, enabled: false, color: "red", tags: ["x"], points: [{ x: 5, y: 6 }, { x: 7, y: 8 }], note: "n" };
     await page.evaluate((v) => form.write(v), value);

@@ -22,6 +22,16 @@ function validatorOf(tool: ToolInfo): Validator<unknown> | string {
   }
 }
 
+/**
+ * The form's box for argument problems: how many, where they are, and a list of those no field in
+ * view shows (the arguments as a whole, a property without a field, any in raw JSON mode).
+ */
+function problems(lead: string, issues: readonly ValidationIssue[], unshown: readonly ValidationIssue[]): HTMLElement[] {
+  const where = unshown.length < issues.length ? " (see the fields)" : "";
+  const list = unshown.length > 0 ? [h("ul", { class: "issues" }, unshown.map((i) => h("li", {}, `${i.path || "(arguments)"}: ${i.message}`)))] : [];
+  return [notice(`${lead}${where}.`, "error"), ...list];
+}
+
 /** What a call that waits for someone is waiting for. */
 const WAITING: Readonly<Record<string, string>> = { pending: "Awaiting an admin's approval…", awaiting_input: "Awaiting its caller's answers (an MCP client's tasks/update)…" };
 
@@ -53,6 +63,11 @@ function runPanel(session: Session, tool: ToolInfo, alive: () => boolean): HTMLE
   const out = h("div", { class: "result", "aria-live": "polite" });
   const validator = validatorOf(tool);
   const isRaw = () => modeRaw.checked;
+  // Issues go on the fields they name (kept for the form mode); in raw JSON mode no field is in view.
+  const shownOnFields = (issues: readonly ValidationIssue[]) => {
+    const unshown = form.showIssues(issues);
+    return isRaw() ? [...issues] : unshown;
+  };
 
   const switchMode = () => {
     if (isRaw()) raw.value = JSON.stringify(form.read().value, null, 2);
@@ -98,9 +113,9 @@ function runPanel(session: Session, tool: ToolInfo, alive: () => boolean): HTMLE
       const checked = validator(args);
       if (!checked.ok) issues = checked.issues;
     }
-    form.showIssues(issues);
+    const unshown = shownOnFields(issues);
     if (issues.length > 0) {
-      replace(issuesBox, notice(`Not sent: ${issues.length} problem${issues.length > 1 ? "s" : ""}.`, "error"), h("ul", { class: "issues" }, issues.map((i) => h("li", {}, `${i.path || "(arguments)"}: ${i.message}`))));
+      replace(issuesBox, problems(`Not sent: ${issues.length} problem${issues.length > 1 ? "s" : ""}`, issues, unshown));
       return;
     }
     replace(issuesBox, typeof validator === "string" ? notice(validator) : null);
@@ -112,9 +127,7 @@ function runPanel(session: Session, tool: ToolInfo, alive: () => boolean): HTMLE
       // What the server refused goes on its field too, like the browser's own findings.
       const refused = record.status === "rejected" ? (record.validation.issues ?? record.error?.issues ?? []) : [];
       if (refused.length > 0) {
-        form.showIssues(refused);
-        const where = isRaw() ? "" : " (see the fields)";
-        replace(issuesBox, notice(`The server refused ${refused.length} value${refused.length > 1 ? "s" : ""}${where}.`, "error"));
+        replace(issuesBox, problems(`The server refused ${refused.length} value${refused.length > 1 ? "s" : ""}`, refused, shownOnFields(refused)));
       }
       if (!TERMINAL.has(record.status)) await follow(session, record, out, alive);
     } catch (error) {
