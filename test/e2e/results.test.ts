@@ -158,9 +158,9 @@ describe("Run form", () => {
     try {
       await record.waitFor();
       // The record's words (the API's answer for a call that runs on) are its status, not an alert.
-      expect(await record.getByRole("status").textContent()).toMatch(/runs on, detached from this request/);
       expect(await form.locator(".result").getByRole("alert").count()).toBe(0);
       expect(await record.locator(".notice.error").count()).toBe(0);
+      expect(await record.getByRole("status").textContent()).toMatch(/runs on, detached from this request/);
       await screenshot(page, "run-detached");
     } finally {
       await apiCancel(baseUrl, id);
