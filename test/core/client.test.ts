@@ -193,6 +193,12 @@ describe("client: approvals, gates, events", { timeout: 45_000 }, () => {
     await resumed.return(undefined);
     expect(ready.value).toMatchObject({ type: "ready", id: started.id });
     expect(first.value).toMatchObject({ type: "call.finished", data: { callId: id } });
+
+    // A new stream can open with the newest events the key may see (a call key: its own calls').
+    const recent = call.events({ recent: 1, reconnect: false });
+    expect((await recent.next()).value).toMatchObject({ type: "ready", data: { recent: 1 } });
+    expect((await recent.next()).value).toMatchObject({ type: "call.finished", data: { callId: id } });
+    await recent.return(undefined);
   });
 
   it("hands out an event token that opens the stream without the key", async () => {
