@@ -1,7 +1,8 @@
 // Runs a TypeScript entry (bench, scripts) by bundling it with esbuild first: no loader, no tsx.
 // Usage: node scripts/run-ts.mjs <file.ts> [args…]
 import { pathToFileURL } from "node:url";
-import { bundleEntry, esbuildErrors, useProjectNode, writeGeneratedModules } from "./ts-entry.mjs";
+import { BENCH_DIR, ensureBenchPackage } from "./bench-deps.mjs";
+import { bundleEntry, esbuildErrors, packageDir, useProjectNode, writeGeneratedModules } from "./ts-entry.mjs";
 
 useProjectNode();
 const [entry, ...rest] = process.argv.slice(2);
@@ -11,8 +12,9 @@ if (!entry) {
 }
 let outfile;
 try {
-  // Entries that import the Worker need the generated modules first.
+  // Entries that import the Worker need the generated modules first; bench entries, the bench package.
   await writeGeneratedModules();
+  if (packageDir(entry) === BENCH_DIR) ensureBenchPackage();
   outfile = await bundleEntry(entry);
 } catch (error) {
   // esbuild has printed its errors (file and line) already.

@@ -32,7 +32,7 @@ export async function writeGeneratedModules(root = ROOT) {
 }
 
 /** The folder of the package an entry belongs to (bench/ has its own): its bundle resolves packages from there. */
-function packageDir(entry) {
+export function packageDir(entry) {
   for (let dir = dirname(resolve(entry)); dir !== dirname(dir); dir = dirname(dir)) {
     if (existsSync(join(dir, "package.json"))) return dir;
   }
