@@ -2,8 +2,9 @@ import type { Context } from "hono";
 import { Hono } from "./hono-lazy";
 import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
+import type { BuildFailure } from "./build-failure";
 import type { BundledConfig } from "./bundled-config";
-import type { Catalog } from "./catalog";
+import { BUILD_FAILURE, type Catalog } from "./catalog";
 import { ConfigError } from "./config";
 import { isOverloaded, overloaded } from "./durable/call";
 import type { AppEnv } from "./env";
@@ -12,6 +13,7 @@ import { logLine } from "./log";
 import { allowedMethods, methodNotAllowed } from "./method-not-allowed";
 import { requireKey } from "./middleware/auth";
 import { bodyLimit } from "./middleware/body-limit";
+import { answerBuildFailure } from "./middleware/build-failure";
 import { cors } from "./middleware/cors";
 import { securityHeaders } from "./middleware/security-headers";
 import { loadTenantFrom, remoteTools } from "./middleware/tenant";
@@ -36,6 +38,8 @@ export interface AppOptions {
   catalog: Catalog;
   /** The bundled configuration; by default the one the entry module registered (tests pass their own). */
   bundled?: BundledConfig;
+  /** A failed dev build: every request answers 503 with it; by default the catalogue module's (tests pass their own). */
+  buildFailure?: BuildFailure;
 }
 
 /**
@@ -46,6 +50,8 @@ export interface AppOptions {
 export function createApp(options: AppOptions): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use(securityHeaders);
+  const buildFailure = options.buildFailure ?? BUILD_FAILURE;
+  if (buildFailure) return app.use(answerBuildFailure(buildFailure));
   app.use(requestId());
   app.use(loadTenantFrom(options.catalog, options.bundled));
   // OAuth's metadata, token, registration and authorize endpoints: before CORS (the library answers
