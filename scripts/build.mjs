@@ -13,6 +13,7 @@
 import { parseArgs } from "node:util";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { writeBuildStatus } from "./build-status.mjs";
 import { buildConsole } from "./console-build.mjs";
 import { writeFailedCatalog } from "./tools-catalog.mjs";
 import { bundleEntry, esbuildErrors, ROOT, useProjectNode, writeGeneratedModules } from "./ts-entry.mjs";
@@ -59,6 +60,9 @@ async function build() {
 }
 
 const problems = await build();
+// Under dev, for `npm run dev` to print (scripts/dev.ts): wrangler shows this command's output only at
+// its log level "log", which npm run dev turns down to keep one line per call.
+if (underDev) writeBuildStatus(ROOT, problems.length > 0 ? { ok: false, ...failureOf(problems) } : { ok: true });
 if (problems.length > 0) {
   const failure = failureOf(problems);
   console.error(`build: ${failure.message}`);

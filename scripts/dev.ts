@@ -8,8 +8,10 @@
  * dev` has it), whose relay of each console.log costs CPU per line. Edits reload it, as wrangler dev.
  * Usage: node scripts/run-ts.mjs scripts/dev.ts [--ip 127.0.0.1] [--port 8787] [--persist-to <dir>]
  */
+import { watchFile } from "node:fs";
 import { parseArgs } from "node:util";
 import { unstable_startWorker } from "wrangler";
+import { buildStatusPath, readBuildStatus } from "./build-status.mjs";
 
 const options = {
   ip: { type: "string", default: "127.0.0.1" },
@@ -48,4 +50,29 @@ try {
   await worker.dispose();
   process.exit(1);
 }
+printBuildStatus();
 console.log(`toolgate: ready on ${(await worker.url).origin} (Ctrl-C stops it)`);
+
+/**
+ * Each build's outcome, printed when it changes: wrangler shows the build command's own output only at
+ * a log level that would bring back its line per request. A failed build names the problem and its
+ * file (requests answer 503 build_failed meanwhile); the next good build says so.
+ */
+function printBuildStatus(): void {
+  const root = process.cwd();
+  let failed = false;
+  const print = () => {
+    const status = readBuildStatus(root);
+    if (!status) return;
+    if (!status.ok) {
+      failed = true;
+      const where = status.file ? ` (${status.file})` : "";
+      process.stderr.write(`toolgate: the build failed${where}; requests answer 503 build_failed until it is fixed:\n${status.message}\n`);
+    } else if (failed) {
+      failed = false;
+      console.log("toolgate: the build passes again; tools are served.");
+    }
+  };
+  print();
+  watchFile(buildStatusPath(root), { interval: 300 }, print).unref();
+}

@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readBuildStatus } from "../../scripts/build-status.mjs";
 import { DEMO_KEYS } from "../../worker/demo/tenant";
 import { scratchCheckout, type ScratchCheckout } from "../servers/scratch-checkout";
 import { eventually } from "../wait";
@@ -76,6 +77,8 @@ describe("a tool file with a mistake under wrangler dev", () => {
       },
     });
     expect((await get("/v1/tools")).status).toBe(503);
+    // What npm run dev prints (scripts/dev.ts): the failure, with its file.
+    expect(readBuildStatus(scratch.root)).toMatchObject({ ok: false, file: "tools/get_order.ts" });
   }, REBUILD_MS * 2);
 
   it("fails a deploy's build all the same", () => {
@@ -88,6 +91,7 @@ describe("a tool file with a mistake under wrangler dev", () => {
   it("serves the tool once the file is fixed", async () => {
     writeFileSync(file(), tool("get_order"));
     await answerWith("/healthz", 200);
+    expect(readBuildStatus(scratch.root)).toMatchObject({ ok: true });
     const listing = await get("/v1/tools");
     expect(listing.status).toBe(200);
     expect((listing.body as { tools: { name: string }[] }).tools.map((entry) => entry.name)).toContain("get_order");
