@@ -9,6 +9,9 @@
  * - and only within keepMs of the gate last answering that nobody waited there (quietUntil): a call
  *   of another isolate that waits at the gate is heard of at the next keep, and from then on this
  *   isolate gives its slots back as they come free and sends its own waiting calls to the gate.
+ * One order for the isolate's calls, wherever they wait: a call goes to the gate only behind every
+ * earlier call of the isolate (those waiting here go first, and acquires leave in the order the calls
+ * came: the line), and a freed slot passes to a call waiting here only while none waits at the gate.
  * Data and local waiters only (no stubs, no promises of I/O): requests share it, each sends its own
  * RPCs. A slot lost with its isolate comes back when its lease ends, as any holder's.
  */
@@ -25,23 +28,42 @@ export interface PooledSlot {
 }
 
 /**
- * A call of this isolate waiting for one of its slots: settled with a slot, or with none (it goes to
- * the gate). Settling only writes `outcome`: the call that frees a slot runs in another request, and
+ * A call of this isolate waiting for one of its slots: settled with a slot, or with its turn at the
+ * gate. Settling only writes `outcome`: the call that frees a slot runs in another request, and
  * a promise it resolved would resume the waiting call inside that request, whose end (answer sent,
  * waitUntil done) then drops the woken call's pending I/O and timers, so it would hang. The waiting
  * call reads `outcome` on timers of its own request instead (limiter.ts).
  */
 interface LocalWaiter {
   leaseMs: number;
-  outcome?: { slot: PooledSlot | undefined };
+  outcome?: LocalOutcome;
 }
+
+/** What a call waiting in its isolate got: one of the isolate's slots (now busy with it), or its turn at the gate. */
+export type LocalOutcome = { slot: PooledSlot } | { turn: GateTurn };
 
 /** A call's place among its isolate's waiting calls. */
 export interface LocalWait {
-  /** Set once the call is settled: with a slot (now busy with it), or none (go to the gate). */
-  outcome(): { slot: PooledSlot | undefined } | undefined;
-  /** Takes the call out while it is still unsettled (abort, longest wait); false once it was settled. */
+  /** Set once the call is settled. */
+  outcome(): LocalOutcome | undefined;
+  /** Takes the call out while it is still unsettled (abort); false once it was settled. */
   leave(): boolean;
+  /** Its wait here ended (localWaitMs, or its longest wait): to the gate, behind the calls waiting ahead of it. */
+  expire(): void;
+}
+
+/**
+ * A call of this isolate that asks the gate. Calls send their first acquire in the order they got
+ * their turns (the order they came), so the gate queues them in that order; until the turn is done
+ * the call counts as waiting at the gate, and freed slots go back there for it.
+ */
+export interface GateTurn {
+  /** Every call that got its turn earlier has sent its acquire: this one may send its own. */
+  mayAsk(): boolean;
+  /** Its first acquire is being sent (called in the same turn of the event loop as the send). */
+  asked(): void;
+  /** Granted, refused or given up: no longer waiting at the gate. Idempotent. */
+  done(): void;
 }
 
 /** What a finished call's slot does: passed to a waiting call, kept idle for a while, or given back now. */
@@ -65,6 +87,8 @@ export class GatePool {
 
   /** Calls of this isolate waiting at the gate: a freed slot goes back to the gate for them (they came first). */
   private atGate = 0;
+  /** Calls with a turn at the gate that have not sent their first acquire yet, in the order they got it. */
+  private readonly line: Array<{ since: number }> = [];
 
   /** `isolate`: this isolate's name at the gate, so its own waiting calls do not count as others'. */
   constructor(
@@ -102,7 +126,7 @@ export class GatePool {
     return this.waiters.length;
   }
 
-  /** Wait for a slot of this isolate (no slot: go to the gate); the caller reads the outcome itself. */
+  /** Wait for a slot of this isolate (or a turn at the gate); the caller reads the outcome itself. */
   wait(leaseMs: number): LocalWait {
     const waiter: LocalWaiter = { leaseMs };
     this.waiters.push(waiter);
@@ -112,10 +136,20 @@ export class GatePool {
         const index = this.waiters.indexOf(waiter);
         if (index < 0) return false;
         this.waiters.splice(index, 1);
-        settle(waiter, undefined);
         return true;
       },
+      expire: () => {
+        const index = this.waiters.indexOf(waiter);
+        // The calls that came before it go to the gate first (and newer ones stay: they came after all of these).
+        for (const ahead of this.waiters.splice(0, index + 1)) ahead.outcome = { turn: this.queueAtGate() };
+      },
     };
+  }
+
+  /** A call goes to the gate without waiting here: behind every call of this isolate that waits here or there. */
+  toGate(): GateTurn {
+    this.sendWaitersToGate();
+    return this.queueAtGate();
   }
 
   /** A slot the gate granted a call of this isolate: busy with it. `sentAt`: when the request that got the answer left. */
@@ -125,16 +159,31 @@ export class GatePool {
     return { slot, giveBack: this.heard(othersWaiting, sentAt) };
   }
 
-  /** A call of this isolate goes to the gate's queue until the returned function is called. */
-  toQueue(): () => void {
+  /** A turn at the gate: last in the line of acquires to send, waiting at the gate until done. */
+  private queueAtGate(): GateTurn {
+    const place = { since: Date.now() };
+    this.line.push(place);
     this.atGate++;
     let done = false;
-    return () => {
-      if (done) return;
-      done = true;
-      this.atGate--;
-      // Nothing of this isolate's would come free for the calls waiting here: they go to the gate.
-      if (this.waiters.length > 0 && ![...this.slots.values()].some((slot) => slot.busy)) this.toGate();
+    const leaveLine = () => {
+      const index = this.line.indexOf(place);
+      if (index >= 0) this.line.splice(index, 1);
+    };
+    return {
+      mayAsk: () => {
+        const index = this.line.indexOf(place);
+        // Calls ahead that have not asked for LINE_PATIENCE_MS are taken for gone (their request ended).
+        return index === 0 || (index > 0 && Date.now() - this.line[index - 1]!.since > LINE_PATIENCE_MS);
+      },
+      asked: leaveLine,
+      done: () => {
+        if (done) return;
+        done = true;
+        leaveLine();
+        this.atGate--;
+        // Nothing of this isolate's would come free for the calls waiting here: they go to the gate.
+        if (this.waiters.length > 0 && ![...this.slots.values()].some((slot) => slot.busy)) this.sendWaitersToGate();
+      },
     };
   }
 
@@ -145,25 +194,25 @@ export class GatePool {
     slot.turn++;
     if (this.slots.get(slot.id) !== slot) {
       // No longer kept (a keep found it gone): the calls waiting here may find a slot at the gate.
-      this.toGate();
+      this.sendWaitersToGate();
       return "return";
     }
     if (this.atGate > 0 || this.slots.size > this.limit) {
       // Calls of this isolate wait at the gate, ahead of those waiting here: it goes back, to them.
       this.slots.delete(slot.id);
-      if (!this.passing(now)) this.toGate();
+      if (!this.passing(now)) this.sendWaitersToGate();
       return "return";
     }
     const next = this.waiters[0];
     if (next && this.passing(now) && slot.coveredUntil >= now + next.leaseMs) {
       this.waiters.shift();
-      settle(next, this.hold(slot));
+      next.outcome = { slot: this.hold(slot) };
       return "passed";
     }
     if (next || !this.passing(now)) {
       // Nobody here may take it now: it goes back, and the calls waiting here go to the gate, where it frees.
       this.slots.delete(slot.id);
-      this.toGate();
+      this.sendWaitersToGate();
       return "return";
     }
     return "idle";
@@ -210,7 +259,7 @@ export class GatePool {
       else slot.coveredUntil = Math.max(slot.coveredUntil, sentAt + validMs);
     }
     // Fewer slots than the limit: the calls waiting here may find one at the gate.
-    if (this.slots.size < this.limit) this.toGate();
+    if (this.slots.size < this.limit) this.sendWaitersToGate();
     return this.heard(othersWaiting, sentAt);
   }
 
@@ -227,7 +276,7 @@ export class GatePool {
       return [];
     }
     this.contended = true;
-    this.toGate();
+    this.sendWaitersToGate();
     return this.takeIdle();
   }
 
@@ -241,20 +290,22 @@ export class GatePool {
     return slot;
   }
 
-  /** Every call waiting here goes to the gate (in order: they ask as they are settled). */
-  private toGate(): void {
-    for (const waiter of this.waiters.splice(0)) settle(waiter, undefined);
+  /** Every call waiting here goes to the gate, their turns in the order they came. */
+  private sendWaitersToGate(): void {
+    for (const waiter of this.waiters.splice(0)) waiter.outcome = { turn: this.queueAtGate() };
   }
-}
-
-function settle(waiter: LocalWaiter, slot: PooledSlot | undefined): void {
-  waiter.outcome = { slot };
 }
 
 /** This isolate's pools, one per gate. */
 export interface SlotPools {
   of(gate: string): GatePool;
 }
+
+/**
+ * How long a call waits in line for the calls of its isolate ahead of it to send their acquires: each
+ * sends within a few ms of its turn, unless its request ended without a word (then the line goes on).
+ */
+export const LINE_PATIENCE_MS = 1_000;
 
 /** How long after the gate last said nobody waits an isolate passes its slots on (a kept lease runs this much longer than its call's). */
 export const KEEP_MS = 400;
