@@ -4,7 +4,8 @@ import { SECOND_ISOLATE_CONFIG } from "../fixtures/second-isolate-tenant";
 import { tenantGates } from "../../worker/gates/address";
 import { Gate } from "../../worker/gates/gate";
 import { createGateLimiter } from "../../worker/gates/limiter";
-import { createSlotPools, isolateSlots, KEEP_MS } from "../../worker/gates/slot-pool";
+import { createSlotPools, KEEP_MS } from "../../src/gates/slot-pool";
+import { isolateSlots } from "../../worker/gates/slot-pool";
 import { uid } from "./adapters-helpers";
 import { eventually } from "../wait";
 import { BASE, CALL_KEY, json, request } from "./helpers";
@@ -33,10 +34,10 @@ describe("a sequential gate", () => {
     // Counts the calls that asked the gate's limiter: a call's journal claims its id before, at its
     // own pace, so the next call is sent only once the last one asked (the order they came is known).
     let asked = 0;
-    const note = pool.note;
-    pool.note = function (this: typeof pool, ...args: Parameters<typeof note>) {
+    const admit = pool.admit;
+    pool.admit = function (this: typeof pool, ...args: Parameters<typeof admit>) {
       asked++;
-      return note.apply(this, args);
+      return admit.apply(this, args);
     };
     try {
       const holder = runSleep(`hold-${run}`, 1_500);
@@ -55,7 +56,7 @@ describe("a sequential gate", () => {
       const started = [...records].sort((a, b) => a.output.structured.startedAt - b.output.structured.startedAt).map((r) => r.callId);
       expect(started).toEqual(ids);
     } finally {
-      pool.note = note;
+      pool.admit = admit;
     }
   });
 });

@@ -14,7 +14,7 @@ import type { Limiter, SlotGrant, SlotRequest } from "../../src/gates/limiter";
 import { tenantGates, type GatesAddress, type GateStub } from "../../worker/gates/address";
 import { createGateLimiter } from "../../worker/gates/limiter";
 import type { GateAcquireInput } from "../../worker/gates/protocol";
-import { createSlotPools, type SlotPools } from "../../worker/gates/slot-pool";
+import { createSlotPools, type SlotPools } from "../../src/gates/slot-pool";
 import { loadLimiter } from "../limiter-load";
 import { eventually, waitPast } from "../wait";
 

@@ -4,11 +4,11 @@
  * id (a broken stub or the end of a poll keeps their place); an abort leaves the queue.
  */
 import type { Limiter, SlotGrant, SlotRequest } from "../../src/gates/limiter";
-import { DEFAULT_MAX_QUEUE } from "../../src/gates/rules";
 import { afterFailure, callDurable, DurableUnavailable } from "../durable/call";
 import type { GatesAddress, GateStub } from "./address";
 import type { GateAcquireInput, GateAcquireResult } from "./protocol";
-import type { GatePool, GateTurn, LocalOutcome, PooledSlot, SlotPools } from "./slot-pool";
+import { localWaitLeft } from "../../src/gates/slot-pool";
+import type { GatePool, GateTurn, LocalOutcome, LocalWait, PooledSlot, SlotPools } from "../../src/gates/slot-pool";
 
 export interface GateLimiterOptions {
   /** How long one acquire RPC waits in the queue before re-attaching. Default 10 s. */
@@ -26,7 +26,7 @@ export interface GateLimiterOptions {
    */
   waitUntil?: (promise: Promise<unknown>) => void;
   /**
-   * With waitUntil: this isolate's kept slots (slot-pool.ts). A finished call's slot passes to the
+   * With waitUntil: this isolate's kept slots (src/gates/slot-pool.ts). A finished call's slot passes to the
    * isolate's next call of the same gate from memory while nobody waits at the gate; a slot nobody
    * takes within lingerMs goes back. Without it, each call acquires and releases at the gate.
    */
@@ -142,20 +142,19 @@ export function createGateLimiter(gates: GatesAddress, options: GateLimiterOptio
       const ask: Ask = { request, askedAt: Date.now(), toldQueued: !request.onQueued, waitedHere: false };
       const pool = pools?.of(request.gate);
       if (!pool) return askGate(ask);
-      pool.note(request.rules.limit, request.leaseMs);
-      const slot = pool.take(request.leaseMs, ask.askedAt);
-      if (slot) return pooledGrant(request.gate, pool, slot, false);
+      const admitted = pool.admit(request, ask.askedAt);
+      if ("slot" in admitted) return pooledGrant(request.gate, pool, admitted.slot, false);
+      if ("busy" in admitted) return { ok: false, code: "busy", ...admitted.busy };
       let turn: GateTurn;
-      if (request.rules.maxWaitMs !== 0 && pool.mayWait(ask.askedAt)) {
-        if (pool.waiting >= (request.rules.maxQueue ?? DEFAULT_MAX_QUEUE)) return busyHere(pool);
+      if ("wait" in admitted) {
         const told = () => (ask.toldQueued = true);
-        const local = await waitHere(pool, request, ask.askedAt, quietWaitMs, localWaitMs, told);
+        const local = await waitHere(admitted.wait, ask, quietWaitMs, localWaitMs, told);
         if (local === ABORTED) return cancelled();
         ask.waitedHere = true;
         if ("slot" in local) return pooledGrant(request.gate, pool, local.slot, true);
         // Sent to the gate (others wait there, this isolate's slots went back, or its wait here ended).
         turn = local.turn;
-      } else turn = pool.toGate();
+      } else turn = admitted.turn;
       // A caller that gives up leaves its turn at once: its request may end before a finally would run.
       const leaveTurn = () => turn.done();
       signal?.addEventListener("abort", leaveTurn, { once: true });
@@ -179,8 +178,7 @@ export function createGateLimiter(gates: GatesAddress, options: GateLimiterOptio
       callId,
       tool: request.tool,
       rules: request.rules,
-      // A slot this isolate may pass on is leased a little longer: a call it passes the slot to is covered whole.
-      leaseMs: pool ? request.leaseMs + pool.keepMs : request.leaseMs,
+      leaseMs: pool ? pool.leaseAtGate(request.leaseMs) : request.leaseMs,
       askedAt,
       pollMs: ask.toldQueued ? pollMs : Math.max(0, quietWaitMs - (Date.now() - askedAt)),
       tenant: gates.tenant,
@@ -258,23 +256,21 @@ export function createGateLimiter(gates: GatesAddress, options: GateLimiterOptio
  * ABORTED. Told it waits (onQueued) once it has waited quietWaitMs.
  */
 async function waitHere(
-  pool: GatePool,
-  request: SlotRequest,
-  askedAt: number,
+  waiter: LocalWait,
+  ask: Ask,
   quietWaitMs: number,
   localWaitMs: number,
   told: () => void,
 ): Promise<LocalOutcome | typeof ABORTED> {
+  const { request } = ask;
   const { signal } = request;
-  const waiter = pool.wait(request.leaseMs);
   let aborted = false;
   const onAbort = () => (aborted = waiter.leave());
   signal?.addEventListener("abort", onAbort, { once: true });
-  const maxWaitMs = request.rules.maxWaitMs;
   // After localWaitMs the call waits at the gate, where GET /v1/gates lists it; at its longest wait
   // it asks the gate, which answers busy (max_wait) or grants a free slot.
-  const until = Math.min(localWaitMs, maxWaitMs === undefined ? Infinity : askedAt + maxWaitMs - Date.now());
-  const timeUp = setTimeout(() => waiter.expire(), Math.max(0, until));
+  const left = localWaitLeft({ rules: request.rules, askedAt: ask.askedAt }, localWaitMs, Date.now());
+  const timeUp = setTimeout(() => waiter.expire(), left);
   const quiet = request.onQueued
     ? setTimeout(() => {
         told();
@@ -294,13 +290,6 @@ async function waitHere(
     clearTimeout(timeUp);
     if (quiet !== undefined) clearTimeout(quiet);
   }
-}
-
-/** A call that finds as many calls waiting among its isolate's as the gate's queue may hold answers busy, as at a full gate. */
-function busyHere(pool: GatePool): SlotGrant {
-  const rounds = Math.ceil((pool.waiting + 1) / pool.limit);
-  const retryAfterMs = Math.min(60_000, Math.max(10, Math.round(rounds * pool.avgHoldMs)));
-  return { ok: false, code: "busy", message: `${pool.slots.size} running, ${pool.waiting} waiting`, retryAfterMs };
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
