@@ -101,7 +101,7 @@ export function createGateLimiter(gates: GatesAddress, options: GateLimiterOptio
     const slots = [...pool.slots.keys()];
     const keep = callDurable(
       () => stubFor(gate),
-      (stub) => stub.keep({ slots, leaseMs: pool.leaseMs + pool.keepMs, isolate: pool.isolate }),
+      (stub) => stub.keep({ slots, leaseMs: pool.leaseAtGate(pool.leaseMs), isolate: pool.isolate }),
     ).then(
       (answer) => {
         pool.keeping = false;
