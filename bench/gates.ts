@@ -25,7 +25,7 @@
  * with the same BASE, BURST, GAP_MS and ROUNDS, without measuring)
  */
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { resolve } from "node:path";
 import { DEMO_CONFIG, DEMO_KEYS } from "../worker/demo/tenant";
@@ -206,14 +206,19 @@ async function throughput(e: Endpoint): Promise<void> {
   e.rates.push(done / (ROUND_MS / 1000));
 }
 
-/** The BASE revision's sources, laid out as snapshot() lays out the checkout's (its tool catalog is generated, so it comes from `app`). */
+/**
+ * The BASE revision's sources, laid out as snapshot() lays out the checkout's. Its generated modules
+ * (the tool catalog, the library modules, the source hash) are not in git: they come from `app`.
+ */
 function baseSnapshot(rev: string, app: string): string {
   const base = resolve(dir, "base-app");
   rmSync(base, { recursive: true, force: true });
   mkdirSync(resolve(base, "dist/web"), { recursive: true });
   const tar = execFileSync("git", ["archive", "--format=tar", rev, "src", "worker", "tools", "package.json", "wrangler.toml", "tsconfig.json", "tsconfig.base.json"], { maxBuffer: 256 * 1024 * 1024 });
   execFileSync("tar", ["-x", "-C", base], { input: tar });
-  cpSync(resolve(app, "worker/catalog.generated.ts"), resolve(base, "worker/catalog.generated.ts"));
+  for (const file of readdirSync(resolve(app, "worker"), { recursive: true, encoding: "utf8" })) {
+    if (file.includes(".generated.")) cpSync(resolve(app, "worker", file), resolve(base, "worker", file));
+  }
   writeFileSync(resolve(base, "dist/web", READY_PATH.slice(1)), "ready\n");
   symlinkSync(resolve("node_modules"), resolve(base, "node_modules"));
   return base;

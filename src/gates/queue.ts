@@ -8,8 +8,10 @@
 
 import { normaliseRules, type GateRules } from "./rules";
 import type { AcquireInput, AcquireOutcome, GateChange, GateState, Holder, Settlement, Transition, Waiter } from "./types";
+import { averageHold, DEFAULT_HOLD_MS, queueFull, retryAfterMs as waitFor, waitEnd } from "./waits";
 
 export type * from "./types";
+export { waitEnd };
 
 /** The callers whose waits a transition ends, for whoever holds their open acquires. */
 export function settlements(changes: readonly GateChange[]): Settlement[] {
@@ -24,15 +26,8 @@ export function settlements(changes: readonly GateChange[]): Settlement[] {
   return out;
 }
 
-const DEFAULT_HOLD_MS = 1_000;
-
 export function createGateState(rules: GateRules = { limit: 1 }): GateState {
   return { rules: normaliseRules(rules) as GateState["rules"], holders: new Map(), waiters: [], nextSeq: 1, avgHoldMs: DEFAULT_HOLD_MS };
-}
-
-/** When a waiter (or a caller) has waited as long as its rules allow; undefined: no limit. */
-export function waitEnd(who: { rules: GateRules; askedAt: number }): number | undefined {
-  return who.rules.maxWaitMs === undefined ? undefined : who.askedAt + who.rules.maxWaitMs;
 }
 
 /**
@@ -67,7 +62,7 @@ export function acquireSlot(state: GateState, input: AcquireInput, now: number):
   // A caller past its longest wait (maxWaitMs 0, or one dropped for max_wait coming back) never queues.
   const end = waitEnd(input);
   const waitedOut = end !== undefined && end <= now;
-  if (waitedOut || state.waiters.length >= state.rules.maxQueue) {
+  if (waitedOut || queueFull(state.waiters.length, state.rules.maxQueue)) {
     return { outcome: { status: "busy", reason: waitedOut ? "max_wait" : "full", retryAfterMs: retryAfterMs(state) }, changes };
   }
 
@@ -225,11 +220,10 @@ function grant(state: GateState, who: { callId: string; tool: string; leaseMs: n
 }
 
 function noteHoldTime(state: GateState, ms: number): void {
-  state.avgHoldMs = Math.max(1, state.avgHoldMs * 0.8 + Math.max(0, ms) * 0.2);
+  state.avgHoldMs = averageHold(state.avgHoldMs, ms);
 }
 
-/** Rough time until a new arrival could get a slot: everyone ahead of it, `limit` at a time. */
+/** How long the gate's queue would take to reach a newcomer (waits.ts). */
 function retryAfterMs(state: GateState): number {
-  const rounds = Math.ceil((state.waiters.length + 1) / state.rules.limit);
-  return Math.min(60_000, Math.max(10, Math.round(rounds * state.avgHoldMs)));
+  return waitFor(state.waiters.length, state.rules.limit, state.avgHoldMs);
 }

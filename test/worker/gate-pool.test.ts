@@ -14,7 +14,7 @@ import type { Limiter, SlotGrant, SlotRequest } from "../../src/gates/limiter";
 import { tenantGates, type GatesAddress, type GateStub } from "../../worker/gates/address";
 import { createGateLimiter } from "../../worker/gates/limiter";
 import type { GateAcquireInput } from "../../worker/gates/protocol";
-import { createSlotPools, type SlotPools } from "../../worker/gates/slot-pool";
+import { createSlotPools, type SlotPools } from "../../src/gates/slot-pool";
 import { loadLimiter } from "../limiter-load";
 import { eventually, waitPast } from "../wait";
 
@@ -292,6 +292,52 @@ describe("slots an isolate keeps", () => {
     await a.release(); // b waits at the gate (it came first): the slot goes back, to it
     expect(await b).toMatchObject({ ok: true, waited: true });
     expect(sent.acquire).toBe(2);
+  });
+
+  it("a call that goes to the gate while earlier calls wait in its isolate goes behind them", async () => {
+    const gate = freshGate();
+    const { limiter, pools } = isolate({ localWaitMs: 60_000, pools: createSlotPools(50) });
+    const pool = pools.of(gate);
+    const started: string[] = [];
+    const run = async (id: string) => {
+      const grant = okGrant(await limiter.acquire(req(gate, id)));
+      started.push(id);
+      await grant.release();
+    };
+    const h = okGrant(await limiter.acquire(req(gate, "h")));
+    // The gate has just said nobody else waits (as a keep's answer does): b and c wait in the isolate.
+    pool.kept([], [], 0, Date.now());
+    const early = [run("b"), run("c")];
+    expect(pool.waiting).toBe(2);
+    // 50 ms (keepMs) after that answer the isolate no longer passes its slots on: d goes to the gate.
+    await eventually(() => !pool.mayWait(Date.now()), "the isolate no longer passes its slots on");
+    const late = run("d");
+    await untilQueued(gate, 1);
+    await h.release();
+    await Promise.all([...early, late]);
+    expect(started).toEqual(["b", "c", "d"]);
+  });
+
+  it("calls its isolate sends to the gate together reach it, and start, in the order they came", async () => {
+    const gate = freshGate();
+    const { limiter, pools } = isolate({ localWaitMs: 60_000, pools: createSlotPools(50) });
+    const pool = pools.of(gate);
+    const started: string[] = [];
+    const ids = Array.from({ length: 8 }, (_, i) => `c${i}`);
+    const h = okGrant(await limiter.acquire(req(gate, "h")));
+    // The gate has just said nobody else waits (as a keep's answer does): the calls wait in the isolate.
+    pool.kept([], [], 0, Date.now());
+    const runs = ids.map(async (id) => {
+      const grant = okGrant(await limiter.acquire(req(gate, id)));
+      started.push(id);
+      await grant.release();
+    });
+    expect(pool.waiting).toBe(ids.length);
+    await eventually(() => !pool.mayWait(Date.now()), "the isolate no longer passes its slots on");
+    // h's slot goes back to the gate, and every call waiting in the isolate goes there too, at once.
+    await h.release();
+    await Promise.all(runs);
+    expect(started).toEqual(ids);
   });
 
   it("calls waiting in the isolate count toward maxQueue", async () => {

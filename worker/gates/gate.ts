@@ -6,6 +6,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { acquireSlot, expireDue, extendLeases, leaveSlot, nextDeadline, othersWaiting, releaseSlots, settlements, waitEnd } from "../../src/gates/queue";
 import type { GateChange, GateState, Holder, Transition } from "../../src/gates/queue";
+import { busyMessage } from "../../src/gates/waits";
 import { transact } from "../durable/transact";
 import { tenantLedger } from "../ledger/address";
 import { tenantGates } from "./address";
@@ -67,8 +68,8 @@ export class Gate extends DurableObject<Env> {
     if (outcome.status === "granted") return granted(outcome.holder, this.state!, input.isolate);
     if (outcome.status === "busy") {
       // A caller whose longest wait ended between its polls is told so, as one woken by that end is.
-      const message =
-        outcome.reason === "max_wait" ? MAX_WAIT_MESSAGE : `${this.state?.holders.size ?? 0} running, ${this.state?.waiters.length ?? 0} waiting`;
+      const full = () => busyMessage(this.state?.holders.size ?? 0, this.state?.waiters.length ?? 0);
+      const message = outcome.reason === "max_wait" ? MAX_WAIT_MESSAGE : full();
       return { ok: false, code: "busy", message, retryAfterMs: outcome.retryAfterMs };
     }
     const { position } = outcome;

@@ -4,11 +4,11 @@
  * id (a broken stub or the end of a poll keeps their place); an abort leaves the queue.
  */
 import type { Limiter, SlotGrant, SlotRequest } from "../../src/gates/limiter";
-import { DEFAULT_MAX_QUEUE } from "../../src/gates/rules";
 import { afterFailure, callDurable, DurableUnavailable } from "../durable/call";
 import type { GatesAddress, GateStub } from "./address";
 import type { GateAcquireInput, GateAcquireResult } from "./protocol";
-import type { GatePool, PooledSlot, SlotPools } from "./slot-pool";
+import { localWaitLeft } from "../../src/gates/slot-pool";
+import type { GatePool, GateTurn, LocalOutcome, LocalWait, PooledSlot, SlotPools } from "../../src/gates/slot-pool";
 
 export interface GateLimiterOptions {
   /** How long one acquire RPC waits in the queue before re-attaching. Default 10 s. */
@@ -26,7 +26,7 @@ export interface GateLimiterOptions {
    */
   waitUntil?: (promise: Promise<unknown>) => void;
   /**
-   * With waitUntil: this isolate's kept slots (slot-pool.ts). A finished call's slot passes to the
+   * With waitUntil: this isolate's kept slots (src/gates/slot-pool.ts). A finished call's slot passes to the
    * isolate's next call of the same gate from memory while nobody waits at the gate; a slot nobody
    * takes within lingerMs goes back. Without it, each call acquires and releases at the gate.
    */
@@ -59,6 +59,23 @@ export const QUIET_WAIT_MS = 1_000;
 
 const ABORTED = Symbol("aborted");
 
+/** One call's ask for a slot, as it goes from waiting in its isolate to waiting at the gate. */
+interface Ask {
+  request: SlotRequest;
+  /** When the call first asked: its longest wait counts from here, across every re-attach. */
+  askedAt: number;
+  /** The caller was told it waits (or wants no word): once it has waited quietWaitMs, here or at the gate. */
+  toldQueued: boolean;
+  /** It waited among its isolate's calls before it asked the gate. */
+  waitedHere: boolean;
+}
+
+const cancelled = (): SlotGrant => ({
+  ok: false,
+  code: "cancelled",
+  message: "the caller gave up while waiting for a slot",
+});
+
 /** The limiter of one tenant's calls: its gates (tenantGates) list themselves in its index. */
 export function createGateLimiter(gates: GatesAddress, options: GateLimiterOptions = {}): Limiter {
   const pollMs = options.pollMs ?? 10_000;
@@ -84,7 +101,7 @@ export function createGateLimiter(gates: GatesAddress, options: GateLimiterOptio
     const slots = [...pool.slots.keys()];
     const keep = callDurable(
       () => stubFor(gate),
-      (stub) => stub.keep({ slots, leaseMs: pool.leaseMs + pool.keepMs, isolate: pool.isolate }),
+      (stub) => stub.keep({ slots, leaseMs: pool.leaseAtGate(pool.leaseMs), isolate: pool.isolate }),
     ).then(
       (answer) => {
         pool.keeping = false;
@@ -119,99 +136,111 @@ export function createGateLimiter(gates: GatesAddress, options: GateLimiterOptio
 
   return {
     async acquire(request: SlotRequest): Promise<SlotGrant> {
-      const { signal, callId } = request;
-      const cancelled = (): SlotGrant => ({ ok: false, code: "cancelled", message: "the caller gave up while waiting for a slot" });
+      const { signal } = request;
       if (signal?.aborted) return cancelled();
       // Fixed once, so every re-attach counts the longest wait from the same moment.
-      const askedAt = Date.now();
-      // A caller that wants to know when it waits is told once it has waited quietWaitMs, here or at the gate.
-      let toldQueued = !request.onQueued;
+      const ask: Ask = { request, askedAt: Date.now(), toldQueued: !request.onQueued, waitedHere: false };
       const pool = pools?.of(request.gate);
-      let waitedHere = false;
-      if (pool) {
-        pool.note(request.rules.limit, request.leaseMs);
-        const slot = pool.take(request.leaseMs, askedAt);
-        if (slot) return pooledGrant(request.gate, pool, slot, false);
-        if (request.rules.maxWaitMs !== 0 && pool.mayWait(askedAt)) {
-          if (pool.waiting >= (request.rules.maxQueue ?? DEFAULT_MAX_QUEUE)) return busyHere(pool);
-          const local = await waitHere(pool, request, askedAt, quietWaitMs, localWaitMs, () => (toldQueued = true));
-          if (local === ABORTED) return cancelled();
-          waitedHere = true;
-          if (local) return pooledGrant(request.gate, pool, local, true);
-          // Sent to the gate (others wait there, or this isolate's slots went back): its wait goes on there.
-        }
-      }
-      const input: GateAcquireInput = {
-        gate: request.gate,
-        callId,
-        tool: request.tool,
-        rules: request.rules,
-        // A slot this isolate may pass on is leased a little longer: a call it passes the slot to is covered whole.
-        leaseMs: pool ? request.leaseMs + pool.keepMs : request.leaseMs,
-        askedAt,
-        pollMs: toldQueued ? pollMs : Math.max(0, quietWaitMs - (Date.now() - askedAt)),
-        tenant: gates.tenant,
-        ...(pool ? { isolate: pool.isolate } : {}),
-      };
-      // Idle slots this isolate cannot pass to this call go back with its acquire, in one transaction.
-      const releases = pool?.takeIdle() ?? [];
-      if (releases.length > 0) input.releases = releases;
-      const aborted = abortPromise(signal);
-      const queued = pool?.toQueue();
-      let stub = stubFor(request.gate);
-      let failures = 0;
+      if (!pool) return askGate(ask);
+      const admitted = pool.admit(request, ask.askedAt);
+      if ("slot" in admitted) return pooledGrant(request.gate, pool, admitted.slot, false);
+      if ("busy" in admitted) return { ok: false, code: "busy", ...admitted.busy };
+      let turn: GateTurn;
+      if ("wait" in admitted) {
+        const told = () => (ask.toldQueued = true);
+        const local = await waitHere(admitted.wait, ask, quietWaitMs, localWaitMs, told);
+        if (local === ABORTED) return cancelled();
+        ask.waitedHere = true;
+        if ("slot" in local) return pooledGrant(request.gate, pool, local.slot, true);
+        // Sent to the gate (others wait there, this isolate's slots went back, or its wait here ended).
+        turn = local.turn;
+      } else turn = admitted.turn;
+      // A caller that gives up leaves its turn at once: its request may end before a finally would run.
+      const leaveTurn = () => turn.done();
+      signal?.addEventListener("abort", leaveTurn, { once: true });
       try {
-        for (;;) {
-          if (signal?.aborted) {
-            // Releases this acquire took along and never sent still go (they are other calls' slots).
-            if (input.releases) waitUntil?.(releaseAll(stubFor, request.gate, input.releases));
-            return await leave(stub, callId, cancelled());
-          }
-          let result: GateAcquireResult | typeof ABORTED;
-          const sentAt = Date.now();
-          try {
-            result = await Promise.race([stub.acquire(input), aborted.promise]);
-          } catch (error) {
-            // Acquire is idempotent per call id, so a new stub re-attaches to the same slot or place.
-            const next = afterFailure(error, ++failures, retries + 1);
-            if ("fail" in next) {
-              // Overloaded or unreachable: the call answers busy with a hint, like a full queue.
-              if (next.fail instanceof DurableUnavailable) return { ok: false, code: "busy", message: next.fail.message, retryAfterMs: next.fail.retryAfterMs };
-              throw next.fail;
-            }
-            await new Promise((resolve) => setTimeout(resolve, next.retryInMs));
-            stub = stubFor(request.gate);
-            continue;
-          }
-          if (result === ABORTED) return await leave(stub, callId, cancelled());
-          // The gate applied the releases with this answer (a failed RPC above keeps them for the retry).
-          delete input.releases;
-          if (result.ok) {
-            const waited = result.waited === true || waitedHere;
-            if (pool) {
-              const { slot, giveBack: back } = pool.add(callId, result.validMs, result.othersWaiting, sentAt);
-              giveBack(request.gate, back);
-              return pooledGrant(request.gate, pool, slot, waited);
-            }
-            const grant: SlotGrant = { ok: true, release: once(() => release(request.gate, callId)) };
-            if (waited) grant.waited = true;
-            return grant;
-          }
-          if (result.code === "busy") return result;
-          if (!toldQueued && result.code === "queued") {
-            toldQueued = true;
-            input.pollMs = pollMs;
-            request.onQueued!();
-          }
-          // "queued": the poll ended; "cancelled" without an abort: the wait deadline passed (a late
-          // poll), so join again. Either way the next round decides.
-        }
+        // Earlier calls of this isolate send their acquires first, so the gate queues them first.
+        if (!(await untilTurn(turn, signal))) return cancelled();
+        return await askGate(ask, pool, turn);
       } finally {
-        queued?.();
-        aborted.dispose();
+        signal?.removeEventListener("abort", leaveTurn);
+        leaveTurn();
       }
     },
   };
+
+  /** The call asks its gate, and waits there (long polls, re-attaching by call id) until granted or refused. */
+  async function askGate(ask: Ask, pool?: GatePool, turn?: GateTurn): Promise<SlotGrant> {
+    const { request, askedAt } = ask;
+    const { signal, callId } = request;
+    const input: GateAcquireInput = {
+      gate: request.gate,
+      callId,
+      tool: request.tool,
+      rules: request.rules,
+      leaseMs: pool ? pool.leaseAtGate(request.leaseMs) : request.leaseMs,
+      askedAt,
+      pollMs: ask.toldQueued ? pollMs : Math.max(0, quietWaitMs - (Date.now() - askedAt)),
+      tenant: gates.tenant,
+      ...(pool ? { isolate: pool.isolate } : {}),
+    };
+    // Idle slots this isolate cannot pass to this call go back with its acquire, in one transaction.
+    const releases = pool?.takeIdle() ?? [];
+    if (releases.length > 0) input.releases = releases;
+    const aborted = abortPromise(signal);
+    let stub = stubFor(request.gate);
+    let failures = 0;
+    try {
+      for (;;) {
+        if (signal?.aborted) {
+          // Releases this acquire took along and never sent still go (they are other calls' slots).
+          if (input.releases) waitUntil?.(releaseAll(stubFor, request.gate, input.releases));
+          return await leave(stub, callId, cancelled());
+        }
+        let result: GateAcquireResult | typeof ABORTED;
+        const sentAt = Date.now();
+        try {
+          turn?.asked();
+          result = await Promise.race([stub.acquire(input), aborted.promise]);
+        } catch (error) {
+          // Acquire is idempotent per call id, so a new stub re-attaches to the same slot or place.
+          const next = afterFailure(error, ++failures, retries + 1);
+          if ("fail" in next) {
+            // Overloaded or unreachable: the call answers busy with a hint, like a full queue.
+            if (next.fail instanceof DurableUnavailable) return { ok: false, code: "busy", message: next.fail.message, retryAfterMs: next.fail.retryAfterMs };
+            throw next.fail;
+          }
+          await new Promise((resolve) => setTimeout(resolve, next.retryInMs));
+          stub = stubFor(request.gate);
+          continue;
+        }
+        if (result === ABORTED) return await leave(stub, callId, cancelled());
+        // The gate applied the releases with this answer (a failed RPC above keeps them for the retry).
+        delete input.releases;
+        if (result.ok) {
+          const waited = result.waited === true || ask.waitedHere;
+          if (pool) {
+            const { slot, giveBack: back } = pool.add(callId, result.validMs, result.othersWaiting, sentAt);
+            giveBack(request.gate, back);
+            return pooledGrant(request.gate, pool, slot, waited);
+          }
+          const grant: SlotGrant = { ok: true, release: once(() => release(request.gate, callId)) };
+          if (waited) grant.waited = true;
+          return grant;
+        }
+        if (result.code === "busy") return result;
+        if (!ask.toldQueued && result.code === "queued") {
+          ask.toldQueued = true;
+          input.pollMs = pollMs;
+          request.onQueued!();
+        }
+        // "queued": the poll ended; "cancelled" without an abort: the wait deadline passed (a late
+        // poll), so join again. Either way the next round decides.
+      }
+    } finally {
+      aborted.dispose();
+    }
+  }
 
   /** Without a pool: the slot goes back at once (through waitUntil when there is one). */
   function release(gate: string, callId: string): Promise<void> {
@@ -222,29 +251,26 @@ export function createGateLimiter(gates: GatesAddress, options: GateLimiterOptio
 }
 
 /**
- * A call waits among its isolate's calls for one of the isolate's slots: answered a slot, undefined
- * (go to the gate: others wait there, it waited localWaitMs or its longest wait, or the slots went
- * back) or ABORTED.
- * Told it waits (onQueued) once it has waited quietWaitMs.
+ * A call waits among its isolate's calls for one of the isolate's slots: answered a slot, its turn at
+ * the gate (others wait there, it waited localWaitMs or its longest wait, or the slots went back) or
+ * ABORTED. Told it waits (onQueued) once it has waited quietWaitMs.
  */
 async function waitHere(
-  pool: GatePool,
-  request: SlotRequest,
-  askedAt: number,
+  waiter: LocalWait,
+  ask: Ask,
   quietWaitMs: number,
   localWaitMs: number,
   told: () => void,
-): Promise<PooledSlot | undefined | typeof ABORTED> {
+): Promise<LocalOutcome | typeof ABORTED> {
+  const { request } = ask;
   const { signal } = request;
-  const waiter = pool.wait(request.leaseMs);
   let aborted = false;
   const onAbort = () => (aborted = waiter.leave());
   signal?.addEventListener("abort", onAbort, { once: true });
-  const maxWaitMs = request.rules.maxWaitMs;
   // After localWaitMs the call waits at the gate, where GET /v1/gates lists it; at its longest wait
   // it asks the gate, which answers busy (max_wait) or grants a free slot.
-  const until = Math.min(localWaitMs, maxWaitMs === undefined ? Infinity : askedAt + maxWaitMs - Date.now());
-  const timeUp = setTimeout(() => waiter.leave(), Math.max(0, until));
+  const left = localWaitLeft({ rules: request.rules, askedAt: ask.askedAt }, localWaitMs, Date.now());
+  const timeUp = setTimeout(() => waiter.expire(), left);
   const quiet = request.onQueued
     ? setTimeout(() => {
         told();
@@ -254,11 +280,11 @@ async function waitHere(
   try {
     // Read on this request's own timers: whoever settled the wait runs in another request (slot-pool.ts).
     let outcome = waiter.outcome();
-    while (!outcome) {
+    while (!outcome && !aborted) {
       await sleep(WAKE_CHECK_MS);
       outcome = waiter.outcome();
     }
-    return aborted ? ABORTED : outcome.slot;
+    return aborted || !outcome ? ABORTED : outcome;
   } finally {
     signal?.removeEventListener("abort", onAbort);
     clearTimeout(timeUp);
@@ -266,14 +292,16 @@ async function waitHere(
   }
 }
 
-/** A call that finds as many calls waiting among its isolate's as the gate's queue may hold answers busy, as at a full gate. */
-function busyHere(pool: GatePool): SlotGrant {
-  const rounds = Math.ceil((pool.waiting + 1) / pool.limit);
-  const retryAfterMs = Math.min(60_000, Math.max(10, Math.round(rounds * pool.avgHoldMs)));
-  return { ok: false, code: "busy", message: `${pool.slots.size} running, ${pool.waiting} waiting`, retryAfterMs };
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Until every earlier call of the isolate sent its acquire (on this request's timers); false: the caller gave up. */
+async function untilTurn(turn: GateTurn, signal: AbortSignal | undefined): Promise<boolean> {
+  while (!turn.mayAsk()) {
+    if (signal?.aborted) return false;
+    await sleep(WAKE_CHECK_MS);
+  }
+  return !signal?.aborted;
+}
 
 /**
  * How often a call waiting in its isolate looks whether it was settled: the only delay a slot passed
