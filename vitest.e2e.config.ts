@@ -1,7 +1,7 @@
 import { defineConfig } from "vitest/config";
 
 // The console in real Chromium against `wrangler dev` (see test/e2e/global-setup.ts). Run by
-// `npm run test:e2e`, and by `npm test` when /usr/bin/chromium exists (scripts/e2e.mjs).
+// `npm run test:e2e`, and by `npm test` when /usr/bin/chromium exists (scripts/test.mjs).
 export default defineConfig({
   test: {
     name: "e2e",

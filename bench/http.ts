@@ -17,7 +17,7 @@
  * Targets: whoami adds ≤ 10% of /const's CPU per request; the write-first call ≥ 90% of /log-write;
  * the read-only call ≥ 90% of /log-batch (req/s and CPU per request both printed).
  * Run: node scripts/run-ts.mjs bench/http.ts   (ROUNDS, SECONDS, CONNECTIONS to tune; INSPECTOR=on to
- * measure wrangler dev with its debugger attached, as `npm run dev` runs it; BASE=<git ref> adds that
+ * measure wrangler dev with its debugger attached, as `npx wrangler dev` runs it; BASE=<git ref> adds that
  * build's two calls, same tenant, to the same rounds; ONE_SHARD=on adds this build's read-only call
  * with LEDGER_SHARDS=1, one ledger object as the fixture has, where the demo's default is 4; ~3
  * minutes, ~4 with BASE)

@@ -9,8 +9,6 @@
  *
  * Exits non-zero when any check fails; the last line is `load: N passed, M failed`.
  */
-import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
 import { startDevServer, type DevServer } from "../test/servers/wrangler-dev";
 import { runLoad, type RunStats } from "./load-client";
 import { percentile, runChecks, type Check } from "./load-checks";
@@ -64,8 +62,6 @@ async function main(): Promise<number> {
   const checks: Check[] = [];
   try {
     if (!url) {
-      // The dev server serves the console's assets too; build them once if this checkout has none.
-      if (!existsSync("dist/web")) spawnSync("npm", ["run", "build:web"], { stdio: "inherit" });
       server = await startDevServer();
       url = server.url;
     }

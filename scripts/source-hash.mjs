@@ -12,30 +12,38 @@ const SOURCE_DIRS = ["src", "worker", "tools"];
 const SOURCE_FILES = ["package.json", "package-lock.json"];
 const SOURCE_FILE = /\.(ts|mts|mjs|js|json)$/;
 
-/** Every source file under `dir`, sorted: generated files, temporary files and dot-files left out. */
-function filesUnder(root, dir) {
+/** Every source file under `dir` whose name matches `pattern`, sorted: generated files, temporary files and dot-files left out. */
+function filesUnder(root, dir, pattern) {
   const found = [];
   const walk = (path) => {
     for (const entry of readdirSync(path, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
       if (entry.name.startsWith(".") || entry.name.includes(".generated.")) continue;
       const child = join(path, entry.name);
       if (entry.isDirectory()) walk(child);
-      else if (entry.isFile() && SOURCE_FILE.test(entry.name)) found.push(relative(root, child));
+      else if (entry.isFile() && pattern.test(entry.name)) found.push(relative(root, child));
     }
   };
   if (existsSync(join(root, dir))) walk(join(root, dir));
   return found;
 }
 
-/** Hex SHA-256 over each source file's path and bytes, in path order. */
-export function sourceHash(root = process.cwd()) {
+/**
+ * Hex SHA-256 over each file's path and bytes, in path order: the files under `dirs` whose names match
+ * `pattern`, then those of `files` that exist.
+ */
+export function hashFiles(root, dirs, files, pattern) {
   const hash = createHash("sha256");
-  const files = [...SOURCE_DIRS.flatMap((dir) => filesUnder(root, dir)), ...SOURCE_FILES.filter((file) => existsSync(join(root, file)))];
-  for (const file of files) {
+  const found = [...dirs.flatMap((dir) => filesUnder(root, dir, pattern)), ...files.filter((file) => existsSync(join(root, file)))];
+  for (const file of found) {
     const bytes = readFileSync(join(root, file));
     hash.update(`${file}\0${bytes.length}\0`).update(bytes);
   }
   return hash.digest("hex");
+}
+
+/** Hex SHA-256 of the sources the Worker is built from. */
+export function sourceHash(root = process.cwd()) {
+  return hashFiles(root, SOURCE_DIRS, SOURCE_FILES, SOURCE_FILE);
 }
 
 export function renderSourceHash(hash) {

@@ -72,6 +72,11 @@ export interface AskChannel {
    * call's questions, and approval: "user", are then asked in its detached run, not in the request.
    */
   waits?: boolean;
+  /**
+   * approval: "user" parks the call for its caller's decision (an approval it gives apart, like an
+   * admin's) instead of asking it: an HTTP caller, which has its own route for that.
+   */
+  parksUserApproval?: boolean;
 }
 
 /** Can a call whose questions are these wait for their answers (every one a question the caller answers)? */

@@ -12,6 +12,13 @@ export interface HookCall {
 /** What beforeCall may answer: nothing (go on), new arguments, or a denial. */
 export type BeforeCallOutcome = void | undefined | { args: unknown } | { deny: string };
 export type PermissionOutcome = void | undefined | PermissionDecision | { deny: string };
+/**
+ * What shouldRetry may answer after a failed attempt: undefined keeps the default decision; a boolean
+ * overrides it (a retry then waits the policy's backoff); `{ retry: true, delayMs }` retries after
+ * exactly delayMs (an upstream's own hint, a per-tool schedule). The pipeline waits only while the
+ * call's budget allows (see Hooks.shouldRetry); a cancel ends the wait.
+ */
+export type RetryDecision = boolean | { retry: boolean; delayMs?: number } | undefined;
 
 /**
  * Ways to customise the pipeline without forking it. Composed in order by composeHooks(): the first
@@ -32,8 +39,14 @@ export interface Hooks {
   onStart?(event: Extract<CallEvent, { type: "call.started" }>): void;
   /** The terminal record of every call. */
   onResult?(record: CallRecord): void;
-  /** Override the retry decision after a failed attempt; undefined keeps the default. */
-  shouldRetry?(call: HookCall, error: unknown, attempt: number): boolean | undefined;
+  /**
+   * Override the retry decision after a failed attempt (only tools with a retry policy, while
+   * attempts remain); undefined keeps the default. A delay must end early enough for the next attempt
+   * to run its whole timeout within the call's budget (timeoutMs × retry.attempts from the first
+   * attempt, what its concurrency slot is leased for); a longer one is not waited out: the call ends
+   * with the failure, its retryAfterMs the delay.
+   */
+  shouldRetry?(call: HookCall, error: unknown, attempt: number): RetryDecision;
 }
 
 /** One Hooks object from many, applied in order: first denial wins, rewrites chain, masks compose. */

@@ -1,7 +1,7 @@
 // Public API of the core. No side effects: importing this module runs nothing.
 export { defineTool, assembleTool, richResult, isRichResult, checkToolName, TOOL_NAME_PATTERN } from "./tool";
 export type { Tool, ToolContext, ToolSpec, ToolReturn, RichResult, Progress, ToolLogger, ToolParts, ToolNeeds, ToolRender } from "./tool";
-export { callSummary, RESULT_LAYOUTS } from "./tool-render";
+export { callSummary, RESULT_LAYOUTS, schemaDefaults } from "./tool-render";
 export type { ResultLayout } from "./tool-render";
 export type { ToolPolicy, RetryPolicy, ConcurrencyPolicy, ApprovalPolicy, Risk } from "./policy";
 export { PolicyDataSchema } from "./policy";
@@ -15,7 +15,7 @@ export { executeCall, executeCallNow } from "./pipeline/execute";
 export { executeBatch } from "./pipeline/batch";
 export type { ExecuteOptions, BatchOptions, Limits } from "./options";
 export { composeHooks } from "./hooks";
-export type { Hooks, HookCall } from "./hooks";
+export type { Hooks, HookCall, RetryDecision } from "./hooks";
 export type { CallEvent } from "./events";
 export type { Limiter, SlotRequest, SlotGrant } from "./gates/limiter";
 export { createLocalLimiter } from "./gates/local-limiter";

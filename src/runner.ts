@@ -12,6 +12,11 @@ export interface CallRunner {
    * before it ends, the host settles it by its policy (an idempotent tool runs again, others end unknown).
    */
   standby?(job: DetachedCall): Promise<void>;
+  /**
+   * A call that ran in this request asked a caller who answers later (awaiting_input): the host keeps
+   * the job and runs it again, with every answer, once they are all given. True once it holds it.
+   */
+  hold?(job: DetachedCall): Promise<boolean>;
 }
 
 /** What a host needs to run a claimed call again from its start. */

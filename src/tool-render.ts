@@ -1,3 +1,5 @@
+import { isPlainObject } from "./json";
+
 /**
  * How a console shows a tool's calls and results: presentation only. Never part of the tool's hash
  * or of what a model sees, and never markup: the call summary is text, the result a named layout.
@@ -45,8 +47,27 @@ function valueText(value: unknown): string {
   return flat.length > MAX_VALUE ? `${flat.slice(0, MAX_VALUE - 1)}…` : flat;
 }
 
-/** "Add {a} and {b}" with { a: 2, b: 3 } → "Add 2 and 3"; a name the arguments lack becomes "". */
-export function callSummary(template: string, args: unknown): string {
-  const values = typeof args === "object" && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
-  return template.replace(/\{([A-Za-z0-9_$-]{1,64})\}/g, (_, name: string) => valueText(Object.hasOwn(values, name) ? values[name] : undefined));
+/**
+ * The defaults a tool's input schema declares for its top-level arguments (`properties.<name>.default`),
+ * which a call that leaves them out runs with: { title: "Sample", hz: 440 }.
+ */
+export function schemaDefaults(schema: unknown): Record<string, unknown> {
+  const properties = isPlainObject(schema) && isPlainObject(schema.properties) ? schema.properties : {};
+  // fromEntries defines own properties: a property named "__proto__" stays a name like any other.
+  return Object.fromEntries(
+    Object.entries(properties).flatMap(([name, spec]) => (isPlainObject(spec) && Object.hasOwn(spec, "default") ? [[name, spec.default]] : [])),
+  );
+}
+
+/**
+ * "Add {a} and {b}" with { a: 2, b: 3 } → "Add 2 and 3". A name the arguments leave out takes its
+ * default (see schemaDefaults), else becomes ""; arguments that are not an object give "" for all.
+ */
+export function callSummary(template: string, args: unknown, defaults: Readonly<Record<string, unknown>> = {}): string {
+  const valueOf = (name: string): unknown => {
+    if (!isPlainObject(args)) return undefined;
+    if (Object.hasOwn(args, name)) return args[name];
+    return Object.hasOwn(defaults, name) ? defaults[name] : undefined;
+  };
+  return template.replace(/\{([A-Za-z0-9_$-]{1,64})\}/g, (_, name: string) => valueText(valueOf(name)));
 }

@@ -4,8 +4,9 @@ import { isPlainObject } from "../src/json";
 
 /**
  * Asks the person who made the call to pick one of a few options (ctx.ask: an MCP form elicitation)
- * and returns what they chose, or that they declined. A caller that cannot be asked (a plain HTTP
- * call) gets the question back instead: the call ends input_required, listing it.
+ * and returns what they chose, or that they declined. An HTTP caller answers through the call's
+ * record (POST /v1/calls/:id/input); a caller that cannot be asked gets the question back instead:
+ * the call ends input_required, listing it.
  */
 export default defineTool({
   name: "pick_option",

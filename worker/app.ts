@@ -2,16 +2,20 @@ import type { Context } from "hono";
 import { Hono } from "./hono-lazy";
 import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
+import type { BuildFailure } from "./build-failure";
 import type { BundledConfig } from "./bundled-config";
-import type { Catalog } from "./catalog";
+import { BUILD_FAILURE, type Catalog } from "./catalog";
 import { ConfigError } from "./config";
 import { isOverloaded, overloaded } from "./durable/call";
 import type { AppEnv } from "./env";
 import { ApiError, errorBody } from "./errors";
 import { logLine } from "./log";
+import { allowedMethods, methodNotAllowed } from "./method-not-allowed";
 import { requireKey } from "./middleware/auth";
 import { bodyLimit } from "./middleware/body-limit";
+import { answerBuildFailure } from "./middleware/build-failure";
 import { cors } from "./middleware/cors";
+import { securityHeaders } from "./middleware/security-headers";
 import { loadTenantFrom, remoteTools } from "./middleware/tenant";
 import { calls } from "./routes/calls";
 import { approvals } from "./routes/approvals";
@@ -34,14 +38,20 @@ export interface AppOptions {
   catalog: Catalog;
   /** The bundled configuration; by default the one the entry module registered (tests pass their own). */
   bundled?: BundledConfig;
+  /** A failed dev build: every request answers 503 with it; by default the catalogue module's (tests pass their own). */
+  buildFailure?: BuildFailure;
 }
 
 /**
- * The HTTP API. Order matters: request id → tenant (its config drives the rest) → CORS (before
- * auth, so preflights pass) → body limit → key → routes. Every failure answers JSON.
+ * The HTTP API. Order matters: security headers (outermost: every answer gets them) → request id →
+ * tenant (its config drives the rest) → CORS (before auth, so preflights pass) → body limit → key →
+ * routes. Every failure answers JSON.
  */
 export function createApp(options: AppOptions): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  app.use(securityHeaders);
+  const buildFailure = options.buildFailure ?? BUILD_FAILURE;
+  if (buildFailure) return app.use(answerBuildFailure(buildFailure));
   app.use(requestId());
   app.use(loadTenantFrom(options.catalog, options.bundled));
   // OAuth's metadata, token, registration and authorize endpoints: before CORS (the library answers
@@ -67,7 +77,13 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   // MCP over Streamable HTTP: its own Host/Origin guard, then the same keys and scopes.
   app.route("/mcp", mcp);
 
-  app.notFound((c) => c.json(errorBody("not_found", `No route for ${c.req.method} ${c.req.path}.`), 404));
+  // A path some route takes, with another method: 405 naming the methods (Allow), not a 404.
+  const allowedAt = allowedMethods(app.routes);
+  app.notFound((c) => {
+    const allowed = allowedAt(c.req.path);
+    if (allowed.length > 0) return answerError(methodNotAllowed(c.req.method, c.req.path, allowed), c);
+    return c.json(errorBody("not_found", `No route for ${c.req.method} ${c.req.path}.`), 404);
+  });
   app.onError(answerError);
   return app;
 }

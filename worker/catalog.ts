@@ -1,5 +1,7 @@
 import type { Tool } from "../src/tool";
-import { TOOL_FILES } from "./catalog.generated";
+import { BUILD_FAILURE, TOOL_FILES } from "./catalog.generated";
+
+export { BUILD_FAILURE };
 
 /** Code tools by name: a tenant's configuration picks from these ("tools": names, "tag:<tag>" or "*"). */
 export type Catalog = ReadonlyMap<string, Tool>;
@@ -9,12 +11,23 @@ export function createCatalog(...groups: readonly (readonly Tool[])[]): Catalog 
   return new Map(groups.flat().map((tool) => [tool.name, tool]));
 }
 
+/** A file of tools/ that is not the tool it is named after (the build names the file). */
+export class ToolFileError extends TypeError {
+  override name = "ToolFileError";
+  constructor(
+    readonly file: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 /** The tools of tools/ files; each file must export the tool it is named after. */
 export function catalogFromFiles(files: readonly (readonly [file: string, tool: Tool])[]): Catalog {
   for (const [file, tool] of files) {
     if (tool?.name !== file) {
       const found = typeof tool?.name === "string" ? `the tool "${tool.name}"` : "no tool (export default defineTool({ … }))";
-      throw new TypeError(`tools/${file}.ts default-exports ${found}: a tool file is named after its tool`);
+      throw new ToolFileError(`tools/${file}.ts`, `tools/${file}.ts default-exports ${found}: a tool file is named after its tool`);
     }
   }
   return createCatalog(files.map(([, tool]) => tool));

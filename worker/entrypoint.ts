@@ -37,6 +37,11 @@ export function createToolgateService(app: Hono<AppEnv>) {
       return this.send(key, "GET", `/v1/calls/${encodeURIComponent(id)}${query}`);
     }
 
+    /** POST /v1/calls/:id/input: answers to a call waiting for its caller's input, by question key. */
+    answerCall(key: string, id: string, inputResponses: Record<string, unknown>): Promise<RpcAnswer> {
+      return this.send(key, "POST", `/v1/calls/${encodeURIComponent(id)}/input`, JSON.stringify({ inputResponses }));
+    }
+
     private async send(key: string, method: string, path: string, body?: string): Promise<RpcAnswer> {
       const headers: Record<string, string> = { authorization: `Bearer ${key}` };
       if (body !== undefined) headers["content-type"] = "application/json";

@@ -1,11 +1,12 @@
 import type { CallRecord } from "../src/result";
 
 /**
- * One structured line per event. Workers Logs indexes the fields of a logged object; everything
- * logged here is already masked (records are masked by the pipeline, causes by the caller).
+ * One structured line per event, as JSON text: Workers Logs reads its fields as it does a logged
+ * object's, and a local runtime prints it on one line (an object it prints field by field, a line
+ * each). Everything logged here is already masked (records by the pipeline, causes by the caller).
  */
 export function logLine(fields: Record<string, unknown>): void {
-  console.log(fields);
+  console.log(JSON.stringify(fields));
 }
 
 /** The one log line per call: who, what happened; never the arguments or the output. */

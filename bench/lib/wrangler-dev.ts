@@ -43,8 +43,8 @@ export interface DevServer {
 }
 
 /**
- * Whether the benches' wrangler dev has its debugger attached: `INSPECTOR=on` runs the CLI as
- * `npm run dev` does; the default (off) runs the same runtime through wrangler's API without it (see
+ * Whether the benches' wrangler dev has its debugger attached: `INSPECTOR=on` runs the CLI
+ * (`npx wrangler dev`); the default (off) runs the same runtime through wrangler's API without it (see
  * start-worker.mjs: the inspector's relay of console.log is a dev-tool cost production does not have).
  */
 export const INSPECTOR = process.env.INSPECTOR === "on";

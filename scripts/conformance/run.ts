@@ -20,7 +20,8 @@ import { startAuthProxy } from "./proxy";
 
 const HERE = resolve("scripts/conformance");
 const KEY = "conformance-key";
-const CONFORMANCE = resolve("node_modules/@modelcontextprotocol/conformance/dist/index.js");
+// The suite is in the bench package (bench/package.json; npm run test:conformance installs it).
+const CONFORMANCE = resolve("bench/node_modules/@modelcontextprotocol/conformance/dist/index.js");
 const WRANGLER = resolve("node_modules/wrangler/bin/wrangler.js");
 /** wrangler.toml's Worker with the test catalogue: production builds do not ship the fixture tools. */
 const TEST_ENTRY = "test/fixtures/worker.ts";

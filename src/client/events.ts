@@ -5,6 +5,8 @@ import { isApiError, type Transport } from "./http";
 export interface EventStreamOptions {
   /** Resume after this event id (the `id` of the last event seen). */
   lastEventId?: string;
+  /** Open with the newest events the key may see, up to this many (0 to 100; a resumed stream ignores it). */
+  recent?: number;
   /** Stops the stream (the iterator then ends). */
   signal?: AbortSignal;
   /** Reconnect (resuming from the last id) when the server closes the stream or the network drops. Default true. */
@@ -41,6 +43,8 @@ export async function* streamEvents(transport: Transport, options: EventStreamOp
   while (!signal?.aborted) {
     try {
       const response = await transport.raw("/v1/events", {
+        // Only a new stream opens with recent events; a resumed one continues after the last id.
+        ...(!lastId && options.recent ? { query: { recent: String(options.recent) } } : {}),
         headers: { Accept: "text/event-stream", ...(lastId ? { "Last-Event-ID": lastId } : {}) },
         ...(signal ? { signal } : {}),
       });
@@ -64,6 +68,8 @@ export interface EventToken {
   expiresAt: number;
 }
 
+export type EventSourceOptions = Pick<EventStreamOptions, "lastEventId" | "recent" | "signal">;
+
 /**
  * An EventSource on GET /v1/events for browsers: EventSource cannot send headers, so it authenticates
  * with a short-lived token from POST /v1/events/token, never with the key. EventSource reconnects
@@ -72,9 +78,9 @@ export interface EventToken {
  */
 export async function openEventSource(
   transport: Transport,
-  options: { lastEventId?: string; signal?: AbortSignal } = {},
+  options: EventSourceOptions = {},
 ): Promise<EventSource> {
   const { token } = await transport.json<EventToken>("/v1/events/token", { method: "POST", body: {}, ...(options.signal ? { signal: options.signal } : {}) });
-  const query = { token, ...(options.lastEventId ? { lastEventId: options.lastEventId } : {}) };
+  const query = { token, ...(options.lastEventId ? { lastEventId: options.lastEventId } : options.recent ? { recent: String(options.recent) } : {}) };
   return new EventSource(transport.url("/v1/events", query));
 }

@@ -1,4 +1,4 @@
-import { openEventSource, streamEvents, type EventStreamOptions } from "./events";
+import { openEventSource, streamEvents, type EventSourceOptions, type EventStreamOptions } from "./events";
 import { createTransport, type ClientOptions } from "./http";
 import { runMixed, type MixedAnswer, type MixedOptions } from "./mixed";
 import type {
@@ -32,7 +32,7 @@ import { TERMINAL_STATUSES, type CallRecord } from "../result";
 
 export { ApiError, isApiError } from "./http";
 export type { ClientOptions } from "./http";
-export type { EventStreamOptions } from "./events";
+export type { EventSourceOptions, EventStreamOptions } from "./events";
 export type { MixedAnswer, MixedOptions } from "./mixed";
 export { resultOfRecord } from "../result";
 export { CALL_SURFACES } from "./surface";
@@ -96,7 +96,7 @@ export interface ToolgateClient {
   /** The live event stream, read with fetch (the key as a header); reconnects and resumes by default. */
   events(options?: EventStreamOptions): AsyncGenerator<ServerEvent>;
   /** The live event stream as an EventSource, opened with a short-lived token (never the key in a URL). */
-  eventSource(options?: { lastEventId?: string; signal?: AbortSignal }): Promise<EventSource>;
+  eventSource(options?: EventSourceOptions): Promise<EventSource>;
   /** A batch split between local tools (run here by the core) and the API, answered once in input order. */
   runMixed<F extends FormatName>(input: unknown, options: MixedOptions<F>): Promise<MixedAnswer<F>>;
 }

@@ -1,7 +1,7 @@
 import type { CallResult, CallError } from "../result";
-import type { DetachedCall } from "../runner";
 import { buildRecord, internalError, maskRecord } from "./finish";
 import type { CallState, StepOutcome } from "./state";
+import { jobOf } from "./jobs";
 import { isThenable } from "./thenable";
 
 /** Auto calls are answered as running once they have run this long. */
@@ -51,18 +51,6 @@ export function detachAfter(state: CallState, rest: () => CallResult | Promise<C
       resolve(result);
     });
   });
-}
-
-function jobOf(state: CallState, owner: string): DetachedCall {
-  const tool = state.tool!;
-  const job: DetachedCall = { callId: state.callId, tool: tool.name, args: state.args, owner, idempotent: (tool.policy.idempotent ?? tool.policy.readOnly) === true };
-  if (state.env.approved) job.approved = true;
-  // Its caller answers later (a task): the run may ask what the caller declared it answers.
-  if (state.env.ask?.waits) {
-    job.asks = [...state.env.ask.methods];
-    if (state.env.ask.elicitationModes) job.elicitationModes = [...state.env.ask.elicitationModes];
-  }
-  return job;
 }
 
 /** What the caller gets for a call that goes on: its record (running) and where its outcome will be. */

@@ -6,6 +6,7 @@ import { emit, type PipelineEnv } from "./env";
 import type { CallError, CallOutput, CallRecord, CallResult } from "../result";
 import { statusForError } from "../result";
 import { canWaitFor } from "../ask";
+import { holdForAnswers } from "./jobs";
 import type { Tool } from "../tool";
 import type { CallState } from "./state";
 
@@ -55,6 +56,21 @@ export function maskRecord(env: PipelineEnv, record: CallRecord): CallRecord {
 }
 
 /** Cheap check first (text lengths), since nearly every output fits. */
+/** A call of a request that asked a caller who answers later: held by the runner first (holdForAnswers). */
+async function holdThenFinish(state: CallState, ending: Ending, opts?: { journal: boolean }): Promise<CallResult> {
+  state.held = await holdForAnswers(state).catch(() => false);
+  return finish(state, ending, opts);
+}
+
+/** What a call waiting for its caller's answers tells the model: its questions, and that it goes on. */
+function waitingError(state: CallState): CallError {
+  const keys = Object.keys(state.inputRequests!).join(", ");
+  const message =
+    `Tool "${state.name}" asked its caller (${keys}) and waits for the answers as call ${state.callId}; ` +
+    `it then runs on and its outcome will be recorded and reported. Do not call it again.`;
+  return { code: "input_required", message, inputRequests: state.inputRequests! };
+}
+
 /** A gated call frees its slot first (a failed release is reclaimed by the slot's lease). */
 function releaseThenFinish(state: CallState, ending: Ending, opts?: { journal: boolean }): Promise<CallResult> {
   const slot = state.slot!;
@@ -97,11 +113,16 @@ type Ending = { ok: true; output: CallOutput } | { ok: false; error: CallError }
 export function finish(state: CallState, ending: Ending, opts?: { journal: boolean }): CallResult | Promise<CallResult> {
   if (state.slot) return releaseThenFinish(state, ending, opts);
   const { env } = state;
-  // A call whose caller answers later (a task) waits for the answers rather than ending asking.
-  const waits = !ending.ok && ending.error.code === "input_required" && canWaitFor(env.ask, state.inputRequests);
+  // A call whose caller answers later (a task, an HTTP call) waits for the answers rather than ending
+  // asking. In a request, only once the runner holds it to run it again with them (a host's own run
+  // is held already).
+  const asked = !ending.ok && ending.error.code === "input_required" && canWaitFor(env.ask, state.inputRequests);
+  if (asked && env.runner && state.held === undefined) return holdThenFinish(state, ending, opts);
+  const waits = asked && (env.runner === undefined || state.held === true);
   const status = ending.ok ? "succeeded" : waits ? "awaiting_input" : statusForError(ending.error.code);
   const record = buildRecord(state, status);
   if (ending.ok) record.output = ending.output;
+  else if (waits) record.error = waitingError(state);
   else record.error = ending.error.code === "input_required" && state.inputRequests ? { ...ending.error, inputRequests: state.inputRequests } : ending.error;
   maskRecord(env, record);
   try {

@@ -56,12 +56,13 @@ const SHOWN_ARGUMENT_CHARS = 500;
  * approval: "user": the person who made the call confirms it (an elicitation), answered with the call
  * made again (or, for a detached call run as a task, through the task: tasks/update). Accepted with
  * approve: true, it runs; any other answer denies it, and so does a question that gets no answer
- * (channel failures). A caller that cannot be asked has the call parked for an admin, as "always" would.
+ * (channel failures). A caller that cannot be asked, or decides apart (parksUserApproval), has the call
+ * parked for its decision or an admin's, as "always" would.
  */
 function askUser(state: CallState): StepOutcome {
   const { env } = state;
   const tool = state.tool!;
-  if (!env.ask || !answersForms(env.ask)) {
+  if (!env.ask || env.ask.parksUserApproval || !answersForms(env.ask)) {
     state.permission = "approval";
     return undefined;
   }

@@ -34,6 +34,8 @@ export interface CallState {
   slot: Extract<SlotGrant, { ok: true }> | undefined;
   /** What the tool asked its caller and the call did not carry the answer to (ctx.ask). */
   inputRequests: Record<string, InputRequest> | undefined;
+  /** Whether the runner holds this call of a request to run it again with its caller's answers (finish). */
+  held: boolean | undefined;
 }
 
 const NOT_VALIDATED = Object.freeze({ ok: false }) as CallRecord["validation"];
@@ -57,6 +59,7 @@ export function createCallState(call: ToolCall, env: PipelineEnv, cancel: AbortS
     progress: undefined,
     slot: undefined,
     inputRequests: undefined,
+    held: undefined,
   };
 }
 

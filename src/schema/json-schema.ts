@@ -96,13 +96,26 @@ function safeDecode(text: string): string {
   }
 }
 
+/** `Instance does not have required property "b".`: the library names the property in its message only. */
+const MISSING = /^Instance does not have required property "(.*)"\.$/s;
+
+/**
+ * Where an error is: its instance location, or for a missing required property the property itself
+ * ("b", "owner.name"), as valibot says it, so a form shows it on that field.
+ */
+function issuePath(error: OutputUnit, instance: unknown): string {
+  const path = pointerToPath(error.instanceLocation, instance);
+  const missing = error.keyword === "required" ? MISSING.exec(error.error) : null;
+  return missing ? joinPath(path, missing[1]!) : path;
+}
+
 function toIssues(errors: readonly OutputUnit[], instance: unknown): ValidationIssue[] {
   const leaves = errors.filter((e) => !SUMMARY_KEYWORDS.has(e.keyword));
   const chosen = leaves.length > 0 ? leaves : errors;
   const seen = new Set<string>();
   const issues: ValidationIssue[] = [];
   for (const error of chosen) {
-    const path = pointerToPath(error.instanceLocation, instance);
+    const path = issuePath(error, instance);
     // `false` schemas (additionalProperties: false) say "False boolean schema."; say what it means.
     const message = error.keyword === "false" ? "Unexpected property or item (not allowed by the schema)" : error.error;
     const key = `${path}\u0000${message}`;

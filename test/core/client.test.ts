@@ -145,6 +145,17 @@ describe("client: approvals, gates, events", { timeout: 45_000 }, () => {
     expect(isApiError(unknown) && unknown.status).toBe(404);
   });
 
+  it("a call whose tool asks (pick_option) waits for the answer given with answer(), then runs on", async () => {
+    const asked = await call.call("pick_option", { question: "Which one?", options: ["left", "right"] });
+    const question = { method: "elicitation/create" };
+    expect(asked).toMatchObject({ status: "awaiting_input", error: { inputRequests: { choice: question } } });
+    const answer = await call.answer(asked.callId, { choice: { action: "accept", content: { choice: "right" } } });
+    expect(answer).toMatchObject({ callId: asked.callId, state: "resumed" });
+    const done = await call.record(asked.callId, { wait: 20 });
+    const structured = { answered: "accept", choice: "right" };
+    expect(done.record).toMatchObject({ status: "succeeded", output: { structured } });
+  });
+
   it("shows a gate after a gated call", async () => {
     await call.call("sleep", { ms: 1 });
     const sleepGate = async () => (await admin.gates()).gates.find((g) => g.limit === 1);
@@ -182,6 +193,12 @@ describe("client: approvals, gates, events", { timeout: 45_000 }, () => {
     await resumed.return(undefined);
     expect(ready.value).toMatchObject({ type: "ready", id: started.id });
     expect(first.value).toMatchObject({ type: "call.finished", data: { callId: id } });
+
+    // A new stream can open with the newest events the key may see (a call key: its own calls').
+    const recent = call.events({ recent: 1, reconnect: false });
+    expect((await recent.next()).value).toMatchObject({ type: "ready", data: { recent: 1 } });
+    expect((await recent.next()).value).toMatchObject({ type: "call.finished", data: { callId: id } });
+    await recent.return(undefined);
   });
 
   it("hands out an event token that opens the stream without the key", async () => {

@@ -1,4 +1,3 @@
-import { mkdirSync } from "node:fs";
 import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -16,7 +15,6 @@ import { startDevServer, type DevServer } from "../servers/wrangler-dev";
 let server: DevServer;
 const TOOLS = ["test_elicitation", "test_sampling", "echo"];
 beforeAll(async () => {
-  mkdirSync("dist/web", { recursive: true }); // wrangler.toml serves the console from here; the API needs no build
   const config = { ...DEMO_CONFIG, name: "legacy-ask", tools: TOOLS, policies: { echo: { approval: "user" } } };
   server = await startDevServer({ entrypoint: "test/fixtures/worker.ts", vars: { TOOLGATE_CONFIG: JSON.stringify(config) } });
 }, 120_000);

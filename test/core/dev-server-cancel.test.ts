@@ -1,4 +1,3 @@
-import { mkdirSync } from "node:fs";
 import { request as httpRequest, type ClientRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_KEYS } from "../../worker/demo/tenant";
@@ -12,7 +11,6 @@ import { startDevServer, type DevServer } from "../servers/wrangler-dev";
 
 let server: DevServer;
 beforeAll(async () => {
-  mkdirSync("dist/web", { recursive: true }); // wrangler.toml serves the console from here; the API needs no build
   server = await startDevServer();
 }, 120_000);
 afterAll(() => server?.stop());

@@ -1,4 +1,3 @@
-import { mkdirSync } from "node:fs";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { sha256Hex } from "../../src/sha256";
 import { DEMO_KEYS } from "../../worker/demo/tenant";
@@ -13,7 +12,6 @@ import { startDevServer, type DevServer } from "../servers/wrangler-dev";
 
 let server: DevServer;
 beforeAll(async () => {
-  mkdirSync("dist/web", { recursive: true }); // wrangler.toml serves the console from here; the API needs no build
   const config = {
     name: "declared-schemas",
     tools: ["add"],

@@ -1,4 +1,3 @@
-import { mkdirSync } from "node:fs";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import * as v from "valibot";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -23,7 +22,6 @@ async function sha256Hex(text: string): Promise<string> {
 
 let server: DevServer;
 beforeAll(async () => {
-  mkdirSync("dist/web", { recursive: true }); // wrangler.toml serves the console from here; the API needs no build
   const config = { name: "taskinput", tools: ["confirm_delete", "slow_compute"], keys: [{ name: "test", hash: await sha256Hex(KEY), scopes: ["call"] }] };
   server = await startDevServer({ entrypoint: "test/fixtures/worker.ts", vars: { TOOLGATE_CONFIG: JSON.stringify(config), TOOLGATE_DEMO: "false" } });
 }, 120_000);

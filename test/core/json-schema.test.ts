@@ -24,10 +24,25 @@ describe("jsonSchemaValidator", () => {
     const paths = result.issues.map((i) => i.path);
     expect(paths).toContain("a.b[1]");
     expect(paths).toContain("extra");
-    expect(paths).toContain(""); // missing required n
+    expect(paths).toContain("n"); // missing required n: on n, as valibot says it
     expect(result.issues.find((i) => i.path === "a.b[1]")?.message).toMatch(/Expected "string"/);
     expect(result.issues.find((i) => i.path === "extra")?.message).toMatch(/not allowed/);
     expect(result.issues.some((i) => /does not match schema/.test(i.message))).toBe(false);
+  });
+
+  it("puts a missing required property at its own path, however it is named", () => {
+    const nested = jsonSchemaValidator({
+      type: "object",
+      properties: { owner: { type: "object", properties: { name: { type: "string" } }, required: ["name", 'odd "key"'] } },
+      required: ["owner", "a b"],
+    });
+    const outer = nested({});
+    expect(!outer.ok && outer.issues.map((i) => i.path)).toEqual(["owner", '["a b"]']);
+    const inner = nested({ owner: {}, "a b": 1 });
+    expect(!inner.ok && inner.issues).toEqual([
+      { path: "owner.name", message: 'Instance does not have required property "name".' },
+      { path: 'owner["odd \\"key\\""]', message: 'Instance does not have required property "odd "key"".' },
+    ]);
   });
 
   it("rejects non-object roots and non-object types with a clear error", () => {
@@ -81,7 +96,7 @@ describe("jsonSchemaValidator builds its validator on first use", () => {
     const schema = { type: "object", properties: { id: { type: "string" } }, required: ["id"] };
     const validate = jsonSchemaValidator(schema);
     expect(walked(schema)).toBe(false);
-    expect(validate({})).toMatchObject({ ok: false, issues: [{ path: "" }] });
+    expect(validate({})).toMatchObject({ ok: false, issues: [{ path: "id" }] });
     expect(walked(schema)).toBe(true);
     expect(validate({ id: "x" })).toEqual({ ok: true, value: { id: "x" } });
   });

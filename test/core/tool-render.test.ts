@@ -2,7 +2,8 @@ import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import { httpTool } from "../../src/adapters/http";
 import { defineTool } from "../../src/tool";
-import { callSummary } from "../../src/tool-render";
+import { callSummary, schemaDefaults } from "../../src/tool-render";
+import sampleMedia from "../../tools/sample_media";
 
 const base = { name: "t", description: "", input: v.object({ a: v.number() }), run: () => "" };
 
@@ -37,6 +38,23 @@ describe("render hints", () => {
     expect(callSummary("{a}", "not an object")).toBe("");
     // Markup stays the characters it was: the console shows summaries as text nodes.
     expect(callSummary("{a}", { a: "<img src=x onerror=alert(1)>" })).toBe("<img src=x onerror=alert(1)>");
+  });
+
+  it("fills what a call leaves out with its schema's defaults", () => {
+    const defaults = schemaDefaults(sampleMedia.inputSchema);
+    expect(defaults).toEqual({ title: "Sample", hz: 440 });
+    const template = sampleMedia.render!.call!;
+    expect(callSummary(template, {}, defaults)).toBe("Media sample “Sample” (440 Hz)");
+    expect(callSummary(template, { title: "Tones", hz: 220 }, defaults)).toBe("Media sample “Tones” (220 Hz)");
+    // A value given wins, even null; arguments that are no object take no defaults.
+    expect(callSummary("[{title}]", { title: null }, defaults)).toBe("[null]");
+    expect(callSummary("[{title}]", "not an object", defaults)).toBe("[]");
+    const schema = { type: "object", properties: { a: { type: "number" }, b: { default: false } } };
+    expect(schemaDefaults(schema)).toEqual({ b: false });
+    const hostile = schemaDefaults(JSON.parse('{"properties":{"__proto__":{"default":{"polluted":true}}}}'));
+    expect(Object.getPrototypeOf(hostile)).toBe(Object.prototype);
+    expect(callSummary("{__proto__}", {}, hostile)).toBe('{"polluted":true}');
+    expect(schemaDefaults("not a schema")).toEqual({});
   });
 
   it("takes render hints from an HTTP adapter's declaration", () => {

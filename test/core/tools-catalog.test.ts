@@ -52,13 +52,13 @@ describe("the build step (wrangler's [build] command)", () => {
   it("runs before every wrangler dev and deploy, tenant environments included", () => {
     for (const env of [undefined, "acme"]) {
       const config = unstable_readConfig({ config: "wrangler.toml", ...(env ? { env } : {}) });
-      expect(config.build.command).toBe("node scripts/run-ts.mjs scripts/tools-check.ts");
+      expect(config.build.command).toBe("node scripts/build.mjs");
     }
   });
 
   // The build step runs in a child process: seconds on a loaded machine.
   const SPAWN_MS = 30_000;
-  const check = (tenants: string) => spawnSync(process.execPath, ["scripts/run-ts.mjs", "scripts/tools-check.ts", "--tenants", tenants], { encoding: "utf8" });
+  const check = (tenants: string) => spawnSync(process.execPath, ["scripts/build.mjs", "--tenants", tenants], { encoding: "utf8" });
 
   it("passes the checkout's tenants and names the tools it found", () => {
     const run = check("tenants");
@@ -74,7 +74,7 @@ describe("the build step (wrangler's [build] command)", () => {
     writeFileSync(join(dir, "bad.json"), JSON.stringify({ name: "bad", tools: ["add", "tag:nope"], keys }));
     const run = check(dir);
     expect(run.status).toBe(1);
-    expect(run.stderr).toContain(`tools-check: ${join(dir, "bad.json")} is invalid: tools[1]: no tool has the tag "nope"`);
+    expect(run.stderr).toContain(`build: ${join(dir, "bad.json")} is invalid: tools[1]: no tool has the tag "nope"`);
     expect(existsSync(join(dir, "bad.listings.generated.txt"))).toBe(false);
   }, SPAWN_MS);
 

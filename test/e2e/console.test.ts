@@ -85,7 +85,7 @@ describe("console flows", () => {
     page.on("request", count);
     try {
       await form.getByRole("button", { name: "Run add" }).click();
-      await form.getByText("Not sent: 1 problem.").waitFor();
+      await form.getByText("Not sent: 1 problem (see the fields).").waitFor();
       expect(sent).toBe(0);
 
       await form.getByLabel("b", { exact: true }).fill("3");
@@ -142,13 +142,38 @@ describe("console flows", () => {
     }
   });
 
+  it("opens Live with the recent events, Connecting… until its stream is open", async () => {
+    const earlier = `live-earlier-${Date.now()}`;
+    await apiCall(baseUrl, [{ id: earlier, name: "add", args: { a: 1, b: 2 } }]);
+    const isStream = (url: URL) => url.pathname === "/v1/events";
+    const requested = page.waitForRequest((request) => isStream(new URL(request.url())));
+    // The stream's answer is held: until it comes, the view says so and is not ready.
+    const release = await holdFirstRequest(page, isStream);
+    try {
+      const live = await navigate(page, "Live", "live", { ready: false });
+      await requested;
+      expect(await live.getByRole("status").textContent()).toBe("Connecting…");
+      expect(await live.getAttribute("aria-busy")).toBe("true");
+      release();
+      // Ready once open ("Connected" is the stream's ready) with the recent events on screen.
+      await viewReady(page, "live");
+      expect(await live.getByRole("status").textContent()).toBe("Connected: new events appear at the top.");
+      const mine = live.locator("li.event", { hasText: earlier });
+      expect(await mine.evaluateAll((items) => items.map((li) => li.getAttribute("data-type")))).toEqual(["call.finished", "call.started"]);
+    } finally {
+      release();
+      await page.unrouteAll({ behavior: "wait" });
+    }
+  });
+
   it("shows calls in Live as they happen", async () => {
-    const live = await navigate(page, "Live", "live");
-    // "Connected" is the stream's open: it opens once every ledger shard's position is known.
-    await live.getByText("Connected: new events appear at the top.").waitFor();
-    await apiCall(baseUrl, [{ id: `live-${Date.now()}`, name: "add", args: { a: 40, b: 2 } }]);
-    await live.locator('li.event[data-type="call.finished"][data-tool="add"]').first().waitFor();
-    await live.locator('li.event[data-type="call.started"][data-tool="add"]').first().waitFor();
+    const live = await viewReady(page, "live");
+    const id = `live-${Date.now()}`;
+    await apiCall(baseUrl, [{ id, name: "add", args: { a: 40, b: 2 } }]);
+    // New events go on top.
+    await live.locator('li.event[data-type="call.finished"][data-tool="add"]', { hasText: id }).waitFor();
+    expect(await live.locator("li.event").first().textContent()).toContain(id);
+    await live.locator('li.event[data-type="call.started"][data-tool="add"]', { hasText: id }).waitFor();
     await screenshot(page, "live");
   });
 

@@ -1,5 +1,3 @@
-import { fileURLToPath } from "node:url";
-import { build } from "vite";
 import type { TestProject } from "vitest/node";
 import { startDevServer, type DevServer } from "../servers/wrangler-dev";
 
@@ -11,9 +9,8 @@ declare module "vitest" {
 
 let server: DevServer | undefined;
 
-/** Builds the console, then serves it and the API with `wrangler dev` (demo tenant, fresh state). */
+/** Serves the console and the API with `wrangler dev` (demo tenant, fresh state); its build command builds the console when its sources changed. */
 export async function setup(project: TestProject): Promise<void> {
-  await build({ configFile: fileURLToPath(new URL("../../web/vite.config.ts", import.meta.url)), logLevel: "warn" });
   server = await startDevServer();
   project.provide("baseUrl", server.url);
 }

@@ -1,6 +1,6 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { apiCall, launch, navigate, openView, screenshot, signIn, viewUrl, type Browser } from "./browser";
+import { apiCall, launch, navigate, openView, screenshot, signIn, viewReady, viewUrl, type Browser } from "./browser";
 
 // What every view must hold: accessible names, keyboard use with visible focus, 390 px, dark mode,
 // untrusted output as text, and scope-dependent views.
@@ -66,6 +66,30 @@ describe("console quality", () => {
     const run = await openView(page, "run", () => page.keyboard.press("Enter"));
     expect(await run.getByRole("heading", { level: 1 }).textContent()).toBe("Run a tool");
     expect(await page.evaluate(() => document.activeElement?.tagName)).toBe("H1");
+    await page.close();
+  });
+
+  it("loads every view with no console error, and has an icon, /favicon.ico too", async () => {
+    const page = await browser.context.newPage();
+    const errors: string[] = [];
+    page.on("console", (message) => void (message.type() === "error" && errors.push(`${page.url()}: ${message.text()}`)));
+    page.on("pageerror", (error) => void errors.push(`${page.url()}: ${error.message}`));
+    await signIn(page, baseUrl, "dev-admin-key");
+    // A new load of the console's document (the tab keeps its key), then each view with its first data
+    // (the Playground's document, and the console's again after it, are new loads too).
+    await page.reload();
+    await viewReady(page, "tools");
+    for (const view of [...VIEWS, "keys"]) await openView(page, view, () => page.goto(viewUrl(baseUrl, view)));
+    // Browsers ask for /favicon.ico whatever a page links; the console's links name both icons.
+    const icons = await page.locator('link[rel="icon"]').evaluateAll((links) => links.map((link) => (link as HTMLLinkElement).href));
+    expect(icons.map((href) => new URL(href).pathname).sort()).toEqual(["/favicon.ico", "/favicon.svg"]);
+    for (const href of icons) {
+      const response = await fetch(href);
+      expect({ href, status: response.status, type: response.headers.get("content-type") }).toEqual({ href, status: 200, type: expect.stringMatching(/^image\//) });
+    }
+    const ico = new Uint8Array(await (await fetch(`${baseUrl}/favicon.ico`)).arrayBuffer());
+    expect([...ico.subarray(0, 4)]).toEqual([0, 0, 1, 0]); // an icon resource
+    expect(errors).toEqual([]);
     await page.close();
   });
 

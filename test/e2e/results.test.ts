@@ -1,5 +1,5 @@
 import { describe, expect, inject, it } from "vitest";
-import { openView, screenshot, signIn, usePage, viewReady } from "./browser";
+import { apiCancel, openView, screenshot, signIn, usePage, viewReady } from "./browser";
 
 // Rich results and the run form: media, markdown, tables, the JSON tree, constraints, and values the
 // server refuses shown on their field.
@@ -56,6 +56,19 @@ describe("Rich results", () => {
   });
 });
 
+describe("Tool descriptions", () => {
+  it("render their markdown: a code span is code, with no backticks, in Tools and in Run", async () => {
+    const { page } = browser;
+    const tools = await openView(page, "tools", () => page.goto(`${baseUrl}/#/tools`));
+    const card = tools.locator('li[data-tool="slow_report"]');
+    expect(await card.locator(".description code").allTextContents()).toEqual(["seconds"]);
+    expect(await card.locator(".description").textContent()).toMatch(/^Write a report that takes seconds seconds \(runs detached/);
+    const run = await openView(page, "run", () => card.getByRole("link", { name: "Run slow_report" }).click());
+    expect(await run.locator(".description code").allTextContents()).toEqual(["seconds"]);
+    expect(await run.locator(".description").textContent()).not.toContain("`");
+  });
+});
+
 describe("Run form", () => {
   it("shows constraints and defaults, and puts a value the server refuses on its field", async () => {
     const { page } = browser;
@@ -89,6 +102,68 @@ describe("Run form", () => {
       await screenshot(page, "run-refused");
     } finally {
       await page.unrouteAll({ behavior: "wait" });
+    }
+  });
+
+  it("puts each argument problem on its field, and in the box only what no field in view shows", async () => {
+    const { page } = browser;
+    const tools = await openView(page, "tools", () => page.goto(`${baseUrl}/#/tools`)); // a fresh form
+    const run = await openView(page, "run", () => tools.getByRole("link", { name: "Run add" }).click());
+    const form = run.getByRole("form", { name: "Run add" });
+    await form.getByLabel("a", { exact: true }).fill("2");
+    await form.getByRole("button", { name: "Run add" }).click();
+    // b is missing: the browser's validator says so on b, like the server's refusals.
+    await form.getByText("Not sent: 1 problem (see the fields).", { exact: true }).waitFor();
+    const b = form.getByLabel("b", { exact: true });
+    expect(await b.getAttribute("aria-invalid")).toBe("true");
+    const error = form.locator(`#${(await b.getAttribute("aria-describedby"))!.split(" ").at(-1)}`);
+    expect(await error.textContent()).toBe('Instance does not have required property "b".');
+    expect(await form.locator("ul.issues").count()).toBe(0);
+    expect(await form.getByRole("group", { name: "Arguments" }).evaluate((set) => set.classList.contains("invalid"))).toBe(false);
+    // In raw JSON mode no field is in view: the box lists every problem.
+    await form.getByLabel("Raw JSON", { exact: true }).check();
+    await form.getByLabel("Arguments as JSON", { exact: true }).fill('{ "a": "two" }');
+    await form.getByRole("button", { name: "Run add" }).click();
+    await form.getByText("Not sent: 2 problems.", { exact: true }).waitFor();
+    expect((await form.locator("ul.issues li").allTextContents()).sort()).toEqual([
+      'a: Instance type "string" is invalid. Expected "number".',
+      'b: Instance does not have required property "b".',
+    ]);
+  });
+
+  it("fills a call's summary with the defaults of what it left out, in Run and in History", async () => {
+    const { page } = browser;
+    const tools = await openView(page, "tools", () => page.goto(`${baseUrl}/#/tools`)); // a fresh form
+    const run = await openView(page, "run", () => tools.getByRole("link", { name: "Run sample_media" }).click());
+    const form = run.getByRole("form", { name: "Run sample_media" });
+    const id = `defaults-${Date.now()}`;
+    await form.locator("#call-id").fill(id);
+    await form.getByRole("button", { name: "Run sample_media" }).click();
+    const result = form.locator('.result .record[data-status="succeeded"]');
+    await result.waitFor();
+    expect(await result.locator("dl.facts").textContent()).toContain("Media sample “Sample” (440 Hz)");
+    const history = await openView(page, "history", () => page.goto(`${baseUrl}/#/history/${id}`));
+    expect(await history.locator(`details[data-call-id="${id}"] > summary`).textContent()).toContain("sample_media — Media sample “Sample” (440 Hz)");
+  });
+
+  it("shows a detached call that runs on as a status line, not as an error", async () => {
+    const { page } = browser;
+    const run = await openView(page, "run", () => page.goto(`${baseUrl}/#/run/slow_report`));
+    const form = run.getByRole("form", { name: "Run slow_report" });
+    const id = `detached-${Date.now()}`;
+    await form.getByLabel("seconds", { exact: true }).fill("60");
+    await form.locator("#call-id").fill(id);
+    await form.getByRole("button", { name: "Run slow_report" }).click();
+    const record = form.locator('.result .record[data-status="running"]');
+    try {
+      await record.waitFor();
+      // The record's words (the API's answer for a call that runs on) are its status, not an alert.
+      expect(await form.locator(".result").getByRole("alert").count()).toBe(0);
+      expect(await record.locator(".notice.error").count()).toBe(0);
+      expect(await record.getByRole("status").textContent()).toMatch(/runs on, detached from this request/);
+      await screenshot(page, "run-detached");
+    } finally {
+      await apiCancel(baseUrl, id);
     }
   });
 });

@@ -8,7 +8,7 @@ import { launch, type Browser } from "./browser";
 const SCHEMA = {
   type: "object",
   properties: {
-    title: { type: "string", description: "A short title" },
+    title: { type: "string", description: "A short title, like `Q3 report`; *plain* words stay snake_case_words" },
     count: { type: "integer", minimum: 1 },
     ratio: { type: "number" },
     enabled: { type: "boolean" },
@@ -107,6 +107,13 @@ describe("schema form", () => {
     expect(await page.getByLabel("tags item 1", { exact: true }).inputValue()).toBe("b");
   });
 
+  it("shows a field's description as inline markdown, snake_case kept as it is", async () => {
+    const hint = page.locator(".hint").filter({ hasText: "A short title" });
+    expect(await hint.locator("code").allTextContents()).toEqual(["Q3 report"]);
+    expect(await hint.locator("em").allTextContents()).toEqual(["plain"]);
+    expect(await hint.textContent()).toBe("A short title, like Q3 report; plain words stay snake_case_words");
+  });
+
   it("marks invalid fields next to their controls, and reports bad raw JSON", async () => {
     await page.getByLabel("count", { exact: true }).fill("0");
     await page.getByLabel("extra (optional)", { exact: true }).fill("{oops");
@@ -117,6 +124,25 @@ describe("schema form", () => {
     expect(again).toEqual([expect.objectContaining({ path: "count" })]);
     expect(await page.getByLabel("count", { exact: true }).getAttribute("aria-invalid")).toBe("true");
     expect(await page.getByLabel("title", { exact: true }).getAttribute("aria-invalid")).toBeNull();
+  });
+
+  it("shows each issue on the field its path names, and answers those no field shows", async () => {
+    const issues = [
+      { path: "", message: "about the whole" },
+      { path: "count", message: "Instance does not have required property \"count\"." },
+      { path: "owner", message: "too few properties" },
+      { path: "extra[0]", message: "inside the raw JSON" },
+      { path: "nope", message: "no such field" },
+    ];
+    const unshown = await page.evaluate((list) => form.showIssues(list), issues);
+    expect(unshown).toEqual([issues[0], issues[4]]);
+    expect(await page.getByLabel("count", { exact: true }).getAttribute("aria-invalid")).toBe("true");
+    await page.getByRole("group", { name: "owner" }).getByText("too few properties", { exact: true }).waitFor();
+    // A raw JSON field takes the issues inside its value, each with its path from there.
+    const extra = page.getByLabel("extra (optional)", { exact: true });
+    expect(await page.locator(`#${(await extra.getAttribute("aria-describedby"))!.split(" ").at(-1)}`).textContent()).toBe("[0]: inside the raw JSON");
+    expect(await page.evaluate(() => form.showIssues([]))).toEqual([]);
+    expect(await page.getByLabel("count", { exact: true }).getAttribute("aria-invalid")).toBeNull();
   });
 
   it("writes values back (raw JSON mode → form)", async () => {

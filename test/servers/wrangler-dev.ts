@@ -22,23 +22,36 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** What startDevServer serves: by default the demo tenant of this checkout, files not watched. */
+export interface DevServerOptions {
+  vars?: Record<string, string>;
+  /** Another entry module than wrangler.toml's main. */
+  entrypoint?: string;
+  /** Another checkout (test/servers/scratch-checkout.ts) whose wrangler.toml is served. */
+  root?: string;
+  /** Rebuild and reload when tools/ or tenants/ change, as `wrangler dev` does. */
+  watch?: boolean;
+}
+
 /**
  * Starts the Worker from wrangler.toml (the demo tenant unless `vars` say otherwise; its entry unless
  * `entrypoint` names another) with wrangler's dev server: static assets, Durable Objects and SQLite as
- * in `wrangler dev`. State lives in a fresh temporary directory; file watching is off, so edits elsewhere in the checkout never restart it
- * mid-test. Resolves once /healthz answers.
+ * in `wrangler dev`. State lives in a fresh temporary directory; file watching is off unless `watch`,
+ * so edits elsewhere in the checkout never restart it mid-test. Resolves once /healthz answers 200.
  */
-export async function startDevServer(options: { vars?: Record<string, string>; entrypoint?: string } = {}): Promise<DevServer> {
+export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
   process.env.WRANGLER_LOG ??= "warn"; // no line per request in test output
   process.env.CLOUDFLARE_CF_FETCH_ENABLED ??= "false"; // tests stay on loopback: no fetch of the Request.cf template
   const state = mkdtempSync(join(tmpdir(), "toolgate-dev-"));
   const bindings = Object.fromEntries(Object.entries(options.vars ?? {}).map(([name, value]) => [name, { type: "plain_text" as const, value }]));
   const worker = await unstable_startWorker({
-    config: "wrangler.toml",
+    config: join(options.root ?? ".", "wrangler.toml"),
     // The test entry (test/fixtures/worker.ts) offers the fixture tools production does not ship.
     ...(options.entrypoint ? { entrypoint: options.entrypoint } : {}),
+    // wrangler runs the build command in its own working directory unless told: the served checkout's.
+    ...(options.root ? { build: { custom: { workingDirectory: options.root } } } : {}),
     bindings,
-    dev: { server: { hostname: "127.0.0.1", port: await freePort() }, inspector: false, watch: false, persist: state, liveReload: false },
+    dev: { server: { hostname: "127.0.0.1", port: await freePort() }, inspector: false, watch: options.watch ?? false, persist: state, liveReload: false },
   });
   const stop = async () => {
     await worker.dispose();

@@ -82,7 +82,10 @@ describe("logging and errors", () => {
     const res = await request("/v1/calls/openai", {
       body: assistant(toolCall(`1-${id}`, "echo", '{"text":"private words"}'), toolCall(`2-${id}`, "nope", "{}")),
     });
-    const lines = log.mock.calls.map(([line]) => line as Record<string, unknown>).filter((line) => line?.msg === "call");
+    // Each a single line of JSON text, whose fields Workers Logs reads as a logged object's.
+    const printed = log.mock.calls.map((args) => args.join(" ")).filter((line) => line.includes('"msg":"call"'));
+    expect(printed.every((line) => !line.includes("\n"))).toBe(true);
+    const lines = printed.map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines).toEqual([
       expect.objectContaining({ requestId: res.headers.get("x-request-id"), key: "dev-call", tenant: "demo", callId: `1-${id}`, tool: "echo", status: "succeeded" }),
       expect.objectContaining({ callId: `2-${id}`, tool: "nope", status: "rejected", code: "unknown_tool" }),

@@ -43,6 +43,20 @@ describe("service binding (ToolgateService over RPC from another Worker)", () =>
     expect(await rpc("listTools", CALL_KEY, "klingon")).toMatchObject({ ok: false, status: 404, error: { code: "unknown_format" } });
   });
 
+  it("answers a call whose tool asked (pick_option), which then runs on", async () => {
+    const id = `ask-${uid()}`;
+    const args = JSON.stringify({ question: "Which?", options: ["one", "two"] });
+    const call = { id, type: "function", function: { name: "pick_option", arguments: args } };
+    const asked = await rpc("runCalls", CALL_KEY, "openai", { role: "assistant", tool_calls: [call] });
+    expect(asked.value.calls[0]).toMatchObject({ status: "awaiting_input", error: { inputRequests: { choice: {} } } });
+    const choice = { action: "accept", content: { choice: "two" } };
+    const answered = await rpc("answerCall", CALL_KEY, id, { choice });
+    expect(answered).toMatchObject({ ok: true, status: 202, value: { state: "resumed" } });
+    const done = await rpc("getRecord", CALL_KEY, id, 30);
+    const structured = { answered: "accept", choice: "two" };
+    expect(done.value.record).toMatchObject({ status: "succeeded", output: { structured } });
+  });
+
   it("reads a record by id (404 for an unknown one)", async () => {
     const id = `rec-${uid()}`;
     const message = { role: "assistant", tool_calls: [{ id, type: "function", function: { name: "echo", arguments: '{"text":"kept"}' } }] };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { executeCall } from "../../src/pipeline/execute";
+import { CATALOG } from "../../worker/catalog";
 import { ConfigError, parseTenantConfig } from "../../worker/config";
 import { checkTenant, createTenant, resolveSecrets } from "../../worker/tenant";
 import { json, request } from "./helpers";
@@ -45,7 +46,7 @@ describe("tenant configuration", () => {
   });
 
   it("checks tool names against the catalogue and the tenant's own tools", () => {
-    expect(configError({ ...base, tools: ["add", "teleport"] })).toMatch(/tools\[1\]: unknown tool "teleport" \(known: add, echo/);
+    expect(configError({ ...base, tools: ["add", "teleport"] })).toContain(`tools[1]: unknown tool "teleport" (known: ${[...CATALOG.keys()].join(", ")})`);
     expect(configError({ ...base, deny: ["sleep"] })).toMatch(/deny: "sleep" is not one of the tenant's tools/);
     expect(configError({ ...base, policies: { sleep: { timeoutMs: 5 } } })).toMatch(/policies: "sleep" is not one of/);
   });

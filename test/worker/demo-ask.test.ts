@@ -1,13 +1,14 @@
 import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from "@modelcontextprotocol/client";
 import { describe, expect, it } from "vitest";
 import { DEMO_CONFIG } from "../../worker/demo/tenant";
+import { eventually } from "../wait";
 import { json, request } from "./helpers";
 import { v1Client, v2LegacyClient } from "./mcp-ask-legacy-helpers";
 import { MCP_URL, mcpFetch, MODERN, type McpTarget } from "./mcp-helpers";
 
 /**
  * The demo tenant's tool that asks (tools/pick_option.ts), as `npm run dev` serves it: through the
- * official MCP clients of both eras, and through the HTTP API, whose caller cannot be asked.
+ * official MCP clients of both eras, and through the HTTP API, whose caller answers through the call's record.
  */
 
 function demo(prefix: string) {
@@ -68,19 +69,24 @@ describe("pick_option, the demo tool that asks", () => {
     expect(result).toMatchObject({ isError: true, content: [{ text: expect.stringContaining("not one of the options offered (red, green, blue)") }] });
   });
 
-  it("over the HTTP API, whose caller cannot be asked, the call ends input_required with the question it would ask", async () => {
+  it("over the HTTP API the call waits for the question's answer, given through POST /v1/calls/:id/input", async () => {
     const { env } = demo("dpickhttp");
     const id = `pick-${crypto.randomUUID().slice(0, 8)}`;
     const res = await request("/v1/calls/openai", { env, body: [{ id, type: "function", function: { name: "pick_option", arguments: JSON.stringify(ARGS) } }] });
     expect(res.status).toBe(200);
     const [record] = (await json(res)).calls;
     expect(record).toMatchObject({
-      status: "input_required",
+      status: "awaiting_input",
       error: {
         code: "input_required",
-        message: expect.stringContaining("cannot be asked"),
         inputRequests: { choice: { method: "elicitation/create", params: { message: "Which colour for the new logo?" } } },
       },
     });
+    const body = { inputResponses: { choice: choose("green") } };
+    expect((await request(`/v1/calls/${id}/input`, { env, body })).status).toBe(202);
+    let ended: any;
+    const read = async () => (ended = (await json(await request(`/v1/calls/${id}?wait=5`, { env }))).record);
+    await eventually(async () => (await read()).status === "succeeded", `${id} succeeded`);
+    expect(ended.output.structured).toEqual({ answered: "accept", choice: "green" });
   });
 });

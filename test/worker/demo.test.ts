@@ -40,11 +40,8 @@ describe("demo tools", () => {
     const records = await run(...Array.from({ length: 5 }, () => ["sleep_pool", { ms: 60 }] as [string, unknown]));
     const spans = records.map((r) => r.output.structured);
     expect(peak(spans)).toBeLessThanOrEqual(3);
+    // And it did run in parallel (overlapping spans), without a wall-clock bound a loaded machine breaks.
     expect(peak(spans)).toBeGreaterThan(1);
-    // And it did run in parallel: five 60 ms sleeps, three at a time, finish well under 5 × 60 ms.
-    const first = Math.min(...spans.map((s) => s.startedAt));
-    const last = Math.max(...spans.map((s) => s.endedAt));
-    expect(last - first).toBeLessThan(5 * 60);
   });
 
   it("send_message needs approval; fail fails; flaky succeeds after retries", async () => {

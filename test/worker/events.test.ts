@@ -91,6 +91,46 @@ describe("GET /v1/events", () => {
     expect(mine[3]!.data.record.status).toBe("succeeded");
   });
 
+  it("opens with the newest events the key may see when asked (?recent=), never on a resume", async () => {
+    const ids = [0, 1, 2].map((i) => `sse-rc${i}-${uid()}`);
+    for (const id of ids) await echo(id);
+    /** A new stream with ?recent=n: its ready, and the events sent before a call made after it. */
+    const opened = async (n: number) => {
+      const stream = await openSse(await request(`/v1/events?recent=${n}`));
+      const ready = await stream.ready();
+      const marker = `sse-rcm-${uid()}`;
+      await echo(marker);
+      const frames = await stream.until(finishedFor(marker));
+      await stream.close();
+      const before = frames.slice(frames.indexOf(ready) + 1).filter((f) => f.event !== undefined && f.data.callId !== marker);
+      return { ready, before, marker };
+    };
+    const name = (f: Sse) => `${f.event} ${f.data.callId}`;
+    const three = await opened(3);
+    expect(three.ready.data).toEqual({ type: "ready", recent: 3 });
+    expect(three.before).toHaveLength(3);
+    // All the key may see, to check the three against: none of the rest was newer then.
+    const all = await opened(100);
+    expect(all.ready.data.recent).toBe(all.before.length);
+    const mine = all.before.filter((f) => ids.includes(f.data.callId));
+    // Each shard's in order; shards interleave as they answer.
+    expect(mine.map(name).sort()).toEqual(ids.flatMap((id) => [`call.finished ${id}`, `call.started ${id}`]).sort());
+    for (const id of ids) expect(mine.filter((f) => f.data.callId === id).map((f) => f.event)).toEqual(["call.started", "call.finished"]);
+    const chosen = new Set(three.before.map(name));
+    const oldestChosen = Math.min(...three.before.map((f) => f.data.at));
+    const then = all.before.filter((f) => f.data.callId !== three.marker);
+    expect(then.filter((f) => !chosen.has(name(f)) && f.data.at > oldestChosen)).toEqual([]);
+    expect(three.before.map((f) => f.data.callId)).toContain(ids[2]);
+    // The call key sees only its own calls' events; a resumed stream only what came after its id.
+    expect(all.before.every((f) => f.data.key === "dev-call")).toBe(true);
+    const resumed = await openSse(await request("/v1/events?recent=5", { headers: { "Last-Event-ID": three.ready.id! } }));
+    expect((await resumed.ready()).data).toEqual({ type: "ready" });
+    await resumed.close();
+    const refused = await request("/v1/events?recent=101");
+    expect(refused.status).toBe(400);
+    expect((await json(refused)).error).toMatchObject({ code: "invalid_query", message: "recent must be an integer from 0 to 100." });
+  });
+
   it("refuses a missing or unknown token and a key in the URL", async () => {
     expect((await request("/v1/events?token=evt_nope", { key: null })).status).toBe(401);
     expect((await request(`/v1/events?key=${CALL_KEY}`, { key: null })).status).toBe(401);

@@ -7,7 +7,7 @@ import { checkSessionId, createSessionId, SESSION_TTL_MS } from "../../worker/mc
 import { eventually } from "../wait";
 import { faultTenant } from "./fault-helpers";
 import { CALL_KEY_HASH, json, request } from "./helpers";
-import { initializeRequest, MCP_URL, mcpFetch, openSession, post, type McpTarget } from "./mcp-helpers";
+import { connect, initializeRequest, MCP_URL, mcpFetch, openSession, post, type McpTarget } from "./mcp-helpers";
 
 /**
  * Legacy MCP sessions keep nothing in an isolate: their log level and their deletion are in the
@@ -147,5 +147,61 @@ describe("a legacy session's cancels go through the ledger", () => {
     expect(sessionCallId(a.session.ref, 1)).not.toBe(sessionCallId(b.session.ref, 1));
     expect(sessionCallId(a.session.ref, 1)).not.toBe(sessionCallId(a.session.ref, "1"));
     expect((await post(initializeRequest(), {}, target)).headers.get("mcp-session-id")).not.toBe(a.headers["mcp-session-id"]);
+  });
+});
+
+const BASE64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/**
+ * Other spellings of a session id `<issued>.<random>.<tag>` (16 bytes each: 22 characters, whose
+ * last one carries 2 bits and 4 unused ones) that lenient parsing reads as the same parts.
+ */
+function otherSpellings(id: string): Record<string, string> {
+  const [issued, random, tag] = id.split(".") as [string, string, string];
+  const unusedBitSet = (part: string) => part.slice(0, -1) + BASE64URL[BASE64URL.indexOf(part.at(-1)!) ^ 1];
+  return {
+    "a trailing dot": `${id}.`,
+    "padding": `${id}==`,
+    "an unused bit set in the tag": `${issued}.${random}.${unusedBitSet(tag)}`,
+    "an unused bit set in the random part": `${issued}.${unusedBitSet(random)}.${tag}`,
+    "base64 instead of base64url": id.replace(/-/g, "+").replace(/_/g, "/"),
+    "upper case": `${issued.toUpperCase()}.${random}.${tag}`,
+    "a leading zero": `0${id}`,
+    "an empty fourth part": `${id}.0`,
+    "a space inside": `${issued}. ${random}.${tag}`,
+  };
+}
+
+describe("a legacy session id has one spelling", () => {
+  it("every other spelling of an id is refused, before and after the session's DELETE (v1 client)", async () => {
+    const { target } = tenant("mspell");
+    // An id whose parts hold "-" or "_", so that its base64 spelling differs (most do).
+    let opened = await connect(target);
+    for (let tries = 1; !/[-_]/.test(opened.transport.sessionId!); tries++) {
+      if (tries > 30) throw new Error("no session id with - or _ in 30 tries");
+      await opened.client.close();
+      opened = await connect(target);
+    }
+    const { client, transport } = opened;
+    const id = transport.sessionId!;
+    expect((await client.callTool({ name: "add", arguments: { a: 1, b: 2 } })).structuredContent).toEqual({ sum: 3 });
+    const headers = (sessionId: string) => ({ "mcp-session-id": sessionId, "mcp-protocol-version": "2025-11-25" });
+    const status = async (sessionId: string) => (await post(ping, headers(sessionId), target)).status;
+    const statuses = async (ids: Record<string, string>) => {
+      const seen = await Promise.all(Object.entries(ids).map(async ([name, spelled]) => [name, await status(spelled)]));
+      return Object.fromEntries(seen);
+    };
+    const spellings = otherSpellings(id);
+    expect(new Set(Object.values(spellings)).size).toBe(Object.keys(spellings).length);
+    expect(Object.values(spellings)).not.toContain(id);
+
+    expect(await statuses(spellings)).toEqual(Object.fromEntries(Object.keys(spellings).map((name) => [name, 404])));
+    // Whitespace around a header's value is not part of it (RFC 9110): the same id.
+    expect([await status(id), await status(` ${id}\t`)]).toEqual([200, 200]);
+
+    await transport.terminateSession();
+    expect(await statuses(spellings)).toEqual(Object.fromEntries(Object.keys(spellings).map((name) => [name, 404])));
+    expect([await status(id), await status(` ${id}\t`)]).toEqual([404, 404]);
+    await client.close();
   });
 });

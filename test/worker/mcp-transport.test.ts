@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { DEMO_CONFIG } from "../../worker/demo/tenant";
-import { ADMIN_KEY } from "./helpers";
+import { sessionCallPrefix } from "../../worker/mcp/call-ids";
+import { checkSessionId } from "../../worker/mcp/session";
+import { ADMIN_KEY, CALL_KEY_HASH, json, request } from "./helpers";
 import { connect, initializeRequest, MCP_URL, mcpFetch, openSession, post } from "./mcp-helpers";
 
 const ping = (id: number | string = 1) => ({ jsonrpc: "2.0", id, method: "ping" });
@@ -100,6 +102,39 @@ describe("MCP transport: messages and versions", () => {
     const refused = await post([ping(1), ping(2)], current);
     expect(refused.status).toBe(400);
     expect(((await refused.json()) as any).error.code).toBe(-32600);
+  });
+
+  it("refuses a batch over limits.maxCallsPerBatch (128, as POST /v1/calls) whole: none of it runs", async () => {
+    const session = await openSession({}, "2025-03-26");
+    const keyHash = Uint8Array.from(CALL_KEY_HASH.match(/../g)!, (byte) => parseInt(byte, 16));
+    const { ref } = (await checkSessionId(session["mcp-session-id"]!, keyHash))!;
+    const adds = (count: number, from: number) =>
+      Array.from({ length: count }, (_, i) => ({
+        jsonrpc: "2.0",
+        id: from + i,
+        method: "tools/call",
+        params: { name: "add", arguments: { a: i, b: 1 } },
+      }));
+    const refused = await post(adds(129, 1), session);
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toEqual({
+      jsonrpc: "2.0",
+      id: null,
+      error: {
+        code: -32600,
+        message: "Invalid Request: 129 JSON-RPC messages in one request; the limit is 128.",
+        data: { limit: 128 },
+      },
+    });
+    const listed = () => request(`/v1/calls?callId=${sessionCallPrefix(ref)}&limit=200`);
+    const recorded = async () => (await json(await listed())).calls.length;
+    expect(await recorded()).toBe(0);
+    // At the limit, every message runs.
+    const taken = await post(adds(128, 1000), session);
+    expect(taken.status).toBe(200);
+    const sums = ((await taken.json()) as any[]).map((reply) => reply.result.structuredContent.sum);
+    expect(sums).toEqual(Array.from({ length: 128 }, (_, i) => i + 1));
+    expect(await recorded()).toBe(128);
   });
 
   it("answers 202 to notifications alone, and JSON-RPC errors to what it cannot take", async () => {

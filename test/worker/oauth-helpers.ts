@@ -33,11 +33,17 @@ export function send(url: string, init: RequestInit = {}): Promise<Response> {
   return target ? Promise.resolve(app.request(request, undefined, { ...workerEnv, ...target })) : exports.default.fetch(request);
 }
 
-/** Dynamic client registration (RFC 7591) of a public client. */
+let registrations = 0;
+
+/**
+ * Dynamic client registration (RFC 7591) of a public client, each from an address of its own (as
+ * separate clients are): registrations are rate-limited per address, and these tests are not about that.
+ */
 export async function register(origin = BASE, name = "Test client"): Promise<string> {
+  const address = `198.18.${Math.floor(registrations / 250)}.${(registrations++ % 250) + 1}`;
   const res = await send(`${origin}/register`, {
     method: "POST",
-    headers: { "content-type": "application/json" },
+    headers: { "content-type": "application/json", "cf-connecting-ip": address },
     body: JSON.stringify({ client_name: name, redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: "none", grant_types: ["authorization_code", "refresh_token"] }),
   });
   if (res.status !== 201) throw new Error(`register answered ${res.status}: ${await res.text()}`);

@@ -1,6 +1,6 @@
 import type { FormatName } from "../../src/formats/index";
 import type { ToolgateClient, ToolInfo } from "../../src/client";
-import type { ToolRender } from "../../src/tool-render";
+import { callSummary, schemaDefaults, type ToolRender } from "../../src/tool-render";
 
 /** The tenant's tools, fetched once per page load (a tenant's registry is fixed per deployment). */
 let tools: Promise<ToolInfo[]> | undefined;
@@ -8,15 +8,29 @@ const listings = new Map<FormatName, Promise<Map<string, unknown>>>();
 
 /** Render hints by tool, from the last catalogue that arrived (views draw records synchronously). */
 const renders = new Map<string, ToolRender>();
+/** The defaults of each tool's top-level arguments, which its call summaries fill in. */
+const defaults = new Map<string, Record<string, unknown>>();
 
 /** How the tool asks its calls and results to be shown, once the catalogue has arrived. */
 export function renderOf(tool: string): ToolRender | undefined {
   return renders.get(tool);
 }
 
+/**
+ * A call's one-line summary from its tool's render hint, with the schema's defaults for what the call
+ * left out ("Media sample “Sample” (440 Hz)"); undefined when the tool gives no summary.
+ */
+export function summaryOf(tool: string, args: unknown): string | undefined {
+  const template = renders.get(tool)?.call;
+  return template === undefined ? undefined : callSummary(template, args, defaults.get(tool));
+}
+
 export function catalog(client: ToolgateClient): Promise<ToolInfo[]> {
   tools ??= client.catalog().then((list) => {
-    for (const tool of list) if (tool.render) renders.set(tool.name, tool.render);
+    for (const tool of list) {
+      if (tool.render) renders.set(tool.name, tool.render);
+      defaults.set(tool.name, schemaDefaults(tool.inputSchema));
+    }
     return list;
   });
   tools = tools.catch((error) => {

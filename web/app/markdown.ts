@@ -3,10 +3,11 @@ import { h, type Child } from "./dom";
 /**
  * A small markdown subset as DOM (headings, paragraphs, lists, fenced code, bold, italic, inline code,
  * http(s) links). It builds elements itself and puts every piece of the source in text nodes: the
- * source is tool output, so no HTML in it is ever parsed.
+ * source is tool output or a tool's description, so no HTML in it is ever parsed. `kind` is a class
+ * the block gets besides `markdown` (a result, a description).
  */
-export function markdown(source: string): HTMLElement {
-  const root = h("div", { class: "markdown" });
+export function markdown(source: string, kind?: string): HTMLElement {
+  const root = h("div", { class: kind ? `markdown ${kind}` : "markdown" });
   const lines = source.replace(/\r\n?/g, "\n").split("\n");
   let i = 0;
   while (i < lines.length) {
@@ -22,7 +23,7 @@ export function markdown(source: string): HTMLElement {
     if (heading) {
       // Inside a record, # is a fourth-level heading: the page's own outline stays above it.
       const level = Math.min(6, heading[1]!.length + 3) as 4 | 5 | 6;
-      root.append(h(`h${level}`, {}, inline(heading[2]!)));
+      root.append(h(`h${level}`, {}, inlineMarkdown(heading[2]!)));
       i++;
       continue;
     }
@@ -31,7 +32,7 @@ export function markdown(source: string): HTMLElement {
     if (bullet.test(line) || numbered.test(line)) {
       const pattern = bullet.test(line) ? bullet : numbered;
       const items: HTMLLIElement[] = [];
-      for (; i < lines.length && pattern.test(lines[i]!); i++) items.push(h("li", {}, inline(lines[i]!.replace(pattern, ""))));
+      for (; i < lines.length && pattern.test(lines[i]!); i++) items.push(h("li", {}, inlineMarkdown(lines[i]!.replace(pattern, ""))));
       root.append(pattern === bullet ? h("ul", {}, items) : h("ol", {}, items));
       continue;
     }
@@ -41,15 +42,16 @@ export function markdown(source: string): HTMLElement {
     }
     const paragraph: string[] = [];
     for (; i < lines.length && lines[i]!.trim() !== "" && !/^(#{1,6}\s|```|\s*[-*+]\s|\s*\d+[.)]\s)/.test(lines[i]!); i++) paragraph.push(lines[i]!);
-    root.append(h("p", {}, inline(paragraph.join(" "))));
+    root.append(h("p", {}, inlineMarkdown(paragraph.join(" "))));
   }
   return root;
 }
 
-const INLINE = /(\*\*([^*]+)\*\*|__([^_]+)__|\*([^*]+)\*|_([^_]+)_|`([^`]+)`|\[([^\]]+)\]\(([^)\s]+)\))/;
+// Underscores inside a word (snake_case names) are not emphasis, as in CommonMark.
+const INLINE = /(\*\*([^*]+)\*\*|(?<![\p{L}\p{N}])__([^_]+)__(?![\p{L}\p{N}])|\*([^*]+)\*|(?<![\p{L}\p{N}_])_([^_]+)_(?![\p{L}\p{N}_])|`([^`]+)`|\[([^\]]+)\]\(([^)\s]+)\))/u;
 
-/** Inline spans of one block, as nodes; a link is kept only for an http(s) address. */
-function inline(text: string): Child[] {
+/** Inline spans of a block (or of a field's one-line hint) as nodes; links only to http(s) addresses. */
+export function inlineMarkdown(text: string): Child[] {
   const out: Child[] = [];
   let rest = text;
   for (let match = INLINE.exec(rest); match; match = INLINE.exec(rest)) {

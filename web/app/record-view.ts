@@ -1,8 +1,7 @@
 import type { CallEntry } from "../../src/client";
 import type { CallRecord } from "../../src/result";
-import { callSummary } from "../../src/tool-render";
-import { renderOf } from "./catalog";
-import { h, jsonBlock, progressText, statusBadge } from "./dom";
+import { renderOf, summaryOf } from "./catalog";
+import { h, jsonBlock, notice, progressText, statusBadge } from "./dom";
 import { jsonTree } from "./json-tree";
 import { resultTable, tableRows } from "./result-table";
 import { richContent } from "./rich-content";
@@ -10,6 +9,19 @@ import { richContent } from "./rich-content";
 /** What a view can do with a call shown in it (a running call can be cancelled). */
 export interface RecordActions {
   cancel?: () => void;
+}
+
+/**
+ * Statuses whose `error` says where the call stands, not what went wrong: under way (running, pending,
+ * awaiting_input) or asking its caller (input_required). Shown as a status line, not an alert.
+ */
+const STANDING: ReadonlySet<string> = new Set(["running", "pending", "awaiting_input", "input_required"]);
+
+/** The record's error: an alert with its code, or the plain words of a call that is not failing. */
+function errorView(record: CallRecord): HTMLElement | null {
+  if (!record.error) return null;
+  if (STANDING.has(record.status)) return notice(record.error.message);
+  return h("p", { class: "notice error", role: "alert" }, `${record.error.code}: ${record.error.message}`);
 }
 
 function row(term: string, value: Node | string | undefined): HTMLElement[] {
@@ -38,7 +50,7 @@ export function recordView(record: CallRecord, entry?: Omit<CallEntry, "record">
     h("dl", { class: "facts" }, [
       ...row("Status", statusBadge(record.status)),
       ...row("Tool", record.tool),
-      ...row("Summary", render?.call ? callSummary(render.call, record.args) : undefined),
+      ...row("Summary", summaryOf(record.tool, record.args)),
       ...row("Call id", h("span", { class: "mono" }, record.callId)),
       ...row("Started", new Date(record.startedAt).toLocaleString()),
       ...row("Duration", `${record.durationMs} ms`),
@@ -52,7 +64,7 @@ export function recordView(record: CallRecord, entry?: Omit<CallEntry, "record">
       ...row("Open questions", record.status === "awaiting_input" ? questionsView(record.error?.inputRequests ?? {}) : undefined),
     ]),
     open && actions.cancel ? h("button", { type: "button", class: "quiet", onclick: actions.cancel }, "Cancel this call") : null,
-    record.error ? h("p", { class: "notice error", role: "alert" }, `${record.error.code}: ${record.error.message}`) : null,
+    errorView(record),
     issues.length > 0 ? h("ul", { class: "issues", "aria-label": "Validation issues" }, issues.map((i) => h("li", {}, `${i.path || "(root)"}: ${i.message}`))) : null,
     content.length > 0 ? [h("h3", {}, "Output"), richContent(content, render?.result)] : null,
     record.output?.structured !== undefined ? [h("h3", {}, "Structured output"), structuredView(record.output.structured, render?.result)] : null,

@@ -1,5 +1,6 @@
 import type { ValidationIssue } from "../../src/errors";
 import { h, uid } from "./dom";
+import { inlineMarkdown } from "./markdown";
 import { constraintAttributes, constraintsOf } from "./schema-constraints";
 import type { Node } from "./schema-node";
 
@@ -11,8 +12,29 @@ export interface Field {
   /** The value, or ABSENT; problems the browser finds before validation (bad JSON) go into `problems`. */
   read(path: string, problems: ValidationIssue[]): unknown;
   write(value: unknown): void;
-  /** Shows the issues of this path (and its children's) next to the controls. */
-  mark(path: string, issues: ReadonlyMap<string, string[]>): void;
+  /** Shows the issues of this path (and its children's) next to the controls, noting what it showed. */
+  mark(path: string, marks: Marks): void;
+}
+
+/** Issue messages by path; each field adds the paths it shows to `shown` (the form's box lists the rest). */
+export interface Marks {
+  byPath: ReadonlyMap<string, string[]>;
+  shown: Set<string>;
+}
+
+/**
+ * The messages a field shows for its path, noted as shown. A raw JSON field (`deep`) also takes those
+ * of paths inside its value, each with its path from there ("[0].x: …").
+ */
+export function take(path: string, marks: Marks, deep = false): string[] {
+  const messages: string[] = [];
+  for (const [at, said] of marks.byPath) {
+    const inside = deep && at !== path && (path === "" || at.startsWith(`${path}.`) || at.startsWith(`${path}[`));
+    if (at !== path && !inside) continue;
+    marks.shown.add(at);
+    messages.push(...(inside ? said.map((message) => `${at.slice(path.length).replace(/^\./, "")}: ${message}`) : said));
+  }
+  return messages;
 }
 
 export interface LeafSpec {
@@ -22,7 +44,7 @@ export interface LeafSpec {
 }
 
 /** Label, control, description and error text, wired with for/aria-describedby. */
-function wrap(spec: LeafSpec, control: HTMLElement & { id: string }): { element: HTMLElement; mark: Field["mark"] } {
+function wrap(spec: LeafSpec, control: HTMLElement & { id: string }, deep = false): { element: HTMLElement; mark: Field["mark"] } {
   const hintId = uid("hint");
   const rulesId = uid("rules");
   const errorId = uid("error");
@@ -37,15 +59,15 @@ function wrap(spec: LeafSpec, control: HTMLElement & { id: string }): { element:
     { class: "field" },
     h("label", { for: control.id }, spec.label, spec.required ? "" : h("span", { class: "muted" }, " (optional)")),
     control,
-    spec.node.description ? h("p", { id: hintId, class: "hint" }, spec.node.description) : null,
+    spec.node.description ? h("p", { id: hintId, class: "hint" }, inlineMarkdown(spec.node.description)) : null,
     rules.length > 0 ? h("p", { id: rulesId, class: "hint rules" }, rules.join(" · ")) : null,
     error,
   );
-  const mark: Field["mark"] = (path, issues) => {
-    const mine = issues.get(path);
-    error.hidden = !mine;
-    error.textContent = mine ? mine.join("; ") : "";
-    if (mine) control.setAttribute("aria-invalid", "true");
+  const mark: Field["mark"] = (path, marks) => {
+    const mine = take(path, marks, deep);
+    error.hidden = mine.length === 0;
+    error.textContent = mine.join("; ");
+    if (mine.length > 0) control.setAttribute("aria-invalid", "true");
     else control.removeAttribute("aria-invalid");
   };
   return { element, mark };
@@ -122,7 +144,7 @@ export function choiceField(spec: LeafSpec, values: readonly unknown[] = spec.no
 /** Raw JSON for what a form cannot express (unions, recursion, tuples). */
 export function jsonField(spec: LeafSpec): Field {
   const control = h("textarea", { id: uid("f"), rows: 3, class: "mono", spellcheck: "false" });
-  const { element, mark } = wrap({ ...spec, node: { ...spec.node, description: `${spec.node.description ?? ""} (JSON)`.trim() } }, control);
+  const { element, mark } = wrap({ ...spec, node: { ...spec.node, description: `${spec.node.description ?? ""} (JSON)`.trim() } }, control, true);
   return {
     element,
     mark,

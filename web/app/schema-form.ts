@@ -1,7 +1,7 @@
 import type { ValidationIssue } from "../../src/errors";
 import { isPlainObject, type JsonSchema } from "../../src/json";
 import { h, uid } from "./dom";
-import { ABSENT, booleanField, choiceField, jsonField, numberField, textField, type Field, type LeafSpec } from "./schema-fields";
+import { ABSENT, booleanField, choiceField, jsonField, numberField, take, textField, type Field, type LeafSpec, type Marks } from "./schema-fields";
 import { childPath, nodeOf, type Node } from "./schema-node";
 
 /** Deeper than this, a form stops nesting and takes raw JSON (also ends recursive schemas). */
@@ -32,7 +32,9 @@ function objectField(spec: Spec): Field {
     const node = nodeOf(schema, spec.root);
     return { key, field: fieldFor({ node, label: node.title ?? key, required: required.has(key), root: spec.root, depth: spec.depth + 1 }) };
   });
-  const inner = h("fieldset", {}, h("legend", {}, spec.label), children.map((c) => c.field.element));
+  // The root's own issues (arguments that are no object, a property no field shows) go in the form's box.
+  const error = spec.depth > 0 ? h("p", { class: "field-error", hidden: true }) : null;
+  const inner = h("fieldset", {}, h("legend", {}, spec.label), children.map((c) => c.field.element), error);
   const optional = spec.depth > 0 && !spec.required;
   const toggleId = uid("include");
   const include = h("input", { id: toggleId, type: "checkbox" });
@@ -58,10 +60,14 @@ function objectField(spec: Spec): Field {
       if (optional) sync();
       for (const { key, field } of children) field.write(isPlainObject(value) ? value[key] : undefined);
     },
-    mark(path, issues) {
-      inner.classList.toggle("invalid", issues.has(path));
-      inner.title = issues.get(path)?.join("; ") ?? "";
-      for (const { key, field } of children) field.mark(childPath(path, key), issues);
+    mark(path, marks) {
+      if (error) {
+        const mine = take(path, marks);
+        inner.classList.toggle("invalid", mine.length > 0);
+        error.hidden = mine.length === 0;
+        error.textContent = mine.join("; ");
+      }
+      for (const { key, field } of children) field.mark(childPath(path, key), marks);
     },
   };
 }
@@ -108,10 +114,11 @@ function arrayField(spec: Spec): Field {
       draw();
       if (Array.isArray(value)) for (const item of value) add(item);
     },
-    mark(path, issues) {
-      error.hidden = !issues.has(path);
-      error.textContent = issues.get(path)?.join("; ") ?? "";
-      items.forEach((field, i) => field.mark(childPath(path, i), issues));
+    mark(path, marks) {
+      const mine = take(path, marks);
+      error.hidden = mine.length === 0;
+      error.textContent = mine.join("; ");
+      items.forEach((field, i) => field.mark(childPath(path, i), marks));
     },
   };
 }
@@ -121,8 +128,11 @@ export interface SchemaForm {
   /** The arguments, plus problems found while reading (bad JSON in a raw field, not a number). */
   read(): { value: unknown; problems: ValidationIssue[] };
   write(value: unknown): void;
-  /** Shows validation issues next to their fields (an empty list clears them). */
-  showIssues(issues: readonly ValidationIssue[]): void;
+  /**
+   * Shows validation issues on the fields they name (an empty list clears them); answers the ones no
+   * field shows (about the arguments as a whole, or a property without a field), for the form's box.
+   */
+  showIssues(issues: readonly ValidationIssue[]): ValidationIssue[];
 }
 
 /** A form generated from a tool's input schema (an object at the root). */
@@ -140,7 +150,9 @@ export function schemaForm(schema: JsonSchema, label = "Arguments"): SchemaForm 
     showIssues(issues) {
       const byPath = new Map<string, string[]>();
       for (const issue of issues) byPath.set(issue.path, [...(byPath.get(issue.path) ?? []), issue.message]);
-      root.mark("", byPath);
+      const marks: Marks = { byPath, shown: new Set() };
+      root.mark("", marks);
+      return issues.filter((issue) => !marks.shown.has(issue.path));
     },
   };
 }

@@ -1,6 +1,5 @@
-import type { PendingApproval, ToolInfo } from "../../src/client";
-import { callSummary } from "../../src/tool-render";
-import { catalog } from "../app/catalog";
+import type { PendingApproval } from "../../src/client";
+import { catalog, summaryOf } from "../app/catalog";
 import { h, jsonBlock, notice, replace, time, uid } from "../app/dom";
 import { recordView } from "../app/record-view";
 import type { Session } from "../app/session";
@@ -43,7 +42,8 @@ async function decide(session: Session, approval: PendingApproval, decision: "ap
   }
 }
 
-function card(session: Session, approval: PendingApproval, tool: ToolInfo | undefined, decided: HTMLElement, onDone: () => void): HTMLElement {
+function card(session: Session, approval: PendingApproval, decided: HTMLElement, onDone: () => void): HTMLElement {
+  const summary = summaryOf(approval.tool, approval.args);
   const reasonId = uid("reason");
   const reason = h("input", { id: reasonId, type: "text", maxlength: 500, autocomplete: "off" });
   const act = (decision: "approve" | "deny") => async () => {
@@ -57,7 +57,7 @@ function card(session: Session, approval: PendingApproval, tool: ToolInfo | unde
     "li",
     { class: "card approval", "data-call-id": approval.callId, "data-tool": approval.tool },
     h("h2", {}, approval.tool),
-    tool?.render?.call ? h("p", { class: "summary" }, callSummary(tool.render.call, approval.args)) : null,
+    summary === undefined ? null : h("p", { class: "summary" }, summary),
     h(
       "ul",
       { class: "badges", "aria-label": "Context" },
@@ -97,17 +97,18 @@ export const approvalsView: View = {
     const decided = h("ul", { class: "cards", "aria-label": "Decided here" });
     const state = h("div", { "aria-live": "polite" });
     const shown = new Set<string>();
-    const tools = catalog(session.client).catch(() => [] as ToolInfo[]);
+    // The catalogue gives the cards their call summaries: they wait for it (or its failure).
+    const tools = catalog(session.client).catch(() => undefined);
     const load = async () => {
       try {
-        const [page, known] = await Promise.all([session.client.approvals({ limit: 100 }), tools]);
+        const [page] = await Promise.all([session.client.approvals({ limit: 100 }), tools]);
         const pending = new Set(page.approvals.map((a) => a.callId));
         // Keep cards being edited; add new ones; drop the ones decided elsewhere or expired.
         for (const el of [...list.children] as HTMLElement[]) if (!pending.has(el.dataset.callId ?? "")) (el.remove(), shown.delete(el.dataset.callId ?? ""));
         for (const approval of page.approvals) {
           if (shown.has(approval.callId)) continue;
           shown.add(approval.callId);
-          list.append(card(session, approval, known.find((t) => t.name === approval.tool), decided, () => void load()));
+          list.append(card(session, approval, decided, () => void load()));
         }
         replace(state, list.childElementCount === 0 ? notice("No calls are waiting for approval.") : null);
       } catch (error) {

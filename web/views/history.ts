@@ -1,7 +1,6 @@
 import type { CallEntry, CallQuery } from "../../src/client";
 import { TERMINAL_STATUSES } from "../../src/result";
-import { callSummary } from "../../src/tool-render";
-import { catalog, renderOf } from "../app/catalog";
+import { catalog, summaryOf } from "../app/catalog";
 import { h, notice, replace, statusBadge } from "../app/dom";
 import { downloadExport } from "../app/export-records";
 import { followCall } from "../app/follow-call";
@@ -21,9 +20,9 @@ function when(ms: number): string {
 }
 
 /** " — Add 2 and 3" when the tool gives a call summary (its render hint), else nothing. */
-function summaryOf(tool: string, args: unknown): string {
-  const template = renderOf(tool)?.call;
-  return template ? ` — ${callSummary(template, args)}` : "";
+function summaryLine(tool: string, args: unknown): string {
+  const summary = summaryOf(tool, args);
+  return summary === undefined ? "" : ` — ${summary}`;
 }
 
 /** One call as a disclosure: the summary line, and the full entry fetched when opened. */
@@ -39,7 +38,7 @@ function item(session: Session, entry: CallEntry): HTMLElement {
       h("time", { class: "mono", datetime: new Date(record.startedAt).toISOString() }, when(record.startedAt)),
       " ",
       statusBadge(record.status),
-      ` ${record.tool}${summaryOf(record.tool, record.args)} · ${record.durationMs} ms · `,
+      ` ${record.tool}${summaryLine(record.tool, record.args)} · ${record.durationMs} ms · `,
       h("span", { class: "mono" }, record.callId),
       h("span", { class: "muted" }, [entry.key ? ` · ${entry.key}` : "", entry.surface ? ` · ${entry.surface}` : ""].join("")),
     ),

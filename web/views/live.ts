@@ -4,6 +4,11 @@ import { subscribe, type LiveState } from "../app/live-source";
 import type { View } from "../app/view";
 
 const MAX_SHOWN = 200;
+/** How many of the newest events the view opens with (the stream sends them right after `ready`). */
+const RECENT = 50;
+
+/** When an event happened (its `at`), else now. */
+const atOf = (event: ServerEvent) => (typeof event.data.at === "number" ? event.data.at : Date.now());
 
 /** One event as a line of text: when, what, which tool and call, and the outcome when there is one. */
 function line(event: ServerEvent): HTMLElement {
@@ -14,8 +19,8 @@ function line(event: ServerEvent): HTMLElement {
   const progress = d.progress as { progress?: number; total?: number; message?: string } | undefined;
   return h(
     "li",
-    { class: "event", "data-type": event.type, "data-tool": d.tool ?? gate ?? "" },
-    h("span", { class: "mono" }, time(typeof d.at === "number" ? d.at : Date.now())),
+    { class: "event", "data-type": event.type, "data-tool": d.tool ?? gate ?? "", "data-at": atOf(event) },
+    h("span", { class: "mono" }, time(atOf(event))),
     " ",
     h("span", { class: "event-type" }, event.type),
     d.tool ? ` ${d.tool}` : gate ? ` ${gate}` : "",
@@ -26,6 +31,18 @@ function line(event: ServerEvent): HTMLElement {
     progress ? ` ${progressText(progress)}` : "",
     d.callId ? [" ", h("span", { class: "mono muted" }, String(d.callId))] : "",
   );
+}
+
+/**
+ * Puts an event in the list, newest first by time: new events go on top, and the recent ones the
+ * stream opens with (shard by shard) fall into place. Keeps at most MAX_SHOWN.
+ */
+function show(list: HTMLElement, item: HTMLElement): void {
+  const at = Number(item.dataset.at);
+  let before = list.firstElementChild as HTMLElement | null;
+  while (before && Number(before.dataset.at) > at) before = before.nextElementSibling as HTMLElement | null;
+  list.insertBefore(item, before);
+  while (list.childElementCount > MAX_SHOWN) list.lastElementChild?.remove();
 }
 
 export const liveView: View = {
@@ -44,16 +61,27 @@ export const liveView: View = {
     const clear = h("button", { type: "button", class: "quiet", onclick: () => list.replaceChildren() }, "Clear");
     replace(root, h("h1", { tabindex: -1 }, "Live events"), h("div", { class: "row" }, state, pause, clear), list);
     const labels: Record<LiveState, string> = { connecting: "Connecting…", open: "Connected: new events appear at the top.", reconnecting: "Reconnecting…" };
+    // Ready once the stream is open and the recent events it opened with are on screen.
+    let settle!: () => void;
+    const ready = new Promise<void>((resolve) => (settle = resolve));
+    let awaited = Infinity;
+    let received = 0;
     const cleanup = subscribe(
       session.client,
       (event) => {
+        if (++received >= awaited) settle();
         if (paused) return;
-        list.prepend(line(event));
-        while (list.childElementCount > MAX_SHOWN) list.lastElementChild?.remove();
+        show(list, line(event));
       },
       (s) => (state.textContent = labels[s]),
+      {
+        recent: RECENT,
+        onReady: (recent) => {
+          awaited = received + recent;
+          if (recent === 0) settle();
+        },
+      },
     );
-    // Ready at once: the stream's state has its own status line (Connecting…, Connected…).
-    return { cleanup };
+    return { ready, cleanup };
   },
 };

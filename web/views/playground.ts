@@ -1,7 +1,7 @@
 import type { CallRecord } from "../../src/result";
-import { callSummary } from "../../src/tool-render";
+import { callSummary, schemaDefaults } from "../../src/tool-render";
 import { BROWSER_TOOLS } from "../app/browser-tools";
-import { catalog, renderOf } from "../app/catalog";
+import { catalog, summaryOf } from "../app/catalog";
 import { h, notice, replace, statusBadge } from "../app/dom";
 import type { ModelApi, ModelTurn } from "../app/model-api";
 import { runModelLoop } from "../app/model-loop";
@@ -23,6 +23,14 @@ function modelEntry(turn: ModelTurn): HTMLElement {
   );
 }
 
+/** A call's one-line summary: an in-page tool's own render hint, else the catalogue's. */
+function summaryIn(record: CallRecord): string | undefined {
+  const inPage = BROWSER_TOOLS.get(record.tool);
+  if (!inPage) return summaryOf(record.tool, record.args);
+  const template = inPage.render?.call;
+  return template === undefined ? undefined : callSummary(template, record.args, schemaDefaults(inPage.inputSchema));
+}
+
 function callsEntry(records: CallRecord[]): HTMLElement {
   return h(
     "li",
@@ -33,12 +41,11 @@ function callsEntry(records: CallRecord[]): HTMLElement {
       {},
       records.map((record) => {
         const inPage = BROWSER_TOOLS.get(record.tool);
-        const render = inPage?.render ?? renderOf(record.tool);
         return h(
           "li",
           { "data-call-id": record.callId, "data-where": inPage ? "browser" : "toolgate" },
           statusBadge(record.status),
-          ` ${render?.call ? callSummary(render.call, record.args) : record.tool} `,
+          ` ${summaryIn(record) ?? record.tool} `,
           // A call run in the page has no ledger record: its outcome is shown here.
           inPage
             ? h("span", { class: "muted" }, `ran in this page: ${JSON.stringify(record.output?.structured ?? record.error?.message ?? null)}`)

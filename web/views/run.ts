@@ -5,6 +5,7 @@ import { TERMINAL_STATUSES, type CallRecord } from "../../src/result";
 import type { Validator } from "../../src/validation";
 import { catalog } from "../app/catalog";
 import { h, notice, replace } from "../app/dom";
+import { markdown } from "../app/markdown";
 import { recordView } from "../app/record-view";
 import { schemaForm, type SchemaForm } from "../app/schema-form";
 import type { Session } from "../app/session";
@@ -19,6 +20,16 @@ function validatorOf(tool: ToolInfo): Validator<unknown> | string {
   } catch (error) {
     return `The browser cannot check this schema (${(error as Error).message}); the server still validates.`;
   }
+}
+
+/**
+ * The form's box for argument problems: how many, where they are, and a list of those no field in
+ * view shows (the arguments as a whole, a property without a field, any in raw JSON mode).
+ */
+function problems(lead: string, issues: readonly ValidationIssue[], unshown: readonly ValidationIssue[]): HTMLElement[] {
+  const where = unshown.length < issues.length ? " (see the fields)" : "";
+  const list = unshown.length > 0 ? [h("ul", { class: "issues" }, unshown.map((i) => h("li", {}, `${i.path || "(arguments)"}: ${i.message}`)))] : [];
+  return [notice(`${lead}${where}.`, "error"), ...list];
 }
 
 /** What a call that waits for someone is waiting for. */
@@ -52,6 +63,11 @@ function runPanel(session: Session, tool: ToolInfo, alive: () => boolean): HTMLE
   const out = h("div", { class: "result", "aria-live": "polite" });
   const validator = validatorOf(tool);
   const isRaw = () => modeRaw.checked;
+  // Issues go on the fields they name (kept for the form mode); in raw JSON mode no field is in view.
+  const shownOnFields = (issues: readonly ValidationIssue[]) => {
+    const unshown = form.showIssues(issues);
+    return isRaw() ? [...issues] : unshown;
+  };
 
   const switchMode = () => {
     if (isRaw()) raw.value = JSON.stringify(form.read().value, null, 2);
@@ -97,9 +113,9 @@ function runPanel(session: Session, tool: ToolInfo, alive: () => boolean): HTMLE
       const checked = validator(args);
       if (!checked.ok) issues = checked.issues;
     }
-    form.showIssues(issues);
+    const unshown = shownOnFields(issues);
     if (issues.length > 0) {
-      replace(issuesBox, notice(`Not sent: ${issues.length} problem${issues.length > 1 ? "s" : ""}.`, "error"), h("ul", { class: "issues" }, issues.map((i) => h("li", {}, `${i.path || "(arguments)"}: ${i.message}`))));
+      replace(issuesBox, problems(`Not sent: ${issues.length} problem${issues.length > 1 ? "s" : ""}`, issues, unshown));
       return;
     }
     replace(issuesBox, typeof validator === "string" ? notice(validator) : null);
@@ -111,9 +127,7 @@ function runPanel(session: Session, tool: ToolInfo, alive: () => boolean): HTMLE
       // What the server refused goes on its field too, like the browser's own findings.
       const refused = record.status === "rejected" ? (record.validation.issues ?? record.error?.issues ?? []) : [];
       if (refused.length > 0) {
-        form.showIssues(refused);
-        const where = isRaw() ? "" : " (see the fields)";
-        replace(issuesBox, notice(`The server refused ${refused.length} value${refused.length > 1 ? "s" : ""}${where}.`, "error"));
+        replace(issuesBox, problems(`The server refused ${refused.length} value${refused.length > 1 ? "s" : ""}`, refused, shownOnFields(refused)));
       }
       if (!TERMINAL.has(record.status)) await follow(session, record, out, alive);
     } catch (error) {
@@ -138,7 +152,7 @@ export const runView: View = {
         const tool = tools.find((t) => t.name === param) ?? tools[0];
         replace(select, tools.map((t) => h("option", { value: t.name, selected: t === tool }, t.name)));
         select.addEventListener("change", () => (location.hash = hrefOf("run", select.value)));
-        if (tool) replace(panel, h("p", {}, tool.description), badges(tool), runPanel(session, tool, () => alive));
+        if (tool) replace(panel, markdown(tool.description, "description"), badges(tool), runPanel(session, tool, () => alive));
       },
       (error) => replace(panel, notice(`Could not load the tools: ${(error as Error).message}`, "error")),
     );

@@ -2,6 +2,7 @@ import { FORMAT_NAMES, type FormatName } from "../../src/formats/index";
 import type { ToolInfo } from "../../src/client";
 import { catalog, definitionIn } from "../app/catalog";
 import { h, jsonBlock, notice, replace, uid } from "../app/dom";
+import { markdown } from "../app/markdown";
 import { hrefOf, type View } from "../app/view";
 
 /** "valibot" is a code tool; adapters name themselves (http, openapi, mcp:<url>). */
@@ -61,7 +62,7 @@ function card(tool: ToolInfo, session: Parameters<View["render"]>[1]): HTMLEleme
     { class: "card tool", "data-tool": tool.name },
     h("h2", {}, tool.title ?? tool.name),
     tool.title ? h("p", { class: "mono" }, tool.name) : null,
-    h("p", {}, tool.description),
+    markdown(tool.description, "description"),
     badges(tool),
     h("p", {}, h("a", { href: hrefOf("run", tool.name), class: "button" }, `Run ${tool.name}`)),
     definitions(tool, session),

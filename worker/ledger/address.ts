@@ -14,7 +14,7 @@ export type LedgerNamespace = DurableObjectNamespace<Ledger>;
 /** Every RPC method of the Ledger, which a located stub forwards (a missing or stale name does not compile). */
 const RPC_METHODS = {
   begin: true, commit: true, writeMany: true, complete: true, record: true, watch: true, confirmStart: true, progress: true, get: true, list: true,
-  result: true, decide: true, answer: true, cancel: true, events: true, publish: true, issueToken: true, checkToken: true, mcpSession: true,
+  result: true, decide: true, answer: true, cancel: true, events: true, recentEvents: true, publish: true, issueToken: true, checkToken: true, mcpSession: true,
   setMcpSessionLevel: true, endMcpSession: true, cancelCallsWithPrefix: true, secret: true, holds: true, seal: true, stranded: true, shardMap: true,
   changeShards: true, dropShardVersions: true, openAsks: true, answerAsk: true, awaitAsks: true, cancelAsks: true, closeAsks: true,
 } as const satisfies MethodList<Ledger>;

@@ -1,7 +1,7 @@
 import type { JsonValue } from "../../src/json";
 import type { CallRecord } from "../../src/result";
 import { fitRecord } from "./records";
-import type { StoredEvent, Viewer } from "./types";
+import type { RecentEvent, StoredEvent, Viewer } from "./types";
 
 /** Events carry records cut to this size: a live feed, not the archive (GET /v1/calls/:id has it all). */
 const EVENT_RECORD_CAP = 8_000;
@@ -91,6 +91,22 @@ export function readEvents(sql: SqlStorage, after: number, limit: number, viewer
     .filter((row) => viewer === null || row.key_name === viewer)
     .map((row) => ({ id: row.id, type: row.type, data: JSON.parse(row.data) as JsonValue }));
   return { events, scanned: rows.at(-1)?.id ?? after };
+}
+
+/**
+ * The newest `count` events the viewer may see, newest first: each one's id and `at` (its time, 0 when
+ * it has none), so a stream can start just before them (see worker/routes/event-recent.ts).
+ */
+export function recentEventTimes(sql: SqlStorage, count: number, viewer: Viewer): RecentEvent[] {
+  return sql
+    .exec<{ id: number; at: SqlStorageValue }>(
+      "SELECT id, json_extract(data, '$.at') AS at FROM events WHERE ? IS NULL OR key_name = ? ORDER BY id DESC LIMIT ?",
+      viewer,
+      viewer,
+      count,
+    )
+    .toArray()
+    .map(({ id, at }) => ({ id, at: typeof at === "number" && Number.isFinite(at) ? at : 0 }));
 }
 
 export function lastEventId(sql: SqlStorage): number {

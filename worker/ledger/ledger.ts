@@ -7,7 +7,7 @@ import { allAnswered, answerAsk, askKey, cancelAsks, cancelAsksWithPrefix, close
 import { answerInput } from "./inputs";
 import { applyWrite, claim, commit, complete, noteProgress, recordUnclaimed, renew, watchState } from "./claims";
 import type { ShardContext } from "./context";
-import { appendEvent, appendEventRows, lastEventId, readEvents } from "./events";
+import { appendEvent, appendEventRows, lastEventId, readEvents, recentEventTimes } from "./events";
 import { fullRecord, listRows, readRow, readVisibleRow, resultPage, TERMINAL, toEntry } from "./records";
 import { sweep } from "./retention";
 import { cancelRunningWithPrefix, readSession, writeSessionEnded, writeSessionLevel, type McpSessionState } from "./sessions";
@@ -31,6 +31,7 @@ import type {
   LedgerEntry,
   LedgerWrite,
   ListQuery,
+  RecentEvents,
   ResultPage,
   Viewer,
   WatchOutcome,
@@ -226,6 +227,12 @@ export class Ledger extends DurableObject<Env> {
       // Nothing new at all: sleep until the next append (or the end of the wait).
       if (!moved && !(await this.waiters.wait(EVENTS_KEY, until - Date.now()))) return { events: [], last: from };
     }
+  }
+
+  /** The newest `count` events the viewer may see (newest first, by id and time) and the newest id of all. */
+  recentEvents(count: number, viewer: Viewer): RecentEvents {
+    const sql = this.ctx.storage.sql;
+    return { events: recentEventTimes(sql, count, viewer), last: lastEventId(sql) };
   }
 
   /** A legacy MCP session's log level and whether it was deleted (sessions.ts). */

@@ -144,6 +144,18 @@ export interface StoredEvent {
   data: JsonValue;
 }
 
+/** One of a shard's newest events, as a stream needs it to start just before it: its id and time. */
+export interface RecentEvent {
+  id: number;
+  at: number;
+}
+
+/** A shard's newest events a viewer may see (newest first), and the id a stream starts after for none. */
+export interface RecentEvents {
+  events: RecentEvent[];
+  last: number;
+}
+
 export interface EventBatch {
   events: StoredEvent[];
   /** The id to resume after (the newest id seen); -1 asks for "from now". */

@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
+import { overBatchLimit } from "../batch-limit";
 import { waitUntilOf } from "../execution";
 import { tenantLedger } from "../ledger/address";
 import { viewerOf } from "../middleware/auth";
@@ -94,6 +95,11 @@ export async function serveLegacy(c: Context<AppEnv>, body: unknown, accept: Acc
   const batch = Array.isArray(body);
   const items = batch ? (body as unknown[]) : [body];
   if (items.length === 0) return refuse(c, 400, RpcCode.invalidRequest, "Invalid Request: an empty batch.");
+  // The bound of POST /v1/calls: a batch over it is refused whole, before any of it runs.
+  const { config } = c.var.tenant;
+  const tooMany = overBatchLimit(config, items.length, "JSON-RPC messages");
+  const limit = config.limits.maxCallsPerBatch;
+  if (tooMany) return refuse(c, 400, RpcCode.invalidRequest, `Invalid Request: ${tooMany}`, { limit });
   const incoming = items.map(classify);
   const only = incoming[0]!;
   if (!batch && only.kind === "request" && only.message.method === "initialize") return startSession(c, only.message);

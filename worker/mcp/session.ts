@@ -39,14 +39,20 @@ export function toBase64Url(bytes: Uint8Array): string {
   return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
+/**
+ * The bytes of unpadded base64url text written as toBase64Url writes them, else undefined. atob alone
+ * would also take other spellings of the same bytes (non-zero unused bits in the last character), so
+ * the bytes are encoded again and must give the text back: one spelling per value.
+ */
 export function fromBase64Url(text: string): Uint8Array | undefined {
   if (!/^[A-Za-z0-9_-]+$/.test(text)) return undefined;
+  let bytes: Uint8Array;
   try {
-    const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
-    return Uint8Array.from(binary, (char) => char.charCodeAt(0));
+    bytes = Uint8Array.from(atob(text.replace(/-/g, "+").replace(/_/g, "/")), (char) => char.charCodeAt(0));
   } catch {
     return undefined;
   }
+  return toBase64Url(bytes) === text ? bytes : undefined;
 }
 
 /** The tag covers the capability bits when there are any (ids without them keep the earlier form). */
@@ -73,15 +79,23 @@ export async function createSessionId(keyHash: Uint8Array, now = Date.now(), ask
   return flags ? `${id}.${flags}` : id;
 }
 
-/** The session, when the id was made for this key and has not expired; compares tags in constant time. */
+/**
+ * The session, when the id was made for this key and has not expired; compares tags in constant time.
+ * Only the spelling createSessionId writes is taken (no trailing dot, padding, leading zero or other
+ * encoding of the same parts): the session's state is keyed by its id, so a second spelling of a
+ * valid id would be a second session, alive after the first was deleted.
+ */
 export async function checkSessionId(id: string, keyHash: Uint8Array, now = Date.now()): Promise<Session | undefined> {
   if (id.length > MAX_ID_LENGTH) return undefined;
-  const [issued, random, tagPart, flags = "", extra] = id.split(".");
-  if (extra !== undefined || !issued || !random || !tagPart || !/^[0-9a-z]{1,10}$/.test(issued)) return undefined;
+  const [issued = "", random = "", tagPart = "", flags = ""] = id.split(".");
+  if (!/^[0-9a-z]{1,10}$/.test(issued)) return undefined;
   const asks = flags === "" ? 0 : /^[1-9a-z][0-9a-z]?$/.test(flags) ? parseInt(flags, 36) : -1;
-  const expiresAt = parseInt(issued, 36) * 1000 + SESSION_TTL_MS;
+  const seconds = parseInt(issued, 36);
+  if (id !== `${seconds.toString(36)}.${random}.${tagPart}${asks > 0 ? `.${asks.toString(36)}` : ""}`) return undefined;
+  const expiresAt = seconds * 1000 + SESSION_TTL_MS;
   const tag = fromBase64Url(tagPart);
-  if (asks < 0 || asks > MAX_ASK_FLAGS || now >= expiresAt || fromBase64Url(random)?.length !== RANDOM_BYTES || tag?.length !== TAG_BYTES) return undefined;
+  if (asks > MAX_ASK_FLAGS || now >= expiresAt || tag?.length !== TAG_BYTES) return undefined;
+  if (fromBase64Url(random)?.length !== RANDOM_BYTES) return undefined;
   if (!crypto.subtle.timingSafeEqual(tag, await tagOf(issued, random, flags, keyHash))) return undefined;
   return { ref: await refOf(id), expiresAt, asks };
 }

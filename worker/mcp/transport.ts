@@ -47,6 +47,9 @@ export async function handlePost(c: Context<AppEnv>, options: TransportOptions =
   return route.era === "modern" ? serveModern(c, route, headers, accept, options) : serveLegacy(c, body, accept, options);
 }
 
+/** The methods /mcp takes. */
+const ALLOW = "POST, DELETE";
+
 /**
  * GET would open a stream for server-initiated messages: toolgate sends none outside a request (a
  * tool's question to a legacy client goes on the stream of its tools/call; no list changes within a
@@ -54,6 +57,12 @@ export async function handlePost(c: Context<AppEnv>, options: TransportOptions =
  */
 export function handleGet(c: Context<AppEnv>): Response {
   return refuse(c, 405, RpcCode.badRequest, "Method Not Allowed: this server sends no messages outside a request's response.", {
-    Allow: "POST, DELETE",
+    Allow: ALLOW,
   });
+}
+
+/** Any method but POST, GET and DELETE: 405, with the methods /mcp takes. */
+export function handleOtherMethod(c: Context<AppEnv>): Response {
+  const message = `Method Not Allowed: /mcp takes ${ALLOW}, not ${c.req.method}.`;
+  return refuse(c, 405, RpcCode.badRequest, message, { Allow: ALLOW });
 }

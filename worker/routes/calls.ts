@@ -1,16 +1,31 @@
 import type { Context } from "hono";
 import { Hono } from "../hono-lazy";
+import { ASK_METHODS, type AskChannel } from "../../src/ask";
 import { executeBatch } from "../../src/pipeline/batch";
 import type { Format } from "../../src/formats/format";
 import type { AppEnv } from "../env";
+import { overBatchLimit } from "../batch-limit";
 import { ApiError } from "../errors";
 import { executionOptions } from "../execution";
-import { formatNamed, formatOf } from "../formats";
+import { formatNamed, formatOf, refuseOtherMethods } from "../formats";
 import { logCall } from "../log";
 import { requireScope } from "../middleware/auth";
 import { needRemoteTools } from "../middleware/tenant";
 
 const utf8 = new TextDecoder();
+
+/**
+ * What an HTTP caller answers: anything a tool asks (ctx.ask), later, through POST /v1/calls/:id/input.
+ * A call that asks waits (awaiting_input, its questions in error.inputRequests) and runs again with
+ * the answers in its Runner. approval: "user" is not asked: the call is parked for POST /v1/approvals/:id.
+ */
+const HTTP_CALLER: AskChannel = Object.freeze({
+  responses: Object.freeze({}),
+  methods: new Set(ASK_METHODS),
+  elicitationModes: new Set(["form", "url"] as const),
+  waits: true,
+  parksUserApproval: true,
+});
 
 /** The body as JSON: from the bytes bodyLimit buffered (decoded as Request.text() would), else read here. */
 async function readJson(c: Context<AppEnv>): Promise<unknown> {
@@ -30,13 +45,13 @@ async function readJson(c: Context<AppEnv>): Promise<unknown> {
 async function runCalls(c: Context<AppEnv>, body: unknown, format: Format): Promise<Response> {
   const decoded = format.decode(body);
   if (!decoded.ok) throw new ApiError(400, "invalid_calls", `Not ${format.name} tool calls: ${decoded.message}`);
-  const { maxCallsPerBatch } = c.get("tenant").config.limits;
   if (decoded.calls.length === 0) throw new ApiError(400, "no_calls", `The body holds no ${format.name} tool calls.`);
-  if (decoded.calls.length > maxCallsPerBatch) {
-    throw new ApiError(400, "too_many_calls", `${decoded.calls.length} calls in one request; the limit is ${maxCallsPerBatch}.`);
-  }
+  const tooMany = overBatchLimit(c.get("tenant").config, decoded.calls.length, "calls");
+  if (tooMany) throw new ApiError(400, "too_many_calls", tooMany);
   await needRemoteTools(c, decoded.calls.map((call) => call.name));
-  const results = await executeBatch(decoded.calls, executionOptions(c));
+  // Without Runners (no RUNNERS binding) nothing could run a call on with its answers: nobody is asked.
+  const asks = c.env.RUNNERS ? { ask: HTTP_CALLER } : {};
+  const results = await executeBatch(decoded.calls, { ...executionOptions(c), ...asks });
   const calls = results.map((result) => result.record);
   for (const record of calls) logCall(c.get("requestId"), record, c.get("caller").keyName);
   // A lone call whose id was already used with other arguments: the request itself conflicts (409);
@@ -57,4 +72,8 @@ export const calls = new Hono<AppEnv>()
   .post("/:format", requireScope("call"), async (c) => {
     const format = formatNamed(c.req.param("format"));
     return runCalls(c, await readJson(c), format);
+  })
+  .all("/:format", async (c, next) => {
+    refuseOtherMethods(c.req.param("format"), c.req.method);
+    await next();
   });

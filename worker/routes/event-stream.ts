@@ -20,6 +20,8 @@ export interface EventStreamOptions {
    */
   grow?: (known: number) => Promise<GrownShard[]>;
   growMs?: number;
+  /** How many of the events after `positions` were there before the stream opened (?recent=): `ready` says so. */
+  recent?: number;
 }
 
 /** A shard a stream learns of while open: its number (the next after the known ones), reader and start. */
@@ -61,7 +63,7 @@ function frame(type: string, data: unknown, id: string): string {
 
 /**
  * Server-Sent Events merged from every ledger shard of a tenant. The first frame is `ready`, whose id
- * is the starting position; then each shard is long-polled on its own and one writer interleaves
+ * is the starting position (and whose `recent` counts the earlier events sent first, when asked for); then each shard is long-polled on its own and one writer interleaves
  * them, so every id sent covers all that was delivered before it.
  */
 export function eventStream(options: EventStreamOptions): ReadableStream<Uint8Array> {
@@ -75,7 +77,8 @@ export function eventStream(options: EventStreamOptions): ReadableStream<Uint8Ar
       const send = (text: string) => {
         if (!stopped) controller.enqueue(encoder.encode(text));
       };
-      send(`retry: 3000\n\n${frame("ready", { type: "ready" }, positions.join("."))}`);
+      const ready = options.recent === undefined ? { type: "ready" } : { type: "ready", recent: options.recent };
+      send(`retry: 3000\n\n${frame("ready", ready, positions.join("."))}`);
       heartbeat = setInterval(() => send(`: heartbeat\n\n`), options.heartbeatMs);
       options.shards.forEach((reader, shard) => void follow(reader, shard, send));
       const { grow } = options;

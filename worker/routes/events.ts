@@ -8,7 +8,9 @@ import { tenantLedger, type LedgerAddress } from "../ledger/address";
 import { MAP_TTL_MS } from "../ledger/map-cache";
 import { eventStartOf, spanOf } from "../ledger/shard-map";
 import { authenticate, hasScope, requireKey, requireScope, viewerOf } from "../middleware/auth";
-import { eventStream, parseEventId, startPositions, type EventReader, type GrownShard } from "./event-stream";
+import { MAX_RECENT_EVENTS, recentStarts } from "./event-recent";
+import { eventStream, parseEventId, startPositions, type GrownShard } from "./event-stream";
+import { intParam } from "./ledger-paging";
 
 /** EventSource reconnects reuse the URL, so a token lives a few minutes; the stream outlives it. */
 const TOKEN_TTL_MS = 5 * 60_000;
@@ -36,7 +38,8 @@ async function streamCaller(c: Context<AppEnv>): Promise<Caller> {
  * GET /v1/events: Server-Sent Events (call.started, call.finished, approval.requested,
  * approval.decided, gate.changed), masked, resumable with Last-Event-ID (or ?lastEventId=), with
  * heartbeats. The response starts once every shard's position is known, with a `ready` event: any
- * event after it is delivered. A call-scope key gets only the events of its own calls; admin all. POST /v1/events/token gives a short-lived token for EventSource, which cannot send
+ * event after it is delivered. A new (not resumed) stream sends first the newest `?recent=` events
+ * (at most 100) the caller may see, and its `ready` says how many. A call-scope key gets only the events of its own calls; admin all. POST /v1/events/token gives a short-lived token for EventSource, which cannot send
  * headers: the key itself never goes in a URL. Mount before the app's key check (the token is the
  * credential of the GET).
  */
@@ -54,17 +57,25 @@ export function eventRoutes(options: EventRouteOptions = {}) {
     .get("/", async (c) => {
       const caller = await streamCaller(c);
       if (!hasScope(caller, "call")) throw new ApiError(403, "forbidden", 'This key lacks the "call" scope.');
+      const recent = intParam(c.req.query("recent"), "recent", 0, MAX_RECENT_EVENTS, 0);
       const viewer = viewerOf(caller);
       const ledger = tenantLedger(c.env, c.var.tenant.name);
-      const positions = await (async () => {
+      const start = await (async (): Promise<{ positions: number[]; recent?: number }> => {
         const map = await ledger.map();
         const resume = parseEventId(c.req.header("Last-Event-ID") ?? c.req.query("lastEventId"), spanOf(map));
+        // A resumed stream continues where it was: the recent events were sent before.
+        if (!resume && recent > 0) {
+          const { positions, count } = await recentStarts(readers(ledger, 0, spanOf(map)), recent, viewer);
+          return { positions, recent: count };
+        }
         // A shard the id does not know (the map grew since) is read from where its version began.
-        return startPositions(readers(ledger, 0, spanOf(map)), resume?.map((at, n) => (at >= 0 ? at : (eventStartOf(map, n) ?? -1))) ?? null, viewer);
+        const known = resume?.map((at, n) => (at >= 0 ? at : (eventStartOf(map, n) ?? -1))) ?? null;
+        return { positions: await startPositions(readers(ledger, 0, spanOf(map)), known, viewer) };
       })().catch((error: unknown) => {
         if (error instanceof DurableUnavailable) throw error;
         throw new ApiError(503, "ledger_unavailable", "The call ledger did not answer; the event stream could not start. Try again.");
       });
+      const { positions } = start;
       const shards = readers(ledger, 0, positions.length);
       const grow = async (known: number): Promise<GrownShard[]> => {
         const map = await ledger.map();
@@ -72,7 +83,7 @@ export function eventRoutes(options: EventRouteOptions = {}) {
         const starts = await startPositions(more, more.map((_, i) => eventStartOf(map, known + i) ?? -1), viewer);
         return more.map((reader, i) => ({ shard: known + i, reader, start: starts[i]! }));
       };
-      const stream = eventStream({ shards, positions, viewer, heartbeatMs, pollMs, grow, growMs });
+      const stream = eventStream({ shards, positions, viewer, heartbeatMs, pollMs, grow, growMs, ...(start.recent === undefined ? {} : { recent: start.recent }) });
       return new Response(stream, {
         headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" },
       });
@@ -81,7 +92,7 @@ export function eventRoutes(options: EventRouteOptions = {}) {
 
 export const events = eventRoutes();
 
-/** Readers of shards from..to-1 (a fresh stub per read). */
-function readers(ledger: LedgerAddress, from: number, to: number): EventReader[] {
+/** Readers of shards from..to-1 (a fresh stub per read): their events, and their recent events. */
+function readers(ledger: LedgerAddress, from: number, to: number): (() => ReturnType<LedgerAddress["shard"]>)[] {
   return Array.from({ length: Math.max(0, to - from) }, (_, i) => () => ledger.shard(from + i));
 }

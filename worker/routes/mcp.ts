@@ -3,7 +3,7 @@ import type { AppEnv } from "../env";
 import { requireKey, requireScope } from "../middleware/auth";
 import { hostGuard } from "../mcp/guard";
 import { remoteTools } from "../middleware/tenant";
-import { handleDelete, handleGet, handlePost, type TransportOptions } from "../mcp/transport";
+import { handleDelete, handleGet, handleOtherMethod, handlePost, type TransportOptions } from "../mcp/transport";
 
 /**
  * TOOLGATE_MCP_PAGE_SIZE: tools per tools/list page (1-1000); TOOLGATE_MCP_ASK_TIMEOUT_SECONDS: how
@@ -35,4 +35,5 @@ export const mcp = new Hono<AppEnv>()
   .use(hostGuard, requireKey, requireScope("call"), remoteTools)
   .post("/", (c) => handlePost(c, transportOptions(c.env)))
   .get("/", handleGet)
-  .delete("/", handleDelete);
+  .delete("/", handleDelete)
+  .all("/", handleOtherMethod);

@@ -1,10 +1,13 @@
+import type { AuthRequest, ConsentDescription, OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import type { Context } from "hono";
 import { Hono } from "../hono-lazy";
 import type { AppEnv } from "../env";
 import { errorBody } from "../errors";
 import { bodyLimit } from "../middleware/body-limit";
 import { siteOf } from "../oauth/context";
+import { clientInfoMetadata, clientMetadataProblem, consentMetadata } from "../oauth/client-bounds";
 import { saveConsent } from "../oauth/consents";
+import { boundRegistration } from "../oauth/registration";
 import { oauthLibrary, type OAuthLibrary } from "../oauth-library";
 import { oauthApi, oauthServers, OAUTH_PATHS, type OAuthServers } from "../oauth/site";
 
@@ -31,14 +34,33 @@ function executionOf(c: Context<AppEnv>): Pick<ExecutionContext, "waitUntil" | "
   }
 }
 
+/** The browser's page for a sign-in refused before the client's redirect URI could be trusted. */
+function refusedPage(message: string): Response {
+  const headers = { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" };
+  return new Response(`Sign-in refused: ${message}\n`, { status: 400, headers });
+}
+
 /** Failures of the authorize request: back to the client only when the library vouched for its redirect URI. */
 function refuse(lib: OAuthLibrary, error: unknown): Response {
   if (error instanceof lib.AuthorizationError && error.redirectTo) return Response.redirect(error.redirectTo, 302);
   if (error instanceof lib.AuthorizationError || error instanceof lib.CimdFetchError) {
-    const message = error instanceof lib.AuthorizationError ? error.description : "This client's metadata document could not be fetched or is invalid.";
-    return new Response(`Sign-in refused: ${message}\n`, { status: 400, headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" } });
+    const unresolved = "This client's metadata document could not be fetched or is invalid.";
+    return refusedPage(error instanceof lib.AuthorizationError ? error.description : unresolved);
   }
   throw error;
+}
+
+/**
+ * The client's metadata beyond client-bounds.ts's bounds — a metadata document's (which no
+ * registration checked), or a client registered before the bounds — as the page's message: its whole
+ * metadata, then what the consent page would show and toolgate keep (a document may change between
+ * reads).
+ */
+async function outOfBounds(api: OAuthHelpers, request: AuthRequest, shown: ConsentDescription) {
+  const client = await api.lookupClient(request.clientId);
+  const kept = client ? clientMetadataProblem(clientInfoMetadata(client)) : undefined;
+  const problem = kept ?? clientMetadataProblem(consentMetadata(shown));
+  return problem && `this client's metadata is out of bounds (invalid_client_metadata): ${problem}.`;
 }
 
 /**
@@ -55,7 +77,7 @@ export const oauth = new Hono<AppEnv>()
   .options(OAUTH_PATHS.token, serve("authorizationServer"))
   .options(OAUTH_PATHS.register, serve("authorizationServer"))
   .post(OAUTH_PATHS.token, bodyLimit, serve("authorizationServer"))
-  .post(OAUTH_PATHS.register, bodyLimit, serve("authorizationServer"))
+  .post(OAUTH_PATHS.register, bodyLimit, boundRegistration, serve("authorizationServer"))
   .get(OAUTH_PATHS.authorize, async (c) => {
     const found = await servers(c);
     if (found instanceof Response) return found;
@@ -68,6 +90,8 @@ export const oauth = new Hono<AppEnv>()
         return Response.redirect(lib.authorizationErrorRedirect(request, "invalid_request", "PKCE with code_challenge_method=S256 is required"), 302);
       }
       const description = await api.describeConsent(request);
+      const problem = await outOfBounds(api, request, description);
+      if (problem) return refusedPage(problem);
       const consent = await api.beginConsent(request);
       await saveConsent(c.env.OAUTH_KV, consent.handle, description);
       // The handle travels in the fragment: never sent to a server, never in a Referer.

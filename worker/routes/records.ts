@@ -13,6 +13,8 @@ import { tenantLedger, type LedgerStub } from "../ledger/address";
 import type { ListQuery } from "../ledger/types";
 import { requireScope, viewerOf } from "../middleware/auth";
 import { tenantTextMasker } from "../tenant-mask";
+import { getFormat } from "../../src/formats";
+import { formatTakesPost } from "../formats";
 import { CALL_SURFACES, type CallSurface } from "../../src/client/surface";
 import { EXPORT_MAX, exportCalls } from "./calls-export";
 import { decodeCursor, intParam, listNewest, timeParam } from "./ledger-paging";
@@ -89,7 +91,10 @@ export const records = new Hono<AppEnv>()
     const callId = c.req.param("id");
     const wait = intParam(c.req.query("wait"), "wait", 0, MAX_WAIT_SECONDS, 0);
     const entry = await onShard(c, callId, (ledger) => ledger.get(callId, viewerOf(c.var.caller), wait * 1000));
-    return entry ? c.json(entry) : notFound(callId);
+    if (entry) return c.json(entry);
+    // No call of that id: a format's name is the route that runs calls, which takes POST.
+    if (getFormat(callId)) throw formatTakesPost(callId, c.req.method);
+    return notFound(callId);
   })
   .get("/:id/result", requireScope("call"), async (c) => {
     const callId = c.req.param("id");
@@ -124,10 +129,21 @@ export const records = new Hono<AppEnv>()
     if (outcome.state === "resume") return c.json({ callId, state: "resumed", call: outcome.entry }, 202);
     if (outcome.state === "waiting") return c.json({ callId, state: "awaiting_input", call: outcome.entry });
     const { record } = outcome.entry;
-    if (record.status !== "awaiting_input") throw new ApiError(409, "not_awaiting_input", `The call ${callId} is not waiting for input (it is ${record.status}).`);
+    if (record.status !== "awaiting_input") throw notAwaitingInput(callId, record.status);
     const open = Object.keys(record.error?.inputRequests ?? {}).join(", ");
     throw new ApiError(400, "unknown_keys", `None of these answers is for an open question of the call ${callId} (open: ${open}).`);
   });
+
+/** A 409 for answers to a call that does not wait for any; one that ended asking says what to do instead. */
+function notAwaitingInput(callId: string, status: CallStatus): ApiError {
+  const instead =
+    status === "input_required"
+      ? " It ended asking, and an ended call never runs again: an MCP client answers by calling the tool again with" +
+        " inputResponses; an HTTP caller makes the call again (a new id), and that call waits for its answers here."
+      : "";
+  const message = `The call ${callId} is not waiting for input (it is ${status}).${instead}`;
+  return new ApiError(409, "not_awaiting_input", message);
+}
 
 /** POST /v1/calls/:id/input: answers by question key (the same shape as MCP's inputResponses). */
 const InputBody = v.object({ inputResponses: v.record(v.string(), v.looseObject({})) });

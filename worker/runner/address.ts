@@ -14,6 +14,8 @@ export interface RunJob extends DetachedCall {
 export interface RunnerStub {
   start(job: RunJob): Promise<{ ok: true; state: string }>;
   standby(job: RunJob, checkAt: number): Promise<{ ok: true; state: string }>;
+  /** A call of a request asked a caller who answers later: keep its job for resume() (false: not held). */
+  hold(job: RunJob): Promise<boolean>;
   /** A task's answers came: run the held job again as `owner` with them (false: no job is held). */
   resume(owner: string, answers: Record<string, JsonValue>): Promise<boolean>;
 }

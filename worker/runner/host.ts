@@ -20,5 +20,9 @@ export function createCallRunner(env: { RUNNERS?: RunnerNamespace }, tenant: str
       // The ledger marks a call whose request died unknown once its lease lapses; the runner looks then.
       await callDurable(() => runners.for(call.callId), (runner) => runner.standby(jobOf(call), Date.now() + DEFAULT_LEASE_MS));
     },
+    async hold(call) {
+      // Idempotent per owner, so a retryable failure may be sent again.
+      return callDurable(() => runners.for(call.callId), (runner) => runner.hold(jobOf(call)));
+    },
   };
 }

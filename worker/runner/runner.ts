@@ -76,6 +76,19 @@ export function createRunnerClass(catalog: Catalog) {
     }
 
     /**
+     * A call that ran in its request asked a caller who answers later (an HTTP call): the job is kept
+     * for resume() as after a run of its own that asked (awaitAnswers). An auto call's standby gives
+     * way to it; any other job held is another run's, and this call is not held (false).
+     */
+    async hold(job: RunJob): Promise<boolean> {
+      const held = readJob(this.ctx.storage.sql);
+      if (held && held.state !== "standby") return held.state === "asking" && held.job.owner === job.owner;
+      writeJob(this.ctx.storage.sql, job, "asking");
+      await this.keepAsking();
+      return true;
+    }
+
+    /**
      * A task's questions were all answered (the ledger's row runs again as `owner`): run the held job
      * again with every answer so far. Idempotent per owner; false when no job is held.
      */
@@ -142,7 +155,13 @@ export function createRunnerClass(catalog: Catalog) {
       // Answered already, while this run was finishing: resume() replaced the job; run it.
       if (held && held.job.owner !== job.owner) return void (await this.ctx.storage.setAlarm(Date.now()));
       setJobState(this.ctx.storage.sql, "asking");
-      await this.ctx.storage.setAlarm(Date.now() + settingsFromEnv(this.env as unknown as Record<string, unknown>).inputTtlMs + ASKING_RECHECK_MS);
+      await this.keepAsking();
+    }
+
+    /** A job kept for answers is looked at once the call's wait for them has ended (lookAfterAsking). */
+    private async keepAsking(): Promise<void> {
+      const { inputTtlMs } = settingsFromEnv(this.env as unknown as Record<string, unknown>);
+      await this.ctx.storage.setAlarm(Date.now() + inputTtlMs + ASKING_RECHECK_MS);
     }
 
     /** A job kept for its caller's answers: let go of it once the call no longer waits (ended, cancelled, expired). */

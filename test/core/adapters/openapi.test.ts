@@ -155,7 +155,7 @@ describe("openApiTools: response schemas", () => {
     const got = await run(tools, "getPet", { petId: 7 });
     expect(got.ok && got.output.structured).toMatchObject({ method: "GET", path: "/echo/pets/7" });
     const created = await run(tools, "createPet", { body: { name: "Rex" } });
-    expect(!created.ok && created.error).toMatchObject({ code: "upstream_error", issues: [{ path: "", message: expect.stringMatching(/name/) }] });
+    expect(!created.ok && created.error).toMatchObject({ code: "upstream_error", issues: [{ path: "name", message: expect.stringMatching(/name/) }] });
     expect(!created.ok && created.error.message).toMatch(/'s answer does not match the tool's output schema: .*"name"/);
   });
 

@@ -1,0 +1,72 @@
+// What scripts/run-ts.mjs and scripts/build.mjs share: the project's Node, the generated modules
+// every entry that imports the Worker needs, and bundling a TypeScript entry with esbuild (no loader, no tsx).
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { writeJsonSchemaModule } from "./json-schema-module.mjs";
+import { writeOAuthModule } from "./oauth-module.mjs";
+import { writeToolCatalog } from "./tools-catalog.mjs";
+
+export const ROOT = fileURLToPath(new URL("..", import.meta.url));
+
+/**
+ * wrangler and miniflare need Node 22. npm scripts run the project's own (the `node` devDependency);
+ * a script started with the machine's older node runs itself again under the project's, and exits.
+ */
+export function useProjectNode() {
+  const projectNode = join(ROOT, "node_modules/node/bin/node");
+  if (Number(process.versions.node.split(".")[0]) >= 22 || !existsSync(projectNode)) return;
+  const { status } = spawnSync(projectNode, process.argv.slice(1), { stdio: "inherit" });
+  process.exit(status ?? 1);
+}
+
+/**
+ * The library modules (OAuth, JSON Schema) and the catalogue of tools/: written before anything bundles
+ * the Worker. The catalogue last: it is the one a mistake in tools/ stops, and the others are needed all the same.
+ */
+export async function writeGeneratedModules(root = ROOT) {
+  await writeOAuthModule(root);
+  await writeJsonSchemaModule(root);
+  writeToolCatalog(root);
+}
+
+/** The folder of the package an entry belongs to (bench/ has its own): its bundle resolves packages from there. */
+export function packageDir(entry) {
+  for (let dir = dirname(resolve(entry)); dir !== dirname(dir); dir = dirname(dir)) {
+    if (existsSync(join(dir, "package.json"))) return dir;
+  }
+  return ROOT;
+}
+
+/**
+ * Bundles a TypeScript entry for Node (packages stay imports) into a folder of this process's own
+ * (the same entry may be bundled by several processes at once), removed when the process exits.
+ * Returns the bundle's path. Rejects with esbuild's failure (its `errors` name file and line), which
+ * esbuild also prints unless `logLevel` is "silent".
+ */
+export async function bundleEntry(entry, { logLevel = "warning" } = {}) {
+  const { build } = await import("esbuild");
+  const dir = resolve(packageDir(entry), ".tmp", `run-ts-${process.pid}`);
+  mkdirSync(dir, { recursive: true });
+  process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
+  const outfile = resolve(dir, `${basename(entry).replace(/\.ts$/, "")}.mjs`);
+  await build({
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node22",
+    packages: "external",
+    sourcemap: "inline",
+    logLevel,
+  });
+  return outfile;
+}
+
+/** esbuild's errors, one line each (file:line:column: text), or undefined for any other error. */
+export function esbuildErrors(error) {
+  if (!Array.isArray(error?.errors) || error.errors.length === 0) return undefined;
+  return error.errors.map(({ location, text }) => ({ text: location ? `${location.file}:${location.line}:${location.column}: ${text}` : text, file: location?.file }));
+}
