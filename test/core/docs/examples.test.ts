@@ -1,4 +1,3 @@
-import { mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDevServer, type DevServer } from "../../servers/wrangler-dev";
@@ -34,7 +33,6 @@ it("has examples to run and parses every expectation", () => {
 describe("docs examples against wrangler dev", () => {
   let server: DevServer;
   beforeAll(async () => {
-    mkdirSync(`${root}/dist/web`, { recursive: true }); // wrangler.toml serves the console from here; the API needs no build
     server = await startDevServer();
   }, 120_000);
   afterAll(() => server?.stop());
