@@ -82,7 +82,7 @@ export const TenantConfigSchema = v.strictObject({
   /**
    * When a short read-only call's record is stored: "before-answer" (its answer waits for the ledger,
    * so a repeated id answers the recorded outcome everywhere) or "after-answer" (its answer goes at
-   * once and the record follows, batched with the isolate's others; see README, Ledger).
+   * once and the record follows, batched with the isolate's others; see docs/ledger.md).
    */
   readOnlyRecords: v.optional(v.picklist(["before-answer", "after-answer"], 'must be "before-answer" or "after-answer"'), "before-answer"),
   /** Fetch adapters (HTTP APIs, OpenAPI documents, remote MCP servers) and egress: see worker/adapters/config.ts. */

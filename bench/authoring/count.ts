@@ -1,7 +1,7 @@
 /**
  * npm run bench:authoring — counts what a user writes for the same three tools in toolgate and in four
  * libraries (bench/authoring/<library>/<tool>/, every source typechecked by tsconfig.node.json) and
- * prints the README's table: lines / files per tool.
+ * prints the table of docs/core.md: lines / files per tool.
  *
  * A line counts when it is not blank and not a comment. Not counted either: lines ending in
  * `// harness` (the comparison's own scaffolding, such as a function that hands a peer's server in),
@@ -56,7 +56,7 @@ export function count(library: string, tool: string, dir = AUTHORING_DIR): Count
   return { files: files.length, lines: files.reduce((sum, file) => sum + countedLines(join(folder, file)).length, 0) };
 }
 
-/** The README's table (markdown). */
+/** The table of docs/core.md (markdown). */
 export function renderTable(dir = AUTHORING_DIR): string {
   const header = `| tool | ${LIBRARIES.map(([, title]) => title).join(" | ")} |`;
   const rule = `| --- | ${LIBRARIES.map(() => "---").join(" | ")} |`;

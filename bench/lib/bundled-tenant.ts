@@ -4,7 +4,7 @@ import { resolve } from "node:path";
 import { NODE } from "./wrangler-dev";
 
 /**
- * A tenant bundled into a snapshot's Worker, as a deploy bundles one (README, Deploying a tenant):
+ * A tenant bundled into a snapshot's Worker, as a deploy bundles one (docs/tenants.md, Deploying a tenant):
  * tenants/<name>.json and its entry module tenants/<name>.ts, then the snapshot's own build command
  * (its scripts/tools-check.ts), which checks every tenant and, in builds that precompute listings,
  * writes tenants/<name>.listings.generated.txt. Returns the entry module, the Worker's main.

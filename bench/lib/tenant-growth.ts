@@ -1,6 +1,6 @@
 /**
  * Tenant configurations of growing size for bench/startup-growth.ts: N declared HTTP adapter tools
- * (the README's "Adapters" shape: an input schema, a URL template, a query template, a policy) over
+ * (the shape of docs/adapters.md: an input schema, a URL template, a query template, a policy) over
  * ten upstream origins, with the demo's public keys so the bench can call GET /v1/tools/openai.
  */
 import type { TenantConfigInput } from "../../worker/config";

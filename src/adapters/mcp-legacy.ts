@@ -9,7 +9,7 @@ import { maskerFor } from "./upstream";
 /**
  * The 2025 (initialize-based) era: initialize → notifications/initialized → requests under the
  * session id the server assigned, one session per server and isolate, shared by every caller of
- * the tenant there (see the README's Remote sessions).
+ * the tenant there (see docs/adapters.md, Remote sessions).
  *
  * A session ends without notice when the server restarts or expires it: it answers 404 (or 400
  * naming the session), or the connection breaks. Either way the next request starts a new session.

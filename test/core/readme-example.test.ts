@@ -1,10 +1,10 @@
-// The README's "Using the core" example, kept compiling and working (with a stand-in weather API).
+// The example of docs/core.md, "The core without the Worker", kept compiling and working (with a stand-in weather API).
 import * as v from "valibot";
 import { expect, it } from "vitest";
 import { createRegistry, defineTool, executeBatch } from "../../src";
 import { FORMATS } from "../../src/formats";
 
-it("the README's core example runs as written", async () => {
+it("the core example of docs/core.md runs as written", async () => {
   const messages: unknown[] = [];
   const weatherApi: typeof fetch = async (input) => Response.json({ temp: new URL(String(input)).searchParams.get("q") === "Oslo" ? 4 : 20 });
   const getWeather = defineTool({

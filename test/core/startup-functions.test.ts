@@ -3,7 +3,7 @@ import { startupFunctions } from "../../bench/lib/startup-functions";
 
 /**
  * Modules whose tables are built at their first use (the egress check's address ranges, SHA-256's
- * constants): nothing of theirs runs while the Worker starts, whose CPU is budgeted (README, Cold start).
+ * constants): nothing of theirs runs while the Worker starts, whose CPU is budgeted (docs/performance.md, Cold start).
  */
 const FIRST_USE_ONLY = ["src/ip.ts", "src/sha256.ts"];
 

@@ -1,6 +1,6 @@
 /**
  * The slice of MCP's JSON-RPC that toolgate speaks: error codes and message shapes (versions.ts holds
- * the revisions). Written by hand instead of importing an SDK server: see the README's MCP section.
+ * the revisions). Written by hand instead of importing an SDK server: see docs/mcp.md, Library or hand-written.
  */
 
 export const RpcCode = {
