@@ -18,7 +18,7 @@ import { buildConsole } from "./console-build.mjs";
 import { writeFailedCatalog } from "./tools-catalog.mjs";
 import { bundleEntry, esbuildErrors, ROOT, useProjectNode, writeGeneratedModules } from "./ts-entry.mjs";
 
-useProjectNode();
+await useProjectNode();
 process.chdir(ROOT);
 /** --tenants <dir>: another folder of tenant configurations (tests). */
 const { tenants } = parseArgs({ options: { tenants: { type: "string" } } }).values;

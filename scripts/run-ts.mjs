@@ -4,7 +4,7 @@ import { pathToFileURL } from "node:url";
 import { BENCH_DIR, ensureBenchPackage } from "./bench-deps.mjs";
 import { bundleEntry, esbuildErrors, packageDir, useProjectNode, writeGeneratedModules } from "./ts-entry.mjs";
 
-useProjectNode();
+await useProjectNode();
 const [entry, ...rest] = process.argv.slice(2);
 if (!entry) {
   console.error("usage: node scripts/run-ts.mjs <file.ts> [args…]");

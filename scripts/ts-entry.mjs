@@ -1,6 +1,8 @@
 // What scripts/run-ts.mjs and scripts/build.mjs share: the project's Node, the generated modules
 // every entry that imports the Worker needs, and bundling a TypeScript entry with esbuild (no loader, no tsx).
-import { spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { constants } from "node:os";
 import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -14,11 +16,15 @@ export const ROOT = fileURLToPath(new URL("..", import.meta.url));
  * wrangler and miniflare need Node 22. npm scripts run the project's own (the `node` devDependency);
  * a script started with the machine's older node runs itself again under the project's, and exits.
  */
-export function useProjectNode() {
+export async function useProjectNode() {
   const projectNode = join(ROOT, "node_modules/node/bin/node");
   if (Number(process.versions.node.split(".")[0]) >= 22 || !existsSync(projectNode)) return;
-  const { status } = spawnSync(projectNode, process.argv.slice(1), { stdio: "inherit" });
-  process.exit(status ?? 1);
+  const child = spawn(projectNode, process.argv.slice(1), { stdio: "inherit" });
+  // A signal sent to this process alone (a supervisor's kill by pid) reaches the Node 22 run too, so
+  // nothing it started (wrangler's workerd) is left serving.
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => child.kill(signal));
+  const [code, signal] = await once(child, "exit");
+  process.exit(code ?? 128 + (constants.signals[signal] ?? 0));
 }
 
 /**
