@@ -1,6 +1,6 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env as bindings } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { tenantRunners } from "../../worker/runner/address";
 import { callTools, uid } from "./adapters-helpers";
 import { eventually } from "../wait";
@@ -52,6 +52,26 @@ describe("execution: detached", () => {
     expect(await latch(id).arrivals()).toBe(1);
     await expectOneTerminalRecordEach(env, ids);
     expect(name).toContain("det-");
+  });
+
+  it("logs the line of a call its Runner ended: one, with the outcome, naming the Runner", async () => {
+    const log = vi.spyOn(console, "log").mockImplementation(() => {});
+    const { env } = holdTenant("detlog", { execution: "detached" });
+    const id = `l-${uid()}`;
+    const { ids } = await callTools(env, ["hold", { id }]);
+    await eventually(async () => (await latch(id).arrivals()) === 1, "the detached run reaches the upstream");
+    await latch(id).open();
+    expect((await record(env, ids[0]!, 10)).status).toBe("succeeded");
+    const lines = log.mock.calls
+      .map((args) => args.join(" "))
+      .filter((line) => line.includes('"msg":"call"') && line.includes(ids[0]!))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    // The request's line says it runs on; the Runner's, how it ended.
+    expect(lines).toEqual([
+      expect.objectContaining({ callId: ids[0], status: "running" }),
+      expect.objectContaining({ requestId: "runner", callId: ids[0], tool: "hold", status: "succeeded", attempts: 1 }),
+    ]);
+    log.mockRestore();
   });
 
   it("a cancel reaches the detached run: its upstream request is aborted, the record ends cancelled, its gate slot is freed", async () => {

@@ -23,6 +23,10 @@ import { beginRun, clearJob, migrate, readJob, setJobState, writeJob, type Store
 import type { AskChannel } from "../../src/ask";
 import type { JsonValue } from "../../src/json";
 import { settingsFromEnv } from "../ledger/settings";
+import { logCall } from "../log";
+
+/** The log line of a call its Runner ended names no request: the run is the Runner's alarm. */
+const RUNNER_REQUEST_ID = "runner";
 
 /** A run lost with its host is begun again at most this often in all (idempotent tools only). */
 const MAX_RUNS = 2;
@@ -136,6 +140,7 @@ export function createRunnerClass(catalog: Catalog) {
           writeScope: `runner/${this.ctx.id.toString()}`,
         });
         const result = await executeCall({ id: job.callId, name: job.tool, arguments: job.args }, { ...options, ...askChannelOf(job) });
+        logCall(RUNNER_REQUEST_ID, result.record);
         if (result.record.status === "awaiting_input") return await this.awaitAnswers(job);
       } catch (error) {
         // The pipeline never throws for the call's own failures: this is the host (config, storage).
@@ -215,6 +220,7 @@ export function createRunnerClass(catalog: Catalog) {
       const entry = await callDurable(ledger, (shard) => shard.get(job.callId, null)).catch(() => null);
       if (!entry || (TERMINAL.has(entry.record.status) && entry.record.status !== "unknown")) return;
       const record: CallRecord = { ...entry.record, status, error: { code, message }, durationMs: Date.now() - entry.record.startedAt };
+      logCall(RUNNER_REQUEST_ID, record);
       await callDurable(ledger, (shard) => shard.complete(job.owner, record)).catch(() => undefined);
     }
 
