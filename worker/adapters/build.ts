@@ -8,7 +8,7 @@ import { checkKeyPointer } from "../../src/gates/key";
 import type { UpstreamGate } from "../../src/adapters/upstream";
 import type { ToolEntry } from "../../src/registry";
 import type { Tool } from "../../src/tool";
-import { ConfigError, type TenantConfig } from "../config";
+import { ConfigError, type TenantConfig } from "../tenant/config";
 import type { UpstreamsAddress } from "../upstreams/address";
 import { createUpstreamGate } from "../upstreams/upstream-gate";
 
@@ -151,7 +151,7 @@ export function buildAdapters(config: TenantConfig, deps: AdapterDeps, toolEgres
   for (const section of ADAPTER_SECTIONS) if (ADAPTER_KINDS[section].tools) summary[section] = [];
   for (const { section, kind, where, raw, label, declaration, origin } of declared) {
     const toolsOf = kind.tools;
-    if (!toolsOf) continue; // listed at run time (adapters/live.ts)
+    if (!toolsOf) continue; // listed at run time (tenant/live-adapters.ts)
     const gate = gateOf(origin);
     const make = () =>
       at(where, () => {

@@ -1,6 +1,6 @@
-import type { ToolInfo } from "../src/client/types";
-import type { ConcurrencyPolicy } from "../src/policy";
-import type { Tool } from "../src/tool";
+import type { ToolInfo } from "../../src/client/types";
+import type { ConcurrencyPolicy } from "../../src/policy";
+import type { Tool } from "../../src/tool";
 import type { Tenant } from "./tenant";
 
 /**

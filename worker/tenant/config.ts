@@ -1,6 +1,6 @@
 import * as v from "valibot";
-import { PolicyDataSchema } from "../src/policy";
-import { ADAPTER_FIELDS } from "./adapters/config";
+import { PolicyDataSchema } from "../../src/policy";
+import { ADAPTER_FIELDS } from "../adapters/config";
 
 /**
  * A tenant's configuration: which tools it offers and how, who may call them, and its limits.

@@ -1,7 +1,7 @@
-import { createRegistry, type Registry, type ToolEntry } from "../src/registry";
-import { assembleTool, type Tool } from "../src/tool";
-import type { Hooks } from "../src/hooks";
-import { checkKeyPointer } from "../src/gates/key";
+import { createRegistry, type Registry, type ToolEntry } from "../../src/registry";
+import { assembleTool, type Tool } from "../../src/tool";
+import type { Hooks } from "../../src/hooks";
+import { checkKeyPointer } from "../../src/gates/key";
 import { ConfigError, type TenantConfig } from "./config";
 
 /** A tool with the tenant's policy override laid over its own policy (functions in it are kept). */

@@ -1,5 +1,5 @@
-import { checkEgress, parseEgressEntry } from "../src/egress";
-import type { Tool } from "../src/tool";
+import { checkEgress, parseEgressEntry } from "../../src/egress";
+import type { Tool } from "../../src/tool";
 import type { Catalog } from "./catalog";
 import { ConfigError, type TenantConfig } from "./config";
 

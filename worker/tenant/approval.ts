@@ -1,5 +1,5 @@
-import type { ApprovalReason } from "../src/client/types";
-import type { Tool } from "../src/tool";
+import type { ApprovalReason } from "../../src/client/types";
+import type { Tool } from "../../src/tool";
 import type { TenantConfig } from "./config";
 
 /**
