@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ConfigError } from "../../worker/tenant/config";
+import { ConfigError } from "../../worker/errors";
 import { checkTenant, createTenant } from "../../worker/tenant/tenant";
 import { replaceNode } from "../fuzz-tree";
 

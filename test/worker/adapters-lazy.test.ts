@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { httpTool } from "../../src/adapters/http";
-import { ConfigError } from "../../worker/tenant/config";
+import { ConfigError } from "../../worker/errors";
 import { formatNamed } from "../../worker/formats";
 import { toolListing, toolListingJson } from "../../worker/tenant/listings/listing";
 import { checkTenant, createTenant } from "../../worker/tenant/tenant";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { BundledConfig } from "../../worker/tenant/bundled-config";
-import { ConfigError } from "../../worker/tenant/config";
+import { ConfigError } from "../../worker/errors";
 import { loadTenant } from "../../worker/tenant/tenant";
 import { tenantConfig } from "./helpers";
 

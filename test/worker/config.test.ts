@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { executeCall } from "../../src/pipeline/execute";
 import { CATALOG } from "../../worker/tenant/catalog";
-import { ConfigError, parseTenantConfig } from "../../worker/tenant/config";
+import { ConfigError } from "../../worker/errors";
+import { parseTenantConfig } from "../../worker/tenant/config";
 import { checkTenant, createTenant, resolveSecrets } from "../../worker/tenant/tenant";
 import { json, request } from "./helpers";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError } from "../../worker/tenant/config";
+import { ConfigError } from "../../worker/errors";
 import { createTenant } from "../../worker/tenant/tenant";
 import { adapterConfig, callTools, uid, upstreams } from "./adapters-helpers";
 import { ADMIN_KEY, json, request } from "./helpers";

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { executeCall } from "../../src/pipeline/execute";
 import { defineTool } from "../../src/tool";
 import { CATALOG, catalogFromFiles, createCatalog } from "../../worker/tenant/catalog";
-import { ConfigError } from "../../worker/tenant/config";
+import { ConfigError } from "../../worker/errors";
 import { createTenant } from "../../worker/tenant/tenant";
 import { upstreams } from "./adapters-helpers";
 

@@ -8,7 +8,8 @@ import { checkKeyPointer } from "../../src/gates/key";
 import type { UpstreamGate } from "../../src/adapters/upstream";
 import type { ToolEntry } from "../../src/registry";
 import type { Tool } from "../../src/tool";
-import { ConfigError, type TenantConfig } from "../tenant/config";
+import type { AdapterConfig } from "./config";
+import { ConfigError } from "../errors";
 import type { UpstreamsAddress } from "../upstreams/address";
 import { createUpstreamGate } from "../upstreams/upstream-gate";
 
@@ -78,7 +79,7 @@ const globalFetch: typeof fetch = (input, init) => fetch(input, init);
  * gate per upstream origin. Throws ConfigError naming the section, index, adapter and field
  * (createTenant adds the source).
  */
-export function buildAdapters(config: TenantConfig, deps: AdapterDeps, toolEgress: readonly string[] = []): StaticAdapters {
+export function buildAdapters(config: AdapterConfig, deps: AdapterDeps, toolEgress: readonly string[] = []): StaticAdapters {
   const allowHosts = [...config.egress.allowHosts, ...toolEgress.filter((entry) => !config.egress.allowHosts.includes(entry))];
   const egress: EgressPolicy = { allowHosts, allowHttpHosts: [...config.egress.allowHttpHosts] };
   const gates = new Map<string, { limit: RateLimit; where: string; gate: UpstreamGate | undefined }>();

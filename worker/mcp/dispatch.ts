@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import type { ExecuteOptions } from "../../src/options";
-import { ConfigError } from "../tenant/config";
+import { ConfigError } from "../errors";
 import { logLine } from "../log";
 import type { Tenant } from "../tenant/tenant";
 import { askFlagsOf } from "./client-asks";

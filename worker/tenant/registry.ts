@@ -2,7 +2,8 @@ import { createRegistry, type Registry, type ToolEntry } from "../../src/registr
 import { assembleTool, type Tool } from "../../src/tool";
 import type { Hooks } from "../../src/hooks";
 import { checkKeyPointer } from "../../src/gates/key";
-import { ConfigError, type TenantConfig } from "./config";
+import { ConfigError } from "../errors";
+import type { TenantConfig } from "./config";
 
 /** A tool with the tenant's policy override laid over its own policy (functions in it are kept). */
 export function withPolicy(tool: Tool, override: TenantConfig["policies"][string]): Tool {
