@@ -24,15 +24,15 @@
  * bench/http.ts; the samples are saved to BENCH_DIR/samples.json, and REPORT=<that file> prints them again,
  * with the same BASE, BURST, GAP_MS and ROUNDS, without measuring)
  */
-import { execFileSync } from "node:child_process";
-import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { resolve } from "node:path";
 import { DEMO_CONFIG, DEMO_KEYS } from "../worker/demo/tenant";
 import { median, percentile, ratioOfMedians, type Estimate } from "./lib/paired";
+import { snapshotOf } from "./lib/git-snapshot";
 import { treeCpuMs } from "./lib/process-cpu";
 import { writeWranglerConfig } from "./lib/wrangler-config";
-import { INSPECTOR, READY_PATH, snapshot, startDev, stopDev, waitReady, type DevServer } from "./lib/wrangler-dev";
+import { INSPECTOR, snapshot, startDev, stopDev, waitReady, type DevServer } from "./lib/wrangler-dev";
 
 const CYCLES = Number(process.env.CYCLES ?? 1_000);
 const GAP_MS = Number(process.env.GAP_MS ?? 200);
@@ -206,24 +206,6 @@ async function throughput(e: Endpoint): Promise<void> {
   e.rates.push(done / (ROUND_MS / 1000));
 }
 
-/**
- * The BASE revision's sources, laid out as snapshot() lays out the checkout's. Its generated modules
- * (the tool catalog, the library modules, the source hash) are not in git: they come from `app`.
- */
-function baseSnapshot(rev: string, app: string): string {
-  const base = resolve(dir, "base-app");
-  rmSync(base, { recursive: true, force: true });
-  mkdirSync(resolve(base, "dist/web"), { recursive: true });
-  const tar = execFileSync("git", ["archive", "--format=tar", rev, "src", "worker", "tools", "package.json", "wrangler.toml", "tsconfig.json", "tsconfig.base.json"], { maxBuffer: 256 * 1024 * 1024 });
-  execFileSync("tar", ["-x", "-C", base], { input: tar });
-  for (const file of readdirSync(resolve(app, "worker"), { recursive: true, encoding: "utf8" })) {
-    if (file.includes(".generated.")) cpSync(resolve(app, "worker", file), resolve(base, "worker", file));
-  }
-  writeFileSync(resolve(base, "dist/web", READY_PATH.slice(1)), "ready\n");
-  symlinkSync(resolve("node_modules"), resolve(base, "node_modules"));
-  return base;
-}
-
 const ms = (e: Estimate) => `${e.value.toFixed(2)} (${e.low.toFixed(2)}–${e.high.toFixed(2)})`;
 const times = (e: Estimate) => `${e.value.toFixed(2)}× (${e.low.toFixed(2)}–${e.high.toFixed(2)})`;
 const load = () => loadavg().map((l) => l.toFixed(1)).join(" ");
@@ -288,7 +270,7 @@ async function main(): Promise<void> {
   }
   const loadAtStart = load();
   const app = snapshot(dir);
-  const baseApp = BASE ? baseSnapshot(BASE, app) : app;
+  const baseApp = BASE ? snapshotOf(BASE, resolve(dir, "base")) : app;
   const platformApp = resolve(dir, "platform");
   cpSync(resolve("bench/fixtures/platform"), platformApp, { recursive: true });
   try {

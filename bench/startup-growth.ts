@@ -19,7 +19,7 @@ import { loadavg } from "node:os";
 import { resolve } from "node:path";
 import { gzipSync } from "node:zlib";
 import { DEMO_CONFIG, DEMO_KEYS } from "../worker/demo/tenant";
-import { createTenant } from "../worker/tenant";
+import { createTenant } from "../worker/tenant/tenant";
 import { table } from "./harness";
 import { median, waitForQuiet } from "./lib/load";
 import { activeMs, bundleKb, nativeMs, startupBundle, startupProfile } from "./lib/startup-measure";

@@ -7,7 +7,7 @@
 // A problem fails the build, except under `wrangler dev` (wrangler sets WRANGLER_COMMAND=dev): there a
 // failed build holds every request until the next good one (wrangler pauses its proxy when a build
 // starts and resumes it only when a bundle is ready), so the dev server would hang. Instead the build
-// writes a catalogue without tools that carries the failure (worker/catalog.generated.ts), and the
+// writes a catalogue without tools that carries the failure (worker/tenant/catalog.generated.ts), and the
 // Worker answers every request 503 build_failed naming the problem and its file, until a build passes.
 // Usage: node scripts/build.mjs [--tenants <dir>]
 import { parseArgs } from "node:util";

@@ -1,7 +1,7 @@
 // The build's source hash: SHA-256 over every source file the Worker is built from (src/, worker/,
 // tools/, package.json, package-lock.json), written to worker/source-hash.generated.ts (git-ignored)
-// beside the catalogue of tools/, by the same writer and at the same moments (every build). A
-// deployed tenant's precomputed listings are keyed by it (worker/listings-key.ts): a listing computed
+// with the catalogue of tools/, by the same writer and at the same moments (every build). A deployed
+// tenant's precomputed listings are keyed by it (worker/tenant/listings/key.ts): a listing computed
 // by other code never matches. Generated files are left out (they derive from these).
 import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { createHash } from "node:crypto";

@@ -9,9 +9,9 @@ import { createHash, randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
-import { CATALOG } from "../worker/catalog";
-import type { TenantConfigInput } from "../worker/config";
-import { checkTenant } from "../worker/tenant";
+import { CATALOG } from "../worker/tenant/catalog";
+import type { TenantConfigInput } from "../worker/tenant/config";
+import { checkTenant } from "../worker/tenant/tenant";
 import { formatConfig, renderTenantModule, TENANTS_DIR } from "./tenant-files";
 import { envNames, readTopLevel, renderTenantEnv } from "./tenant-toml";
 

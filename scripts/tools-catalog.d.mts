@@ -1,5 +1,5 @@
 // Types of scripts/tools-catalog.mjs (plain Node, so every build step can run it before anything is bundled).
-import type { BuildFailure } from "../worker/build-failure";
+import type { BuildFailure } from "../worker/tenant/build-failure";
 
 export declare const TOOLS_DIR: string;
 export declare const CATALOG_MODULE: string;

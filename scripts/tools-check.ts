@@ -5,7 +5,7 @@
  * Worker runs on its first request, so an unknown tool or tag, or a secret a tool needs that the
  * tenant does not map, stops the build with the tenant's error instead of answering config_invalid at
  * the first call. Then writes each tenants/<name>.json's listings, precomputed
- * (tenants/<name>.listings.generated.txt, see worker/listings-precomputed.ts), which its Worker serves
+ * (tenants/<name>.listings.generated.txt, see worker/tenant/listings/precomputed.ts), which its Worker serves
  * instead of building them when their key still matches.
  */
 import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
@@ -53,11 +53,11 @@ export async function checkTools(dir = TENANTS_DIR): Promise<CheckResult> {
   let loaded;
   try {
     loaded = await Promise.all([
-      import("../worker/catalog"),
+      import("../worker/tenant/catalog"),
       import("../worker/demo/tenant"),
-      import("../worker/tenant"),
-      import("../worker/listings-key"),
-      import("../worker/listings-precompute"),
+      import("../worker/tenant/tenant"),
+      import("../worker/tenant/listings/key"),
+      import("../worker/tenant/listings/precompute"),
     ]);
   } catch (error) {
     const file = toolFileOf(error);

@@ -2,15 +2,14 @@ import type { Context } from "hono";
 import { Hono } from "./hono-lazy";
 import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
-import type { BuildFailure } from "./build-failure";
-import type { BundledConfig } from "./bundled-config";
-import { BUILD_FAILURE, type Catalog } from "./catalog";
-import { ConfigError } from "./config";
+import type { BuildFailure } from "./tenant/build-failure";
+import type { BundledConfig } from "./tenant/bundled-config";
+import { BUILD_FAILURE, type Catalog } from "./tenant/catalog";
 import { isOverloaded, overloaded } from "./durable/call";
 import type { AppEnv } from "./env";
-import { ApiError, errorBody } from "./errors";
+import { ApiError, ConfigError, errorBody } from "./errors";
 import { logLine } from "./log";
-import { allowedMethods, methodNotAllowed } from "./method-not-allowed";
+import { allowedMethods, methodNotAllowed } from "./routes/method-not-allowed";
 import { requireKey } from "./middleware/auth";
 import { bodyLimit } from "./middleware/body-limit";
 import { answerBuildFailure } from "./middleware/build-failure";
@@ -31,10 +30,10 @@ import { ledgerShards } from "./routes/ledger-shards";
 import { mcp } from "./routes/mcp";
 import { tenantInfo } from "./routes/tenant";
 import { tools } from "./routes/tools";
-import { tenantTextMasker } from "./tenant-mask";
+import { tenantTextMasker } from "./tenant/mask";
 
 export interface AppOptions {
-  /** The code tools a tenant's configuration may name: worker/catalog.ts (tests add their fixtures). */
+  /** The code tools a tenant's configuration may name: worker/tenant/catalog.ts (tests add their fixtures). */
   catalog: Catalog;
   /** The bundled configuration; by default the one the entry module registered (tests pass their own). */
   bundled?: BundledConfig;

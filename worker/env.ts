@@ -1,5 +1,5 @@
-import type { Scope } from "./config";
-import type { Tenant } from "./tenant";
+import type { Scope } from "./tenant/config";
+import type { Tenant } from "./tenant/tenant";
 
 /** The Worker's bindings: the generated Env plus the vars and secrets toolgate reads by name. */
 export type Bindings = Env & {

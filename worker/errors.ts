@@ -21,3 +21,11 @@ export class ApiError extends Error {
     super(message);
   }
 }
+
+/**
+ * A tenant configuration that cannot be used; its message names the field. Here, not in tenant/, so
+ * the adapters' builder throws it without importing the tenant.
+ */
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}

@@ -9,7 +9,7 @@ import { tenantLedger } from "./ledger/address";
 import { createLedgerJournal } from "./ledger/journal";
 import { createCallRunner } from "./runner/host";
 import { surfaceOf } from "./surface";
-import { resolveSecrets, type Tenant } from "./tenant";
+import { resolveSecrets, type Tenant } from "./tenant/tenant";
 import type { CallSurface } from "../src/client/surface";
 
 type WaitUntil = (promise: Promise<unknown>) => void;

@@ -2,7 +2,7 @@ import { detectFormat, getFormat } from "../src/formats";
 import { type Format } from "../src/formats/format";
 import { FORMAT_NAMES } from "../src/formats/index";
 import { ApiError } from "./errors";
-import { methodNotAllowed } from "./method-not-allowed";
+import { methodNotAllowed } from "./routes/method-not-allowed";
 
 /** The format named in a route, or a 404 that lists the known ones. */
 export function formatNamed(name: string): Format {

@@ -1,5 +1,5 @@
 import { createApp } from "./app";
-import { CATALOG } from "./catalog";
+import { CATALOG } from "./tenant/catalog";
 import { createToolgateService } from "./entrypoint";
 
 /** The Worker: the HTTP API over this build's catalogue, its RPC entrypoint and its Durable Objects. */

@@ -6,7 +6,7 @@ export { AdapterPins } from "./pins/adapter-pins";
 export { Upstream } from "./upstreams/upstream";
 export { Keys } from "./keys/keys";
 
-import { CATALOG } from "./catalog";
+import { CATALOG } from "./tenant/catalog";
 import { createRunnerClass } from "./runner/runner";
 
 /** Runs detached calls of this build's catalogue (the test entry makes one over its own). */

@@ -11,13 +11,17 @@ import { NODE } from "./wrangler-dev";
  */
 export function bundleTenant(app: string, name: string, config: unknown): string {
   writeFileSync(resolve(app, "tenants", `${name}.json`), JSON.stringify(config, null, 2));
-  // The entry module as that build's `tenant:add` writes it: builds before precomputed listings register the configuration alone.
-  const listings = existsSync(resolve(app, "worker/listings-precomputed.ts"));
+  // The entry module as that build's `tenant:add` writes it: builds before precomputed listings register the
+  // configuration alone, and builds before worker/tenant/ keep its modules at worker/'s root.
+  const folder = existsSync(resolve(app, "worker/tenant/bundled-config.ts"));
+  const bundledConfig = folder ? "../worker/tenant/bundled-config" : "../worker/bundled-config";
+  const precomputed = folder ? "worker/tenant/listings/precomputed.ts" : "worker/listings-precomputed.ts";
+  const listings = existsSync(resolve(app, precomputed));
   const register = listings ? `useBundledConfig(config, "tenants/${name}.json", () => import("./${name}.listings.generated.txt"));` : `useBundledConfig(config, "tenants/${name}.json");`;
   const entry = resolve(app, "tenants", `${name}.ts`);
   writeFileSync(
     entry,
-    `import { useBundledConfig } from "../worker/bundled-config";\nimport app from "../worker/index";\nimport config from "./${name}.json";\n\n${register}\n\nexport * from "../worker/index";\nexport default app;\n`,
+    `import { useBundledConfig } from "${bundledConfig}";\nimport app from "../worker/index";\nimport config from "./${name}.json";\n\n${register}\n\nexport * from "../worker/index";\nexport default app;\n`,
   );
   execFileSync(NODE, ["scripts/run-ts.mjs", "scripts/tools-check.ts"], { cwd: app, stdio: ["ignore", "ignore", "inherit"] });
   if (listings && !existsSync(resolve(app, "tenants", `${name}.listings.generated.txt`))) throw new Error(`${app}: the build wrote no listings for ${name}`);

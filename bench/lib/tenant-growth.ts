@@ -3,7 +3,7 @@
  * (the shape of docs/adapters.md: an input schema, a URL template, a query template, a policy) over
  * ten upstream origins, with the demo's public keys so the bench can call GET /v1/tools/openai.
  */
-import type { TenantConfigInput } from "../../worker/config";
+import type { TenantConfigInput } from "../../worker/tenant/config";
 import { DEMO_CONFIG } from "../../worker/demo/tenant";
 
 export function httpToolsConfig(count: number): TenantConfigInput {

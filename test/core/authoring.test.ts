@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import addTool from "../../bench/authoring/toolgate/add/add";
 import { countedLines, renderTable } from "../../bench/authoring/count";
 import { executeCall } from "../../src/pipeline/execute";
-import { createCatalog } from "../../worker/catalog";
-import { createTenant } from "../../worker/tenant";
+import { createCatalog } from "../../worker/tenant/catalog";
+import { createTenant } from "../../worker/tenant/tenant";
 import { startHttpApi, type HttpApi } from "../servers/http-api";
 
 const fragment = (tool: string) => JSON.parse(readFileSync(`bench/authoring/toolgate/${tool}/tenant.fragment.json`, "utf8")) as Record<string, unknown>;

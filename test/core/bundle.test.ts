@@ -1,7 +1,7 @@
 import { build } from "esbuild";
 import { builtinModules } from "node:module";
 import { expect, it } from "vitest";
-import { CATALOG } from "../../worker/catalog";
+import { CATALOG } from "../../worker/tenant/catalog";
 import { GATE_FIXTURE_TOOLS } from "../fixtures/tools/gates";
 import { MCP_FIXTURE_TOOLS } from "../fixtures/tools/mcp";
 

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ConfigError } from "../../worker/config";
-import { checkTenant, createTenant } from "../../worker/tenant";
+import { ConfigError } from "../../worker/errors";
+import { checkTenant, createTenant } from "../../worker/tenant/tenant";
 import { replaceNode } from "../fuzz-tree";
 
 /**

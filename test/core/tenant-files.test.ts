@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { formatConfig, renderTenantModule, TENANTS_DIR } from "../../scripts/tenant-files";
-import { createTenant } from "../../worker/tenant";
+import { createTenant } from "../../worker/tenant/tenant";
 
 describe("tenant files", () => {
   it("writes the configuration as indented JSON with plain lists on one line", () => {

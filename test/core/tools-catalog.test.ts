@@ -5,10 +5,10 @@ import { unstable_readConfig } from "wrangler";
 import { afterAll, describe, expect, it } from "vitest";
 import { CATALOG_MODULE, renderToolCatalog, toolFiles, writeToolCatalog } from "../../scripts/tools-catalog.mjs";
 import { openai } from "../../src/formats";
-import { CATALOG } from "../../worker/catalog";
-import { toolListingJson } from "../../worker/listing";
-import { listingsKey, PRECOMPUTED_LAYOUT } from "../../worker/listings-key";
-import { createTenant } from "../../worker/tenant";
+import { CATALOG } from "../../worker/tenant/catalog";
+import { toolListingJson } from "../../worker/tenant/listings/listing";
+import { listingsKey, PRECOMPUTED_LAYOUT } from "../../worker/tenant/listings/key";
+import { createTenant } from "../../worker/tenant/tenant";
 
 const scratch = join(".tmp", `tools-catalog-${crypto.randomUUID().slice(0, 8)}`);
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -36,7 +36,7 @@ describe("the catalogue of tools/", () => {
     writeFileSync(join(root, "tools", "lib", "shared.ts"), "not a tool either");
     expect(writeToolCatalog(root)).toMatchObject({ names: ["a_tool", "b-tool"], changed: true });
     const text = readFileSync(join(root, CATALOG_MODULE), "utf8");
-    expect(text).toContain(`import tool0 from "../tools/a_tool";\nimport tool1 from "../tools/b-tool";\n`);
+    expect(text).toContain(`import tool0 from "../../tools/a_tool";\nimport tool1 from "../../tools/b-tool";\n`);
     expect(text).toContain(`  ["a_tool", tool0],\n  ["b-tool", tool1],\n`);
     expect(writeToolCatalog(root).changed).toBe(false);
   });

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { httpTool } from "../../src/adapters/http";
-import { ConfigError } from "../../worker/config";
+import { ConfigError } from "../../worker/errors";
 import { formatNamed } from "../../worker/formats";
-import { toolListing, toolListingJson } from "../../worker/listing";
-import { checkTenant, createTenant } from "../../worker/tenant";
+import { toolListing, toolListingJson } from "../../worker/tenant/listings/listing";
+import { checkTenant, createTenant } from "../../worker/tenant/tenant";
 import { adapterConfig, callTools, uid } from "./adapters-helpers";
 import { json, request } from "./helpers";
 

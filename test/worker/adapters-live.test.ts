@@ -1,11 +1,11 @@
 import { env as bindings } from "cloudflare:workers";
 import { expect, it } from "vitest";
-import { remoteToolsOf, withListedTools, withRemoteTools } from "../../worker/adapters/live";
-import { createTenant } from "../../worker/tenant";
+import { remoteToolsOf, withListedTools, withRemoteTools } from "../../worker/tenant/live-adapters";
+import { createTenant } from "../../worker/tenant/tenant";
 import { adapterConfig, uid, upstreams } from "./adapters-helpers";
 
 /**
- * A tenant's remote MCP tools (worker/adapters/live.ts) are kept beside the tenant, per isolate: the
+ * A tenant's remote MCP tools (worker/tenant/live-adapters.ts) are kept beside the tenant, per isolate: the
  * cached tenant is shared by every request, so it stays as it was built.
  */
 const env: Record<string, unknown> = { ...bindings };

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FIRST_BACKOFF_MS } from "../../worker/adapters/breaker";
 import { createRemoteTools } from "../../worker/adapters/remote";
-import { createTenant } from "../../worker/tenant";
+import { createTenant } from "../../worker/tenant/tenant";
 import { adapterConfig, callTools, uid, upstreams } from "./adapters-helpers";
 
 /**

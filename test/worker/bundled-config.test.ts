@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { BundledConfig } from "../../worker/bundled-config";
-import { ConfigError } from "../../worker/config";
-import { loadTenant } from "../../worker/tenant";
+import type { BundledConfig } from "../../worker/tenant/bundled-config";
+import { ConfigError } from "../../worker/errors";
+import { loadTenant } from "../../worker/tenant/tenant";
 import { tenantConfig } from "./helpers";
 
 // The bundled configuration is passed explicitly: registering one (useBundledConfig) would change

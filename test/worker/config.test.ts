@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { executeCall } from "../../src/pipeline/execute";
-import { CATALOG } from "../../worker/catalog";
-import { ConfigError, parseTenantConfig } from "../../worker/config";
-import { checkTenant, createTenant, resolveSecrets } from "../../worker/tenant";
+import { CATALOG } from "../../worker/tenant/catalog";
+import { ConfigError } from "../../worker/errors";
+import { parseTenantConfig } from "../../worker/tenant/config";
+import { checkTenant, createTenant, resolveSecrets } from "../../worker/tenant/tenant";
 import { json, request } from "./helpers";
 
 const HASH = "a".repeat(64);

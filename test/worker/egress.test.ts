@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError } from "../../worker/config";
-import { createTenant } from "../../worker/tenant";
+import { ConfigError } from "../../worker/errors";
+import { createTenant } from "../../worker/tenant/tenant";
 import { adapterConfig, callTools, uid, upstreams } from "./adapters-helpers";
 import { ADMIN_KEY, json, request } from "./helpers";
 

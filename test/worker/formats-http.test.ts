@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CATALOG } from "../../worker/catalog";
+import { CATALOG } from "../../worker/tenant/catalog";
 import { json, request } from "./helpers";
 
 const uid = () => crypto.randomUUID().slice(0, 8);

@@ -2,9 +2,9 @@ import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import { executeCall } from "../../src/pipeline/execute";
 import { defineTool } from "../../src/tool";
-import { CATALOG, catalogFromFiles, createCatalog } from "../../worker/catalog";
-import { ConfigError } from "../../worker/config";
-import { createTenant } from "../../worker/tenant";
+import { CATALOG, catalogFromFiles, createCatalog } from "../../worker/tenant/catalog";
+import { ConfigError } from "../../worker/errors";
+import { createTenant } from "../../worker/tenant/tenant";
 import { upstreams } from "./adapters-helpers";
 
 const base = { name: "acme", keys: [{ name: "ops", hash: "a".repeat(64), scopes: ["admin"] }] };

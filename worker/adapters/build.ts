@@ -8,7 +8,8 @@ import { checkKeyPointer } from "../../src/gates/key";
 import type { UpstreamGate } from "../../src/adapters/upstream";
 import type { ToolEntry } from "../../src/registry";
 import type { Tool } from "../../src/tool";
-import { ConfigError, type TenantConfig } from "../config";
+import type { AdapterConfig } from "./config";
+import { ConfigError } from "../errors";
 import type { UpstreamsAddress } from "../upstreams/address";
 import { createUpstreamGate } from "../upstreams/upstream-gate";
 
@@ -78,7 +79,7 @@ const globalFetch: typeof fetch = (input, init) => fetch(input, init);
  * gate per upstream origin. Throws ConfigError naming the section, index, adapter and field
  * (createTenant adds the source).
  */
-export function buildAdapters(config: TenantConfig, deps: AdapterDeps, toolEgress: readonly string[] = []): StaticAdapters {
+export function buildAdapters(config: AdapterConfig, deps: AdapterDeps, toolEgress: readonly string[] = []): StaticAdapters {
   const allowHosts = [...config.egress.allowHosts, ...toolEgress.filter((entry) => !config.egress.allowHosts.includes(entry))];
   const egress: EgressPolicy = { allowHosts, allowHttpHosts: [...config.egress.allowHttpHosts] };
   const gates = new Map<string, { limit: RateLimit; where: string; gate: UpstreamGate | undefined }>();
@@ -151,7 +152,7 @@ export function buildAdapters(config: TenantConfig, deps: AdapterDeps, toolEgres
   for (const section of ADAPTER_SECTIONS) if (ADAPTER_KINDS[section].tools) summary[section] = [];
   for (const { section, kind, where, raw, label, declaration, origin } of declared) {
     const toolsOf = kind.tools;
-    if (!toolsOf) continue; // listed at run time (adapters/live.ts)
+    if (!toolsOf) continue; // listed at run time (tenant/live-adapters.ts)
     const gate = gateOf(origin);
     const make = () =>
       at(where, () => {

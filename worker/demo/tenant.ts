@@ -1,4 +1,4 @@
-import type { TenantConfigInput } from "../config";
+import type { TenantConfigInput } from "../tenant/config";
 
 /**
  * The embedded demo tenant `npm run dev` serves with no setup. Its keys are public (they are in the

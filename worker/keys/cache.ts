@@ -1,4 +1,4 @@
-import type { Scope } from "../config";
+import type { Scope } from "../tenant/config";
 import { callDurable } from "../durable/call";
 import type { KeysAddress } from "./address";
 import type { ActiveKey } from "./types";

@@ -1,4 +1,4 @@
-import type { Scope } from "../config";
+import type { Scope } from "../tenant/config";
 
 /** What an admin sets on a key: who it is, what it may do. */
 export interface KeyInput {

@@ -1,8 +1,8 @@
 import * as v from "valibot";
 import type { ExecuteOptions } from "../../src/options";
-import { ConfigError } from "../config";
+import { ConfigError } from "../errors";
 import { logLine } from "../log";
-import type { Tenant } from "../tenant";
+import type { Tenant } from "../tenant/tenant";
 import { askFlagsOf } from "./client-asks";
 import { META_KEYS, type Envelope } from "./envelope";
 import type { FollowTarget } from "./follow";

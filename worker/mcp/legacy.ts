@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
-import { overBatchLimit } from "../batch-limit";
+import { overBatchLimit } from "../tenant/batch-limit";
 import { waitUntilOf } from "../execution";
 import { tenantLedger } from "../ledger/address";
 import { viewerOf } from "../middleware/auth";

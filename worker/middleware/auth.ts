@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import type { Scope } from "../config";
+import type { Scope } from "../tenant/config";
 import type { AppEnv, Caller } from "../env";
 import { ApiError } from "../errors";
 import { waitUntilOf } from "../execution";

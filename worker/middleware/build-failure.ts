@@ -1,5 +1,5 @@
 import { createMiddleware } from "hono/factory";
-import type { BuildFailure } from "../build-failure";
+import type { BuildFailure } from "../tenant/build-failure";
 import type { AppEnv } from "../env";
 
 /** Answers every request 503 build_failed, naming the problem and its file, until a build succeeds. */

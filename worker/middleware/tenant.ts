@@ -1,13 +1,13 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import { withListedTools, withRemoteTools } from "../adapters/live";
-import { bundledConfig, type BundledConfig } from "../bundled-config";
-import type { Catalog } from "../catalog";
+import { withListedTools, withRemoteTools } from "../tenant/live-adapters";
+import { bundledConfig, type BundledConfig } from "../tenant/bundled-config";
+import type { Catalog } from "../tenant/catalog";
 import type { AppEnv } from "../env";
 import { waitUntilOf } from "../execution";
-import { preparePrecomputed } from "../listings-precomputed";
-import type { Tenant } from "../tenant";
-import { readyTenant } from "../tenant-ready";
+import { preparePrecomputed } from "../tenant/listings/precomputed";
+import type { Tenant } from "../tenant/tenant";
+import { readyTenant } from "../tenant/ready";
 
 /**
  * Puts the tenant (parsed once per isolate, its tools taken from `catalog`; `bundled` defaults to

@@ -3,7 +3,7 @@ import * as v from "valibot";
 import type { AppEnv, Caller } from "../env";
 import { ApiError } from "../errors";
 import { bindingOf } from "../keys/cache";
-import { SCOPES, type Scope } from "../config";
+import { SCOPES, type Scope } from "../tenant/config";
 import { siteOf } from "./context";
 import { looksLikeAccessToken, oauthServers } from "./site";
 

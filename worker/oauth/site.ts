@@ -1,5 +1,5 @@
 import type { OAuthAuthorizationServer, OAuthHelpers, OAuthResourceServer } from "@cloudflare/workers-oauth-provider";
-import { SCOPES } from "../config";
+import { SCOPES } from "../tenant/config";
 import { oauthLibrary, type OAuthLibrary } from "../oauth-library";
 
 /**

@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { Hono } from "../hono-lazy";
 import * as v from "valibot";
 import type { RemoteDefinition } from "../../src/adapters/mcp";
-import { remoteToolsOf } from "../adapters/live";
+import { remoteToolsOf } from "../tenant/live-adapters";
 import type { RemoteServer } from "../adapters/remote";
 import type { AppEnv } from "../env";
 import { ApiError } from "../errors";

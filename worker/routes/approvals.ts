@@ -9,11 +9,11 @@ import { tenantLedger } from "../ledger/address";
 import { DEFAULT_LEASE_MS } from "../ledger/journal";
 import type { ApprovedCall } from "../ledger/types";
 import { forbidden, hasScope, requireScope, viewerOf } from "../middleware/auth";
-import { tenantTextMasker } from "../tenant-mask";
+import { tenantTextMasker } from "../tenant/mask";
 import { needRemoteTools } from "../middleware/tenant";
 import { createCallRunner } from "../runner/host";
 import { decodeCursor, intParam, listNewest } from "./ledger-paging";
-import { approvalReasons } from "../approval-reasons";
+import { approvalReasons } from "../tenant/approval";
 
 const DecisionBody = v.object({
   decision: v.picklist(["approve", "deny"], 'decision must be "approve" or "deny"'),

@@ -4,7 +4,7 @@ import { ASK_METHODS, type AskChannel } from "../../src/ask";
 import { executeBatch } from "../../src/pipeline/batch";
 import type { Format } from "../../src/formats/format";
 import type { AppEnv } from "../env";
-import { overBatchLimit } from "../batch-limit";
+import { overBatchLimit } from "../tenant/batch-limit";
 import { ApiError } from "../errors";
 import { executionOptions } from "../execution";
 import { formatNamed, formatOf, refuseOtherMethods } from "../formats";

@@ -12,7 +12,7 @@ import { ApiError } from "../errors";
 import { tenantLedger, type LedgerStub } from "../ledger/address";
 import type { ListQuery } from "../ledger/types";
 import { requireScope, viewerOf } from "../middleware/auth";
-import { tenantTextMasker } from "../tenant-mask";
+import { tenantTextMasker } from "../tenant/mask";
 import { getFormat } from "../../src/formats";
 import { formatTakesPost } from "../formats";
 import { CALL_SURFACES, type CallSurface } from "../../src/client/surface";

@@ -1,12 +1,12 @@
 import { Hono } from "../hono-lazy";
 import type { AppEnv } from "../env";
 import { formatNamed } from "../formats";
-import { toolListingJson } from "../listing";
-import { INFO_SECTION } from "../listings-layout";
-import { precomputedListing } from "../listings-precomputed";
+import { toolListingJson } from "../tenant/listings/listing";
+import { INFO_SECTION } from "../tenant/listings/layout";
+import { precomputedListing } from "../tenant/listings/precomputed";
 import { requireScope } from "../middleware/auth";
 import { needListing } from "../middleware/tenant";
-import { toolInfo } from "../tool-info";
+import { toolInfo } from "../tenant/tool-info";
 
 const JSON_TYPE = { "content-type": "application/json" };
 

@@ -1,6 +1,7 @@
 import * as v from "valibot";
-import { PolicyDataSchema } from "../src/policy";
-import { ADAPTER_FIELDS } from "./adapters/config";
+import { PolicyDataSchema } from "../../src/policy";
+import { ADAPTER_FIELDS } from "../adapters/config";
+import { ConfigError } from "../errors";
 
 /**
  * A tenant's configuration: which tools it offers and how, who may call them, and its limits.
@@ -93,11 +94,6 @@ export type TenantConfigInput = v.InferInput<typeof TenantConfigSchema>;
 export type TenantConfig = v.InferOutput<typeof TenantConfigSchema> & {
   limits: { maxBodyBytes: number; maxCallsPerBatch: number; bodyTimeoutMs: number };
 };
-
-/** A configuration that cannot be used; its message names the field. */
-export class ConfigError extends Error {
-  override name = "ConfigError";
-}
 
 function describe(issue: v.BaseIssue<unknown>): string {
   let path = "";

@@ -1,6 +1,7 @@
-import type { ToolInfo } from "../src/client/types";
-import type { ConcurrencyPolicy } from "../src/policy";
-import type { Tool } from "../src/tool";
+import type { ToolInfo } from "../../src/client/types";
+import type { ConcurrencyPolicy } from "../../src/policy";
+import type { Tool } from "../../src/tool";
+import { effectiveApproval, riskOf } from "./approval";
 import type { Tenant } from "./tenant";
 
 /**
@@ -9,10 +10,6 @@ import type { Tenant } from "./tenant";
  */
 export function toolInfo(tool: Tool, tenant: Tenant): ToolInfo {
   const { policy } = tool;
-  const rules = tenant.config.requireApprovalFor;
-  const risk = policy.risk ?? "low";
-  const byTenant = (rules?.tools ?? []).includes(tool.name) || (rules?.risk ?? []).includes(risk);
-  const approval = policy.approval === "always" || byTenant ? "always" : typeof policy.approval === "function" ? "conditional" : "never";
   const gate = policy.concurrency;
   return {
     name: tool.name,
@@ -24,10 +21,10 @@ export function toolInfo(tool: Tool, tenant: Tenant): ToolInfo {
     ...(tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema }),
     ...(tool.render === undefined ? {} : { render: tool.render }),
     policy: {
-      risk,
+      risk: riskOf(tool),
       readOnly: policy.readOnly ?? false,
       idempotent: policy.idempotent ?? false,
-      approval,
+      approval: effectiveApproval(tool, tenant.config),
       ...(gate ? { concurrency: concurrencyInfo(gate) } : {}),
       ...(policy.timeoutMs === undefined ? {} : { timeoutMs: policy.timeoutMs }),
       ...(policy.retry === undefined ? {} : { retry: { attempts: policy.retry.attempts } }),

@@ -1,9 +1,9 @@
-import { ADAPTER_SECTIONS } from "../src/adapters/kinds";
-import { isPlainObject } from "../src/json";
+import { ADAPTER_SECTIONS } from "../../src/adapters/kinds";
+import { isPlainObject } from "../../src/json";
 import { bundledConfig, type BundledConfig } from "./bundled-config";
 import { CATALOG, type Catalog } from "./catalog";
-import { DEMO_CONFIG } from "./demo/tenant";
-import { jsonSchemaLibraryLoaded, loadJsonSchemaLibrary } from "./json-schema-library";
+import { DEMO_CONFIG } from "../demo/tenant";
+import { jsonSchemaLibraryLoaded, loadJsonSchemaLibrary } from "../json-schema-library";
 import { loadTenant, type Tenant } from "./tenant";
 
 /**

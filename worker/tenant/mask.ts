@@ -1,6 +1,6 @@
 import type { Context } from "hono";
-import { createTextMasker } from "../src/mask";
-import type { AppEnv } from "./env";
+import { createTextMasker } from "../../src/mask";
+import type { AppEnv } from "../env";
 
 /**
  * The tenant's secret values as a text masker, for text that reaches records or logs without the

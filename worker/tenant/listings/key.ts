@@ -1,10 +1,10 @@
-import type { Catalog } from "./catalog";
-import { taskSupportOf } from "./mcp/task-support";
-import { SOURCE_HASH } from "./source-hash.generated";
-import type { Tenant } from "./tenant";
-import { toolInfo } from "./tool-info";
+import type { Catalog } from "../catalog";
+import { taskSupportOf } from "../../mcp/task-support";
+import { SOURCE_HASH } from "../../source-hash.generated";
+import type { Tenant } from "../tenant";
+import { toolInfo } from "../tool-info";
 
-/** Bumped when the layout of a precomputed listings file changes (listings-layout.ts). */
+/** Bumped when the layout of a precomputed listings file changes (layout.ts). */
 export const PRECOMPUTED_LAYOUT = 1;
 
 const encoder = new TextEncoder();

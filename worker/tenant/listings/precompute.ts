@@ -1,12 +1,12 @@
-import { FORMATS } from "../src/formats";
-import { FormatSchemaError, type Format } from "../src/formats/format";
-import type { Tool } from "../src/tool";
+import { FORMATS } from "../../../src/formats";
+import { FormatSchemaError, type Format } from "../../../src/formats/format";
+import type { Tool } from "../../../src/tool";
 import { listingOf } from "./listing";
-import { INFO_SECTION, joinEntries, renderLayout, type Entry } from "./listings-layout";
-import { PRECOMPUTED_LAYOUT } from "./listings-key";
-import { taskSupportOf } from "./mcp/task-support";
-import type { Tenant } from "./tenant";
-import { toolInfo } from "./tool-info";
+import { INFO_SECTION, joinEntries, renderLayout, type Entry } from "./layout";
+import { PRECOMPUTED_LAYOUT } from "./key";
+import { taskSupportOf } from "../../mcp/task-support";
+import type { Tenant } from "../tenant";
+import { toolInfo } from "../tool-info";
 
 /** One tool's entry in a format's listing: its definition, or its skipped entry. */
 function formatEntry(format: Format, tool: Tool): Entry {

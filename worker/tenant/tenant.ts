@@ -1,13 +1,14 @@
-import type { Registry } from "../src/registry";
-import type { Hooks } from "../src/hooks";
-import { buildAdapters, type StaticAdapters } from "./adapters/build";
+import type { Registry } from "../../src/registry";
+import type { Hooks } from "../../src/hooks";
+import { buildAdapters, type StaticAdapters } from "../adapters/build";
 import { bundledConfig, type BundledConfig, type ListingsLoader } from "./bundled-config";
-import { ConfigError, parseTenantConfig, type Scope, type TenantConfig } from "./config";
+import { ConfigError } from "../errors";
+import { parseTenantConfig, type Scope, type TenantConfig } from "./config";
 import { CATALOG, type Catalog } from "./catalog";
-import { DEMO_CONFIG } from "./demo/tenant";
+import { DEMO_CONFIG } from "../demo/tenant";
 import { approvalHooks, buildRegistry } from "./registry";
 import { selectTools } from "./tool-selection";
-import { tenantUpstreams, type UpstreamNamespace } from "./upstreams/address";
+import { tenantUpstreams, type UpstreamNamespace } from "../upstreams/address";
 
 export interface TenantKey {
   name: string;
@@ -25,11 +26,11 @@ export interface Tenant {
   hooks: Hooks;
   /** Per-format tool listings and their JSON text, filled on first request (a registry never changes; a new view gets a new map). */
   listings: Map<string, unknown>;
-  /** Fetch adapters: egress-checked fetch, MCP servers, shared rate limits (their live tools: adapters/live.ts). */
+  /** Fetch adapters: egress-checked fetch, MCP servers, shared rate limits (their live tools: live-adapters.ts). */
   adapters: StaticAdapters;
   /**
    * A bundled configuration's precomputed listings, to be checked on the first listing
-   * (listings-precomputed.ts); absent for other configurations and in views with remote tools.
+   * (listings/precomputed.ts); absent for other configurations and in views with remote tools.
    */
   precomputed?: PrecomputedSource;
 }
@@ -124,7 +125,7 @@ let fromBundle: { bundled: BundledConfig; catalog: Catalog; entry: Tenant | Conf
  * The tenant for this environment, parsed once per configuration. Throws ConfigError. Precedence:
  * the TOOLGATE_CONFIG var (a local override: --var, .dev.vars, tests), else the configuration bundled
  * into the tenant's Worker (tenants/<name>.json), else the embedded demo where TOOLGATE_DEMO is "true".
- * Its code tools come from `catalog` (the app's: production passes worker/catalog.ts).
+ * Its code tools come from `catalog` (the app's: production passes worker/tenant/catalog.ts).
  */
 export function loadTenant(env: EnvVars, bundled: BundledConfig | undefined = bundledConfig(), catalog: Catalog = CATALOG): Tenant {
   const text = env.TOOLGATE_CONFIG;

@@ -1,4 +1,4 @@
-import type { Tool } from "../src/tool";
+import type { Tool } from "../../src/tool";
 import { BUILD_FAILURE, TOOL_FILES } from "./catalog.generated";
 
 export { BUILD_FAILURE };

@@ -1,5 +1,5 @@
 import { PatternRouter } from "hono/router/pattern-router";
-import { ApiError } from "./errors";
+import { ApiError } from "../errors";
 
 /** A route as Hono lists it (app.routes): middleware and `.all()` routes have the method "ALL". */
 interface ListedRoute {

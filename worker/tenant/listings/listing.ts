@@ -1,7 +1,7 @@
-import { FormatSchemaError, type Format } from "../src/formats/format";
-import type { Tool } from "../src/tool";
-import { precomputedListing } from "./listings-precomputed";
-import type { Tenant } from "./tenant";
+import { FormatSchemaError, type Format } from "../../../src/formats/format";
+import type { Tool } from "../../../src/tool";
+import { precomputedListing } from "./precomputed";
+import type { Tenant } from "../tenant";
 
 export interface Listing<Definition = unknown> {
   tools: Definition[];
@@ -25,7 +25,7 @@ export function toolListing<Definition>(tenant: Tenant, format: Format<Definitio
 
 /**
  * A listing as JSON text (GET /v1/tools/:format): the build's precomputed one when the tenant has it
- * (listings-precomputed.ts), else built. The whole listing is serialised once per tenant view and
+ * (precomputed.ts), else built. The whole listing is serialised once per tenant view and
  * format: a large tenant's listing is hundreds of KB, which would otherwise be stringified on every
  * request. With `allowed`, only those tools, for the request.
  */

@@ -1,8 +1,10 @@
-import { createRegistry, type Registry, type ToolEntry } from "../src/registry";
-import { assembleTool, type Tool } from "../src/tool";
-import type { Hooks } from "../src/hooks";
-import { checkKeyPointer } from "../src/gates/key";
-import { ConfigError, type TenantConfig } from "./config";
+import { createRegistry, type Registry, type ToolEntry } from "../../src/registry";
+import { assembleTool, type Tool } from "../../src/tool";
+import type { Hooks } from "../../src/hooks";
+import { checkKeyPointer } from "../../src/gates/key";
+import { ConfigError } from "../errors";
+import { tenantApproval } from "./approval";
+import type { TenantConfig } from "./config";
 
 /** A tool with the tenant's policy override laid over its own policy (functions in it are kept). */
 export function withPolicy(tool: Tool, override: TenantConfig["policies"][string]): Tool {
@@ -78,16 +80,15 @@ function overridden(tool: Tool, override: TenantConfig["policies"][string]): Too
   }
 }
 
-/** The tenant's approval rules as pipeline hooks: deny list first, then approval by risk or name. */
+/** The tenant's approval rules as pipeline hooks: deny list first, then its approval rule (approval.ts). */
 export function approvalHooks(config: TenantConfig): Hooks {
   const deny = new Set(config.deny);
-  const risks = new Set<string>(config.requireApprovalFor?.risk ?? []);
-  const tools = new Set(config.requireApprovalFor?.tools ?? []);
-  if (deny.size === 0 && risks.size === 0 && tools.size === 0) return {};
+  const approval = tenantApproval(config);
+  if (deny.size === 0 && approval.empty) return {};
   return {
     permission({ tool }) {
       if (deny.has(tool.name)) return { deny: `The tool "${tool.name}" is disabled for this tenant.` };
-      if (tools.has(tool.name) || risks.has(tool.policy.risk ?? "low")) return "approval";
+      if (approval.rules(tool).length > 0) return "approval";
       return undefined;
     },
   };

@@ -1,9 +1,9 @@
-import { FORMAT_NAMES } from "../src/formats";
-import type { McpTool } from "../src/formats/mcp";
-import { entriesOf, joinEntries, keptIndexes, readLayout, sectionText, INFO_SECTION, type Layout } from "./listings-layout";
-import { listingsKey, PRECOMPUTED_LAYOUT } from "./listings-key";
-import { logLine } from "./log";
-import type { PrecomputedSource, Tenant } from "./tenant";
+import { FORMAT_NAMES } from "../../../src/formats";
+import type { McpTool } from "../../../src/formats/mcp";
+import { entriesOf, joinEntries, keptIndexes, readLayout, sectionText, INFO_SECTION, type Layout } from "./layout";
+import { listingsKey, PRECOMPUTED_LAYOUT } from "./key";
+import { logLine } from "../../log";
+import type { PrecomputedSource, Tenant } from "../tenant";
 
 /**
  * Per tenant with precomputed listings (Tenant.precomputed): the check's outcome, the layout when the

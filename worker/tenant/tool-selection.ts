@@ -1,7 +1,8 @@
-import { checkEgress, parseEgressEntry } from "../src/egress";
-import type { Tool } from "../src/tool";
+import { checkEgress, parseEgressEntry } from "../../src/egress";
+import type { Tool } from "../../src/tool";
 import type { Catalog } from "./catalog";
-import { ConfigError, type TenantConfig } from "./config";
+import { ConfigError } from "../errors";
+import type { TenantConfig } from "./config";
 
 /** The code tools a tenant offers, and the origins they need to reach (they join its egress allow-list). */
 export interface ToolSelection {

@@ -14,7 +14,7 @@ export interface BundledConfig {
   source: string;
   /**
    * Its listings precomputed by the build (tenants/<name>.listings.generated.txt, see
-   * listings-precomputed.ts), imported on the first listing; used only when their key matches.
+   * listings/precomputed.ts), imported on the first listing; used only when their key matches.
    */
   listings?: ListingsLoader;
 }

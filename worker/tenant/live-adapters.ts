@@ -2,9 +2,9 @@ import type { Tool } from "../../src/tool";
 import { logLine } from "../log";
 import { tenantPins, type PinsNamespace } from "../pins/address";
 import { createPinStore } from "../pins/store";
-import { withPolicy } from "../registry";
-import { resolveSecrets, type Tenant } from "../tenant";
-import { createRemoteTools, type RemoteTools, type WaitUntil } from "./remote";
+import { withPolicy } from "./registry";
+import { resolveSecrets, type Tenant } from "./tenant";
+import { createRemoteTools, type RemoteTools, type WaitUntil } from "../adapters/remote";
 
 /** What this isolate keeps per tenant beside it: its remote tools once a request needs them. */
 interface Live {
