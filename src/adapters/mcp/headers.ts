@@ -1,4 +1,4 @@
-import { isPlainObject } from "../json";
+import { isPlainObject } from "../../json";
 
 /**
  * The 2026-07-28 request headers taken from the body (streamable-http.mdx, Request Metadata):

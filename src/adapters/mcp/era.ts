@@ -1,5 +1,5 @@
-import { isPlainObject } from "../json";
-import type { RpcError } from "./mcp-wire";
+import { isPlainObject } from "../../json";
+import type { RpcError } from "./wire";
 
 /**
  * Which era a server speaks (versioning.mdx, "Backward Compatibility with Initialization-Based

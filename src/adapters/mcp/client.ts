@@ -1,16 +1,16 @@
-import { toolError } from "../errors";
-import { classifyProbe, isEraMismatch, knownEras, META, MODERN_VERSIONS, type Era, type ProbeOutcome } from "./mcp-era";
-import { createLegacySession } from "./mcp-legacy";
-import { createModernChannel, type ModernChannel } from "./mcp-modern";
-import { answerTo, CLIENT_INFO, postMessage, prepare, rpcErrorOf, type McpCallContext, type McpClientOptions } from "./mcp-wire";
+import { toolError } from "../../errors";
+import { classifyProbe, isEraMismatch, knownEras, META, MODERN_VERSIONS, type Era, type ProbeOutcome } from "./era";
+import { createLegacySession } from "./legacy";
+import { createModernChannel, type ModernChannel } from "./modern";
+import { answerTo, CLIENT_INFO, postMessage, prepare, rpcErrorOf, type McpCallContext, type McpClientOptions } from "./wire";
 
-export type { McpCallContext, McpClientOptions } from "./mcp-wire";
+export type { McpCallContext, McpClientOptions } from "./wire";
 
 /**
  * A minimal dual-era MCP client over Streamable HTTP, on fetch alone (hand-written rather than the
  * SDK's Client to keep the Worker bundle and its cold start small). It speaks 2026-07-28 to servers
  * that offer it and 2025-11-25 (down to 2024-11-05) to the rest: the first request to an endpoint
- * probes with server/discover (mcp-era.ts), the verdict is kept for the isolate's lifetime, and a
+ * probes with server/discover (era.ts), the verdict is kept for the isolate's lifetime, and a
  * request the server refuses as being of the other era (it did not run) probes again and is sent
  * once more in the era found.
  */

@@ -1,16 +1,16 @@
 import * as v from "valibot";
-import { toolError } from "../errors";
-import { hashJson } from "../hash";
-import { isPlainObject, type JsonSchema } from "../json";
-import { jsonSchemaValidator } from "../schema/json-schema";
-import { assembleTool, TOOL_NAME_PATTERN, type Tool, type ToolAnnotations, type ToolLogger } from "../tool";
-import { AuthSchema, httpUrl, parseDeclaration, policyEntries, policyOf, RateLimitSchema } from "./declarations";
-import { labelOf, type AdapterKind } from "./kind";
-import { acceptsToolTasks, callRemoteTool } from "./mcp-call";
-import { createMcpClient, type McpCallContext } from "./mcp-client";
-import { fromCallResult } from "./mcp-content";
-import { headerParamsOf, type HeaderParam } from "./mcp-headers";
-import type { UpstreamGate } from "./upstream";
+import { toolError } from "../../errors";
+import { hashJson } from "../../hash";
+import { isPlainObject, type JsonSchema } from "../../json";
+import { jsonSchemaValidator } from "../../schema/json-schema";
+import { assembleTool, TOOL_NAME_PATTERN, type Tool, type ToolAnnotations, type ToolLogger } from "../../tool";
+import { AuthSchema, httpUrl, parseDeclaration, policyEntries, policyOf, RateLimitSchema } from "../declarations";
+import { labelOf, type AdapterKind } from "../kind";
+import { acceptsToolTasks, callRemoteTool } from "./call";
+import { createMcpClient, type McpCallContext } from "./client";
+import { fromCallResult } from "./content";
+import { headerParamsOf, type HeaderParam } from "./headers";
+import type { UpstreamGate } from "../upstream";
 
 export const McpServerSchema = v.strictObject({
   /** Label used in errors, records ("mcp:<url>") and admin routes. */

@@ -1,10 +1,10 @@
-import { toolError } from "../errors";
-import { isPlainObject } from "../json";
-import { eraMismatch, isModernEvidence } from "./mcp-era";
-import { refusedSession, sessionEndOf } from "./mcp-session-end";
-import { answerTo, CLIENT_INFO, drain, postMessage, prepare, rpcErrorOf, rpcFailure, type McpCallContext, type McpClientOptions, type Message } from "./mcp-wire";
-import { upstreamFailure } from "./http-response";
-import { maskerFor } from "./upstream";
+import { toolError } from "../../errors";
+import { isPlainObject } from "../../json";
+import { eraMismatch, isModernEvidence } from "./era";
+import { refusedSession, sessionEndOf } from "./session-end";
+import { answerTo, CLIENT_INFO, drain, postMessage, prepare, rpcErrorOf, rpcFailure, type McpCallContext, type McpClientOptions, type Message } from "./wire";
+import { upstreamFailure } from "../http-response";
+import { maskerFor } from "../upstream";
 
 /**
  * The 2025 (initialize-based) era: initialize → notifications/initialized → requests under the

@@ -1,12 +1,12 @@
-import { toolError } from "../errors";
-import { isPlainObject } from "../json";
-import type { Progress } from "../tool";
-import type { AuthDeclaration } from "./declarations";
-import { applyAuth } from "./http-request";
-import { endsSession } from "./mcp-session-end";
-import { networkFailure } from "./network-failure";
-import { readSse } from "./sse";
-import { fetchUpstream, maskerFor, readCapped, type UpstreamGate } from "./upstream";
+import { toolError } from "../../errors";
+import { isPlainObject } from "../../json";
+import type { Progress } from "../../tool";
+import type { AuthDeclaration } from "../declarations";
+import { applyAuth } from "../http-request";
+import { endsSession } from "./session-end";
+import { networkFailure } from "../network-failure";
+import { readSse } from "../sse";
+import { fetchUpstream, maskerFor, readCapped, type UpstreamGate } from "../upstream";
 
 /**
  * What both protocol eras share on Streamable HTTP: one POST per JSON-RPC message, an answer as

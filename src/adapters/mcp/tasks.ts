@@ -1,7 +1,7 @@
-import { toolError } from "../errors";
-import { isPlainObject } from "../json";
-import type { McpClient } from "./mcp-client";
-import { rpcFailure, type McpCallContext, type RpcError } from "./mcp-wire";
+import { toolError } from "../../errors";
+import { isPlainObject } from "../../json";
+import type { McpClient } from "./client";
+import { rpcFailure, type McpCallContext, type RpcError } from "./wire";
 
 /**
  * toolgate as the requestor of a task-augmented tools/call: it polls the task until it ends and

@@ -1,7 +1,7 @@
-import { toolError } from "../errors";
-import { isPlainObject, type JsonValue } from "../json";
-import type { Content, ContentAnnotations } from "../result";
-import { richResult, type RichResult } from "../tool";
+import { toolError } from "../../errors";
+import { isPlainObject, type JsonValue } from "../../json";
+import type { Content, ContentAnnotations } from "../../result";
+import { richResult, type RichResult } from "../../tool";
 
 /** A block's annotations, only the well-formed fields (audience roles, priority 0–1, lastModified). */
 function annotationsOf(raw: unknown): ContentAnnotations | undefined {

@@ -1,9 +1,9 @@
-import { toolError } from "../errors";
-import { isPlainObject } from "../json";
-import type { McpClient } from "./mcp-client";
-import { paramHeaders, type HeaderParam } from "./mcp-headers";
-import { awaitTask, legacyTasks, modernTasks, TASK_TTL_MS, taskStateOf } from "./mcp-tasks";
-import type { McpCallContext } from "./mcp-wire";
+import { toolError } from "../../errors";
+import { isPlainObject } from "../../json";
+import type { McpClient } from "./client";
+import { paramHeaders, type HeaderParam } from "./headers";
+import { awaitTask, legacyTasks, modernTasks, TASK_TTL_MS, taskStateOf } from "./tasks";
+import type { McpCallContext } from "./wire";
 
 /** What a call needs of a remote tool's definition besides its name. */
 export interface RemoteCallSpec {

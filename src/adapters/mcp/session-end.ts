@@ -1,5 +1,5 @@
-import { toolError, type ToolError } from "../errors";
-import { readCapped } from "./upstream";
+import { toolError, type ToolError } from "../../errors";
+import { readCapped } from "../upstream";
 
 /**
  * How an MCP session ends without the client ending it, and what that means for the request in

@@ -1,10 +1,10 @@
-import { toolError } from "../errors";
-import { isPlainObject } from "../json";
-import { eraMismatch, META, mutualVersion, TASKS_EXTENSION, UNSUPPORTED_PROTOCOL_VERSION } from "./mcp-era";
-import { encodeHeaderValue } from "./mcp-headers";
-import { answerTo, CLIENT_INFO, drain, postMessage, prepare, rpcErrorOf, rpcFailure, type McpCallContext, type McpClientOptions } from "./mcp-wire";
-import { upstreamFailure } from "./http-response";
-import { maskerFor } from "./upstream";
+import { toolError } from "../../errors";
+import { isPlainObject } from "../../json";
+import { eraMismatch, META, mutualVersion, TASKS_EXTENSION, UNSUPPORTED_PROTOCOL_VERSION } from "./era";
+import { encodeHeaderValue } from "./headers";
+import { answerTo, CLIENT_INFO, drain, postMessage, prepare, rpcErrorOf, rpcFailure, type McpCallContext, type McpClientOptions } from "./wire";
+import { upstreamFailure } from "../http-response";
+import { maskerFor } from "../upstream";
 
 /**
  * The 2026-07-28 era: no session and no handshake. Every request carries the protocol version,
