@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { DEMO_CONFIG } from "../../worker/demo/tenant";
-import { sessionCallPrefix } from "../../worker/mcp/call-ids";
-import { checkSessionId } from "../../worker/mcp/session";
+import { sessionCallPrefix } from "../../worker/mcp/v2025/call-ids";
+import { checkSessionId } from "../../worker/mcp/v2025/session";
 import { ADMIN_KEY, CALL_KEY_HASH, json, request } from "./helpers";
 import { connect, initializeRequest, MCP_URL, mcpFetch, openSession, post } from "./mcp-helpers";
 

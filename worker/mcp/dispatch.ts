@@ -4,10 +4,10 @@ import { ConfigError } from "../config";
 import { logLine } from "../log";
 import type { Tenant } from "../tenant";
 import { askFlagsOf } from "./client-asks";
-import { META_KEYS, type Envelope } from "./envelope";
+import { META_KEYS, type Envelope } from "./v2026/envelope";
 import type { FollowTarget } from "./follow";
 import { isLogLevel, RpcCode, RpcFailure, rpcError, rpcResult, type LogLevel, type RequestId, type RpcRequest, type RpcResponse } from "./protocol";
-import type { LegacyAsker } from "./legacy-ask";
+import type { LegacyAsker } from "./v2025/legacy-ask";
 import { cancelTask, getTask, tasksRequired, TASKS_EXTENSION, updateTask, type TaskHost } from "./tasks";
 import { callTool, listTools } from "./tools";
 import { isLegacyVersion, LATEST_LEGACY_VERSION, SERVED_VERSIONS, type Era, type LegacyVersion } from "./versions";
@@ -27,7 +27,7 @@ export interface Exchange {
   send(request: RpcRequest): boolean;
   /** The client reads this POST's answer as a stream (only then can it be sent requests). */
   streams: boolean;
-  /** A legacy session whose client declared what it answers: how its calls ask it (legacy-ask.ts). */
+  /** A legacy session whose client declared what it answers: how its calls ask it (v2025/legacy-ask.ts). */
   asks?: SessionAsks;
   /** Masks the tenant's secrets in text that is logged. */
   mask(text: string): string;

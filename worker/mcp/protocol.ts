@@ -39,7 +39,7 @@ export type RpcResponse =
   | { jsonrpc: "2.0"; id: RequestId; result: Record<string, unknown> }
   | { jsonrpc: "2.0"; id: RequestId | null; error: { code: number; message: string; data?: unknown } };
 
-/** A client's answer to a request the server sent it (legacy sessions: a tool asking, see legacy-ask.ts). */
+/** A client's answer to a request the server sent it (legacy sessions: a tool asking, see v2025/legacy-ask.ts). */
 export interface ClientResponse {
   id: RequestId;
   result?: unknown;
@@ -52,7 +52,7 @@ export type Incoming =
   | { kind: "notification"; message: RpcNotification }
   | { kind: "response"; message: ClientResponse }
   | { kind: "invalid"; id: RequestId | null; reason: string }
-  /** A response the server could not take (client-answers.ts): answered with this error, without an id. */
+  /** A response the server could not take (v2025/client-answers.ts): answered with this error, without an id. */
   | { kind: "refused"; refusal: { code: number; message: string } };
 
 function isObject(value: unknown): value is Record<string, unknown> {

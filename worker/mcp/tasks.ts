@@ -6,7 +6,7 @@ import type { LedgerEntry } from "../ledger/types";
 import type { JsonValue } from "../../src/json";
 import { answerCall } from "../runner/answer";
 import type { RunnersAddress } from "../runner/address";
-import type { Envelope } from "./envelope";
+import type { Envelope } from "./v2026/envelope";
 import type { FollowTarget } from "./follow";
 import { RpcCode, RpcFailure } from "./protocol";
 

@@ -11,9 +11,9 @@ import type { Tenant } from "../tenant";
 import { createCallLogger } from "./call-logger";
 import { followCall, type FollowTarget } from "./follow";
 import { RpcCode, RpcFailure, type LogLevel, type RpcRequest } from "./protocol";
-import type { Envelope } from "./envelope";
-import { inputRequiredResult, openRetry } from "./input-required";
-import { runAsking, type LegacyAsker, type RunRound } from "./legacy-ask";
+import type { Envelope } from "./v2026/envelope";
+import { inputRequiredResult, openRetry } from "./v2026/input-required";
+import { runAsking, type LegacyAsker, type RunRound } from "./v2025/legacy-ask";
 import { taskSupportOf } from "./task-support";
 import { createTaskResult, tasksRequired, type TaskHost } from "./tasks";
 import type { Era } from "./versions";
@@ -70,7 +70,7 @@ const CallParams = v.object({
 });
 
 export interface CallContext {
-  /** The call's id in the ledger (see call-ids.ts). */
+  /** The call's id in the ledger (see v2025/call-ids.ts). */
   callId: string;
   options: ExecuteOptions;
   /** Aborted when the client closes the request's stream (and, for legacy sessions, on DELETE). */
@@ -88,7 +88,7 @@ export interface CallContext {
   envelope?: Envelope;
   /** Set when this request's client follows tasks (2026-07-28 with the tasks extension). */
   tasks?: TaskHost;
-  /** A legacy session whose client can be asked (legacy-ask.ts): ctx.ask sends it requests on this POST's stream. */
+  /** A legacy session whose client can be asked (v2025/legacy-ask.ts): ctx.ask asks it on this POST's stream. */
   asker?: LegacyAsker;
 }
 
@@ -125,8 +125,9 @@ export async function callTool(params: unknown, ctx: CallContext): Promise<Recor
   const tool = base.registry.get(name);
   const support = ctx.era === "modern" && tool ? taskSupportOf(tool) : "forbidden";
   if (support === "required" && !ctx.tasks) throw tasksRequired(`the tool "${name}"`);
-  // 2026: the client answers what the tool asks by calling again (input-required.ts); a legacy client
-  // that declared what it answers is asked on this POST's stream, round after round (legacy-ask.ts).
+  // 2026: the client answers what the tool asks by calling again (v2026/input-required.ts); a legacy
+  // client that declared what it answers is asked on this POST's stream, round after round
+  // (v2025/legacy-ask.ts).
   // A detached tool run as a task asks in its run: the task waits for the answers (tasks.ts).
   const waits = ctx.tasks !== undefined && support !== "forbidden" && tool?.policy.execution === "detached";
   const retry = ctx.envelope ? await openRetry(params, ctx.envelope, ctx.follow, name, args, waits) : undefined;

@@ -1,18 +1,18 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../../env";
 import { classifyPost, type McpHeaders } from "./classify";
-import { trimOws } from "./headers";
-import { serveLegacy } from "./legacy";
-import { refusal, serveModern } from "./modern";
-import { RpcCode, rpcError } from "./protocol";
+import { trimOws } from "../v2026/headers";
+import { serveLegacy } from "../v2025/legacy";
+import { refusal, serveModern } from "../v2026/modern";
+import { RpcCode, rpcError } from "../protocol";
 import { accepted, type RespondOptions } from "./respond";
 
-export { handleDelete } from "./legacy";
+export { handleDelete } from "../v2025/legacy";
 
 /**
- * Streamable HTTP on /mcp for both eras: a POST is routed to the 2026-07-28 handler (modern.ts) or
- * to the session-based one of 2025-03-26 to 2025-11-25 (legacy.ts) by classify.ts.
+ * Streamable HTTP on /mcp for both eras: a POST is routed to the 2026-07-28 handler (v2026/modern.ts) or
+ * to the session-based one of 2025-03-26 to 2025-11-25 (v2025/legacy.ts) by classify.ts.
  */
 
 export type TransportOptions = RespondOptions;

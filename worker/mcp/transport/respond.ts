@@ -1,16 +1,16 @@
 import type { Context } from "hono";
-import { toolError } from "../../src/errors";
-import { createTextMasker } from "../../src/mask";
-import type { ExecuteOptions } from "../../src/options";
-import type { AppEnv } from "../env";
-import { executionOptions, waitUntilOf } from "../execution";
-import { tenantLedger } from "../ledger/address";
-import { viewerOf } from "../middleware/auth";
-import { needListing, needRemoteTools } from "../middleware/tenant";
-import { answer, type Exchange } from "./dispatch";
-import { RpcCode, rpcError, type Incoming, type RpcResponse } from "./protocol";
+import { toolError } from "../../../src/errors";
+import { createTextMasker } from "../../../src/mask";
+import type { ExecuteOptions } from "../../../src/options";
+import type { AppEnv } from "../../env";
+import { executionOptions, waitUntilOf } from "../../execution";
+import { tenantLedger } from "../../ledger/address";
+import { viewerOf } from "../../middleware/auth";
+import { needListing, needRemoteTools } from "../../middleware/tenant";
+import { answer, type Exchange } from "../dispatch";
+import { RpcCode, rpcError, type Incoming, type RpcResponse } from "../protocol";
 import { NotificationQueue, sseResponse } from "./stream";
-import { toolsNeeded } from "./tools";
+import { toolsNeeded } from "../tools";
 
 /** What the client can read: a missing Accept or a wildcard counts as both. */
 export interface Accepts {
@@ -29,7 +29,7 @@ export type EraParts = Pick<Exchange, "era" | "logLevel" | "callId" | "envelope"
 
 export interface RespondOptions {
   pageSize?: number;
-  /** How long a legacy session's call waits for its client's answer (legacy-ask.ts). */
+  /** How long a legacy session's call waits for its client's answer (v2025/legacy-ask.ts). */
   askTimeoutMs?: number;
   /** Silence on an SSE answer before a keepalive comment (stream.ts). */
   keepaliveMs?: number;

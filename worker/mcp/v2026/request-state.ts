@@ -1,9 +1,9 @@
-import { answersOverLimit, MAX_CALL_ANSWERS_CHARS } from "../../src/ask";
-import type { JsonValue } from "../../src/json";
-import { hashJson } from "../../src/hash";
-import { callDurable } from "../durable/call";
-import type { LedgerAddress } from "../ledger/address";
-import { fromBase64Url, toBase64Url } from "./session";
+import { answersOverLimit, MAX_CALL_ANSWERS_CHARS } from "../../../src/ask";
+import type { JsonValue } from "../../../src/json";
+import { hashJson } from "../../../src/hash";
+import { callDurable } from "../../durable/call";
+import type { LedgerAddress } from "../../ledger/address";
+import { fromBase64Url, toBase64Url } from "../v2025/session";
 
 /**
  * 2026-07-28 multi-round-trip requests keep no state on the server: what a tool was told in earlier

@@ -1,20 +1,20 @@
 import type { Context } from "hono";
-import type { AppEnv } from "../env";
-import { overBatchLimit } from "../batch-limit";
-import { waitUntilOf } from "../execution";
-import { tenantLedger } from "../ledger/address";
-import { viewerOf } from "../middleware/auth";
+import type { AppEnv } from "../../env";
+import { overBatchLimit } from "../../batch-limit";
+import { waitUntilOf } from "../../execution";
+import { tenantLedger } from "../../ledger/address";
+import { viewerOf } from "../../middleware/auth";
 import { sessionCallId } from "./call-ids";
 import { cancelByNotification, cancelSessionCalls, type CancelTarget } from "./cancel";
 import { createAskStore } from "./ask-store";
 import { takeAnswer } from "./client-answers";
-import { initialize, type SessionAsks } from "./dispatch";
+import { initialize, type SessionAsks } from "../dispatch";
 import { DEFAULT_ASK_TIMEOUT_MS } from "./legacy-ask";
-import { classify, RpcCode, RpcFailure, rpcError, rpcResult, type Incoming, type RpcRequest, type RpcResponse } from "./protocol";
-import { respond, type Accepts, type RespondOptions } from "./respond";
+import { classify, RpcCode, RpcFailure, rpcError, rpcResult, type Incoming, type RpcRequest, type RpcResponse } from "../protocol";
+import { respond, type Accepts, type RespondOptions } from "../transport/respond";
 import { checkSessionId, createSessionId, type Session } from "./session";
 import { createSessionStore, type SessionState } from "./session-store";
-import { allowsBatches, DEFAULT_LEGACY_VERSION, isLegacyVersion, SERVED_VERSIONS } from "./versions";
+import { allowsBatches, DEFAULT_LEGACY_VERSION, isLegacyVersion, SERVED_VERSIONS } from "../versions";
 
 /**
  * The legacy era (2025-03-26 to 2025-11-25) of Streamable HTTP: initialize opens a session whose id

@@ -1,6 +1,6 @@
-import { claimedVersion, claimsEnvelope, readEnvelope, type Envelope } from "./envelope";
-import { RpcCode, type RequestId, type RpcNotification, type RpcRequest } from "./protocol";
-import { isModernVersion, namesModernEra } from "./versions";
+import { claimedVersion, claimsEnvelope, readEnvelope, type Envelope } from "../v2026/envelope";
+import { RpcCode, type RequestId, type RpcNotification, type RpcRequest } from "../protocol";
+import { isModernVersion, namesModernEra } from "../versions";
 
 /** The MCP headers of a POST, with RFC 9110 optional whitespace removed. */
 export interface McpHeaders {

@@ -1,4 +1,4 @@
-import { isLogLevel, type LogLevel } from "./protocol";
+import { isLogLevel, type LogLevel } from "../protocol";
 
 /** The reserved `_meta` keys of 2026-07-28 (basic/index: per-request and per-response protocol fields). */
 export const META_KEYS = {

@@ -1,6 +1,6 @@
-import type { RpcNotification, RpcRequest, RpcResponse } from "./protocol";
+import type { RpcNotification, RpcRequest, RpcResponse } from "../protocol";
 
-/** What a POST's stream carries before its responses: notifications, and requests to the client (legacy-ask.ts). */
+/** Before its responses a POST's stream carries notifications and requests to the client (v2025/legacy-ask.ts). */
 type Outgoing = RpcNotification | RpcRequest;
 type Message = Outgoing | RpcResponse;
 

@@ -1,5 +1,5 @@
-import { hashJson } from "../../src/hash";
-import type { RequestId } from "./protocol";
+import { hashJson } from "../../../src/hash";
+import type { RequestId } from "../protocol";
 import { toBase64Url } from "./session";
 
 /**

@@ -1,16 +1,16 @@
 import type { Context } from "hono";
-import type { AppEnv } from "../env";
-import { needRemoteTools } from "../middleware/tenant";
-import { randomCallId } from "./call-ids";
-import type { McpHeaders, Refusal, Route } from "./classify";
-import { methodOf } from "./dispatch";
+import type { AppEnv } from "../../env";
+import { needRemoteTools } from "../../middleware/tenant";
+import { randomCallId } from "../v2025/call-ids";
+import type { McpHeaders, Refusal, Route } from "../transport/classify";
+import { methodOf } from "../dispatch";
 import { checkParamHeaders, checkStandardHeaders } from "./headers";
-import { RpcCode, rpcError } from "./protocol";
-import { respond, type Accepts, type RespondOptions } from "./respond";
-import { declaresTasks, type TaskHost } from "./tasks";
-import { tenantRunners } from "../runner/address";
-import { isModernVersion, SERVED_VERSIONS } from "./versions";
-import { settingsFromEnv } from "../ledger/settings";
+import { RpcCode, rpcError } from "../protocol";
+import { respond, type Accepts, type RespondOptions } from "../transport/respond";
+import { declaresTasks, type TaskHost } from "../tasks";
+import { tenantRunners } from "../../runner/address";
+import { isModernVersion, SERVED_VERSIONS } from "../versions";
+import { settingsFromEnv } from "../../ledger/settings";
 
 /**
  * The 2026-07-28 era: every POST stands alone. Its _meta says which revision it speaks, what the

@@ -1,6 +1,6 @@
 import { createMiddleware } from "hono/factory";
-import type { AppEnv } from "../env";
-import { RpcCode, rpcError } from "./protocol";
+import type { AppEnv } from "../../env";
+import { RpcCode, rpcError } from "../protocol";
 
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
 

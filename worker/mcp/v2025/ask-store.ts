@@ -1,6 +1,6 @@
-import { callDurable } from "../durable/call";
-import type { LedgerAddress } from "../ledger/address";
-import type { AskAnswerOutcome, AskState } from "../ledger/asks";
+import { callDurable } from "../../durable/call";
+import type { LedgerAddress } from "../../ledger/address";
+import type { AskAnswerOutcome, AskState } from "../../ledger/asks";
 
 /**
  * The questions a legacy session's call put to its client, on the ledger shard of the call's id

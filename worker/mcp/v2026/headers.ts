@@ -1,5 +1,5 @@
-import type { Refusal, McpHeaders } from "./classify";
-import { RpcCode, type RpcRequest } from "./protocol";
+import type { Refusal, McpHeaders } from "../transport/classify";
+import { RpcCode, type RpcRequest } from "../protocol";
 
 /**
  * The HTTP headers a 2026-07-28 POST mirrors from its body (transports/streamable-http: Standard

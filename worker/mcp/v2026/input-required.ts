@@ -1,11 +1,11 @@
 import * as v from "valibot";
-import { ASK_KEY_PATTERN, canBeAsked, elicitationModeOf, type AskChannel, type InputRequest } from "../../src/ask";
-import type { JsonValue } from "../../src/json";
-import type { CallResult } from "../../src/result";
-import { askableBy, askFlagsOf } from "./client-asks";
+import { ASK_KEY_PATTERN, canBeAsked, elicitationModeOf, type AskChannel, type InputRequest } from "../../../src/ask";
+import type { JsonValue } from "../../../src/json";
+import type { CallResult } from "../../../src/result";
+import { askableBy, askFlagsOf } from "../client-asks";
 import type { Envelope } from "./envelope";
-import type { FollowTarget } from "./follow";
-import { RpcCode, RpcFailure } from "./protocol";
+import type { FollowTarget } from "../follow";
+import { RpcCode, RpcFailure } from "../protocol";
 import { callDigest, MAX_REQUEST_STATE_CHARS, openState, signState } from "./request-state";
 
 /**

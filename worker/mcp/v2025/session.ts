@@ -10,7 +10,7 @@
  * on the shard of the session's reference (session-store.ts), so every isolate sees the same; nothing
  * of a session stays in an isolate.
  */
-import { MAX_ASK_FLAGS } from "./client-asks";
+import { MAX_ASK_FLAGS } from "../client-asks";
 
 
 const encoder = new TextEncoder();

@@ -1,7 +1,7 @@
-import { answersOverLimit } from "../../src/ask";
+import { answersOverLimit } from "../../../src/ask";
 import type { AskStore } from "./ask-store";
 import { callOfAskId } from "./call-ids";
-import { RpcCode, type ClientResponse } from "./protocol";
+import { RpcCode, type ClientResponse } from "../protocol";
 
 /**
  * A legacy client's JSON-RPC responses to what a call asked it (legacy-ask.ts), POSTed on their own
