@@ -3,8 +3,11 @@
  * ones (2026-07-28 on) carry their version and the client's capabilities on every request.
  */
 
-/** Newest first: initialize answers the client's version when listed here, else the newest. */
-export const LEGACY_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26"] as const;
+/**
+ * Newest first: initialize answers the client's version when listed here, else the newest. 2024-11-05
+ * came before Streamable HTTP, yet the official SDKs speak it over it, as toolgate's own client does.
+ */
+export const LEGACY_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"] as const;
 export type LegacyVersion = (typeof LEGACY_VERSIONS)[number];
 export const LATEST_LEGACY_VERSION: LegacyVersion = LEGACY_VERSIONS[0];
 /** What a legacy request without MCP-Protocol-Version speaks (the transport spec's backwards-compatible default). */

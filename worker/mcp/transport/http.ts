@@ -12,7 +12,7 @@ export { handleDelete } from "../v2025/legacy";
 
 /**
  * Streamable HTTP on /mcp for both eras: a POST is routed to the 2026-07-28 handler (v2026/modern.ts) or
- * to the session-based one of 2025-03-26 to 2025-11-25 (v2025/legacy.ts) by classify.ts.
+ * to the session-based one of 2024-11-05 to 2025-11-25 (v2025/legacy.ts) by classify.ts.
  */
 
 export type TransportOptions = RespondOptions;

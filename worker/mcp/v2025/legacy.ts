@@ -17,7 +17,7 @@ import { createSessionStore, type SessionState } from "./session-store";
 import { allowsBatches, DEFAULT_LEGACY_VERSION, isLegacyVersion, SERVED_VERSIONS } from "../versions";
 
 /**
- * The legacy era (2025-03-26 to 2025-11-25) of Streamable HTTP: initialize opens a session whose id
+ * The legacy era (2024-11-05 to 2025-11-25) of Streamable HTTP: initialize opens a session whose id
  * travels in Mcp-Session-Id; DELETE ends it. The id itself is checked without storage; the rest of a
  * session (level, deletion) is read from the ledger once per request, and its calls' ids derive from
  * it, so a cancel or a DELETE landing on any isolate reaches them. A client that declared what it
