@@ -1,16 +1,19 @@
 import * as v from "valibot";
+import { RpcCode } from "../../src/mcp/errors";
+import { isLogLevel, type LogLevel, type NotificationMethod, type RequestId, type RequestMethod, type RpcRequest, type RpcResponse } from "../../src/mcp/messages";
+import { META_KEYS, TASKS_EXTENSION } from "../../src/mcp/meta";
+import { isLegacyVersion, LATEST_LEGACY_VERSION, SUPPORTED_VERSIONS, type Era, type LegacyVersion } from "../../src/mcp/versions";
 import type { ExecuteOptions } from "../../src/options";
 import { ConfigError } from "../config";
 import { logLine } from "../log";
 import type { Tenant } from "../tenant";
 import { askFlagsOf } from "./client-asks";
-import { META_KEYS, type Envelope } from "./v2026/envelope";
 import type { FollowTarget } from "./follow";
-import { isLogLevel, RpcCode, RpcFailure, rpcError, rpcResult, type LogLevel, type RequestId, type RpcRequest, type RpcResponse } from "./protocol";
-import type { LegacyAsker } from "./v2025/legacy-ask";
-import { cancelTask, getTask, tasksRequired, TASKS_EXTENSION, updateTask, type TaskHost } from "./tasks";
+import { rpcError, RpcFailure, rpcResult } from "./jsonrpc";
+import { cancelTask, getTask, tasksRequired, updateTask, type TaskHost } from "./tasks";
 import { callTool, listTools } from "./tools";
-import { isLegacyVersion, LATEST_LEGACY_VERSION, SERVED_VERSIONS, type Era, type LegacyVersion } from "./versions";
+import type { LegacyAsker } from "./v2025/legacy-ask";
+import type { Envelope } from "./v2026/envelope";
 
 /** One request to /mcp: what its handler needs, whichever era it speaks. */
 export interface Exchange {
@@ -22,7 +25,7 @@ export interface Exchange {
   /** Aborted when the client goes away. */
   signal: AbortSignal;
   /** A notification on this POST's response stream. */
-  notify(method: string, params: Record<string, unknown>): void;
+  notify(method: NotificationMethod, params: Record<string, unknown>): void;
   /** A request to the client on this POST's response stream (a legacy session asking); false when it cannot go. */
   send(request: RpcRequest): boolean;
   /** The client reads this POST's answer as a stream (only then can it be sent requests). */
@@ -79,8 +82,8 @@ const BOTH: readonly Era[] = ["legacy", "modern"];
  * What /mcp answers, per era. ping and logging/setLevel are gone from 2026-07-28 (logs follow each
  * request's _meta); server/discover is 2026's. A method missing here is -32601 (and 404 in 2026).
  */
-const METHODS: Record<string, Method> = {
-  "server/discover": { eras: ["modern"], run: () => ({ supportedVersions: SERVED_VERSIONS, capabilities: MODERN_CAPABILITIES }) },
+const METHODS: { readonly [name in RequestMethod]?: Method } = {
+  "server/discover": { eras: ["modern"], run: () => ({ supportedVersions: SUPPORTED_VERSIONS, capabilities: MODERN_CAPABILITIES }) },
   "tools/list": {
     eras: BOTH,
     run: (request, exchange) => listTools(exchange.tenant, request.params, exchange.pageSize, exchange.allowed, exchange.era === "modern"),
@@ -101,7 +104,7 @@ function tasksOf(request: RpcRequest, exchange: Exchange): TaskHost {
 
 /** The handler of a method in an era, if it has one. */
 export function methodOf(name: string, era: Era): Method | undefined {
-  const method = Object.hasOwn(METHODS, name) ? METHODS[name] : undefined;
+  const method = Object.hasOwn(METHODS, name) ? METHODS[name as RequestMethod] : undefined;
   return method?.eras.includes(era) ? method : undefined;
 }
 

@@ -1,14 +1,16 @@
 import * as v from "valibot";
 import { toCallToolResult } from "../../src/formats/mcp";
+import type { JsonValue } from "../../src/json";
+import { RpcCode } from "../../src/mcp/errors";
+import { TASKS_EXTENSION } from "../../src/mcp/meta";
 import { resultOfRecord, type CallRecord } from "../../src/result";
 import { callDurable } from "../durable/call";
 import type { LedgerEntry } from "../ledger/types";
-import type { JsonValue } from "../../src/json";
-import { answerCall } from "../runner/answer";
 import type { RunnersAddress } from "../runner/address";
-import type { Envelope } from "./v2026/envelope";
+import { answerCall } from "../runner/answer";
 import type { FollowTarget } from "./follow";
-import { RpcCode, RpcFailure } from "./protocol";
+import { RpcFailure } from "./jsonrpc";
+import type { Envelope } from "./v2026/envelope";
 
 /**
  * The MCP tasks extension (io.modelcontextprotocol/tasks, 2026-07-28): a task *is* a call's ledger
@@ -16,8 +18,6 @@ import { RpcCode, RpcFailure } from "./protocol";
  * cancel that record on the tenant's ledger shard, so they work from any isolate, after the client
  * went away and after the objects restarted. Nothing of a task is kept in memory.
  */
-
-export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 
 /** A client polls a working task about this often (a hint; the record changes at most once a second for progress). */
 export const TASK_POLL_INTERVAL_MS = 1_000;

@@ -1,8 +1,11 @@
 import * as v from "valibot";
-import { executeCall } from "../../src/pipeline/execute";
 import { mcp, toCallToolResult, type McpTool } from "../../src/formats/mcp";
 import type { Hooks } from "../../src/hooks";
+import { RpcCode } from "../../src/mcp/errors";
+import type { LogLevel, NotificationMethod, RpcRequest } from "../../src/mcp/messages";
+import type { Era } from "../../src/mcp/versions";
 import type { ExecuteOptions } from "../../src/options";
+import { executeCall } from "../../src/pipeline/execute";
 import { isRunning, resultOfRecord, type Progress } from "../../src/result";
 import { toolListing } from "../listing";
 import { precomputedMcp, type McpListing } from "../listings-precomputed";
@@ -10,13 +13,12 @@ import { logCall } from "../log";
 import type { Tenant } from "../tenant";
 import { createCallLogger } from "./call-logger";
 import { followCall, type FollowTarget } from "./follow";
-import { RpcCode, RpcFailure, type LogLevel, type RpcRequest } from "./protocol";
-import type { Envelope } from "./v2026/envelope";
-import { inputRequiredResult, openRetry } from "./v2026/input-required";
-import { runAsking, type LegacyAsker, type RunRound } from "./v2025/legacy-ask";
+import { RpcFailure } from "./jsonrpc";
 import { taskSupportOf } from "./task-support";
 import { createTaskResult, tasksRequired, type TaskHost } from "./tasks";
-import type { Era } from "./versions";
+import { runAsking, type LegacyAsker, type RunRound } from "./v2025/legacy-ask";
+import type { Envelope } from "./v2026/envelope";
+import { inputRequiredResult, openRetry } from "./v2026/input-required";
 
 const DEFAULT_PAGE_SIZE = 100;
 
@@ -76,7 +78,7 @@ export interface CallContext {
   /** Aborted when the client closes the request's stream (and, for legacy sessions, on DELETE). */
   signal: AbortSignal;
   /** Sends a notification on this request's stream. */
-  notify(method: string, params: Record<string, unknown>): void;
+  notify(method: NotificationMethod, params: Record<string, unknown>): void;
   /** The minimum level of the tool's logs sent as notifications/message; undefined sends none. */
   logLevel(): LogLevel | undefined;
   /** The HTTP request's id, for the call's log line. */

@@ -1,8 +1,10 @@
 import { toolError } from "../../errors";
-import { classifyProbe, isEraMismatch, knownEras, META, MODERN_VERSIONS, type Era, type ProbeOutcome } from "./era";
+import type { RequestMethod } from "../../mcp/messages";
+import { MODERN_VERSIONS, type ModernVersion } from "../../mcp/versions";
+import { classifyProbe, isEraMismatch, knownEras, type ProbeOutcome, type ServerEra } from "./era";
 import { createLegacySession } from "./legacy";
-import { createModernChannel, type ModernChannel } from "./modern";
-import { answerTo, CLIENT_INFO, postMessage, prepare, rpcErrorOf, type McpCallContext, type McpClientOptions } from "./wire";
+import { createModernChannel, requestMeta, setStandardHeaders, type ModernChannel } from "./modern";
+import { answerTo, postMessage, prepare, rpcErrorOf, type McpCallContext, type McpClientOptions } from "./wire";
 
 export type { McpCallContext, McpClientOptions } from "./wire";
 
@@ -16,26 +18,25 @@ export type { McpCallContext, McpClientOptions } from "./wire";
  */
 export interface McpClient {
   /** The server's era, probing on first use. */
-  era(ctx: McpCallContext): Promise<Era>;
+  era(ctx: McpCallContext): Promise<ServerEra>;
   /** The capabilities the server declared (server/discover, or initialize for a 2025 server). */
   capabilities(ctx: McpCallContext): Promise<Record<string, unknown>>;
   /** One request; answers its result (any resultType: the caller reads it). `headers` are 2026 Mcp-Param-* headers. */
-  request(method: string, params: Record<string, unknown>, ctx: McpCallContext, headers?: Record<string, string>): Promise<unknown>;
+  request(method: RequestMethod, params: Record<string, unknown>, ctx: McpCallContext, headers?: Record<string, string>): Promise<unknown>;
   /** Hold a notification stream open (2025: GET; 2026: subscriptions/listen) until it ends or ctx.signal aborts. */
   listen(ctx: McpCallContext): Promise<void>;
 }
 
 export function createMcpClient(options: McpClientOptions): McpClient {
   const legacy = createLegacySession(options);
-  let modern: { era: Era; channel: ModernChannel } | undefined;
-  let probing: Promise<Era> | undefined;
+  let modern: { era: ServerEra; channel: ModernChannel } | undefined;
+  let probing: Promise<ServerEra> | undefined;
 
-  async function probeOnce(version: string, ctx: McpCallContext): Promise<ProbeOutcome> {
+  async function probeOnce(version: ModernVersion, ctx: McpCallContext): Promise<ProbeOutcome> {
     const { url, headers } = prepare(options, ctx, "application/json, text/event-stream");
-    headers.set("mcp-protocol-version", version);
-    headers.set("mcp-method", "server/discover");
-    const meta = { [META.protocolVersion]: version, [META.clientInfo]: CLIENT_INFO, [META.clientCapabilities]: {} };
-    const response = await postMessage(options, { id: 0, method: "server/discover", params: { _meta: meta } }, headers, url, ctx);
+    setStandardHeaders(headers, version, "server/discover", {});
+    const params = { _meta: requestMeta(version, {}) };
+    const response = await postMessage(options, { id: 0, method: "server/discover", params }, headers, url, ctx);
     if (!response.ok) {
       const { error } = await rpcErrorOf(response);
       return { kind: "http-error", status: response.status, ...(error ? { error } : {}) };
@@ -44,12 +45,11 @@ export function createMcpClient(options: McpClientOptions): McpClient {
     return answer.error === undefined ? { kind: "result", result: answer.result } : { kind: "rpc-error", error: answer.error };
   }
 
-  async function probe(ctx: McpCallContext): Promise<Era> {
-    let version: string = MODERN_VERSIONS[0];
+  async function probe(ctx: McpCallContext): Promise<ServerEra> {
+    let version: ModernVersion = MODERN_VERSIONS[0];
     for (let attempt = 1; attempt <= 2; attempt++) {
       const verdict = classifyProbe(await probeOnce(version, ctx));
-      if (verdict.kind === "modern") return { kind: "modern", version: verdict.version, capabilities: verdict.capabilities };
-      if (verdict.kind === "legacy") return { kind: "legacy" };
+      if (verdict.kind === "modern" || verdict.kind === "legacy") return verdict;
       if (verdict.kind === "no-evidence") {
         throw toolError("upstream_error", `${options.label} answered server/discover with HTTP ${verdict.status}`, { status: verdict.status, retryable: verdict.status >= 500 });
       }
@@ -58,7 +58,7 @@ export function createMcpClient(options: McpClientOptions): McpClient {
     throw toolError("upstream_error", `${options.label} refused every protocol version toolgate offered`, { retryable: false });
   }
 
-  async function eraOf(ctx: McpCallContext): Promise<Era> {
+  async function eraOf(ctx: McpCallContext): Promise<ServerEra> {
     const known = knownEras.get(options.url);
     if (known) return known;
     probing ??= probe(ctx)
@@ -67,8 +67,8 @@ export function createMcpClient(options: McpClientOptions): McpClient {
     return probing;
   }
 
-  function channelFor(era: Era): ModernChannel {
-    if (modern?.era !== era) modern = { era, channel: createModernChannel(options, era as { version: string }) };
+  function channelFor(era: Extract<ServerEra, { kind: "modern" }>): ModernChannel {
+    if (modern?.era !== era) modern = { era, channel: createModernChannel(options, era) };
     return modern.channel;
   }
 

@@ -1,4 +1,6 @@
 import { isPlainObject } from "../../json";
+import { RpcCode } from "../../mcp/errors";
+import { MODERN_VERSIONS, type Era, type ModernVersion } from "../../mcp/versions";
 import type { RpcError } from "./wire";
 
 /**
@@ -11,33 +13,22 @@ import type { RpcError } from "./wire";
  * 5xx and network faults are no evidence either way and fail the request.
  */
 
-export const MODERN_VERSIONS = ["2026-07-28"] as const;
-export const META = {
-  protocolVersion: "io.modelcontextprotocol/protocolVersion",
-  clientInfo: "io.modelcontextprotocol/clientInfo",
-  clientCapabilities: "io.modelcontextprotocol/clientCapabilities",
-} as const;
-export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
-
-/** JSON-RPC codes of the 2026-07-28 specification (and the tasks extension's earlier number for a missing capability). */
-export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
-export const MISSING_CLIENT_CAPABILITY = new Set([-32021, -32003]);
-export const HEADER_MISMATCH = -32020;
-
-export type Era = { kind: "modern"; version: string; capabilities: Record<string, unknown> } | { kind: "legacy" };
+/** A server's era as the client found it: for a modern one, the revision both speak and what it offers. */
+export type ServerEra =
+  | { kind: Extract<Era, "modern">; version: ModernVersion; capabilities: Record<string, unknown> }
+  | { kind: Extract<Era, "legacy"> };
 
 export type ProbeOutcome = { kind: "result"; result: unknown } | { kind: "rpc-error"; error: RpcError } | { kind: "http-error"; status: number; error?: RpcError };
 
 export type Verdict =
-  | { kind: "modern"; version: string; capabilities: Record<string, unknown> }
+  | ServerEra
   /** UnsupportedProtocolVersion naming a version both speak: ask again with it. */
-  | { kind: "retry"; version: string }
-  | { kind: "legacy" }
+  | { kind: "retry"; version: ModernVersion }
   /** No evidence (auth, a server fault): the request fails with this status. */
   | { kind: "no-evidence"; status: number };
 
 /** The modern version both speak, from an UnsupportedProtocolVersion error's data.supported. */
-export function mutualVersion(error: RpcError | undefined): string | undefined {
+export function mutualVersion(error: RpcError | undefined): ModernVersion | undefined {
   const supported = isPlainObject(error?.data) ? error.data.supported : undefined;
   if (!Array.isArray(supported)) return undefined;
   return MODERN_VERSIONS.find((version) => supported.includes(version));
@@ -45,7 +36,7 @@ export function mutualVersion(error: RpcError | undefined): string | undefined {
 
 /** An error only a modern server sends: UnsupportedProtocolVersion naming a modern version both speak. */
 export function isModernEvidence(error: RpcError | undefined): boolean {
-  return error?.code === UNSUPPORTED_PROTOCOL_VERSION && mutualVersion(error) !== undefined;
+  return error?.code === RpcCode.unsupportedVersion && mutualVersion(error) !== undefined;
 }
 
 /** The era a server/discover probe's outcome shows (pure; the caller does the I/O). */
@@ -61,7 +52,7 @@ export function classifyProbe(outcome: ProbeOutcome): Verdict {
     return { kind: "no-evidence", status: outcome.status };
   }
   const version = mutualVersion(outcome.error);
-  return outcome.error?.code === UNSUPPORTED_PROTOCOL_VERSION && version ? { kind: "retry", version } : { kind: "legacy" };
+  return outcome.error?.code === RpcCode.unsupportedVersion && version ? { kind: "retry", version } : { kind: "legacy" };
 }
 
 const mismatches = new WeakSet<object>();
@@ -80,4 +71,4 @@ export function isEraMismatch(error: unknown): boolean {
  * Eras by MCP endpoint, for the isolate's lifetime: the era is the server's, not a tenant's or a
  * request's (versioning.mdx: cache it per origin, probe again when the assumption fails).
  */
-export const knownEras = new Map<string, Era>();
+export const knownEras = new Map<string, ServerEra>();

@@ -1,8 +1,10 @@
 import { isPlainObject } from "../../json";
+import { encodeHeaderValue, paramHeader } from "../../mcp/headers";
 
 /**
- * The 2026-07-28 request headers taken from the body (streamable-http.mdx, Request Metadata):
- * Mcp-Name, and the Mcp-Param-{Name} headers a tool's inputSchema asks for with `x-mcp-header`.
+ * The 2026-07-28 Mcp-Param-{Name} headers a tool's inputSchema asks for with `x-mcp-header`
+ * (streamable-http.mdx, Request Metadata): which parameters, and their values for a call. The
+ * standard headers and the value encoding are src/mcp/headers.ts's.
  */
 
 /** A parameter the server wants mirrored into `Mcp-Param-{name}`: where it sits in the arguments. */
@@ -13,7 +15,6 @@ export interface HeaderParam {
 
 /** RFC 9110 token characters (a header field name). */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-const SENTINEL = /^=\?base64\?.*\?=$/s;
 const COMPOSITE = ["items", "prefixItems", "additionalProperties", "oneOf", "anyOf", "allOf", "not", "if", "then", "else", "$ref", "$defs", "definitions", "patternProperties", "dependentSchemas", "contains"];
 
 /** Whether an x-mcp-header appears anywhere but on a chain of `properties` (which makes the tool invalid). */
@@ -56,24 +57,14 @@ export function headerParamsOf(inputSchema: unknown): HeaderParam[] | string {
   return walk(inputSchema, []) ?? found;
 }
 
-/** A header value as sent: plain visible ASCII as is, anything else as `=?base64?…?=`. */
-export function encodeHeaderValue(value: string): string {
-  const plain = /^[\x20-\x7E\t]*$/.test(value) && value.trim() === value && !SENTINEL.test(value);
-  if (plain) return value;
-  const bytes = new TextEncoder().encode(value);
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return `=?base64?${btoa(binary)}?=`;
-}
-
 /** The Mcp-Param-* headers for these arguments (absent and null values send no header). */
 export function paramHeaders(params: readonly HeaderParam[], args: unknown): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const param of params) {
     let value: unknown = args;
     for (const key of param.path) value = isPlainObject(value) ? value[key] : undefined;
-    if (typeof value === "string") headers[`mcp-param-${param.name}`] = encodeHeaderValue(value);
-    else if (typeof value === "boolean" || (typeof value === "number" && Number.isSafeInteger(value))) headers[`mcp-param-${param.name}`] = String(value);
+    if (typeof value === "string") headers[paramHeader(param.name)] = encodeHeaderValue(value);
+    else if (typeof value === "boolean" || (typeof value === "number" && Number.isSafeInteger(value))) headers[paramHeader(param.name)] = String(value);
   }
   return headers;
 }

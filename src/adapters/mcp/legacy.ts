@@ -1,10 +1,14 @@
 import { toolError } from "../../errors";
 import { isPlainObject } from "../../json";
+import { RpcCode } from "../../mcp/errors";
+import { MCP_HEADERS } from "../../mcp/headers";
+import type { NotificationMethod, RequestMethod } from "../../mcp/messages";
+import { isLegacyVersion, LATEST_LEGACY_VERSION, type LegacyVersion } from "../../mcp/versions";
+import { upstreamFailure } from "../http-response";
+import { maskerFor } from "../upstream";
 import { eraMismatch, isModernEvidence } from "./era";
 import { refusedSession, sessionEndOf } from "./session-end";
 import { answerTo, CLIENT_INFO, drain, postMessage, prepare, rpcErrorOf, rpcFailure, type McpCallContext, type McpClientOptions, type Message } from "./wire";
-import { upstreamFailure } from "../http-response";
-import { maskerFor } from "../upstream";
 
 /**
  * The 2025 (initialize-based) era: initialize → notifications/initialized → requests under the
@@ -19,13 +23,11 @@ import { maskerFor } from "../upstream";
  * the pipeline decides (idempotent tools).
  */
 
-export const LEGACY_VERSION = "2025-11-25";
-const SUPPORTED_VERSIONS = new Set(["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]);
 /** Requests that repeat no work when sent twice (initialize is never repeated: a new session is started instead). */
-const REPEATABLE = new Set(["tools/list", "tasks/get"]);
+const REPEATABLE: ReadonlySet<RequestMethod> = new Set(["tools/list", "tasks/get"]);
 
 export interface LegacySession {
-  request(method: string, params: Record<string, unknown>, ctx: McpCallContext): Promise<unknown>;
+  request(method: RequestMethod, params: Record<string, unknown>, ctx: McpCallContext): Promise<unknown>;
   /** The capabilities the server declared in its last initialize (undefined before one). */
   capabilities(ctx: McpCallContext): Promise<Record<string, unknown>>;
   listen(ctx: McpCallContext): Promise<void>;
@@ -33,15 +35,15 @@ export interface LegacySession {
 
 export function createLegacySession(options: McpClientOptions): LegacySession {
   let sessionId: string | undefined;
-  let version: string | undefined;
+  let version: LegacyVersion | undefined;
   let serverCapabilities: Record<string, unknown> = {};
   let ready: Promise<void> | undefined;
   let nextId = 1;
 
   function headersFor(ctx: McpCallContext, accept: string): { url: string; headers: Headers } {
     const prepared = prepare(options, ctx, accept);
-    if (version) prepared.headers.set("mcp-protocol-version", version);
-    if (sessionId) prepared.headers.set("mcp-session-id", sessionId);
+    if (version) prepared.headers.set(MCP_HEADERS.protocolVersion, version);
+    if (sessionId) prepared.headers.set(MCP_HEADERS.sessionId, sessionId);
     return prepared;
   }
 
@@ -54,7 +56,7 @@ export function createLegacySession(options: McpClientOptions): LegacySession {
       if (isModernEvidence(error)) throw eraMismatch(rpcFailure(options.label, message.method ?? "a message", error));
       response = new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
     }
-    if (!response.ok && headers.has("mcp-session-id")) {
+    if (!response.ok && headers.has(MCP_HEADERS.sessionId)) {
       const checked = await refusedSession(response, options.label);
       if (!(checked instanceof Response)) throw checked;
       response = checked;
@@ -65,13 +67,13 @@ export function createLegacySession(options: McpClientOptions): LegacySession {
 
   /** A 2025 server asking the client for sampling, elicitation or roots: toolgate has no one to ask, so it says so at once. */
   function refuse(request: Message, ctx: McpCallContext): void {
-    const error = { code: -32601, message: `toolgate cannot answer ${String(request.method)} for a remote server` };
+    const error = { code: RpcCode.methodNotFound, message: `toolgate cannot answer ${String(request.method)} for a remote server` };
     void post({ id: request.id, error } as Message, { ...ctx, signal: AbortSignal.timeout(5_000) })
       .then((response) => response.body?.cancel())
       .catch(() => undefined);
   }
 
-  async function exchange(method: string, params: Record<string, unknown>, ctx: McpCallContext): Promise<unknown> {
+  async function exchange(method: RequestMethod, params: Record<string, unknown>, ctx: McpCallContext): Promise<unknown> {
     const id = nextId++;
     const progressToken = ctx.progress ? id : undefined;
     const body = progressToken === undefined ? params : { ...params, _meta: { ...(params._meta as object), progressToken } };
@@ -79,7 +81,7 @@ export function createLegacySession(options: McpClientOptions): LegacySession {
     if (method !== "initialize") ctx.signal.addEventListener("abort", onAbort, { once: true });
     try {
       const response = await post({ id, method, params: body }, ctx);
-      if (method === "initialize") sessionId = response.headers.get("mcp-session-id") ?? undefined;
+      if (method === "initialize") sessionId = response.headers.get(MCP_HEADERS.sessionId) ?? undefined;
       const hooks = { ctx, ...(progressToken === undefined ? {} : { progressToken }), onRequest: (m: Message) => refuse(m, ctx) };
       const answer = await answerTo(options, response, id, method, { ...hooks, ...(options.onNotification ? { onNotification: options.onNotification } : {}) });
       if (answer.error !== undefined) throw rpcFailure(options.label, method, answer.error);
@@ -89,7 +91,7 @@ export function createLegacySession(options: McpClientOptions): LegacySession {
     }
   }
 
-  async function notify(method: string, params: Record<string, unknown>, ctx: McpCallContext): Promise<void> {
+  async function notify(method: NotificationMethod, params: Record<string, unknown>, ctx: McpCallContext): Promise<void> {
     const response = await post({ method, params }, ctx);
     await response.body?.cancel();
   }
@@ -103,9 +105,9 @@ export function createLegacySession(options: McpClientOptions): LegacySession {
   async function initialize(ctx: McpCallContext): Promise<void> {
     sessionId = undefined;
     version = undefined;
-    const result = await exchange("initialize", { protocolVersion: LEGACY_VERSION, capabilities: {}, clientInfo: CLIENT_INFO }, ctx);
+    const result = await exchange("initialize", { protocolVersion: LATEST_LEGACY_VERSION, capabilities: {}, clientInfo: CLIENT_INFO }, ctx);
     const offered = isPlainObject(result) ? result.protocolVersion : undefined;
-    if (typeof offered !== "string" || !SUPPORTED_VERSIONS.has(offered)) {
+    if (!isLegacyVersion(offered)) {
       throw toolError("upstream_error", `${options.label} offers unsupported MCP protocol version ${JSON.stringify(offered)}`, { retryable: false });
     }
     version = offered;

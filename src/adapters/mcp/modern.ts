@@ -1,10 +1,13 @@
 import { toolError } from "../../errors";
-import { isPlainObject } from "../../json";
-import { eraMismatch, META, mutualVersion, TASKS_EXTENSION, UNSUPPORTED_PROTOCOL_VERSION } from "./era";
-import { encodeHeaderValue } from "./headers";
-import { answerTo, CLIENT_INFO, drain, postMessage, prepare, rpcErrorOf, rpcFailure, type McpCallContext, type McpClientOptions } from "./wire";
+import { RpcCode, SESSION_REFUSAL_CODES } from "../../mcp/errors";
+import { encodeHeaderValue, MCP_HEADERS, mirroredName } from "../../mcp/headers";
+import type { RequestMethod } from "../../mcp/messages";
+import { META_KEYS, metaOf, TASKS_EXTENSION } from "../../mcp/meta";
+import type { ModernVersion } from "../../mcp/versions";
 import { upstreamFailure } from "../http-response";
 import { maskerFor } from "../upstream";
+import { eraMismatch, mutualVersion } from "./era";
+import { answerTo, CLIENT_INFO, drain, postMessage, prepare, rpcErrorOf, rpcFailure, type McpCallContext, type McpClientOptions } from "./wire";
 
 /**
  * The 2026-07-28 era: no session and no handshake. Every request carries the protocol version,
@@ -13,55 +16,62 @@ import { maskerFor } from "../upstream";
  * Closing a request's stream is its cancellation (no notifications/cancelled on HTTP).
  */
 
-/** Codes with which a 2025 server refuses a request without a session ("No valid session ID", "Session not found"). */
-const LEGACY_REFUSALS = new Set([-32000, -32001]);
-
 /** What toolgate can do for a 2026 server: be handed tasks (it polls them); no sampling, elicitation or roots. */
-const CLIENT_CAPABILITIES = { extensions: { [TASKS_EXTENSION]: {} } };
+export const CLIENT_CAPABILITIES = { extensions: { [TASKS_EXTENSION]: {} } };
 
-/** The value Mcp-Name mirrors, per method. */
-function nameOf(method: string, params: Record<string, unknown>): unknown {
-  if (method === "resources/read") return params.uri;
-  if (method.startsWith("tasks/")) return params.taskId;
-  return method === "tools/call" || method === "prompts/get" ? params.name : undefined;
+/** A 2026 request's `_meta`: the revision, toolgate's identity and the capabilities it declares. */
+export function requestMeta(version: ModernVersion, capabilities: Record<string, unknown>): Record<string, unknown> {
+  return {
+    [META_KEYS.protocolVersion]: version,
+    [META_KEYS.clientInfo]: CLIENT_INFO,
+    [META_KEYS.clientCapabilities]: capabilities,
+  };
+}
+
+/** MCP-Protocol-Version, Mcp-Method and, where the method names something, Mcp-Name: what the body says. */
+export function setStandardHeaders(
+  headers: Headers,
+  version: ModernVersion,
+  method: RequestMethod,
+  params: Record<string, unknown>,
+): void {
+  headers.set(MCP_HEADERS.protocolVersion, version);
+  headers.set(MCP_HEADERS.method, method);
+  const name = mirroredName(method, params);
+  if (typeof name === "string") headers.set(MCP_HEADERS.name, encodeHeaderValue(name));
 }
 
 export interface ModernChannel {
-  request(method: string, params: Record<string, unknown>, ctx: McpCallContext, headers?: Record<string, string>): Promise<unknown>;
+  request(method: RequestMethod, params: Record<string, unknown>, ctx: McpCallContext, headers?: Record<string, string>): Promise<unknown>;
   listen(ctx: McpCallContext): Promise<void>;
 }
 
-export function createModernChannel(options: McpClientOptions, era: { version: string }): ModernChannel {
+export function createModernChannel(options: McpClientOptions, era: { version: ModernVersion }): ModernChannel {
   let nextId = 1;
 
-  function envelope(method: string, params: Record<string, unknown>, ctx: McpCallContext, extra: Record<string, string>) {
+  function envelope(method: RequestMethod, params: Record<string, unknown>, ctx: McpCallContext, extra: Record<string, string>) {
     const id = nextId++;
     const progressToken = ctx.progress ? id : undefined;
     const meta = {
-      ...(isPlainObject(params._meta) ? params._meta : {}),
-      [META.protocolVersion]: era.version,
-      [META.clientInfo]: CLIENT_INFO,
-      [META.clientCapabilities]: CLIENT_CAPABILITIES,
+      ...metaOf(params),
+      ...requestMeta(era.version, CLIENT_CAPABILITIES),
       ...(progressToken === undefined ? {} : { progressToken }),
     };
     const { url, headers } = prepare(options, ctx, "application/json, text/event-stream");
-    headers.set("mcp-protocol-version", era.version);
-    headers.set("mcp-method", method);
-    const name = nameOf(method, params);
-    if (typeof name === "string") headers.set("mcp-name", encodeHeaderValue(name));
+    setStandardHeaders(headers, era.version, method, params);
     for (const [key, value] of Object.entries(extra)) headers.set(key, value);
     return { id, progressToken, url, headers, message: { id, method, params: { ...params, _meta: meta } } };
   }
 
   /** A refused request (4xx): another version to try, a modern error, or the sign of a 2025 server. */
-  async function refusal(response: Response, method: string, ctx: McpCallContext): Promise<{ retryWith: string } | Error> {
+  async function refusal(response: Response, method: string, ctx: McpCallContext): Promise<{ retryWith: ModernVersion } | Error> {
     if (response.status < 400 || response.status >= 500 || response.status === 401 || response.status === 403 || response.status === 429) {
       return upstreamFailure(response, maskerFor(ctx.secrets), options.label);
     }
     const { error, text } = await rpcErrorOf(response);
-    const version = error?.code === UNSUPPORTED_PROTOCOL_VERSION ? mutualVersion(error) : undefined;
+    const version = error?.code === RpcCode.unsupportedVersion ? mutualVersion(error) : undefined;
     if (version !== undefined && version !== era.version) return { retryWith: version };
-    if (error === undefined || (typeof error.code === "number" && LEGACY_REFUSALS.has(error.code))) {
+    if (error === undefined || (typeof error.code === "number" && SESSION_REFUSAL_CODES.has(error.code))) {
       const excerpt = maskerFor(ctx.secrets).text(text.slice(0, 200));
       return eraMismatch(toolError("upstream_error", `${options.label} refused ${method} as a 2026-07-28 request (HTTP ${response.status}): ${excerpt}`));
     }

@@ -1,12 +1,13 @@
 import { toolError } from "../../errors";
 import { isPlainObject } from "../../json";
+import { MISSING_CAPABILITY_CODES } from "../../mcp/errors";
 import type { Progress } from "../../tool";
 import type { AuthDeclaration } from "../declarations";
 import { applyAuth } from "../http-request";
-import { endsSession } from "./session-end";
 import { networkFailure } from "../network-failure";
 import { readSse } from "../sse";
 import { fetchUpstream, maskerFor, readCapped, type UpstreamGate } from "../upstream";
+import { endsSession } from "./session-end";
 
 /**
  * What both protocol eras share on Streamable HTTP: one POST per JSON-RPC message, an answer as
@@ -146,13 +147,10 @@ export async function drain(response: Response, hooks: AnswerHooks): Promise<voi
   }
 }
 
-/** MissingRequiredClientCapability (2026-07-28; -32003 in the tasks extension's text). */
-const MISSING_CAPABILITY = new Set([-32021, -32003]);
-
 /** A JSON-RPC error answer as an upstream_error naming the server, the method and the error. */
 export function rpcFailure(label: string, method: string, error: RpcError | undefined): Error {
   const { code, message, data } = error ?? {};
-  if (typeof code === "number" && MISSING_CAPABILITY.has(code)) {
+  if (typeof code === "number" && MISSING_CAPABILITY_CODES.has(code)) {
     const required = isPlainObject(data) && data.requiredCapabilities !== undefined ? ` (it requires ${JSON.stringify(data.requiredCapabilities)})` : "";
     return toolError(
       "upstream_error",

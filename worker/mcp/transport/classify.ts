@@ -1,13 +1,8 @@
+import { RpcCode } from "../../../src/mcp/errors";
+import type { RequestId, RpcNotification, RpcRequest } from "../../../src/mcp/messages";
+import { isModernVersion, namesModernEra } from "../../../src/mcp/versions";
 import { claimedVersion, claimsEnvelope, readEnvelope, type Envelope } from "../v2026/envelope";
-import { RpcCode, type RequestId, type RpcNotification, type RpcRequest } from "../protocol";
-import { isModernVersion, namesModernEra } from "../versions";
-
-/** The MCP headers of a POST, with RFC 9110 optional whitespace removed. */
-export interface McpHeaders {
-  version?: string;
-  method?: string;
-  name?: string;
-}
+import type { McpHeaders } from "./headers";
 
 /** A refusal before any dispatch: the HTTP status and the JSON-RPC error it carries. */
 export interface Refusal {

@@ -1,6 +1,7 @@
 import { createMiddleware } from "hono/factory";
+import { RpcCode } from "../../../src/mcp/errors";
 import type { AppEnv } from "../../env";
-import { RpcCode, rpcError } from "../protocol";
+import { rpcError } from "../jsonrpc";
 
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
 

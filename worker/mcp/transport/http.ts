@@ -1,11 +1,12 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { RpcCode } from "../../../src/mcp/errors";
 import type { AppEnv } from "../../env";
-import { classifyPost, type McpHeaders } from "./classify";
-import { trimOws } from "../v2026/headers";
+import { rpcError } from "../jsonrpc";
 import { serveLegacy } from "../v2025/legacy";
 import { refusal, serveModern } from "../v2026/modern";
-import { RpcCode, rpcError } from "../protocol";
+import { classifyPost } from "./classify";
+import { mcpHeadersOf } from "./headers";
 import { accepted, type RespondOptions } from "./respond";
 
 export { handleDelete } from "../v2025/legacy";
@@ -21,13 +22,6 @@ function refuse(c: Context<AppEnv>, status: ContentfulStatusCode, code: number, 
   return c.json(rpcError(null, code, message), status, headers);
 }
 
-function mcpHeaders(c: Context<AppEnv>): McpHeaders {
-  const version = trimOws(c.req.header("mcp-protocol-version"));
-  const method = trimOws(c.req.header("mcp-method"));
-  const name = trimOws(c.req.header("mcp-name"));
-  return { ...(version === undefined ? {} : { version }), ...(method === undefined ? {} : { method }), ...(name === undefined ? {} : { name }) };
-}
-
 export async function handlePost(c: Context<AppEnv>, options: TransportOptions = {}): Promise<Response> {
   const type = c.req.header("content-type")?.split(";")[0]?.trim().toLowerCase();
   if (type !== "application/json") return refuse(c, 415, RpcCode.badRequest, "Unsupported Media Type: send JSON-RPC as application/json.");
@@ -41,7 +35,7 @@ export async function handlePost(c: Context<AppEnv>, options: TransportOptions =
   } catch {
     return refuse(c, 400, RpcCode.parseError, "Parse error: the body is not JSON.");
   }
-  const headers = mcpHeaders(c);
+  const headers = mcpHeadersOf(c.req.raw.headers);
   const route = classifyPost(body, headers);
   if ("refuse" in route) return refusal(c, route.refuse);
   return route.era === "modern" ? serveModern(c, route, headers, accept, options) : serveLegacy(c, body, accept, options);

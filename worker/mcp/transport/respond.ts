@@ -1,6 +1,8 @@
 import type { Context } from "hono";
 import { toolError } from "../../../src/errors";
 import { createTextMasker } from "../../../src/mask";
+import { RpcCode } from "../../../src/mcp/errors";
+import type { RpcResponse } from "../../../src/mcp/messages";
 import type { ExecuteOptions } from "../../../src/options";
 import type { AppEnv } from "../../env";
 import { executionOptions, waitUntilOf } from "../../execution";
@@ -8,9 +10,9 @@ import { tenantLedger } from "../../ledger/address";
 import { viewerOf } from "../../middleware/auth";
 import { needListing, needRemoteTools } from "../../middleware/tenant";
 import { answer, type Exchange } from "../dispatch";
-import { RpcCode, rpcError, type Incoming, type RpcResponse } from "../protocol";
-import { NotificationQueue, sseResponse } from "./stream";
+import { rpcError, type Incoming } from "../jsonrpc";
 import { toolsNeeded } from "../tools";
+import { NotificationQueue, sseResponse } from "./stream";
 
 /** What the client can read: a missing Accept or a wildcard counts as both. */
 export interface Accepts {

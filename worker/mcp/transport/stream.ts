@@ -1,4 +1,4 @@
-import type { RpcNotification, RpcRequest, RpcResponse } from "../protocol";
+import type { NotificationMethod, RpcNotification, RpcRequest, RpcResponse } from "../../../src/mcp/messages";
 
 /** Before its responses a POST's stream carries notifications and requests to the client (v2025/legacy-ask.ts). */
 type Outgoing = RpcNotification | RpcRequest;
@@ -33,7 +33,7 @@ export class NotificationQueue {
 
   constructor(readonly enabled: boolean) {}
 
-  push(method: string, params: Record<string, unknown>): void {
+  push(method: NotificationMethod, params: Record<string, unknown>): void {
     this.send({ jsonrpc: "2.0", method, params });
   }
 

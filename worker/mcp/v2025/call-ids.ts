@@ -1,5 +1,5 @@
 import { hashJson } from "../../../src/hash";
-import type { RequestId } from "../protocol";
+import type { RequestId } from "../../../src/mcp/messages";
 import { toBase64Url } from "./session";
 
 /**

@@ -1,10 +1,10 @@
 import * as v from "valibot";
+import type { RpcNotification } from "../../../src/mcp/messages";
 import { callDurable } from "../../durable/call";
 import type { LedgerAddress } from "../../ledger/address";
-import type { AskStore } from "./ask-store";
 import type { Viewer } from "../../ledger/types";
+import type { AskStore } from "./ask-store";
 import { sessionCallId, sessionCallPrefix } from "./call-ids";
-import type { RpcNotification } from "../protocol";
 
 /**
  * Cancels of a legacy session's calls, from whichever isolate receives them: through the ledger, as

@@ -1,7 +1,8 @@
 import { answersOverLimit } from "../../../src/ask";
+import { RpcCode } from "../../../src/mcp/errors";
+import type { ClientResponse } from "../jsonrpc";
 import type { AskStore } from "./ask-store";
 import { callOfAskId } from "./call-ids";
-import { RpcCode, type ClientResponse } from "../protocol";
 
 /**
  * A legacy client's JSON-RPC responses to what a call asked it (legacy-ask.ts), POSTed on their own

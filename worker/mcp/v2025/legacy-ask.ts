@@ -1,12 +1,12 @@
 import { answersOverLimit, canBeAsked, type AskChannel, type AskFailure, type InputRequest } from "../../../src/ask";
 import { isPlainObject, type JsonValue } from "../../../src/json";
+import type { RpcRequest } from "../../../src/mcp/messages";
 import type { CallResult } from "../../../src/result";
 import { DurableUnavailable } from "../../durable/call";
 import { allAnswered, type AskState } from "../../ledger/asks";
+import { askableBy, unsupportedBy } from "../client-asks";
 import type { AskStore } from "./ask-store";
 import { askRequestId, roundCallId } from "./call-ids";
-import { askableBy, unsupportedBy } from "../client-asks";
-import type { RpcRequest } from "../protocol";
 
 /**
  * ctx.ask (and approval: "user") for legacy sessions (2025-11-25 and earlier) whose client declared

@@ -1,20 +1,23 @@
 import type { Context } from "hono";
-import type { AppEnv } from "../../env";
+import { RpcCode, unsupportedVersionData } from "../../../src/mcp/errors";
+import { MCP_HEADERS } from "../../../src/mcp/headers";
+import type { RpcRequest, RpcResponse } from "../../../src/mcp/messages";
+import { allowsBatches, DEFAULT_LEGACY_VERSION, isLegacyVersion } from "../../../src/mcp/versions";
 import { overBatchLimit } from "../../batch-limit";
+import type { AppEnv } from "../../env";
 import { waitUntilOf } from "../../execution";
 import { tenantLedger } from "../../ledger/address";
 import { viewerOf } from "../../middleware/auth";
+import { initialize, type SessionAsks } from "../dispatch";
+import { classify, rpcError, RpcFailure, rpcResult, type Incoming } from "../jsonrpc";
+import { respond, type Accepts, type RespondOptions } from "../transport/respond";
+import { createAskStore } from "./ask-store";
 import { sessionCallId } from "./call-ids";
 import { cancelByNotification, cancelSessionCalls, type CancelTarget } from "./cancel";
-import { createAskStore } from "./ask-store";
 import { takeAnswer } from "./client-answers";
-import { initialize, type SessionAsks } from "../dispatch";
 import { DEFAULT_ASK_TIMEOUT_MS } from "./legacy-ask";
-import { classify, RpcCode, RpcFailure, rpcError, rpcResult, type Incoming, type RpcRequest, type RpcResponse } from "../protocol";
-import { respond, type Accepts, type RespondOptions } from "../transport/respond";
 import { checkSessionId, createSessionId, type Session } from "./session";
 import { createSessionStore, type SessionState } from "./session-store";
-import { allowsBatches, DEFAULT_LEGACY_VERSION, isLegacyVersion, SERVED_VERSIONS } from "../versions";
 
 /**
  * The legacy era (2024-11-05 to 2025-11-25) of Streamable HTTP: initialize opens a session whose id
@@ -41,7 +44,7 @@ interface OpenSession {
 }
 
 async function openSession(c: Context<AppEnv>): Promise<OpenSession | Response> {
-  const id = c.req.header("mcp-session-id");
+  const id = c.req.header(MCP_HEADERS.sessionId);
   if (!id) return refuse(c, 400, RpcCode.badRequest, "Bad Request: the Mcp-Session-Id header is required; send initialize first.");
   const session = await checkSessionId(id, keyHash(c));
   const store = createSessionStore(tenantLedger(c.env, c.var.tenant.name));
@@ -81,7 +84,7 @@ async function startSession(c: Context<AppEnv>, request: RpcRequest): Promise<Re
   const headers: Record<string, string> = {};
   try {
     const { result, asks } = initialize(request.params);
-    headers["Mcp-Session-Id"] = await createSessionId(keyHash(c), Date.now(), asks);
+    headers[MCP_HEADERS.sessionId] = await createSessionId(keyHash(c), Date.now(), asks);
     reply = rpcResult(request.id, result);
   } catch (error) {
     if (!(error instanceof RpcFailure)) throw error;
@@ -104,10 +107,10 @@ export async function serveLegacy(c: Context<AppEnv>, body: unknown, accept: Acc
   const only = incoming[0]!;
   if (!batch && only.kind === "request" && only.message.method === "initialize") return startSession(c, only.message);
 
-  const version = c.req.header("mcp-protocol-version")?.trim();
+  const version = c.req.header(MCP_HEADERS.protocolVersion)?.trim();
   if (version !== undefined && !isLegacyVersion(version)) {
-    const requested = version.slice(0, 40);
-    return refuse(c, 400, RpcCode.unsupportedVersion, `Unsupported protocol version ${JSON.stringify(requested)}.`, { supported: SERVED_VERSIONS, requested });
+    const data = unsupportedVersionData(version);
+    return refuse(c, 400, RpcCode.unsupportedVersion, `Unsupported protocol version ${JSON.stringify(data.requested)}.`, data);
   }
   if (batch && !allowsBatches(version ?? DEFAULT_LEGACY_VERSION)) {
     return refuse(c, 400, RpcCode.invalidRequest, `Invalid Request: MCP ${version} has no JSON-RPC batches; send one message per request.`);

@@ -1,6 +1,6 @@
+import { isLogLevel, type LogLevel } from "../../../src/mcp/messages";
 import { callDurable } from "../../durable/call";
 import type { LedgerAddress } from "../../ledger/address";
-import { isLogLevel, type LogLevel } from "../protocol";
 import type { Session } from "./session";
 
 /** The level of notifications/message a legacy session gets until its client sets one. */

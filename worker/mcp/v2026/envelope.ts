@@ -1,13 +1,6 @@
-import { isLogLevel, type LogLevel } from "../protocol";
-
-/** The reserved `_meta` keys of 2026-07-28 (basic/index: per-request and per-response protocol fields). */
-export const META_KEYS = {
-  protocolVersion: "io.modelcontextprotocol/protocolVersion",
-  clientInfo: "io.modelcontextprotocol/clientInfo",
-  clientCapabilities: "io.modelcontextprotocol/clientCapabilities",
-  logLevel: "io.modelcontextprotocol/logLevel",
-  serverInfo: "io.modelcontextprotocol/serverInfo",
-} as const;
+import { isPlainObject } from "../../../src/json";
+import { isLogLevel, type LogLevel } from "../../../src/mcp/messages";
+import { META_KEYS, metaOf } from "../../../src/mcp/meta";
 
 /** What a modern request says about itself in its `_meta`: nothing of it outlives the request. */
 export interface Envelope {
@@ -17,16 +10,6 @@ export interface Envelope {
   clientInfo?: { name: string; version: string };
   /** notifications/message only when set, and only at or above it. */
   logLevel?: LogLevel;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** A message's params._meta, when it is an object. */
-export function metaOf(params: unknown): Record<string, unknown> | undefined {
-  const meta = isObject(params) ? params._meta : undefined;
-  return isObject(meta) ? meta : undefined;
 }
 
 /** Does the message claim the per-request envelope (its _meta names a protocol version key)? */
@@ -52,8 +35,8 @@ export function readEnvelope(params: unknown): Envelope | { problem: string } {
   if (version === undefined) return { problem: `_meta["${META_KEYS.protocolVersion}"] is missing` };
   if (typeof version !== "string") return { problem: `_meta["${META_KEYS.protocolVersion}"] must be a string` };
   if (capabilities === undefined) return { problem: `_meta["${META_KEYS.clientCapabilities}"] is missing` };
-  if (!isObject(capabilities)) return { problem: `_meta["${META_KEYS.clientCapabilities}"] must be an object` };
-  if (clientInfo !== undefined && !(isObject(clientInfo) && typeof clientInfo.name === "string" && typeof clientInfo.version === "string")) {
+  if (!isPlainObject(capabilities)) return { problem: `_meta["${META_KEYS.clientCapabilities}"] must be an object` };
+  if (clientInfo !== undefined && !(isPlainObject(clientInfo) && typeof clientInfo.name === "string" && typeof clientInfo.version === "string")) {
     return { problem: `_meta["${META_KEYS.clientInfo}"] must be { name, version }` };
   }
   if (logLevel !== undefined && !isLogLevel(logLevel)) return { problem: `_meta["${META_KEYS.logLevel}"] is not a log level` };

@@ -1,5 +1,8 @@
-import type { Refusal, McpHeaders } from "../transport/classify";
-import { RpcCode, type RpcRequest } from "../protocol";
+import { RpcCode } from "../../../src/mcp/errors";
+import { decodeHeaderValue, mirroredName, paramHeader } from "../../../src/mcp/headers";
+import type { RpcRequest } from "../../../src/mcp/messages";
+import type { Refusal } from "../transport/classify";
+import { trimOws, type McpHeaders } from "../transport/headers";
 
 /**
  * The HTTP headers a 2026-07-28 POST mirrors from its body (transports/streamable-http: Standard
@@ -7,48 +10,16 @@ import { RpcCode, type RpcRequest } from "../protocol";
  * or the request is refused with 400 / -32020 (HeaderMismatch) before anything runs.
  */
 
-const SENTINEL_START = "=?base64?";
-const SENTINEL_END = "?=";
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
-/** Visible ASCII, space and tab: what an HTTP field value may hold (RFC 9110 §5.5). */
-const FIELD_VALUE = /^[\t\x20-\x7e]*$/;
 const MAX_ANNOTATIONS = 32;
 const MAX_DEPTH = 8;
 
 const refusal = (request: RpcRequest, message: string): Refusal => ({ status: 400, code: RpcCode.headerMismatch, message: `Header mismatch: ${message}.`, id: request.id });
 
-/** A header value as sent: `=?base64?…?=` decoded (strict Base64 of UTF-8), anything else literal; undefined when malformed. */
-export function decodeHeaderValue(value: string): string | undefined {
-  if (!FIELD_VALUE.test(value)) return undefined;
-  if (!(value.startsWith(SENTINEL_START) && value.endsWith(SENTINEL_END) && value.length >= SENTINEL_START.length + SENTINEL_END.length)) return value;
-  const encoded = value.slice(SENTINEL_START.length, value.length - SENTINEL_END.length);
-  if (encoded.length % 4 !== 0 || !BASE64.test(encoded)) return undefined;
-  try {
-    const bytes = Uint8Array.from(atob(encoded), (char) => char.charCodeAt(0));
-    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
-  } catch {
-    return undefined;
-  }
-}
-
-/** RFC 9110 §5.5: a field value is read without the optional whitespace around it. */
-export function trimOws(value: string | null | undefined): string | undefined {
-  return value === null || value === undefined ? undefined : value.replace(/^[\t ]+|[\t ]+$/g, "");
-}
-
-/** The body field Mcp-Name mirrors, per method. */
-function nameSource(request: RpcRequest): unknown {
-  if (request.method === "tools/call" || request.method === "prompts/get") return request.params?.name;
-  if (request.method === "resources/read") return request.params?.uri;
-  if (request.method === "tasks/get" || request.method === "tasks/update" || request.method === "tasks/cancel") return request.params?.taskId;
-  return undefined;
-}
-
 /** MCP-Protocol-Version, Mcp-Method and (for tools/call and the task methods) Mcp-Name: present and matching the body. */
 export function checkStandardHeaders(request: RpcRequest, headers: McpHeaders): Refusal | undefined {
   if (headers.version === undefined) return refusal(request, "the MCP-Protocol-Version header is missing");
   if (headers.method === undefined) return refusal(request, "the Mcp-Method header is missing");
-  const source = nameSource(request);
+  const source = mirroredName(request.method, request.params);
   if (typeof source !== "string") return undefined;
   if (headers.name === undefined) return refusal(request, `the Mcp-Name header is missing (the body names ${JSON.stringify(source.slice(0, 100))})`);
   const name = decodeHeaderValue(headers.name);
@@ -99,8 +70,8 @@ export function checkParamHeaders(request: RpcRequest, inputSchema: unknown, hea
   for (const { path, header } of annotationsOf(inputSchema)) {
     const value = valueAt(args, path);
     if (value === undefined || value === null) continue;
-    const raw = trimOws(headers.get(`mcp-param-${header}`));
-    const where = `Mcp-Param-${header} (argument ${path.join(".")})`;
+    const raw = trimOws(headers.get(paramHeader(header)));
+    const where = `${paramHeader(header)} (argument ${path.join(".")})`;
     if (raw === undefined) return refusal(request, `${where} is missing`);
     const sent = decodeHeaderValue(raw);
     if (sent === undefined) return refusal(request, `${where} is not a valid value (bad characters or Base64)`);

@@ -1,11 +1,12 @@
 import * as v from "valibot";
 import { ASK_KEY_PATTERN, canBeAsked, elicitationModeOf, type AskChannel, type InputRequest } from "../../../src/ask";
 import type { JsonValue } from "../../../src/json";
+import { RpcCode } from "../../../src/mcp/errors";
 import type { CallResult } from "../../../src/result";
 import { askableBy, askFlagsOf } from "../client-asks";
-import type { Envelope } from "./envelope";
 import type { FollowTarget } from "../follow";
-import { RpcCode, RpcFailure } from "../protocol";
+import { RpcFailure } from "../jsonrpc";
+import type { Envelope } from "./envelope";
 import { callDigest, MAX_REQUEST_STATE_CHARS, openState, signState } from "./request-state";
 
 /**

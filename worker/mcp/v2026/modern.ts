@@ -1,16 +1,18 @@
 import type { Context } from "hono";
+import { RpcCode, unsupportedVersionData } from "../../../src/mcp/errors";
+import { isModernVersion } from "../../../src/mcp/versions";
 import type { AppEnv } from "../../env";
-import { needRemoteTools } from "../../middleware/tenant";
-import { randomCallId } from "../v2025/call-ids";
-import type { McpHeaders, Refusal, Route } from "../transport/classify";
-import { methodOf } from "../dispatch";
-import { checkParamHeaders, checkStandardHeaders } from "./headers";
-import { RpcCode, rpcError } from "../protocol";
-import { respond, type Accepts, type RespondOptions } from "../transport/respond";
-import { declaresTasks, type TaskHost } from "../tasks";
-import { tenantRunners } from "../../runner/address";
-import { isModernVersion, SERVED_VERSIONS } from "../versions";
 import { settingsFromEnv } from "../../ledger/settings";
+import { needRemoteTools } from "../../middleware/tenant";
+import { tenantRunners } from "../../runner/address";
+import { methodOf } from "../dispatch";
+import { rpcError } from "../jsonrpc";
+import { declaresTasks, type TaskHost } from "../tasks";
+import type { Refusal, Route } from "../transport/classify";
+import type { McpHeaders } from "../transport/headers";
+import { respond, type Accepts, type RespondOptions } from "../transport/respond";
+import { randomCallId } from "../v2025/call-ids";
+import { checkParamHeaders, checkStandardHeaders } from "./headers";
 
 /**
  * The 2026-07-28 era: every POST stands alone. Its _meta says which revision it speaks, what the
@@ -40,8 +42,8 @@ export async function serveModern(c: Context<AppEnv>, route: ModernRoute, header
   if (route.kind === "notification") return c.body(null, 202);
   const { message: request, envelope } = route;
   if (!isModernVersion(envelope.version)) {
-    const requested = envelope.version.slice(0, 40);
-    return refusal(c, { status: 400, code: RpcCode.unsupportedVersion, message: "Unsupported protocol version", data: { supported: SERVED_VERSIONS, requested }, id: request.id });
+    const data = unsupportedVersionData(envelope.version);
+    return refusal(c, { status: 400, code: RpcCode.unsupportedVersion, message: "Unsupported protocol version", data, id: request.id });
   }
   const headerProblem = checkStandardHeaders(request, headers);
   if (headerProblem) return refusal(c, headerProblem);

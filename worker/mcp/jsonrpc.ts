@@ -1,43 +1,10 @@
+import type { RequestId, RpcNotification, RpcRequest, RpcResponse } from "../../src/mcp/messages";
+
 /**
- * The slice of MCP's JSON-RPC that toolgate speaks: error codes and message shapes (versions.ts holds
- * the revisions). Written by hand instead of importing an SDK server: see the README's MCP section.
+ * The server's side of MCP's JSON-RPC: what an incoming message is, and the responses it answers
+ * (src/mcp/ holds the protocol's vocabulary). Written by hand instead of importing an SDK server: see
+ * the README's MCP section.
  */
-
-export const RpcCode = {
-  parseError: -32700,
-  invalidRequest: -32600,
-  methodNotFound: -32601,
-  invalidParams: -32602,
-  internalError: -32603,
-  /** Transport-level refusals (missing session …), as the SDK's servers answer them. */
-  badRequest: -32000,
-  sessionNotFound: -32001,
-  /** 2026-07-28: HTTP headers missing, malformed or disagreeing with the body. */
-  headerMismatch: -32020,
-  /** 2026-07-28: the request needs a client capability its _meta did not declare. */
-  missingClientCapability: -32021,
-  /** 2026-07-28: a protocol version this server does not serve (data: supported, requested). */
-  unsupportedVersion: -32022,
-} as const;
-
-export type RequestId = string | number;
-
-export interface RpcRequest {
-  jsonrpc: "2.0";
-  id: RequestId;
-  method: string;
-  params?: Record<string, unknown>;
-}
-
-export interface RpcNotification {
-  jsonrpc: "2.0";
-  method: string;
-  params?: Record<string, unknown>;
-}
-
-export type RpcResponse =
-  | { jsonrpc: "2.0"; id: RequestId; result: Record<string, unknown> }
-  | { jsonrpc: "2.0"; id: RequestId | null; error: { code: number; message: string; data?: unknown } };
 
 /** A client's answer to a request the server sent it (legacy sessions: a tool asking, see v2025/legacy-ask.ts). */
 export interface ClientResponse {
@@ -95,16 +62,4 @@ export class RpcFailure extends Error {
   ) {
     super(message);
   }
-}
-
-export const LOG_LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
-
-export function isLogLevel(value: unknown): value is LogLevel {
-  return (LOG_LEVELS as readonly unknown[]).includes(value);
-}
-
-/** Does a message at `level` pass the minimum the client asked for? */
-export function logPasses(level: LogLevel, minimum: LogLevel): boolean {
-  return LOG_LEVELS.indexOf(level) >= LOG_LEVELS.indexOf(minimum);
 }
