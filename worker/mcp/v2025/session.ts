@@ -10,6 +10,7 @@
  * on the shard of the session's reference (session-store.ts), so every isolate sees the same; nothing
  * of a session stays in an isolate.
  */
+import { fromBase64Url, toBase64Url } from "../base64url";
 import { MAX_ASK_FLAGS } from "../client-asks";
 
 
@@ -31,28 +32,6 @@ export interface Session {
   expiresAt: number;
   /** The client-asks.ts bits of what the client declared at initialize (0: it cannot be asked). */
   asks: number;
-}
-
-export function toBase64Url(bytes: Uint8Array): string {
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
-
-/**
- * The bytes of unpadded base64url text written as toBase64Url writes them, else undefined. atob alone
- * would also take other spellings of the same bytes (non-zero unused bits in the last character), so
- * the bytes are encoded again and must give the text back: one spelling per value.
- */
-export function fromBase64Url(text: string): Uint8Array | undefined {
-  if (!/^[A-Za-z0-9_-]+$/.test(text)) return undefined;
-  let bytes: Uint8Array;
-  try {
-    bytes = Uint8Array.from(atob(text.replace(/-/g, "+").replace(/_/g, "/")), (char) => char.charCodeAt(0));
-  } catch {
-    return undefined;
-  }
-  return toBase64Url(bytes) === text ? bytes : undefined;
 }
 
 /** The tag covers the capability bits when there are any (ids without them keep the earlier form). */

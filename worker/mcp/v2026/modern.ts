@@ -11,7 +11,6 @@ import { declaresTasks, type TaskHost } from "../tasks";
 import type { Refusal, Route } from "../transport/classify";
 import type { McpHeaders } from "../transport/headers";
 import { respond, type Accepts, type RespondOptions } from "../transport/respond";
-import { randomCallId } from "../v2025/call-ids";
 import { checkParamHeaders, checkStandardHeaders } from "./headers";
 
 /**
@@ -24,6 +23,11 @@ import { checkParamHeaders, checkStandardHeaders } from "./headers";
 function taskHost(c: Context<AppEnv>): TaskHost {
   const ttlMs = settingsFromEnv(c.env as unknown as Record<string, unknown>).retentionMs;
   return c.env.RUNNERS ? { ttlMs, runners: tenantRunners(c.env, c.var.tenant.name) } : { ttlMs };
+}
+
+/** A fresh id for a call no other request needs to find (a 2026 request is cancelled by closing its stream). */
+function randomCallId(): string {
+  return `mcp-${crypto.randomUUID()}`;
 }
 
 export function refusal(c: Context<AppEnv>, refused: Refusal): Response {

@@ -3,7 +3,7 @@ import type { JsonValue } from "../../../src/json";
 import { hashJson } from "../../../src/hash";
 import { callDurable } from "../../durable/call";
 import type { LedgerAddress } from "../../ledger/address";
-import { fromBase64Url, toBase64Url } from "../v2025/session";
+import { fromBase64Url, toBase64Url } from "../base64url";
 
 /**
  * 2026-07-28 multi-round-trip requests keep no state on the server: what a tool was told in earlier
