@@ -2,7 +2,6 @@ import * as v from "valibot";
 import { toCallToolResult } from "../../src/formats/mcp";
 import type { JsonValue } from "../../src/json";
 import { RpcCode } from "../../src/mcp/errors";
-import { TASKS_EXTENSION } from "../../src/mcp/meta";
 import { resultOfRecord, type CallRecord } from "../../src/result";
 import { callDurable } from "../durable/call";
 import type { LedgerEntry } from "../ledger/types";
@@ -10,7 +9,6 @@ import type { RunnersAddress } from "../runner/address";
 import { answerCall } from "../runner/answer";
 import type { FollowTarget } from "./follow";
 import { RpcFailure } from "./jsonrpc";
-import type { Envelope } from "./v2026/envelope";
 
 /**
  * The MCP tasks extension (io.modelcontextprotocol/tasks, 2026-07-28): a task *is* a call's ledger
@@ -23,19 +21,6 @@ import type { Envelope } from "./v2026/envelope";
 export const TASK_POLL_INTERVAL_MS = 1_000;
 
 export type TaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled";
-
-/** Did this request's client declare the extension (per request: 2026 keeps nothing between requests)? */
-export function declaresTasks(envelope: Envelope | undefined): boolean {
-  const extensions = envelope?.capabilities.extensions;
-  return typeof extensions === "object" && extensions !== null && TASKS_EXTENSION in extensions;
-}
-
-/** -32021: the tool runs only as a task, and this request's client cannot follow one. */
-export function tasksRequired(what: string): RpcFailure {
-  return new RpcFailure(RpcCode.missingClientCapability, `Missing required client capability: ${what} needs the ${TASKS_EXTENSION} extension.`, {
-    requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
-  });
-}
 
 /** Where a client's tasks are: how long their records are kept, and the Runners that run them again once answered. */
 export interface TaskHost {

@@ -23,6 +23,15 @@ import { answerTo, CLIENT_INFO, drain, postMessage, prepare, rpcErrorOf, rpcFail
  * the pipeline decides (idempotent tools).
  */
 
+/** toolgate's initialize: the newest legacy revision, no capabilities (it answers no server request), its name. */
+export const INITIALIZE_PARAMS = { protocolVersion: LATEST_LEGACY_VERSION, capabilities: {}, clientInfo: CLIENT_INFO };
+
+/** The revision a server's initialize result settles on, when toolgate speaks it. */
+export function settledVersion(result: unknown): LegacyVersion | undefined {
+  const offered = isPlainObject(result) ? result.protocolVersion : undefined;
+  return isLegacyVersion(offered) ? offered : undefined;
+}
+
 /** Requests that repeat no work when sent twice (initialize is never repeated: a new session is started instead). */
 const REPEATABLE: ReadonlySet<RequestMethod> = new Set(["tools/list", "tasks/get"]);
 
@@ -105,12 +114,13 @@ export function createLegacySession(options: McpClientOptions): LegacySession {
   async function initialize(ctx: McpCallContext): Promise<void> {
     sessionId = undefined;
     version = undefined;
-    const result = await exchange("initialize", { protocolVersion: LATEST_LEGACY_VERSION, capabilities: {}, clientInfo: CLIENT_INFO }, ctx);
-    const offered = isPlainObject(result) ? result.protocolVersion : undefined;
-    if (!isLegacyVersion(offered)) {
-      throw toolError("upstream_error", `${options.label} offers unsupported MCP protocol version ${JSON.stringify(offered)}`, { retryable: false });
+    const result = await exchange("initialize", INITIALIZE_PARAMS, ctx);
+    version = settledVersion(result);
+    if (version === undefined) {
+      const offered = isPlainObject(result) ? result.protocolVersion : undefined;
+      const message = `${options.label} offers unsupported MCP protocol version ${JSON.stringify(offered)}`;
+      throw toolError("upstream_error", message, { retryable: false });
     }
-    version = offered;
     serverCapabilities = isPlainObject(result) && isPlainObject(result.capabilities) ? result.capabilities : {};
     await notify("notifications/initialized", {}, ctx);
   }
