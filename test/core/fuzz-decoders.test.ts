@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { isToolError } from "../../src/errors";
-import { fromCallResult } from "../../src/adapters/mcp-content";
+import { fromCallResult } from "../../src/adapters/mcp/content";
 import { readSse, type SseEvent } from "../../src/adapters/sse";
 import { MAX_RETRY_AFTER_MS, parseRetryAfter } from "../../src/adapters/upstream";
 import { pointerToPath } from "../../src/schema/json-schema";

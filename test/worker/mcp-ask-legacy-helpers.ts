@@ -5,8 +5,8 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { tenantLedger } from "../../worker/ledger/address";
-import { sessionCallId } from "../../worker/mcp/call-ids";
-import { checkSessionId } from "../../worker/mcp/session";
+import { sessionCallId } from "../../worker/mcp/v2025/call-ids";
+import { checkSessionId } from "../../worker/mcp/v2025/session";
 import { faultTenant } from "./fault-helpers";
 import { CALL_KEY_HASH, json, request } from "./helpers";
 import { MCP_URL, mcpFetch, post, type McpTarget } from "./mcp-helpers";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { sessionCallId } from "../../worker/mcp/call-ids";
-import { checkSessionId } from "../../worker/mcp/session";
+import { sessionCallId } from "../../worker/mcp/v2025/call-ids";
+import { checkSessionId } from "../../worker/mcp/v2025/session";
 import { eventually } from "../wait";
 import { faultTenant } from "./fault-helpers";
 import { CALL_KEY_HASH, json, request } from "./helpers";

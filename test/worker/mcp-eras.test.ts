@@ -92,6 +92,21 @@ describe("the v2 client in each negotiation mode", () => {
     expect(later.headers.get("mcp-session-id")).toMatch(/^[0-9a-z]+\.[\w-]{22}\.[\w-]{22}$/);
     expect(later.headers.get("mcp-protocol-version")).toBe("2025-11-25");
   });
+
+  it("legacy pinned to 2024-11-05 (the oldest revision the SDKs and toolgate's own client speak): served in it", async () => {
+    const { seen, fetch } = recorder();
+    const { Client, StreamableHTTPClientTransport } = await import("@modelcontextprotocol/client");
+    const options = { versionNegotiation: { mode: "legacy" as const }, supportedProtocolVersions: ["2024-11-05"] };
+    const client = new Client({ name: "rec", version: "1" }, options);
+    await client.connect(new StreamableHTTPClientTransport(new URL(MCP_URL), { fetch }));
+    open.push(client);
+    const sum = await client.callTool({ name: "add", arguments: { a: 2, b: 3 } });
+    expect(sum.structuredContent).toEqual({ sum: 5 });
+    expect(seen[0]!.body.params.protocolVersion).toBe("2024-11-05");
+    const call = seen.find((r) => r.body?.method === "tools/call")!;
+    expect(call.headers.get("mcp-protocol-version")).toBe("2024-11-05");
+    expect(call.headers.get("mcp-session-id")).toBeTruthy();
+  });
 });
 
 describe("the v1 client", () => {
@@ -113,7 +128,7 @@ describe("server/discover", () => {
     const { result } = (await res.json()) as any;
     expect(result).toEqual({
       resultType: "complete",
-      supportedVersions: ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"],
+      supportedVersions: ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"],
       capabilities: { tools: { listChanged: false }, logging: {}, extensions: { "io.modelcontextprotocol/tasks": {} } },
       ttlMs: 300_000,
       cacheScope: "private",

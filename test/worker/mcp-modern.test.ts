@@ -46,7 +46,11 @@ describe("MCP 2026-07-28: the request envelope", () => {
     expect(await body(res)).toEqual({
       jsonrpc: "2.0",
       id: 9,
-      error: { code: -32022, message: "Unsupported protocol version", data: { supported: ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"], requested: "2099-01-01" } },
+      error: {
+        code: -32022,
+        message: "Unsupported protocol version",
+        data: { supported: ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"], requested: "2099-01-01" },
+      },
     });
     // A legacy client's unknown header gets the same list.
     const legacy: any = await body(await post({ jsonrpc: "2.0", id: 1, method: "ping" }, { "mcp-protocol-version": "1999-01-01", "mcp-session-id": "x" }));

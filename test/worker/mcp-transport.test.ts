@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { DEMO_CONFIG } from "../../worker/demo/tenant";
-import { sessionCallPrefix } from "../../worker/mcp/call-ids";
-import { checkSessionId } from "../../worker/mcp/session";
+import { sessionCallPrefix } from "../../worker/mcp/v2025/call-ids";
+import { checkSessionId } from "../../worker/mcp/v2025/session";
 import { ADMIN_KEY, CALL_KEY_HASH, json, request } from "./helpers";
 import { connect, initializeRequest, MCP_URL, mcpFetch, openSession, post } from "./mcp-helpers";
 
@@ -76,7 +76,7 @@ describe("MCP transport: Host and Origin (DNS rebinding)", () => {
 
 describe("MCP transport: messages and versions", () => {
   it("answers initialize with the client's version when supported, else the newest", async () => {
-    for (const version of ["2025-03-26", "2025-06-18", "2025-11-25"]) {
+    for (const version of ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]) {
       const res = await post(initializeRequest(version));
       expect(((await res.json()) as any).result.protocolVersion).toBe(version);
     }
@@ -102,6 +102,10 @@ describe("MCP transport: messages and versions", () => {
     const refused = await post([ping(1), ping(2)], current);
     expect(refused.status).toBe(400);
     expect(((await refused.json()) as any).error.code).toBe(-32600);
+    // 2024-11-05 came before batches.
+    const oldest = await post([ping(1), ping(2)], await openSession({}, "2024-11-05"));
+    expect(oldest.status).toBe(400);
+    expect(((await oldest.json()) as any).error.code).toBe(-32600);
   });
 
   it("refuses a batch over limits.maxCallsPerBatch (128, as POST /v1/calls) whole: none of it runs", async () => {

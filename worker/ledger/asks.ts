@@ -1,7 +1,7 @@
 import type { ShardContext } from "./context";
 
 /**
- * Questions a legacy MCP session's tools/call puts to its client (worker/mcp/legacy-ask.ts), on the
+ * Questions a legacy MCP session's tools/call puts to its client (worker/mcp/v2025/legacy-ask.ts), on the
  * shard of the call's own id. The request waiting for the answers and the POST bringing one may run
  * in different isolates: they meet only here. One row per asking tools/call, while it asks; a
  * cancel that comes before the row leaves a row that says so (the call's next round then stops).

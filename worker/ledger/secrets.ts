@@ -1,5 +1,5 @@
 /**
- * Keys the tenant's Worker signs with (an MCP requestState, worker/mcp/request-state.ts): 256 random
+ * Keys the tenant's Worker signs with (an MCP requestState, worker/mcp/v2026/request-state.ts): 256 random
  * bits made on first use and kept in the shard's storage, so every isolate signs and checks with the
  * same key, across restarts. They never leave the Worker.
  */

@@ -3,7 +3,7 @@ import type { ShardContext } from "./context";
 import type { Viewer } from "./types";
 
 /**
- * What a legacy MCP session keeps beyond its id (worker/mcp/session.ts): the log level its client
+ * What a legacy MCP session keeps beyond its id (worker/mcp/v2025/session.ts): the log level its client
  * set and whether it was deleted. A row exists only once one of them was written; it is kept until
  * the session id expires, so a deleted id stays refused for as long as it could be presented.
  */
@@ -44,7 +44,7 @@ export function nextSessionExpiry(sql: SqlStorage): number | null {
 
 /**
  * Requests the cancel of the viewer's running calls whose ids start with `prefix` (a session's calls,
- * see worker/mcp/call-ids.ts): their journals abort them like any cancelled call. Returns their ids.
+ * see worker/mcp/v2025/call-ids.ts): their journals abort them like any cancelled call. Returns their ids.
  */
 export function cancelRunningWithPrefix(ctx: ShardContext, prefix: string, viewer: Viewer, reason: string): string[] {
   const ids = ctx.sql

@@ -1,10 +1,10 @@
 import type { JsonValue } from "../../src/json";
 import { createMasker } from "../../src/mask";
+import { logPasses, type LogLevel, type NotificationMethod } from "../../src/mcp/messages";
 import type { ToolLogger } from "../../src/tool";
-import { logPasses, type LogLevel } from "./protocol";
 
 interface Sink {
-  notify(method: string, params: Record<string, unknown>): void;
+  notify(method: NotificationMethod, params: Record<string, unknown>): void;
   /** The minimum level the client asked for; undefined: it asked for no logs. */
   logLevel(): LogLevel | undefined;
 }

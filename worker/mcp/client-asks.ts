@@ -4,8 +4,9 @@ import { isPlainObject } from "../../src/json";
 /**
  * What a client declared that it answers, in either era: elicitation (form and URL modes), sampling
  * (and sampling with tools) and roots, as bits. A legacy (2025-11-25 and earlier) client declares
- * them at initialize, and its session id carries them, tagged (session.ts), so any isolate knows them
- * from the id alone; a 2026-07-28 client declares them in each request's _meta (input-required.ts).
+ * them at initialize, and its session id carries them, tagged (v2025/session.ts), so any isolate knows
+ * them from the id alone; a 2026-07-28 client declares them in each request's _meta
+ * (v2026/input-required.ts).
  */
 
 const FLAG = { form: 1, url: 2, sampling: 4, samplingTools: 8, roots: 16 } as const;

@@ -1,16 +1,19 @@
-import * as v from "valibot";
+import { RpcCode } from "../../src/mcp/errors";
+import { isLogLevel, type LogLevel, type NotificationMethod, type RequestId, type RequestMethod, type RpcRequest, type RpcResponse } from "../../src/mcp/messages";
+import { META_KEYS } from "../../src/mcp/meta";
+import type { Era } from "../../src/mcp/versions";
 import type { ExecuteOptions } from "../../src/options";
 import { ConfigError } from "../errors";
 import { logLine } from "../log";
 import type { Tenant } from "../tenant/tenant";
-import { askFlagsOf } from "./client-asks";
-import { META_KEYS, type Envelope } from "./envelope";
+import { SERVER_INFO, tasksRequired } from "./capabilities";
 import type { FollowTarget } from "./follow";
-import { isLogLevel, RpcCode, RpcFailure, rpcError, rpcResult, type LogLevel, type RequestId, type RpcRequest, type RpcResponse } from "./protocol";
-import type { LegacyAsker } from "./legacy-ask";
-import { cancelTask, getTask, tasksRequired, TASKS_EXTENSION, updateTask, type TaskHost } from "./tasks";
+import { rpcError, RpcFailure, rpcResult } from "./jsonrpc";
+import { cancelTask, getTask, updateTask, type TaskHost } from "./tasks";
 import { callTool, listTools } from "./tools";
-import { isLegacyVersion, LATEST_LEGACY_VERSION, SERVED_VERSIONS, type Era, type LegacyVersion } from "./versions";
+import type { LegacyAsker } from "./v2025/legacy-ask";
+import { discover } from "./v2026/discover";
+import type { Envelope } from "./v2026/envelope";
 
 /** One request to /mcp: what its handler needs, whichever era it speaks. */
 export interface Exchange {
@@ -22,12 +25,12 @@ export interface Exchange {
   /** Aborted when the client goes away. */
   signal: AbortSignal;
   /** A notification on this POST's response stream. */
-  notify(method: string, params: Record<string, unknown>): void;
+  notify(method: NotificationMethod, params: Record<string, unknown>): void;
   /** A request to the client on this POST's response stream (a legacy session asking); false when it cannot go. */
   send(request: RpcRequest): boolean;
   /** The client reads this POST's answer as a stream (only then can it be sent requests). */
   streams: boolean;
-  /** A legacy session whose client declared what it answers: how its calls ask it (legacy-ask.ts). */
+  /** A legacy session whose client declared what it answers: how its calls ask it (v2025/legacy-ask.ts). */
   asks?: SessionAsks;
   /** Masks the tenant's secrets in text that is logged. */
   mask(text: string): string;
@@ -50,20 +53,6 @@ export interface Exchange {
 /** What a legacy session's calls need to ask its client, besides the POST's own stream. */
 export type SessionAsks = Omit<LegacyAsker, "send" | "signal" | "waitUntil">;
 
-export const SERVER_INFO = { name: "toolgate", title: "toolgate", version: "0.1.0" } as const;
-
-export const CAPABILITIES = {
-  // No notifications/tools/list_changed is ever sent (nor a subscriptions/listen stream served), so
-  // none is promised. The list changes with a deploy or when a remote MCP adapter's list changes,
-  // which clients see on their next tools/list (2026 clients: once its ttlMs has passed).
-  tools: { listChanged: false },
-  // Tools' ctx.log: per session (logging/setLevel) before 2026, per request (_meta logLevel) since.
-  logging: {},
-};
-
-/** 2026-07-28 adds the tasks extension: a task is a call's ledger record (tasks.ts). */
-const MODERN_CAPABILITIES = { ...CAPABILITIES, extensions: { [TASKS_EXTENSION]: {} } };
-
 /** 2026-07-28 caching hints of cacheable results (server/utilities/caching): they are the tenant's, behind its keys. */
 const CACHE_HINTS = { "server/discover": 300_000, "tools/list": 60_000 } as Record<string, number>;
 
@@ -79,8 +68,8 @@ const BOTH: readonly Era[] = ["legacy", "modern"];
  * What /mcp answers, per era. ping and logging/setLevel are gone from 2026-07-28 (logs follow each
  * request's _meta); server/discover is 2026's. A method missing here is -32601 (and 404 in 2026).
  */
-const METHODS: Record<string, Method> = {
-  "server/discover": { eras: ["modern"], run: () => ({ supportedVersions: SERVED_VERSIONS, capabilities: MODERN_CAPABILITIES }) },
+const METHODS: { readonly [name in RequestMethod]?: Method } = {
+  "server/discover": { eras: ["modern"], run: discover },
   "tools/list": {
     eras: BOTH,
     run: (request, exchange) => listTools(exchange.tenant, request.params, exchange.pageSize, exchange.allowed, exchange.era === "modern"),
@@ -101,26 +90,8 @@ function tasksOf(request: RpcRequest, exchange: Exchange): TaskHost {
 
 /** The handler of a method in an era, if it has one. */
 export function methodOf(name: string, era: Era): Method | undefined {
-  const method = Object.hasOwn(METHODS, name) ? METHODS[name] : undefined;
+  const method = Object.hasOwn(METHODS, name) ? METHODS[name as RequestMethod] : undefined;
   return method?.eras.includes(era) ? method : undefined;
-}
-
-const InitializeParams = v.object({
-  protocolVersion: v.string(),
-  capabilities: v.optional(v.record(v.string(), v.unknown())),
-  clientInfo: v.optional(v.looseObject({ name: v.string() })),
-});
-
-/**
- * initialize: the client's legacy version when this server speaks it, else the newest legacy one
- * (never a 2026 one), and what the client declared it answers (the session keeps that in its id).
- */
-export function initialize(params: unknown): { version: LegacyVersion; result: Record<string, unknown>; asks: number } {
-  const parsed = v.safeParse(InitializeParams, params ?? {});
-  if (!parsed.success) throw new RpcFailure(RpcCode.invalidParams, "initialize: params must hold protocolVersion, capabilities and clientInfo.");
-  const asked = parsed.output.protocolVersion;
-  const version = isLegacyVersion(asked) ? asked : LATEST_LEGACY_VERSION;
-  return { version, result: { protocolVersion: version, capabilities: CAPABILITIES, serverInfo: SERVER_INFO }, asks: askFlagsOf(parsed.output.capabilities) };
 }
 
 async function setLevel(request: RpcRequest, exchange: Exchange): Promise<Record<string, unknown>> {

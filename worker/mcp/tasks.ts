@@ -1,14 +1,14 @@
 import * as v from "valibot";
 import { toCallToolResult } from "../../src/formats/mcp";
+import type { JsonValue } from "../../src/json";
+import { RpcCode } from "../../src/mcp/errors";
 import { resultOfRecord, type CallRecord } from "../../src/result";
 import { callDurable } from "../durable/call";
 import type { LedgerEntry } from "../ledger/types";
-import type { JsonValue } from "../../src/json";
-import { answerCall } from "../runner/answer";
 import type { RunnersAddress } from "../runner/address";
-import type { Envelope } from "./envelope";
+import { answerCall } from "../runner/answer";
 import type { FollowTarget } from "./follow";
-import { RpcCode, RpcFailure } from "./protocol";
+import { RpcFailure } from "./jsonrpc";
 
 /**
  * The MCP tasks extension (io.modelcontextprotocol/tasks, 2026-07-28): a task *is* a call's ledger
@@ -17,25 +17,10 @@ import { RpcCode, RpcFailure } from "./protocol";
  * went away and after the objects restarted. Nothing of a task is kept in memory.
  */
 
-export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
-
 /** A client polls a working task about this often (a hint; the record changes at most once a second for progress). */
 export const TASK_POLL_INTERVAL_MS = 1_000;
 
 export type TaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled";
-
-/** Did this request's client declare the extension (per request: 2026 keeps nothing between requests)? */
-export function declaresTasks(envelope: Envelope | undefined): boolean {
-  const extensions = envelope?.capabilities.extensions;
-  return typeof extensions === "object" && extensions !== null && TASKS_EXTENSION in extensions;
-}
-
-/** -32021: the tool runs only as a task, and this request's client cannot follow one. */
-export function tasksRequired(what: string): RpcFailure {
-  return new RpcFailure(RpcCode.missingClientCapability, `Missing required client capability: ${what} needs the ${TASKS_EXTENSION} extension.`, {
-    requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
-  });
-}
 
 /** Where a client's tasks are: how long their records are kept, and the Runners that run them again once answered. */
 export interface TaskHost {

@@ -1,22 +1,25 @@
 import * as v from "valibot";
-import { executeCall } from "../../src/pipeline/execute";
 import { mcp, toCallToolResult, type McpTool } from "../../src/formats/mcp";
 import type { Hooks } from "../../src/hooks";
+import { RpcCode } from "../../src/mcp/errors";
+import type { LogLevel, NotificationMethod, RpcRequest } from "../../src/mcp/messages";
+import type { Era } from "../../src/mcp/versions";
 import type { ExecuteOptions } from "../../src/options";
+import { executeCall } from "../../src/pipeline/execute";
 import { isRunning, resultOfRecord, type Progress } from "../../src/result";
 import { toolListing } from "../tenant/listings/listing";
 import { precomputedMcp, type McpListing } from "../tenant/listings/precomputed";
 import { logCall } from "../log";
 import type { Tenant } from "../tenant/tenant";
 import { createCallLogger } from "./call-logger";
+import { tasksRequired } from "./capabilities";
 import { followCall, type FollowTarget } from "./follow";
-import { RpcCode, RpcFailure, type LogLevel, type RpcRequest } from "./protocol";
-import type { Envelope } from "./envelope";
-import { inputRequiredResult, openRetry } from "./input-required";
-import { runAsking, type LegacyAsker, type RunRound } from "./legacy-ask";
+import { RpcFailure } from "./jsonrpc";
 import { taskSupportOf } from "./task-support";
-import { createTaskResult, tasksRequired, type TaskHost } from "./tasks";
-import type { Era } from "./versions";
+import { createTaskResult, type TaskHost } from "./tasks";
+import { runAsking, type LegacyAsker, type RunRound } from "./v2025/legacy-ask";
+import type { Envelope } from "./v2026/envelope";
+import { inputRequiredResult, openRetry } from "./v2026/input-required";
 
 const DEFAULT_PAGE_SIZE = 100;
 
@@ -70,13 +73,13 @@ const CallParams = v.object({
 });
 
 export interface CallContext {
-  /** The call's id in the ledger (see call-ids.ts). */
+  /** The call's id in the ledger (see v2025/call-ids.ts). */
   callId: string;
   options: ExecuteOptions;
   /** Aborted when the client closes the request's stream (and, for legacy sessions, on DELETE). */
   signal: AbortSignal;
   /** Sends a notification on this request's stream. */
-  notify(method: string, params: Record<string, unknown>): void;
+  notify(method: NotificationMethod, params: Record<string, unknown>): void;
   /** The minimum level of the tool's logs sent as notifications/message; undefined sends none. */
   logLevel(): LogLevel | undefined;
   /** The HTTP request's id, for the call's log line. */
@@ -88,7 +91,7 @@ export interface CallContext {
   envelope?: Envelope;
   /** Set when this request's client follows tasks (2026-07-28 with the tasks extension). */
   tasks?: TaskHost;
-  /** A legacy session whose client can be asked (legacy-ask.ts): ctx.ask sends it requests on this POST's stream. */
+  /** A legacy session whose client can be asked (v2025/legacy-ask.ts): ctx.ask asks it on this POST's stream. */
   asker?: LegacyAsker;
 }
 
@@ -125,8 +128,9 @@ export async function callTool(params: unknown, ctx: CallContext): Promise<Recor
   const tool = base.registry.get(name);
   const support = ctx.era === "modern" && tool ? taskSupportOf(tool) : "forbidden";
   if (support === "required" && !ctx.tasks) throw tasksRequired(`the tool "${name}"`);
-  // 2026: the client answers what the tool asks by calling again (input-required.ts); a legacy client
-  // that declared what it answers is asked on this POST's stream, round after round (legacy-ask.ts).
+  // 2026: the client answers what the tool asks by calling again (v2026/input-required.ts); a legacy
+  // client that declared what it answers is asked on this POST's stream, round after round
+  // (v2025/legacy-ask.ts).
   // A detached tool run as a task asks in its run: the task waits for the answers (tasks.ts).
   const waits = ctx.tasks !== undefined && support !== "forbidden" && tool?.policy.execution === "detached";
   const retry = ctx.envelope ? await openRetry(params, ctx.envelope, ctx.follow, name, args, waits) : undefined;

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
-import { hostAllowed } from "../mcp/guard";
+import { hostAllowed } from "../mcp/transport/guard";
 import { siteAt, type OAuthSite } from "./site";
 
 /**

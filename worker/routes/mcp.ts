@@ -1,9 +1,9 @@
 import { Hono } from "../hono-lazy";
 import type { AppEnv } from "../env";
 import { requireKey, requireScope } from "../middleware/auth";
-import { hostGuard } from "../mcp/guard";
+import { hostGuard } from "../mcp/transport/guard";
 import { remoteTools } from "../middleware/tenant";
-import { handleDelete, handleGet, handleOtherMethod, handlePost, type TransportOptions } from "../mcp/transport";
+import { handleDelete, handleGet, handleOtherMethod, handlePost, type TransportOptions } from "../mcp/transport/http";
 
 /**
  * TOOLGATE_MCP_PAGE_SIZE: tools per tools/list page (1-1000); TOOLGATE_MCP_ASK_TIMEOUT_SECONDS: how

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { knownEras } from "../../../src/adapters/mcp-era";
+import { knownEras } from "../../../src/adapters/mcp/era";
 import { mcp as mcpFormat } from "../../../src/formats/mcp";
 import { startV2Server, type V2Era, type V2TestServer } from "../../servers/mcp-v2-server";
 import { callTool, remote, until } from "./mcp-helpers";

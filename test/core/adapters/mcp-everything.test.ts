@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { knownEras } from "../../../src/adapters/mcp-era";
+import { knownEras } from "../../../src/adapters/mcp/era";
 import { mcp as mcpFormat } from "../../../src/formats/mcp";
 import type { Tool } from "../../../src/tool";
 import { startEverything, type EverythingServer } from "../../servers/everything";

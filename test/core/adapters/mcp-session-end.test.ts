@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { isToolError } from "../../../src/errors";
-import { refusedSession, sessionEndOf } from "../../../src/adapters/mcp-session-end";
+import { refusedSession, sessionEndOf } from "../../../src/adapters/mcp/session-end";
 
 const LABEL = 'MCP server "x"';
 const rpcError = (status: number, message: string) =>

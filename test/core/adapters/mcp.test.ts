@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mcpServer, type McpServerDeclaration, type McpServerDeps } from "../../../src/adapters/mcp";
-import { fromCallResult } from "../../../src/adapters/mcp-content";
+import { fromCallResult } from "../../../src/adapters/mcp/content";
 import { contentText } from "../../../src/result";
 import { createEgressFetch } from "../../../src/egress";
 import type { CallEvent } from "../../../src/events";
