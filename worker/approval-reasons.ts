@@ -1,4 +1,4 @@
-import type { ApprovalReason } from "../src/client/types";
+import type { ApprovalReason } from "../src/contract/approvals";
 import type { Tool } from "../src/tool";
 import type { TenantConfig } from "./config";
 
