@@ -47,4 +47,4 @@ export type { EgressPolicy } from "./egress";
 export { jsonSchemaValidator } from "./schema/json-schema";
 export { createClient, ApiError, isApiError, resultOfRecord } from "./client";
 export type { ToolgateClient, ClientOptions, EventStreamOptions, MixedOptions, MixedAnswer } from "./client";
-export type * from "./client/types";
+export type * from "./contract";

@@ -10,7 +10,7 @@ import { createLedgerJournal } from "./ledger/journal";
 import { createCallRunner } from "./runner/host";
 import { surfaceOf } from "./surface";
 import { resolveSecrets, type Tenant } from "./tenant/tenant";
-import type { CallSurface } from "../src/client/surface";
+import type { CallSurface } from "../src/contract/surface";
 
 type WaitUntil = (promise: Promise<unknown>) => void;
 

@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import type { CallSurface } from "../src/client/surface";
+import type { CallSurface } from "../src/contract/surface";
 import type { AppEnv } from "./env";
 
 /**

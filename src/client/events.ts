@@ -1,5 +1,5 @@
 import { readSse } from "../adapters/sse";
-import type { ServerEvent } from "./types";
+import type { ServerEvent } from "../contract/events";
 import { isApiError, type Transport } from "./http";
 
 export interface EventStreamOptions {

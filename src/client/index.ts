@@ -25,7 +25,7 @@ import type {
   ToolInfo,
   ToolListing,
   WhoAmI,
-} from "./types";
+} from "../contract";
 import type { FormatName } from "../formats/index";
 import type { JsonObject, JsonValue } from "../json";
 import { TERMINAL_STATUSES, type CallRecord } from "../result";
@@ -35,8 +35,8 @@ export type { ClientOptions } from "./http";
 export type { EventSourceOptions, EventStreamOptions } from "./events";
 export type { MixedAnswer, MixedOptions } from "./mixed";
 export { resultOfRecord } from "../result";
-export { CALL_SURFACES } from "./surface";
-export type * from "./types";
+export { CALL_SURFACES } from "../contract";
+export type * from "../contract";
 
 /** A typed client of the toolgate HTTP API, for browsers and Node. Every failure rejects with an ApiError. */
 export interface ToolgateClient {

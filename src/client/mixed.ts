@@ -1,6 +1,6 @@
 import { executeBatch } from "../pipeline/batch";
 import { ApiError, isApiError, type Transport } from "./http";
-import type { AnswerOf } from "./types";
+import type { AnswerOf } from "../contract/tools";
 import { getFormat } from "../formats";
 import type { FormatName } from "../formats/index";
 import type { ToolCall } from "../tool-call";

@@ -1,5 +1,6 @@
 import type { FormatName } from "../../src/formats/index";
-import type { ToolgateClient, ToolInfo } from "../../src/client";
+import type { ToolgateClient } from "../../src/client";
+import type { ToolInfo } from "../../src/contract";
 import { callSummary, schemaDefaults, type ToolRender } from "../../src/tool-render";
 
 /** The tenant's tools, fetched once per page load (a tenant's registry is fixed per deployment). */

@@ -1,4 +1,4 @@
-import type { CallQuery } from "../../src/client";
+import type { CallQuery } from "../../src/contract";
 import { notice, replace } from "./dom";
 import type { Session } from "./session";
 

@@ -1,4 +1,4 @@
-import type { ServerEvent } from "../../src/client";
+import type { ServerEvent } from "../../src/contract";
 import { subscribe } from "./live-source";
 import type { Session } from "./session";
 

@@ -1,4 +1,4 @@
-import { CALL_SURFACES, type CallQuery } from "../../src/client";
+import { CALL_SURFACES, type CallQuery } from "../../src/contract";
 import { CALL_STATUSES, type CallStatus } from "../../src/result";
 import { h } from "./dom";
 

@@ -1,4 +1,5 @@
-import type { ServerEvent, ServerEventType, ToolgateClient } from "../../src/client";
+import type { ToolgateClient } from "../../src/client";
+import type { ServerEvent, ServerEventType } from "../../src/contract";
 
 export const EVENT_TYPES: ServerEventType[] = ["call.started", "call.progress", "call.input_required", "call.finished", "approval.requested", "approval.decided", "gate.changed"];
 

@@ -1,4 +1,4 @@
-import type { CallEntry } from "../../src/client";
+import type { CallEntry } from "../../src/contract";
 import type { CallRecord } from "../../src/result";
 import { renderOf, summaryOf } from "./catalog";
 import { h, jsonBlock, notice, progressText, statusBadge } from "./dom";

@@ -1,4 +1,4 @@
-import type { CallerRules } from "../../src/client";
+import type { CallerRules } from "../../src/contract";
 import { h, uid } from "./dom";
 
 /** The optional rules of a key or an OAuth grant, as form fields: tool allow-list, rate, expiry. */

@@ -1,4 +1,5 @@
-import { createClient, type ToolgateClient, type WhoAmI } from "../../src/client";
+import { createClient, type ToolgateClient } from "../../src/client";
+import type { WhoAmI } from "../../src/contract";
 
 /**
  * The signed-in key lives in sessionStorage: it is gone when the tab closes, is not shared with

@@ -1,4 +1,4 @@
-import type { McpServerInfo, RemoteToolInfo } from "../../src/client";
+import type { McpServerInfo, RemoteToolInfo } from "../../src/contract";
 import { h, jsonBlock, notice, replace } from "../app/dom";
 import { jsonDiff } from "../app/line-diff";
 import type { Session } from "../app/session";

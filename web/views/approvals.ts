@@ -1,4 +1,4 @@
-import type { PendingApproval } from "../../src/client";
+import type { PendingApproval } from "../../src/contract";
 import { catalog, summaryOf } from "../app/catalog";
 import { h, jsonBlock, notice, replace, time, uid } from "../app/dom";
 import { recordView } from "../app/record-view";

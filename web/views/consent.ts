@@ -1,4 +1,5 @@
-import { isApiError, type ConsentDetails } from "../../src/client";
+import { isApiError } from "../../src/client";
+import type { ConsentDetails } from "../../src/contract";
 import { h, notice, replace, uid } from "../app/dom";
 import { rulesFields } from "../app/rules-fields";
 import type { Session } from "../app/session";

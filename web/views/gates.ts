@@ -1,4 +1,4 @@
-import type { GateSnapshot } from "../../src/client";
+import type { GateSnapshot } from "../../src/contract";
 import { h, notice, replace, time } from "../app/dom";
 import type { View } from "../app/view";
 

@@ -1,4 +1,4 @@
-import type { CallEntry, CallQuery } from "../../src/client";
+import type { CallEntry, CallQuery } from "../../src/contract";
 import { TERMINAL_STATUSES } from "../../src/result";
 import { catalog, summaryOf } from "../app/catalog";
 import { h, notice, replace, statusBadge } from "../app/dom";

@@ -1,4 +1,4 @@
-import type { ConfiguredKey, GrantInfo, KeySecret, RuntimeKey } from "../../src/client";
+import type { ConfiguredKey, GrantInfo, KeySecret, RuntimeKey } from "../../src/contract";
 import { h, notice, replace, uid } from "../app/dom";
 import { rulesFields, rulesText } from "../app/rules-fields";
 import type { Session } from "../app/session";

@@ -1,4 +1,4 @@
-import type { ServerEvent } from "../../src/client";
+import type { ServerEvent } from "../../src/contract";
 import { h, progressText, replace, statusBadge, time } from "../app/dom";
 import { subscribe, type LiveState } from "../app/live-source";
 import type { View } from "../app/view";

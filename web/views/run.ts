@@ -1,6 +1,6 @@
 import { jsonSchemaValidator } from "../../src/schema/json-schema";
 import type { ValidationIssue } from "../../src/errors";
-import type { ToolInfo } from "../../src/client";
+import type { ToolInfo } from "../../src/contract";
 import { TERMINAL_STATUSES, type CallRecord } from "../../src/result";
 import type { Validator } from "../../src/validation";
 import { catalog } from "../app/catalog";

@@ -1,5 +1,5 @@
 import { FORMAT_NAMES, type FormatName } from "../../src/formats/index";
-import type { ToolInfo } from "../../src/client";
+import type { ToolInfo } from "../../src/contract";
 import { catalog, definitionIn } from "../app/catalog";
 import { h, jsonBlock, notice, replace, uid } from "../app/dom";
 import { markdown } from "../app/markdown";

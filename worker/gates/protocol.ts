@@ -62,8 +62,8 @@ export interface GateKeepResult {
 /** Most slot ids one keep (or one acquire's releases) reads: an isolate holds at most a gate's limit (≤ 1,000). */
 export const MAX_KEPT_SLOTS = 1_000;
 
-/** The wire shape of GET /v1/gates, defined once with the client's types. */
-export type { GateSnapshot } from "../../src/client/types";
+/** The wire shape of GET /v1/gates, defined once in the contract. */
+export type { GateSnapshot } from "../../src/contract/gates";
 
 /** A waiter that stops re-attaching (its Worker died) leaves the queue this long after its poll ends. */
 export const WAIT_GRACE_MS = 5_000;

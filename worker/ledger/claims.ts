@@ -1,6 +1,6 @@
 import type { JsonValue } from "../../src/json";
 import type { CallRecord, Progress } from "../../src/result";
-import type { CallSurface } from "../../src/client/surface";
+import type { CallSurface } from "../../src/contract/surface";
 import { deleteBlobs, writeBlob } from "./blobs";
 import type { ShardContext } from "./context";
 import { callEvent, callEventJson, eventRecord, eventRecordJson, type EventRow } from "./events";

@@ -2,7 +2,7 @@ import { hashJson } from "../../src/hash";
 import type { JsonValue } from "../../src/json";
 import type { CallJournal, CallToClaim, ClaimWatch, HandOff, JournalClaim, JournalEnd } from "../../src/journal";
 import type { CallRecord, Progress } from "../../src/result";
-import type { CallSurface } from "../../src/client/surface";
+import type { CallSurface } from "../../src/contract/surface";
 import type { BeginOutcome, LedgerClaim, LedgerWrite, WriteOutcome } from "./types";
 import { toolError } from "../../src/errors";
 import { callDurable, DurableUnavailable } from "../durable/call";

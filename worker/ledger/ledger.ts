@@ -1,7 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { JsonValue } from "../../src/json";
 import type { CallRecord, Progress } from "../../src/result";
-import type { CallSurface } from "../../src/client/surface";
+import type { CallSurface } from "../../src/contract/surface";
 import { cancel, decide } from "./approvals";
 import { allAnswered, answerAsk, askKey, cancelAsks, cancelAsksWithPrefix, closeAsks, openAsks, readAsks, startRound, type AskAnswerOutcome, type AskState } from "./asks";
 import { answerInput } from "./inputs";

@@ -1,6 +1,6 @@
 import { outputText, truncationNote } from "../../src/budget";
 import { TERMINAL_STATUSES, type CallOutput, type CallRecord, type CallStatus } from "../../src/result";
-import type { CallSurface } from "../../src/client/surface";
+import type { CallSurface } from "../../src/contract/surface";
 import { deleteBlobs, readBlob, readBlobRange, writeBlob } from "./blobs";
 import type { ApprovalState, LedgerEntry, ListQuery, ResultPage, Viewer } from "./types";
 

@@ -1,11 +1,11 @@
 import type { JsonValue } from "../../src/json";
-import type { ApprovalInfo, CallEntry } from "../../src/client/types";
+import type { ApprovalInfo, CallEntry } from "../../src/contract/calls";
 import type { CallRecord, CallStatus } from "../../src/result";
-import type { CallSurface } from "../../src/client/surface";
+import type { CallSurface } from "../../src/contract/surface";
 import type { Moved, ShardGuard } from "./shard-map";
 
-// The wire shapes are the HTTP API's (src/client-types.ts); the ledger answers them as they are.
-export type { ApprovalInfo, ResultPage } from "../../src/client/types";
+// The wire shapes are the HTTP API's (src/contract/); the ledger answers them as they are.
+export type { ApprovalInfo, ResultPage } from "../../src/contract/calls";
 export type LedgerEntry = CallEntry;
 export type ApprovalState = ApprovalInfo["state"];
 

@@ -15,7 +15,7 @@ import { requireScope, viewerOf } from "../middleware/auth";
 import { tenantTextMasker } from "../tenant/mask";
 import { getFormat } from "../../src/formats";
 import { formatTakesPost } from "../formats";
-import { CALL_SURFACES, type CallSurface } from "../../src/client/surface";
+import { CALL_SURFACES, type CallSurface } from "../../src/contract/surface";
 import { EXPORT_MAX, exportCalls } from "./calls-export";
 import { decodeCursor, intParam, listNewest, timeParam } from "./ledger-paging";
 

@@ -1,4 +1,5 @@
-import type { ApprovalReason, ToolInfo } from "../../src/client/types";
+import type { ApprovalReason } from "../../src/contract/approvals";
+import type { ToolInfo } from "../../src/contract/tools";
 import type { Risk } from "../../src/policy";
 import type { Tool } from "../../src/tool";
 import type { TenantConfig } from "./config";

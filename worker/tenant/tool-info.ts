@@ -1,4 +1,4 @@
-import type { ToolInfo } from "../../src/client/types";
+import type { ToolInfo } from "../../src/contract/tools";
 import type { ConcurrencyPolicy } from "../../src/policy";
 import type { Tool } from "../../src/tool";
 import { effectiveApproval, riskOf } from "./approval";

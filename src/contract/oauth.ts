@@ -1,0 +1,34 @@
+import type { CallerRules } from "./keys";
+
+/** A pending OAuth authorization, as its consent page shows it (every string comes from the client). */
+export interface ConsentDetails {
+  consent: {
+    clientId: string;
+    clientName: string;
+    /** Set for a client identified by its metadata document's URL: a domain the client controls. */
+    clientDomain?: string;
+    clientUri?: string;
+    redirectUri: string;
+    redirectHost: string;
+    redirectIsLoopback: boolean;
+    scope: string[];
+  };
+  /** The tenant's tools, for the grant's allow-list. */
+  tools: string[];
+}
+
+export interface ConsentDecision extends CallerRules {
+  decision: "approve" | "deny";
+  scope?: "call" | "admin";
+}
+
+/** An OAuth grant, as admins list it. */
+export interface GrantInfo {
+  id: string;
+  clientId: string;
+  scope: string[];
+  createdAt: number;
+  expiresAt?: number;
+  redirectUri?: string;
+  details?: { clientName?: string; approvedBy?: string } & CallerRules;
+}
