@@ -264,8 +264,8 @@ interface Samples {
 async function main(): Promise<void> {
   if (process.env.REPORT) {
     const saved = JSON.parse(readFileSync(process.env.REPORT, "utf8")) as Samples;
-    saved.endpoints.forEach((e, i) => Object.assign(endpoints[i]!, e));
-    saved.diffs.forEach((d, i) => (comparisons[i]!.diffs = d));
+    for (const [i, e] of saved.endpoints.entries()) Object.assign(endpoints[i]!, e);
+    for (const [i, d] of saved.diffs.entries()) comparisons[i]!.diffs = d;
     return report(`${saved.loadAtStart}`, saved.loadAtEnd);
   }
   const loadAtStart = load();

@@ -47,18 +47,21 @@ function writeIfChanged(path: string, text: string): void {
   renameSync(temporary, path);
 }
 
+const loadModules = () =>
+  Promise.all([
+    import("../worker/tenant/catalog"),
+    import("../worker/demo/tenant"),
+    import("../worker/tenant/tenant"),
+    import("../worker/tenant/listings/key"),
+    import("../worker/tenant/listings/precompute"),
+  ]);
+
 /** Loads the tools and checks the demo tenant and every tenant configuration in `dir`. */
 export async function checkTools(dir = TENANTS_DIR): Promise<CheckResult> {
   // Imported here, not at the top: a tool that throws while it is defined is a problem, not a crash.
-  let loaded;
+  let loaded: Awaited<ReturnType<typeof loadModules>>;
   try {
-    loaded = await Promise.all([
-      import("../worker/tenant/catalog"),
-      import("../worker/demo/tenant"),
-      import("../worker/tenant/tenant"),
-      import("../worker/tenant/listings/key"),
-      import("../worker/tenant/listings/precompute"),
-    ]);
+    loaded = await loadModules();
   } catch (error) {
     const file = toolFileOf(error);
     return { ok: false, problems: [{ message: messageOf(error), ...(file ? { file } : {}) }] };

@@ -200,7 +200,9 @@ export function createEgressFetch(policy: EgressPolicy, baseFetch: typeof fetch 
       if (next.origin !== check.url.origin) {
         // A credential may sit in any header (auth "header" type); only plain content headers cross origins.
         const names: string[] = [];
-        req.headers.forEach((_value, name) => names.push(name));
+        req.headers.forEach((_value, name) => {
+          names.push(name);
+        });
         for (const name of names) if (!CROSS_ORIGIN_HEADERS.has(name)) req.headers.delete(name);
       }
       url = next.href;

@@ -98,9 +98,15 @@ export function composeHooks(list: readonly Hooks[]): Hooks {
   }
   if (masks.length) composed.mask = (value) => masks.reduce((acc, mask) => mask(acc), value);
   // A listener that throws must not keep the others from hearing about the call.
-  if (onEvent.length) composed.onEvent = (event) => onEvent.forEach((hook) => quietly(() => hook(event)));
-  if (onStart.length) composed.onStart = (event) => onStart.forEach((hook) => quietly(() => hook(event)));
-  if (onResult.length) composed.onResult = (record) => onResult.forEach((hook) => quietly(() => hook(record)));
+  if (onEvent.length) composed.onEvent = (event) => {
+      for (const hook of onEvent) quietly(() => hook(event));
+    };
+  if (onStart.length) composed.onStart = (event) => {
+      for (const hook of onStart) quietly(() => hook(event));
+    };
+  if (onResult.length) composed.onResult = (record) => {
+      for (const hook of onResult) quietly(() => hook(record));
+    };
   if (shouldRetry.length) {
     composed.shouldRetry = (call, error, attempt) => {
       for (const hook of shouldRetry) {

@@ -23,7 +23,7 @@ export function parseIPv4(text: string): number | undefined {
   if (values.some((v) => v > 255)) return undefined;
   if (last >= 256 ** (4 - values.length)) return undefined;
   let result = last;
-  values.forEach((v, i) => (result += v * 256 ** (3 - i)));
+  for (const [i, v] of values.entries()) result += v * 256 ** (3 - i);
   return result;
 }
 

@@ -64,10 +64,10 @@ export function schemaDefaults(schema: unknown): Record<string, unknown> {
  * default (see schemaDefaults), else becomes ""; arguments that are not an object give "" for all.
  */
 export function callSummary(template: string, args: unknown, defaults: Readonly<Record<string, unknown>> = {}): string {
-  const valueOf = (name: string): unknown => {
+  const argument = (name: string): unknown => {
     if (!isPlainObject(args)) return undefined;
     if (Object.hasOwn(args, name)) return args[name];
     return Object.hasOwn(defaults, name) ? defaults[name] : undefined;
   };
-  return template.replace(/\{([A-Za-z0-9_$-]{1,64})\}/g, (_, name: string) => valueText(valueOf(name)));
+  return template.replace(/\{([A-Za-z0-9_$-]{1,64})\}/g, (_, name: string) => valueText(argument(name)));
 }

@@ -84,6 +84,7 @@ export interface ToolAnnotations {
 }
 
 /** A tool: data plus one function. Built by defineTool() or by adapters; always frozen. */
+// biome-ignore lint/suspicious/noExplicitAny: a Tool of any arguments and result is assignable to Tool (the registry holds them all)
 export interface Tool<A = any, R = any> {
   readonly name: string;
   readonly title?: string;

@@ -11,7 +11,9 @@ function toneWav(hz: number, ms: number): string {
   const samples = Math.round((rate * ms) / 1000);
   const bytes = new Uint8Array(44 + samples);
   const view = new DataView(bytes.buffer);
-  const ascii = (at: number, text: string) => [...text].forEach((ch, i) => view.setUint8(at + i, ch.charCodeAt(0)));
+  const ascii = (at: number, text: string) => {
+    for (const [i, ch] of [...text].entries()) view.setUint8(at + i, ch.charCodeAt(0));
+  };
   ascii(0, "RIFF");
   view.setUint32(4, 36 + samples, true);
   ascii(8, "WAVEfmt ");

@@ -33,7 +33,10 @@ function renderShell(session: Session): void {
   const { id, param } = parseHash(location.hash);
   const named = entries.find((entry) => entry.id === id);
   // An old link to a view that is now its own document (#/playground) goes there.
-  if (named && !isView(named)) return location.replace(named.document);
+  if (named && !isView(named)) {
+    location.replace(named.document);
+    return;
+  }
   const views = entries.filter(isView);
   const view = named ?? views[0]!;
   const main = viewMain(view);

@@ -1,5 +1,5 @@
 import { detectFormat, getFormat } from "../src/formats";
-import { type Format } from "../src/formats/format";
+import type { Format } from "../src/formats/format";
 import { FORMAT_NAMES } from "../src/formats/index";
 import { ApiError } from "./errors";
 import { methodNotAllowed } from "./routes/method-not-allowed";

@@ -54,7 +54,7 @@ export const httpKind: AdapterKind<HttpTool> = {
 
 function toolOf(decl: HttpTool, label: string, deps: HttpToolDeps): Tool {
   const schema = (decl.input ?? NO_ARGS) as JsonSchema;
-  let validateInput;
+  let validateInput: ReturnType<typeof jsonSchemaValidator>;
   try {
     validateInput = jsonSchemaValidator(schema);
   } catch (error) {

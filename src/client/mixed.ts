@@ -88,13 +88,13 @@ export async function runMixed<F extends FormatName>(transport: Transport, input
   }
   const local: number[] = [];
   const remote: number[] = [];
-  calls.forEach((call, i) => (localRegistry.has(call.name) ? local : remote).push(i));
+  for (const [i, call] of calls.entries()) (localRegistry.has(call.name) ? local : remote).push(i);
   const [localResults, remoteResults] = await Promise.all([
     local.length > 0 ? executeBatch(local.map((i) => calls[i]!), { ...batch, registry: localRegistry }) : [],
     remote.length > 0 ? runRemote(transport, remote.map((i) => calls[i]!), batch.signal) : [],
   ]);
   const results = new Array<CallResult>(calls.length);
-  local.forEach((index, i) => (results[index] = localResults[i]!));
-  remote.forEach((index, i) => (results[index] = remoteResults[i]!));
+  for (const [i, index] of local.entries()) results[index] = localResults[i]!;
+  for (const [i, index] of remote.entries()) results[index] = remoteResults[i]!;
   return { format: name, answer: format.encode(results) as AnswerOf<F>, results };
 }

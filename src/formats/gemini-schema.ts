@@ -37,6 +37,7 @@ const REFUSED: Record<string, string> = {
   allOf: "allOf (intersections)",
   not: "not",
   if: "if/then/else",
+  // biome-ignore lint/suspicious/noThenProperty: the JSON Schema keyword, in a lookup table
   then: "if/then/else",
   else: "if/then/else",
   prefixItems: "tuples (prefixItems)",

@@ -171,6 +171,6 @@ function inspect(value: unknown, depth: number, limits: Limits, budget: Budget):
     }
   }
   // for…in sees own "__proto__" keys; this catches non-enumerable tricks in values built in code.
-  if (Object.prototype.hasOwnProperty.call(value, "__proto__")) return forbidden("__proto__");
+  if (Object.hasOwn(value as object, "__proto__")) return forbidden("__proto__");
   return undefined;
 }

@@ -72,7 +72,7 @@ export class CallContext implements ToolContext {
     const progress: Progress = message === undefined ? { ...update } : { ...update, message };
     // The record keeps the latest progress, so every surface (events, GET, the console) can show it.
     state.progress = progress;
-    journal?.progress!(this.callId, progress);
+    journal?.progress?.(this.callId, progress);
     if (env.hooks.onEvent) emit(env, { type: "call.progress", at: env.now(), callId: this.callId, tenant: env.tenant, tool: state.name, progress });
   }
 }

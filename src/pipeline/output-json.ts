@@ -18,7 +18,7 @@ export function toJsonText(value: unknown): string | undefined | NotJson {
   } catch (error) {
     return new NotJson(findNonJson(value) ?? `JSON.stringify failed (${error instanceof Error ? error.message : String(error)})`);
   }
-  if (text !== undefined && text.includes("null")) {
+  if (text?.includes("null")) {
     const problem = findNonJson(value);
     if (problem) return new NotJson(problem);
   }

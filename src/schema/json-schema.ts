@@ -41,7 +41,7 @@ const URI_KEYWORDS = new Set(["$id", "id", "$ref", "$anchor", "$recursiveRef", "
 function checkPatterns(node: unknown, where: string): boolean {
   if (Array.isArray(node)) {
     let uris = false;
-    node.forEach((item, i) => (uris = checkPatterns(item, `${where}/${i}`) || uris));
+    for (const [i, item] of node.entries()) uris = checkPatterns(item, `${where}/${i}`) || uris;
     return uris;
   }
   if (!isPlainObject(node)) return false;
@@ -148,7 +148,7 @@ export function jsonSchemaValidator<T = unknown>(schema: JsonSchema, options: { 
   // make building fail: such a schema is built now, so the fault still names the declaration.
   let validator = hasUris ? new CfValidator(schema as Schema, draftOf(schema), false) : undefined;
   return (value) => {
-    let result;
+    let result: ReturnType<CfValidator["validate"]>;
     try {
       validator ??= new CfValidator(schema as Schema, draftOf(schema), false);
       result = validator.validate(value);

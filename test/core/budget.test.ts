@@ -12,7 +12,7 @@ describe("output budget", () => {
     const output: CallOutput = { content: [{ type: "text", text: "a".repeat(30) }, { type: "text", text: "b".repeat(30) }] };
     const cut = applyBudget(output, 40, "c1");
     expect(cut.truncated).toBe(true);
-    expect(cut.content[0]).toEqual({ type: "text", text: "a".repeat(30) + "\n" + "b".repeat(9) });
+    expect(cut.content[0]).toEqual({ type: "text", text: `${"a".repeat(30)}\n${"b".repeat(9)}` });
     const note = cut.content[1];
     expect(note?.type === "text" && note.text).toContain("first 40 of 61 characters");
     expect(note?.type === "text" && note.text).toContain("/v1/calls/c1/result?offset=40");

@@ -37,6 +37,7 @@ const schema: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
         allOf: fc.array(tie("node"), { minLength: 1, maxLength: 2 }),
         not: tie("node"),
         if: tie("node"),
+        // biome-ignore lint/suspicious/noThenProperty: the JSON Schema keyword
         then: tie("node"),
         $ref: fc.constantFrom("#", "#/$defs/a", "#/$defs/missing", "#/properties/x", "other.json", "#/definitions/a", "%%"),
         $defs: fc.record({ a: tie("node") }, { requiredKeys: [] }),
@@ -61,7 +62,7 @@ describe("jsonSchemaValidator under random schemas and values", () => {
     let built = 0;
     fc.assert(
       fc.property(rootSchema, fc.array(value, { minLength: 1, maxLength: 4 }), (s, values) => {
-        let validate;
+        let validate: ReturnType<typeof jsonSchemaValidator>;
         try {
           validate = jsonSchemaValidator(s as JsonSchema);
         } catch (error) {

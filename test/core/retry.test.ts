@@ -182,12 +182,12 @@ describe("shouldRetry deciding the backoff too (fake timers)", () => {
   it("waits only while the next attempt fits the call's budget; past it, ends with retryAfterMs", async () => {
     // Budget 3 × 1000 ms from the first attempt: a delay of 2000 ms leaves the second attempt its whole second.
     const policy = { idempotent: true, timeoutMs: 1_000, retry: { attempts: 3, baseMs: 10 } };
-    const after = (delayMs: number): Hooks => ({ shouldRetry: () => ({ retry: true, delayMs }) });
-    const fits = await run(1, () => new Error("transient"), policy, after(2_000));
+    const delayOf = (delayMs: number): Hooks => ({ shouldRetry: () => ({ retry: true, delayMs }) });
+    const fits = await run(1, () => new Error("transient"), policy, delayOf(2_000));
     expect(fits.times).toEqual([0, 2_000]);
     expect(fits.result.ok).toBe(true);
     vi.setSystemTime(0);
-    const past = await run(1, () => new Error("transient"), policy, after(2_001));
+    const past = await run(1, () => new Error("transient"), policy, delayOf(2_001));
     expect(past.times).toEqual([0]);
     expect(!past.result.ok && past.result.error).toMatchObject({ code: "tool_error", retryAfterMs: 2_001 });
     expect(past.result.record.attempts).toBe(1);

@@ -56,7 +56,7 @@ describe("Playground", () => {
           expect(JSON.stringify(await request.allHeaders())).not.toContain(MODEL_KEY);
           expect(request.postData() ?? "").not.toContain(MODEL_KEY);
         }
-        expect(await page.evaluate((key) => JSON.stringify({ ...sessionStorage }) + JSON.stringify({ ...localStorage }), MODEL_KEY)).not.toContain(MODEL_KEY);
+        expect(await page.evaluate(() => JSON.stringify({ ...sessionStorage }) + JSON.stringify({ ...localStorage }))).not.toContain(MODEL_KEY);
 
         // Its record is one click away.
         const id = (await call.getAttribute("data-call-id"))!;

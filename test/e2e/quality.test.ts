@@ -22,7 +22,7 @@ function unnamedControls(page: Page): Promise<string[]> {
     const named = (el: Element): boolean => {
       if (el.getAttribute("aria-label")?.trim()) return true;
       const by = el.getAttribute("aria-labelledby");
-      if (by && by.split(/\s+/).some((id) => document.getElementById(id)?.textContent?.trim())) return true;
+      if (by?.split(/\s+/).some((id) => document.getElementById(id)?.textContent?.trim())) return true;
       if ((el as HTMLInputElement).labels && [...(el as HTMLInputElement).labels!].some((l) => l.textContent?.trim())) return true;
       if ((el.tagName === "BUTTON" || el.tagName === "A" || el.tagName === "SUMMARY") && el.textContent?.trim()) return true;
       return false;

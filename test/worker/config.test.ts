@@ -5,6 +5,7 @@ import { ConfigError } from "../../worker/errors";
 import { parseTenantConfig } from "../../worker/tenant/config";
 import { checkTenant, createTenant, resolveSecrets } from "../../worker/tenant/tenant";
 import { json, request } from "./helpers";
+import { sha256Hex } from "../../src/sha256";
 
 const HASH = "a".repeat(64);
 const base = { name: "acme", tools: ["add", "echo"], keys: [{ name: "ops", hash: HASH, scopes: ["admin"] }] };
@@ -122,7 +123,7 @@ describe("configuration through the app", () => {
   });
 
   it("serves another tenant from TOOLGATE_CONFIG with its own keys", async () => {
-    const config = withConfig({ keys: [{ name: "ops", hash: await sha256Hex("acme-key"), scopes: ["call"] }] });
+    const config = withConfig({ keys: [{ name: "ops", hash: sha256Hex("acme-key"), scopes: ["call"] }] });
     const demoKey = await request("/v1/whoami", { env: { TOOLGATE_CONFIG: config } });
     expect(demoKey.status).toBe(401);
     const own = await request("/v1/whoami", { key: "acme-key", env: { TOOLGATE_CONFIG: config } });
@@ -130,7 +131,3 @@ describe("configuration through the app", () => {
   });
 });
 
-export async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
-}

@@ -37,7 +37,7 @@ describe("the lazy pattern router", () => {
 
   it("tests the patterns once per method and path, and again after a route is added", () => {
     const lazy = new LazyPatternRouter<string>();
-    ROUTES.forEach(([method, path], i) => lazy.add(method, path, `h${i}`));
+    for (const [i, [method, path]] of ROUTES.entries()) lazy.add(method, path, `h${i}`);
     let scans = 0;
     const scan = PatternRouter.prototype.match;
     PatternRouter.prototype.match = function (this: PatternRouter<string>, method: string, path: string) {

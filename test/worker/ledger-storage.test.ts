@@ -10,7 +10,7 @@ describe("large results", () => {
   it("stores a result bigger than a row in chunks, pages it, and replays it whole", async () => {
     const tenant = `t-${uid()}`;
     // Offset by one so a surrogate pair straddles the 500 000-unit chunk boundary.
-    const text = "a" + "😀".repeat(600_000);
+    const text = `a${"😀".repeat(600_000)}`;
     const begin = claim(tenant, "huge");
     const j = journal(tenant);
     await j.begin(begin);

@@ -90,7 +90,9 @@ async function listings(app: App, keys: Record<string, string>): Promise<Record<
       const res = await get(app, path, key);
       answers[`${who} GET ${path}`] = `${res.status} ${res.headers.get("content-type")} ${await res.text()}`;
     }
-    for (const era of ["modern", "legacy"] as const) (await mcpPages(app, key, era)).forEach((page, i) => (answers[`${who} MCP ${era} page ${i}`] = page));
+    for (const era of ["modern", "legacy"] as const) {
+      for (const [i, page] of (await mcpPages(app, key, era)).entries()) answers[`${who} MCP ${era} page ${i}`] = page;
+    }
   }
   return answers;
 }

@@ -118,7 +118,7 @@ function arrayField(spec: Spec): Field {
       const mine = take(path, marks);
       error.hidden = mine.length === 0;
       error.textContent = mine.join("; ");
-      items.forEach((field, i) => field.mark(childPath(path, i), marks));
+      for (const [i, field] of items.entries()) field.mark(childPath(path, i), marks);
     },
   };
 }

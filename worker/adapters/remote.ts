@@ -56,7 +56,7 @@ export interface RemoteDeps {
 /** Resolves when the promise settles or after ms, whichever comes first (the promise runs on). */
 async function within(promise: Promise<unknown>, ms: number): Promise<void> {
   if (ms <= 0) return;
-  let stop = () => undefined as void;
+  let stop = (): void => undefined;
   const elapsed = new Promise<void>((resolve) => {
     const timer = setTimeout(resolve, ms);
     stop = () => clearTimeout(timer);

@@ -180,7 +180,7 @@ export function applyWrite(ctx: ShardContext, write: LedgerWrite): WriteOutcome 
  */
 export function noteProgress(ctx: ShardContext, callId: string, owner: string, progress: Progress): boolean {
   const row = readRow(ctx.sql, callId);
-  if (!row || row.status !== "running" || row.owner !== owner) return false;
+  if (row?.status !== "running" || row.owner !== owner) return false;
   const now = ctx.now();
   const record: CallRecord = { ...fullRecord(ctx.sql, row), progress };
   storeRecord(ctx.sql, record, now);
@@ -200,7 +200,7 @@ export function renew(ctx: ShardContext, callId: string, owner: string, leaseMs:
 
 /** What the owner's watcher learns from the row: done once it is no longer this owner's running call. */
 export function watchState(row: CallRow | undefined, owner: string): WatchOutcome {
-  if (!row || row.status !== "running" || row.owner !== owner) return { cancel: false, done: true };
+  if (row?.status !== "running" || row.owner !== owner) return { cancel: false, done: true };
   return { cancel: row.cancel_requested === 1, done: false };
 }
 

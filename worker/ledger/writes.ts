@@ -131,7 +131,7 @@ async function sendGroup(queue: ShardQueue, context: WriteContext): Promise<void
   context.waitUntil?.(sent.catch(() => undefined));
   try {
     const outcomes = await sent;
-    group.forEach((p, i) => p.settle(outcomes[i] ?? { kind: "error", message: "The ledger answered fewer writes than it was sent." }));
+    for (const [i, p] of group.entries()) p.settle(outcomes[i] ?? { kind: "error", message: "The ledger answered fewer writes than it was sent." });
   } catch (error) {
     for (const p of group) p.fail(error);
   } finally {

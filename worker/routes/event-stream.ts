@@ -1,4 +1,4 @@
-import type { EventBatch, StoredEvent, Viewer } from "../ledger/types";
+import type { EventBatch, Viewer } from "../ledger/types";
 import { callDurable } from "../durable/call";
 
 /** One shard's events() reader; called again after a failure (a fresh stub). */

@@ -51,12 +51,12 @@ export function joinEntries(entries: readonly Entry[], spans?: number[]): string
     text += entry.text;
     if (spans) spans[2 * i + 1] = text.length;
   };
-  entries.forEach((entry, i) => entry.skipped || put(entry, i));
+  for (const [i, entry] of entries.entries()) if (!entry.skipped) put(entry, i);
   text += "]";
   if (entries.some((entry) => entry.skipped)) {
     text += ',"skipped":[';
     first = true;
-    entries.forEach((entry, i) => entry.skipped && put(entry, i));
+    for (const [i, entry] of entries.entries()) if (entry.skipped) put(entry, i);
     text += "]";
   }
   return `${text}}`;
@@ -146,6 +146,6 @@ export function entriesOf(layout: Layout, name: string, indexes: readonly number
 /** The indexes of the tools an allow-list keeps (all without one), in registry order. */
 export function keptIndexes(names: readonly string[], allowed?: ReadonlySet<string>): number[] {
   const kept: number[] = [];
-  names.forEach((name, i) => (!allowed || allowed.has(name)) && kept.push(i));
+  for (const [i, name] of names.entries()) if (!allowed || allowed.has(name)) kept.push(i);
   return kept;
 }
