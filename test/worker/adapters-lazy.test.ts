@@ -4,8 +4,8 @@ import { ConfigError } from "../../worker/errors";
 import { formatNamed } from "../../worker/formats";
 import { toolListing, toolListingJson } from "../../worker/tenant/listings/listing";
 import { checkTenant, createTenant } from "../../worker/tenant/tenant";
-import { adapterConfig, callTools, uid } from "./adapters-helpers";
-import { json, request } from "./helpers";
+import { adapterConfig, callTools, uid } from "./helpers/adapters";
+import { json, request } from "./helpers/requests";
 
 /** n declared HTTP tools, as a large tenant declares them (input schema, URL and query templates, policy). */
 function declared(n: number) {

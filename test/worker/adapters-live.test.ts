@@ -2,7 +2,7 @@ import { env as bindings } from "cloudflare:workers";
 import { expect, it } from "vitest";
 import { remoteToolsOf, withListedTools, withRemoteTools } from "../../worker/tenant/live-adapters";
 import { createTenant } from "../../worker/tenant/tenant";
-import { adapterConfig, uid, upstreams } from "./adapters-helpers";
+import { adapterConfig, uid, upstreams } from "./helpers/adapters";
 
 /**
  * A tenant's remote MCP tools (worker/tenant/live-adapters.ts) are kept beside the tenant, per isolate: the

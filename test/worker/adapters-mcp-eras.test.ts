@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { adapterConfig, callTools, uid, upstreams } from "./adapters-helpers";
-import { connect } from "./mcp-helpers";
+import { adapterConfig, callTools, uid, upstreams } from "./helpers/adapters";
+import { connect } from "./helpers/mcp";
 
 /**
  * Remote MCP servers of both eras in a tenant, through POST /v1/calls/* and toolgate's own /mcp:

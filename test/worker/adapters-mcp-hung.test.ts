@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { adapterConfig, callTools, uid, upstreams } from "./adapters-helpers";
-import { json, request } from "./helpers";
-import { connect } from "./mcp-helpers";
+import { adapterConfig, callTools, uid, upstreams } from "./helpers/adapters";
+import { json, request } from "./helpers/requests";
+import { connect } from "./helpers/mcp";
 
 /**
  * A remote MCP server that accepts connections and never answers (test/servers/hung.ts), with the

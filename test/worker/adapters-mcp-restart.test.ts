@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FIRST_BACKOFF_MS } from "../../worker/adapters/breaker";
 import { createRemoteTools } from "../../worker/adapters/remote";
 import { createTenant } from "../../worker/tenant/tenant";
-import { adapterConfig, callTools, uid, upstreams } from "./adapters-helpers";
+import { adapterConfig, callTools, uid, upstreams } from "./helpers/adapters";
 
 /**
  * The MCP reference server (@modelcontextprotocol/server-everything) as a tenant's remote server,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { adapterConfig, callTools, uid, upstreams } from "./adapters-helpers";
-import { ADMIN_KEY, CALL_KEY, json, request } from "./helpers";
+import { adapterConfig, callTools, uid, upstreams } from "./helpers/adapters";
+import { ADMIN_KEY, CALL_KEY, json, request } from "./helpers/requests";
 
 const TOKEN = "mcp-token-for-the-test-server";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { adapterConfig, callTools, uid, upstreams } from "./adapters-helpers";
-import { json, request } from "./helpers";
+import { adapterConfig, callTools, uid, upstreams } from "./helpers/adapters";
+import { json, request } from "./helpers/requests";
 
 const api = upstreams.httpApi;
 

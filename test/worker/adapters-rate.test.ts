@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { tenantUpstreams, type UpstreamNamespace } from "../../worker/upstreams/address";
 import { createUpstreamGate } from "../../worker/upstreams/upstream-gate";
 import { backOff, take, type BucketState } from "../../worker/upstreams/bucket";
-import { adapterConfig, callTools, uid, upstreams } from "./adapters-helpers";
+import { adapterConfig, callTools, uid, upstreams } from "./helpers/adapters";
 
 const meter = upstreams.meter;
 const arrivals = async (bucket: string): Promise<number[]> => (await (await fetch(`${meter}/log/${bucket}`)).json()) as number[];

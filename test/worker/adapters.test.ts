@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../../worker/errors";
 import { checkTenant, createTenant } from "../../worker/tenant/tenant";
-import { adapterConfig, callTools, uid, upstreams } from "./adapters-helpers";
-import { ADMIN_KEY, CALL_KEY, json, request } from "./helpers";
-import { signIn, withEnv } from "./oauth-helpers";
+import { adapterConfig, callTools, uid, upstreams } from "./helpers/adapters";
+import { ADMIN_KEY, CALL_KEY, json, request } from "./helpers/requests";
+import { signIn, withEnv } from "./helpers/oauth";
 
 const api = upstreams.httpApi;
 const SECRET = "up-secret-Value/42+xyz";

@@ -1,6 +1,6 @@
 import { exports } from "cloudflare:workers";
 import { expect, it } from "vitest";
-import { BASE, CALL_KEY, json, request } from "./helpers";
+import { BASE, CALL_KEY, json, request } from "./helpers/requests";
 import { eventually } from "../wait";
 
 it("cancels the calls of a client that goes away", async () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { BundledConfig } from "../../worker/tenant/bundled-config";
 import { ConfigError } from "../../worker/errors";
 import { loadTenant } from "../../worker/tenant/tenant";
-import { tenantConfig } from "./helpers";
+import { tenantConfig } from "./helpers/requests";
 
 // The bundled configuration is passed explicitly: registering one (useBundledConfig) would change
 // the tenant of every other test sharing this isolate.

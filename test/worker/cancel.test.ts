@@ -1,10 +1,10 @@
 import { env as bindings } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { uid } from "./adapters-helpers";
-import { expectNoSlotHeld, expectOneTerminalRecordEach, faultTenant, type TenantEnv } from "./fault-helpers";
+import { uid } from "./helpers/adapters";
+import { expectNoSlotHeld, expectOneTerminalRecordEach, faultTenant, type TenantEnv } from "./helpers/faults";
 import { eventually } from "../wait";
-import { json, request } from "./helpers";
-import { claim, journal, record, shardOfCall } from "./ledger-helpers";
+import { json, request } from "./helpers/requests";
+import { claim, journal, record, shardOfCall } from "./helpers/ledger";
 import { DEFAULT_WATCH_DELAY_MS } from "../../worker/ledger/journal";
 import type { ClaimWatch, JournalClaim } from "../../src/journal";
 

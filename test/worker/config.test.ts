@@ -4,7 +4,7 @@ import { CATALOG } from "../../worker/tenant/catalog";
 import { ConfigError } from "../../worker/errors";
 import { parseTenantConfig } from "../../worker/tenant/config";
 import { checkTenant, createTenant, resolveSecrets } from "../../worker/tenant/tenant";
-import { json, request } from "./helpers";
+import { json, request } from "./helpers/requests";
 
 const HASH = "a".repeat(64);
 const base = { name: "acme", tools: ["add", "echo"], keys: [{ name: "ops", hash: HASH, scopes: ["admin"] }] };

@@ -2,9 +2,9 @@ import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from
 import { describe, expect, it } from "vitest";
 import { DEMO_CONFIG } from "../../worker/demo/tenant";
 import { eventually } from "../wait";
-import { json, request } from "./helpers";
-import { v1Client, v2LegacyClient } from "./mcp-ask-legacy-helpers";
-import { MCP_URL, mcpFetch, MODERN, type McpTarget } from "./mcp-helpers";
+import { json, request } from "./helpers/requests";
+import { v1Client, v2LegacyClient } from "./helpers/mcp-ask-legacy";
+import { MCP_URL, mcpFetch, MODERN, type McpTarget } from "./helpers/mcp";
 
 /**
  * The demo tenant's tool that asks (tools/pick_option.ts), as `npm run dev` serves it: through the

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { json, request } from "./helpers";
+import { json, request } from "./helpers/requests";
 
 const uid = () => crypto.randomUUID().slice(0, 8);
 

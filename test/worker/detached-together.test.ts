@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { uid } from "./adapters-helpers";
-import { ADMIN_KEY, json, request } from "./helpers";
+import { uid } from "./helpers/adapters";
+import { ADMIN_KEY, json, request } from "./helpers/requests";
 
 /**
  * Found by CI: approved calls run detached, each in its own Runner object, and objects of one class

@@ -2,12 +2,12 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env as bindings } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { tenantRunners } from "../../worker/runner/address";
-import { callTools, uid } from "./adapters-helpers";
+import { callTools, uid } from "./helpers/adapters";
 import { eventually } from "../wait";
-import { expectNoSlotHeld, expectOneTerminalRecordEach, faultTenant } from "./fault-helpers";
-import { ADMIN_KEY, json, request } from "./helpers";
-import { holdTool, latch } from "./hold-helpers";
-import { openSse } from "./sse-helpers";
+import { expectNoSlotHeld, expectOneTerminalRecordEach, faultTenant } from "./helpers/faults";
+import { ADMIN_KEY, json, request } from "./helpers/requests";
+import { holdTool, latch } from "./helpers/hold";
+import { openSse } from "./helpers/sse";
 
 /**
  * Calls that outlive their request, in workerd with real Durable Objects: a detached call runs in its

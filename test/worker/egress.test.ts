@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../../worker/errors";
 import { createTenant } from "../../worker/tenant/tenant";
-import { adapterConfig, callTools, uid, upstreams } from "./adapters-helpers";
-import { ADMIN_KEY, json, request } from "./helpers";
+import { adapterConfig, callTools, uid, upstreams } from "./helpers/adapters";
+import { ADMIN_KEY, json, request } from "./helpers/requests";
 
 /** Arrival times the meter (another port of 127.0.0.1) saw for one bucket. */
 async function arrivals(bucket: string): Promise<number[]> {

@@ -5,9 +5,9 @@ import type { AppEnv } from "../../worker/env";
 import { shardCount, tenantLedger } from "../../worker/ledger/address";
 import { tenant } from "../fixtures/app";
 import { eventRoutes } from "../../worker/routes/events";
-import { ADMIN_KEY, BASE, CALL_KEY, json, request } from "./helpers";
-import { uid } from "./ledger-helpers";
-import { openSse, type Sse } from "./sse-helpers";
+import { ADMIN_KEY, BASE, CALL_KEY, json, request } from "./helpers/requests";
+import { uid } from "./helpers/ledger";
+import { openSse, type Sse } from "./helpers/sse";
 
 const echo = (id: string) =>
   request("/v1/calls/openai", {

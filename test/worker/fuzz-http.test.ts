@@ -4,8 +4,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { app } from "../fixtures/app";
 import { replaceNode } from "../fuzz-tree";
-import { adapterConfig, upstreams } from "./adapters-helpers";
-import { ADMIN_KEY, BASE, CALL_KEY } from "./helpers";
+import { adapterConfig, upstreams } from "./helpers/adapters";
+import { ADMIN_KEY, BASE, CALL_KEY } from "./helpers/requests";
 
 /**
  * The HTTP API (the deployed Worker, demo tenant) under random requests: methods, paths, queries,

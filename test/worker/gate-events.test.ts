@@ -1,8 +1,8 @@
 import { env } from "cloudflare:workers";
 import { expect, it } from "vitest";
-import { ADMIN_KEY, request } from "./helpers";
-import { uid } from "./ledger-helpers";
-import { openSse, type Sse } from "./sse-helpers";
+import { ADMIN_KEY, request } from "./helpers/requests";
+import { uid } from "./helpers/ledger";
+import { openSse, type Sse } from "./helpers/sse";
 
 const sleepCall = (id: string, ms: number) => ({ id, type: "function", function: { name: "sleep", arguments: JSON.stringify({ ms }) } });
 

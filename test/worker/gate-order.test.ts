@@ -6,9 +6,9 @@ import { Gate } from "../../worker/gates/gate";
 import { createGateLimiter } from "../../worker/gates/limiter";
 import { createSlotPools, KEEP_MS } from "../../src/gates/slot-pool";
 import { isolateSlots } from "../../worker/gates/slot-pool";
-import { uid } from "./adapters-helpers";
+import { uid } from "./helpers/adapters";
 import { eventually } from "../wait";
-import { BASE, CALL_KEY, json, request } from "./helpers";
+import { BASE, CALL_KEY, json, request } from "./helpers/requests";
 
 /**
  * A sequential gate starts its calls in the order they came, wherever they wait: in their isolate

@@ -3,10 +3,10 @@ import { env as bindings } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { tenantGates } from "../../worker/gates/address";
 import { createGateLimiter } from "../../worker/gates/limiter";
-import { callTools, uid, upstreams } from "./adapters-helpers";
-import { expectNoSlotHeld, faultTenant } from "./fault-helpers";
+import { callTools, uid, upstreams } from "./helpers/adapters";
+import { expectNoSlotHeld, faultTenant } from "./helpers/faults";
 import { eventually, waitPast } from "../wait";
-import { ADMIN_KEY, json, request } from "./helpers";
+import { ADMIN_KEY, json, request } from "./helpers/requests";
 
 /**
  * concurrency.group, concurrency.key (code and JSON Pointer) and maxWaitMs in workerd, with real

@@ -2,10 +2,10 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { isolateSlots } from "../../worker/gates/slot-pool";
 import { tenantLedger } from "../../worker/ledger/address";
-import { uid } from "./adapters-helpers";
+import { uid } from "./helpers/adapters";
 import { eventually } from "../wait";
-import { waitersOn } from "./durable-state";
-import { json, request } from "./helpers";
+import { waitersOn } from "./helpers/durable-state";
+import { json, request } from "./helpers/requests";
 
 /**
  * A call waiting among its isolate's calls is woken by another request (the one whose call frees

@@ -9,7 +9,7 @@ import { DEMO_CONFIG } from "../../worker/demo/tenant";
 import { tenantGates } from "../../worker/gates/address";
 import { createGateLimiter } from "../../worker/gates/limiter";
 import { eventually, latch } from "../wait";
-import { ADMIN_KEY, CALL_KEY, json, request } from "./helpers";
+import { ADMIN_KEY, CALL_KEY, json, request } from "./helpers/requests";
 
 const uid = () => crypto.randomUUID().slice(0, 8);
 const holdersOf = async (gate: string) => (await env.GATES.get(env.GATES.idFromName(gate)).snapshot()).holders;

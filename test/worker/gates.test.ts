@@ -8,7 +8,7 @@ import type { SlotGrant, SlotRequest } from "../../src/gates/limiter";
 import type { GateRules } from "../../src/gates/rules";
 import { loadLimiter } from "../limiter-load";
 import { eventually, waitPast } from "../wait";
-import { alarmOf, waiterDeadline } from "./durable-state";
+import { alarmOf, waiterDeadline } from "./helpers/durable-state";
 
 let seq = 0;
 /** A fresh gate per test, so tests never share state. */

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { KEY_SET_TTL_MS } from "../../worker/keys/cache";
-import { ADMIN_KEY, CALL_KEY, json, request } from "./helpers";
+import { ADMIN_KEY, CALL_KEY, json, request } from "./helpers/requests";
 
 let names = 0;
 const uniqueName = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${++names}`;

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { tenantLedger, type LedgerNamespace } from "../../worker/ledger/address";
-import { uid } from "./ledger-helpers";
+import { uid } from "./helpers/ledger";
 
 /** The ledger's object ids are made once per name in an isolate (worker/ledger/address.ts); stubs per use. */
 describe("ledger object ids", () => {

@@ -9,7 +9,7 @@ import { shardOf, tenantLedger, type LedgerAddress, type LedgerStub } from "../.
 import { createLedgerJournal, type LedgerJournalOptions } from "../../worker/ledger/journal";
 import type { LedgerWrite } from "../../worker/ledger/types";
 import { eventually, latch } from "../wait";
-import { SHARDS, shardOfCall, uid } from "./ledger-helpers";
+import { SHARDS, shardOfCall, uid } from "./helpers/ledger";
 
 /**
  * readOnlyRecords "after-answer" (worker/ledger/after-answer.ts): a short read-only call answers

@@ -8,7 +8,7 @@ import { fullRecord, readRow } from "../../worker/ledger/records";
 import { DEFAULT_SETTINGS } from "../../worker/ledger/settings";
 import { Waiters } from "../../worker/ledger/waiters";
 import type { Ledger } from "../../worker/ledger/ledger";
-import { rawShardOfCall, record, uid } from "./ledger-helpers";
+import { rawShardOfCall, record, uid } from "./helpers/ledger";
 
 /**
  * What a committed read-only record costs its shard in SQL (worker/ledger/claims.ts commit): a new id

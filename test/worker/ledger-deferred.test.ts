@@ -5,7 +5,7 @@ import { createRegistry } from "../../src/registry";
 import { resultText } from "../../src/result";
 import { defineTool } from "../../src/tool";
 import { eventually, latch } from "../wait";
-import { journal, shardOfCall, uid } from "./ledger-helpers";
+import { journal, shardOfCall, uid } from "./helpers/ledger";
 
 /**
  * Read-only tools defer the claim of their call id (worker/ledger-journal.ts): a call that ends within

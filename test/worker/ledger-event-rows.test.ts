@@ -2,7 +2,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { CallRecord } from "../../src/result";
 import { appendEventRows, callEvent, eventRecord } from "../../worker/ledger/events";
-import { rawShardOfCall, record, shardOfCall, uid } from "./ledger-helpers";
+import { rawShardOfCall, record, shardOfCall, uid } from "./helpers/ledger";
 
 /**
  * A committed record's two events are written in one statement from the record's row JSON

@@ -6,12 +6,12 @@ import type { AppEnv } from "../../worker/env";
 import { eventRoutes } from "../../worker/routes/events";
 import { tenant as loadTenant } from "../fixtures/app";
 import { eventually } from "../wait";
-import { uid } from "./adapters-helpers";
-import { faultTenant } from "./fault-helpers";
-import { ADMIN_KEY, BASE, json, request } from "./helpers";
-import { holdTool, latch } from "./hold-helpers";
-import { modernPost, type McpTarget } from "./mcp-helpers";
-import { openSse, type Sse } from "./sse-helpers";
+import { uid } from "./helpers/adapters";
+import { faultTenant } from "./helpers/faults";
+import { ADMIN_KEY, BASE, json, request } from "./helpers/requests";
+import { holdTool, latch } from "./helpers/hold";
+import { modernPost, type McpTarget } from "./helpers/mcp";
+import { openSse, type Sse } from "./helpers/sse";
 
 /**
  * A live tenant's shard count changed through the admin route (PUT /v1/ledger/shards), and everything

@@ -6,7 +6,7 @@ import { createRegistry } from "../../src/registry";
 import { shardOf, tenantLedger, type LedgerNamespace } from "../../worker/ledger/address";
 import { createMapCache, type MapCache } from "../../worker/ledger/map-cache";
 import { createLedgerJournal } from "../../worker/ledger/journal";
-import { countingTool, tune, uid } from "./ledger-helpers";
+import { countingTool, tune, uid } from "./helpers/ledger";
 
 /**
  * Changing a live tenant's shard count (worker/ledger/shard-map.ts, map-holder.ts): every ledger

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { Ledger } from "../../worker/ledger/ledger";
 import { migrate } from "../../worker/ledger/schema";
 import { tenantLedger } from "../../worker/ledger/address";
-import { claim, journal, rawShard, rawShardOfCall, record, shardOfCall, tune, uid } from "./ledger-helpers";
+import { claim, journal, rawShard, rawShardOfCall, record, shardOfCall, tune, uid } from "./helpers/ledger";
 
 describe("large results", () => {
   it("stores a result bigger than a row in chunks, pages it, and replays it whole", async () => {

@@ -5,7 +5,7 @@ import type { LedgerWrite, WriteOutcome } from "../../worker/ledger/types";
 import type { LedgerStub } from "../../worker/ledger/address";
 import { submitWrite } from "../../worker/ledger/writes";
 import { eventually, latch, nextTurn } from "../wait";
-import { countingTool, journal, record, shardOfCall, uid } from "./ledger-helpers";
+import { countingTool, journal, record, shardOfCall, uid } from "./helpers/ledger";
 
 /**
  * Group commit (worker/ledger-writes.ts): a shard's writes from one isolate travel together in one

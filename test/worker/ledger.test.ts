@@ -4,8 +4,8 @@ import { executeBatch } from "../../src/pipeline/batch";
 import { executeCall } from "../../src/pipeline/execute";
 import { createRegistry } from "../../src/registry";
 import { eventually } from "../wait";
-import { untilDeadline, waitersOn } from "./durable-state";
-import { claim, countingTool, journal, rawShardOfCall, record, shardOfCall, tune, uid } from "./ledger-helpers";
+import { untilDeadline, waitersOn } from "./helpers/durable-state";
+import { claim, countingTool, journal, rawShardOfCall, record, shardOfCall, tune, uid } from "./helpers/ledger";
 
 const call = (id: string, text: string, name = "echo") => ({ id, name, arguments: JSON.stringify({ text }) });
 

@@ -10,8 +10,8 @@ import { createCatalog, type Catalog } from "../../worker/tenant/catalog";
 import { withPolicy } from "../../worker/tenant/registry";
 import { checkTenant } from "../../worker/tenant/tenant";
 import { TEST_CATALOG } from "../fixtures/catalog";
-import { upstreams } from "./adapters-helpers";
-import { ADMIN_KEY, BASE, CALL_KEY, CALL_KEY_HASH } from "./helpers";
+import { upstreams } from "./helpers/adapters";
+import { ADMIN_KEY, BASE, CALL_KEY, CALL_KEY_HASH } from "./helpers/requests";
 
 const SOURCE = "tenants/precomputed.json";
 const sha256 = async (text: string) =>

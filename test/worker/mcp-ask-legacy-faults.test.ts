@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { eventually } from "../wait";
-import { json, request } from "./helpers";
-import { accept, askTenant, rawCall, rawSession, respond, roundsOf, v1Client } from "./mcp-ask-legacy-helpers";
-import { mcpFetch, MCP_URL, post } from "./mcp-helpers";
+import { json, request } from "./helpers/requests";
+import { accept, askTenant, rawCall, rawSession, respond, roundsOf, v1Client } from "./helpers/mcp-ask-legacy";
+import { mcpFetch, MCP_URL, post } from "./helpers/mcp";
 
 /**
  * What goes wrong while a legacy client is asked: an error for an answer, no answer in time, the

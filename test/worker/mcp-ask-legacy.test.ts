@@ -1,10 +1,10 @@
 import { env as bindings } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { SECOND_ISOLATE_CONFIG } from "../fixtures/second-isolate-tenant";
-import { CALL_KEY } from "./helpers";
-import { accept, askTenant, modelSays, rawCall, rawSession, respond, roundsOf, v1Client, v2LegacyClient } from "./mcp-ask-legacy-helpers";
-import { mcpFetch, post } from "./mcp-helpers";
-import type { Sse } from "./sse-helpers";
+import { CALL_KEY } from "./helpers/requests";
+import { accept, askTenant, modelSays, rawCall, rawSession, respond, roundsOf, v1Client, v2LegacyClient } from "./helpers/mcp-ask-legacy";
+import { mcpFetch, post } from "./helpers/mcp";
+import type { Sse } from "./helpers/sse";
 
 /**
  * ctx.ask and approval: "user" over legacy sessions (2025-11-25): a client that declared elicitation,

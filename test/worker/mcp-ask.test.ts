@@ -1,8 +1,8 @@
 import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from "@modelcontextprotocol/client";
 import { describe, expect, it } from "vitest";
-import { faultTenant } from "./fault-helpers";
-import { json, request } from "./helpers";
-import { connect, MCP_URL, mcpFetch, MODERN, modernPost, type McpTarget } from "./mcp-helpers";
+import { faultTenant } from "./helpers/faults";
+import { json, request } from "./helpers/requests";
+import { connect, MCP_URL, mcpFetch, MODERN, modernPost, type McpTarget } from "./helpers/mcp";
 
 /**
  * Tools that ask the person who called them (ctx.ask) and policy approval: "user", over MCP

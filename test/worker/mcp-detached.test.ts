@@ -2,9 +2,9 @@ import { describe, expect, it } from "vitest";
 import { sessionCallId } from "../../worker/mcp/v2025/call-ids";
 import { checkSessionId } from "../../worker/mcp/v2025/session";
 import { eventually } from "../wait";
-import { faultTenant } from "./fault-helpers";
-import { CALL_KEY_HASH, json, request } from "./helpers";
-import { connect, connectV2, MCP_URL, mcpFetch, MODERN, modernMeta, openSession, post, type McpTarget } from "./mcp-helpers";
+import { faultTenant } from "./helpers/faults";
+import { CALL_KEY_HASH, json, request } from "./helpers/requests";
+import { connect, connectV2, MCP_URL, mcpFetch, MODERN, modernMeta, openSession, post, type McpTarget } from "./helpers/mcp";
 
 /**
  * Calls that outlive their request, over MCP: a tools/call of a detached tool (the demo's

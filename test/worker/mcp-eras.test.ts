@@ -1,6 +1,6 @@
 import type { Client as V2Client } from "@modelcontextprotocol/client";
 import { afterEach, describe, expect, it } from "vitest";
-import { connect, connectV2, FIXTURE_VARS, MCP_URL, mcpFetch, MODERN, modernPost, type VersionMode } from "./mcp-helpers";
+import { connect, connectV2, FIXTURE_VARS, MCP_URL, mcpFetch, MODERN, modernPost, type VersionMode } from "./helpers/mcp";
 
 /**
  * Both eras on one endpoint, driven by the official clients: the v2 client (@modelcontextprotocol/client)

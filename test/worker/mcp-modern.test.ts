@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { FIXTURE_VARS, MODERN, modernMeta, modernPost, post } from "./mcp-helpers";
+import { FIXTURE_VARS, MODERN, modernMeta, modernPost, post } from "./helpers/mcp";
 
 /**
  * MCP 2026-07-28 on the wire, by hand: what the spec (basic/versioning, transports/streamable-http,

@@ -4,7 +4,7 @@ import { knownEras } from "../../src/adapters/mcp/era";
 import { executeCall } from "../../src/pipeline/execute";
 import { createRegistry } from "../../src/registry";
 import type { Tool } from "../../src/tool";
-import { FIXTURE_VARS, MCP_URL, mcpFetch } from "./mcp-helpers";
+import { FIXTURE_VARS, MCP_URL, mcpFetch } from "./helpers/mcp";
 
 /**
  * toolgate's own MCP client (the remote MCP adapter, src/adapters/mcp/) against its own /mcp

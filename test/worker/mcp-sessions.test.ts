@@ -5,9 +5,9 @@ import { shardCount, shardOf, tenantLedger } from "../../worker/ledger/address";
 import { sessionCallId } from "../../worker/mcp/v2025/call-ids";
 import { checkSessionId, createSessionId, SESSION_TTL_MS } from "../../worker/mcp/v2025/session";
 import { eventually } from "../wait";
-import { faultTenant } from "./fault-helpers";
-import { CALL_KEY_HASH, json, request } from "./helpers";
-import { connect, initializeRequest, MCP_URL, mcpFetch, openSession, post, type McpTarget } from "./mcp-helpers";
+import { faultTenant } from "./helpers/faults";
+import { CALL_KEY_HASH, json, request } from "./helpers/requests";
+import { connect, initializeRequest, MCP_URL, mcpFetch, openSession, post, type McpTarget } from "./helpers/mcp";
 
 /**
  * Legacy MCP sessions keep nothing in an isolate: their log level and their deletion are in the

@@ -4,9 +4,9 @@ import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { tenantLedger } from "../../worker/ledger/address";
 import { eventually } from "../wait";
-import { waitersOn } from "./durable-state";
-import { json, request } from "./helpers";
-import { connect, FIXTURE_VARS, openSession, post, type McpTarget } from "./mcp-helpers";
+import { waitersOn } from "./helpers/durable-state";
+import { json, request } from "./helpers/requests";
+import { connect, FIXTURE_VARS, openSession, post, type McpTarget } from "./helpers/mcp";
 
 const open: Client[] = [];
 async function client(target: McpTarget = {}) {

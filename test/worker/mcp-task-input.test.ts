@@ -4,9 +4,9 @@ import { describe, expect, it } from "vitest";
 import { tenantLedger } from "../../worker/ledger/address";
 import { tenantRunners } from "../../worker/runner/address";
 import { eventually } from "../wait";
-import { faultTenant } from "./fault-helpers";
-import { json, request } from "./helpers";
-import { modernPost, type McpTarget } from "./mcp-helpers";
+import { faultTenant } from "./helpers/faults";
+import { json, request } from "./helpers/requests";
+import { modernPost, type McpTarget } from "./helpers/mcp";
 
 /**
  * MCP tasks that wait for their caller's input (io.modelcontextprotocol/tasks, 2026-07-28): a task's

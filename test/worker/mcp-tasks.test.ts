@@ -4,11 +4,11 @@ import { describe, expect, it } from "vitest";
 import { tenantLedger } from "../../worker/ledger/address";
 import { tenantRunners } from "../../worker/runner/address";
 import { eventually } from "../wait";
-import { uid } from "./adapters-helpers";
-import { holdTool, latch } from "./hold-helpers";
-import { faultTenant } from "./fault-helpers";
-import { ADMIN_KEY, json, request } from "./helpers";
-import { modernPost, type McpTarget } from "./mcp-helpers";
+import { uid } from "./helpers/adapters";
+import { holdTool, latch } from "./helpers/hold";
+import { faultTenant } from "./helpers/faults";
+import { ADMIN_KEY, json, request } from "./helpers/requests";
+import { modernPost, type McpTarget } from "./helpers/mcp";
 
 /**
  * The MCP tasks extension on /mcp (2026-07-28): a task is the call's ledger record. Each request

@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { DEMO_CONFIG } from "../../worker/demo/tenant";
 import { sessionCallPrefix } from "../../worker/mcp/v2025/call-ids";
 import { checkSessionId } from "../../worker/mcp/v2025/session";
-import { ADMIN_KEY, CALL_KEY_HASH, json, request } from "./helpers";
-import { connect, initializeRequest, MCP_URL, mcpFetch, openSession, post } from "./mcp-helpers";
+import { ADMIN_KEY, CALL_KEY_HASH, json, request } from "./helpers/requests";
+import { connect, initializeRequest, MCP_URL, mcpFetch, openSession, post } from "./helpers/mcp";
 
 const ping = (id: number | string = 1) => ({ jsonrpc: "2.0", id, method: "ping" });
 

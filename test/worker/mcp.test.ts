@@ -1,8 +1,8 @@
 import { CallToolResultSchema, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { json, request } from "./helpers";
-import { connect, FIXTURE_VARS, type McpTarget } from "./mcp-helpers";
+import { json, request } from "./helpers/requests";
+import { connect, FIXTURE_VARS, type McpTarget } from "./helpers/mcp";
 
 const open: Client[] = [];
 async function client(target: McpTarget = {}) {

@@ -1,8 +1,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { SECOND_ISOLATE_CONFIG } from "../fixtures/second-isolate-tenant";
-import { BASE, json } from "./helpers";
-import { authorizeUrl, pkce, REDIRECT_URI, send, withEnv } from "./oauth-helpers";
+import { BASE, json } from "./helpers/requests";
+import { authorizeUrl, pkce, REDIRECT_URI, send, withEnv } from "./helpers/oauth";
 
 /** A public client's registration within every bound, with `more` merged in. */
 function metadata(more: Record<string, unknown> = {}): Record<string, unknown> {

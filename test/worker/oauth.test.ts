@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { ADMIN_KEY, BASE, CALL_KEY, json, request } from "./helpers";
-import { authorizeUrl, decide, pkce, register, REDIRECT_URI, send, signIn, startConsent, tokenRequest } from "./oauth-helpers";
+import { ADMIN_KEY, BASE, CALL_KEY, json, request } from "./helpers/requests";
+import { authorizeUrl, decide, pkce, register, REDIRECT_URI, send, signIn, startConsent, tokenRequest } from "./helpers/oauth";
 
 const OTHER = "http://localhost:8787"; // the same Worker on another allowed origin: another issuer and resource
 

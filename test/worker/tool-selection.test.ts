@@ -5,7 +5,7 @@ import { defineTool } from "../../src/tool";
 import { CATALOG, catalogFromFiles, createCatalog } from "../../worker/tenant/catalog";
 import { ConfigError } from "../../worker/errors";
 import { createTenant } from "../../worker/tenant/tenant";
-import { upstreams } from "./adapters-helpers";
+import { upstreams } from "./helpers/adapters";
 
 const base = { name: "acme", keys: [{ name: "ops", hash: "a".repeat(64), scopes: ["admin"] }] };
 const names = (tools: readonly string[], catalog = CATALOG) => createTenant({ ...base, tools }, undefined, "test", catalog).registry.list().map((tool) => tool.name);

@@ -1,7 +1,7 @@
 import { expect } from "vitest";
-import { TERMINAL_STATUSES } from "../../src/result";
-import { adapterConfig, uid, upstreams } from "./adapters-helpers";
-import { ADMIN_KEY, json, request } from "./helpers";
+import { TERMINAL_STATUSES } from "../../../src/result";
+import { adapterConfig, uid, upstreams } from "./adapters";
+import { ADMIN_KEY, json, request } from "./requests";
 
 /**
  * What every fault test checks after the fault: the call left exactly one terminal record, and no

@@ -1,14 +1,14 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import * as v from "valibot";
-import { defineTool } from "../../src/tool";
-import type { CallToClaim } from "../../src/journal";
-import type { ToolPolicy } from "../../src/policy";
-import type { CallRecord } from "../../src/result";
-import type { Ledger } from "../../worker/ledger/ledger";
-import type { LedgerSettings } from "../../worker/ledger/settings";
-import { createLedgerJournal, type LedgerJournalOptions } from "../../worker/ledger/journal";
-import { shardOf, tenantLedger } from "../../worker/ledger/address";
+import { defineTool } from "../../../src/tool";
+import type { CallToClaim } from "../../../src/journal";
+import type { ToolPolicy } from "../../../src/policy";
+import type { CallRecord } from "../../../src/result";
+import type { Ledger } from "../../../worker/ledger/ledger";
+import type { LedgerSettings } from "../../../worker/ledger/settings";
+import { createLedgerJournal, type LedgerJournalOptions } from "../../../worker/ledger/journal";
+import { shardOf, tenantLedger } from "../../../worker/ledger/address";
 
 export const uid = () => crypto.randomUUID().slice(0, 8);
 

@@ -1,7 +1,7 @@
 import { inject } from "vitest";
-import "../servers/upstreams-context";
-import { DEMO_CONFIG } from "../../worker/demo/tenant";
-import { json, request } from "./helpers";
+import "../../servers/upstreams-context";
+import { DEMO_CONFIG } from "../../../worker/demo/tenant";
+import { json, request } from "./requests";
 
 /** URLs of the upstreams test/servers/worker-setup.ts started on 127.0.0.1. */
 export const upstreams = inject("upstreams");

@@ -1,8 +1,8 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import type { GateState } from "../../src/gates/types";
-import { callKey } from "../../worker/ledger/waiters";
-import { waitPast } from "../wait";
+import type { GateState } from "../../../src/gates/types";
+import { callKey } from "../../../worker/ledger/waiters";
+import { waitPast } from "../../wait";
 
 /**
  * What a Durable Object holds in memory or storage that its RPC methods do not show, read inside the

@@ -1,7 +1,7 @@
 import { env, exports } from "cloudflare:workers";
 import { expect } from "vitest";
-import { app } from "../fixtures/app";
-import { waitPast } from "../wait";
+import { app } from "../../fixtures/app";
+import { waitPast } from "../../wait";
 
 export const ADMIN_KEY = "dev-admin-key";
 export const CALL_KEY = "dev-call-key";

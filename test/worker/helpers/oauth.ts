@@ -1,6 +1,6 @@
 import { env as workerEnv, exports } from "cloudflare:workers";
-import { app } from "../fixtures/app";
-import { ADMIN_KEY, BASE } from "./helpers";
+import { app } from "../../fixtures/app";
+import { ADMIN_KEY, BASE } from "./requests";
 
 export const REDIRECT_URI = "http://127.0.0.1:9999/callback";
 

@@ -1,4 +1,4 @@
-import { upstreams } from "./adapters-helpers";
+import { upstreams } from "./adapters";
 
 /**
  * `hold`: an HTTP tool that waits at a latch upstream (test/servers/latch.ts) until the test opens it,

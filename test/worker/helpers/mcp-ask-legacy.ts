@@ -4,13 +4,13 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
-import { tenantLedger } from "../../worker/ledger/address";
-import { sessionCallId } from "../../worker/mcp/v2025/call-ids";
-import { checkSessionId } from "../../worker/mcp/v2025/session";
-import { faultTenant } from "./fault-helpers";
-import { CALL_KEY_HASH, json, request } from "./helpers";
-import { MCP_URL, mcpFetch, post, type McpTarget } from "./mcp-helpers";
-import { openSse, type Sse } from "./sse-helpers";
+import { tenantLedger } from "../../../worker/ledger/address";
+import { sessionCallId } from "../../../worker/mcp/v2025/call-ids";
+import { checkSessionId } from "../../../worker/mcp/v2025/session";
+import { faultTenant } from "./faults";
+import { CALL_KEY_HASH, json, request } from "./requests";
+import { MCP_URL, mcpFetch, post, type McpTarget } from "./mcp";
+import { openSse, type Sse } from "./sse";
 
 /** Legacy (2025-11-25) clients that declared what they answer, asked on the tools/call stream. */
 

@@ -3,10 +3,10 @@ import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
-import { app } from "../fixtures/app";
-import { DEMO_CONFIG } from "../../worker/demo/tenant";
-import { MCP_FIXTURE_TOOLS } from "../fixtures/tools/mcp";
-import { BASE, CALL_KEY } from "./helpers";
+import { app } from "../../fixtures/app";
+import { DEMO_CONFIG } from "../../../worker/demo/tenant";
+import { MCP_FIXTURE_TOOLS } from "../../fixtures/tools/mcp";
+import { BASE, CALL_KEY } from "./requests";
 
 export const MCP_URL = `${BASE}/mcp`;
 
