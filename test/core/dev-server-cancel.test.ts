@@ -83,7 +83,7 @@ describe("a call queued at a gate, over real sockets", () => {
   // What differs locally (docs/ledger.md, A client that goes away): workerd under `wrangler dev` never tells the
   // Worker that a client closed its socket (request.signal does not abort; not with raw workerd either),
   // so nothing cancels the queued call. On Cloudflare the signal aborts and the call leaves the queue,
-  // as test/worker/cancel.test.ts shows with an aborted request. If this starts failing, the local
+  // as test/worker/api/cancel.test.ts shows with an aborted request. If this starts failing, the local
   // runtime delivers disconnects now: docs/ledger.md should say so.
   it("abandoned by its client (socket closed): local workerd does not deliver the disconnect, so it runs after the holder", async () => {
     const { holderId, holder, id, queued } = await queuedBehindHolder(HOLD_MS);

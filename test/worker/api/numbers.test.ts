@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { json, request } from "./helpers/requests";
-import { openSession, post } from "./helpers/mcp";
+import { json, request } from "../helpers/requests";
+import { openSession, post } from "../helpers/mcp";
 
 const uid = () => crypto.randomUUID().slice(0, 8);
 /** A body as raw text, so its number literals reach the Worker exactly as written. */

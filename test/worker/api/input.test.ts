@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { eventually } from "../wait";
-import { faultTenant } from "./helpers/faults";
-import { json, request } from "./helpers/requests";
-import { modernPost } from "./helpers/mcp";
+import { eventually } from "../../wait";
+import { faultTenant } from "../helpers/faults";
+import { json, request } from "../helpers/requests";
+import { modernPost } from "../helpers/mcp";
 
 /**
  * An HTTP caller answers what a tool asks (ctx.ask) through POST /v1/calls/:id/input: the call waits

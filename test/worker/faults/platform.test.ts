@@ -1,15 +1,15 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env as bindings } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { shardCount, shardOf, tenantLedger } from "../../worker/ledger/address";
-import { uid, upstreams } from "./helpers/adapters";
-import { allRecords, arrivals, expectNoSlotHeld, expectOneTerminalRecordEach, faultTenant, type TenantEnv } from "./helpers/faults";
-import { eventually } from "../wait";
-import { isPolling, waiterDeadline } from "./helpers/durable-state";
-import { QUIET_WAIT_MS } from "../../worker/gates/limiter";
-import { WAIT_GRACE_MS } from "../../worker/gates/protocol";
-import { failTransactions, faultyNamespace, writesFor, type PlatformFault } from "./fault-inject";
-import { json, request } from "./helpers/requests";
+import { shardCount, shardOf, tenantLedger } from "../../../worker/ledger/address";
+import { uid, upstreams } from "../helpers/adapters";
+import { allRecords, arrivals, expectNoSlotHeld, expectOneTerminalRecordEach, faultTenant, type TenantEnv } from "../helpers/faults";
+import { eventually } from "../../wait";
+import { isPolling, waiterDeadline } from "../helpers/durable-state";
+import { QUIET_WAIT_MS } from "../../../worker/gates/limiter";
+import { WAIT_GRACE_MS } from "../../../worker/gates/protocol";
+import { failTransactions, faultyNamespace, writesFor, type PlatformFault } from "./inject";
+import { json, request } from "../helpers/requests";
 
 /**
  * Platform faults end to end through HTTP: stubs throwing the errors Cloudflare documents for

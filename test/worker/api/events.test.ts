@@ -1,13 +1,13 @@
 import { env } from "cloudflare:workers";
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
-import type { AppEnv } from "../../worker/env";
-import { shardCount, tenantLedger } from "../../worker/ledger/address";
-import { tenant } from "../fixtures/app";
-import { eventRoutes } from "../../worker/routes/events";
-import { ADMIN_KEY, BASE, CALL_KEY, json, request } from "./helpers/requests";
-import { uid } from "./helpers/ledger";
-import { openSse, type Sse } from "./helpers/sse";
+import type { AppEnv } from "../../../worker/env";
+import { shardCount, tenantLedger } from "../../../worker/ledger/address";
+import { tenant } from "../../fixtures/app";
+import { eventRoutes } from "../../../worker/routes/events";
+import { ADMIN_KEY, BASE, CALL_KEY, json, request } from "../helpers/requests";
+import { uid } from "../helpers/ledger";
+import { openSse, type Sse } from "../helpers/sse";
 
 const echo = (id: string) =>
   request("/v1/calls/openai", {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { AppEnv } from "../../worker/env";
-import type { ApiError } from "../../worker/errors";
-import { Hono } from "../../worker/hono-lazy";
-import { bodyLimit } from "../../worker/middleware/body-limit";
-import type { Tenant } from "../../worker/tenant/tenant";
+import type { AppEnv } from "../../../worker/env";
+import type { ApiError } from "../../../worker/errors";
+import { Hono } from "../../../worker/hono-lazy";
+import { bodyLimit } from "../../../worker/middleware/body-limit";
+import type { Tenant } from "../../../worker/tenant/tenant";
 
 /** How the body limit reads a body (worker/middleware/body-limit.ts): whole when its length is declared. */
 function appWithLimit(maxBodyBytes: number) {

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createApp } from "../fixtures/app";
-import { BASE, CALL_KEY, json, request, tenantConfig } from "./helpers/requests";
+import { createApp } from "../../fixtures/app";
+import { BASE, CALL_KEY, json, request, tenantConfig } from "../helpers/requests";
 
 const uid = () => crypto.randomUUID().slice(0, 8);
 const toolCall = (id: string, name: string, args: string) => ({ id, type: "function", function: { name, arguments: args } });

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { adapterConfig, callTools, uid, upstreams } from "./helpers/adapters";
-import { ADMIN_KEY, json, request } from "./helpers/requests";
+import { adapterConfig, callTools, uid, upstreams } from "../helpers/adapters";
+import { ADMIN_KEY, json, request } from "../helpers/requests";
 
 const api = upstreams.httpApi;
 const SECRET = "up-secret-Value/42+xyz";

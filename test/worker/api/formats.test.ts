@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { CATALOG } from "../../worker/tenant/catalog";
-import { json, request } from "./helpers/requests";
+import { CATALOG } from "../../../worker/tenant/catalog";
+import { json, request } from "../helpers/requests";
 
 const uid = () => crypto.randomUUID().slice(0, 8);
 // The demo offers "tag:demo": the tools of tools/ with that tag, in file-name order (the catalogue's),

@@ -1,7 +1,7 @@
 import { exports } from "cloudflare:workers";
 import { expect, it } from "vitest";
-import { BASE, CALL_KEY, json, request } from "./helpers/requests";
-import { eventually } from "../wait";
+import { BASE, CALL_KEY, json, request } from "../helpers/requests";
+import { eventually } from "../../wait";
 
 it("cancels the calls of a client that goes away", async () => {
   const id = `gone-${crypto.randomUUID().slice(0, 8)}`;

@@ -1,6 +1,6 @@
 import { expect, it } from "vitest";
-import { json, request } from "./helpers/requests";
-import { uid } from "./helpers/ledger";
+import { json, request } from "../helpers/requests";
+import { uid } from "../helpers/ledger";
 
 const call = (id: string, a: number) => ({ id, type: "function", function: { name: "add", arguments: JSON.stringify({ a, b: 1 }) } });
 const body = (...calls: unknown[]) => ({ role: "assistant", content: null, tool_calls: calls });

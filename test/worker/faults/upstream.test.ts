@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { callTools, uid, upstreams } from "./helpers/adapters";
-import { arrivals, expectNoSlotHeld, expectOneTerminalRecordEach, faultTenant } from "./helpers/faults";
+import { callTools, uid, upstreams } from "../helpers/adapters";
+import { arrivals, expectNoSlotHeld, expectOneTerminalRecordEach, faultTenant } from "../helpers/faults";
 
 /**
  * Upstream faults end to end through POST /v1/calls/openai: each call leaves one terminal record,

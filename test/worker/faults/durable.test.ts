@@ -1,13 +1,13 @@
 import { evictDurableObject, runDurableObjectAlarm } from "cloudflare:test";
 import { env as bindings } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { shardCount, shardOf, tenantLedger } from "../../worker/ledger/address";
-import { uid } from "./helpers/adapters";
-import { expectNoSlotHeld, expectOneTerminalRecordEach, faultTenant, type TenantEnv } from "./helpers/faults";
-import { eventually, waitPast } from "../wait";
-import { isPolling } from "./helpers/durable-state";
-import { ADMIN_KEY, json, request, untilApprovalDue } from "./helpers/requests";
-import { tune } from "./helpers/ledger";
+import { shardCount, shardOf, tenantLedger } from "../../../worker/ledger/address";
+import { uid } from "../helpers/adapters";
+import { expectNoSlotHeld, expectOneTerminalRecordEach, faultTenant, type TenantEnv } from "../helpers/faults";
+import { eventually, waitPast } from "../../wait";
+import { isPolling } from "../helpers/durable-state";
+import { ADMIN_KEY, json, request, untilApprovalDue } from "../helpers/requests";
+import { tune } from "../helpers/ledger";
 
 /**
  * Durable Object faults end to end through HTTP: a gate holder that vanishes, the gate and the

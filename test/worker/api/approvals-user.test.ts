@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { DEMO_CONFIG } from "../../worker/demo/tenant";
-import { uid } from "./helpers/adapters";
-import { ADMIN_KEY, CALL_KEY, json, request } from "./helpers/requests";
+import { DEMO_CONFIG } from "../../../worker/demo/tenant";
+import { uid } from "../helpers/adapters";
+import { ADMIN_KEY, CALL_KEY, json, request } from "../helpers/requests";
 
 /**
  * approval: "user" over the HTTP API, where the caller cannot be asked mid-call: the call is parked,

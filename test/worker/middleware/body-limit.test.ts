@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { json, request, tenantConfig } from "./helpers/requests";
+import { json, request, tenantConfig } from "../helpers/requests";
 
 const MiB = 1024 * 1024;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ADMIN_KEY, CALL_KEY, CALL_KEY_HASH, json, request } from "./helpers/requests";
+import { ADMIN_KEY, CALL_KEY, CALL_KEY_HASH, json, request } from "../helpers/requests";
 
 describe("keys and scopes", () => {
   it("answers /healthz without a key", async () => {

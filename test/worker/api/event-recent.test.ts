@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { RecentEvent, Viewer } from "../../worker/ledger/types";
-import { recentStarts, type RecentReader } from "../../worker/routes/event-recent";
+import type { RecentEvent, Viewer } from "../../../worker/ledger/types";
+import { recentStarts, type RecentReader } from "../../../worker/routes/event-recent";
 
 /** A shard whose event log is `events` (oldest first, ids ascending) and whose newest id is `last`. */
 function shard(events: RecentEvent[], last = events.at(-1)?.id ?? 0) {

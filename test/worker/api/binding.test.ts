@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { ADMIN_KEY, CALL_KEY } from "./helpers/requests";
+import { ADMIN_KEY, CALL_KEY } from "../helpers/requests";
 
 /** Ask the chat-app Worker to call one RPC method of toolgate through its service binding. */
 async function rpc(method: string, ...args: unknown[]): Promise<any> {

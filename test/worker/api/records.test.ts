@@ -1,11 +1,11 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { createLedgerJournal } from "../../worker/ledger/journal";
-import { shardCount, shardOf, tenantLedger } from "../../worker/ledger/address";
-import { eventually } from "../wait";
-import { waitersOn } from "./helpers/durable-state";
-import { json, request } from "./helpers/requests";
-import { claim, record, uid } from "./helpers/ledger";
+import { createLedgerJournal } from "../../../worker/ledger/journal";
+import { shardCount, shardOf, tenantLedger } from "../../../worker/ledger/address";
+import { eventually } from "../../wait";
+import { waitersOn } from "../helpers/durable-state";
+import { json, request } from "../helpers/requests";
+import { claim, record, uid } from "../helpers/ledger";
 
 const toolCall = (id: string, name: string, args: unknown) => ({ id, type: "function", function: { name, arguments: JSON.stringify(args) } });
 const run = (...calls: unknown[]) => request("/v1/calls/openai", { body: { role: "assistant", content: null, tool_calls: calls } });

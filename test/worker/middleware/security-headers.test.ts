@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { ADMIN_KEY, json, request } from "./helpers/requests";
-import { initializeRequest, post } from "./helpers/mcp";
-import { authorizeUrl, pkce, REDIRECT_URI, register, send } from "./helpers/oauth";
+import { ADMIN_KEY, json, request } from "../helpers/requests";
+import { initializeRequest, post } from "../helpers/mcp";
+import { authorizeUrl, pkce, REDIRECT_URI, register, send } from "../helpers/oauth";
 
 const FORM = { "content-type": "application/x-www-form-urlencoded" };
 const JSON_BODY = { "content-type": "application/json" };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { FORMAT_NAMES } from "../../src/formats";
-import { json, request, tenantConfig } from "./helpers/requests";
+import { FORMAT_NAMES } from "../../../src/formats";
+import { json, request, tenantConfig } from "../helpers/requests";
 
 /**
  * A path the API serves, asked with a method it does not take, answers 405 with the methods it takes

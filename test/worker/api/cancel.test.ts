@@ -1,12 +1,12 @@
 import { env as bindings } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { uid } from "./helpers/adapters";
-import { expectNoSlotHeld, expectOneTerminalRecordEach, faultTenant, type TenantEnv } from "./helpers/faults";
-import { eventually } from "../wait";
-import { json, request } from "./helpers/requests";
-import { claim, journal, record, shardOfCall } from "./helpers/ledger";
-import { DEFAULT_WATCH_DELAY_MS } from "../../worker/ledger/journal";
-import type { ClaimWatch, JournalClaim } from "../../src/journal";
+import { uid } from "../helpers/adapters";
+import { expectNoSlotHeld, expectOneTerminalRecordEach, faultTenant, type TenantEnv } from "../helpers/faults";
+import { eventually } from "../../wait";
+import { json, request } from "../helpers/requests";
+import { claim, journal, record, shardOfCall } from "../helpers/ledger";
+import { DEFAULT_WATCH_DELAY_MS } from "../../../worker/ledger/journal";
+import type { ClaimWatch, JournalClaim } from "../../../src/journal";
 
 /**
  * POST /v1/calls/:id/cancel through HTTP, the ledger and real Gates: a call waiting at a gate,

@@ -1,8 +1,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { ADMIN_KEY, CALL_KEY, json, request } from "./helpers/requests";
-import { uid } from "./helpers/ledger";
-import { connect } from "./helpers/mcp";
+import { ADMIN_KEY, CALL_KEY, json, request } from "../helpers/requests";
+import { uid } from "../helpers/ledger";
+import { connect } from "../helpers/mcp";
 
 const echoCall = (id: string, text: string) => ({ role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name: "echo", arguments: JSON.stringify({ text }) } }] });
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { AppEnv } from "../../worker/env";
-import { Hono } from "../../worker/hono-lazy";
-import { cors } from "../../worker/middleware/cors";
-import { request } from "./helpers/requests";
+import type { AppEnv } from "../../../worker/env";
+import { Hono } from "../../../worker/hono-lazy";
+import { cors } from "../../../worker/middleware/cors";
+import { request } from "../helpers/requests";
 
 const CONSOLE = "http://localhost:5173"; // one of the demo tenant's console origins
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { uid } from "./helpers/adapters";
-import { expectOneTerminalRecordEach } from "./helpers/faults";
-import { waitPast } from "../wait";
-import { ADMIN_KEY, json, request } from "./helpers/requests";
+import { uid } from "../helpers/adapters";
+import { expectOneTerminalRecordEach } from "../helpers/faults";
+import { waitPast } from "../../wait";
+import { ADMIN_KEY, json, request } from "../helpers/requests";
 
 /** Found by the load run: paging GET /v1/calls listed approved calls twice (or skipped others). */
 

@@ -1,9 +1,9 @@
 import { env as workerEnv } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { shardCount, shardOf } from "../../worker/ledger/address";
-import { ADMIN_KEY, CALL_KEY, CALL_KEY_HASH, json, request } from "./helpers/requests";
-import { uid } from "./helpers/ledger";
-import { openSse, type Sse } from "./helpers/sse";
+import { shardCount, shardOf } from "../../../worker/ledger/address";
+import { ADMIN_KEY, CALL_KEY, CALL_KEY_HASH, json, request } from "../helpers/requests";
+import { uid } from "../helpers/ledger";
+import { openSse, type Sse } from "../helpers/sse";
 
 // Two call-scope keys and an admin in one tenant: each call key reads only the calls made with it.
 const OTHER_KEY = "other-call-key";

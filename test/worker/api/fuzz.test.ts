@@ -2,10 +2,10 @@ import { createExecutionContext } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { app } from "../fixtures/app";
-import { replaceNode } from "../fuzz-tree";
-import { adapterConfig, upstreams } from "./helpers/adapters";
-import { ADMIN_KEY, BASE, CALL_KEY } from "./helpers/requests";
+import { app } from "../../fixtures/app";
+import { replaceNode } from "../../fuzz-tree";
+import { adapterConfig, upstreams } from "../helpers/adapters";
+import { ADMIN_KEY, BASE, CALL_KEY } from "../helpers/requests";
 
 /**
  * The HTTP API (the deployed Worker, demo tenant) under random requests: methods, paths, queries,
@@ -123,7 +123,7 @@ const ADAPTER_VARS = {
     limits: { maxBodyBytes: 2048, maxCallsPerBatch: 2 },
     consoleOrigins: ["http://127.0.0.1:5173"],
     http: [{ name: "echo_get", description: "echo", url: `${upstreams.httpApi}/echo/{id}`, input: { type: "object", properties: { id: { type: "string" } }, required: ["id"] }, timeoutMs: 2_000 }],
-    // No MCP server: adapters-mcp.test.ts asserts that every request the shared test server sees carries its token.
+    // No MCP server: adapters/mcp.test.ts asserts that every request the shared test server sees carries its token.
   }),
 };
 const withAdapters: Fetcher = async (request) => app.fetch(request, { ...env, ...ADAPTER_VARS }, createExecutionContext());

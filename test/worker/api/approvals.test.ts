@@ -1,9 +1,9 @@
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { tenantLedger } from "../../worker/ledger/address";
-import { ADMIN_KEY, CALL_KEY_HASH, json, request, tenantConfig, untilApprovalDue } from "./helpers/requests";
-import { tune, uid } from "./helpers/ledger";
+import { tenantLedger } from "../../../worker/ledger/address";
+import { ADMIN_KEY, CALL_KEY_HASH, json, request, tenantConfig, untilApprovalDue } from "../helpers/requests";
+import { tune, uid } from "../helpers/ledger";
 
 const send = (id: string, to = "bob", text = "hi") =>
   request("/v1/calls/openai", {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { EventBatch, StoredEvent, Viewer } from "../../worker/ledger/types";
-import { eventStream, startPositions, type EventReader } from "../../worker/routes/event-stream";
-import { openSse } from "./helpers/sse";
+import type { EventBatch, StoredEvent, Viewer } from "../../../worker/ledger/types";
+import { eventStream, startPositions, type EventReader } from "../../../worker/routes/event-stream";
+import { openSse } from "../helpers/sse";
 
 /**
  * An in-memory shard: an event log, long-polls woken by appends, and a count of failures to throw
