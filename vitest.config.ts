@@ -41,7 +41,7 @@ export default defineConfig({
             // wrangler.toml's bindings, with the test entry: the same Worker over the test catalogue (fixture tools).
             main: "./test/fixtures/worker.ts",
             miniflare: {
-              // A second Worker bound to toolgate's RPC entrypoint (test/worker/binding.test.ts), and
+              // A second Worker bound to toolgate's RPC entrypoint (test/worker/api/binding.test.ts), and
               // toolgate in an isolate of its own over the same objects (test/runner/second-isolate.ts).
               serviceBindings: { CHAT_APP: "chat-app", SECOND_ISOLATE: "toolgate-second-isolate" },
               workers: [

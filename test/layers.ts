@@ -3,7 +3,8 @@ import { parseDependencyTree } from "dpdm";
 
 /**
  * The layer rules of docs/architecture.json, read and applied: which part a file is in, and whether
- * one part may import another. test/core/layers.test.ts checks every import of the repository with it.
+ * one part may import another. test/core/architecture/layers.test.ts checks every import of the
+ * repository with it.
  */
 
 export const RULES_FILE = "docs/architecture.json";

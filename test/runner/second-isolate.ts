@@ -8,7 +8,7 @@ import { SECOND_ISOLATE_CONFIG } from "../fixtures/second-isolate-tenant.ts";
  * (test/fixtures/worker.ts) bundled on its own, so it runs in an isolate of its own, sharing no
  * module memory with the Worker under test. Its Durable Object bindings point at the objects of the
  * Worker under test, so both serve one tenant's state the way two isolates of a deployment do:
- * a test sends one request to each (test/worker/mcp-ask-legacy.test.ts).
+ * a test sends one request to each (test/worker/mcp/ask-legacy.test.ts).
  */
 
 /** The plugin names the Worker under test after its project: its objects are this script's. */

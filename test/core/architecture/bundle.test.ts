@@ -1,0 +1,48 @@
+import { build } from "esbuild";
+import { builtinModules } from "node:module";
+import { expect, it } from "vitest";
+import { CATALOG } from "../../../worker/tenant/catalog";
+import { GATE_FIXTURE_TOOLS } from "../../fixtures/tools/gates";
+import { MCP_FIXTURE_TOOLS } from "../../fixtures/tools/mcp";
+
+it("the core bundles for the browser with no Node built-ins", async () => {
+  const result = await build({
+    entryPoints: ["src/index.ts"],
+    bundle: true,
+    platform: "browser",
+    format: "esm",
+    write: false,
+    metafile: true,
+    minify: true,
+    logLevel: "silent",
+  });
+  expect(result.errors).toEqual([]);
+  const imports = Object.values(result.metafile.inputs).flatMap((input) => input.imports.map((i) => i.path));
+  const builtins = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
+  expect(imports.filter((path) => builtins.has(path))).toEqual([]);
+  const code = result.outputFiles[0]!.text;
+  expect(code).not.toMatch(/\brequire\(["']node:/);
+  expect(code).not.toMatch(/\bprocess\.env\b/);
+  // Workers forbid code generation at run time.
+  expect(code).not.toMatch(/\bnew Function\(|\beval\(/);
+});
+
+it("the Worker's bundle ships no test-only tool (they live in the test catalogue)", async () => {
+  // Built as wrangler builds the entry (wrangler.toml main); tenants' entries re-export it.
+  const result = await build({
+    entryPoints: ["worker/index.ts"],
+    bundle: true,
+    platform: "neutral",
+    conditions: ["workerd", "worker", "browser"],
+    mainFields: ["module", "main"],
+    external: ["cloudflare:*"],
+    format: "esm",
+    write: false,
+    logLevel: "silent",
+  });
+  expect(result.errors).toEqual([]);
+  const code = result.outputFiles[0]!.text;
+  const shipped = (name: string) => code.includes(JSON.stringify(name));
+  expect([...CATALOG.keys()].filter((name) => !shipped(name))).toEqual([]);
+  expect([...MCP_FIXTURE_TOOLS, ...GATE_FIXTURE_TOOLS].map((tool) => tool.name).filter(shipped)).toEqual([]);
+});
