@@ -59,7 +59,12 @@ export default defineConfig({
           }),
         ],
         // globalSetup runs in Node: it starts the adapter tests' upstreams on 127.0.0.1 (inject("upstreams")).
-        test: { name: "worker", include: ["test/worker/**/*.test.ts"], globalSetup: ["./test/servers/worker-setup.ts"], testTimeout: TEST_TIMEOUT_MS },
+        test: {
+          name: "worker",
+          include: ["test/worker/**/*.test.ts"],
+          globalSetup: ["./test/servers/worker-setup.ts"],
+          testTimeout: TEST_TIMEOUT_MS,
+        },
       },
     ],
   },

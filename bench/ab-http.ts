@@ -36,17 +36,28 @@ async function main(): Promise<void> {
   const appA = checkout(refA!, "a");
   const appB = refB ? checkout(refB, "b") : snapshot(resolve(dir, "b"));
   const sides: Side[] = [];
-  for (const [label, app] of [[refA!, appA], [refB ?? "working tree", appB]] as const) {
+  for (const [label, app] of [
+    [refA!, appA],
+    [refB ?? "working tree", appB],
+  ] as const) {
     const server = await startDev({ app, home: resolve(dir, `${sides.length}-home`) });
     sides.push({
       label,
       server,
-      targets: [toolgateFloorTarget("GET /healthz", server.url), toolgateOpenAiTarget("POST /v1/calls/openai (add)", server.url)].map((target) => ({ target, server, results: [], cpuUs: [] })),
+      targets: [
+        toolgateFloorTarget("GET /healthz", server.url),
+        toolgateOpenAiTarget("POST /v1/calls/openai (add)", server.url),
+      ].map((target) => ({ target, server, results: [], cpuUs: [] })),
     });
   }
   try {
     for (const side of sides) await waitReady(side.server);
-    await alternateRounds(sides.flatMap((side) => side.targets), ROUNDS, SECONDS, CONNECTIONS);
+    await alternateRounds(
+      sides.flatMap((side) => side.targets),
+      ROUNDS,
+      SECONDS,
+      CONNECTIONS,
+    );
   } finally {
     for (const side of sides) await stopDev(side.server);
   }

@@ -16,7 +16,12 @@ declare module "autocannon" {
     connections?: number;
     duration?: number;
     headers?: Record<string, string>;
-    requests?: { method?: string; path?: string; headers?: Record<string, string>; setupRequest?: (req: RawRequest) => RawRequest }[];
+    requests?: {
+      method?: string;
+      path?: string;
+      headers?: Record<string, string>;
+      setupRequest?: (req: RawRequest) => RawRequest;
+    }[];
   }
   interface Result {
     requests: Histogram & { total: number };

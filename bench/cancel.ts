@@ -24,7 +24,9 @@ let seq = 0;
 function start(tool: string, ms: number): { id: string; done: Promise<unknown> } {
   const id = `cancel-bench-${process.pid}-${++seq}`;
   const body = [{ id, type: "function", function: { name: tool, arguments: JSON.stringify({ ms }) } }];
-  const done = fetch(`${server.url}/v1/calls/openai`, { method: "POST", headers, body: JSON.stringify(body) }).then((r) => r.json());
+  const done = fetch(`${server.url}/v1/calls/openai`, { method: "POST", headers, body: JSON.stringify(body) }).then(
+    (r) => r.json(),
+  );
   return { id, done };
 }
 
@@ -45,7 +47,9 @@ async function cancelLatency(id: string, done: Promise<unknown>): Promise<number
   const res = await fetch(`${server.url}/v1/calls/${id}/cancel`, { method: "POST", headers, body: "{}" });
   if (res.status !== 202) throw new Error(`cancel answered ${res.status}: ${await res.text()}`);
   await done;
-  const { record } = (await (await fetch(`${server.url}/v1/calls/${id}?wait=30`, { headers })).json()) as { record: { status: string; startedAt: number; durationMs: number } };
+  const { record } = (await (await fetch(`${server.url}/v1/calls/${id}?wait=30`, { headers })).json()) as {
+    record: { status: string; startedAt: number; durationMs: number };
+  };
   if (record.status !== "cancelled") throw new Error(`${id} ended ${record.status}`);
   return record.startedAt + record.durationMs - sent;
 }
@@ -75,12 +79,16 @@ const cases: [string, () => Promise<number>][] = [
 
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 try {
-  console.log(`cancel latency, cancel sent (answered 202) → call ended (ms), ${RUNS} runs each, wrangler dev on ${server.url}`);
+  console.log(
+    `cancel latency, cancel sent (answered 202) → call ended (ms), ${RUNS} runs each, wrangler dev on ${server.url}`,
+  );
   for (const [name, run] of cases) {
     const latencies: number[] = [];
     for (let i = 0; i < RUNS; i++) latencies.push(await run());
     latencies.sort((a, b) => a - b);
-    console.log(`${name.padEnd(34)} p50 ${quantile(latencies, 0.5)}  max ${latencies.at(-1)}  (${latencies.join(" ")})`);
+    console.log(
+      `${name.padEnd(34)} p50 ${quantile(latencies, 0.5)}  max ${latencies.at(-1)}  (${latencies.join(" ")})`,
+    );
   }
 } finally {
   await server.stop();

@@ -31,10 +31,19 @@ async function runOps(candidate: Candidate, workload: number, count: number): Pr
 }
 
 function instructions(candidate: Candidate, workload: number, count: number): number {
-  const args = ["--tool=callgrind", "--callgrind-out-file=/dev/null", process.execPath, "--predictable", "--single-threaded"];
-  const run = spawnSync("valgrind", [...args, process.argv[1]!, "one", candidate, String(workload), String(count)], { encoding: "utf8" });
+  const args = [
+    "--tool=callgrind",
+    "--callgrind-out-file=/dev/null",
+    process.execPath,
+    "--predictable",
+    "--single-threaded",
+  ];
+  const run = spawnSync("valgrind", [...args, process.argv[1]!, "one", candidate, String(workload), String(count)], {
+    encoding: "utf8",
+  });
   const collected = /Collected : (\d+)/.exec(run.stderr ?? "");
-  if (run.status !== 0 || !collected) throw new Error(`callgrind failed (is valgrind installed?): ${run.error ?? run.stderr?.slice(-500)}`);
+  if (run.status !== 0 || !collected)
+    throw new Error(`callgrind failed (is valgrind installed?): ${run.error ?? run.stderr?.slice(-500)}`);
   return Number(collected[1]);
 }
 
@@ -50,7 +59,9 @@ if (mode === "one") {
     const [a, b] = w.name.startsWith("W2") ? [n1 / 50, n2 / 50] : [n1, n2];
     // A workload without an awaited entry of its own (the batch) has its run stand for it.
     const measured = CANDIDATES.filter((c) => w[c] !== undefined);
-    const per = Object.fromEntries(measured.map((c) => [c, (instructions(c, index, b) - instructions(c, index, a)) / (b - a)])) as Record<Candidate, number>;
+    const per = Object.fromEntries(
+      measured.map((c) => [c, (instructions(c, index, b) - instructions(c, index, a)) / (b - a)]),
+    ) as Record<Candidate, number>;
     const row: Record<string, string> = { workload: w.name };
     for (const c of CANDIDATES) row[LABELS[c]] = c in per ? Math.round(per[c]).toLocaleString("en") : "—";
     row["÷ floor"] = `${(per.run / per.floor).toFixed(2)}×`;

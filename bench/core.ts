@@ -10,7 +10,15 @@
  * Targets: ≤ 1.25× the floor with a record; ≤ 1.5× the bare floor.
  */
 import * as v from "valibot";
-import { createRegistry, defineTool, executeBatch, executeCall, executeCallNow, type CallResult, type ExecuteOptions } from "../src/index";
+import {
+  createRegistry,
+  defineTool,
+  executeBatch,
+  executeCall,
+  executeCallNow,
+  type CallResult,
+  type ExecuteOptions,
+} from "../src/index";
 import { openai } from "../src/formats/openai";
 import { fmt, table } from "./harness";
 import { CLOCK, interleave } from "./peers/rounds";
@@ -21,10 +29,18 @@ const addFn = ({ a, b }: { a: number; b: number }) => ({ sum: a + b });
 const add = defineTool({ name: "add", description: "Add two numbers", input: AddInput, run: addFn });
 const options: ExecuteOptions = { registry: createRegistry([add]) };
 
-const toolCall = (i: number, args: string) => ({ id: `call_${i}`, type: "function" as const, function: { name: "add", arguments: args } });
+const toolCall = (i: number, args: string) => ({
+  id: `call_${i}`,
+  type: "function" as const,
+  function: { name: "add", arguments: args },
+});
 const single = { role: "assistant", content: null, tool_calls: [toolCall(0, '{"a":2,"b":3}')] };
 const invalid = { role: "assistant", content: null, tool_calls: [toolCall(0, '{"a":"2","b":3}')] };
-const batch = { role: "assistant", content: null, tool_calls: Array.from({ length: 100 }, (_, i) => toolCall(i, `{"a":${i},"b":3}`)) };
+const batch = {
+  role: "assistant",
+  content: null,
+  tool_calls: Array.from({ length: 100 }, (_, i) => toolCall(i, `{"a":${i},"b":3}`)),
+};
 
 /** What the record floors keep, so the engine cannot drop the records they build. */
 const kept: unknown[] = [];
@@ -39,7 +55,17 @@ function recordFloorOne(id: string, args: string): string {
   const parsed = v.safeParse(AddInput, input);
   const output = parsed.success ? addFn(parsed.output) : undefined;
   const error = parsed.success ? undefined : { code: "invalid_arguments", message: parsed.issues[0]!.message };
-  const record = { callId: id, tool: "add", args: input, validation: { ok: parsed.success }, status: parsed.success ? "succeeded" : "rejected", startedAt, durationMs: Date.now() - startedAt, output, error };
+  const record = {
+    callId: id,
+    tool: "add",
+    args: input,
+    validation: { ok: parsed.success },
+    status: parsed.success ? "succeeded" : "rejected",
+    startedAt,
+    durationMs: Date.now() - startedAt,
+    output,
+    error,
+  };
   if (kept.push(record) > 1_000) kept.length = 0;
   const content = parsed.success ? JSON.stringify(output) : `Error: ${error!.message}`;
   return JSON.stringify({ role: "tool", tool_call_id: id, content });
@@ -80,9 +106,13 @@ async function throughBatch(body: unknown): Promise<string> {
 }
 
 export async function check(): Promise<void> {
-  for (const through of [async (body: unknown) => JSON.parse(await throughNow(body)), async (body: unknown) => JSON.parse(await throughAwaited(body)).messages[0]]) {
+  for (const through of [
+    async (body: unknown) => JSON.parse(await throughNow(body)),
+    async (body: unknown) => JSON.parse(await throughAwaited(body)).messages[0],
+  ]) {
     const one = await through(single);
-    if (one.role !== "tool" || one.tool_call_id !== "call_0" || one.content !== '{"sum":5}') throw new Error(`W1 wrong: ${JSON.stringify(one)}`);
+    if (one.role !== "tool" || one.tool_call_id !== "call_0" || one.content !== '{"sum":5}')
+      throw new Error(`W1 wrong: ${JSON.stringify(one)}`);
     const bad = await through(invalid);
     if (!String(bad.content).includes("invalid_arguments")) throw new Error(`W3 wrong: ${JSON.stringify(bad)}`);
   }
@@ -117,7 +147,8 @@ export const CORE_WORKLOADS = [
     awaitedRun: undefined,
     floor: () => batch.tool_calls.map((c) => floorOne(c.id, c.function.arguments)).join(","),
     recordFloor: () => batch.tool_calls.map((c) => recordFloorOne(c.id, c.function.arguments)).join(","),
-    awaitedFloor: () => awaited(() => batch.tool_calls.map((c) => recordFloorOne(c.id, c.function.arguments)).join(",")),
+    awaitedFloor: () =>
+      awaited(() => batch.tool_calls.map((c) => recordFloorOne(c.id, c.function.arguments)).join(",")),
     target: 1.5,
     recordTarget: 1.25,
   },

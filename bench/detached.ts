@@ -22,7 +22,11 @@ const config = { ...DEMO_CONFIG, policies: { echo: { execution: "detached" } } }
 const server = await startDevServer({ vars: { TOOLGATE_CONFIG: JSON.stringify(config), TOOLGATE_DEMO: "true" } });
 const dir = resolve(".tmp/bench-detached");
 cpSync(resolve("bench/fixtures/platform"), resolve(dir, "platform"), { recursive: true });
-const platform = await startDev({ app: resolve(dir, "platform"), home: resolve(dir, "platform-home"), readyPath: "/const" });
+const platform = await startDev({
+  app: resolve(dir, "platform"),
+  home: resolve(dir, "platform-home"),
+  readyPath: "/const",
+});
 
 async function timed(url: string): Promise<number> {
   const started = performance.now();
@@ -80,15 +84,20 @@ try {
     outcomes.push(o);
     total.push(d.ms + o);
   }
-  const row = (name: string, values: number[]) => `${name.padEnd(44)} p50 ${quantile(values, 0.5).toFixed(1).padStart(6)} ms   p90 ${quantile(values, 0.9).toFixed(1).padStart(6)} ms`;
+  const row = (name: string, values: number[]) =>
+    `${name.padEnd(44)} p50 ${quantile(values, 0.5).toFixed(1).padStart(6)} ms   p90 ${quantile(values, 0.9).toFixed(1).padStart(6)} ms`;
   console.log(row("inline add (answered with its result)", inline));
   console.log(row("detached echo (answered as running)", detached));
   console.log(row("then GET ?wait=30 until final", outcomes));
   console.log(row("detached: answer + final record", total));
   console.log(row("platform: one write to an existing object", write));
   console.log(row("platform: one write to a new object + alarm", start));
-  console.log(`starting a detached call adds ${(quantile(detached, 0.5) - quantile(inline, 0.5)).toFixed(1)} ms to the p50 of an inline recorded call;`);
-  console.log(`the platform alone: a new object with its alarm costs ${(quantile(start, 0.5) - quantile(write, 0.5)).toFixed(1)} ms more than a write to an existing one`);
+  console.log(
+    `starting a detached call adds ${(quantile(detached, 0.5) - quantile(inline, 0.5)).toFixed(1)} ms to the p50 of an inline recorded call;`,
+  );
+  console.log(
+    `the platform alone: a new object with its alarm costs ${(quantile(start, 0.5) - quantile(write, 0.5)).toFixed(1)} ms more than a write to an existing one`,
+  );
 } finally {
   await server.stop();
   await stopDev(platform);

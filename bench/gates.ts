@@ -94,12 +94,34 @@ const servers: ToolServer[] = [
 ];
 let platformDev: DevServer | undefined;
 
-const endpoint = (name: string, server: () => DevServer, send: Endpoint["send"], spaced: boolean): Endpoint => ({ name, server, send, spaced, latencies: [], gaps: [], rates: [], cpus: [] });
+const endpoint = (name: string, server: () => DevServer, send: Endpoint["send"], spaced: boolean): Endpoint => ({
+  name,
+  server,
+  send,
+  spaced,
+  latencies: [],
+  gaps: [],
+  rates: [],
+  cpus: [],
+});
 const devOf = (s: ToolServer) => () => s.dev!;
-const toolName = (s: ToolServer) => (s.concurrency ? `{ limit: ${s.concurrency.limit} }${s.base ? ` at ${BASE}` : ""}${s.kept ? `, ${BURST} calls back to back` : ""}` : "no gate");
+const toolName = (s: ToolServer) =>
+  s.concurrency
+    ? `{ limit: ${s.concurrency.limit} }${s.base ? ` at ${BASE}` : ""}${s.kept ? `, ${BURST} calls back to back` : ""}`
+    : "no gate";
 const tools = servers.map((s) => endpoint(toolName(s), devOf(s), call, s.concurrency !== undefined && !s.kept));
-const constant = endpoint("platform: constant", () => platformDev!, (url) => get(`${url}/const`), false);
-const write = endpoint("platform: one DO write", () => platformDev!, (url) => get(`${url}/write`), false);
+const constant = endpoint(
+  "platform: constant",
+  () => platformDev!,
+  (url) => get(`${url}/const`),
+  false,
+);
+const write = endpoint(
+  "platform: one DO write",
+  () => platformDev!,
+  (url) => get(`${url}/write`),
+  false,
+);
 const endpoints = [...tools, constant, write];
 
 const [noGate, ...gatedAll] = tools;
@@ -107,9 +129,20 @@ const [noGate, ...gatedAll] = tools;
 const gated = gatedAll.filter((g) => g.spaced);
 const doWrite: Comparison = { name: "one DO write − constant", subject: write, baseline: constant, diffs: [] };
 /** The known answer: the same comparison again, whose ratio to the first must be about 1 (its interval containing 1). */
-const doWriteAgain: Comparison = { name: "one DO write − constant, again", subject: write, baseline: constant, diffs: [] };
+const doWriteAgain: Comparison = {
+  name: "one DO write − constant, again",
+  subject: write,
+  baseline: constant,
+  diffs: [],
+};
 const comparisons: Comparison[] = [
-  ...gatedAll.map((g) => ({ name: `${g.name} − no gate`, subject: g, baseline: noGate!, diffs: [], ...(g.spaced ? {} : { burst: BURST }) })),
+  ...gatedAll.map((g) => ({
+    name: `${g.name} − no gate`,
+    subject: g,
+    baseline: noGate!,
+    diffs: [],
+    ...(g.spaced ? {} : { burst: BURST }),
+  })),
   doWrite,
   doWriteAgain,
 ];
@@ -118,15 +151,27 @@ const dir = resolve(process.env.BENCH_DIR ?? ".tmp/bench-gates");
 
 /** A tenant with the one tool and this server's gate, as the var a tenant environment would hold. */
 function start(s: ToolServer, app: string): Promise<DevServer> {
-  const tenant = { name: "bench", tools: ["add"], keys: DEMO_CONFIG.keys, ...(s.concurrency ? { policies: { add: { concurrency: s.concurrency } } } : {}) };
-  const config = writeWranglerConfig(app, resolve(dir, `${s.slug}.json`), { TOOLGATE_CONFIG: JSON.stringify(tenant), TOOLGATE_DEMO: "false" });
+  const tenant = {
+    name: "bench",
+    tools: ["add"],
+    keys: DEMO_CONFIG.keys,
+    ...(s.concurrency ? { policies: { add: { concurrency: s.concurrency } } } : {}),
+  };
+  const config = writeWranglerConfig(app, resolve(dir, `${s.slug}.json`), {
+    TOOLGATE_CONFIG: JSON.stringify(tenant),
+    TOOLGATE_DEMO: "false",
+  });
   return startDev({ app, home: resolve(dir, s.slug), config });
 }
 
 let seq = 0;
 async function call(url: string): Promise<number> {
   const id = `b${process.pid}-${++seq}`;
-  const body = { role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name: "add", arguments: '{"a":1,"b":2}' } }] };
+  const body = {
+    role: "assistant",
+    content: null,
+    tool_calls: [{ id, type: "function", function: { name: "add", arguments: '{"a":1,"b":2}' } }],
+  };
   const t0 = performance.now();
   const res = await fetch(`${url}/v1/calls/openai`, {
     method: "POST",
@@ -135,7 +180,8 @@ async function call(url: string): Promise<number> {
   });
   const text = await res.text();
   const ms = performance.now() - t0;
-  if (res.status !== 200 || !text.includes('{\\"sum\\":3}')) throw new Error(`${url}: ${res.status} ${text.slice(0, 300)}`);
+  if (res.status !== 200 || !text.includes('{\\"sum\\":3}'))
+    throw new Error(`${url}: ${res.status} ${text.slice(0, 300)}`);
   return ms;
 }
 
@@ -208,7 +254,10 @@ async function throughput(e: Endpoint): Promise<void> {
 
 const ms = (e: Estimate) => `${e.value.toFixed(2)} (${e.low.toFixed(2)}–${e.high.toFixed(2)})`;
 const times = (e: Estimate) => `${e.value.toFixed(2)}× (${e.low.toFixed(2)}–${e.high.toFixed(2)})`;
-const load = () => loadavg().map((l) => l.toFixed(1)).join(" ");
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(1))
+    .join(" ");
 
 function verdict(e: Estimate, target: number): string {
   if (e.high <= target) return "met";
@@ -236,13 +285,21 @@ function report(loadAtStart: string, loadAtEnd: string): void {
       "÷ one DO write (95%)": c === doWrite ? "—" : times(est.ratio),
     })),
   );
-  console.log(`wrangler dev ${INSPECTOR ? "with" : "without"} its inspector; ${doWrite.diffs.length} cycles (one pair per comparison; intervals resample blocks of ${BLOCK}), gated calls ≥ ${GAP_MS} ms apart; ${ROUNDS} rounds of ${ROUND_MS} ms × ${CLIENTS} clients; load average ${loadAtStart} at the start, ${loadAtEnd} at the end.`);
+  console.log(
+    `wrangler dev ${INSPECTOR ? "with" : "without"} its inspector; ${doWrite.diffs.length} cycles (one pair per comparison; intervals resample blocks of ${BLOCK}), gated calls ≥ ${GAP_MS} ms apart; ${ROUNDS} rounds of ${ROUND_MS} ms × ${CLIENTS} clients; load average ${loadAtStart} at the start, ${loadAtEnd} at the end.`,
+  );
   const gaps = gated.flatMap((g) => g.gaps);
-  console.log(`between two calls of one gated variant: median ${median(gaps).toFixed(0)} ms, p10 ${percentile(gaps, 10).toFixed(0)}, p90 ${percentile(gaps, 90).toFixed(0)}.`);
+  console.log(
+    `between two calls of one gated variant: median ${median(gaps).toFixed(0)} ms, p10 ${percentile(gaps, 10).toFixed(0)}, p90 ${percentile(gaps, 90).toFixed(0)}.`,
+  );
   const check = estimates.find(({ c }) => c === doWriteAgain)!.est.ratio;
-  console.log(`method check, one DO write against itself: ${times(check)}: ${check.low <= 1 && 1 <= check.high ? "ok" : "FAILED (the interval misses 1)"}`);
+  console.log(
+    `method check, one DO write against itself: ${times(check)}: ${check.low <= 1 && 1 <= check.high ? "ok" : "FAILED (the interval misses 1)"}`,
+  );
   for (const { c, est } of estimates.filter(({ c }) => gatedAll.includes(c.subject))) {
-    console.log(`${c.subject.name} adds ${times(est.ratio)} one DO write to a call (target ≤ ${TARGET_RATIO}×): ${verdict(est.ratio, TARGET_RATIO)}`);
+    console.log(
+      `${c.subject.name} adds ${times(est.ratio)} one DO write to a call (target ≤ ${TARGET_RATIO}×): ${verdict(est.ratio, TARGET_RATIO)}`,
+    );
   }
   for (const g of gated.filter((g) => g.name.startsWith("{ limit: 8 }"))) {
     const perRound = g.rates.map((r, i) => r / noGate!.rates[i]!);

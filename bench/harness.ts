@@ -38,7 +38,10 @@ export async function measure(name: string, op: () => unknown, options: BenchOpt
 }
 
 /** Interleave candidates round by round, so background load hits them alike. */
-export async function compare(candidates: Array<{ name: string; op: () => unknown }>, options: BenchOptions): Promise<Measurement[]> {
+export async function compare(
+  candidates: Array<{ name: string; op: () => unknown }>,
+  options: BenchOptions,
+): Promise<Measurement[]> {
   const rounds = options.rounds ?? 15;
   const results = candidates.map((c) => ({ name: c.name, samples: [] as number[] }));
   for (let r = 0; r < (options.warmupRounds ?? 5) + rounds; r++) {
@@ -54,7 +57,11 @@ export function table(rows: Array<Record<string, string | number>>): string {
   const keys = Object.keys(rows[0] ?? {});
   const widths = keys.map((k) => Math.max(k.length, ...rows.map((r) => String(r[k]).length)));
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ");
-  return [line(keys), line(widths.map((w) => "-".repeat(w))), ...rows.map((r) => line(keys.map((k) => String(r[k]))))].join("\n");
+  return [
+    line(keys),
+    line(widths.map((w) => "-".repeat(w))),
+    ...rows.map((r) => line(keys.map((k) => String(r[k])))),
+  ].join("\n");
 }
 
 export const fmt = (ns: number) => (ns >= 10_000 ? `${(ns / 1000).toFixed(1)} µs` : `${Math.round(ns)} ns`);

@@ -16,7 +16,16 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { unstable_readConfig } from "wrangler";
 import { table } from "./harness";
-import { assertClean, checkTarget, loadTarget, sdkTarget, toolgateFloorTarget, toolgateMcpTarget, toolgateOpenAiTarget, type Target } from "./lib/http-targets";
+import {
+  assertClean,
+  checkTarget,
+  loadTarget,
+  sdkTarget,
+  toolgateFloorTarget,
+  toolgateMcpTarget,
+  toolgateOpenAiTarget,
+  type Target,
+} from "./lib/http-targets";
 import { median, waitForQuiet } from "./lib/load";
 import { NODE, snapshot, startDev, stopDev, waitReady, type DevServer } from "./lib/wrangler-dev";
 
@@ -30,7 +39,8 @@ function withoutLedger(app: string): void {
   const file = resolve(app, "worker/execution.ts");
   const source = readFileSync(file, "utf8");
   const anchor = "export function executionOptions(";
-  if (!source.includes(anchor)) throw new Error(`worker/execution.ts has no "${anchor}": update the no-ledger patch in bench/http-peers.ts`);
+  if (!source.includes(anchor))
+    throw new Error(`worker/execution.ts has no "${anchor}": update the no-ledger patch in bench/http-peers.ts`);
   const wrapper = `
 export function executionOptions(c: Context<AppEnv>, run?: ExecutionRun): BatchOptions {
   const { journal: _ledger, ...options } = executionOptionsWithLedger(c, run);
@@ -53,7 +63,9 @@ function helloWorld(): { app: string; config: string } {
 
 /** The SDK server in its own process; resolves with its origin once it listens. */
 function startSdk(): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(NODE, ["scripts/run-ts.mjs", "bench/lib/mcp-sdk-server.ts"], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(NODE, ["scripts/run-ts.mjs", "bench/lib/mcp-sdk-server.ts"], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   return new Promise((done, fail) => {
     child.once("exit", (code) => fail(new Error(`the SDK server exited (${code})`)));
     child.stdout!.on("data", (chunk: Buffer) => {
@@ -83,12 +95,22 @@ function report(summaries: Summary[], load: number): void {
     "p99 ÷ SDK JSON": ratio(s.p99, json!.p99),
   }));
   console.log(table(rows));
-  console.log(`\n${CONNECTIONS} connections, ${ROUNDS} × ${SECONDS} s per server, medians over rounds; load average ${load.toFixed(1)} at the start.`);
-  console.log("Caveat: toolgate keeps a durable record of every call (ledger: one Durable Object round trip for a read-only tool like add, two for others, each a SQLite");
-  console.log("transaction) and checks the key and the MCP session on each request; the SDK server keeps nothing and has no auth.");
+  console.log(
+    `\n${CONNECTIONS} connections, ${ROUNDS} × ${SECONDS} s per server, medians over rounds; load average ${load.toFixed(1)} at the start.`,
+  );
+  console.log(
+    "Caveat: toolgate keeps a durable record of every call (ledger: one Durable Object round trip for a read-only tool like add, two for others, each a SQLite",
+  );
+  console.log(
+    "transaction) and checks the key and the MCP session on each request; the SDK server keeps nothing and has no auth.",
+  );
   console.log('The "no ledger" rows are a bench-only build without the journal, to show what that durability costs.');
-  console.log("toolgate runs in workerd behind wrangler dev's local proxy; the SDK server is a plain Node process. The");
-  console.log("floor rows: toolgate's GET /healthz (no tool call, same middleware) and a hello-world Worker (wrangler dev alone).");
+  console.log(
+    "toolgate runs in workerd behind wrangler dev's local proxy; the SDK server is a plain Node process. The",
+  );
+  console.log(
+    "floor rows: toolgate's GET /healthz (no tool call, same middleware) and a hello-world Worker (wrangler dev alone).",
+  );
 }
 
 async function main(): Promise<void> {
@@ -99,7 +121,10 @@ async function main(): Promise<void> {
   try {
     const ledger = await startDev({ app: snapshot(resolve(dir, "ledger")), home: resolve(dir, "ledger/home") });
     servers.push(ledger);
-    const bare = await startDev({ app: snapshot(resolve(dir, "no-ledger"), withoutLedger), home: resolve(dir, "no-ledger/home") });
+    const bare = await startDev({
+      app: snapshot(resolve(dir, "no-ledger"), withoutLedger),
+      home: resolve(dir, "no-ledger/home"),
+    });
     servers.push(bare);
     const hello = await startDev({ ...helloWorld(), home: resolve(dir, "hello/home") });
     servers.push(hello);

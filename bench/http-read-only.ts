@@ -27,20 +27,37 @@ const BENCH_CONFIG = { ...DEMO_CONFIG, policies: { echo: { readOnly: false } }, 
 async function startBuild(variant: string, at: string): Promise<DevServer> {
   const [ref = ".", shards] = variant.split("+");
   const app = ref === "." ? snapshot(at) : snapshotOf(ref, at);
-  const vars = { TOOLGATE_DEMO: "false", TOOLGATE_CONFIG: JSON.stringify(BENCH_CONFIG), ...(shards ? { LEDGER_SHARDS: shards } : {}) };
-  return startDev({ app, home: resolve(at, "home"), config: writeWranglerConfig(app, resolve(at, "toolgate.json"), vars) });
+  const vars = {
+    TOOLGATE_DEMO: "false",
+    TOOLGATE_CONFIG: JSON.stringify(BENCH_CONFIG),
+    ...(shards ? { LEDGER_SHARDS: shards } : {}),
+  };
+  return startDev({
+    app,
+    home: resolve(at, "home"),
+    config: writeWranglerConfig(app, resolve(at, "toolgate.json"), vars),
+  });
 }
 
 async function main(): Promise<void> {
   mkdirSync(dir, { recursive: true });
   const platformApp = resolve(dir, "platform");
   cpSync(resolve("bench/fixtures/platform"), platformApp, { recursive: true });
-  const routed = await startDev({ app: platformApp, home: resolve(dir, "routed-home"), config: resolve(platformApp, "wrangler-assets.toml") });
+  const routed = await startDev({
+    app: platformApp,
+    home: resolve(dir, "routed-home"),
+    config: resolve(platformApp, "wrangler-assets.toml"),
+  });
   const builds: DevServer[] = [];
   for (const [i, variant] of VARIANTS.entries()) builds.push(await startBuild(variant, resolve(dir, `build-${i}`)));
   const calls = builds.map((server, i) => toolgateOpenAiTarget(VARIANTS[i]!, server.url, 1, ADD_CALL));
   const measured: Measured[] = [
-    { target: sameRequestTarget("platform, routed: /log-batch", routed.url, "/log-batch", calls[0]!), server: routed, results: [], cpuUs: [] },
+    {
+      target: sameRequestTarget("platform, routed: /log-batch", routed.url, "/log-batch", calls[0]!),
+      server: routed,
+      results: [],
+      cpuUs: [],
+    },
     ...calls.map((target, i) => ({ target, server: builds[i]!, results: [], cpuUs: [] })),
   ];
   let loads: number[];
@@ -53,13 +70,19 @@ async function main(): Promise<void> {
   const [fixture, first] = measured as [Measured, Measured];
   for (const m of measured) {
     const cpu = median(m.cpuUs);
-    console.log(`${m.target.name}: ${Math.round(cpu)} µs CPU/request (${m.cpuUs.map(Math.round).join(" ")}), fixture ÷ it ${((median(fixture.cpuUs) / cpu) * 100).toFixed(1)}%`);
+    console.log(
+      `${m.target.name}: ${Math.round(cpu)} µs CPU/request (${m.cpuUs.map(Math.round).join(" ")}), fixture ÷ it ${((median(fixture.cpuUs) / cpu) * 100).toFixed(1)}%`,
+    );
   }
   for (const m of measured.slice(2)) {
     const ratios = m.cpuUs.map((us, i) => us / first.cpuUs[i]!).sort((a, b) => a - b);
-    console.log(`${m.target.name} ÷ ${first.target.name}, per round: median ${median(ratios).toFixed(3)} (${ratios.map((r) => r.toFixed(2)).join(" ")})`);
+    console.log(
+      `${m.target.name} ÷ ${first.target.name}, per round: median ${median(ratios).toFixed(3)} (${ratios.map((r) => r.toFixed(2)).join(" ")})`,
+    );
   }
-  console.log(`${ROUNDS} × ${SECONDS} s per build, ${CONNECTIONS} connections; load average ${loads.map((l) => l.toFixed(1)).join(" → ")}.`);
+  console.log(
+    `${ROUNDS} × ${SECONDS} s per build, ${CONNECTIONS} connections; load average ${loads.map((l) => l.toFixed(1)).join(" → ")}.`,
+  );
 }
 
 await main();

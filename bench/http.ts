@@ -25,7 +25,15 @@
 import { cpSync, mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 import { DEMO_CONFIG } from "../worker/demo/tenant";
-import { ADD_CALL, AUTH, ECHO_CALL, getTarget, sameRequestTarget, toolgateOpenAiTarget, type Target } from "./lib/http-targets";
+import {
+  ADD_CALL,
+  AUTH,
+  ECHO_CALL,
+  getTarget,
+  sameRequestTarget,
+  toolgateOpenAiTarget,
+  type Target,
+} from "./lib/http-targets";
 import { median } from "./lib/load";
 import { alternateRounds, type Measured } from "./lib/rounds";
 import { writeWranglerConfig } from "./lib/wrangler-config";
@@ -47,22 +55,36 @@ async function main(): Promise<void> {
   const platformApp = resolve(dir, "platform");
   cpSync(resolve("bench/fixtures/platform"), platformApp, { recursive: true });
   const app = snapshot(dir);
-  const config = writeWranglerConfig(app, resolve(dir, "toolgate.json"), { TOOLGATE_DEMO: "false", TOOLGATE_CONFIG: JSON.stringify(BENCH_CONFIG) });
+  const config = writeWranglerConfig(app, resolve(dir, "toolgate.json"), {
+    TOOLGATE_DEMO: "false",
+    TOOLGATE_CONFIG: JSON.stringify(BENCH_CONFIG),
+  });
   const toolgate = await startDev({ app, home: resolve(dir, "home"), config });
   const platform = await startDev({ app: platformApp, home: resolve(dir, "platform-home"), readyPath: "/const" });
   // The same fixture behind the static-assets router, as toolgate's wrangler.toml puts every API request.
-  const routed = await startDev({ app: platformApp, home: resolve(dir, "routed-home"), config: resolve(platformApp, "wrangler-assets.toml") });
+  const routed = await startDev({
+    app: platformApp,
+    home: resolve(dir, "routed-home"),
+    config: resolve(platformApp, "wrangler-assets.toml"),
+  });
   const servers = [toolgate, platform, routed];
   let base: DevServer | undefined;
   if (BASE) {
     const baseApp = snapshotOf(BASE, resolve(dir, "base"));
-    const baseConfig = writeWranglerConfig(baseApp, resolve(dir, "base-toolgate.json"), { TOOLGATE_DEMO: "false", TOOLGATE_CONFIG: JSON.stringify(BENCH_CONFIG) });
+    const baseConfig = writeWranglerConfig(baseApp, resolve(dir, "base-toolgate.json"), {
+      TOOLGATE_DEMO: "false",
+      TOOLGATE_CONFIG: JSON.stringify(BENCH_CONFIG),
+    });
     servers.push((base = await startDev({ app: baseApp, home: resolve(dir, "base-home"), config: baseConfig })));
   }
   let oneShard: DevServer | undefined;
   if (ONE_SHARD) {
     const oneApp = snapshot(resolve(dir, "one-shard"));
-    const oneConfig = writeWranglerConfig(oneApp, resolve(dir, "one-shard-toolgate.json"), { TOOLGATE_DEMO: "false", TOOLGATE_CONFIG: JSON.stringify(BENCH_CONFIG), LEDGER_SHARDS: "1" });
+    const oneConfig = writeWranglerConfig(oneApp, resolve(dir, "one-shard-toolgate.json"), {
+      TOOLGATE_DEMO: "false",
+      TOOLGATE_CONFIG: JSON.stringify(BENCH_CONFIG),
+      LEDGER_SHARDS: "1",
+    });
     servers.push((oneShard = await startDev({ app: oneApp, home: resolve(dir, "one-shard-home"), config: oneConfig })));
   }
   const writeFirst = toolgateOpenAiTarget("toolgate: echo call, write first", toolgate.url, 1, ECHO_CALL);
@@ -84,7 +106,11 @@ async function main(): Promise<void> {
     targets.push([toolgateOpenAiTarget(`base ${BASE}: echo call, write first`, base.url, 1, ECHO_CALL), base]);
     targets.push([toolgateOpenAiTarget(`base ${BASE}: add call, read-only`, base.url, 1, ADD_CALL), base]);
   }
-  if (oneShard) targets.push([toolgateOpenAiTarget("toolgate, LEDGER_SHARDS=1: add call, read-only", oneShard.url, 1, ADD_CALL), oneShard]);
+  if (oneShard)
+    targets.push([
+      toolgateOpenAiTarget("toolgate, LEDGER_SHARDS=1: add call, read-only", oneShard.url, 1, ADD_CALL),
+      oneShard,
+    ]);
   const measured: Measured[] = targets.map(([target, server]) => ({ target, server, results: [], cpuUs: [] }));
   let loads: number[];
   try {
@@ -105,13 +131,44 @@ async function main(): Promise<void> {
       "CPU µs/req by round": m.cpuUs.map((us) => Math.round(us)).join(" "),
     })),
   );
-  type Eleven = [Measured, Measured, Measured, Measured, Measured, Measured, Measured, Measured, Measured, Measured, Measured];
-  const [, whoami, constant, routedConstant, echo, logWrite, routedLogWrite, routedLogWriteWrite, add, logBatch, routedLogBatch] = measured as Eleven;
-  console.log(`wrangler dev ${INSPECTOR ? "with" : "without"} its inspector; ${CONNECTIONS} connections, ${ROUNDS} × ${SECONDS} s per route, medians over rounds; load average ${loads.map((l) => l.toFixed(1)).join(" → ")}.`);
-  console.log(`"routed": the fixture behind the static-assets router, as toolgate's wrangler.toml ([assets] run_worker_first) puts every API request.`);
+  type Eleven = [
+    Measured,
+    Measured,
+    Measured,
+    Measured,
+    Measured,
+    Measured,
+    Measured,
+    Measured,
+    Measured,
+    Measured,
+    Measured,
+  ];
+  const [
+    ,
+    whoami,
+    constant,
+    routedConstant,
+    echo,
+    logWrite,
+    routedLogWrite,
+    routedLogWriteWrite,
+    add,
+    logBatch,
+    routedLogBatch,
+  ] = measured as Eleven;
+  console.log(
+    `wrangler dev ${INSPECTOR ? "with" : "without"} its inspector; ${CONNECTIONS} connections, ${ROUNDS} × ${SECONDS} s per route, medians over rounds; load average ${loads.map((l) => l.toFixed(1)).join(" → ")}.`,
+  );
+  console.log(
+    `"routed": the fixture behind the static-assets router, as toolgate's wrangler.toml ([assets] run_worker_first) puts every API request.`,
+  );
   for (const base of [constant, routedConstant]) {
     const added = (cpu(whoami) - cpu(base)) / cpu(base);
-    verdict(`GET /v1/whoami adds ${Math.round(cpu(whoami) - cpu(base))} µs CPU/request over ${base.target.name} = ${pct(added)} of its ${Math.round(cpu(base))} µs (target ≤ 10%)`, added <= 0.1);
+    verdict(
+      `GET /v1/whoami adds ${Math.round(cpu(whoami) - cpu(base))} µs CPU/request over ${base.target.name} = ${pct(added)} of its ${Math.round(cpu(base))} µs (target ≤ 10%)`,
+      added <= 0.1,
+    );
   }
   const versus = (name: string, m: Measured, fixture: Measured, target?: number) => {
     const byRps = rps(m) / rps(fixture);
@@ -127,12 +184,20 @@ async function main(): Promise<void> {
   const one = oneShard ? measured.at(-1) : undefined;
   if (one) {
     versus("read-only call, LEDGER_SHARDS=1", one, routedLogBatch);
-    console.log(`read-only call, LEDGER_SHARDS=1 against the default shard count: CPU/request ${Math.round(cpu(one))} µs vs ${Math.round(cpu(add))} µs (${pct(cpu(one) / cpu(add) - 1)})`);
+    console.log(
+      `read-only call, LEDGER_SHARDS=1 against the default shard count: CPU/request ${Math.round(cpu(one))} µs vs ${Math.round(cpu(add))} µs (${pct(cpu(one) / cpu(add) - 1)})`,
+    );
   }
-  for (const [name, m, was] of [["write-first call", echo, baseEcho], ["read-only call", add, baseAdd]] as const) {
+  for (const [name, m, was] of [
+    ["write-first call", echo, baseEcho],
+    ["read-only call", add, baseAdd],
+  ] as const) {
     if (!was) continue;
-    console.log(`${name} against ${BASE}: CPU/request ${Math.round(cpu(m))} µs vs ${Math.round(cpu(was))} µs (${pct(cpu(m) / cpu(was) - 1)}), req/s ${pct(rps(m) / rps(was))} of base's`);
-    for (const fixture of [routedLogBatch, routedLogWrite]) if ((fixture === routedLogBatch) === (m === add)) versus(`${name}, base`, was, fixture);
+    console.log(
+      `${name} against ${BASE}: CPU/request ${Math.round(cpu(m))} µs vs ${Math.round(cpu(was))} µs (${pct(cpu(m) / cpu(was) - 1)}), req/s ${pct(rps(m) / rps(was))} of base's`,
+    );
+    for (const fixture of [routedLogBatch, routedLogWrite])
+      if ((fixture === routedLogBatch) === (m === add)) versus(`${name}, base`, was, fixture);
   }
 }
 

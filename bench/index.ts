@@ -29,7 +29,10 @@ const heading = (text: string) => console.log(`\n## ${text}\n`);
 /** Runs one bench script in its own process group; kills that group when it overruns. */
 function runScript(file: string): Promise<string> {
   return new Promise((done) => {
-    const child = spawn(process.execPath, ["scripts/run-ts.mjs", `bench/${file}`], { stdio: "inherit", detached: true });
+    const child = spawn(process.execPath, ["scripts/run-ts.mjs", `bench/${file}`], {
+      stdio: "inherit",
+      detached: true,
+    });
     const timer = setTimeout(() => {
       console.log(`bench/${file}: stopped after ${timeoutS} s (BENCH_TIMEOUT_S)`);
       if (child.pid) process.kill(-child.pid, "SIGTERM");
@@ -42,7 +45,9 @@ function runScript(file: string): Promise<string> {
 }
 
 const started = performance.now();
-console.log(`toolgate benchmarks — Node ${process.version}, ${process.platform}/${process.arch}, peers and scale timed by ${CLOCK === "cpu" ? "process CPU time" : "wall time"}`);
+console.log(
+  `toolgate benchmarks — Node ${process.version}, ${process.platform}/${process.arch}, peers and scale timed by ${CLOCK === "cpu" ? "process CPU time" : "wall time"}`,
+);
 
 if (!only || only === "core") {
   heading("Core: decode → pipeline → encode against the floor (bench/core.ts)");

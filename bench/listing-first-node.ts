@@ -38,7 +38,15 @@ async function child(variant: string): Promise<void> {
   const text = readFileSync(LISTINGS, "utf8");
   const precomputed = variant.endsWith("precomputed");
   const t0 = cpuMs();
-  const tenant = loadTenant({}, { config, source: "tenants/growth1000.json", ...(precomputed ? { listings: async () => ({ default: text }) } : {}) }, CATALOG);
+  const tenant = loadTenant(
+    {},
+    {
+      config,
+      source: "tenants/growth1000.json",
+      ...(precomputed ? { listings: async () => ({ default: text }) } : {}),
+    },
+    CATALOG,
+  );
   const t1 = cpuMs();
   await preparePrecomputed(tenant);
   // tools/list's first page as worker/mcp/tools.ts cuts it (that module needs Workers types; its page is this one).
@@ -56,23 +64,35 @@ async function parent(): Promise<void> {
   // What scripts/tools-check.ts writes for a bundled tenant, for this build.
   const tenant = checkTenant(JSON.parse(JSON.stringify(config)), "tenants/growth1000.json", CATALOG);
   writeFileSync(LISTINGS, precomputeListings(tenant, await listingsKey(config, tenant, CATALOG)));
-  const results = new Map<string, { build: number[]; listing: number[] }>(VARIANTS.map((v) => [v, { build: [], listing: [] }]));
+  const results = new Map<string, { build: number[]; listing: number[] }>(
+    VARIANTS.map((v) => [v, { build: [], listing: [] }]),
+  );
   const load = loadavg()[0]!;
   for (let run = 0; run < RUNS; run++) {
     for (const variant of run % 2 ? [...VARIANTS].reverse() : VARIANTS) {
       const done = spawnSync(process.execPath, [process.argv[1]!, variant], { encoding: "utf8" });
       if (done.status !== 0) throw new Error(`${variant}: ${done.stderr}`);
-      const { build, listing } = JSON.parse(done.stdout.trim().split("\n").at(-1)!) as { build: number; listing: number };
+      const { build, listing } = JSON.parse(done.stdout.trim().split("\n").at(-1)!) as {
+        build: number;
+        listing: number;
+      };
       results.get(variant)!.build.push(build);
       results.get(variant)!.listing.push(listing);
     }
   }
   const rows = VARIANTS.map((variant) => {
     const { build, listing } = results.get(variant)!;
-    return { variant, "tenant build CPU ms": median(build).toFixed(1), "first listing CPU ms": median(listing).toFixed(1), "each listing ms": listing.map((ms) => ms.toFixed(1)).join(", ") };
+    return {
+      variant,
+      "tenant build CPU ms": median(build).toFixed(1),
+      "first listing CPU ms": median(listing).toFixed(1),
+      "each listing ms": listing.map((ms) => ms.toFixed(1)).join(", "),
+    };
   });
   console.log(table(rows));
-  console.log(`\n${RUNS} fresh processes per variant, alternating (every other round reversed); load average ${load.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end.`);
+  console.log(
+    `\n${RUNS} fresh processes per variant, alternating (every other round reversed); load average ${load.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end.`,
+  );
 }
 
 const variant = process.argv[2];

@@ -35,8 +35,17 @@ function modernCall(name: string, url: string): Target {
     "mcp-method": "tools/call",
     "mcp-name": "add",
   };
-  const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} };
-  const body = () => JSON.stringify({ jsonrpc: "2.0", id: ++seq, method: "tools/call", params: { name: "add", arguments: { a: 1, b: 2 }, _meta: meta } });
+  const meta = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+  };
+  const body = () =>
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id: ++seq,
+      method: "tools/call",
+      params: { name: "add", arguments: { a: 1, b: 2 }, _meta: meta },
+    });
   return { name, url, path: "/mcp", headers, body };
 }
 
@@ -51,7 +60,9 @@ async function main(): Promise<void> {
   const handwritten: Variant = { name: "hand-written handler", app: snapshot(resolve(dir, "hand")), results: [] };
   const library: Variant = {
     name: "SDK v2 server (@modelcontextprotocol/server)",
-    app: snapshot(resolve(dir, "sdk"), (app) => copyFileSync(resolve("bench/fixtures/mcp-sdk-v2/mcp-route.ts"), resolve(app, "worker/routes/mcp.ts"))),
+    app: snapshot(resolve(dir, "sdk"), (app) =>
+      copyFileSync(resolve("bench/fixtures/mcp-sdk-v2/mcp-route.ts"), resolve(app, "worker/routes/mcp.ts")),
+    ),
     results: [],
   };
   const variants = [handwritten, library];
@@ -66,7 +77,11 @@ async function main(): Promise<void> {
     }
   });
   try {
-    for (const variant of variants) variant.server = await startDev({ app: variant.app, home: resolve(dir, `${variant.name === handwritten.name ? "hand" : "sdk"}-home`) });
+    for (const variant of variants)
+      variant.server = await startDev({
+        app: variant.app,
+        home: resolve(dir, `${variant.name === handwritten.name ? "hand" : "sdk"}-home`),
+      });
     await Promise.all(variants.map((variant) => waitReady(variant.server!)));
     const targets = variants.map((variant) => modernCall(variant.name, variant.server!.url));
     for (const target of targets) await checkTarget(target);

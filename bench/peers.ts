@@ -17,7 +17,17 @@ import { interleave } from "./peers/rounds";
 import { toolgate } from "./peers/toolgate";
 import { checkAnswer, WORKLOADS, type Peer, type Runner } from "./peers/workload";
 
-export const PEERS: Peer[] = [floor, toolgate, mcpHandler, mcpRoundTrip, aiSdk, aiSdkTool, openaiAgents, langchainTool, langgraphToolNode];
+export const PEERS: Peer[] = [
+  floor,
+  toolgate,
+  mcpHandler,
+  mcpRoundTrip,
+  aiSdk,
+  aiSdkTool,
+  openaiAgents,
+  langchainTool,
+  langgraphToolNode,
+];
 
 export interface PeerReport {
   rows: Array<Record<string, string | number>>;
@@ -79,7 +89,9 @@ export async function runPeerBench(options: { rounds?: number } = {}): Promise<P
   const misses: string[] = [];
   for (const w of WORKLOADS) {
     const mine = base("toolgate", w.key);
-    const faster = live.filter(({ peer }) => peer.name !== "floor" && peer.name !== "toolgate" && base(peer.name, w.key) <= mine);
+    const faster = live.filter(
+      ({ peer }) => peer.name !== "floor" && peer.name !== "toolgate" && base(peer.name, w.key) <= mine,
+    );
     if (faster.length) misses.push(`${w.key}: slower than ${faster.map(({ peer }) => peer.name).join(", ")}`);
     const toFloor = mine / base("floor", w.key);
     if (toFloor > TARGET[w.key]) misses.push(`${w.key}: ${toFloor.toFixed(2)}× the floor (target ≤ ${TARGET[w.key]}×)`);
@@ -93,7 +105,11 @@ export function printPeerReport(report: PeerReport): void {
   console.log("W1/W3: per call; W2: per batch of 100 calls. Ratios: time ÷ the floor's, time ÷ toolgate's.");
   console.log(table(report.rows));
   for (const note of report.notes) console.log(`  ${note}`);
-  console.log(report.misses.length ? `toolgate misses: ${report.misses.join("; ")}` : "toolgate: fastest runtime on W1–W3 and within its floor targets");
+  console.log(
+    report.misses.length
+      ? `toolgate misses: ${report.misses.join("; ")}`
+      : "toolgate: fastest runtime on W1–W3 and within its floor targets",
+  );
 }
 
 if (isMain("peers")) {

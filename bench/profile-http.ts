@@ -36,8 +36,15 @@ interface Profile {
 async function devtools(port: number) {
   const targets = (await (await fetch(`http://127.0.0.1:${port}/json`)).json()) as { webSocketDebuggerUrl: string }[];
   // wrangler's inspector proxy wants an Origin of localhost from a client that sends a User-Agent (undici's init takes headers).
-  const socket = new WebSocket(targets[0]!.webSocketDebuggerUrl, { headers: { origin: "http://localhost" } } as unknown as string[]);
-  await new Promise((ok, fail) => ((socket.onopen = ok), (socket.onerror = (event) => fail(new Error(`DevTools socket: ${(event as ErrorEvent).message}`)))));
+  const socket = new WebSocket(targets[0]!.webSocketDebuggerUrl, {
+    headers: { origin: "http://localhost" },
+  } as unknown as string[]);
+  await new Promise(
+    (ok, fail) => (
+      (socket.onopen = ok),
+      (socket.onerror = (event) => fail(new Error(`DevTools socket: ${(event as ErrorEvent).message}`)))
+    ),
+  );
   let next = 0;
   const waiting = new Map<number, (result: unknown) => void>();
   socket.onmessage = (event) => {
@@ -58,7 +65,10 @@ async function devtools(port: number) {
 async function main(): Promise<void> {
   if (!INSPECTOR) throw new Error("run with INSPECTOR=on: the profile is taken through wrangler dev's inspector");
   const app = snapshot(dir);
-  const config = writeWranglerConfig(app, resolve(dir, "toolgate.json"), { TOOLGATE_DEMO: "false", TOOLGATE_CONFIG: JSON.stringify(BENCH_CONFIG) });
+  const config = writeWranglerConfig(app, resolve(dir, "toolgate.json"), {
+    TOOLGATE_DEMO: "false",
+    TOOLGATE_CONFIG: JSON.stringify(BENCH_CONFIG),
+  });
   const server = await startDev({ app, home: resolve(dir, "home"), config });
   try {
     await waitReady(server);
@@ -72,7 +82,11 @@ async function main(): Promise<void> {
     const result = await loadTarget(target, SECONDS, CONNECTIONS);
     const { profile } = await session.send<{ profile: Profile }>("Profiler.stop");
     session.close();
-    if (process.env.PROFILE_OUT) (await import("node:fs")).writeFileSync(process.env.PROFILE_OUT, JSON.stringify({ profile, requests: result.requests.total }));
+    if (process.env.PROFILE_OUT)
+      (await import("node:fs")).writeFileSync(
+        process.env.PROFILE_OUT,
+        JSON.stringify({ profile, requests: result.requests.total }),
+      );
     report(profile, result.requests.total);
   } finally {
     await stopDev(server);
@@ -93,9 +107,20 @@ function report(profile: Profile, requests: number): void {
     total += us;
   });
   const idle = [...self].filter(([name]) => name.startsWith("(idle)")).reduce((sum, [, us]) => sum + us, 0);
-  console.log(`${requests} requests; sampled ${(total / 1000).toFixed(0)} ms, of which idle ${(idle / 1000).toFixed(0)} ms; busy ${((total - idle) / requests).toFixed(0)} µs per request`);
-  const rows = [...self].filter(([name]) => !name.startsWith("(idle)")).sort((a, b) => b[1] - a[1]).slice(0, TOP);
-  console.table(rows.map(([name, us]) => ({ function: name, "µs/req": (us / requests).toFixed(1), share: `${((us / (total - idle)) * 100).toFixed(1)}%` })));
+  console.log(
+    `${requests} requests; sampled ${(total / 1000).toFixed(0)} ms, of which idle ${(idle / 1000).toFixed(0)} ms; busy ${((total - idle) / requests).toFixed(0)} µs per request`,
+  );
+  const rows = [...self]
+    .filter(([name]) => !name.startsWith("(idle)"))
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, TOP);
+  console.table(
+    rows.map(([name, us]) => ({
+      function: name,
+      "µs/req": (us / requests).toFixed(1),
+      share: `${((us / (total - idle)) * 100).toFixed(1)}%`,
+    })),
+  );
 }
 
 await main();

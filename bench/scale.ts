@@ -5,7 +5,15 @@
  * Run: node scripts/run-ts.mjs bench/scale.ts
  */
 import * as v from "valibot";
-import { createRegistry, defineTool, executeBatch, executeCall, type ExecuteOptions, type Registry, type Tool } from "../src/index";
+import {
+  createRegistry,
+  defineTool,
+  executeBatch,
+  executeCall,
+  type ExecuteOptions,
+  type Registry,
+  type Tool,
+} from "../src/index";
 import { FORMATS, openai } from "../src/formats/index";
 import { fmt, table } from "./harness";
 import { isMain } from "./peers/is-main";
@@ -43,18 +51,24 @@ function coldMedian(reps: number, prepare: () => unknown, once: (input: never) =
 }
 
 /** Median ns per call of op, in calibrated rounds (bench/peers/rounds.ts; CLOCK=cpu applies). */
-const time = async (op: () => unknown) => (await interleave([{ name: "op", op }], { roundMs: 25, rounds: 7, warmupRounds: 2 }))[0]!.nsPerOp;
+const time = async (op: () => unknown) =>
+  (await interleave([{ name: "op", op }], { roundMs: 25, rounds: 7, warmupRounds: 2 }))[0]!.nsPerOp;
 
 async function registryRows(): Promise<Array<Record<string, string | number>>> {
   const rows: Record<string, Record<string, string | number>> = {};
-  const put = (what: string, n: number, value: string) => ((rows[what] ??= { what })[`n=${n.toLocaleString("en-US")}`] = value);
+  const put = (what: string, n: number, value: string) =>
+    ((rows[what] ??= { what })[`n=${n.toLocaleString("en-US")}`] = value);
   for (const n of SIZES) {
     const tools = makeTools(n);
     put("createRegistry", n, fmt(await time(() => createRegistry(tools))));
     const registry = createRegistry(tools);
     for (const format of Object.values(FORMATS)) {
       // First listing: each tool's JSON Schema is derived from valibot on first use, then kept.
-      const first = coldMedian(5, () => createRegistry(makeTools(n)), (r: Registry) => r.list().map((t) => format.toolDefinition(t)));
+      const first = coldMedian(
+        5,
+        () => createRegistry(makeTools(n)),
+        (r: Registry) => r.list().map((t) => format.toolDefinition(t)),
+      );
       put(`list ${format.name}, first`, n, fmt(first));
       put(`list ${format.name}, again`, n, fmt(await time(() => registry.list().map((t) => format.toolDefinition(t)))));
     }
@@ -69,7 +83,12 @@ async function registryRows(): Promise<Array<Record<string, string | number>>> {
   return Object.values(rows);
 }
 
-const add = defineTool({ name: "add", description: "Add two numbers", input: v.object({ a: v.number(), b: v.number() }), run: ({ a, b }) => ({ sum: a + b }) });
+const add = defineTool({
+  name: "add",
+  description: "Add two numbers",
+  input: v.object({ a: v.number(), b: v.number() }),
+  run: ({ a, b }) => ({ sum: a + b }),
+});
 const addOptions: ExecuteOptions = { registry: createRegistry([add]) };
 
 async function batchRow(): Promise<Record<string, string | number>> {
@@ -78,7 +97,11 @@ async function batchRow(): Promise<Record<string, string | number>> {
     const message = {
       role: "assistant",
       content: null,
-      tool_calls: Array.from({ length: n }, (_, i) => ({ id: `call_${i}`, type: "function", function: { name: "add", arguments: `{"a":${i},"b":1}` } })),
+      tool_calls: Array.from({ length: n }, (_, i) => ({
+        id: `call_${i}`,
+        type: "function",
+        function: { name: "add", arguments: `{"a":${i},"b":1}` },
+      })),
     };
     const run = async () => {
       const decoded = openai.decode(message);
@@ -86,19 +109,34 @@ async function batchRow(): Promise<Record<string, string | number>> {
       return JSON.stringify(openai.encode(await executeBatch(decoded.calls, addOptions)));
     };
     const out = JSON.parse(await run()) as { messages: Array<{ content: string }> };
-    if (out.messages.length !== n || out.messages[n - 1]!.content !== `{"sum":${n}}`) throw new Error("batch answer wrong");
-    row[`n=${n.toLocaleString("en-US")}`] = fmt(await time(run) / n);
+    if (out.messages.length !== n || out.messages[n - 1]!.content !== `{"sum":${n}}`)
+      throw new Error("batch answer wrong");
+    row[`n=${n.toLocaleString("en-US")}`] = fmt((await time(run)) / n);
   }
   return row;
 }
 
 const KIB = 1024;
-const ARG_SIZES = [{ label: "1 KiB", bytes: KIB }, { label: "64 KiB", bytes: 64 * KIB }, { label: "1 MiB", bytes: 1024 * KIB }];
+const ARG_SIZES = [
+  { label: "1 KiB", bytes: KIB },
+  { label: "64 KiB", bytes: 64 * KIB },
+  { label: "1 MiB", bytes: 1024 * KIB },
+];
 const TextInput = v.object({ text: v.string() });
 const ItemsInput = v.object({ items: v.array(v.object({ id: v.number(), name: v.string() })) });
 const bigTools = createRegistry([
-  defineTool({ name: "text_len", description: "Length of a text", input: TextInput, run: ({ text }) => ({ length: text.length }) }),
-  defineTool({ name: "count_items", description: "Count records", input: ItemsInput, run: ({ items }) => ({ count: items.length }) }),
+  defineTool({
+    name: "text_len",
+    description: "Length of a text",
+    input: TextInput,
+    run: ({ text }) => ({ length: text.length }),
+  }),
+  defineTool({
+    name: "count_items",
+    description: "Count records",
+    input: ItemsInput,
+    run: ({ items }) => ({ count: items.length }),
+  }),
 ]);
 // The default argument limit is 1 MiB of JSON text; the 1 MiB payloads carry a little framing on top.
 const bigOptions: ExecuteOptions = { registry: bigTools, limits: { maxArgumentBytes: 2 * 1024 * KIB } };
@@ -118,7 +156,11 @@ async function argumentRows(): Promise<Array<Record<string, string | number>>> {
     const row: Record<string, string | number> = { what: kind === "text" ? "one long string" : "array of {id,name}" };
     for (const size of ARG_SIZES) {
       const args = payload(kind, size.bytes);
-      const message = { role: "assistant", content: null, tool_calls: [{ id: "call_0", type: "function", function: { name, arguments: args } }] };
+      const message = {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "call_0", type: "function", function: { name, arguments: args } }],
+      };
       const viaToolgate = async () => {
         const decoded = openai.decode(message);
         if (!decoded.ok) throw new Error(decoded.message);
@@ -127,11 +169,19 @@ async function argumentRows(): Promise<Array<Record<string, string | number>>> {
       const floor = () => {
         const parsed = v.safeParse(schema, JSON.parse(args));
         if (!parsed.success) throw new Error("floor refused");
-        const out = "text" in parsed.output ? { length: parsed.output.text.length } : { count: parsed.output.items.length };
+        const out =
+          "text" in parsed.output ? { length: parsed.output.text.length } : { count: parsed.output.items.length };
         return JSON.stringify([{ role: "tool", tool_call_id: "call_0", content: JSON.stringify(out) }]);
       };
-      if ((await viaToolgate()) !== floor()) throw new Error(`${kind} ${size.label}: toolgate ${await viaToolgate()} ≠ floor ${floor()}`);
-      const [f, t] = await interleave([{ name: "floor", op: floor }, { name: "toolgate", op: viaToolgate }], { roundMs: 40, rounds: 7, warmupRounds: 2 });
+      if ((await viaToolgate()) !== floor())
+        throw new Error(`${kind} ${size.label}: toolgate ${await viaToolgate()} ≠ floor ${floor()}`);
+      const [f, t] = await interleave(
+        [
+          { name: "floor", op: floor },
+          { name: "toolgate", op: viaToolgate },
+        ],
+        { roundMs: 40, rounds: 7, warmupRounds: 2 },
+      );
       row[size.label] = `${fmt(t!.nsPerOp)} (${(t!.nsPerOp / f!.nsPerOp).toFixed(2)}× floor)`;
     }
     rows.push(row);
@@ -139,7 +189,10 @@ async function argumentRows(): Promise<Array<Record<string, string | number>>> {
   return rows;
 }
 
-export async function runScaleBench(): Promise<{ registry: Array<Record<string, string | number>>; args: Array<Record<string, string | number>> }> {
+export async function runScaleBench(): Promise<{
+  registry: Array<Record<string, string | number>>;
+  args: Array<Record<string, string | number>>;
+}> {
   return { registry: [...(await registryRows()), await batchRow()], args: await argumentRows() };
 }
 

@@ -33,10 +33,15 @@ function newId(moving: boolean): string {
 async function timedCall(server: DevServer, id: string): Promise<number> {
   const body = [{ id, type: "function", function: { name: "echo", arguments: JSON.stringify({ text: id }) } }];
   const started = performance.now();
-  const res = await fetch(`${server.url}/v1/calls/openai`, { method: "POST", headers: callHeaders, body: JSON.stringify(body) });
+  const res = await fetch(`${server.url}/v1/calls/openai`, {
+    method: "POST",
+    headers: callHeaders,
+    body: JSON.stringify(body),
+  });
   const answer = (await res.json()) as { calls?: { status: string }[] };
   const ms = performance.now() - started;
-  if (answer.calls?.[0]?.status !== "succeeded") throw new Error(`call answered ${res.status}: ${JSON.stringify(answer)}`);
+  if (answer.calls?.[0]?.status !== "succeeded")
+    throw new Error(`call answered ${res.status}: ${JSON.stringify(answer)}`);
   return ms;
 }
 
@@ -54,7 +59,8 @@ async function phase(server: DevServer): Promise<{ moving: number; staying: numb
   const times = { moving: [] as number[], staying: [] as number[] };
   for (let i = 0; i < CALLS; i++) {
     // Which kind goes first alternates too.
-    for (const moving of i % 2 === 0 ? [true, false] : [false, true]) times[moving ? "moving" : "staying"].push(await timedCall(server, newId(moving)));
+    for (const moving of i % 2 === 0 ? [true, false] : [false, true])
+      times[moving ? "moving" : "staying"].push(await timedCall(server, newId(moving)));
   }
   return { moving: p50(times.moving), staying: p50(times.staying) };
 }

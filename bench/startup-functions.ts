@@ -16,7 +16,12 @@ for (const fn of ran) {
   file.bytes += fn.bytes;
   files.set(fn.source, file);
 }
-console.log(`${entry}: ${ran.length} functions run at startup, ${ran.reduce((sum, fn) => sum + fn.bytes, 0)} bytes of code (not minified)`);
+console.log(
+  `${entry}: ${ran.length} functions run at startup, ${ran.reduce((sum, fn) => sum + fn.bytes, 0)} bytes of code (not minified)`,
+);
 console.log("functions | bytes | source");
-for (const [source, { count, bytes }] of [...files].sort((a, b) => b[1].bytes - a[1].bytes)) console.log(`${count} | ${bytes} | ${source}`);
-if (list !== undefined) for (const fn of ran.filter((f) => f.source.includes(list))) console.log(`${fn.source} ${fn.name} (${fn.bytes} bytes)`);
+for (const [source, { count, bytes }] of [...files].sort((a, b) => b[1].bytes - a[1].bytes))
+  console.log(`${count} | ${bytes} | ${source}`);
+if (list !== undefined)
+  for (const fn of ran.filter((f) => f.source.includes(list)))
+    console.log(`${fn.source} ${fn.name} (${fn.bytes} bytes)`);

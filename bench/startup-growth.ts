@@ -79,7 +79,10 @@ interface FirstRequest {
 }
 
 const MCP_PAGE = 100;
-const MCP_META = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} };
+const MCP_META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
 
 /** The first requests measured, each on a fresh isolate: every listing must hold every tool. */
 const FIRSTS: Record<string, FirstRequest> = {
@@ -92,19 +95,46 @@ const FIRSTS: Record<string, FirstRequest> = {
   },
   "MCP tools/list": {
     send: (url) => {
-      const headers = { ...auth, "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/list" };
-      return fetch(`${url}/mcp`, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: MCP_META } }) });
+      const headers = {
+        ...auth,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tools/list",
+      };
+      return fetch(`${url}/mcp`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: MCP_META } }),
+      });
     },
     // Its first page (100 tools), with a cursor when there are more; the page is cut from the whole listing.
     check: (v, status, body) => {
       const result = (JSON.parse(body) as { result?: { tools?: unknown[]; nextCursor?: string } }).result;
-      return status === 200 && result?.tools?.length === Math.min(v.tools, MCP_PAGE) && (v.tools > MCP_PAGE) === (result.nextCursor !== undefined);
+      return (
+        status === 200 &&
+        result?.tools?.length === Math.min(v.tools, MCP_PAGE) &&
+        v.tools > MCP_PAGE === (result.nextCursor !== undefined)
+      );
     },
   },
   "one call (refused arguments)": {
     send: (url, v) => {
-      const message = { role: "assistant", tool_calls: [{ id: `c${Math.random().toString(36).slice(2)}`, type: "function", function: { name: v.callTool, arguments: "{}" } }] };
-      return fetch(`${url}/v1/calls/openai`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify(message) });
+      const message = {
+        role: "assistant",
+        tool_calls: [
+          {
+            id: `c${Math.random().toString(36).slice(2)}`,
+            type: "function",
+            function: { name: v.callTool, arguments: "{}" },
+          },
+        ],
+      };
+      return fetch(`${url}/v1/calls/openai`, {
+        method: "POST",
+        headers: { ...auth, "content-type": "application/json" },
+        body: JSON.stringify(message),
+      });
     },
     check: (_v, status, body) => status === 200 && body.includes("invalid_arguments"),
   },
@@ -119,7 +149,8 @@ async function measure(server: DevServer, v: Variant, kind: string): Promise<{ m
   const body = await res.text();
   const ms = performance.now() - t0;
   const cpu = treeCpuPreciseMs(server.process.pid!) - cpu0;
-  if (!request.check(v, res.status, body)) throw new Error(`${v.name}: ${kind} answered ${res.status}: ${body.slice(0, 300)}`);
+  if (!request.check(v, res.status, body))
+    throw new Error(`${v.name}: ${kind} answered ${res.status}: ${body.slice(0, 300)}`);
   return { ms, cpu };
 }
 
@@ -127,7 +158,10 @@ async function firstRequest(v: Variant, run: number, kind: string): Promise<void
   const server = await startDev({ app: v.app, home: resolve(dir, "home", String(run)), config: v.config });
   try {
     await waitReady(server);
-    for (const [into, m] of [[v.first, await measure(server, v, kind)], [v.warm, await measure(server, v, kind)]] as const) {
+    for (const [into, m] of [
+      [v.first, await measure(server, v, kind)],
+      [v.warm, await measure(server, v, kind)],
+    ] as const) {
       (into[kind] ??= { ms: [], cpu: [] }).ms.push(m.ms);
       into[kind]!.cpu.push(m.cpu);
     }
@@ -143,40 +177,61 @@ function report(variants: Variant[], load: number): void {
     return {
       tenant: v.name,
       tools: v.tools,
-      "TOOLGATE_CONFIG KB (gzip)": text ? `${kb(text.length)} (${kb(gzipSync(text).length)})` : v.name.includes("bundled") ? "— (bundled)" : "— (embedded)",
+      "TOOLGATE_CONFIG KB (gzip)": text
+        ? `${kb(text.length)} (${kb(gzipSync(text).length)})`
+        : v.name.includes("bundled")
+          ? "— (bundled)"
+          : "— (embedded)",
       "bundle gzip KB": v.gzipKb.toFixed(1),
       "startup CPU ms (native)": `${median(v.startup).toFixed(1)} (${median(v.native).toFixed(1)})`,
       "each startup ms": v.startup.map((ms) => ms.toFixed(1)).join(", "),
     };
   });
   console.log(table(rows));
-  const firsts = FIRST_RUNS === 0 ? [] : variants.flatMap((v) =>
-    Object.keys(FIRSTS).map((kind) => {
-      // Each build's tenants beside that build's demo.
-      const demo = variants.find((d) => d.tools === DEMO_TOOLS && d.app === v.app)!;
-      const [first, warm, demoFirst] = [v.first[kind]!, v.warm[kind]!, demo.first[kind]!];
-      const versus = (of: (t: Timings) => number[]) => (v === demo ? "—" : `${(median(of(first)) - median(of(demoFirst))).toFixed(0)}`);
-      return {
-        tenant: v.name,
-        "first request": kind,
-        "first CPU ms": median(first.cpu).toFixed(0),
-        "− demo's": versus((t) => t.cpu),
-        "first wall ms": median(first.ms).toFixed(0),
-        "− demo's ": versus((t) => t.ms),
-        "warm CPU / wall ms": `${median(warm.cpu).toFixed(0)} / ${median(warm.ms).toFixed(0)}`,
-        "each first CPU ms": first.cpu.map((ms) => ms.toFixed(0)).join(", "),
-      };
-    }),
-  );
+  const firsts =
+    FIRST_RUNS === 0
+      ? []
+      : variants.flatMap((v) =>
+          Object.keys(FIRSTS).map((kind) => {
+            // Each build's tenants beside that build's demo.
+            const demo = variants.find((d) => d.tools === DEMO_TOOLS && d.app === v.app)!;
+            const [first, warm, demoFirst] = [v.first[kind]!, v.warm[kind]!, demo.first[kind]!];
+            const versus = (of: (t: Timings) => number[]) =>
+              v === demo ? "—" : `${(median(of(first)) - median(of(demoFirst))).toFixed(0)}`;
+            return {
+              tenant: v.name,
+              "first request": kind,
+              "first CPU ms": median(first.cpu).toFixed(0),
+              "− demo's": versus((t) => t.cpu),
+              "first wall ms": median(first.ms).toFixed(0),
+              "− demo's ": versus((t) => t.ms),
+              "warm CPU / wall ms": `${median(warm.cpu).toFixed(0)} / ${median(warm.ms).toFixed(0)}`,
+              "each first CPU ms": first.cpu.map((ms) => ms.toFixed(0)).join(", "),
+            };
+          }),
+        );
   if (firsts.length > 0) console.log(`\n${table(firsts)}`);
-  console.log(`\nstartup CPU: median of ${RUNS} profiles; first/warm: median of ${FIRST_RUNS} fresh wrangler dev starts per request kind, rounds alternating the tenants;`);
-  console.log(`CPU: the whole wrangler dev tree's during the request (/proc schedstat); load average ${load.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end.`);
-  console.log("A var config is a binding, not code: the bundle stays the same and no JS reads it at startup. A bundled one is");
-  console.log("a JSON module of the bundle, and, where the build precomputes listings, a text module beside it that the first");
-  console.log("listing imports. Either is parsed on the isolate's first request, which builds only the tools it needs (a listing");
+  console.log(
+    `\nstartup CPU: median of ${RUNS} profiles; first/warm: median of ${FIRST_RUNS} fresh wrangler dev starts per request kind, rounds alternating the tenants;`,
+  );
+  console.log(
+    `CPU: the whole wrangler dev tree's during the request (/proc schedstat); load average ${load.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end.`,
+  );
+  console.log(
+    "A var config is a binding, not code: the bundle stays the same and no JS reads it at startup. A bundled one is",
+  );
+  console.log(
+    "a JSON module of the bundle, and, where the build precomputes listings, a text module beside it that the first",
+  );
+  console.log(
+    "listing imports. Either is parsed on the isolate's first request, which builds only the tools it needs (a listing",
+  );
   console.log("built at runtime: all of them; precomputed: none), once per isolate.");
   const over = variants.filter((v) => (v.vars.TOOLGATE_CONFIG?.length ?? 0) > VAR_LIMIT_KB * 1024).map((v) => v.name);
-  if (over.length) console.log(`Cloudflare limits one environment variable to ${VAR_LIMIT_KB} KB: ${over.join(", ")} run under wrangler dev but exceed it when deployed.`);
+  if (over.length)
+    console.log(
+      `Cloudflare limits one environment variable to ${VAR_LIMIT_KB} KB: ${over.join(", ")} run under wrangler dev but exceed it when deployed.`,
+    );
 }
 
 async function main(): Promise<void> {
@@ -187,8 +242,25 @@ async function main(): Promise<void> {
   const variants = builds.flatMap(([app, suffix]) => [
     variant(app, `demo${suffix}`, DEMO_TOOLS, { TOOLGATE_DEMO: "true" }),
     ...SIZES.flatMap((n) => [
-      ...(PATHS.includes("var") ? [variant(app, `${n} HTTP tools${suffix}`, n, { TOOLGATE_DEMO: "false", TOOLGATE_CONFIG: JSON.stringify(httpToolsConfig(n)) })] : []),
-      ...(PATHS.includes("bundled") ? [variant(app, `${n} HTTP tools, bundled${suffix}`, n, { TOOLGATE_DEMO: "false" }, bundleTenant(app, `growth${n}`, httpToolsConfig(n)))] : []),
+      ...(PATHS.includes("var")
+        ? [
+            variant(app, `${n} HTTP tools${suffix}`, n, {
+              TOOLGATE_DEMO: "false",
+              TOOLGATE_CONFIG: JSON.stringify(httpToolsConfig(n)),
+            }),
+          ]
+        : []),
+      ...(PATHS.includes("bundled")
+        ? [
+            variant(
+              app,
+              `${n} HTTP tools, bundled${suffix}`,
+              n,
+              { TOOLGATE_DEMO: "false" },
+              bundleTenant(app, `growth${n}`, httpToolsConfig(n)),
+            ),
+          ]
+        : []),
     ]),
   ]);
   // RUNS=0: first requests only (no startup profiles, no bundle). Profiles alternate across the
@@ -207,7 +279,8 @@ async function main(): Promise<void> {
     }
   }
   // Round by round across the variants, so background load hits them alike.
-  for (let run = 0; run < FIRST_RUNS; run++) for (const kind of Object.keys(FIRSTS)) for (const v of variants) await firstRequest(v, run, kind);
+  for (let run = 0; run < FIRST_RUNS; run++)
+    for (const kind of Object.keys(FIRSTS)) for (const v of variants) await firstRequest(v, run, kind);
   report(variants, load);
 }
 

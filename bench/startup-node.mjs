@@ -69,19 +69,27 @@ function parent(files, runs) {
   const samples = new Map(files.map((file) => [file, []]));
   for (let round = 0; round < runs; round++) {
     for (const file of round % 2 ? [...files].reverse() : files) {
-      const run = spawnSync(process.execPath, ["--experimental-vm-modules", "--no-warnings", import.meta.filename, "--child", file], { encoding: "utf8" });
+      const run = spawnSync(
+        process.execPath,
+        ["--experimental-vm-modules", "--no-warnings", import.meta.filename, "--child", file],
+        { encoding: "utf8" },
+      );
       if (run.status !== 0) throw new Error(`${file}: ${run.stderr}`);
       samples.get(file).push(JSON.parse(run.stdout.trim().split("\n").at(-1)));
     }
   }
-  console.log(`${runs} fresh processes per bundle, alternating; load average ${loadAtStart} → ${loadavg()[0].toFixed(1)}; medians, process CPU ms`);
+  console.log(
+    `${runs} fresh processes per bundle, alternating; load average ${loadAtStart} → ${loadavg()[0].toFixed(1)}; medians, process CPU ms`,
+  );
   console.log("bundle | compile | evaluate | compile + evaluate | first request (GET /healthz)");
   for (const [file, runsOf] of samples) {
     const of = (key) => median(runsOf.map((r) => r[key]));
     const both = median(runsOf.map((r) => r.compile + r.evaluate));
     // A bundle whose demo cannot be served (an empty catalogue) still times compile and evaluation.
     const statuses = [...new Set(runsOf.map((r) => r.status))].join(", ");
-    console.log(`${file} | ${of("compile").toFixed(2)} | ${of("evaluate").toFixed(2)} | ${both.toFixed(2)} | ${of("firstRequest").toFixed(2)}${statuses === "200" ? "" : ` (answered ${statuses})`}`);
+    console.log(
+      `${file} | ${of("compile").toFixed(2)} | ${of("evaluate").toFixed(2)} | ${both.toFixed(2)} | ${of("firstRequest").toFixed(2)}${statuses === "200" ? "" : ` (answered ${statuses})`}`,
+    );
   }
 }
 
@@ -90,6 +98,7 @@ if (args[0] === "--child") await child(resolve(args[1]));
 else {
   const runs = Number(args.find((a) => a.startsWith("--runs="))?.slice(7) ?? 15);
   const files = args.filter((a) => !a.startsWith("--"));
-  if (files.length === 0) throw new Error("usage: node bench/startup-node.mjs <bundle.js> [<other bundle.js> …] [--runs=15]");
+  if (files.length === 0)
+    throw new Error("usage: node bench/startup-node.mjs <bundle.js> [<other bundle.js> …] [--runs=15]");
   parent(files, runs);
 }

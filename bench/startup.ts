@@ -22,6 +22,10 @@ const times = startupMs(runs, OUT, envArgs);
 const startup = median(times);
 const size = bundleKb(OUT, envArgs);
 const verdict = (ok: boolean) => (ok ? "ok" : "MISSED");
-console.log(`startup CPU: median ${startup.toFixed(1)} ms of ${runs} runs [${times.map((t) => t.toFixed(1)).join(", ")}], target ≤ ${TARGET_STARTUP_MS} ms: ${verdict(startup <= TARGET_STARTUP_MS)}`);
-console.log(`bundle: ${size.raw.toFixed(0)} KB, gzip ${size.gzip.toFixed(1)} KB, target ≤ ${TARGET_GZIP_KB} KB: ${verdict(size.gzip <= TARGET_GZIP_KB)}`);
+console.log(
+  `startup CPU: median ${startup.toFixed(1)} ms of ${runs} runs [${times.map((t) => t.toFixed(1)).join(", ")}], target ≤ ${TARGET_STARTUP_MS} ms: ${verdict(startup <= TARGET_STARTUP_MS)}`,
+);
+console.log(
+  `bundle: ${size.raw.toFixed(0)} KB, gzip ${size.gzip.toFixed(1)} KB, target ≤ ${TARGET_GZIP_KB} KB: ${verdict(size.gzip <= TARGET_GZIP_KB)}`,
+);
 process.exitCode = startup <= TARGET_STARTUP_MS && size.gzip <= TARGET_GZIP_KB ? 0 : 1;

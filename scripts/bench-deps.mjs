@@ -15,7 +15,8 @@ export const BENCH_DIR = fileURLToPath(new URL("../bench", import.meta.url));
  */
 export function ensureBenchPackage() {
   const installed = join(BENCH_DIR, "node_modules/.package-lock.json");
-  if (existsSync(installed) && statSync(installed).mtimeMs >= statSync(join(BENCH_DIR, "package-lock.json")).mtimeMs) return;
+  if (existsSync(installed) && statSync(installed).mtimeMs >= statSync(join(BENCH_DIR, "package-lock.json")).mtimeMs)
+    return;
   console.log("bench: installing the bench package (npm ci --prefix bench)");
   const run = spawnSync("npm", ["ci", "--prefix", BENCH_DIR, "--no-audit", "--no-fund"], { stdio: "inherit" });
   if (run.status !== 0) throw new Error(`npm ci --prefix bench failed (${run.error?.message ?? `exit ${run.status}`})`);

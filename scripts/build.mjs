@@ -44,7 +44,9 @@ async function build() {
     await writeGeneratedModules(ROOT);
     // Stack traces name the sources (a tool that throws while it is defined names its file).
     process.setSourceMapsEnabled(true);
-    ({ checkTools: check } = await import(pathToFileURL(await bundleEntry(join(ROOT, "scripts/tools-check.ts"), { logLevel: "silent" })).href));
+    ({ checkTools: check } = await import(
+      pathToFileURL(await bundleEntry(join(ROOT, "scripts/tools-check.ts"), { logLevel: "silent" })).href
+    ));
   } catch (error) {
     // A file of tools/ that cannot be a tool's name, or one esbuild cannot bundle (each error has its file and line).
     const errors = esbuildErrors(error);
@@ -68,5 +70,7 @@ if (problems.length > 0) {
   console.error(`build: ${failure.message}`);
   if (!underDev) process.exit(1);
   writeFailedCatalog(ROOT, failure);
-  console.error(`build: the dev server answers every request 503 build_failed${failure.file ? ` (${failure.file})` : ""} until this is fixed.`);
+  console.error(
+    `build: the dev server answers every request 503 build_failed${failure.file ? ` (${failure.file})` : ""} until this is fixed.`,
+  );
 }

@@ -28,7 +28,11 @@ export function consoleSourceHash(root = process.cwd()) {
 /** Whether dist/web holds the build of the sources as they are now. */
 export function consoleIsCurrent(root = process.cwd()) {
   const stamp = resolve(root, CONSOLE_HASH_FILE);
-  return existsSync(resolve(root, CONSOLE_DIR, "index.html")) && existsSync(stamp) && readFileSync(stamp, "utf8") === consoleSourceHash(root);
+  return (
+    existsSync(resolve(root, CONSOLE_DIR, "index.html")) &&
+    existsSync(stamp) &&
+    readFileSync(stamp, "utf8") === consoleSourceHash(root)
+  );
 }
 
 const alive = (pid) => {
@@ -56,7 +60,8 @@ async function lock(root) {
     const owner = Number(existsSync(join(dir, "pid")) ? readFileSync(join(dir, "pid"), "utf8") : NaN);
     // A holder that died (killed mid-build) never releases it: its lock is taken over.
     if (Number.isInteger(owner) && owner > 0 && !alive(owner)) rmSync(dir, { recursive: true, force: true });
-    else if (Date.now() > until) throw new Error(`the console build lock ${LOCK_DIR} is still held (pid ${owner}); remove it if no build runs`);
+    else if (Date.now() > until)
+      throw new Error(`the console build lock ${LOCK_DIR} is still held (pid ${owner}); remove it if no build runs`);
     else await new Promise((done) => setTimeout(done, 100));
   }
 }

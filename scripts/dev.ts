@@ -67,7 +67,9 @@ function printBuildStatus(): void {
     if (!status.ok) {
       failed = true;
       const where = status.file ? ` (${status.file})` : "";
-      process.stderr.write(`toolgate: the build failed${where}; requests answer 503 build_failed until it is fixed:\n${status.message}\n`);
+      process.stderr.write(
+        `toolgate: the build failed${where}; requests answer 503 build_failed until it is fixed:\n${status.message}\n`,
+      );
     } else if (failed) {
       failed = false;
       console.log("toolgate: the build passes again; tools are served.");

@@ -37,7 +37,9 @@ try {
   const images = [];
   for (const size of SIZES) {
     const page = await browser.newPage({ viewport: { width: size, height: size } });
-    await page.setContent(`<style>html,body{margin:0;background:transparent}svg{display:block;width:${size}px;height:${size}px}</style>${svg}`);
+    await page.setContent(
+      `<style>html,body{margin:0;background:transparent}svg{display:block;width:${size}px;height:${size}px}</style>${svg}`,
+    );
     images.push({ size, png: await page.screenshot({ omitBackground: true, type: "png" }) });
     await page.close();
   }

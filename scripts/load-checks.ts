@@ -25,7 +25,10 @@ export async function recordsOf(base: string, tag: string): Promise<any[]> {
   const out: any[] = [];
   let cursor: string | null = null;
   do {
-    const page: any = await readJson(await api(base, `/v1/calls?limit=200${cursor ? `&cursor=${cursor}` : ""}`), "GET /v1/calls");
+    const page: any = await readJson(
+      await api(base, `/v1/calls?limit=200${cursor ? `&cursor=${cursor}` : ""}`),
+      "GET /v1/calls",
+    );
     for (const entry of page.calls) if (String(entry.record.callId).startsWith(`${tag}-`)) out.push(entry.record);
     cursor = page.nextCursor;
   } while (cursor);
@@ -79,38 +82,97 @@ export function percentile(sorted: number[], p: number): number {
 }
 
 const check = (name: string, ok: boolean, detail: string): Check => ({ name, ok, detail });
-const sample = (items: string[]) => (items.length === 0 ? "" : `: ${items.slice(0, 3).join("; ")}${items.length > 3 ? ` (+${items.length - 3} more)` : ""}`);
+const sample = (items: string[]) =>
+  items.length === 0
+    ? ""
+    : `: ${items.slice(0, 3).join("; ")}${items.length > 3 ? ` (+${items.length - 3} more)` : ""}`;
 
 /** Appends each check to `checks` as it is made (so a failure midway keeps the earlier ones); answers the run's records. */
-export async function runChecks(base: string, tag: string, stats: RunStats, limits: Record<string, number>, checks: Check[]): Promise<any[]> {
+export async function runChecks(
+  base: string,
+  tag: string,
+  stats: RunStats,
+  limits: Record<string, number>,
+  checks: Check[],
+): Promise<any[]> {
   const sent = stats.calls.map((c) => c.call);
-  checks.push(check("every request answered 200", stats.requestErrors.length === 0, `${stats.latencies.length} requests${sample(stats.requestErrors)}`));
+  checks.push(
+    check(
+      "every request answered 200",
+      stats.requestErrors.length === 0,
+      `${stats.latencies.length} requests${sample(stats.requestErrors)}`,
+    ),
+  );
   const wrong = stats.calls.filter((c) => c.problem).map((c) => `${c.call.id}: ${c.problem}`);
-  checks.push(check("every call answered as expected", wrong.length === 0, `${stats.calls.length - wrong.length}/${stats.calls.length} right${sample(wrong)}`));
+  checks.push(
+    check(
+      "every call answered as expected",
+      wrong.length === 0,
+      `${stats.calls.length - wrong.length}/${stats.calls.length} right${sample(wrong)}`,
+    ),
+  );
   const decided = sent.filter((c) => c.decision);
-  checks.push(check("every approval decision accepted", stats.decisionErrors.length === 0, `${decided.length} decisions${sample(stats.decisionErrors)}`));
+  checks.push(
+    check(
+      "every approval decision accepted",
+      stats.decisionErrors.length === 0,
+      `${decided.length} decisions${sample(stats.decisionErrors)}`,
+    ),
+  );
 
-  await settle(base, decided.filter((c) => c.decision === "approve").map((c) => c.id), 60_000);
+  await settle(
+    base,
+    decided.filter((c) => c.decision === "approve").map((c) => c.id),
+    60_000,
+  );
   const records = await recordsOf(base, tag);
   const byId = new Map<string, any[]>();
   for (const record of records) byId.set(record.callId, [...(byId.get(record.callId) ?? []), record]);
   const missing = sent.filter((c) => !byId.has(c.id)).map((c) => c.id);
   const doubled = [...byId].filter(([, list]) => list.length > 1).map(([id]) => id);
-  checks.push(check("one record per call", missing.length === 0 && doubled.length === 0 && byId.size === sent.length, `${records.length} records for ${sent.length} calls${sample([...missing.map((id) => `missing ${id}`), ...doubled.map((id) => `twice ${id}`)])}`));
+  checks.push(
+    check(
+      "one record per call",
+      missing.length === 0 && doubled.length === 0 && byId.size === sent.length,
+      `${records.length} records for ${sent.length} calls${sample([...missing.map((id) => `missing ${id}`), ...doubled.map((id) => `twice ${id}`)])}`,
+    ),
+  );
   const open = records.filter((r) => !TERMINAL.has(r.status)).map((r) => `${r.callId} ${r.status}`);
-  checks.push(check("every record terminal", open.length === 0, `${records.length - open.length}/${records.length} terminal${sample(open)}`));
+  checks.push(
+    check(
+      "every record terminal",
+      open.length === 0,
+      `${records.length - open.length}/${records.length} terminal${sample(open)}`,
+    ),
+  );
   const want = (c: SentCall) => (c.decision === "approve" ? "succeeded" : "denied");
-  const offDecision = decided.filter((c) => byId.get(c.id)?.[0]?.status !== want(c)).map((c) => `${c.id} ${c.decision}d but ${byId.get(c.id)?.[0]?.status}`);
-  checks.push(check("approved calls ran, denied calls did not", offDecision.length === 0, `${decided.length - offDecision.length}/${decided.length} as decided${sample(offDecision)}`));
+  const offDecision = decided
+    .filter((c) => byId.get(c.id)?.[0]?.status !== want(c))
+    .map((c) => `${c.id} ${c.decision}d but ${byId.get(c.id)?.[0]?.status}`);
+  checks.push(
+    check(
+      "approved calls ran, denied calls did not",
+      offDecision.length === 0,
+      `${decided.length - offDecision.length}/${decided.length} as decided${sample(offDecision)}`,
+    ),
+  );
 
   const gates = await gatesAtRest(base, 10_000);
   const held = gates.filter(isHeld).map((g) => `${g.gate}: ${g.holders.length} held, ${g.queueDepth} queued`);
   checks.push(check("no gate slot held", held.length === 0, `${gates.length} gates${sample(held)}`));
 
   for (const [tool, limit] of Object.entries(limits)) {
-    const intervals = records.filter((r) => r.tool === tool && r.status === "succeeded").map((r) => r.output.structured);
+    const intervals = records
+      .filter((r) => r.tool === tool && r.status === "succeeded")
+      .map((r) => r.output.structured);
     const max = maxOverlap(intervals);
-    checks.push(check(`${tool} never above its limit of ${limit}`, max <= limit, `max ${max} at once over ${intervals.length} calls`));
+    checks.push(
+      check(
+        `${tool} never above its limit of ${limit}`,
+        max <= limit,
+        `max ${max} at once over ${intervals.length} calls`,
+      ),
+    );
   }
   return records;
 }

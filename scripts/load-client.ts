@@ -80,7 +80,12 @@ function makeCall(random: () => number, id: string, index: number): SentCall {
     case "sleep_pool":
       return { id, tool, args: { ms: 2 + Math.floor(random() * 10) } };
     case "send_message":
-      return { id, tool, args: { to: `user${index}`, text: "load test" }, decision: index % 2 === 0 ? "approve" : "deny" };
+      return {
+        id,
+        tool,
+        args: { to: `user${index}`, text: "load test" },
+        decision: index % 2 === 0 ? "approve" : "deny",
+      };
   }
 }
 
@@ -88,29 +93,50 @@ function makeCall(random: () => number, id: string, index: number): SentCall {
 function problemOf(call: SentCall, record: any): string | null {
   if (!record) return "no record in the answer";
   const want = call.tool === "send_message" ? "pending" : "succeeded";
-  if (record.status !== want) return `${call.tool} answered ${record.status}${record.error ? ` (${record.error.code}: ${record.error.message})` : ""}`;
+  if (record.status !== want)
+    return `${call.tool} answered ${record.status}${record.error ? ` (${record.error.code}: ${record.error.message})` : ""}`;
   const out = record.output?.structured;
-  if (call.tool === "add" && out?.sum !== (call.args.a as number) + (call.args.b as number)) return `add answered ${JSON.stringify(out)}`;
+  if (call.tool === "add" && out?.sum !== (call.args.a as number) + (call.args.b as number))
+    return `add answered ${JSON.stringify(out)}`;
   if (call.tool === "echo" && record.output?.content?.[0]?.text !== call.args.text) return "echo answered other text";
-  if ((call.tool === "sleep" || call.tool === "sleep_pool") && !(out?.endedAt >= out?.startedAt)) return `${call.tool} answered no interval`;
+  if ((call.tool === "sleep" || call.tool === "sleep_pool") && !(out?.endedAt >= out?.startedAt))
+    return `${call.tool} answered no interval`;
   return null;
 }
 
-export async function api(base: string, path: string, init: { key?: string; body?: unknown; timeoutMs?: number } = {}): Promise<Response> {
+export async function api(
+  base: string,
+  path: string,
+  init: { key?: string; body?: unknown; timeoutMs?: number } = {},
+): Promise<Response> {
   return fetch(`${base}${path}`, {
     method: init.body === undefined ? "GET" : "POST",
-    headers: { authorization: `Bearer ${init.key ?? DEMO_KEYS.call}`, ...(init.body === undefined ? {} : { "content-type": "application/json" }) },
+    headers: {
+      authorization: `Bearer ${init.key ?? DEMO_KEYS.call}`,
+      ...(init.body === undefined ? {} : { "content-type": "application/json" }),
+    },
     ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
     signal: AbortSignal.timeout(init.timeoutMs ?? 60_000),
   });
 }
 
-const toolCall = (call: SentCall) => ({ id: call.id, type: "function", function: { name: call.tool, arguments: JSON.stringify(call.args) } });
+const toolCall = (call: SentCall) => ({
+  id: call.id,
+  type: "function",
+  function: { name: call.tool, arguments: JSON.stringify(call.args) },
+});
 
 /** Sends the mix with `concurrency` workers; answers what came back. */
 export async function runLoad(options: RunOptions): Promise<RunStats> {
   const random = prng(options.seed);
-  const stats: RunStats = { calls: [], latencies: [], requestErrors: [], decisionErrors: [], elapsedMs: 0, stoppedByTime: false };
+  const stats: RunStats = {
+    calls: [],
+    latencies: [],
+    requestErrors: [],
+    decisionErrors: [],
+    elapsedMs: 0,
+    stoppedByTime: false,
+  };
   const started = performance.now();
   const deadline = started + options.seconds * 1000;
   let next = 0;
@@ -119,7 +145,10 @@ export async function runLoad(options: RunOptions): Promise<RunStats> {
     const body = call.decision === "deny" ? { decision: "deny", reason: "load test" } : { decision: "approve" };
     const res = await api(options.base, `/v1/approvals/${call.id}`, { key: DEMO_KEYS.admin, body });
     const want = call.decision === "deny" ? 200 : 202;
-    if (res.status !== want) stats.decisionErrors.push(`${call.id}: ${call.decision} answered ${res.status} ${(await res.text()).slice(0, 200)}`);
+    if (res.status !== want)
+      stats.decisionErrors.push(
+        `${call.id}: ${call.decision} answered ${res.status} ${(await res.text()).slice(0, 200)}`,
+      );
     else await res.arrayBuffer();
   };
 
@@ -138,7 +167,9 @@ export async function runLoad(options: RunOptions): Promise<RunStats> {
       const sent = performance.now();
       let records: any[] | undefined;
       try {
-        const res = await api(options.base, "/v1/calls/openai", { body: { role: "assistant", content: null, tool_calls: batch.map(toolCall) } });
+        const res = await api(options.base, "/v1/calls/openai", {
+          body: { role: "assistant", content: null, tool_calls: batch.map(toolCall) },
+        });
         const text = await res.text();
         if (res.status !== 200) stats.requestErrors.push(`HTTP ${res.status}: ${text.slice(0, 200)}`);
         else records = (JSON.parse(text) as { calls: any[] }).calls;
@@ -150,7 +181,8 @@ export async function runLoad(options: RunOptions): Promise<RunStats> {
         const record = records?.find((r) => r.callId === call.id) ?? records?.[i];
         const problem = records ? problemOf(call, record) : "the request failed";
         stats.calls.push({ call, ...(record ? { record } : {}), ...(problem ? { problem } : {}) });
-        if (call.decision && !problem) await decide(call).catch((error) => stats.decisionErrors.push(`${call.id}: ${String(error)}`));
+        if (call.decision && !problem)
+          await decide(call).catch((error) => stats.decisionErrors.push(`${call.id}: ${String(error)}`));
       }
     }
   };

@@ -32,11 +32,18 @@ function figures(stats: RunStats, records: any[]): void {
   const seconds = stats.elapsedMs / 1000;
   const all = stats.latencies.map((l) => l.ms).sort((a, b) => a - b);
   const ms = (v: number) => `${v.toFixed(1)} ms`;
-  console.log(`\n${stats.calls.length} calls in ${stats.latencies.length} requests over ${seconds.toFixed(1)} s${stats.stoppedByTime ? " (stopped by the time bound)" : ""}`);
-  console.log(`${(stats.calls.length / seconds).toFixed(0)} calls/s, ${(stats.latencies.length / seconds).toFixed(0)} requests/s; request latency p50 ${ms(percentile(all, 50))}, p99 ${ms(percentile(all, 99))}, max ${ms(all.at(-1) ?? NaN)}`);
+  console.log(
+    `\n${stats.calls.length} calls in ${stats.latencies.length} requests over ${seconds.toFixed(1)} s${stats.stoppedByTime ? " (stopped by the time bound)" : ""}`,
+  );
+  console.log(
+    `${(stats.calls.length / seconds).toFixed(0)} calls/s, ${(stats.latencies.length / seconds).toFixed(0)} requests/s; request latency p50 ${ms(percentile(all, 50))}, p99 ${ms(percentile(all, 99))}, max ${ms(all.at(-1) ?? NaN)}`,
+  );
   const rows: Record<string, Record<string, string | number>> = {};
   for (const tool of new Set(stats.calls.map((c) => c.call.tool))) {
-    const single = stats.latencies.filter((l) => l.tools.length === 1 && l.tools[0] === tool).map((l) => l.ms).sort((a, b) => a - b);
+    const single = stats.latencies
+      .filter((l) => l.tools.length === 1 && l.tools[0] === tool)
+      .map((l) => l.ms)
+      .sort((a, b) => a - b);
     const statuses: Record<string, number> = {};
     for (const r of records.filter((r) => r.tool === tool)) statuses[r.status] = (statuses[r.status] ?? 0) + 1;
     rows[tool] = {
@@ -49,7 +56,11 @@ function figures(stats: RunStats, records: any[]): void {
   console.table(rows);
   const byStatus: Record<string, number> = {};
   for (const r of records) byStatus[r.status] = (byStatus[r.status] ?? 0) + 1;
-  console.log(`records by status: ${Object.entries(byStatus).map(([s, n]) => `${s} ${n}`).join(", ")}`);
+  console.log(
+    `records by status: ${Object.entries(byStatus)
+      .map(([s, n]) => `${s} ${n}`)
+      .join(", ")}`,
+  );
 }
 
 async function main(): Promise<number> {
@@ -70,7 +81,11 @@ async function main(): Promise<number> {
     const stats = await runLoad({ base: url, calls, concurrency, seconds, tag, seed });
     figures(stats, await runChecks(url, tag, stats, LIMITS, checks));
   } catch (error) {
-    checks.push({ name: "the run completed", ok: false, detail: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+    checks.push({
+      name: "the run completed",
+      ok: false,
+      detail: error instanceof Error ? (error.stack ?? error.message) : String(error),
+    });
   } finally {
     await server?.stop().catch(() => undefined);
   }

@@ -16,7 +16,9 @@ const SOURCE_FILE = /\.(ts|mts|mjs|js|json)$/;
 function filesUnder(root, dir, pattern) {
   const found = [];
   const walk = (path) => {
-    for (const entry of readdirSync(path, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    for (const entry of readdirSync(path, { withFileTypes: true }).sort((a, b) =>
+      a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+    )) {
       if (entry.name.startsWith(".") || entry.name.includes(".generated.")) continue;
       const child = join(path, entry.name);
       if (entry.isDirectory()) walk(child);
@@ -33,7 +35,10 @@ function filesUnder(root, dir, pattern) {
  */
 export function hashFiles(root, dirs, files, pattern) {
   const hash = createHash("sha256");
-  const found = [...dirs.flatMap((dir) => filesUnder(root, dir, pattern)), ...files.filter((file) => existsSync(join(root, file)))];
+  const found = [
+    ...dirs.flatMap((dir) => filesUnder(root, dir, pattern)),
+    ...files.filter((file) => existsSync(join(root, file))),
+  ];
   for (const file of found) {
     const bytes = readFileSync(join(root, file));
     hash.update(`${file}\0${bytes.length}\0`).update(bytes);

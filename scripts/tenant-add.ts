@@ -28,7 +28,8 @@ const { positionals, values } = parseArgs({
 });
 const name = positionals[0];
 if (!name || positionals.length > 1) fail("usage: npm run tenant:add <name> [-- --tools add,echo]");
-if (!/^[a-z][a-z0-9-]{0,39}$/.test(name)) fail(`"${name}" is not a tenant name: lowercase letters, digits and -, starting with a letter`);
+if (!/^[a-z][a-z0-9-]{0,39}$/.test(name))
+  fail(`"${name}" is not a tenant name: lowercase letters, digits and -, starting with a letter`);
 
 const file = values.config!;
 const toml = readFileSync(file, "utf8");

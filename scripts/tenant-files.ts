@@ -7,7 +7,10 @@ export const TENANTS_DIR = "tenants";
 
 /** Indented, with lists of plain values on one line: readable and easy to edit. */
 export function formatConfig(config: unknown): string {
-  const json = JSON.stringify(config, null, 2).replace(/\[\n\s+([^[\]{}]*?)\n\s*\]/g, (_m, inner: string) => `[${inner.split(/,\n\s*/).join(", ")}]`);
+  const json = JSON.stringify(config, null, 2).replace(
+    /\[\n\s+([^[\]{}]*?)\n\s*\]/g,
+    (_m, inner: string) => `[${inner.split(/,\n\s*/).join(", ")}]`,
+  );
   return `${json}\n`;
 }
 

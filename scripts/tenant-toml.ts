@@ -27,7 +27,8 @@ function sections(toml: string): { header: string; array: boolean; lines: string
   return out;
 }
 
-const keyLines = (lines: string[]) => lines.filter((line) => /^\s*[A-Za-z0-9_"-]+\s*=/.test(line)).map((line) => line.trim());
+const keyLines = (lines: string[]) =>
+  lines.filter((line) => /^\s*[A-Za-z0-9_"-]+\s*=/.test(line)).map((line) => line.trim());
 
 export function readTopLevel(toml: string): TopLevel {
   const all = sections(toml);
@@ -53,7 +54,12 @@ function envEntries(toml: string, table: string, field: string): string[] {
   const value = new RegExp(`^${field}\\s*=\\s*"(.*)"$`);
   return sections(toml)
     .filter((s) => s.header === table && s.array)
-    .map((s) => keyLines(s.lines).find((line) => line.startsWith(field))?.replace(value, "$1") ?? "");
+    .map(
+      (s) =>
+        keyLines(s.lines)
+          .find((line) => line.startsWith(field))
+          ?.replace(value, "$1") ?? "",
+    );
 }
 
 /** Durable Object binding names declared for one environment. */
@@ -86,6 +92,7 @@ export function renderTenantEnv(name: string, top: TopLevel, demoVar = "TOOLGATE
   ];
   for (const binding of top.durableObjects) out.push("", `[[env.${name}.durable_objects.bindings]]`, ...binding);
   // No id: wrangler deploy provisions the environment's own namespace (tenants share no state).
-  for (const binding of top.kvNamespaces) out.push("", `[[env.${name}.kv_namespaces]]`, ...binding.filter((line) => !line.startsWith("id")));
+  for (const binding of top.kvNamespaces)
+    out.push("", `[[env.${name}.kv_namespaces]]`, ...binding.filter((line) => !line.startsWith("id")));
   return `${out.join("\n")}\n`;
 }

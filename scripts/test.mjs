@@ -21,7 +21,12 @@ export const SUITES = [
   { name: "console build", command: [node, "scripts/console-build.mjs", "--force"] },
   { name: "typecheck", command: ["npm", "run", "--silent", "typecheck"] },
   { name: "vitest (core, worker)", command: [node, vitest, "run"] },
-  { name: "console e2e (Chromium)", command: [node, vitest, "run", "--config", "vitest.e2e.config.ts"], skip: noBrowser, required: () => Boolean(process.env.CI) },
+  {
+    name: "console e2e (Chromium)",
+    command: [node, vitest, "run", "--config", "vitest.e2e.config.ts"],
+    skip: noBrowser,
+    required: () => Boolean(process.env.CI),
+  },
 ];
 
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
@@ -36,7 +41,9 @@ export function runSuites(suites, { log = console.log } = {}) {
     const skipped = suite.skip?.();
     if (skipped) {
       const failed = suite.required?.() ?? false;
-      log(`\n${failed ? "✘" : "–"} ${suite.name} ${failed ? "FAILED" : "SKIPPED"}: ${skipped}${failed ? ", but CI must run it" : ""}`);
+      log(
+        `\n${failed ? "✘" : "–"} ${suite.name} ${failed ? "FAILED" : "SKIPPED"}: ${skipped}${failed ? ", but CI must run it" : ""}`,
+      );
       results.push({ name: suite.name, outcome: failed ? "failed" : "skipped", detail: skipped, ms: 0 });
       continue;
     }
@@ -45,7 +52,13 @@ export function runSuites(suites, { log = console.log } = {}) {
     const run = spawnSync(suite.command[0], suite.command.slice(1), { stdio: "inherit" });
     const ms = Date.now() - started;
     const passed = run.status === 0;
-    const detail = passed ? "" : run.error ? run.error.message : run.signal ? `killed by ${run.signal}` : `exit ${run.status}`;
+    const detail = passed
+      ? ""
+      : run.error
+        ? run.error.message
+        : run.signal
+          ? `killed by ${run.signal}`
+          : `exit ${run.status}`;
     log(`${passed ? "✔" : "✘"} ${suite.name} ${passed ? "passed" : `FAILED (${detail})`} in ${seconds(ms)}`);
     results.push({ name: suite.name, outcome: passed ? "passed" : "failed", detail, ms });
   }
@@ -53,11 +66,20 @@ export function runSuites(suites, { log = console.log } = {}) {
   const mark = { passed: "✔", failed: "✘", skipped: "–" };
   log("\nnpm test:");
   for (const { name, outcome, detail, ms } of results) {
-    const what = outcome === "passed" ? `passed in ${seconds(ms)}` : outcome === "failed" ? `FAILED (${detail})${ms ? ` in ${seconds(ms)}` : ""}` : `skipped: ${detail}`;
+    const what =
+      outcome === "passed"
+        ? `passed in ${seconds(ms)}`
+        : outcome === "failed"
+          ? `FAILED (${detail})${ms ? ` in ${seconds(ms)}` : ""}`
+          : `skipped: ${detail}`;
     log(`  ${mark[outcome]} ${name.padEnd(width)}  ${what}`);
   }
   const failed = results.filter((result) => result.outcome === "failed").length;
-  log(failed ? `${failed} of ${results.length} suites failed.` : `Every suite passed${results.some((r) => r.outcome === "skipped") ? " or was skipped" : ""}.`);
+  log(
+    failed
+      ? `${failed} of ${results.length} suites failed.`
+      : `Every suite passed${results.some((r) => r.outcome === "skipped") ? " or was skipped" : ""}.`,
+  );
   return results;
 }
 

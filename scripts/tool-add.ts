@@ -15,7 +15,10 @@ function fail(message: string): never {
   process.exit(1);
 }
 
-const { positionals, values } = parseArgs({ allowPositionals: true, options: { root: { type: "string", default: "." } } });
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: { root: { type: "string", default: "." } },
+});
 const name = positionals[0];
 if (!name || positionals.length > 1) fail("usage: npm run tool:add <name>");
 const problem = toolNameProblem(name);

@@ -9,7 +9,8 @@ export const toolTestPath = (name: string) => `test/core/tools/${name}.test.ts`;
 
 /** Why a name cannot be a new tool's, or undefined. */
 export function toolNameProblem(name: string): string | undefined {
-  if (!TOOL_NAME_PATTERN.test(name)) return `"${name}" is not a tool name: letters, digits, _ and -, at most 64 (the chat APIs' names)`;
+  if (!TOOL_NAME_PATTERN.test(name))
+    return `"${name}" is not a tool name: letters, digits, _ and -, at most 64 (the chat APIs' names)`;
   if (name === "lib") return `"lib" is taken: tools/lib/ holds the code tools share`;
   return undefined;
 }

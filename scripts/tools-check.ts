@@ -22,7 +22,10 @@ export type CheckResult = { ok: true; summary: string } | { ok: false; problems:
 
 // Run from the checkout (scripts/build.mjs): a bundle's import.meta.url is its own, in .tmp/.
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
-const fromRoot = (path: string) => relative(process.cwd(), isAbsolute(path) ? path : join(process.cwd(), path)).split(sep).join("/");
+const fromRoot = (path: string) =>
+  relative(process.cwd(), isAbsolute(path) ? path : join(process.cwd(), path))
+    .split(sep)
+    .join("/");
 
 /**
  * The file of tools/ a load error came from: the one it names (a file not named after its tool), or
@@ -70,8 +73,12 @@ export async function checkTools(dir = TENANTS_DIR): Promise<CheckResult> {
 
   /** Where a bundled tenant's precomputed listings go (none for the demo, which is not bundled). */
   type Listings = string | undefined;
-  const tenants: [source: string, config: () => unknown, listings: Listings][] = [["worker/demo/tenant.ts", () => DEMO_CONFIG, undefined]];
-  for (const file of readdirSync(dir).filter((name) => name.endsWith(".json")).sort()) {
+  const tenants: [source: string, config: () => unknown, listings: Listings][] = [
+    ["worker/demo/tenant.ts", () => DEMO_CONFIG, undefined],
+  ];
+  for (const file of readdirSync(dir)
+    .filter((name) => name.endsWith(".json"))
+    .sort()) {
     const path = join(dir, file);
     tenants.push([path, () => readFileSync(path, "utf8"), join(dir, listingsFile(file.slice(0, -".json".length)))]);
   }
@@ -83,11 +90,18 @@ export async function checkTools(dir = TENANTS_DIR): Promise<CheckResult> {
       const text = config();
       const tenant = checkTenant(text, source);
       // Keyed as the Worker keys it: the configuration as its bundle imports it (parsed JSON).
-      if (listings) writeIfChanged(listings, precomputeListings(tenant, await listingsKey(JSON.parse(text as string), tenant, CATALOG)));
+      if (listings)
+        writeIfChanged(
+          listings,
+          precomputeListings(tenant, await listingsKey(JSON.parse(text as string), tenant, CATALOG)),
+        );
     } catch (error) {
       problems.push({ message: messageOf(error), file: fromRoot(source) });
     }
   }
   if (problems.length > 0) return { ok: false, problems };
-  return { ok: true, summary: `tools: ${[...CATALOG.keys()].join(", ")}; tenants checked: ${tenants.map(([source]) => source).join(", ")}` };
+  return {
+    ok: true,
+    summary: `tools: ${[...CATALOG.keys()].join(", ")}; tenants checked: ${tenants.map(([source]) => source).join(", ")}`,
+  };
 }

@@ -74,5 +74,8 @@ export async function bundleEntry(entry, { logLevel = "warning" } = {}) {
 /** esbuild's errors, one line each (file:line:column: text), or undefined for any other error. */
 export function esbuildErrors(error) {
   if (!Array.isArray(error?.errors) || error.errors.length === 0) return undefined;
-  return error.errors.map(({ location, text }) => ({ text: location ? `${location.file}:${location.line}:${location.column}: ${text}` : text, file: location?.file }));
+  return error.errors.map(({ location, text }) => ({
+    text: location ? `${location.file}:${location.line}:${location.column}: ${text}` : text,
+    file: location?.file,
+  }));
 }

@@ -42,7 +42,11 @@ export const ASK_KEY_PATTERN = /^[A-Za-z0-9_.:-]{1,64}$/;
 
 /** The error a call ends with while a question waits for its answer (its record: `input_required`). */
 export function inputRequiredError(tool: string, keys: readonly string[]) {
-  return toolError("input_required", `Tool "${tool}" needs input from its caller (${keys.join(", ")}): call it again with the answers.`, { retryable: false });
+  return toolError(
+    "input_required",
+    `Tool "${tool}" needs input from its caller (${keys.join(", ")}): call it again with the answers.`,
+    { retryable: false },
+  );
 }
 
 /** Why a question that was asked gets no answer: ctx.ask rejects with it (a ToolError of this code and message). */
@@ -80,7 +84,10 @@ export interface AskChannel {
 }
 
 /** Can a call whose questions are these wait for their answers (every one a question the caller answers)? */
-export function canWaitFor(channel: AskChannel | undefined, requests: Readonly<Record<string, InputRequest>> | undefined): boolean {
+export function canWaitFor(
+  channel: AskChannel | undefined,
+  requests: Readonly<Record<string, InputRequest>> | undefined,
+): boolean {
   if (!channel?.waits || !requests) return false;
   const asked = Object.values(requests);
   return asked.length > 0 && asked.every((request) => canBeAsked(channel, request));
@@ -90,17 +97,23 @@ export type ElicitationMode = "form" | "url";
 const FORM_ONLY: ReadonlySet<ElicitationMode> = new Set(["form"]);
 
 /** An elicitation's mode: "url" when it says so, else "form" (a request without `mode` is form mode). */
-export const elicitationModeOf = (request: InputRequest): ElicitationMode => (request.params.mode === "url" ? "url" : "form");
+export const elicitationModeOf = (request: InputRequest): ElicitationMode =>
+  request.params.mode === "url" ? "url" : "form";
 
 /** Is this a question the caller declared it answers: its method, and for an elicitation its mode too? */
 export function canBeAsked(channel: AskChannel | undefined, request: InputRequest): boolean {
   if (!channel?.methods.has(request.method)) return false;
-  return request.method !== "elicitation/create" || (channel.elicitationModes ?? FORM_ONLY).has(elicitationModeOf(request));
+  return (
+    request.method !== "elicitation/create" || (channel.elicitationModes ?? FORM_ONLY).has(elicitationModeOf(request))
+  );
 }
 
 /** Does the caller answer a form-mode elicitation (what approval: "user" asks)? */
-export const answersForms = (channel: AskChannel | undefined): boolean => canBeAsked(channel, { method: "elicitation/create", params: {} });
+export const answersForms = (channel: AskChannel | undefined): boolean =>
+  canBeAsked(channel, { method: "elicitation/create", params: {} });
 
 /** A question's kind as a message names it: its method, and "in URL mode" for a URL-mode elicitation. */
 export const askedKind = (request: InputRequest): string =>
-  request.method === "elicitation/create" && elicitationModeOf(request) === "url" ? `${request.method} in URL mode` : request.method;
+  request.method === "elicitation/create" && elicitationModeOf(request) === "url"
+    ? `${request.method} in URL mode`
+    : request.method;

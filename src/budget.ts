@@ -10,7 +10,11 @@ export const DEFAULT_OUTPUT_BUDGET = 20_000;
 export function outputText(output: CallOutput): string {
   const texts: string[] = [];
   for (const item of output.content) {
-    if (item.type === "text" || item.type === "resource_link" || (item.type === "resource" && "text" in item.resource)) {
+    if (
+      item.type === "text" ||
+      item.type === "resource_link" ||
+      (item.type === "resource" && "text" in item.resource)
+    ) {
       texts.push(contentText(item));
     }
   }
@@ -36,7 +40,10 @@ export function applyBudget(output: CallOutput, budget: number, callId: string):
   if (text.length <= budget) return output;
   const shown = cutPoint(text, budget);
   // One text item holding exactly text[0, shown), so the note's offset is where the rest starts.
-  const content: Content[] = output.content.filter((item) => item.type === "image" || item.type === "audio" || (item.type === "resource" && !("text" in item.resource)));
+  const content: Content[] = output.content.filter(
+    (item) =>
+      item.type === "image" || item.type === "audio" || (item.type === "resource" && !("text" in item.resource)),
+  );
   content.push({ type: "text", text: text.slice(0, shown) });
   content.push({ type: "text", text: truncationNote(callId, shown, text.length) });
   return { content, truncated: true };

@@ -65,7 +65,8 @@ export function parseEgressEntry(entry: string): EgressEntry | string {
     if (scheme !== "http" && scheme !== "https") return `"${entry}": only http and https origins can be allowed`;
     if (host.includes("@")) return `"${entry}": an origin holds no credentials`;
     if (host === "") return `"${entry}" has no host`;
-    if (port !== "" && !(/^\d{1,5}$/.test(port) && Number(port) >= 1 && Number(port) <= 65_535)) return `"${entry}": the port must be a number from 1 to 65535`;
+    if (port !== "" && !(/^\d{1,5}$/.test(port) && Number(port) >= 1 && Number(port) <= 65_535))
+      return `"${entry}": the port must be a number from 1 to 65535`;
     const protocol = `${scheme}:` as "http:" | "https:";
     const canonical = host.startsWith("[") ? canonicalHost(host.slice(1, -1)) : canonicalHost(host);
     const number = port === "" ? "" : String(Number(port));
@@ -97,7 +98,8 @@ interface PreparedPolicy {
   dev: EgressEntry[];
 }
 
-const read = (entries: readonly string[]) => entries.map(parseEgressEntry).filter((e): e is EgressEntry => typeof e !== "string");
+const read = (entries: readonly string[]) =>
+  entries.map(parseEgressEntry).filter((e): e is EgressEntry => typeof e !== "string");
 
 /** The read allow-lists of a policy, computed once per policy object. Entries that do not read never match. */
 const prepared = new WeakMap<EgressPolicy, PreparedPolicy>();
@@ -142,10 +144,15 @@ export function checkEgress(input: string | URL, policy: EgressPolicy): EgressCh
     if (internal) return { ok: false, reason: `${host} is a ${internal} address` };
     if (LOCAL_NAMES.test(host)) return { ok: false, reason: `${host} is a local name` };
   }
-  if (allow.some((entry) => allows(entry, url, host, isDev)) || dev.some((entry) => allows(entry, url, host, true))) return { ok: true, url };
+  if (allow.some((entry) => allows(entry, url, host, isDev)) || dev.some((entry) => allows(entry, url, host, true)))
+    return { ok: true, url };
   const origin = `${url.protocol}//${url.host}`;
-  if (![...allow, ...dev].some((entry) => hostMatches(entry.host, host))) return { ok: false, reason: `host ${host} is not in the allow-list` };
-  return { ok: false, reason: `origin ${origin} is not in the allow-list (only other ports or schemes of ${host} are; a host entry means its default port)` };
+  if (![...allow, ...dev].some((entry) => hostMatches(entry.host, host)))
+    return { ok: false, reason: `host ${host} is not in the allow-list` };
+  return {
+    ok: false,
+    reason: `origin ${origin} is not in the allow-list (only other ports or schemes of ${host} are; a host entry means its default port)`,
+  };
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -159,16 +166,31 @@ interface Outgoing {
   init: RequestInit;
 }
 
-async function outgoing(input: RequestInfo | URL, init: RequestInit | undefined): Promise<{ url: string; req: Outgoing }> {
+async function outgoing(
+  input: RequestInfo | URL,
+  init: RequestInit | undefined,
+): Promise<{ url: string; req: Outgoing }> {
   if (input instanceof Request) {
     const req = new Request(input, init);
     const body = req.method === "GET" || req.method === "HEAD" ? undefined : await req.arrayBuffer();
-    return { url: req.url, req: { method: req.method, headers: new Headers(req.headers), body, init: { ...init, signal: req.signal } } };
+    return {
+      url: req.url,
+      req: { method: req.method, headers: new Headers(req.headers), body, init: { ...init, signal: req.signal } },
+    };
   }
   let body = init?.body ?? undefined;
-  if (body !== undefined && typeof body !== "string" && !(body instanceof ArrayBuffer)) body = await new Response(body).arrayBuffer();
+  if (body !== undefined && typeof body !== "string" && !(body instanceof ArrayBuffer))
+    body = await new Response(body).arrayBuffer();
   const method = (init?.method ?? "GET").toUpperCase();
-  return { url: String(input), req: { method, headers: new Headers(init?.headers), body: body as ArrayBuffer | string | undefined, init: init ?? {} } };
+  return {
+    url: String(input),
+    req: {
+      method,
+      headers: new Headers(init?.headers),
+      body: body as ArrayBuffer | string | undefined,
+      init: init ?? {},
+    },
+  };
 }
 
 /**
@@ -185,17 +207,34 @@ export function createEgressFetch(policy: EgressPolicy, baseFetch: typeof fetch 
     for (let hop = 0; ; hop++) {
       const check = checkEgress(url, policy);
       if (!check.ok) throw toolError("denied", `Egress refused: ${check.reason}`, { retryable: false });
-      const response = await baseFetch(check.url.href, { ...req.init, method: req.method, headers: req.headers, body: req.body ?? null, redirect: "manual" });
+      const response = await baseFetch(check.url.href, {
+        ...req.init,
+        method: req.method,
+        headers: req.headers,
+        body: req.body ?? null,
+        redirect: "manual",
+      });
       const location = response.headers.get("location");
       if (!REDIRECTS.has(response.status) || location === null || mode === "manual") return response;
-      if (mode === "error") throw toolError("upstream_error", `Unexpected redirect (${response.status}) from ${check.url.host}`, { retryable: false });
-      if (hop >= maxRedirects) throw toolError("upstream_error", `Too many redirects (more than ${maxRedirects})`, { retryable: false });
+      if (mode === "error")
+        throw toolError("upstream_error", `Unexpected redirect (${response.status}) from ${check.url.host}`, {
+          retryable: false,
+        });
+      if (hop >= maxRedirects)
+        throw toolError("upstream_error", `Too many redirects (more than ${maxRedirects})`, { retryable: false });
       await response.body?.cancel();
       const next = new URL(location, check.url);
       if (response.status === 303 || ((response.status === 301 || response.status === 302) && req.method === "POST")) {
         if (req.method !== "HEAD") req.method = "GET";
         req.body = undefined;
-        for (const name of ["content-type", "content-length", "content-encoding", "content-language", "content-location"]) req.headers.delete(name);
+        for (const name of [
+          "content-type",
+          "content-length",
+          "content-encoding",
+          "content-language",
+          "content-location",
+        ])
+          req.headers.delete(name);
       }
       if (next.origin !== check.url.origin) {
         // A credential may sit in any header (auth "header" type); only plain content headers cross origins.

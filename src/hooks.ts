@@ -52,7 +52,8 @@ export interface Hooks {
 /** One Hooks object from many, applied in order: first denial wins, rewrites chain, masks compose. */
 export function composeHooks(list: readonly Hooks[]): Hooks {
   if (list.length === 1) return list[0]!;
-  const pick = <K extends keyof Hooks>(key: K) => list.map((h) => h[key]).filter((f): f is NonNullable<Hooks[K]> => !!f);
+  const pick = <K extends keyof Hooks>(key: K) =>
+    list.map((h) => h[key]).filter((f): f is NonNullable<Hooks[K]> => !!f);
   const isAllowed = pick("isAllowed");
   const beforeCall = pick("beforeCall");
   const permission = pick("permission");
@@ -98,13 +99,16 @@ export function composeHooks(list: readonly Hooks[]): Hooks {
   }
   if (masks.length) composed.mask = (value) => masks.reduce((acc, mask) => mask(acc), value);
   // A listener that throws must not keep the others from hearing about the call.
-  if (onEvent.length) composed.onEvent = (event) => {
+  if (onEvent.length)
+    composed.onEvent = (event) => {
       for (const hook of onEvent) quietly(() => hook(event));
     };
-  if (onStart.length) composed.onStart = (event) => {
+  if (onStart.length)
+    composed.onStart = (event) => {
       for (const hook of onStart) quietly(() => hook(event));
     };
-  if (onResult.length) composed.onResult = (record) => {
+  if (onResult.length)
+    composed.onResult = (record) => {
       for (const hook of onResult) quietly(() => hook(record));
     };
   if (shouldRetry.length) {

@@ -1,6 +1,17 @@
 // Public API of the core. No side effects: importing this module runs nothing.
 export { defineTool, assembleTool, richResult, isRichResult, checkToolName, TOOL_NAME_PATTERN } from "./tool";
-export type { Tool, ToolContext, ToolSpec, ToolReturn, RichResult, Progress, ToolLogger, ToolParts, ToolNeeds, ToolRender } from "./tool";
+export type {
+  Tool,
+  ToolContext,
+  ToolSpec,
+  ToolReturn,
+  RichResult,
+  Progress,
+  ToolLogger,
+  ToolParts,
+  ToolNeeds,
+  ToolRender,
+} from "./tool";
 export { callSummary, RESULT_LAYOUTS, schemaDefaults } from "./tool-render";
 export type { ResultLayout } from "./tool-render";
 export type { ToolPolicy, RetryPolicy, ConcurrencyPolicy, ApprovalPolicy, Risk } from "./policy";

@@ -105,7 +105,8 @@ function classifyIPv6(g: readonly number[]): string | undefined {
   if (zeros(5) && f === 0xffff) return embedded("IPv4-mapped form", v4Of(h1, h2));
   if (zeros(6)) return embedded("IPv4-compatible form", v4Of(h1, h2));
   if (zeros(4) && e === 0xffff && f === 0) return embedded("IPv4-translated form", v4Of(h1, h2));
-  if (a === 0x64 && b === 0xff9b && c === 0 && d === 0 && e === 0 && f === 0) return embedded("NAT64 form", v4Of(h1, h2));
+  if (a === 0x64 && b === 0xff9b && c === 0 && d === 0 && e === 0 && f === 0)
+    return embedded("NAT64 form", v4Of(h1, h2));
   if (a === 0x64 && b === 0xff9b && c === 1) return "NAT64 local-use";
   if (a === 0x2002) return embedded("6to4 form", v4Of(b, c));
   if (a === 0x2001 && b === 0) return "Teredo tunnel";

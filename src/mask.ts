@@ -28,7 +28,16 @@ const SENSITIVE_KEYS = new Set([
   "credentials",
   "sessionid",
 ]);
-const SENSITIVE_SUFFIXES = ["password", "secret", "apikey", "accesstoken", "authtoken", "refreshtoken", "idtoken", "privatekey"];
+const SENSITIVE_SUFFIXES = [
+  "password",
+  "secret",
+  "apikey",
+  "accesstoken",
+  "authtoken",
+  "refreshtoken",
+  "idtoken",
+  "privatekey",
+];
 
 // Keys repeat across calls ("a", "text", "content" …): remember the verdict instead of re-normalising.
 const keyVerdicts = new Map<string, boolean>();
@@ -123,7 +132,8 @@ function escapeRegExp(text: string): string {
 function allForms(secrets: readonly string[]): string[] {
   const forms = new Set<string>();
   for (const secret of secrets) {
-    if (typeof secret === "string" && secret.length >= MIN_SECRET_LENGTH) for (const f of secretForms(secret)) forms.add(f);
+    if (typeof secret === "string" && secret.length >= MIN_SECRET_LENGTH)
+      for (const f of secretForms(secret)) forms.add(f);
   }
   return [...forms].sort((a, b) => b.length - a.length);
 }
@@ -154,7 +164,8 @@ export function createMasker(secrets: readonly string[]): Masker {
 
   // Numbers, booleans and null never change; strings only when there are secrets to look for.
   // Skipping the call for them matters: this runs on every call's arguments and output.
-  const needsWalk = (item: JsonValue) => (typeof item === "object" ? item !== null : pattern !== undefined && typeof item === "string");
+  const needsWalk = (item: JsonValue) =>
+    typeof item === "object" ? item !== null : pattern !== undefined && typeof item === "string";
 
   const walk = (value: JsonValue): JsonValue => {
     if (typeof value === "string") return pattern ? text(value) : value;

@@ -76,7 +76,10 @@ export const RetryPolicySchema = v.strictObject({
 const gateName = v.pipe(v.string(), v.regex(/^[a-zA-Z0-9_.:-]{1,64}$/, "must match ^[a-zA-Z0-9_.:-]{1,64}$"));
 const keyPointer = v.pipe(
   v.string(),
-  v.check(isJsonPointer, 'must be a JSON Pointer into the arguments (RFC 6901, at most 256 characters), like "/repo" or "/owner/name"'),
+  v.check(
+    isJsonPointer,
+    'must be a JSON Pointer into the arguments (RFC 6901, at most 256 characters), like "/repo" or "/owner/name"',
+  ),
 );
 
 /** Policy fields that can come from configuration (JSON): everything but functions. */
@@ -106,7 +109,12 @@ const PolicySchema = v.strictObject({
   concurrency: v.optional(
     v.strictObject({
       ...PolicyDataSchema.entries.concurrency.wrapped.entries,
-      key: v.optional(v.union([v.function(), keyPointer], 'must be a function of the arguments or a JSON Pointer into them, like "/repo"')),
+      key: v.optional(
+        v.union(
+          [v.function(), keyPointer],
+          'must be a function of the arguments or a JSON Pointer into them, like "/repo"',
+        ),
+      ),
     }),
   ),
 });

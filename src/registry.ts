@@ -34,7 +34,8 @@ interface Slot {
   build?: () => Tool;
 }
 
-const isEntry = (item: Tool | ToolEntry | Slot): item is ToolEntry => typeof (item as ToolEntry).build === "function" && !("run" in item);
+const isEntry = (item: Tool | ToolEntry | Slot): item is ToolEntry =>
+  typeof (item as ToolEntry).build === "function" && !("run" in item);
 
 function slotOf(item: Tool | ToolEntry | Slot): Slot {
   if (isEntry(item)) return { name: item.name, build: () => item.build() };
@@ -46,7 +47,8 @@ function toolOf(slot: Slot): Tool {
   if (slot.error === undefined) {
     try {
       slot.tool = slot.build!();
-      if (slot.tool.name !== slot.name) throw new TypeError(`The entry "${slot.name}" built a tool named "${slot.tool.name}"`);
+      if (slot.tool.name !== slot.name)
+        throw new TypeError(`The entry "${slot.name}" built a tool named "${slot.tool.name}"`);
       delete slot.build;
       return slot.tool;
     } catch (error) {

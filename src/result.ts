@@ -25,7 +25,9 @@ export type Content =
   /** An embedded resource (MCP): its text, or its bytes as base64 in blob. */
   | Annotated<{ type: "resource"; resource: EmbeddedResource }>;
 
-export type EmbeddedResource = { uri: string; mimeType?: string; text: string } | { uri: string; mimeType?: string; blob: string };
+export type EmbeddedResource =
+  | { uri: string; mimeType?: string; text: string }
+  | { uri: string; mimeType?: string; blob: string };
 
 /** What every successful call is normalised into. */
 export interface CallOutput {
@@ -49,7 +51,16 @@ export interface CallError {
 /** Terminal statuses plus the two in-flight ones a ledger may hold. */
 /** Statuses a call ends in. */
 /** input_required: the call ended asking its caller for input (ctx.ask); the caller calls again with the answers. */
-export const TERMINAL_STATUSES = ["succeeded", "failed", "rejected", "timed_out", "cancelled", "denied", "unknown", "input_required"] as const;
+export const TERMINAL_STATUSES = [
+  "succeeded",
+  "failed",
+  "rejected",
+  "timed_out",
+  "cancelled",
+  "denied",
+  "unknown",
+  "input_required",
+] as const;
 /**
  * Every status a record can have: the terminal ones plus the in-flight ones a ledger may hold:
  * pending (awaiting an approval), running, and awaiting_input (a call run as an MCP task that asked its
@@ -126,7 +137,11 @@ export function statusForError(code: ErrorCode): CallStatus {
 export function resultOfRecord(record: CallRecord): CallResult {
   const base = { callId: record.callId, tool: record.tool, record };
   if (record.status === "succeeded" && record.output) return { ok: true, ...base, output: record.output };
-  return { ok: false, ...base, error: record.error ?? { code: "internal", message: `The call ended ${record.status}.` } };
+  return {
+    ok: false,
+    ...base,
+    error: record.error ?? { code: "internal", message: `The call ended ${record.status}.` },
+  };
 }
 
 /** Not a failure but not an outcome yet either: the call runs on, detached from this request. */
@@ -137,7 +152,10 @@ export function isRunning(result: CallResult): boolean {
 /** Plain text of a result, the form chat formats that only carry strings send back to the model. */
 export function resultText(result: CallResult): string {
   // A call that goes on elsewhere has not failed: the model reads where its outcome will be.
-  if (!result.ok) return result.error.code === "running" ? result.error.message : `Error [${result.error.code}]: ${result.error.message}`;
+  if (!result.ok)
+    return result.error.code === "running"
+      ? result.error.message
+      : `Error [${result.error.code}]: ${result.error.message}`;
   const content = result.output.content;
   if (content.length === 1) return contentText(content[0]!);
   const texts = content.map(contentText);

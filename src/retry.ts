@@ -7,7 +7,12 @@ export const DEFAULT_BACKOFF_CAP_MS = 10_000;
  * Delay before retry number `retry` (1 = the first retry): exponential from baseMs, capped at capMs,
  * with full jitter unless disabled. A retry-after hint from the failure wins when it is longer.
  */
-export function backoffDelay(retry: number, policy: RetryPolicy, retryAfterMs?: number, random: () => number = Math.random): number {
+export function backoffDelay(
+  retry: number,
+  policy: RetryPolicy,
+  retryAfterMs?: number,
+  random: () => number = Math.random,
+): number {
   const base = policy.baseMs ?? DEFAULT_BACKOFF_BASE_MS;
   const cap = policy.capMs ?? DEFAULT_BACKOFF_CAP_MS;
   const ceiling = Math.min(cap, base * 2 ** (retry - 1));

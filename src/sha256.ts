@@ -21,7 +21,11 @@ function fractionBits(count: number, root: number): Uint32Array {
 /** Computed at the first hash, not at import: the Worker's startup runs no code it does not need. */
 let constants: { initial: Uint32Array; round: Uint32Array; hex: string[] } | undefined;
 const constantsOf = () =>
-  (constants ??= { initial: fractionBits(8, 2), round: fractionBits(64, 3), hex: Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0")) });
+  (constants ??= {
+    initial: fractionBits(8, 2),
+    round: fractionBits(64, 3),
+    hex: Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0")),
+  });
 const encoder = new TextEncoder();
 const rotr = (x: number, n: number) => (x >>> n) | (x << (32 - n));
 
@@ -46,15 +50,30 @@ export function sha256Hex(text: string): string {
   blocks[end - 3] = low >>> 16;
   blocks[end - 2] = low >>> 8;
   blocks[end - 1] = low;
-  let h0 = initial[0]!, h1 = initial[1]!, h2 = initial[2]!, h3 = initial[3]!, h4 = initial[4]!, h5 = initial[5]!, h6 = initial[6]!, h7 = initial[7]!;
+  let h0 = initial[0]!,
+    h1 = initial[1]!,
+    h2 = initial[2]!,
+    h3 = initial[3]!,
+    h4 = initial[4]!,
+    h5 = initial[5]!,
+    h6 = initial[6]!,
+    h7 = initial[7]!;
   for (let offset = 0; offset < end; offset += 64) {
-    for (let i = 0, j = offset; i < 16; i++, j += 4) w[i] = (blocks[j]! << 24) | (blocks[j + 1]! << 16) | (blocks[j + 2]! << 8) | blocks[j + 3]!;
+    for (let i = 0, j = offset; i < 16; i++, j += 4)
+      w[i] = (blocks[j]! << 24) | (blocks[j + 1]! << 16) | (blocks[j + 2]! << 8) | blocks[j + 3]!;
     for (let i = 16; i < 64; i++) {
       const x = w[i - 15]!;
       const y = w[i - 2]!;
       w[i] = w[i - 16]! + (rotr(x, 7) ^ rotr(x, 18) ^ (x >>> 3)) + w[i - 7]! + (rotr(y, 17) ^ rotr(y, 19) ^ (y >>> 10));
     }
-    let a = h0, b = h1, c = h2, d = h3, e = h4, f = h5, g = h6, h = h7;
+    let a = h0,
+      b = h1,
+      c = h2,
+      d = h3,
+      e = h4,
+      f = h5,
+      g = h6,
+      h = h7;
     for (let i = 0; i < 64; i++) {
       const t1 = (h + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + round[i]! + w[i]!) | 0;
       const t2 = ((rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c))) | 0;
@@ -77,6 +96,7 @@ export function sha256Hex(text: string): string {
     h7 = (h7 + h) | 0;
   }
   let digest = "";
-  for (const word of [h0, h1, h2, h3, h4, h5, h6, h7]) digest += hex[word >>> 24]! + hex[(word >>> 16) & 255]! + hex[(word >>> 8) & 255]! + hex[word & 255]!;
+  for (const word of [h0, h1, h2, h3, h4, h5, h6, h7])
+    digest += hex[word >>> 24]! + hex[(word >>> 16) & 255]! + hex[(word >>> 8) & 255]! + hex[word & 255]!;
   return digest;
 }

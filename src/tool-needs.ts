@@ -35,22 +35,28 @@ function list(value: unknown, tool: string, field: string): string[] {
 export function checkTags(tool: string, tags: unknown): readonly string[] {
   const checked = list(tags, tool, "tags");
   checked.forEach((tag, i) => {
-    if (!TAG_PATTERN.test(tag)) throw new TypeError(`Tool "${tool}": invalid tags[${i}]: "${tag}" must match ${TAG_PATTERN}`);
+    if (!TAG_PATTERN.test(tag))
+      throw new TypeError(`Tool "${tool}": invalid tags[${i}]: "${tag}" must match ${TAG_PATTERN}`);
   });
   return Object.freeze([...checked]);
 }
 
 /** Needs, checked: secret names and egress entries as a tenant's configuration writes them. Throws a TypeError naming the tool. */
 export function checkNeeds(tool: string, needs: unknown): ToolNeeds {
-  if (typeof needs !== "object" || needs === null || Array.isArray(needs)) throw new TypeError(`Tool "${tool}": invalid needs: must be an object`);
+  if (typeof needs !== "object" || needs === null || Array.isArray(needs))
+    throw new TypeError(`Tool "${tool}": invalid needs: must be an object`);
   const { secrets, egress, ...rest } = needs as Record<string, unknown>;
   const unknown = Object.keys(rest)[0];
-  if (unknown !== undefined) throw new TypeError(`Tool "${tool}": invalid needs.${unknown}: only "secrets" and "egress" are known`);
+  if (unknown !== undefined)
+    throw new TypeError(`Tool "${tool}": invalid needs.${unknown}: only "secrets" and "egress" are known`);
   const out: { secrets?: readonly string[]; egress?: readonly string[] } = {};
   if (secrets !== undefined) {
     const names = list(secrets, tool, "needs.secrets");
     names.forEach((name, i) => {
-      if (!SECRET_NAME.test(name)) throw new TypeError(`Tool "${tool}": invalid needs.secrets[${i}]: "${name}" must be a secret's name (letters, digits, _)`);
+      if (!SECRET_NAME.test(name))
+        throw new TypeError(
+          `Tool "${tool}": invalid needs.secrets[${i}]: "${name}" must be a secret's name (letters, digits, _)`,
+        );
     });
     out.secrets = Object.freeze([...names]);
   }

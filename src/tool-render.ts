@@ -27,17 +27,22 @@ const MAX_VALUE = 80;
 
 /** The render hints, checked when the tool is defined. Throws a TypeError naming the tool. */
 export function checkRender(tool: string, render: unknown): ToolRender {
-  if (typeof render !== "object" || render === null || Array.isArray(render)) throw new TypeError(`Tool "${tool}": invalid render: must be an object`);
+  if (typeof render !== "object" || render === null || Array.isArray(render))
+    throw new TypeError(`Tool "${tool}": invalid render: must be an object`);
   const { call, result, ...rest } = render as Record<string, unknown>;
   const unknown = Object.keys(rest)[0];
-  if (unknown !== undefined) throw new TypeError(`Tool "${tool}": invalid render.${unknown}: only "call" and "result" are known`);
+  if (unknown !== undefined)
+    throw new TypeError(`Tool "${tool}": invalid render.${unknown}: only "call" and "result" are known`);
   if (call !== undefined && (typeof call !== "string" || call.length === 0 || call.length > MAX_TEMPLATE)) {
     throw new TypeError(`Tool "${tool}": invalid render.call: must be a string of 1 to ${MAX_TEMPLATE} characters`);
   }
   if (result !== undefined && !RESULT_LAYOUTS.includes(result as ResultLayout)) {
     throw new TypeError(`Tool "${tool}": invalid render.result: must be one of ${RESULT_LAYOUTS.join(", ")}`);
   }
-  return Object.freeze({ ...(call === undefined ? {} : { call: call as string }), ...(result === undefined ? {} : { result: result as ResultLayout }) });
+  return Object.freeze({
+    ...(call === undefined ? {} : { call: call as string }),
+    ...(result === undefined ? {} : { result: result as ResultLayout }),
+  });
 }
 
 /** One argument as summary text: strings as they are, the rest as JSON, cut with an ellipsis. */
@@ -55,7 +60,9 @@ export function schemaDefaults(schema: unknown): Record<string, unknown> {
   const properties = isPlainObject(schema) && isPlainObject(schema.properties) ? schema.properties : {};
   // fromEntries defines own properties: a property named "__proto__" stays a name like any other.
   return Object.fromEntries(
-    Object.entries(properties).flatMap(([name, spec]) => (isPlainObject(spec) && Object.hasOwn(spec, "default") ? [[name, spec.default]] : [])),
+    Object.entries(properties).flatMap(([name, spec]) =>
+      isPlainObject(spec) && Object.hasOwn(spec, "default") ? [[name, spec.default]] : [],
+    ),
   );
 }
 

@@ -59,7 +59,8 @@ export interface RichResult {
 
 /** Return this from run() to send rich content instead of a plain value. */
 export function richResult(content: Content[], structured?: JsonValue, options?: { truncated?: boolean }): RichResult {
-  const result: RichResult = structured === undefined ? { [RICH]: true, content } : { [RICH]: true, content, structured };
+  const result: RichResult =
+    structured === undefined ? { [RICH]: true, content } : { [RICH]: true, content, structured };
   if (options?.truncated) result.truncated = true;
   return result;
 }
@@ -140,7 +141,9 @@ export function checkToolName(name: unknown): string {
 }
 
 /** What is hashed: everything a model or client sees of the tool. */
-function publicDefinition(tool: Pick<Tool, "name" | "title" | "description" | "inputSchema" | "outputSchema" | "policy" | "annotations">) {
+function publicDefinition(
+  tool: Pick<Tool, "name" | "title" | "description" | "inputSchema" | "outputSchema" | "policy" | "annotations">,
+) {
   return {
     ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
     name: tool.name,
@@ -254,7 +257,9 @@ export function defineTool<I extends v.GenericSchema, O extends v.GenericSchema 
     ...(spec.needs === undefined ? {} : { needs: spec.needs }),
     ...(spec.render === undefined ? {} : { render: spec.render }),
     inputSchema: () => valibotToJsonSchema(spec.input, name),
-    ...(output ? { outputSchema: () => valibotToJsonSchema(output, name), validateOutput: valibotValidator(output) } : {}),
+    ...(output
+      ? { outputSchema: () => valibotToJsonSchema(output, name), validateOutput: valibotValidator(output) }
+      : {}),
     validateInput: valibotValidator(spec.input),
     run: spec.run as Tool["run"],
   });

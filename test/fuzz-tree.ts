@@ -5,11 +5,13 @@
 export function replaceNode(root: unknown, replacement: unknown, seed: number, remove = false): unknown {
   const slots: [Record<string, unknown> | unknown[], string | number][] = [];
   const walk = (node: unknown) => {
-    if (Array.isArray(node)) for (const [i, child] of node.entries()) {
-      slots.push([node, i]);
-      walk(child);
-    }
-    else if (node && typeof node === "object") for (const [key, child] of Object.entries(node)) slots.push([node as Record<string, unknown>, key]), walk(child);
+    if (Array.isArray(node))
+      for (const [i, child] of node.entries()) {
+        slots.push([node, i]);
+        walk(child);
+      }
+    else if (node && typeof node === "object")
+      for (const [key, child] of Object.entries(node)) slots.push([node as Record<string, unknown>, key]), walk(child);
   };
   walk(root);
   if (slots.length === 0) return replacement;

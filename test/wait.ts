@@ -10,7 +10,11 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * Polls until `check` holds (asynchronous work lands in its own time). Bounded: it fails naming
  * `what` after `timeoutMs`, a bound for hangs only (far above what any check needs when it works).
  */
-export async function eventually(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
+export async function eventually(
+  check: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > until) throw new Error(`timed out waiting until ${what}`);

@@ -10,7 +10,8 @@ import { isPlainObject } from "../src/json";
  */
 export default defineTool({
   name: "pick_option",
-  description: "Ask the user to pick one of a few options (or to confirm, with options like yes/no), and return the choice.",
+  description:
+    "Ask the user to pick one of a few options (or to confirm, with options like yes/no), and return the choice.",
   input: v.object({
     question: v.pipe(v.string(), v.minLength(1), v.maxLength(500), v.description("What to ask the user")),
     options: v.pipe(
@@ -27,8 +28,15 @@ export default defineTool({
   run: async ({ question, options: given }, ctx) => {
     // Offered once each: a form's enum lists distinct values.
     const options = [...new Set(given)];
-    const requestedSchema = { type: "object", properties: { choice: { type: "string", title: "Your choice", enum: options } }, required: ["choice"] };
-    const answer = await ctx.ask("choice", { method: "elicitation/create", params: { message: question, requestedSchema } });
+    const requestedSchema = {
+      type: "object",
+      properties: { choice: { type: "string", title: "Your choice", enum: options } },
+      required: ["choice"],
+    };
+    const answer = await ctx.ask("choice", {
+      method: "elicitation/create",
+      params: { message: question, requestedSchema },
+    });
     const action = isPlainObject(answer) ? answer.action : undefined;
     if (action === "decline" || action === "cancel") return { answered: action } as const;
     const choice = isPlainObject(answer) && isPlainObject(answer.content) ? answer.content.choice : undefined;

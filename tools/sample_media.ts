@@ -40,17 +40,32 @@ export default defineTool({
   name: "sample_media",
   description: "Return a short markdown note with an image, a tone and a link (to see how rich results render).",
   input: v.object({
-    title: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(80), v.description("The note's heading")), "Sample"),
-    hz: v.optional(v.pipe(v.number(), v.integer(), v.minValue(110), v.maxValue(1_760), v.description("Pitch of the tone, in hertz")), 440),
+    title: v.optional(
+      v.pipe(v.string(), v.minLength(1), v.maxLength(80), v.description("The note's heading")),
+      "Sample",
+    ),
+    hz: v.optional(
+      v.pipe(v.number(), v.integer(), v.minValue(110), v.maxValue(1_760), v.description("Pitch of the tone, in hertz")),
+      440,
+    ),
   }),
   policy: { readOnly: true, idempotent: true },
   render: { call: "Media sample “{title}” ({hz} Hz)", result: "markdown" },
   tags: ["demo"],
   run: ({ title, hz }) =>
     richResult([
-      { type: "text", text: `# ${title}\n\nA **gradient**, a ${hz} Hz tone and [the MCP specification](https://modelcontextprotocol.io/specification).\n\n- image/png, 24 × 24\n- audio/wav, 0.4 s` },
+      {
+        type: "text",
+        text: `# ${title}\n\nA **gradient**, a ${hz} Hz tone and [the MCP specification](https://modelcontextprotocol.io/specification).\n\n- image/png, 24 × 24\n- audio/wav, 0.4 s`,
+      },
       { type: "image", data: GRADIENT_PNG, mimeType: "image/png" },
       { type: "audio", data: toneWav(hz, 400), mimeType: "audio/wav" },
-      { type: "resource_link", uri: "https://modelcontextprotocol.io/specification", name: "MCP specification", mimeType: "text/html", description: "Where these content types are defined" },
+      {
+        type: "resource_link",
+        uri: "https://modelcontextprotocol.io/specification",
+        name: "MCP specification",
+        mimeType: "text/html",
+        description: "Where these content types are defined",
+      },
     ]),
 });

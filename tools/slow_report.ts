@@ -12,8 +12,17 @@ export const MAX_REPORT_SECONDS = 600;
  */
 export default defineTool({
   name: "slow_report",
-  description: "Write a report that takes `seconds` seconds (runs detached: the call answers at once as running; its progress and result follow).",
-  input: v.object({ seconds: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_REPORT_SECONDS), v.description("How long the report takes to write")) }),
+  description:
+    "Write a report that takes `seconds` seconds (runs detached: the call answers at once as running; its progress and result follow).",
+  input: v.object({
+    seconds: v.pipe(
+      v.number(),
+      v.integer(),
+      v.minValue(1),
+      v.maxValue(MAX_REPORT_SECONDS),
+      v.description("How long the report takes to write"),
+    ),
+  }),
   output: v.object({ seconds: v.number(), startedAt: v.number(), endedAt: v.number() }),
   policy: { execution: "detached", readOnly: true, idempotent: true, timeoutMs: (MAX_REPORT_SECONDS + 30) * 1000 },
   render: { call: "Report of {seconds} s" },

@@ -17,7 +17,19 @@ import { toolsView } from "./views/tools";
 // The Playground calls model endpoints from its page, so it is its own document (playground.html)
 // with its own CSP: this one, with the approve/deny buttons and keys, may connect to the API only.
 const PLAYGROUND: DocumentLink = { id: "playground", label: "Playground", document: "./playground" };
-const NAV: (View | DocumentLink)[] = [toolsView, runView, batchView, historyView, liveView, PLAYGROUND, approvalsView, gatesView, adaptersView, keysView, consentView];
+const NAV: (View | DocumentLink)[] = [
+  toolsView,
+  runView,
+  batchView,
+  historyView,
+  liveView,
+  PLAYGROUND,
+  approvalsView,
+  gatesView,
+  adaptersView,
+  keysView,
+  consentView,
+];
 const app = document.getElementById("app")!;
 let cleanup: (() => void) | undefined;
 
@@ -48,11 +60,29 @@ function renderShell(session: Session): void {
       {},
       entries
         .filter((entry) => !isView(entry) || !entry.hidden)
-        .map((entry) => h("li", {}, h("a", { href: isView(entry) ? hrefOf(entry.id) : entry.document, "aria-current": entry === view ? "page" : undefined }, entry.label))),
+        .map((entry) =>
+          h(
+            "li",
+            {},
+            h(
+              "a",
+              {
+                href: isView(entry) ? hrefOf(entry.id) : entry.document,
+                "aria-current": entry === view ? "page" : undefined,
+              },
+              entry.label,
+            ),
+          ),
+        ),
     ),
   );
   cleanup?.();
-  replace(app, topBar(session, () => shell.signOut()), nav, main);
+  replace(
+    app,
+    topBar(session, () => shell.signOut()),
+    nav,
+    main,
+  );
   cleanup = showView(main, view, session, param);
 }
 

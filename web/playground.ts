@@ -15,7 +15,11 @@ function render(session: Session): void {
   const main = viewMain(playgroundView);
   const back = h("nav", { "aria-label": "Console" }, h("a", { href: `./${hrefOf("tools")}` }, "Back to the console"));
   cleanup?.();
-  replace(app, topBar(session, () => shell.signOut(), back), main);
+  replace(
+    app,
+    topBar(session, () => shell.signOut(), back),
+    main,
+  );
   cleanup = showView(main, playgroundView, session, undefined);
 }
 

@@ -14,5 +14,9 @@ export default defineConfig({
     target: "es2022",
     rollupOptions: { input: { console: page("index.html"), playground: page("playground.html") } },
   },
-  server: { host: "127.0.0.1", port: 5173, proxy: { "/v1": "http://127.0.0.1:8787", "/healthz": "http://127.0.0.1:8787" } },
+  server: {
+    host: "127.0.0.1",
+    port: 5173,
+    proxy: { "/v1": "http://127.0.0.1:8787", "/healthz": "http://127.0.0.1:8787" },
+  },
 });

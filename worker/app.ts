@@ -99,7 +99,10 @@ function answerError(error: Error, c: Context<AppEnv>): Response {
     return c.json(errorBody("config_invalid", error.message), 500);
   }
   if (error instanceof HTTPException) {
-    return c.json(errorBody(error.status === 413 ? "body_too_large" : "http_error", error.message || "Request failed."), error.status);
+    return c.json(
+      errorBody(error.status === 413 ? "body_too_large" : "http_error", error.message || "Request failed."),
+      error.status,
+    );
   }
   const mask = tenantTextMasker(c);
   const cause = error instanceof Error ? `${error.name}: ${error.message}\n${error.stack ?? ""}` : String(error);

@@ -18,15 +18,22 @@ export function callerHooks(c: Context<AppEnv>, caller: Caller): Hooks | undefin
   const hooks: Hooks = {};
   if (tools) hooks.isAllowed = (call) => tools.has(call.tool.name);
   if (rateLimit) {
-    const bucket = tenantUpstreams({ UPSTREAMS: c.env.UPSTREAMS as unknown as UpstreamNamespace }, c.get("tenant").name).for(rateLimit.id);
+    const bucket = tenantUpstreams(
+      { UPSTREAMS: c.env.UPSTREAMS as unknown as UpstreamNamespace },
+      c.get("tenant").name,
+    ).for(rateLimit.id);
     const limit = { requests: rateLimit.perMinute, intervalMs: MINUTE_MS, burst: rateLimit.perMinute };
     hooks.beforeCall = async () => {
       const grant = await bucket.take(limit, 0).catch(() => ({ ok: false as const, retryAfterMs: 1_000 }));
       if (grant.ok) return undefined;
       c.set("rateLimitedMs", Math.max(c.get("rateLimitedMs") ?? 0, grant.retryAfterMs));
-      throw toolError("busy", `Rate limit of ${rateLimit.perMinute} calls per minute reached for this caller; retry in ${Math.ceil(grant.retryAfterMs / 1000)} s.`, {
-        retryAfterMs: grant.retryAfterMs,
-      });
+      throw toolError(
+        "busy",
+        `Rate limit of ${rateLimit.perMinute} calls per minute reached for this caller; retry in ${Math.ceil(grant.retryAfterMs / 1000)} s.`,
+        {
+          retryAfterMs: grant.retryAfterMs,
+        },
+      );
     };
   }
   return hooks;

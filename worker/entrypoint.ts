@@ -45,7 +45,11 @@ export function createToolgateService(app: Hono<AppEnv>) {
     private async send(key: string, method: string, path: string, body?: string): Promise<RpcAnswer> {
       const headers: Record<string, string> = { authorization: `Bearer ${key}` };
       if (body !== undefined) headers["content-type"] = "application/json";
-      const request = new Request(`https://toolgate.internal${path}`, { method, headers, ...(body === undefined ? {} : { body }) });
+      const request = new Request(`https://toolgate.internal${path}`, {
+        method,
+        headers,
+        ...(body === undefined ? {} : { body }),
+      });
       // Marked so the calls it makes are recorded as the binding's (surface "binding").
       const response = await app.fetch(request, this.env, markBindingContext(this.ctx));
       const json = (await response.json()) as Record<string, unknown>;

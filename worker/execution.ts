@@ -34,17 +34,35 @@ export function pipelineOptions(env: Bindings, tenant: Tenant, run: ExecutionRun
     hooks: tenant.hooks,
     // A request's finished calls pass their slots to the isolate's next calls of the gate; a host
     // finishing a claimed call (a detached run, an approved call) releases at once.
-    limiter: createGateLimiter(tenantGates(env, tenant.name), "key" in run ? { waitUntil: run.waitUntil, pools: isolateSlots } : { waitUntil: run.waitUntil }),
+    limiter: createGateLimiter(
+      tenantGates(env, tenant.name),
+      "key" in run ? { waitUntil: run.waitUntil, pools: isolateSlots } : { waitUntil: run.waitUntil },
+    ),
   };
   if ("owner" in run) {
     // A claimed call finished by its owner token (an approved call, a detached run): its record stays
     // its caller's. It runs here to its end, so it is never detached again.
-    return { ...options, ...(run.approved ? { approved: true } : {}), journal: createLedgerJournal({ ledger, owner: run.owner, waitUntil: run.waitUntil, ...(run.writeScope === undefined ? {} : { writeScope: run.writeScope }) }) };
+    return {
+      ...options,
+      ...(run.approved ? { approved: true } : {}),
+      journal: createLedgerJournal({
+        ledger,
+        owner: run.owner,
+        waitUntil: run.waitUntil,
+        ...(run.writeScope === undefined ? {} : { writeScope: run.writeScope }),
+      }),
+    };
   }
   // Records belong to the key (or OAuth grant) making the calls: a call-scope caller reads only its own.
   return {
     ...options,
-    journal: createLedgerJournal({ ledger, key: run.key, ...(run.surface ? { surface: run.surface } : {}), waitUntil: run.waitUntil, readOnlyRecords: tenant.config.readOnlyRecords }),
+    journal: createLedgerJournal({
+      ledger,
+      key: run.key,
+      ...(run.surface ? { surface: run.surface } : {}),
+      waitUntil: run.waitUntil,
+      readOnlyRecords: tenant.config.readOnlyRecords,
+    }),
     runner: createCallRunner(env, tenant.name, run.configOverride),
     ...(run.signal ? { signal: run.signal } : {}),
   };

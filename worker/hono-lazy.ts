@@ -51,7 +51,11 @@ export class LazyPatternRouter<T> implements Router<T> {
 }
 
 /** hono/tiny's Hono on the lazy router: the Worker's app and every sub-app of its routes. */
-export class Hono<E extends Env = Env, S extends Schema = BlankSchema, BasePath extends string = "/"> extends HonoBase<E, S, BasePath> {
+export class Hono<E extends Env = Env, S extends Schema = BlankSchema, BasePath extends string = "/"> extends HonoBase<
+  E,
+  S,
+  BasePath
+> {
   constructor() {
     super();
     this.router = new LazyPatternRouter();

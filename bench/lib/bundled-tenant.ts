@@ -17,13 +17,19 @@ export function bundleTenant(app: string, name: string, config: unknown): string
   const bundledConfig = folder ? "../worker/tenant/bundled-config" : "../worker/bundled-config";
   const precomputed = folder ? "worker/tenant/listings/precomputed.ts" : "worker/listings-precomputed.ts";
   const listings = existsSync(resolve(app, precomputed));
-  const register = listings ? `useBundledConfig(config, "tenants/${name}.json", () => import("./${name}.listings.generated.txt"));` : `useBundledConfig(config, "tenants/${name}.json");`;
+  const register = listings
+    ? `useBundledConfig(config, "tenants/${name}.json", () => import("./${name}.listings.generated.txt"));`
+    : `useBundledConfig(config, "tenants/${name}.json");`;
   const entry = resolve(app, "tenants", `${name}.ts`);
   writeFileSync(
     entry,
     `import { useBundledConfig } from "${bundledConfig}";\nimport app from "../worker/index";\nimport config from "./${name}.json";\n\n${register}\n\nexport * from "../worker/index";\nexport default app;\n`,
   );
-  execFileSync(NODE, ["scripts/run-ts.mjs", "scripts/tools-check.ts"], { cwd: app, stdio: ["ignore", "ignore", "inherit"] });
-  if (listings && !existsSync(resolve(app, "tenants", `${name}.listings.generated.txt`))) throw new Error(`${app}: the build wrote no listings for ${name}`);
+  execFileSync(NODE, ["scripts/run-ts.mjs", "scripts/tools-check.ts"], {
+    cwd: app,
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  if (listings && !existsSync(resolve(app, "tenants", `${name}.listings.generated.txt`)))
+    throw new Error(`${app}: the build wrote no listings for ${name}`);
   return entry;
 }

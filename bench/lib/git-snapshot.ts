@@ -12,14 +12,28 @@ export function snapshotOf(ref: string, dir: string): string {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(resolve(app, "dist/web"), { recursive: true });
   // Only the paths the ref has: older refs predate tools/ (git archive refuses a missing path).
-  const wanted = ["src", "worker", "tools", "tenants", "scripts", "package.json", "wrangler.toml", "tsconfig.json", "tsconfig.base.json"];
+  const wanted = [
+    "src",
+    "worker",
+    "tools",
+    "tenants",
+    "scripts",
+    "package.json",
+    "wrangler.toml",
+    "tsconfig.json",
+    "tsconfig.base.json",
+  ];
   const present = execFileSync("git", ["ls-tree", "--name-only", ref], { encoding: "utf8" }).split("\n");
-  const tar = execFileSync("git", ["archive", ref, ...wanted.filter((path) => present.includes(path))], { maxBuffer: 1 << 28 });
+  const tar = execFileSync("git", ["archive", ref, ...wanted.filter((path) => present.includes(path))], {
+    maxBuffer: 1 << 28,
+  });
   execFileSync("tar", ["-x", "-C", app], { input: tar });
   // The catalogue of tools/ is git-ignored: written as the ref's own build writes it (a generated config has no build command).
-  if (existsSync(resolve(app, "scripts/tools-catalog.mjs"))) execFileSync(process.execPath, [resolve(app, "scripts/tools-catalog.mjs")], { cwd: app });
+  if (existsSync(resolve(app, "scripts/tools-catalog.mjs")))
+    execFileSync(process.execPath, [resolve(app, "scripts/tools-catalog.mjs")], { cwd: app });
   // So is the OAuth library's module, where the ref has one.
-  if (existsSync(resolve(app, "scripts/oauth-module.mjs"))) execFileSync(process.execPath, [resolve(app, "scripts/oauth-module.mjs")], { cwd: app });
+  if (existsSync(resolve(app, "scripts/oauth-module.mjs")))
+    execFileSync(process.execPath, [resolve(app, "scripts/oauth-module.mjs")], { cwd: app });
   writeFileSync(resolve(app, "dist/web", READY_PATH.slice(1)), "ready\n");
   symlinkSync(resolve("node_modules"), resolve(app, "node_modules"));
   return app;

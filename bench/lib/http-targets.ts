@@ -21,11 +21,21 @@ export interface Target {
 }
 
 const PROTOCOL_VERSION = "2025-11-25";
-const MCP_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": PROTOCOL_VERSION };
+const MCP_HEADERS = {
+  "content-type": "application/json",
+  accept: "application/json, text/event-stream",
+  "mcp-protocol-version": PROTOCOL_VERSION,
+};
 export const AUTH = { authorization: `Bearer ${DEMO_KEYS.call}` };
 
 let seq = 0;
-const mcpCall = () => JSON.stringify({ jsonrpc: "2.0", id: ++seq, method: "tools/call", params: { name: "add", arguments: { a: 1, b: 2 } } });
+const mcpCall = () =>
+  JSON.stringify({
+    jsonrpc: "2.0",
+    id: ++seq,
+    method: "tools/call",
+    params: { name: "add", arguments: { a: 1, b: 2 } },
+  });
 /** One tool call of an OpenAI assistant message: its name and its arguments' JSON text. */
 export interface OpenAiCall {
   name: string;
@@ -38,7 +48,11 @@ export const ECHO_CALL: OpenAiCall = { name: "echo", arguments: '{"text":"hello"
 
 /** An assistant message with `calls` calls of `tool`, each with a fresh id. */
 const openaiCalls = (calls: number, tool: OpenAiCall) => () => {
-  const call = () => ({ id: `bench-${process.pid}-${++seq}`, type: "function", function: { name: tool.name, arguments: tool.arguments } });
+  const call = () => ({
+    id: `bench-${process.pid}-${++seq}`,
+    type: "function",
+    function: { name: tool.name, arguments: tool.arguments },
+  });
   return JSON.stringify({ role: "assistant", content: null, tool_calls: Array.from({ length: calls }, call) });
 };
 
@@ -48,17 +62,38 @@ export function sdkTarget(name: string, url: string, path: "/json" | "/sse"): Ta
 
 /** toolgate's MCP endpoint needs a session: initialize once, then every call carries its id. */
 export async function toolgateMcpTarget(name: string, url: string): Promise<Target> {
-  const init = { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: "bench", version: "1" } } };
-  const res = await fetch(`${url}/mcp`, { method: "POST", headers: { ...MCP_HEADERS, ...AUTH }, body: JSON.stringify(init) });
+  const init = {
+    jsonrpc: "2.0",
+    id: 0,
+    method: "initialize",
+    params: { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: "bench", version: "1" } },
+  };
+  const res = await fetch(`${url}/mcp`, {
+    method: "POST",
+    headers: { ...MCP_HEADERS, ...AUTH },
+    body: JSON.stringify(init),
+  });
   const session = res.headers.get("mcp-session-id");
-  if (!res.ok || !session) throw new Error(`${name}: initialize answered ${res.status} ${(await res.text()).slice(0, 300)}`);
+  if (!res.ok || !session)
+    throw new Error(`${name}: initialize answered ${res.status} ${(await res.text()).slice(0, 300)}`);
   const headers = { ...MCP_HEADERS, ...AUTH, "mcp-session-id": session };
-  await fetch(`${url}/mcp`, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) });
+  await fetch(`${url}/mcp`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+  });
   return { name, url, path: "/mcp", headers, body: mcpCall };
 }
 
 export function toolgateOpenAiTarget(name: string, url: string, calls = 1, tool: OpenAiCall = ADD_CALL): Target {
-  return { name, url, path: "/v1/calls/openai", headers: { "content-type": "application/json", ...AUTH }, body: openaiCalls(calls, tool), expect: tool.expect };
+  return {
+    name,
+    url,
+    path: "/v1/calls/openai",
+    headers: { "content-type": "application/json", ...AUTH },
+    body: openaiCalls(calls, tool),
+    expect: tool.expect,
+  };
 }
 
 /** The same request as `like` (headers and body) sent to another server's path that answers `{"ok":true}`. */
@@ -85,24 +120,41 @@ export async function checkTarget(target: Target): Promise<void> {
   }
   const res = await fetch(target.url + target.path, { method: "POST", headers: target.headers, body: target.body() });
   const text = await res.text();
-  const ok = res.status === 200 && text.includes(target.expect ?? ADD_CALL.expect) && !text.includes('"isError":true') && !text.includes('"error"');
-  if (!ok) throw new Error(`${target.name}: the call did not answer ${target.expect ?? ADD_CALL.expect}: ${res.status} ${text.slice(0, 300)}`);
+  const ok =
+    res.status === 200 &&
+    text.includes(target.expect ?? ADD_CALL.expect) &&
+    !text.includes('"isError":true') &&
+    !text.includes('"error"');
+  if (!ok)
+    throw new Error(
+      `${target.name}: the call did not answer ${target.expect ?? ADD_CALL.expect}: ${res.status} ${text.slice(0, 300)}`,
+    );
 }
 
 /** autocannon against one target for `seconds`, `connections` at once; a fresh body per request. */
 export function loadTarget(target: Target, seconds: number, connections: number): Promise<Result> {
-  if (target.method === "GET") return autocannon({ url: target.url + target.path, headers: target.headers, connections, duration: seconds });
+  if (target.method === "GET")
+    return autocannon({ url: target.url + target.path, headers: target.headers, connections, duration: seconds });
   return autocannon({
     url: target.url,
     connections,
     duration: seconds,
-    requests: [{ method: "POST", path: target.path, headers: target.headers, setupRequest: (req) => ({ ...req, body: target.body() }) }],
+    requests: [
+      {
+        method: "POST",
+        path: target.path,
+        headers: target.headers,
+        setupRequest: (req) => ({ ...req, body: target.body() }),
+      },
+    ],
   });
 }
 
 /** A timed run counts only when every request was answered 2xx. */
 export function assertClean(target: Target, result: Result): void {
   if (result.errors || result.non2xx || result.timeouts) {
-    throw new Error(`${target.name}: ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx answers`);
+    throw new Error(
+      `${target.name}: ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx answers`,
+    );
   }
 }

@@ -14,9 +14,13 @@ import { z } from "zod";
 
 function mcpServer(): McpServer {
   const server = new McpServer({ name: "bench-sdk", version: "1.0.0" });
-  server.registerTool("add", { description: "Add two numbers", inputSchema: { a: z.number(), b: z.number() } }, async ({ a, b }) => ({
-    content: [{ type: "text", text: JSON.stringify({ sum: a + b }) }],
-  }));
+  server.registerTool(
+    "add",
+    { description: "Add two numbers", inputSchema: { a: z.number(), b: z.number() } },
+    async ({ a, b }) => ({
+      content: [{ type: "text", text: JSON.stringify({ sum: a + b }) }],
+    }),
+  );
   return server;
 }
 
@@ -27,7 +31,10 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     return;
   }
   const server = mcpServer();
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: mode === "json" });
+  const transport = new StreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: mode === "json",
+  });
   res.on("close", () => {
     void transport.close();
     void server.close();

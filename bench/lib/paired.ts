@@ -53,9 +53,14 @@ export interface BootstrapOptions {
  * with percentile-bootstrap intervals of it and of each median. A resample whose denominator median
  * is not positive counts as an infinite ratio (the added latency it divides by vanished).
  */
-export function ratioOfMedians(numerator: readonly number[], denominator: readonly number[], options: BootstrapOptions = {}): RatioEstimate {
+export function ratioOfMedians(
+  numerator: readonly number[],
+  denominator: readonly number[],
+  options: BootstrapOptions = {},
+): RatioEstimate {
   const n = numerator.length;
-  if (n === 0 || denominator.length !== n) throw new Error(`ratioOfMedians: ${n} and ${denominator.length} samples (want equal, > 0)`);
+  if (n === 0 || denominator.length !== n)
+    throw new Error(`ratioOfMedians: ${n} and ${denominator.length} samples (want equal, > 0)`);
   const resamples = options.resamples ?? 2_000;
   const tail = (1 - (options.level ?? 0.95)) / 2;
   const random = seededRandom(options.seed ?? 1);
@@ -79,7 +84,11 @@ export function ratioOfMedians(numerator: readonly number[], denominator: readon
   }
   const interval = (value: number, draws: Float64Array): Estimate => {
     draws.sort();
-    return { value, low: draws[Math.floor(tail * resamples)]!, high: draws[Math.min(resamples - 1, Math.ceil((1 - tail) * resamples) - 1)]! };
+    return {
+      value,
+      low: draws[Math.floor(tail * resamples)]!,
+      high: draws[Math.min(resamples - 1, Math.ceil((1 - tail) * resamples) - 1)]!,
+    };
   };
   const numMedian = median(numerator);
   const denMedian = median(denominator);

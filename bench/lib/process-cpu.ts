@@ -24,7 +24,8 @@ export function treeCpuPreciseMs(root: number): number {
   let ns = 0;
   for (const pid of descendants(tree.children, root)) {
     try {
-      for (const tid of readdirSync(`/proc/${pid}/task`)) ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
+      for (const tid of readdirSync(`/proc/${pid}/task`))
+        ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
     } catch {
       // the process or thread ended while we looked
     }

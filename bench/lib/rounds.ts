@@ -17,7 +17,12 @@ export interface Measured {
  * `rounds` times, in order and in reverse every other round, so background load hits all alike.
  * Answers the load averages at the start of each round and at the end.
  */
-export async function alternateRounds(measured: Measured[], rounds: number, seconds: number, connections: number): Promise<number[]> {
+export async function alternateRounds(
+  measured: Measured[],
+  rounds: number,
+  seconds: number,
+  connections: number,
+): Promise<number[]> {
   for (const m of measured) await checkTarget(m.target);
   for (const m of measured) assertClean(m.target, await loadTarget(m.target, 2, connections)); // warm up
   const loads: number[] = [];

@@ -12,7 +12,13 @@ const [cwd, port, persist, config] = process.argv.slice(2);
 process.chdir(cwd);
 const worker = await unstable_startWorker({
   config: config ?? "wrangler.toml",
-  dev: { server: { hostname: "127.0.0.1", port: Number(port) }, inspector: false, persist, logLevel: "warn", watch: false },
+  dev: {
+    server: { hostname: "127.0.0.1", port: Number(port) },
+    inspector: false,
+    persist,
+    logLevel: "warn",
+    watch: false,
+  },
 });
 await worker.ready;
 console.log(`ready ${(await worker.url).origin}`);

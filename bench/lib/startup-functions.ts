@@ -25,7 +25,10 @@ export class WorkerEntrypoint extends DurableObject {}
 `;
 
 interface Coverage {
-  result: { url: string; functions: { functionName: string; ranges: { startOffset: number; endOffset: number; count: number }[] }[] }[];
+  result: {
+    url: string;
+    functions: { functionName: string; ranges: { startOffset: number; endOffset: number; count: number }[] }[];
+  }[];
 }
 
 export async function startupFunctions(entry = "worker/index.ts"): Promise<StartupFunction[]> {
@@ -54,7 +57,9 @@ export async function startupFunctions(entry = "worker/index.ts"): Promise<Start
       encoding: "utf8",
     });
     if (run.status !== 0) throw new Error(`importing the bundle failed: ${run.stderr}`);
-    const scripts = readdirSync(coverage).flatMap((file) => (JSON.parse(readFileSync(join(coverage, file), "utf8")) as Coverage).result);
+    const scripts = readdirSync(coverage).flatMap(
+      (file) => (JSON.parse(readFileSync(join(coverage, file), "utf8")) as Coverage).result,
+    );
     const script = scripts.find((s) => s.url.endsWith("/index.mjs") && s.url.includes(dir));
     if (!script) throw new Error("no coverage of the bundle");
     return namedBySource(script.functions, readFileSync(bundle, "utf8"));
@@ -66,12 +71,17 @@ export async function startupFunctions(entry = "worker/index.ts"): Promise<Start
 function wranglerAliases(): Record<string, string> {
   const config = resolve("wrangler.toml");
   const aliases = (unstable_readConfig({ config }).alias ?? {}) as Record<string, string>;
-  return Object.fromEntries(Object.entries(aliases).map(([name, path]) => [name, path.startsWith(".") ? resolve(dirname(config), path) : path]));
+  return Object.fromEntries(
+    Object.entries(aliases).map(([name, path]) => [name, path.startsWith(".") ? resolve(dirname(config), path) : path]),
+  );
 }
 
 function namedBySource(functions: Coverage["result"][number]["functions"], code: string): StartupFunction[] {
   // esbuild's module lines are paths ("// src/tool.ts"), not annotations ("// @__NO_SIDE_EFFECTS__").
-  const modules = [...code.matchAll(/^\/\/ ((?:[\w.@-]+\/)+[\w.@-]+\.[cm]?[jt]sx?)$/gm)].map((match) => ({ offset: match.index, source: match[1]! }));
+  const modules = [...code.matchAll(/^\/\/ ((?:[\w.@-]+\/)+[\w.@-]+\.[cm]?[jt]sx?)$/gm)].map((match) => ({
+    offset: match.index,
+    source: match[1]!,
+  }));
   const sourceAt = (offset: number) => {
     let found = "(esbuild's helpers)";
     for (const module of modules) {
@@ -85,7 +95,11 @@ function namedBySource(functions: Coverage["result"][number]["functions"], code:
     const whole = fn.ranges[0];
     // The module's own top level (offset 0) always runs; only the functions it calls are listed.
     if (!whole || whole.count === 0 || whole.startOffset === 0) continue;
-    ran.push({ source: sourceAt(whole.startOffset), name: fn.functionName || "(anonymous)", bytes: whole.endOffset - whole.startOffset });
+    ran.push({
+      source: sourceAt(whole.startOffset),
+      name: fn.functionName || "(anonymous)",
+      bytes: whole.endOffset - whole.startOffset,
+    });
   }
   return ran;
 }

@@ -17,7 +17,8 @@ export interface CpuProfile {
 
 export function wrangler(args: string[]): void {
   const result = spawnSync(NODE, [WRANGLER, ...args], { encoding: "utf8" });
-  if (result.status !== 0) throw new Error(`wrangler ${args.join(" ").slice(0, 200)} failed:\n${result.stdout}\n${result.stderr}`);
+  if (result.status !== 0)
+    throw new Error(`wrangler ${args.join(" ").slice(0, 200)} failed:\n${result.stdout}\n${result.stderr}`);
 }
 
 /** Active startup time in ms: each sample lasts its time delta; idle samples do not count. */
@@ -32,8 +33,12 @@ export function activeMs(profile: CpuProfile): number {
 
 /** The part of activeMs in "(program)" samples: native work of the runtime, outside any JS function. */
 export function nativeMs(profile: CpuProfile): number {
-  const native = new Set(profile.nodes.filter((node) => node.callFrame.functionName === "(program)").map((node) => node.id));
-  return profile.samples.reduce((micros, id, i) => micros + (native.has(id) ? (profile.timeDeltas[i] ?? 0) : 0), 0) / 1000;
+  const native = new Set(
+    profile.nodes.filter((node) => node.callFrame.functionName === "(program)").map((node) => node.id),
+  );
+  return (
+    profile.samples.reduce((micros, id, i) => micros + (native.has(id) ? (profile.timeDeltas[i] ?? 0) : 0), 0) / 1000
+  );
 }
 
 /**

@@ -25,9 +25,21 @@ export function writeWranglerConfig(app: string, file: string, vars: Record<stri
     rules: base.rules,
     // Packages the bundle replaces (the JSON Schema validator's stand-in), at their paths in `app`:
     // relative paths resolve from the config's folder, which here is .tmp/.
-    ...(base.alias ? { alias: Object.fromEntries(Object.entries(base.alias as Record<string, string>).map(([name, path]) => [name, path.startsWith(".") ? resolve(dirname(configPath), path) : path])) } : {}),
+    ...(base.alias
+      ? {
+          alias: Object.fromEntries(
+            Object.entries(base.alias as Record<string, string>).map(([name, path]) => [
+              name,
+              path.startsWith(".") ? resolve(dirname(configPath), path) : path,
+            ]),
+          ),
+        }
+      : {}),
     kv_namespaces: base.kv_namespaces,
-    assets: { directory: resolve(dirname(configPath), base.assets!.directory!), run_worker_first: base.assets!.run_worker_first },
+    assets: {
+      directory: resolve(dirname(configPath), base.assets!.directory!),
+      run_worker_first: base.assets!.run_worker_first,
+    },
     durable_objects: base.durable_objects,
     migrations: base.migrations,
     vars,

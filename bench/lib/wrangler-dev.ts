@@ -9,7 +9,9 @@ import { resolve } from "node:path";
 import { freePort } from "../../test/servers/wrangler-dev";
 
 // Wrangler needs Node ≥ 22: the project's node@22 when this runs under an older one.
-export const NODE = existsSync(resolve("node_modules/node/bin/node")) ? resolve("node_modules/node/bin/node") : process.execPath;
+export const NODE = existsSync(resolve("node_modules/node/bin/node"))
+  ? resolve("node_modules/node/bin/node")
+  : process.execPath;
 export const WRANGLER = resolve("node_modules/wrangler/bin/wrangler.js");
 const START_WORKER = resolve("bench/lib/start-worker.mjs");
 /** A static asset: answered by wrangler's asset worker, so polling it never runs the Worker's code. */
@@ -24,7 +26,17 @@ export function snapshot(dir: string, patch?: (app: string) => void): string {
   rmSync(app, { recursive: true, force: true });
   mkdirSync(resolve(app, "dist/web"), { recursive: true });
   // tools/, tenants/ and scripts/: wrangler.toml's build command checks the tenants against the tools.
-  for (const path of ["src", "worker", "tools", "tenants", "scripts", "package.json", "wrangler.toml", "tsconfig.json", "tsconfig.base.json"]) {
+  for (const path of [
+    "src",
+    "worker",
+    "tools",
+    "tenants",
+    "scripts",
+    "package.json",
+    "wrangler.toml",
+    "tsconfig.json",
+    "tsconfig.base.json",
+  ]) {
     if (existsSync(path)) cpSync(path, resolve(app, path), { recursive: true });
   }
   writeFileSync(resolve(app, "dist/web", READY_PATH.slice(1)), "ready\n");
@@ -50,14 +62,34 @@ export interface DevServer {
 export const INSPECTOR = process.env.INSPECTOR === "on";
 
 /** Starts wrangler dev in `app` (its wrangler.toml, or `config`), state under `home`. */
-export async function startDev(options: { app: string; home: string; config?: string; readyPath?: string }): Promise<DevServer> {
+export async function startDev(options: {
+  app: string;
+  home: string;
+  config?: string;
+  readyPath?: string;
+}): Promise<DevServer> {
   rmSync(options.home, { recursive: true, force: true });
   mkdirSync(options.home, { recursive: true });
   const port = await freePort();
   const state = resolve(options.home, "state");
   const inspectorPort = INSPECTOR ? await freePort() : undefined;
   const args = INSPECTOR
-    ? [WRANGLER, "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspectorPort), "--persist-to", state, "--log-level", "warn", "--show-interactive-dev-session=false", ...(options.config ? ["--config", options.config] : [])]
+    ? [
+        WRANGLER,
+        "dev",
+        "--ip",
+        "127.0.0.1",
+        "--port",
+        String(port),
+        "--inspector-port",
+        String(inspectorPort),
+        "--persist-to",
+        state,
+        "--log-level",
+        "warn",
+        "--show-interactive-dev-session=false",
+        ...(options.config ? ["--config", options.config] : []),
+      ]
     : [START_WORKER, options.app, String(port), state, ...(options.config ? [options.config] : [])];
   const child = spawn(NODE, args, {
     cwd: options.app,
@@ -65,7 +97,12 @@ export async function startDev(options: { app: string; home: string; config?: st
     // Loopback only: no fetch of the Request.cf template.
     env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false" },
   });
-  return { url: `http://127.0.0.1:${port}`, process: child, readyPath: options.readyPath ?? READY_PATH, ...(inspectorPort ? { inspectorPort } : {}) };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    process: child,
+    readyPath: options.readyPath ?? READY_PATH,
+    ...(inspectorPort ? { inspectorPort } : {}),
+  };
 }
 
 /** Resolves once the server answers its readyPath; throws when it exits or `timeoutMs` passes. */

@@ -53,7 +53,11 @@ function modelAnswering(pending: { message: AssistantMessage }): Model {
 }
 
 const tools = {
-  add: tool({ description: "Add two numbers", inputSchema: z.object({ a: z.number(), b: z.number() }), execute: async (args) => addFn(args) }),
+  add: tool({
+    description: "Add two numbers",
+    inputSchema: z.object({ a: z.number(), b: z.number() }),
+    execute: async (args) => addFn(args),
+  }),
 };
 
 export const aiSdk: Peer = {
@@ -72,9 +76,18 @@ export const aiSdk: Peer = {
         for (const part of toolMessage.content) {
           if (part.type !== "tool-result") continue;
           const out = part.output;
-          byId.set(part.toolCallId, out.type === "json" ? JSON.stringify(out.value) : out.type === "text" || out.type === "error-text" ? out.value : JSON.stringify(out));
+          byId.set(
+            part.toolCallId,
+            out.type === "json"
+              ? JSON.stringify(out.value)
+              : out.type === "text" || out.type === "error-text"
+                ? out.value
+                : JSON.stringify(out),
+          );
         }
-        return JSON.stringify(message.tool_calls.map((c) => ({ role: "tool", tool_call_id: c.id, content: byId.get(c.id) ?? "" })));
+        return JSON.stringify(
+          message.tool_calls.map((c) => ({ role: "tool", tool_call_id: c.id, content: byId.get(c.id) ?? "" })),
+        );
       },
     };
   },
@@ -84,10 +97,18 @@ async function toolPart(call: AssistantMessage["tool_calls"][number]): Promise<s
   const add = tools.add;
   const parsed = await safeParseJSON({ text: call.function.arguments, schema: asSchema(add.inputSchema) });
   if (!parsed.success) {
-    return new InvalidToolInputError({ toolName: call.function.name, toolInput: call.function.arguments, cause: parsed.error }).message;
+    return new InvalidToolInputError({
+      toolName: call.function.name,
+      toolInput: call.function.arguments,
+      cause: parsed.error,
+    }).message;
   }
   let output: unknown;
-  for await (const part of executeTool({ execute: add.execute!.bind(add), input: parsed.value, options: { toolCallId: call.id, messages: [] } })) {
+  for await (const part of executeTool({
+    execute: add.execute!.bind(add),
+    input: parsed.value,
+    options: { toolCallId: call.id, messages: [] },
+  })) {
     if (part.type === "final") output = part.output;
   }
   return JSON.stringify(output);
@@ -100,7 +121,9 @@ export const aiSdkTool: Peer = {
     return {
       run: async (message: AssistantMessage) =>
         JSON.stringify(
-          await Promise.all(message.tool_calls.map(async (c) => ({ role: "tool", tool_call_id: c.id, content: await toolPart(c) }))),
+          await Promise.all(
+            message.tool_calls.map(async (c) => ({ role: "tool", tool_call_id: c.id, content: await toolPart(c) })),
+          ),
         ),
     };
   },

@@ -24,7 +24,11 @@ const decode = (message: AssistantMessage) => message.tool_calls.map((raw) => pa
 
 const encode = (messages: ToolMessage[]) =>
   JSON.stringify(
-    messages.map((m) => ({ role: "tool", tool_call_id: m.tool_call_id, content: typeof m.content === "string" ? m.content : JSON.stringify(m.content) })),
+    messages.map((m) => ({
+      role: "tool",
+      tool_call_id: m.tool_call_id,
+      content: typeof m.content === "string" ? m.content : JSON.stringify(m.content),
+    })),
   );
 
 export const langchainTool: Peer = {
@@ -35,7 +39,12 @@ export const langchainTool: Peer = {
       try {
         return (await add.invoke(call)) as ToolMessage;
       } catch (error) {
-        return new ToolMessage({ tool_call_id: call.id!, name: call.name, status: "error", content: `Error: ${(error as Error).message}` });
+        return new ToolMessage({
+          tool_call_id: call.id!,
+          name: call.name,
+          status: "error",
+          content: `Error: ${(error as Error).message}`,
+        });
       }
     };
     return { run: async (message: AssistantMessage) => encode(await Promise.all(decode(message).map(invoke))) };

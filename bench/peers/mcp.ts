@@ -16,9 +16,13 @@ import { addFn, type AssistantMessage, type OpenAIToolCall, type Peer, type Runn
 
 function createServer(): McpServer {
   const server = new McpServer({ name: "bench", version: "1.0.0" });
-  server.registerTool("add", { description: "Add two numbers", inputSchema: { a: z.number(), b: z.number() } }, async (args) => ({
-    content: [{ type: "text", text: JSON.stringify(addFn(args)) }],
-  }));
+  server.registerTool(
+    "add",
+    { description: "Add two numbers", inputSchema: { a: z.number(), b: z.number() } },
+    async (args) => ({
+      content: [{ type: "text", text: JSON.stringify(addFn(args)) }],
+    }),
+  );
   return server;
 }
 
@@ -29,10 +33,15 @@ const toolMessage = (call: OpenAIToolCall, result: CallToolResult) => ({
 });
 
 /** Runs every call of the message through `call` concurrently and encodes the answers in order. */
-function runnerFor(call: (name: string, args: unknown) => Promise<CallToolResult>, close?: () => Promise<void>): Runner {
+function runnerFor(
+  call: (name: string, args: unknown) => Promise<CallToolResult>,
+  close?: () => Promise<void>,
+): Runner {
   return {
     async run(message: AssistantMessage) {
-      const results = await Promise.all(message.tool_calls.map((c) => call(c.function.name, JSON.parse(c.function.arguments))));
+      const results = await Promise.all(
+        message.tool_calls.map((c) => call(c.function.name, JSON.parse(c.function.arguments))),
+      );
       return JSON.stringify(message.tool_calls.map((c, i) => toolMessage(c, results[i]!)));
     },
     close,
@@ -73,7 +82,8 @@ export const mcpRoundTrip: Peer = {
     const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
     await Promise.all([server.connect(serverTransport), client.connect(clientTransport)]);
     return runnerFor(
-      async (name, args) => (await client.callTool({ name, arguments: args as Record<string, unknown> })) as CallToolResult,
+      async (name, args) =>
+        (await client.callTool({ name, arguments: args as Record<string, unknown> })) as CallToolResult,
       async () => {
         await client.close();
         await server.close();

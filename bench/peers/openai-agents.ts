@@ -21,10 +21,23 @@ export const openaiAgents: Peer = {
   async setup() {
     const runContext = new RunContext();
     const invoke = async (call: OpenAIToolCall) => {
-      const details = { toolCall: { type: "function_call" as const, callId: call.id, name: call.function.name, arguments: call.function.arguments } };
+      const details = {
+        toolCall: {
+          type: "function_call" as const,
+          callId: call.id,
+          name: call.function.name,
+          arguments: call.function.arguments,
+        },
+      };
       const output: unknown = await add.invoke(runContext, call.function.arguments, details);
-      return { role: "tool", tool_call_id: call.id, content: typeof output === "string" ? output : JSON.stringify(output) };
+      return {
+        role: "tool",
+        tool_call_id: call.id,
+        content: typeof output === "string" ? output : JSON.stringify(output),
+      };
     };
-    return { run: async (message: AssistantMessage) => JSON.stringify(await Promise.all(message.tool_calls.map(invoke))) };
+    return {
+      run: async (message: AssistantMessage) => JSON.stringify(await Promise.all(message.tool_calls.map(invoke))),
+    };
   },
 };

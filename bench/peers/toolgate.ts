@@ -4,14 +4,22 @@ import { createRegistry, defineTool, executeBatch, executeCall, type ExecuteOpti
 import { openai } from "../../src/formats/openai";
 import { addFn, type AssistantMessage, type Peer } from "./workload";
 
-const add = defineTool({ name: "add", description: "Add two numbers", input: v.object({ a: v.number(), b: v.number() }), run: addFn });
+const add = defineTool({
+  name: "add",
+  description: "Add two numbers",
+  input: v.object({ a: v.number(), b: v.number() }),
+  run: addFn,
+});
 const options: ExecuteOptions = { registry: createRegistry([add]) };
 
 async function run(message: AssistantMessage): Promise<string> {
   const decoded = openai.decode(message);
   if (!decoded.ok) throw new Error(decoded.message);
   // One call goes through executeCall, as an app answering one tool call would; more through the batch.
-  const results = decoded.calls.length === 1 ? [await executeCall(decoded.calls[0]!, options)] : await executeBatch(decoded.calls, options);
+  const results =
+    decoded.calls.length === 1
+      ? [await executeCall(decoded.calls[0]!, options)]
+      : await executeBatch(decoded.calls, options);
   return JSON.stringify(openai.encode(results).messages);
 }
 

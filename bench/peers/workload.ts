@@ -86,7 +86,8 @@ export function checkAnswer(message: AssistantMessage, answer: string): void {
     const args = JSON.parse(call.function.arguments) as { a: unknown; b: unknown };
     const body = contentJson(got.content) as { sum?: unknown } | undefined;
     if (typeof args.a === "number" && typeof args.b === "number") {
-      if (body?.sum !== args.a + args.b) throw new Error(`call ${call.id}: expected sum ${args.a + args.b}, got ${got.content}`);
+      if (body?.sum !== args.a + args.b)
+        throw new Error(`call ${call.id}: expected sum ${args.a + args.b}, got ${got.content}`);
     } else if (body?.sum !== undefined || got.content.length === 0) {
       throw new Error(`call ${call.id}: invalid arguments were not refused: ${got.content}`);
     }

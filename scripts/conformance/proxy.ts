@@ -6,7 +6,10 @@ import type { AddressInfo } from "node:net";
  * conformance tenant's key and passes everything else through untouched (Host and Origin included,
  * so the DNS-rebinding scenario reaches the Worker's guard), streaming bodies both ways for SSE.
  */
-export async function startAuthProxy(upstreamPort: number, key: string): Promise<{ port: number; close(): Promise<void> }> {
+export async function startAuthProxy(
+  upstreamPort: number,
+  key: string,
+): Promise<{ port: number; close(): Promise<void> }> {
   const server: Server = createServer((incoming, outgoing) => {
     const upstream = request(
       {

@@ -51,7 +51,17 @@ function run(args: string[], quiet = false): Promise<{ code: number; output: str
 
 async function startWrangler(port: number): Promise<ChildProcess> {
   const config = JSON.stringify(JSON.parse(readFileSync(resolve(HERE, "tenant.json"), "utf8")));
-  const args = [WRANGLER, "dev", TEST_ENTRY, "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(await freePort())];
+  const args = [
+    WRANGLER,
+    "dev",
+    TEST_ENTRY,
+    "--ip",
+    "127.0.0.1",
+    "--port",
+    String(port),
+    "--inspector-port",
+    String(await freePort()),
+  ];
   args.push("--persist-to", ".tmp/conformance-state", "--show-interactive-dev-session=false", "--log-level", "warn");
   args.push("--var", `TOOLGATE_CONFIG:${config}`);
   // Its own process group, so stopping it also stops the workerd it starts. No fetch of the
@@ -61,7 +71,10 @@ async function startWrangler(port: number): Promise<ChildProcess> {
   const deadline = Date.now() + 90_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`wrangler dev exited with ${child.exitCode}`);
-    const ready = await fetch(`http://127.0.0.1:${port}/healthz`).then((res) => res.ok, () => false);
+    const ready = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+      (res) => res.ok,
+      () => false,
+    );
     if (ready) return child;
     await new Promise((done) => setTimeout(done, 500));
   }
@@ -76,22 +89,43 @@ function baseline(file: string): string[] {
 
 async function scenarios(era: EraRun): Promise<{ name: string; extension: boolean }[]> {
   const onTimeline = await run([CONFORMANCE, "list", "--server", "--spec-version", era.specVersion], true);
-  const names = [...onTimeline.output.matchAll(/^\s+- ([\w-]+)/gm)].map((match) => ({ name: match[1]!, extension: false }));
+  const names = [...onTimeline.output.matchAll(/^\s+- ([\w-]+)/gm)].map((match) => ({
+    name: match[1]!,
+    extension: false,
+  }));
   if (!era.extensions) return names;
   const all = await run([CONFORMANCE, "list", "--server"], true);
-  const extensions = [...all.output.matchAll(/^\s+- ([\w-]+) \[extension\]/gm)].map((match) => match[1]!).filter((name) => era.extensions!.test(name));
+  const extensions = [...all.output.matchAll(/^\s+- ([\w-]+) \[extension\]/gm)]
+    .map((match) => match[1]!)
+    .filter((name) => era.extensions!.test(name));
   return [...names, ...extensions.map((name) => ({ name, extension: true }))];
 }
 
 type Outcome = "passed" | "not offered" | "not yet" | "skipped" | "failed";
 
-async function runEra(era: EraRun, url: string, notOffered: Set<string>, notYet: Set<string>): Promise<Record<Outcome, string[]>> {
+async function runEra(
+  era: EraRun,
+  url: string,
+  notOffered: Set<string>,
+  notYet: Set<string>,
+): Promise<Record<Outcome, string[]>> {
   const outcomes: Record<Outcome, string[]> = { passed: [], "not offered": [], "not yet": [], skipped: [], failed: [] };
   const list = await scenarios(era);
   if (list.length === 0) throw new Error(`the conformance CLI listed no server scenarios for ${era.specVersion}`);
   console.log(`\n=== MCP ${era.specVersion}: ${list.length} server scenarios ===`);
   for (const { name, extension } of list) {
-    const args = [CONFORMANCE, "server", "--url", url, "--scenario", name, "--spec-version", era.specVersion, "--expected-failures", MERGED_BASELINE];
+    const args = [
+      CONFORMANCE,
+      "server",
+      "--url",
+      url,
+      "--scenario",
+      name,
+      "--spec-version",
+      era.specVersion,
+      "--expected-failures",
+      MERGED_BASELINE,
+    ];
     if (extension) args.push("--force");
     const { code, output } = await run(args);
     // The CLI marks each failure it excused by the baseline with "~ <entry>" and exits 0 for them.

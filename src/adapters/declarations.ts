@@ -12,8 +12,14 @@ import { RESULT_LAYOUTS } from "../tool-render";
  */
 
 /** Field schemas for any kind's declaration. */
-export const secretName = v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, "must be a secret's name (letters, digits, _)"));
-export const headerName = v.pipe(v.string(), v.regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,128}$/, "must be a valid HTTP header name"));
+export const secretName = v.pipe(
+  v.string(),
+  v.regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, "must be a secret's name (letters, digits, _)"),
+);
+export const headerName = v.pipe(
+  v.string(),
+  v.regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,128}$/, "must be a valid HTTP header name"),
+);
 export const toolName = v.pipe(v.string(), v.regex(TOOL_NAME_PATTERN, `must match ${TOOL_NAME_PATTERN}`));
 export const httpUrl = v.pipe(v.string(), v.regex(/^https?:\/\/[^\s/]+/i, "must be an absolute http(s) URL"));
 
@@ -84,7 +90,13 @@ export const HttpToolSchema = v.strictObject({
     v.pipe(
       v.record(
         v.pipe(v.string(), v.regex(/^[^\s]{1,64}$/, "must be a field name (1-64 characters, no spaces)")),
-        v.pipe(v.string(), v.check((pointer) => pointer === "" || isJsonPointer(pointer), 'must be a JSON Pointer into the answer, like "/main/temp" ("" for all of it)')),
+        v.pipe(
+          v.string(),
+          v.check(
+            (pointer) => pointer === "" || isJsonPointer(pointer),
+            'must be a JSON Pointer into the answer, like "/main/temp" ("" for all of it)',
+          ),
+        ),
       ),
       v.check((fields) => Object.keys(fields).length > 0, "must map at least one field"),
     ),
@@ -106,7 +118,11 @@ export type HttpToolDeclaration = v.InferInput<typeof HttpToolSchema>;
 export type HttpTool = v.InferOutput<typeof HttpToolSchema>;
 
 /** Parse a declaration or throw `<label>: invalid <field>: <message>`. */
-export function parseDeclaration<S extends v.GenericSchema>(schema: S, value: unknown, label: string): v.InferOutput<S> {
+export function parseDeclaration<S extends v.GenericSchema>(
+  schema: S,
+  value: unknown,
+  label: string,
+): v.InferOutput<S> {
   const parsed = v.safeParse(schema, value);
   if (parsed.success) return parsed.output;
   const issue = parsed.issues[0];
@@ -115,7 +131,9 @@ export function parseDeclaration<S extends v.GenericSchema>(schema: S, value: un
 }
 
 /** The policy part of a parsed declaration (what checkPolicy accepts). */
-export function policyOf(declaration: Partial<Record<keyof typeof policyEntries, unknown>>): v.InferOutput<typeof PolicyDataSchema> {
+export function policyOf(
+  declaration: Partial<Record<keyof typeof policyEntries, unknown>>,
+): v.InferOutput<typeof PolicyDataSchema> {
   const policy: Record<string, unknown> = {};
   for (const key of Object.keys(policyEntries)) {
     const value = declaration[key as keyof typeof policyEntries];

@@ -29,18 +29,25 @@ function checkFields(fields: readonly string[], schema: JsonSchema, label: strin
   if (properties && schema.additionalProperties === false) {
     for (const field of fields) {
       if (!Object.hasOwn(properties, field)) {
-        throw new TypeError(`${label}: invalid response.${field}: not a property of output (declared: ${Object.keys(properties).join(", ") || "none"})`);
+        throw new TypeError(
+          `${label}: invalid response.${field}: not a property of output (declared: ${Object.keys(properties).join(", ") || "none"})`,
+        );
       }
     }
   }
   const required = Array.isArray(schema.required) ? schema.required : [];
   for (const field of required) {
-    if (typeof field === "string" && !fields.includes(field)) throw new TypeError(`${label}: invalid output: it requires "${field}", which response does not map`);
+    if (typeof field === "string" && !fields.includes(field))
+      throw new TypeError(`${label}: invalid output: it requires "${field}", which response does not map`);
   }
 }
 
 /** The shape check of a parsed declaration, or undefined when it declares neither `output` nor `response`. Throws a TypeError naming the field. */
-export function outputShape(decl: Pick<HttpTool, "output" | "response">, label: string, upstream: string): OutputShape | undefined {
+export function outputShape(
+  decl: Pick<HttpTool, "output" | "response">,
+  label: string,
+  upstream: string,
+): OutputShape | undefined {
   const schema = decl.output as JsonSchema | undefined;
   const mapping = decl.response ? Object.entries(decl.response) : undefined;
   if (!schema && !mapping) return undefined;
@@ -51,13 +58,20 @@ export function outputShape(decl: Pick<HttpTool, "output" | "response">, label: 
     } catch (error) {
       throw new TypeError(`${label}: invalid output: ${error instanceof Error ? error.message : String(error)}`);
     }
-    if (mapping) checkFields(mapping.map(([field]) => field), schema, label);
+    if (mapping)
+      checkFields(
+        mapping.map(([field]) => field),
+        schema,
+        label,
+      );
   }
   return {
     schema,
     apply(read, answer) {
       if (read.structured === undefined) {
-        const why = read.truncated ? `is larger than maxResponseBytes (${answer.maxBytes} bytes), so its JSON cannot be read` : `is not JSON (${answer.type || "no content type"}, HTTP ${answer.status})`;
+        const why = read.truncated
+          ? `is larger than maxResponseBytes (${answer.maxBytes} bytes), so its JSON cannot be read`
+          : `is not JSON (${answer.type || "no content type"}, HTTP ${answer.status})`;
         throw wrongShape(upstream, `${why}; the tool declares a JSON output`, [{ path: "", message: "not JSON" }]);
       }
       let value: JsonValue = read.structured;
@@ -69,12 +83,18 @@ export function outputShape(decl: Pick<HttpTool, "output" | "response">, label: 
           if (found === undefined) missing.push({ path: field, message: `${pointer} is not in the answer` });
           else picked[field] = found as JsonValue;
         }
-        if (missing.length > 0) throw wrongShape(upstream, `lacks what the tool maps: ${describeIssues(missing)}`, missing);
+        if (missing.length > 0)
+          throw wrongShape(upstream, `lacks what the tool maps: ${describeIssues(missing)}`, missing);
         value = picked;
       }
       if (validate) {
         const checked = validate(value);
-        if (!checked.ok) throw wrongShape(upstream, `does not match the tool's output schema: ${describeIssues(checked.issues)}`, checked.issues);
+        if (!checked.ok)
+          throw wrongShape(
+            upstream,
+            `does not match the tool's output schema: ${describeIssues(checked.issues)}`,
+            checked.issues,
+          );
       }
       return mapping ? richResult([{ type: "text", text: JSON.stringify(value) }], value) : read;
     },

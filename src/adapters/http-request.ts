@@ -10,7 +10,8 @@ export function placeholders(template: string): string[] {
   const names: string[] = [];
   // exec over the shared /g pattern (reset first): matchAll copied the pattern and built an iterator per template.
   PLACEHOLDER.lastIndex = 0;
-  for (let match = PLACEHOLDER.exec(template); match; match = PLACEHOLDER.exec(template)) names.push(match[1] as string);
+  for (let match = PLACEHOLDER.exec(template); match; match = PLACEHOLDER.exec(template))
+    names.push(match[1] as string);
   return names;
 }
 
@@ -20,7 +21,9 @@ function fill(template: string, args: Record<string, unknown>, encode: (s: strin
   return template.replace(PLACEHOLDER, (_m, name: string) => {
     const value = args[name];
     if (value === undefined || value === null) {
-      throw toolError("invalid_arguments", `Argument "${name}" is required (${where})`, { issues: [{ path: name, message: "is required" }] });
+      throw toolError("invalid_arguments", `Argument "${name}" is required (${where})`, {
+        issues: [{ path: name, message: "is required" }],
+      });
     }
     return encode(asText(value));
   });
@@ -29,7 +32,9 @@ function fill(template: string, args: Record<string, unknown>, encode: (s: strin
 /** Percent-encode a path parameter; "." and ".." would walk the path (URL parsers resolve them even encoded). */
 function encodePathSegment(value: string): string {
   if (value === "." || value === "..") {
-    throw toolError("invalid_arguments", `A path parameter may not be "${value}"`, { issues: [{ path: "", message: `may not be "${value}"` }] });
+    throw toolError("invalid_arguments", `A path parameter may not be "${value}"`, {
+      issues: [{ path: "", message: `may not be "${value}"` }],
+    });
   }
   return encodeURIComponent(value);
 }
@@ -46,7 +51,13 @@ function secret(secrets: Readonly<Record<string, string>>, name: string, label: 
 }
 
 /** Add the configured credential; `label` names the adapter in the error when its secret is missing. */
-export function applyAuth(auth: AuthDeclaration, url: URL, headers: Headers, secrets: Readonly<Record<string, string>>, label: string): void {
+export function applyAuth(
+  auth: AuthDeclaration,
+  url: URL,
+  headers: Headers,
+  secrets: Readonly<Record<string, string>>,
+  label: string,
+): void {
   switch (auth.type) {
     case "bearer":
       headers.set("authorization", `Bearer ${secret(secrets, auth.secret, label)}`);
@@ -100,13 +111,20 @@ export function buildRequest(
   for (const [name, template] of Object.entries(decl.query ?? {})) {
     const sole = soleName(template);
     if (sole !== undefined) addQuery(url, name, values[sole]);
-    else url.searchParams.append(name, fill(template, values, (s) => s, `query ${name}`));
+    else
+      url.searchParams.append(
+        name,
+        fill(template, values, (s) => s, `query ${name}`),
+      );
   }
   const headers = new Headers({ accept: "application/json, text/*;q=0.9, */*;q=0.5" });
   for (const [name, template] of Object.entries(decl.headers ?? {})) {
     const sole = soleName(template);
     if (sole !== undefined && (values[sole] === undefined || values[sole] === null)) continue;
-    headers.set(name, fill(template, values, (s) => s.replace(/[\r\n]/g, " "), `header ${name}`));
+    headers.set(
+      name,
+      fill(template, values, (s) => s.replace(/[\r\n]/g, " "), `header ${name}`),
+    );
   }
   const rest: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(values)) if (!mapped.has(key)) rest[key] = value;
@@ -117,5 +135,8 @@ export function buildRequest(
   else if (mode === "body") body = JSON.stringify(rest);
   if (body !== undefined) headers.set("content-type", "application/json");
   if (decl.auth) applyAuth(decl.auth, url, headers, secrets, `HTTP tool "${decl.name}"`);
-  return { url: url.href, init: body === undefined ? { method: decl.method, headers } : { method: decl.method, headers, body } };
+  return {
+    url: url.href,
+    init: body === undefined ? { method: decl.method, headers } : { method: decl.method, headers, body },
+  };
 }

@@ -10,7 +10,9 @@ const EXCERPT_CHARS = 500;
 
 const isJson = (type: string) => /^application\/([\w.+-]+\+)?json\b/i.test(type) || /^text\/json\b/i.test(type);
 const isText = (type: string) =>
-  type === "" || /^text\//i.test(type) || /^application\/([\w.+-]+\+)?(xml|javascript|x-www-form-urlencoded|yaml|x-yaml|graphql)\b/i.test(type);
+  type === "" ||
+  /^text\//i.test(type) ||
+  /^application\/([\w.+-]+\+)?(xml|javascript|x-www-form-urlencoded|yaml|x-yaml|graphql)\b/i.test(type);
 
 /** Statuses worth trying again: the same request may succeed later. */
 const RETRYABLE_STATUS = new Set([408, 425, 429, 500, 502, 503, 504]);
@@ -30,10 +32,16 @@ function maskedExcerpt(bytes: Uint8Array, truncated: boolean, mask: Masker): str
 
 /** A non-2xx answer as an upstream_error a model can read: status, reason and a masked excerpt. */
 export async function upstreamFailure(response: Response, mask: Masker, label: string): Promise<Error> {
-  const { bytes, truncated } = await readCapped(response, EXCERPT_CHARS * 4).catch(() => ({ bytes: new Uint8Array(0), truncated: false }));
+  const { bytes, truncated } = await readCapped(response, EXCERPT_CHARS * 4).catch(() => ({
+    bytes: new Uint8Array(0),
+    truncated: false,
+  }));
   const text = maskedExcerpt(bytes, truncated, mask);
   const excerpt = text ? `: ${text}` : "";
-  const retryAfterMs = response.status === 429 || response.status === 503 ? parseRetryAfter(response.headers.get("retry-after")) : undefined;
+  const retryAfterMs =
+    response.status === 429 || response.status === 503
+      ? parseRetryAfter(response.headers.get("retry-after"))
+      : undefined;
   const wait = retryAfterMs === undefined ? "" : ` (retry after ${Math.ceil(retryAfterMs / 1000)} s)`;
   return toolError("upstream_error", `${label} answered HTTP ${response.status}${wait}${excerpt}`, {
     status: response.status,
@@ -77,5 +85,9 @@ export async function toToolResult(response: Response, maxBytes: number, mask: M
     }
   }
   if (!truncated) return richResult([{ type: "text", text }]);
-  return richResult([{ type: "text", text: `${mask.withoutPartialTail(text)}\n[response truncated at ${maxBytes} bytes]` }], undefined, flag);
+  return richResult(
+    [{ type: "text", text: `${mask.withoutPartialTail(text)}\n[response truncated at ${maxBytes} bytes]` }],
+    undefined,
+    flag,
+  );
 }

@@ -2,7 +2,14 @@ import { isToolError, toolError } from "../errors";
 import { jsonSchemaValidator } from "../schema/json-schema";
 import type { JsonSchema } from "../json";
 import { assembleTool, type Tool } from "../tool";
-import { HttpToolHeadSchema, HttpToolSchema, parseDeclaration, policyOf, type HttpTool, type HttpToolDeclaration } from "./declarations";
+import {
+  HttpToolHeadSchema,
+  HttpToolSchema,
+  parseDeclaration,
+  policyOf,
+  type HttpTool,
+  type HttpToolDeclaration,
+} from "./declarations";
 import { buildRequest, mappedNames } from "./http-request";
 import { DEFAULT_MAX_RESPONSE_BYTES, toToolResult, upstreamFailure } from "./http-response";
 import { outputShape } from "./http-output";
@@ -25,7 +32,8 @@ function checkMapping(mapped: ReadonlySet<string>, schema: JsonSchema, label: st
   const properties = schema.properties;
   if (typeof properties !== "object" || properties === null) return;
   for (const name of mapped) {
-    if (!(name in properties)) throw new TypeError(`${label}: invalid url/query/headers/body: "${name}" is not a property of input`);
+    if (!(name in properties))
+      throw new TypeError(`${label}: invalid url/query/headers/body: "${name}" is not a property of input`);
   }
 }
 
@@ -83,14 +91,18 @@ function toolOf(decl: HttpTool, label: string, deps: HttpToolDeps): Tool {
     async run(args, ctx) {
       const { url, init } = buildRequest(decl, mapped, args, ctx.secrets);
       const mask = maskerFor(ctx.secrets);
-      const response = await fetchUpstream(ctx, deps.gate, policy.timeoutMs ?? DEFAULT_MAX_WAIT_MS, url, init).catch((error: unknown) => {
-        throw networkFailure(error, ctx.signal, mask, `${upstream} could not be reached`);
-      });
+      const response = await fetchUpstream(ctx, deps.gate, policy.timeoutMs ?? DEFAULT_MAX_WAIT_MS, url, init).catch(
+        (error: unknown) => {
+          throw networkFailure(error, ctx.signal, mask, `${upstream} could not be reached`);
+        },
+      );
       if (!response.ok) throw await upstreamFailure(response, mask, upstream);
       const read = await toToolResult(response, maxBytes, mask).catch((error: unknown) => {
         throw networkFailure(error, ctx.signal, mask, `${upstream}'s response body broke off`);
       });
-      return shape ? shape.apply(read, { type: response.headers.get("content-type") ?? "", status: response.status, maxBytes }) : read;
+      return shape
+        ? shape.apply(read, { type: response.headers.get("content-type") ?? "", status: response.status, maxBytes })
+        : read;
     },
   });
 }

@@ -9,5 +9,8 @@ import type { Masker } from "../mask";
 export function networkFailure(error: unknown, signal: AbortSignal, mask: Masker, what: string): unknown {
   if (signal.aborted || isToolError(error)) return error;
   const reason = error instanceof Error ? error.message : String(error);
-  return toolError("upstream_error", `${what}: ${mask.text(reason)}`, { retryable: true, cause: error }) satisfies ToolError;
+  return toolError("upstream_error", `${what}: ${mask.text(reason)}`, {
+    retryable: true,
+    cause: error,
+  }) satisfies ToolError;
 }

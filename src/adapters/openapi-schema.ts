@@ -13,7 +13,8 @@ export function resolveRef(doc: Record<string, unknown>, node: unknown, where: s
   for (let depth = 0; isPlainObject(current) && typeof current.$ref === "string"; depth++) {
     const ref = current.$ref;
     if (depth >= MAX_REF_DEPTH) throw new TypeError(`${where}: $ref chain too deep at ${ref}`);
-    if (!ref.startsWith("#/")) throw new TypeError(`${where}: only local $ref is supported, got ${JSON.stringify(ref)}`);
+    if (!ref.startsWith("#/"))
+      throw new TypeError(`${where}: only local $ref is supported, got ${JSON.stringify(ref)}`);
     let target: unknown = doc;
     for (const raw of ref.slice(2).split("/")) {
       const key = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~");
@@ -32,7 +33,8 @@ export function resolveRef(doc: Record<string, unknown>, node: unknown, where: s
  */
 export function createSchemaConverter(doc: Record<string, unknown>, where: string) {
   const is30 = typeof doc.openapi === "string" && doc.openapi.startsWith("3.0");
-  const components = isPlainObject(doc.components) && isPlainObject(doc.components.schemas) ? doc.components.schemas : {};
+  const components =
+    isPlainObject(doc.components) && isPlainObject(doc.components.schemas) ? doc.components.schemas : {};
 
   function convertNode(node: unknown, defs: Map<string, JsonSchema>, depth: number): unknown {
     if (Array.isArray(node)) return node.map((item) => convertNode(item, defs, depth));
@@ -55,7 +57,9 @@ export function createSchemaConverter(doc: Record<string, unknown>, where: strin
     for (const [key, value] of Object.entries(node)) {
       if (DATA_KEYWORDS.has(key)) out[key] = value;
       else if (SCHEMA_MAPS.has(key) && isPlainObject(value)) {
-        out[key] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, convertNode(sub, defs, depth)]));
+        out[key] = Object.fromEntries(
+          Object.entries(value).map(([name, sub]) => [name, convertNode(sub, defs, depth)]),
+        );
       } else out[key] = convertNode(value, defs, depth);
     }
     if (is30) dialect30(out);

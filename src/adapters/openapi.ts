@@ -44,10 +44,12 @@ const obj = (value: unknown): Obj => (isPlainObject(value) ? value : {});
 /** servers[0].url with its variables' defaults filled in. */
 function serverUrl(doc: Obj, label: string): string {
   const server = obj(Array.isArray(doc.servers) ? doc.servers[0] : undefined);
-  if (typeof server.url !== "string") throw new TypeError(`${label}: invalid baseUrl: the document has no servers[0].url; set baseUrl`);
+  if (typeof server.url !== "string")
+    throw new TypeError(`${label}: invalid baseUrl: the document has no servers[0].url; set baseUrl`);
   const variables = obj(server.variables);
   const url = server.url.replace(/\{([^}]+)\}/g, (_m, name: string) => String(obj(variables[name]).default ?? ""));
-  if (!/^https?:\/\//i.test(url)) throw new TypeError(`${label}: invalid baseUrl: servers[0].url "${url}" is not absolute; set baseUrl`);
+  if (!/^https?:\/\//i.test(url))
+    throw new TypeError(`${label}: invalid baseUrl: servers[0].url "${url}" is not absolute; set baseUrl`);
   return url;
 }
 
@@ -61,22 +63,41 @@ function jsonContent(content: Obj): Obj | undefined {
  * The JSON Schema of an operation's first 2xx answer (200 before 201 …, then 2XX), when the document
  * gives one; a schema that is only a component reference is inlined, so an object stays an object.
  */
-function responseSchema(doc: Obj, op: Obj, convert: ReturnType<typeof createSchemaConverter>, where: string): JsonSchema | undefined {
+function responseSchema(
+  doc: Obj,
+  op: Obj,
+  convert: ReturnType<typeof createSchemaConverter>,
+  where: string,
+): JsonSchema | undefined {
   const responses = obj(op.responses);
-  const status = Object.keys(responses).filter((code) => /^2(\d\d|XX)$/i.test(code)).sort()[0];
+  const status = Object.keys(responses)
+    .filter((code) => /^2(\d\d|XX)$/i.test(code))
+    .sort()[0];
   if (status === undefined) return undefined;
   const media = jsonContent(obj(obj(resolveRef(doc, responses[status], where)).content));
   if (media?.schema === undefined) return undefined;
   const defs = new Map<string, JsonSchema>();
   let schema = convert(media.schema, defs);
-  const only = Object.keys(schema).length === 1 && typeof schema.$ref === "string" ? /^#\/\$defs\/(.+)$/.exec(schema.$ref)?.[1] : undefined;
+  const only =
+    Object.keys(schema).length === 1 && typeof schema.$ref === "string"
+      ? /^#\/\$defs\/(.+)$/.exec(schema.$ref)?.[1]
+      : undefined;
   if (only !== undefined && defs.has(only)) schema = { ...defs.get(only) };
   if (defs.size) schema.$defs = Object.fromEntries(defs);
   return schema;
 }
 
 /** One operation as an HTTP tool declaration, or why it cannot be one. */
-function toDeclaration(doc: Obj, decl: OpenApi, base: string, path: string, method: string, item: Obj, op: Obj, where: string): HttpToolDeclaration | string {
+function toDeclaration(
+  doc: Obj,
+  decl: OpenApi,
+  base: string,
+  path: string,
+  method: string,
+  item: Obj,
+  op: Obj,
+  where: string,
+): HttpToolDeclaration | string {
   const convert = createSchemaConverter(doc, where);
   const defs = new Map<string, JsonSchema>();
   const properties: Record<string, JsonSchema> = {};
@@ -85,7 +106,10 @@ function toDeclaration(doc: Obj, decl: OpenApi, base: string, path: string, meth
   const headers: Record<string, string> = {};
   let url = base.replace(/\/$/, "") + path;
   const params = new Map<string, Obj>();
-  for (const raw of [...(Array.isArray(item.parameters) ? item.parameters : []), ...(Array.isArray(op.parameters) ? op.parameters : [])]) {
+  for (const raw of [
+    ...(Array.isArray(item.parameters) ? item.parameters : []),
+    ...(Array.isArray(op.parameters) ? op.parameters : []),
+  ]) {
     const param = obj(resolveRef(doc, raw, where));
     params.set(`${String(param.in)}:${String(param.name)}`, param); // operation-level wins
   }
@@ -98,7 +122,8 @@ function toDeclaration(doc: Obj, decl: OpenApi, base: string, path: string, meth
     const prop = name in properties ? `${String(where_)}_${name}` : name;
     const source = param.schema ?? Object.values(obj(param.content)).map((m) => obj(m).schema)[0];
     const schema = convert(source, defs);
-    if (typeof param.description === "string" && schema.description === undefined) schema.description = param.description;
+    if (typeof param.description === "string" && schema.description === undefined)
+      schema.description = param.description;
     properties[prop] = schema;
     if (param.required === true || where_ === "path") required.push(prop);
     if (where_ === "path") url = url.split(`{${name}}`).join(`{${prop}}`);
@@ -116,7 +141,9 @@ function toDeclaration(doc: Obj, decl: OpenApi, base: string, path: string, meth
   const input: JsonSchema = { type: "object", properties, additionalProperties: false };
   if (required.length) input.required = required;
   if (defs.size) input.$defs = Object.fromEntries(defs);
-  const summary = [op.summary, op.description].filter((s): s is string => typeof s === "string" && s !== "").join("\n\n");
+  const summary = [op.summary, op.description]
+    .filter((s): s is string => typeof s === "string" && s !== "")
+    .join("\n\n");
   const output = decl.outputSchemas ? responseSchema(doc, op, convert, where) : undefined;
   return {
     ...policyOf(decl),
@@ -159,7 +186,9 @@ export const openApiKind: AdapterKind<OpenApi> = {
 function toolsOf(decl: OpenApi, label: string, deps: AdapterDeps): Tool[] {
   const doc = decl.document;
   if (typeof doc.openapi !== "string" || !doc.openapi.startsWith("3.")) {
-    throw new TypeError(`${label}: invalid document.openapi: expected a 3.x version, got ${JSON.stringify(doc.openapi)}`);
+    throw new TypeError(
+      `${label}: invalid document.openapi: expected a 3.x version, got ${JSON.stringify(doc.openapi)}`,
+    );
   }
   const base = decl.baseUrl ?? serverUrl(doc, label);
   const wanted = decl.operations ? new Set(decl.operations) : undefined;
@@ -185,6 +214,7 @@ function toolsOf(decl: OpenApi, label: string, deps: AdapterDeps): Tool[] {
       }
     }
   }
-  for (const id of wanted ?? []) if (!found.has(id)) throw new TypeError(`${label}: invalid operations: no operation "${id}" in the document`);
+  for (const id of wanted ?? [])
+    if (!found.has(id)) throw new TypeError(`${label}: invalid operations: no operation "${id}" in the document`);
   return tools;
 }

@@ -71,7 +71,10 @@ export function maskerFor(secrets: Readonly<Record<string, string>>): Masker {
 }
 
 /** Read at most maxBytes of a body; the rest is cancelled unread. */
-export async function readCapped(response: Response, maxBytes: number): Promise<{ bytes: Uint8Array; truncated: boolean }> {
+export async function readCapped(
+  response: Response,
+  maxBytes: number,
+): Promise<{ bytes: Uint8Array; truncated: boolean }> {
   if (!response.body) return { bytes: new Uint8Array(0), truncated: false };
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];

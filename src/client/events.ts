@@ -22,7 +22,11 @@ function toEvent(type: string, data: string, id: string | undefined): ServerEven
   } catch {
     parsed = { text: data };
   }
-  return { ...(id ? { id } : {}), type: type === "message" && typeof parsed.type === "string" ? parsed.type : type, data: parsed };
+  return {
+    ...(id ? { id } : {}),
+    type: type === "message" && typeof parsed.type === "string" ? parsed.type : type,
+    data: parsed,
+  };
 }
 
 const sleep = (ms: number, signal?: AbortSignal) =>
@@ -37,7 +41,10 @@ const sleep = (ms: number, signal?: AbortSignal) =>
  * before making calls to watch. Heartbeats (comments) are skipped. Auth and scope failures end the stream with their ApiError;
  * anything else reconnects with Last-Event-ID, so no event is lost or repeated across reconnects.
  */
-export async function* streamEvents(transport: Transport, options: EventStreamOptions = {}): AsyncGenerator<ServerEvent> {
+export async function* streamEvents(
+  transport: Transport,
+  options: EventStreamOptions = {},
+): AsyncGenerator<ServerEvent> {
   let lastId = options.lastEventId;
   const { signal } = options;
   while (!signal?.aborted) {
@@ -76,11 +83,19 @@ export type EventSourceOptions = Pick<EventStreamOptions, "lastEventId" | "recen
  * with the same URL, so once the token has expired a reconnect fails (the source closes): open a new
  * one with the last event id seen. Events arrive as named events (addEventListener("call.finished")).
  */
-export async function openEventSource(
-  transport: Transport,
-  options: EventSourceOptions = {},
-): Promise<EventSource> {
-  const { token } = await transport.json<EventToken>("/v1/events/token", { method: "POST", body: {}, ...(options.signal ? { signal: options.signal } : {}) });
-  const query = { token, ...(options.lastEventId ? { lastEventId: options.lastEventId } : options.recent ? { recent: String(options.recent) } : {}) };
+export async function openEventSource(transport: Transport, options: EventSourceOptions = {}): Promise<EventSource> {
+  const { token } = await transport.json<EventToken>("/v1/events/token", {
+    method: "POST",
+    body: {},
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  const query = {
+    token,
+    ...(options.lastEventId
+      ? { lastEventId: options.lastEventId }
+      : options.recent
+        ? { recent: String(options.recent) }
+        : {}),
+  };
   return new EventSource(transport.url("/v1/events", query));
 }

@@ -77,7 +77,8 @@ async function failure(response: Response): Promise<ApiError> {
 
 export function createTransport(options: ClientOptions): Transport {
   const base = (options.baseUrl ?? "").replace(/\/+$/, "");
-  const doFetch = options.fetch ?? ((input: RequestInfo | URL, init?: globalThis.RequestInit) => globalThis.fetch(input, init));
+  const doFetch =
+    options.fetch ?? ((input: RequestInfo | URL, init?: globalThis.RequestInit) => globalThis.fetch(input, init));
   const keyOf = typeof options.key === "function" ? options.key : () => options.key as string | undefined;
 
   const url = (path: string, query?: Query): string => {
@@ -102,7 +103,11 @@ export function createTransport(options: ClientOptions): Transport {
       });
     } catch (error) {
       if (init.signal?.aborted) throw error;
-      throw new ApiError(0, "network_error", `Could not reach the API: ${error instanceof Error ? error.message : String(error)}`);
+      throw new ApiError(
+        0,
+        "network_error",
+        `Could not reach the API: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
     if (!response.ok) throw await failure(response);
     return response;

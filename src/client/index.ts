@@ -50,7 +50,10 @@ export interface ToolgateClient {
   /** Run a model's tool calls given in format F; the answer is what to append, plus the records. */
   run<F extends FormatName>(format: F, body: unknown, options?: { signal?: AbortSignal }): Promise<RunAnswer<F>>;
   /** Run a model's tool calls in any format (detected by the server); answered in the same format. */
-  runDetected(body: unknown, options?: { signal?: AbortSignal }): Promise<AnswerOf<FormatName> & { calls: CallRecord[] }>;
+  runDetected(
+    body: unknown,
+    options?: { signal?: AbortSignal },
+  ): Promise<AnswerOf<FormatName> & { calls: CallRecord[] }>;
   /** One call by tool name and arguments; resolves with its record (whatever its outcome). */
   call(tool: string, args: JsonValue, options?: { id?: string; signal?: AbortSignal }): Promise<CallRecord>;
   /** One call's ledger entry; with `wait` (seconds), long-polls until the call is terminal. */
@@ -78,7 +81,11 @@ export interface ToolgateClient {
   /** The tenant's adapters; for MCP servers their state and tools with pinning states (admin). */
   adapters(): Promise<AdaptersAnswer>;
   /** Approve or deny MCP tool definitions as listed now; with a hash, only that definition (admin). */
-  reviewDefinitions(server: string, verdict: "approve" | "deny", tools: { tool: string; hash?: string }[]): Promise<Record<string, unknown>>;
+  reviewDefinitions(
+    server: string,
+    verdict: "approve" | "deny",
+    tools: { tool: string; hash?: string }[],
+  ): Promise<Record<string, unknown>>;
   /** Every key: the configuration's and those made at runtime (admin). */
   keys(): Promise<(ConfiguredKey | RuntimeKey)[]>;
   /** A new key; its secret is in this answer only (admin). */
@@ -122,7 +129,8 @@ export function createClient(options: ClientOptions = {}): ToolgateClient {
       const answer = await http.json<{ calls: CallRecord[] }>("/v1/calls/openai", { body, ...withSignal(o.signal) });
       return answer.calls[0]!;
     },
-    record: (callId, o = {}) => http.json(`/v1/calls/${seg(callId)}`, { query: { wait: o.wait }, ...withSignal(o.signal) }),
+    record: (callId, o = {}) =>
+      http.json(`/v1/calls/${seg(callId)}`, { query: { wait: o.wait }, ...withSignal(o.signal) }),
     records: (query = {}) => http.json("/v1/calls", { query: { ...query } }),
     exportRecords: (query = {}) => http.raw("/v1/calls", { query: { ...query, as: "ndjson" } }),
     async result(callId, o = {}) {
@@ -130,22 +138,31 @@ export function createClient(options: ClientOptions = {}): ToolgateClient {
       for (;;) {
         const left = until - Date.now();
         const wait = Math.max(0, Math.min(MAX_WAIT_SECONDS, Math.ceil(left / 1000)));
-        const entry = await http.json<CallEntry>(`/v1/calls/${seg(callId)}`, { query: { wait }, ...withSignal(o.signal) });
+        const entry = await http.json<CallEntry>(`/v1/calls/${seg(callId)}`, {
+          query: { wait },
+          ...withSignal(o.signal),
+        });
         if (TERMINAL.has(entry.record.status) || left <= 0) return entry.record;
       }
     },
     output: (callId, o = {}) => http.json(`/v1/calls/${seg(callId)}/result`, { query: { ...o } }),
-    cancel: (callId, reason) => http.json(`/v1/calls/${seg(callId)}/cancel`, { method: "POST", body: reason === undefined ? {} : { reason } }),
+    cancel: (callId, reason) =>
+      http.json(`/v1/calls/${seg(callId)}/cancel`, { method: "POST", body: reason === undefined ? {} : { reason } }),
     answer: (callId, inputResponses) => http.json(`/v1/calls/${seg(callId)}/input`, { body: { inputResponses } }),
     approvals: (query = {}) => http.json("/v1/approvals", { query: { ...query } }),
     decide: (callId, decision, reason) =>
-      http.json(`/v1/approvals/${seg(callId)}`, { method: "POST", body: reason === undefined ? { decision } : { decision, reason } }),
+      http.json(`/v1/approvals/${seg(callId)}`, {
+        method: "POST",
+        body: reason === undefined ? { decision } : { decision, reason },
+      }),
     gates: (o = {}) => http.json("/v1/gates", { query: { ...o } }),
     adapters: () => http.json("/v1/adapters"),
-    reviewDefinitions: (server, verdict, tools) => http.json(`/v1/adapters/mcp/${seg(server)}/${verdict}`, { body: { tools } }),
+    reviewDefinitions: (server, verdict, tools) =>
+      http.json(`/v1/adapters/mcp/${seg(server)}/${verdict}`, { body: { tools } }),
     keys: async () => (await http.json<{ keys: (ConfiguredKey | RuntimeKey)[] }>("/v1/keys")).keys,
     createKey: (input) => http.json("/v1/keys", { body: input }),
-    rotateKey: (id, graceSeconds) => http.json(`/v1/keys/${seg(id)}/rotate`, { body: graceSeconds === undefined ? {} : { graceSeconds } }),
+    rotateKey: (id, graceSeconds) =>
+      http.json(`/v1/keys/${seg(id)}/rotate`, { body: graceSeconds === undefined ? {} : { graceSeconds } }),
     revokeKey: (id) => http.json(`/v1/keys/${seg(id)}/revoke`, { method: "POST" }),
     consent: (handle) => http.json(`/v1/oauth/consents/${seg(handle)}`),
     decideConsent: (handle, decision) => http.json(`/v1/oauth/consents/${seg(handle)}`, { body: decision }),

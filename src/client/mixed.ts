@@ -24,7 +24,12 @@ export interface MixedAnswer<F extends FormatName> {
 }
 
 function isToolCallList(value: unknown): value is ToolCall[] {
-  return Array.isArray(value) && value.every((item) => isRecord(item) && typeof item.id === "string" && typeof item.name === "string" && "arguments" in item);
+  return (
+    Array.isArray(value) &&
+    value.every(
+      (item) => isRecord(item) && typeof item.id === "string" && typeof item.name === "string" && "arguments" in item,
+    )
+  );
 }
 
 /** The API itself failed (network, auth, limits): each remote call becomes a failed result, so the answer stays whole. */
@@ -53,17 +58,29 @@ function failedResult(call: ToolCall, error: unknown): CallResult {
 }
 
 /** Edge calls go in one request (OpenAI tool_calls carry any arguments as JSON text); the records make the results. */
-async function runRemote(transport: Transport, calls: readonly ToolCall[], signal?: AbortSignal): Promise<CallResult[]> {
+async function runRemote(
+  transport: Transport,
+  calls: readonly ToolCall[],
+  signal?: AbortSignal,
+): Promise<CallResult[]> {
   const body = calls.map((call) => ({
     id: call.id,
     type: "function",
-    function: { name: call.name, arguments: typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments ?? {}) },
+    function: {
+      name: call.name,
+      arguments: typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments ?? {}),
+    },
   }));
   try {
-    const answer = await transport.json<{ calls: CallRecord[] }>("/v1/calls/openai", { body, ...(signal ? { signal } : {}) });
+    const answer = await transport.json<{ calls: CallRecord[] }>("/v1/calls/openai", {
+      body,
+      ...(signal ? { signal } : {}),
+    });
     return calls.map((call, i) => {
       const record = answer.calls[i];
-      return record ? resultOfRecord(record) : failedResult(call, new Error("the API answered fewer calls than it was sent"));
+      return record
+        ? resultOfRecord(record)
+        : failedResult(call, new Error("the API answered fewer calls than it was sent"));
     });
   } catch (error) {
     return calls.map((call) => failedResult(call, error));
@@ -75,7 +92,11 @@ async function runRemote(transport: Transport, calls: readonly ToolCall[], signa
  * order. `input` is the model's output in `options.format`, or already decoded ToolCalls. Never
  * throws for a call's failure (those are results); only a body that is not `format`'s tool calls throws.
  */
-export async function runMixed<F extends FormatName>(transport: Transport, input: unknown, options: MixedOptions<F>): Promise<MixedAnswer<F>> {
+export async function runMixed<F extends FormatName>(
+  transport: Transport,
+  input: unknown,
+  options: MixedOptions<F>,
+): Promise<MixedAnswer<F>> {
   const { localRegistry, format: name, ...batch } = options;
   const format = getFormat(name);
   if (!format) throw new ApiError(400, "unknown_format", `Unknown format "${name}".`);
@@ -90,8 +111,19 @@ export async function runMixed<F extends FormatName>(transport: Transport, input
   const remote: number[] = [];
   for (const [i, call] of calls.entries()) (localRegistry.has(call.name) ? local : remote).push(i);
   const [localResults, remoteResults] = await Promise.all([
-    local.length > 0 ? executeBatch(local.map((i) => calls[i]!), { ...batch, registry: localRegistry }) : [],
-    remote.length > 0 ? runRemote(transport, remote.map((i) => calls[i]!), batch.signal) : [],
+    local.length > 0
+      ? executeBatch(
+          local.map((i) => calls[i]!),
+          { ...batch, registry: localRegistry },
+        )
+      : [],
+    remote.length > 0
+      ? runRemote(
+          transport,
+          remote.map((i) => calls[i]!),
+          batch.signal,
+        )
+      : [],
   ]);
   const results = new Array<CallResult>(calls.length);
   for (const [i, index] of local.entries()) results[index] = localResults[i]!;

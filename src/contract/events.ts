@@ -1,7 +1,15 @@
 import type { JsonValue } from "../json";
 
 /** `ready`: the stream knows where it starts; every event after it arrives (sent first, and on each reconnect). */
-export type ServerEventType = "ready" | "call.started" | "call.progress" | "call.input_required" | "call.finished" | "approval.requested" | "approval.decided" | "gate.changed";
+export type ServerEventType =
+  | "ready"
+  | "call.started"
+  | "call.progress"
+  | "call.input_required"
+  | "call.finished"
+  | "approval.requested"
+  | "approval.decided"
+  | "gate.changed";
 
 /** One event of GET /v1/events: its SSE id (resume with it) and its JSON data. */
 export interface ServerEvent {

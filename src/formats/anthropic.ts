@@ -25,7 +25,12 @@ export interface ToolResultBlock {
   is_error?: true;
 }
 
-const IMAGE_TYPES: ReadonlySet<string> = new Set<ImageMediaType>(["image/jpeg", "image/png", "image/gif", "image/webp"]);
+const IMAGE_TYPES: ReadonlySet<string> = new Set<ImageMediaType>([
+  "image/jpeg",
+  "image/png",
+  "image/gif",
+  "image/webp",
+]);
 
 function isToolUse(block: unknown): boolean {
   return isRecord(block) && block.type === "tool_use";
@@ -35,7 +40,10 @@ function isToolUse(block: unknown): boolean {
 function detect(body: unknown): boolean {
   if (Array.isArray(body)) return body.some(isToolUse);
   if (!isRecord(body)) return false;
-  return body.type === "message" || (body.role === "assistant" && Array.isArray(body.content) && body.content.some(isToolUse));
+  return (
+    body.type === "message" ||
+    (body.role === "assistant" && Array.isArray(body.content) && body.content.some(isToolUse))
+  );
 }
 
 function decodeBlocks(body: unknown): ToolCall[] {
@@ -68,16 +76,26 @@ function toBlock(item: Content): ToolResultContent | undefined {
 
 function toolResult(result: CallResult): ToolResultBlock {
   if (!result.ok) {
-    const block: ToolResultBlock = { type: "tool_result", tool_use_id: result.callId, content: [{ type: "text", text: resultText(result) }] };
+    const block: ToolResultBlock = {
+      type: "tool_result",
+      tool_use_id: result.callId,
+      content: [{ type: "text", text: resultText(result) }],
+    };
     // A call running on (detached) has not failed.
     return isRunning(result) ? block : { ...block, is_error: true };
   }
   // The API refuses empty text blocks, so empty text is left out (and an empty result has no content).
   const content = visibleContent(result.output).flatMap((item) => toBlock(item) ?? []);
-  return content.length > 0 ? { type: "tool_result", tool_use_id: result.callId, content } : { type: "tool_result", tool_use_id: result.callId };
+  return content.length > 0
+    ? { type: "tool_result", tool_use_id: result.callId, content }
+    : { type: "tool_result", tool_use_id: result.callId };
 }
 
-export const anthropic: Format<AnthropicTool, { message: { role: "user"; content: ToolResultBlock[] } }, ToolResultBlock> = {
+export const anthropic: Format<
+  AnthropicTool,
+  { message: { role: "user"; content: ToolResultBlock[] } },
+  ToolResultBlock
+> = {
   name: "anthropic",
   detect,
   decode: (body) => decodeSafely(decodeBlocks, body),
@@ -88,5 +106,8 @@ export const anthropic: Format<AnthropicTool, { message: { role: "user"; content
     description: tool.description,
     input_schema: requireObjectRoot(tool.name, tool.inputSchema, "Anthropic"),
   }),
-  modelOutput: (calls) => ({ role: "assistant", content: calls.map(({ id, name, args }) => ({ type: "tool_use", id, name, input: args })) }),
+  modelOutput: (calls) => ({
+    role: "assistant",
+    content: calls.map(({ id, name, args }) => ({ type: "tool_use", id, name, input: args })),
+  }),
 };

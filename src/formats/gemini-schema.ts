@@ -54,7 +54,12 @@ const REFUSED: Record<string, string> = {
   $recursiveRef: "$recursiveRef",
 };
 const TYPES: Record<string, GeminiType> = {
-  string: "STRING", number: "NUMBER", integer: "INTEGER", boolean: "BOOLEAN", array: "ARRAY", object: "OBJECT",
+  string: "STRING",
+  number: "NUMBER",
+  integer: "INTEGER",
+  boolean: "BOOLEAN",
+  array: "ARRAY",
+  object: "OBJECT",
 };
 const COUNTS = ["minItems", "maxItems", "minLength", "maxLength", "minProperties", "maxProperties"] as const;
 
@@ -75,7 +80,8 @@ function convert(node: unknown, walk: Walk, path: string[]): GeminiSchema {
   const refuse = (construct: string): never => {
     throw new FormatSchemaError(`Tool "${walk.tool}": Gemini cannot express ${construct} (at ${where(path)}).`);
   };
-  if (!isSchemaObject(node)) return refuse(node === true ? "a schema that accepts any value" : "a boolean or malformed schema");
+  if (!isSchemaObject(node))
+    return refuse(node === true ? "a schema that accepts any value" : "a boolean or malformed schema");
   const refused = Object.keys(REFUSED).find((key) => key in node);
   if (refused) refuse(REFUSED[refused]!);
 
@@ -120,7 +126,11 @@ function convert(node: unknown, walk: Walk, path: string[]): GeminiSchema {
   if (types.length > 1) {
     const { nullable, ...shared } = out;
     const anyOf = types.map((t) => convert({ ...node, type: t }, walk, path));
-    return { ...shared, ...(nullable ? { nullable } : {}), anyOf: anyOf.map(({ title: _t, description: _d, ...rest }) => rest) };
+    return {
+      ...shared,
+      ...(nullable ? { nullable } : {}),
+      anyOf: anyOf.map(({ title: _t, description: _d, ...rest }) => rest),
+    };
   }
   const type = TYPES[types[0]!];
   if (!type) return refuse(`type ${JSON.stringify(types[0])}`);
@@ -128,7 +138,13 @@ function convert(node: unknown, walk: Walk, path: string[]): GeminiSchema {
   return { ...out, ...shape(node, type, walk, path, refuse) };
 }
 
-function shape(node: JsonSchema, type: GeminiType, walk: Walk, path: string[], refuse: (c: string) => never): GeminiSchema {
+function shape(
+  node: JsonSchema,
+  type: GeminiType,
+  walk: Walk,
+  path: string[],
+  refuse: (c: string) => never,
+): GeminiSchema {
   const out: GeminiSchema = {};
   for (const key of COUNTS) if (typeof node[key] === "number") out[key] = String(node[key]);
   if (type === "STRING") {
@@ -147,14 +163,17 @@ function shape(node: JsonSchema, type: GeminiType, walk: Walk, path: string[], r
     if (node.items !== undefined) out.items = convert(node.items, walk, [...path, "items"]);
   } else if (type === "OBJECT") {
     const extra = node.additionalProperties;
-    if (extra !== undefined && extra !== false && extra !== true) refuse("records (additionalProperties with a schema)");
+    if (extra !== undefined && extra !== false && extra !== true)
+      refuse("records (additionalProperties with a schema)");
     if (node.properties !== undefined) {
       if (!isSchemaObject(node.properties)) refuse("malformed properties");
       const properties = node.properties as JsonSchema;
       out.properties = Object.fromEntries(
         Object.entries(properties).map(([key, value]) => [key, convert(value, walk, [...path, "properties", key])]),
       );
-      const required = Array.isArray(node.required) ? node.required.filter((k) => typeof k === "string" && Object.hasOwn(properties, k)) : [];
+      const required = Array.isArray(node.required)
+        ? node.required.filter((k) => typeof k === "string" && Object.hasOwn(properties, k))
+        : [];
       if (required.length > 0) out.required = required as string[];
     }
   }

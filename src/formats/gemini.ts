@@ -75,14 +75,29 @@ function functionResponse(result: CallResult): FunctionResponsePart {
     return { functionResponse: { ...id, name: result.tool, response: { error } } };
   }
   const { content, structured } = result.output;
-  const images = content.flatMap((item) => (item.type === "image" ? [{ inlineData: { mimeType: item.mimeType, data: item.data } }] : []));
+  const images = content.flatMap((item) =>
+    item.type === "image" ? [{ inlineData: { mimeType: item.mimeType, data: item.data } }] : [],
+  );
   // Structured output when the content is just its JSON text (or empty); otherwise the text a model reads.
-  const onlyJson = content.length === 0 || (content.length === 1 && content[0]?.type === "text" && content[0].text === JSON.stringify(structured));
+  const onlyJson =
+    content.length === 0 ||
+    (content.length === 1 && content[0]?.type === "text" && content[0].text === JSON.stringify(structured));
   const output = structured !== undefined && onlyJson ? structured : resultText(result);
-  return { functionResponse: { ...id, name: result.tool, response: { output }, ...(images.length > 0 ? { parts: images } : {}) } };
+  return {
+    functionResponse: {
+      ...id,
+      name: result.tool,
+      response: { output },
+      ...(images.length > 0 ? { parts: images } : {}),
+    },
+  };
 }
 
-export const gemini: Format<GeminiFunctionDeclaration, { content: { role: "user"; parts: FunctionResponsePart[] } }, FunctionResponsePart> = {
+export const gemini: Format<
+  GeminiFunctionDeclaration,
+  { content: { role: "user"; parts: FunctionResponsePart[] } },
+  FunctionResponsePart
+> = {
   name: "gemini",
   detect,
   decode: (body) => decodeSafely(decodeParts, body),
@@ -95,6 +110,8 @@ export const gemini: Format<GeminiFunctionDeclaration, { content: { role: "user"
     return { name: tool.name, description: tool.description, ...(empty ? {} : { parameters }) };
   },
   modelOutput: (calls) => ({
-    candidates: [{ content: { role: "model", parts: calls.map(({ id, name, args }) => ({ functionCall: { id, name, args } })) } }],
+    candidates: [
+      { content: { role: "model", parts: calls.map(({ id, name, args }) => ({ functionCall: { id, name, args } })) } },
+    ],
   }),
 };

@@ -4,7 +4,15 @@ import { requireObjectRoot, type ObjectSchema } from "../schema/walk";
 import type { Tool } from "../tool";
 import type { Format } from "./format";
 import type { ToolCall } from "../tool-call";
-import { DecodeError, decodeSafely, generateId, isRecord, requireRecord, requireString, visibleContent } from "./shared";
+import {
+  DecodeError,
+  decodeSafely,
+  generateId,
+  isRecord,
+  requireRecord,
+  requireString,
+  visibleContent,
+} from "./shared";
 
 /** MCP ToolAnnotations: hints for clients, derived from the tool's policy and source. */
 export interface McpToolAnnotations {
@@ -44,7 +52,10 @@ function isCallRequest(value: unknown): boolean {
 
 function detect(body: unknown): boolean {
   const items = Array.isArray(body) ? body : [body];
-  return items.length > 0 && items.every((item) => isCallRequest(item) || (isCallParams(item) && "arguments" in (item as object)));
+  return (
+    items.length > 0 &&
+    items.every((item) => isCallRequest(item) || (isCallParams(item) && "arguments" in (item as object)))
+  );
 }
 
 /**
@@ -57,7 +68,8 @@ function decodeOne(item: unknown, at: string | undefined): ToolCall {
   let where = at ?? "params";
   if ("method" in record) {
     const request = at ?? "request";
-    if (record.method !== "tools/call") throw new DecodeError(`${request}.method must be "tools/call", got ${JSON.stringify(record.method)}.`);
+    if (record.method !== "tools/call")
+      throw new DecodeError(`${request}.method must be "tools/call", got ${JSON.stringify(record.method)}.`);
     where = `${request}.params`;
     params = requireRecord(record.params, where);
   }
@@ -66,7 +78,8 @@ function decodeOne(item: unknown, at: string | undefined): ToolCall {
 
 function decodeCalls(body: unknown): ToolCall[] {
   if (Array.isArray(body)) return body.map((item, i) => decodeOne(item, `[${i}]`));
-  if (!isRecord(body)) throw new DecodeError("Expected tools/call params { name, arguments }, a tools/call request, or an array of them.");
+  if (!isRecord(body))
+    throw new DecodeError("Expected tools/call params { name, arguments }, a tools/call request, or an array of them.");
   return [decodeOne(body, undefined)];
 }
 
@@ -104,8 +117,14 @@ function annotationsOf(tool: Tool): McpToolAnnotations {
   const openWorld = tool.source === "valibot" ? undefined : (remote.openWorldHint ?? true);
   return {
     readOnlyHint,
-    destructiveHint: readOnly === undefined && risk === undefined && remote.destructiveHint !== undefined ? !readOnlyHint && remote.destructiveHint : fromPolicy.destructiveHint,
-    idempotentHint: readOnly === undefined && idempotent === undefined && remote.idempotentHint !== undefined ? readOnlyHint || remote.idempotentHint : fromPolicy.idempotentHint,
+    destructiveHint:
+      readOnly === undefined && risk === undefined && remote.destructiveHint !== undefined
+        ? !readOnlyHint && remote.destructiveHint
+        : fromPolicy.destructiveHint,
+    idempotentHint:
+      readOnly === undefined && idempotent === undefined && remote.idempotentHint !== undefined
+        ? readOnlyHint || remote.idempotentHint
+        : fromPolicy.idempotentHint,
     ...(openWorld === undefined ? {} : { openWorldHint: openWorld }),
   };
 }
@@ -119,7 +138,8 @@ export const mcp: Format<McpTool, { results: McpCallToolResult[] }, McpCallToolR
   toolDefinition(tool: Tool): McpTool {
     // MCP requires object roots for both schemas; a non-object output schema is simply not advertised.
     const output = tool.outputSchema;
-    const outputSchema = output !== undefined && output.type === "object" ? { outputSchema: output as ObjectSchema } : {};
+    const outputSchema =
+      output !== undefined && output.type === "object" ? { outputSchema: output as ObjectSchema } : {};
     return {
       name: tool.name,
       ...(tool.title === undefined ? {} : { title: tool.title }),

@@ -33,11 +33,17 @@ function isFunctionCall(item: unknown): item is Record<string, unknown> {
 /** A Response (object "response") or its output array holding at least one function_call item. */
 function detect(body: unknown): boolean {
   if (Array.isArray(body)) return body.some(isFunctionCall);
-  return isRecord(body) && (body.object === "response" || (Array.isArray(body.output) && body.output.some(isFunctionCall)));
+  return (
+    isRecord(body) && (body.object === "response" || (Array.isArray(body.output) && body.output.some(isFunctionCall)))
+  );
 }
 
 function decodeItems(body: unknown): ToolCall[] {
-  const items = Array.isArray(body) ? body : isRecord(body) && "output" in body ? requireArray(body.output, "output") : undefined;
+  const items = Array.isArray(body)
+    ? body
+    : isRecord(body) && "output" in body
+      ? requireArray(body.output, "output")
+      : undefined;
   if (!items) throw new DecodeError("Expected a Response, its output array, or an array of items.");
   const at = Array.isArray(body) ? "items" : "output";
   const calls: ToolCall[] = [];
@@ -56,7 +62,8 @@ function decodeItems(body: unknown): ToolCall[] {
 function outputOf(result: CallResult): FunctionCallOutputItem["output"] {
   if (!result.ok || !result.output.content.some((item) => item.type === "image")) return resultText(result);
   return visibleContent(result.output).map((item): ResponsesOutputPart => {
-    if (item.type === "image") return { type: "input_image", image_url: `data:${item.mimeType};base64,${item.data}`, detail: "auto" };
+    if (item.type === "image")
+      return { type: "input_image", image_url: `data:${item.mimeType};base64,${item.data}`, detail: "auto" };
     return { type: "input_text", text: contentText(item) };
   });
 }
@@ -76,6 +83,11 @@ export const openaiResponses: Format<ResponsesTool, { items: FunctionCallOutputI
     return { type: "function", name: tool.name, description: tool.description, parameters, strict };
   },
   modelOutput: (calls) => ({
-    output: calls.map(({ id, name, args }) => ({ type: "function_call", call_id: id, name, arguments: JSON.stringify(args) })),
+    output: calls.map(({ id, name, args }) => ({
+      type: "function_call",
+      call_id: id,
+      name,
+      arguments: JSON.stringify(args),
+    })),
   }),
 };

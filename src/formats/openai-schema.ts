@@ -9,17 +9,53 @@ import { acceptsNull, isSchemaObject, requireObjectRoot, resolveRef, typesOf, wh
  * (openai/lib/transform), the limits follow the Structured Outputs guide.
  */
 const UNSUPPORTED = [
-  "$anchor", "$dynamicAnchor", "$dynamicRef", "$recursiveAnchor", "$recursiveRef", "allOf", "not", "if", "then",
-  "else", "contains", "minContains", "maxContains", "contentEncoding", "contentMediaType", "contentSchema",
-  "dependentRequired", "dependentSchemas", "dependencies", "patternProperties", "propertyNames", "minProperties",
-  "maxProperties", "prefixItems", "additionalItems", "unevaluatedItems", "unevaluatedProperties", "uniqueItems",
+  "$anchor",
+  "$dynamicAnchor",
+  "$dynamicRef",
+  "$recursiveAnchor",
+  "$recursiveRef",
+  "allOf",
+  "not",
+  "if",
+  "then",
+  "else",
+  "contains",
+  "minContains",
+  "maxContains",
+  "contentEncoding",
+  "contentMediaType",
+  "contentSchema",
+  "dependentRequired",
+  "dependentSchemas",
+  "dependencies",
+  "patternProperties",
+  "propertyNames",
+  "minProperties",
+  "maxProperties",
+  "prefixItems",
+  "additionalItems",
+  "unevaluatedItems",
+  "unevaluatedProperties",
+  "uniqueItems",
 ];
 /** String formats strict mode knows; others are dropped (the pipeline still validates them). */
 const UNSUPPORTED_KEYS = new Set(UNSUPPORTED);
 const FORMATS = new Set(["date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"]);
 const LIMITS = { depth: 10, properties: 5000, enumValues: 1000 };
 /** Keys handled structurally below, or meaningless to OpenAI. */
-const HANDLED = new Set(["properties", "required", "additionalProperties", "items", "anyOf", "oneOf", "format", "$defs", "definitions", "$schema", "$id"]);
+const HANDLED = new Set([
+  "properties",
+  "required",
+  "additionalProperties",
+  "items",
+  "anyOf",
+  "oneOf",
+  "format",
+  "$defs",
+  "definitions",
+  "$schema",
+  "$id",
+]);
 
 export type StrictForm = { ok: true; schema: JsonSchema } | { ok: false; reason: string };
 
@@ -49,7 +85,9 @@ export function toStrictSchema(root: JsonSchema): StrictForm {
       const defs = root[key];
       if (defs === undefined) continue;
       if (!isSchemaObject(defs)) throw new NotStrict(`${key} is not an object`);
-      out[key] = Object.fromEntries(Object.entries(defs).map(([name, def]) => [name, strictify(def, [key, name], 1, state)]));
+      out[key] = Object.fromEntries(
+        Object.entries(defs).map(([name, def]) => [name, strictify(def, [key, name], 1, state)]),
+      );
     }
     return { ok: true, schema: out };
   } catch (error) {
@@ -73,16 +111,21 @@ function strictify(node: unknown, path: string[], depth: number, state: State): 
     else if (!HANDLED.has(key)) out[key] = node[key];
   }
   if (unsupported) fail(`uses "${UNSUPPORTED.find((key) => Object.hasOwn(node, key))}"`);
-  if (path.length > 0 && path[0] !== "$defs" && path[0] !== "definitions" && ("$defs" in node || "definitions" in node)) fail("nests definitions");
+  if (path.length > 0 && path[0] !== "$defs" && path[0] !== "definitions" && ("$defs" in node || "definitions" in node))
+    fail("nests definitions");
   if ("anyOf" in node && "oneOf" in node) fail("combines anyOf and oneOf");
 
   if (typeof node.format === "string" && FORMATS.has(node.format)) out.format = node.format;
 
   const types = typesOf(node);
-  if ("$ref" in node && (typeof node.$ref !== "string" || !resolveRef(state.root, node.$ref))) fail("has an unresolvable $ref");
-  if (Array.isArray(node.enum) && (state.enumValues += node.enum.length) > LIMITS.enumValues) fail(`pushes enum values past ${LIMITS.enumValues}`);
+  if ("$ref" in node && (typeof node.$ref !== "string" || !resolveRef(state.root, node.$ref)))
+    fail("has an unresolvable $ref");
+  if (Array.isArray(node.enum) && (state.enumValues += node.enum.length) > LIMITS.enumValues)
+    fail(`pushes enum values past ${LIMITS.enumValues}`);
 
-  const objectLike = types ? types.includes("object") : isSchemaObject(node.properties) || "required" in node || "additionalProperties" in node;
+  const objectLike = types
+    ? types.includes("object")
+    : isSchemaObject(node.properties) || "required" in node || "additionalProperties" in node;
   if (objectLike) Object.assign(out, closeObject(node, path, depth, state, fail), types ? {} : { type: "object" });
 
   if (types?.includes("array") || "items" in node) {
@@ -104,8 +147,15 @@ function strictify(node: unknown, path: string[], depth: number, state: State): 
   return out;
 }
 
-function closeObject(node: JsonSchema, path: string[], depth: number, state: State, fail: (what: string) => never): JsonSchema {
-  if (node.additionalProperties !== undefined && node.additionalProperties !== false) fail("is an open object (additionalProperties)");
+function closeObject(
+  node: JsonSchema,
+  path: string[],
+  depth: number,
+  state: State,
+  fail: (what: string) => never,
+): JsonSchema {
+  if (node.additionalProperties !== undefined && node.additionalProperties !== false)
+    fail("is an open object (additionalProperties)");
   if (depth > LIMITS.depth) fail(`nests deeper than ${LIMITS.depth} levels`);
   const properties = node.properties === undefined ? {} : node.properties;
   if (!isSchemaObject(properties)) return fail("has malformed properties");
@@ -113,7 +163,8 @@ function closeObject(node: JsonSchema, path: string[], depth: number, state: Sta
   const names = Object.keys(properties);
   const undeclared = required.find((name) => typeof name !== "string" || !names.includes(name));
   if (undeclared !== undefined) fail(`requires ${JSON.stringify(undeclared)} without declaring it`);
-  if ((state.properties += names.length) > LIMITS.properties) fail(`pushes the property count past ${LIMITS.properties}`);
+  if ((state.properties += names.length) > LIMITS.properties)
+    fail(`pushes the property count past ${LIMITS.properties}`);
   const out: JsonSchema = {};
   for (const name of names) {
     const child = strictify(properties[name], [...path, "properties", name], depth + 1, state);
@@ -132,7 +183,12 @@ export function nullable(schema: JsonSchema, root: JsonSchema): JsonSchema {
     if (Array.isArray(schema.enum)) out.enum = [...schema.enum, null];
     return out;
   }
-  const plainUnion = Array.isArray(schema.anyOf) && types === undefined && !("const" in schema) && !("enum" in schema) && !("$ref" in schema);
+  const plainUnion =
+    Array.isArray(schema.anyOf) &&
+    types === undefined &&
+    !("const" in schema) &&
+    !("enum" in schema) &&
+    !("$ref" in schema);
   if (plainUnion) return { ...schema, anyOf: [...(schema.anyOf as unknown[]), { type: "null" }] };
   return { anyOf: [schema, { type: "null" }] };
 }

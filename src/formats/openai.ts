@@ -77,9 +77,12 @@ function wellFormedCall(item: unknown): ToolCall | undefined {
 function decodeToolCall(item: unknown, at: string): ToolCall {
   const call = requireRecord(item, at);
   if (call.type === "custom") {
-    throw new DecodeError(`${at} is a custom tool call (free text); toolgate tools are function tools with JSON arguments.`);
+    throw new DecodeError(
+      `${at} is a custom tool call (free text); toolgate tools are function tools with JSON arguments.`,
+    );
   }
-  if (call.type !== undefined && call.type !== "function") throw new DecodeError(`${at}.type must be "function", got ${JSON.stringify(call.type)}.`);
+  if (call.type !== undefined && call.type !== "function")
+    throw new DecodeError(`${at}.type must be "function", got ${JSON.stringify(call.type)}.`);
   const id = requireString(call, "id", at);
   const fn = requireRecord(call.function, `${at}.function`);
   // Arguments stay raw JSON text: the pipeline parses them and answers invalid_json per call.
@@ -104,6 +107,10 @@ export const openai: Format<OpenAIChatTool, { messages: OpenAIToolMessage[] }, O
   modelOutput: (calls) => ({
     role: "assistant",
     content: null,
-    tool_calls: calls.map(({ id, name, args }) => ({ id, type: "function", function: { name, arguments: JSON.stringify(args) } })),
+    tool_calls: calls.map(({ id, name, args }) => ({
+      id,
+      type: "function",
+      function: { name, arguments: JSON.stringify(args) },
+    })),
   }),
 };

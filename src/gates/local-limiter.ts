@@ -48,7 +48,12 @@ export function createLocalLimiter(options: LocalLimiterOptions = {}): LocalLimi
         "holder" in settled
           ? granted(key, gate, settled.callId)
           : settled.reason === "max_wait"
-            ? { ok: false, code: "busy", message: `waited the longest time allowed at gate "${key}"`, retryAfterMs: settled.retryAfterMs ?? 0 }
+            ? {
+                ok: false,
+                code: "busy",
+                message: `waited the longest time allowed at gate "${key}"`,
+                retryAfterMs: settled.retryAfterMs ?? 0,
+              }
             : { ok: false, code: "cancelled", message: `left the queue of gate "${key}" (${settled.reason})` };
       for (const resolve of waiting) resolve(grant);
     }
@@ -65,10 +70,13 @@ export function createLocalLimiter(options: LocalLimiterOptions = {}): LocalLimi
       return;
     }
     gate.timerAt = due;
-    gate.timer = setTimeout(() => {
-      gate.timer = gate.timerAt = undefined;
-      settle(key, gate, expireDue(gate.state, now()).changes);
-    }, Math.max(0, due - now()));
+    gate.timer = setTimeout(
+      () => {
+        gate.timer = gate.timerAt = undefined;
+        settle(key, gate, expireDue(gate.state, now()).changes);
+      },
+      Math.max(0, due - now()),
+    );
   }
 
   function granted(key: string, gate: LocalGate, callId: string): SlotGrant {
@@ -89,7 +97,11 @@ export function createLocalLimiter(options: LocalLimiterOptions = {}): LocalLimi
       if (signal?.aborted) return { ok: false, code: "cancelled", message: "cancelled before acquiring a slot" };
       const gate = gateFor(key, request);
       const at = now();
-      const { outcome, changes } = acquireSlot(gate.state, { callId, tool: request.tool, rules: request.rules, leaseMs: request.leaseMs, askedAt: at }, at);
+      const { outcome, changes } = acquireSlot(
+        gate.state,
+        { callId, tool: request.tool, rules: request.rules, leaseMs: request.leaseMs, askedAt: at },
+        at,
+      );
       settle(key, gate, changes);
       if (outcome.status === "granted") return granted(key, gate, callId);
       if (outcome.status === "busy") {

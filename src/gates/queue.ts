@@ -7,7 +7,16 @@
  */
 
 import { normaliseRules, type GateRules } from "./rules";
-import type { AcquireInput, AcquireOutcome, GateChange, GateState, Holder, Settlement, Transition, Waiter } from "./types";
+import type {
+  AcquireInput,
+  AcquireOutcome,
+  GateChange,
+  GateState,
+  Holder,
+  Settlement,
+  Transition,
+  Waiter,
+} from "./types";
 import { averageHold, DEFAULT_HOLD_MS, queueFull, retryAfterMs as waitFor, waitEnd } from "./waits";
 
 export type * from "./types";
@@ -27,7 +36,13 @@ export function settlements(changes: readonly GateChange[]): Settlement[] {
 }
 
 export function createGateState(rules: GateRules = { limit: 1 }): GateState {
-  return { rules: normaliseRules(rules) as GateState["rules"], holders: new Map(), waiters: [], nextSeq: 1, avgHoldMs: DEFAULT_HOLD_MS };
+  return {
+    rules: normaliseRules(rules) as GateState["rules"],
+    holders: new Map(),
+    waiters: [],
+    nextSeq: 1,
+    avgHoldMs: DEFAULT_HOLD_MS,
+  };
 }
 
 /**
@@ -63,7 +78,10 @@ export function acquireSlot(state: GateState, input: AcquireInput, now: number):
   const end = waitEnd(input);
   const waitedOut = end !== undefined && end <= now;
   if (waitedOut || queueFull(state.waiters.length, state.rules.maxQueue)) {
-    return { outcome: { status: "busy", reason: waitedOut ? "max_wait" : "full", retryAfterMs: retryAfterMs(state) }, changes };
+    return {
+      outcome: { status: "busy", reason: waitedOut ? "max_wait" : "full", retryAfterMs: retryAfterMs(state) },
+      changes,
+    };
   }
 
   const waiter: Waiter = {
@@ -140,7 +158,13 @@ export function othersWaiting(state: GateState, isolate: string | undefined): nu
  * it). Answers the holders that are still held, extended or not; the others are gone (released or
  * reclaimed).
  */
-export function extendLeases(state: GateState, callIds: readonly string[], leaseMs: number, now: number, isolate?: string): Transition<Holder[]> {
+export function extendLeases(
+  state: GateState,
+  callIds: readonly string[],
+  leaseMs: number,
+  now: number,
+  isolate?: string,
+): Transition<Holder[]> {
   const changes = expireDue(state, now).changes;
   const held: Holder[] = [];
   const quiet = othersWaiting(state, isolate) === 0;
@@ -182,7 +206,8 @@ export function expireDue(state: GateState, now: number): Transition<number> {
   // Their hint: how long the queue left behind them would take to reach a newcomer.
   if (outOfTime.length > 0) {
     const hint = retryAfterMs(state);
-    for (const callId of outOfTime) changes.push({ type: "leave", callId, was: "waiter", reason: "max_wait", retryAfterMs: hint });
+    for (const callId of outOfTime)
+      changes.push({ type: "leave", callId, was: "waiter", reason: "max_wait", retryAfterMs: hint });
   }
   const removed = changes.length;
   changes.push(...promote(state, now));

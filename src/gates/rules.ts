@@ -23,7 +23,11 @@ export type GateRules = v.InferOutput<typeof GateRulesSchema>;
 
 /** Rules as the queue applies them: limit a whole number ≥ 1 and maxQueue ≥ 0 (NaN or a non-number, a bug upstream, becomes the minimum). */
 export function normaliseRules(rules: GateRules): GateRules {
-  return { ...rules, limit: wholeAtLeast(rules.limit, 1), maxQueue: wholeAtLeast(rules.maxQueue ?? DEFAULT_MAX_QUEUE, 0) };
+  return {
+    ...rules,
+    limit: wholeAtLeast(rules.limit, 1),
+    maxQueue: wholeAtLeast(rules.maxQueue ?? DEFAULT_MAX_QUEUE, 0),
+  };
 }
 
 function wholeAtLeast(value: number, min: number): number {

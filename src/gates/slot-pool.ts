@@ -287,7 +287,12 @@ export class GatePool {
    * The gate's answer to a keep of `sent` sent at sentAt: those it no longer holds leave the pool
    * (slots granted since are not in the answer and stay). Answers the ids to give back.
    */
-  kept(sent: readonly string[], held: ReadonlyArray<{ callId: string; validMs: number }>, othersWaiting: number, sentAt: number): string[] {
+  kept(
+    sent: readonly string[],
+    held: ReadonlyArray<{ callId: string; validMs: number }>,
+    othersWaiting: number,
+    sentAt: number,
+  ): string[] {
     const still = new Map(held.map((h) => [h.callId, h.validMs]));
     for (const id of sent) {
       const slot = this.slots.get(id);

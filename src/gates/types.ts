@@ -59,7 +59,9 @@ export type GateChange =
  * A caller a transition decided: granted a slot (holder) or dropped from the queue or slot (reason;
  * one dropped for max_wait answers busy with retryAfterMs).
  */
-export type Settlement = { callId: string; holder: Holder } | { callId: string; reason: LeaveReason; retryAfterMs?: number };
+export type Settlement =
+  | { callId: string; holder: Holder }
+  | { callId: string; reason: LeaveReason; retryAfterMs?: number };
 
 export interface AcquireInput {
   callId: string;

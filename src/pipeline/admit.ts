@@ -53,7 +53,9 @@ export function admitArguments(state: CallState): StepOutcome {
 export function rewriteArguments(state: CallState): StepOutcome {
   const outcome = state.env.hooks.beforeCall!(hookCallOf(state), state.input);
   // A hook that answers at once keeps the call synchronous.
-  return isThenable(outcome) ? Promise.resolve(outcome).then((settled) => rewritten(state, settled)) : rewritten(state, outcome);
+  return isThenable(outcome)
+    ? Promise.resolve(outcome).then((settled) => rewritten(state, settled))
+    : rewritten(state, outcome);
 }
 
 function rewritten(state: CallState, outcome: BeforeCallOutcome): StepOutcome {

@@ -26,13 +26,15 @@ const ADVICE = "send it as a string if the tool accepts one";
 
 function describeValue(n: number): string {
   if (Number.isNaN(n)) return "NaN is not a JSON number";
-  if (!Number.isFinite(n)) return `${n} is not a JSON number (a literal too large for one, such as 1e309, reads as ${n})`;
+  if (!Number.isFinite(n))
+    return `${n} is not a JSON number (a literal too large for one, such as 1e309, reads as ${n})`;
   return `${n} is ${RANGE} (it may already have been rounded); ${ADVICE}`;
 }
 
 function describeLiteral(literal: string, n: number): string {
   const long = literal.length > MAX_SHOWN;
-  if (!Number.isFinite(n)) return `${long ? `a number of ${literal.length} characters` : literal} is too large for a JSON number (it overflows to ${n})`;
+  if (!Number.isFinite(n))
+    return `${long ? `a number of ${literal.length} characters` : literal} is too large for a JSON number (it overflows to ${n})`;
   return `${long ? `an integer of ${literal.replace("-", "").length} digits` : `the integer ${literal}`} is ${RANGE}; ${ADVICE}`;
 }
 
@@ -68,7 +70,11 @@ export function inexactLiteralIn(text: string): ValidationIssue | undefined {
 }
 
 /** Depth-first search of a JSON tree (the arguments' depth is already bounded). */
-function findFirst(value: unknown, path: string, matches: (item: unknown) => boolean): { path: string; item: unknown } | undefined {
+function findFirst(
+  value: unknown,
+  path: string,
+  matches: (item: unknown) => boolean,
+): { path: string; item: unknown } | undefined {
   if (matches(value)) return { path, item: value };
   if (value === null || typeof value !== "object") return undefined;
   if (Array.isArray(value)) {

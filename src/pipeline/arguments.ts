@@ -43,7 +43,11 @@ function parseText(raw: string, limits: Limits): ArgsCheck {
     // Models send "" for functions without parameters (JSON.parse refuses blank text, so this is the place to look).
     if (raw.trim() === "") return { ok: true, value: {}, hasNull: false };
     const reason = error instanceof Error ? error.message : "parse error";
-    return { ok: false, code: "invalid_json", message: `Arguments are not valid JSON (${reason}). Send one JSON object.` };
+    return {
+      ok: false,
+      code: "invalid_json",
+      message: `Arguments are not valid JSON (${reason}). Send one JSON object.`,
+    };
   }
   const kind = objectKind(value);
   if (kind) return notAnObject(kind);

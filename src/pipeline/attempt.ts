@@ -9,7 +9,9 @@ import type { CallState } from "./state";
 import { isThenable } from "./thenable";
 
 /** attempts: how many attempts ran up to and including this outcome (0 when none could start). */
-export type AttemptOutcome = { ok: true; output: CallOutput; attempts: number } | { ok: false; error: CallError; cause: unknown; attempts: number };
+export type AttemptOutcome =
+  | { ok: true; output: CallOutput; attempts: number }
+  | { ok: false; error: CallError; cause: unknown; attempts: number };
 
 /** Async tools without a timeout of their own get this one, so nothing holds a slot forever. */
 export const DEFAULT_TIMEOUT_MS = 60_000;
@@ -33,11 +35,22 @@ export function runAttempt(state: CallState, attempt: number): AttemptOutcome | 
   return checkOutput(tool, returned, attempt);
 }
 
-async function awaitAttempt(tool: Tool, work: PromiseLike<unknown>, ctx: CallContext, cancel: AbortSignal | undefined): Promise<AttemptOutcome> {
+async function awaitAttempt(
+  tool: Tool,
+  work: PromiseLike<unknown>,
+  ctx: CallContext,
+  cancel: AbortSignal | undefined,
+): Promise<AttemptOutcome> {
   const timeoutMs = tool.policy.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const settled = await settle(Promise.resolve(work), timeoutMs, { abort: (reason) => CallContext.abort(ctx, reason) }, cancel);
+  const settled = await settle(
+    Promise.resolve(work),
+    timeoutMs,
+    { abort: (reason) => CallContext.abort(ctx, reason) },
+    cancel,
+  );
   const attempt = ctx.attempt;
-  if (settled.kind === "timeout") return failure(toolError("timeout", `Tool "${tool.name}" did not finish within ${timeoutMs} ms.`), attempt);
+  if (settled.kind === "timeout")
+    return failure(toolError("timeout", `Tool "${tool.name}" did not finish within ${timeoutMs} ms.`), attempt);
   if (settled.kind === "cancelled") return cancelled(tool, attempt);
   if (settled.kind === "error") return fromThrown(tool, settled.error, attempt);
   return checkOutput(tool, settled.value, attempt);
@@ -45,7 +58,8 @@ async function awaitAttempt(tool: Tool, work: PromiseLike<unknown>, ctx: CallCon
 
 function checkOutput(tool: Tool, returned: unknown, attempt: number): AttemptOutcome {
   const output = normaliseOutput(returned);
-  if (typeof output === "string") return failure(toolError("tool_error", `Tool "${tool.name}" failed: ${output}`, { retryable: false }), attempt);
+  if (typeof output === "string")
+    return failure(toolError("tool_error", `Tool "${tool.name}" failed: ${output}`, { retryable: false }), attempt);
   if (tool.validateOutput) {
     const checked = tool.validateOutput(outputValue(returned));
     if (!checked.ok) {
@@ -68,7 +82,10 @@ function failure(error: ToolError, attempt: number): AttemptOutcome {
 function fromThrown(tool: Tool, thrown: unknown, attempt: number): AttemptOutcome {
   if (isToolError(thrown)) return failure(thrown, attempt);
   const message = thrown instanceof Error ? thrown.message : typeof thrown === "string" ? thrown : "unknown error";
-  return failure(toolError("tool_error", `Tool "${tool.name}" failed: ${message}`, { retryable: true, cause: thrown }), attempt);
+  return failure(
+    toolError("tool_error", `Tool "${tool.name}" failed: ${message}`, { retryable: true, cause: thrown }),
+    attempt,
+  );
 }
 
 function toCallError(error: ToolError): CallError {

@@ -17,7 +17,8 @@ import { isThenable } from "./thenable";
 export function runAttempts(state: CallState): StepOutcome {
   const { env } = state;
   const tool = state.tool!;
-  if (state.cancel?.aborted) return fail(state, "cancelled", `The call to "${tool.name}" was cancelled before it started.`);
+  if (state.cancel?.aborted)
+    return fail(state, "cancelled", `The call to "${tool.name}" was cancelled before it started.`);
   const observed = env.hooks.onEvent || env.hooks.onStart;
   const outcome =
     tool.policy.retry || observed
@@ -105,7 +106,14 @@ function hookDelay(state: CallState, outcome: Failed, delayMs: number, firstAt: 
 function announceStart(state: CallState, attempt: number, maskedArgs: JsonValue | undefined): void {
   const { env } = state;
   if (!env.hooks.onEvent && !env.hooks.onStart) return;
-  const base = { type: "call.started", at: env.now(), callId: state.callId, tenant: env.tenant, tool: state.name, attempt } as const;
+  const base = {
+    type: "call.started",
+    at: env.now(),
+    callId: state.callId,
+    tenant: env.tenant,
+    tool: state.name,
+    attempt,
+  } as const;
   const event = maskedArgs === undefined ? base : { ...base, args: maskedArgs };
   emit(env, event);
   try {

@@ -11,8 +11,15 @@ export function claimCallId(state: CallState): StepOutcome {
   const { env } = state;
   const status = state.permission === "approval" ? "pending" : "running";
   const record = maskRecord(env, buildRecord(state, status));
-  return env.journal!
-    .begin({ callId: state.callId, tool: state.tool!, args: state.args, status, approved: env.approved, record })
+  return env
+    .journal!.begin({
+      callId: state.callId,
+      tool: state.tool!,
+      args: state.args,
+      status,
+      approved: env.approved,
+      record,
+    })
     .then((claim) => claimed(state, claim));
 }
 

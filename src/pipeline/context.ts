@@ -1,4 +1,12 @@
-import { ASK_KEY_PATTERN, askedKind, canBeAsked, inputRequiredError, type AskMethod, type ElicitationMode, type InputRequest } from "../ask";
+import {
+  ASK_KEY_PATTERN,
+  askedKind,
+  canBeAsked,
+  inputRequiredError,
+  type AskMethod,
+  type ElicitationMode,
+  type InputRequest,
+} from "../ask";
 import { toolError } from "../errors";
 import type { JsonValue } from "../json";
 import type { Progress, ToolContext, ToolLogger } from "../tool";
@@ -41,7 +49,10 @@ export class CallContext implements ToolContext {
   }
   canAsk(method: AskMethod, mode: ElicitationMode = "form"): boolean {
     // An elicitation's mode counts too: a client that declared URL mode alone cannot answer a form.
-    return canBeAsked(this.state.env.ask, { method, params: method === "elicitation/create" && mode === "url" ? { mode } : {} });
+    return canBeAsked(this.state.env.ask, {
+      method,
+      params: method === "elicitation/create" && mode === "url" ? { mode } : {},
+    });
   }
 
   /**
@@ -50,11 +61,18 @@ export class CallContext implements ToolContext {
    */
   ask(key: string, request: InputRequest): Promise<JsonValue> {
     const { state } = this;
-    if (!ASK_KEY_PATTERN.test(key)) return Promise.reject(new TypeError(`ctx.ask: the key ${JSON.stringify(key)} must match ${ASK_KEY_PATTERN}`));
+    if (!ASK_KEY_PATTERN.test(key))
+      return Promise.reject(new TypeError(`ctx.ask: the key ${JSON.stringify(key)} must match ${ASK_KEY_PATTERN}`));
     // Noted even when it cannot be asked: the host tells the caller what it would have to answer.
     if (!canBeAsked(state.env.ask, request)) {
       (state.inputRequests ??= {})[key] = request;
-      return Promise.reject(toolError("input_required", `Tool "${state.name}" asks its caller (${askedKind(request)}), and this caller cannot be asked that.`, { retryable: false }));
+      return Promise.reject(
+        toolError(
+          "input_required",
+          `Tool "${state.name}" asks its caller (${askedKind(request)}), and this caller cannot be asked that.`,
+          { retryable: false },
+        ),
+      );
     }
     const { responses, failures } = state.env.ask!;
     if (Object.hasOwn(responses, key)) return Promise.resolve(responses[key]!);
@@ -73,7 +91,14 @@ export class CallContext implements ToolContext {
     // The record keeps the latest progress, so every surface (events, GET, the console) can show it.
     state.progress = progress;
     journal?.progress?.(this.callId, progress);
-    if (env.hooks.onEvent) emit(env, { type: "call.progress", at: env.now(), callId: this.callId, tenant: env.tenant, tool: state.name, progress });
+    if (env.hooks.onEvent)
+      emit(env, {
+        type: "call.progress",
+        at: env.now(),
+        callId: this.callId,
+        tenant: env.tenant,
+        tool: state.name,
+        progress,
+      });
   }
 }
-

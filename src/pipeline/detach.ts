@@ -34,7 +34,10 @@ export function detachCall(state: CallState): StepOutcome {
  * caller is answered that it runs, the call goes on in this request (the journal keeps it alive and
  * finishes its record), and the runner stands by to settle it by its policy should the request die.
  */
-export function detachAfter(state: CallState, rest: () => CallResult | Promise<CallResult>): CallResult | Promise<CallResult> {
+export function detachAfter(
+  state: CallState,
+  rest: () => CallResult | Promise<CallResult>,
+): CallResult | Promise<CallResult> {
   const run = rest();
   if (!isThenable(run)) return run;
   const { env } = state;

@@ -56,7 +56,8 @@ export function preparePipeline(options: ExecuteOptions): PipelineEnv {
 }
 
 function buildPipeline(options: ExecuteOptions): PipelineEnv {
-  const hookList = options.hooks === undefined ? [] : Array.isArray(options.hooks) ? options.hooks : [options.hooks as Hooks];
+  const hookList =
+    options.hooks === undefined ? [] : Array.isArray(options.hooks) ? options.hooks : [options.hooks as Hooks];
   const hooks = hookList.length === 0 ? {} : composeHooks(hookList);
   const secrets = options.secrets ?? NO_SECRETS;
   const secretValues = Object.values(secrets);

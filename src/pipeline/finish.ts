@@ -16,7 +16,10 @@ export function replay(stored: CallRecord, tool: Tool): CallResult {
     const output = withinBudget(record.output ?? { content: [] }, tool, record.callId);
     return { ok: true, callId: record.callId, tool: record.tool, output, record };
   }
-  const error = record.error ?? { code: "internal" as const, message: `The earlier call ${record.callId} ended ${record.status}.` };
+  const error = record.error ?? {
+    code: "internal" as const,
+    message: `The earlier call ${record.callId} ended ${record.status}.`,
+  };
   return { ok: false, callId: record.callId, tool: record.tool, error, record };
 }
 
@@ -110,7 +113,11 @@ type Ending = { ok: true; output: CallOutput } | { ok: false; error: CallError }
  * carries the same masked values as the record. Synchronous unless the slot's release or the journal
  * has to be awaited.
  */
-export function finish(state: CallState, ending: Ending, opts?: { journal: boolean }): CallResult | Promise<CallResult> {
+export function finish(
+  state: CallState,
+  ending: Ending,
+  opts?: { journal: boolean },
+): CallResult | Promise<CallResult> {
   if (state.slot) return releaseThenFinish(state, ending, opts);
   const { env } = state;
   // A call whose caller answers later (a task, an HTTP call) waits for the answers rather than ending
@@ -123,7 +130,11 @@ export function finish(state: CallState, ending: Ending, opts?: { journal: boole
   const record = buildRecord(state, status);
   if (ending.ok) record.output = ending.output;
   else if (waits) record.error = waitingError(state);
-  else record.error = ending.error.code === "input_required" && state.inputRequests ? { ...ending.error, inputRequests: state.inputRequests } : ending.error;
+  else
+    record.error =
+      ending.error.code === "input_required" && state.inputRequests
+        ? { ...ending.error, inputRequests: state.inputRequests }
+        : ending.error;
   maskRecord(env, record);
   try {
     env.hooks.onResult?.(record);
@@ -131,12 +142,25 @@ export function finish(state: CallState, ending: Ending, opts?: { journal: boole
     // observers cannot change an outcome
   }
   if (env.hooks.onEvent) {
-    emit(env, { type: "call.finished", at: env.now(), callId: state.callId, tenant: env.tenant, tool: state.name, record });
+    emit(env, {
+      type: "call.finished",
+      at: env.now(),
+      callId: state.callId,
+      tenant: env.tenant,
+      tool: state.name,
+      record,
+    });
   }
   // The model gets at most the tool's output budget; the record keeps everything (the ledger serves the rest).
   const result: CallResult = record.error
     ? { ok: false, callId: state.callId, tool: state.name, error: record.error, record }
-    : { ok: true, callId: state.callId, tool: state.name, output: withinBudget(record.output!, state.tool, state.callId), record };
+    : {
+        ok: true,
+        callId: state.callId,
+        tool: state.name,
+        output: withinBudget(record.output!, state.tool, state.callId),
+        record,
+      };
   const journal = env.journal;
   if (!journal || opts?.journal === false) return result;
   return journal.finish(record).then(
@@ -148,8 +172,13 @@ export function finish(state: CallState, ending: Ending, opts?: { journal: boole
   );
 }
 
-
-export function fail(state: CallState, code: ErrorCode, message: string, issues?: ValidationIssue[], opts?: { journal: boolean }): CallResult | Promise<CallResult> {
+export function fail(
+  state: CallState,
+  code: ErrorCode,
+  message: string,
+  issues?: ValidationIssue[],
+  opts?: { journal: boolean },
+): CallResult | Promise<CallResult> {
   const error: CallError = issues ? { code, message, issues } : { code, message };
   return finish(state, { ok: false, error }, opts);
 }

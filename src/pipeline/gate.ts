@@ -61,7 +61,13 @@ async function refusedStart(state: CallState, tool: Tool, watch: ClaimWatch): Pr
     mayStart = await watch.mayStart();
   } catch {
     // Starting could run a call whose cancel was accepted: it does not start.
-    return fail(state, "internal", `The call to "${tool.name}" did not start: its journal could not confirm that it was not cancelled while it waited.`);
+    return fail(
+      state,
+      "internal",
+      `The call to "${tool.name}" did not start: its journal could not confirm that it was not cancelled while it waited.`,
+    );
   }
-  return mayStart ? undefined : fail(state, "cancelled", `The call to "${tool.name}" was cancelled while waiting for a slot.`);
+  return mayStart
+    ? undefined
+    : fail(state, "cancelled", `The call to "${tool.name}" was cancelled while waiting for a slot.`);
 }

@@ -16,7 +16,9 @@ export function toJsonText(value: unknown): string | undefined | NotJson {
   try {
     text = JSON.stringify(value);
   } catch (error) {
-    return new NotJson(findNonJson(value) ?? `JSON.stringify failed (${error instanceof Error ? error.message : String(error)})`);
+    return new NotJson(
+      findNonJson(value) ?? `JSON.stringify failed (${error instanceof Error ? error.message : String(error)})`,
+    );
   }
   if (text?.includes("null")) {
     const problem = findNonJson(value);
@@ -36,11 +38,16 @@ export function findNonJson(root: unknown): string | undefined {
   const ancestors = new Set<object>();
   const visit = (input: unknown, key: string, path: string): string | undefined => {
     let value = input;
-    if (value !== null && (typeof value === "object" || typeof value === "bigint") && typeof (value as { toJSON?: unknown }).toJSON === "function") {
+    if (
+      value !== null &&
+      (typeof value === "object" || typeof value === "bigint") &&
+      typeof (value as { toJSON?: unknown }).toJSON === "function"
+    ) {
       value = (value as { toJSON(key: string): unknown }).toJSON(key);
     }
     if (value instanceof Number) value = Number(value);
-    if (typeof value === "number") return Number.isFinite(value) ? undefined : `${value} at ${where(path)} (JSON numbers must be finite)`;
+    if (typeof value === "number")
+      return Number.isFinite(value) ? undefined : `${value} at ${where(path)} (JSON numbers must be finite)`;
     if (typeof value === "bigint") return `a BigInt at ${where(path)}`;
     if (value === null || typeof value !== "object") return undefined;
     if (ancestors.has(value)) return `a cycle at ${where(path)} (a value that contains itself)`;

@@ -48,9 +48,24 @@ function checkContent(content: unknown): Content[] | string {
     const item: unknown = content[i];
     const type = (item as { type?: unknown } | null)?.type;
     if (type === "text" && typeof (item as { text?: unknown }).text === "string") continue;
-    if (type === "image" && typeof (item as { data?: unknown }).data === "string" && typeof (item as { mimeType?: unknown }).mimeType === "string") continue;
-    if (type === "resource_link" && typeof (item as { uri?: unknown }).uri === "string" && typeof (item as { name?: unknown }).name === "string") continue;
-    if (type === "audio" && typeof (item as { data?: unknown }).data === "string" && typeof (item as { mimeType?: unknown }).mimeType === "string") continue;
+    if (
+      type === "image" &&
+      typeof (item as { data?: unknown }).data === "string" &&
+      typeof (item as { mimeType?: unknown }).mimeType === "string"
+    )
+      continue;
+    if (
+      type === "resource_link" &&
+      typeof (item as { uri?: unknown }).uri === "string" &&
+      typeof (item as { name?: unknown }).name === "string"
+    )
+      continue;
+    if (
+      type === "audio" &&
+      typeof (item as { data?: unknown }).data === "string" &&
+      typeof (item as { mimeType?: unknown }).mimeType === "string"
+    )
+      continue;
     if (type === "resource" && isEmbeddedResource((item as { resource?: unknown }).resource)) continue;
     // Named by place and type, never by an excerpt: a cut excerpt could end inside a secret, where masking no longer finds it.
     const shown = typeof type === "string" && type.length <= 40 ? `type ${JSON.stringify(type)}` : "no known type";

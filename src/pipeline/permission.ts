@@ -19,11 +19,15 @@ export function decidePermission(state: CallState): StepOutcome {
   const permission = env.hooks.permission;
   if (!permission) {
     state.permission = policyPermission(env, tool, state.input);
-    return state.permission === "allow" && tool.policy.approval === "user" && !env.approved ? askUser(state) : undefined;
+    return state.permission === "allow" && tool.policy.approval === "user" && !env.approved
+      ? askUser(state)
+      : undefined;
   }
   const outcome = permission(hookCallOf(state), state.input);
   // A hook that answers at once keeps the call synchronous.
-  return isThenable(outcome) ? Promise.resolve(outcome).then((settled) => decided(state, settled)) : decided(state, outcome);
+  return isThenable(outcome)
+    ? Promise.resolve(outcome).then((settled) => decided(state, settled))
+    : decided(state, outcome);
 }
 
 /** The permission hook's answer, then the tool's policy. */
@@ -32,7 +36,8 @@ function decided(state: CallState, outcome: PermissionOutcome): StepOutcome {
   const tool = state.tool!;
   if (outcome === "deny") return deny(state, `Tool "${tool.name}" is denied by policy.`);
   if (outcome && typeof outcome === "object") return deny(state, outcome.deny);
-  state.permission = outcome === "approval" ? (env.approved ? "allow" : "approval") : policyPermission(env, tool, state.input);
+  state.permission =
+    outcome === "approval" ? (env.approved ? "allow" : "approval") : policyPermission(env, tool, state.input);
   return state.permission === "allow" && tool.policy.approval === "user" && !env.approved ? askUser(state) : undefined;
 }
 
@@ -44,7 +49,14 @@ export function parkForApproval(state: CallState): CallResult {
     `${who} can approve or deny it. Do not call it again; its outcome will be reported.`;
   const error: CallError = { code: "approval_required", message };
   const record = maskRecord(state.env, { ...buildRecord(state, "pending"), error });
-  emit(state.env, { type: "approval.requested", at: state.env.now(), callId: state.callId, tenant: state.env.tenant, tool: state.name, record });
+  emit(state.env, {
+    type: "approval.requested",
+    at: state.env.now(),
+    callId: state.callId,
+    tenant: state.env.tenant,
+    tool: state.name,
+    record,
+  });
   return { ok: false, callId: state.callId, tool: state.name, error: record.error!, record };
 }
 
@@ -70,15 +82,32 @@ function askUser(state: CallState): StepOutcome {
   if (env.ask.waits && env.runner && tool.policy.execution === "detached") return undefined;
   const answer = env.ask.responses[USER_APPROVAL_KEY];
   const failure = env.ask.failures?.[USER_APPROVAL_KEY];
-  if (answer === undefined && failure) return deny(state, `the user who made the call was asked and gave no answer (${failure.message})`);
+  if (answer === undefined && failure)
+    return deny(state, `the user who made the call was asked and gave no answer (${failure.message})`);
   if (answer === undefined) {
     const shown = JSON.stringify(env.mask((state.args ?? {}) as JsonValue)).slice(0, SHOWN_ARGUMENT_CHARS);
     const message = `Allow ${tool.title ?? tool.name} (${tool.name}) to run with ${shown}?`;
-    const requestedSchema = { type: "object", properties: { approve: { type: "boolean", title: "Approve", description: `Run ${tool.name} now` } }, required: ["approve"] };
-    state.inputRequests = { [USER_APPROVAL_KEY]: { method: "elicitation/create", params: { message, requestedSchema } } };
-    return fail(state, "input_required", `Tool "${tool.name}" runs once the user who called it approves: call it again with the answer.`);
+    const requestedSchema = {
+      type: "object",
+      properties: { approve: { type: "boolean", title: "Approve", description: `Run ${tool.name} now` } },
+      required: ["approve"],
+    };
+    state.inputRequests = {
+      [USER_APPROVAL_KEY]: { method: "elicitation/create", params: { message, requestedSchema } },
+    };
+    return fail(
+      state,
+      "input_required",
+      `Tool "${tool.name}" runs once the user who called it approves: call it again with the answer.`,
+    );
   }
-  if (isPlainObject(answer) && answer.action === "accept" && isPlainObject(answer.content) && answer.content.approve === true) return undefined;
+  if (
+    isPlainObject(answer) &&
+    answer.action === "accept" &&
+    isPlainObject(answer.content) &&
+    answer.content.approve === true
+  )
+    return undefined;
   return deny(state, "the user who made the call did not approve it");
 }
 
@@ -86,5 +115,7 @@ function policyPermission(env: PipelineEnv, tool: Tool, args: unknown): Permissi
   const approval = tool.policy.approval;
   if (approval === undefined || approval === "never" || env.approved) return "allow";
   // "user" is "allow" here: askUser asks the caller next.
-  return approval === "always" || (typeof approval === "function" && approval(args as never) === true) ? "approval" : "allow";
+  return approval === "always" || (typeof approval === "function" && approval(args as never) === true)
+    ? "approval"
+    : "allow";
 }

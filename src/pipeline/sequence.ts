@@ -28,8 +28,16 @@ const DETACH = 7;
 const GATE = 8;
 const ATTEMPTS = 9;
 type Step =
-  | typeof RESOLVE | typeof ALLOWED | typeof ARGUMENTS | typeof REWRITE | typeof PERMISSION
-  | typeof CLAIM | typeof APPROVAL | typeof DETACH | typeof GATE | typeof ATTEMPTS;
+  | typeof RESOLVE
+  | typeof ALLOWED
+  | typeof ARGUMENTS
+  | typeof REWRITE
+  | typeof PERMISSION
+  | typeof CLAIM
+  | typeof APPROVAL
+  | typeof DETACH
+  | typeof GATE
+  | typeof ATTEMPTS;
 
 /**
  * Every call, in this order: one line per step, with the condition under which it has anything to
@@ -70,7 +78,11 @@ function runSteps(state: CallState, from: Step): CallResult | Promise<CallResult
 }
 
 /** Runs one call through its steps. Never throws: a step that throws ends the call as `internal`. */
-export function runCall(call: ToolCall, env: PipelineEnv, cancel: AbortSignal | undefined): CallResult | Promise<CallResult> {
+export function runCall(
+  call: ToolCall,
+  env: PipelineEnv,
+  cancel: AbortSignal | undefined,
+): CallResult | Promise<CallResult> {
   return runSteps(createCallState(call, env, cancel), RESOLVE);
 }
 

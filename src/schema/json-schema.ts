@@ -56,7 +56,8 @@ function checkPatterns(node: unknown, where: string): boolean {
     if (key === "patternProperties" && isPlainObject(value)) {
       for (const p of Object.keys(value)) compile(p, `${where}/patternProperties`);
     }
-    if (key !== "enum" && key !== "const" && key !== "examples" && key !== "default") uris = checkPatterns(value, `${where}/${key}`) || uris;
+    if (key !== "enum" && key !== "const" && key !== "examples" && key !== "default")
+      uris = checkPatterns(value, `${where}/${key}`) || uris;
   }
   return uris;
 }
@@ -135,12 +136,19 @@ function toIssues(errors: readonly OutputUnit[], instance: unknown): ValidationI
  * `anyRoot` lifts this for outputs, which an upstream may answer as a list) or holds an invalid
  * regular expression.
  */
-export function jsonSchemaValidator<T = unknown>(schema: JsonSchema, options: { anyRoot?: boolean } = {}): Validator<T> {
+export function jsonSchemaValidator<T = unknown>(
+  schema: JsonSchema,
+  options: { anyRoot?: boolean } = {},
+): Validator<T> {
   if (!isPlainObject(schema)) {
-    throw new TypeError(`Invalid JSON Schema: expected an object at the root, got ${Array.isArray(schema) ? "an array" : typeof schema}`);
+    throw new TypeError(
+      `Invalid JSON Schema: expected an object at the root, got ${Array.isArray(schema) ? "an array" : typeof schema}`,
+    );
   }
   if (!options.anyRoot && schema.type !== undefined && schema.type !== "object") {
-    throw new TypeError(`Invalid JSON Schema: a tool's input schema must have type "object", got ${JSON.stringify(schema.type)}`);
+    throw new TypeError(
+      `Invalid JSON Schema: a tool's input schema must have type "object", got ${JSON.stringify(schema.type)}`,
+    );
   }
   const hasUris = checkPatterns(schema, "#");
   // Building the validator walks the whole schema; a tenant with many declared tools would pay it for

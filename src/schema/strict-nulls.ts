@@ -67,7 +67,8 @@ function fits(branch: unknown, value: unknown, root: JsonSchema, depth = 0): boo
   if (kind === "object" && isSchemaObject(branch.properties)) {
     const record = value as Record<string, unknown>;
     for (const [key, prop] of Object.entries(branch.properties)) {
-      if (isSchemaObject(prop) && "const" in prop && Object.hasOwn(record, key) && record[key] !== prop.const) return false;
+      if (isSchemaObject(prop) && "const" in prop && Object.hasOwn(record, key) && record[key] !== prop.const)
+        return false;
     }
   }
   return true;

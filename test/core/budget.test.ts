@@ -9,7 +9,12 @@ describe("output budget", () => {
   });
 
   it("cuts text to the budget and says where the rest is", () => {
-    const output: CallOutput = { content: [{ type: "text", text: "a".repeat(30) }, { type: "text", text: "b".repeat(30) }] };
+    const output: CallOutput = {
+      content: [
+        { type: "text", text: "a".repeat(30) },
+        { type: "text", text: "b".repeat(30) },
+      ],
+    };
     const cut = applyBudget(output, 40, "c1");
     expect(cut.truncated).toBe(true);
     expect(cut.content[0]).toEqual({ type: "text", text: `${"a".repeat(30)}\n${"b".repeat(9)}` });

@@ -69,9 +69,19 @@ describe("execution: detached", () => {
     const { tool, runs } = gatedTool({ execution: "detached", idempotent: true });
     const j = journal();
     const r = runner();
-    const result = await executeCall(call("d1"), { registry: createRegistry([tool]), journal: j.journal, runner: r.runner });
-    expect(result).toMatchObject({ ok: false, error: { code: "running" }, record: { status: "running", callId: "d1" } });
-    expect(r.detached).toEqual([{ callId: "d1", tool: "work", args: { n: 1 }, owner: "owner-of-d1", idempotent: true }]);
+    const result = await executeCall(call("d1"), {
+      registry: createRegistry([tool]),
+      journal: j.journal,
+      runner: r.runner,
+    });
+    expect(result).toMatchObject({
+      ok: false,
+      error: { code: "running" },
+      record: { status: "running", callId: "d1" },
+    });
+    expect(r.detached).toEqual([
+      { callId: "d1", tool: "work", args: { n: 1 }, owner: "owner-of-d1", idempotent: true },
+    ]);
     expect(j.log).toEqual(["begin d1", "handOff d1", "release d1"]);
     expect(j.finished).toEqual([]);
     expect(runs()).toBe(0);
@@ -92,7 +102,11 @@ describe("execution: detached", () => {
     const { tool, runs } = gatedTool({ execution: "detached" });
     const j = journal();
     const failing: CallRunner = { detach: () => Promise.reject(new Error("no host")) };
-    const result = await executeCall(call("d4"), { registry: createRegistry([tool]), journal: j.journal, runner: failing });
+    const result = await executeCall(call("d4"), {
+      registry: createRegistry([tool]),
+      journal: j.journal,
+      runner: failing,
+    });
     expect(result).toMatchObject({ ok: false, error: { code: "running" } });
     await expect.poll(() => j.finished).toEqual(["d4 failed"]);
     expect(j.errors.get("d4")).toMatch(/no host/);
@@ -107,7 +121,11 @@ describe("execution: auto", () => {
     release();
     const j = journal();
     const r = runner();
-    const result = await executeCall(call("a1"), { registry: createRegistry([tool]), journal: j.journal, runner: r.runner });
+    const result = await executeCall(call("a1"), {
+      registry: createRegistry([tool]),
+      journal: j.journal,
+      runner: r.runner,
+    });
     expect(result).toMatchObject({ ok: true, output: { structured: { n: 1 } } });
     expect(r.standing).toEqual([]);
     expect(j.log).toEqual(["begin a1"]);
@@ -117,7 +135,11 @@ describe("execution: auto", () => {
     const { tool, release, runs } = gatedTool({ execution: "auto", detachAfterMs: 20 });
     const j = journal();
     const r = runner();
-    const result = await executeCall(call("a2"), { registry: createRegistry([tool]), journal: j.journal, runner: r.runner });
+    const result = await executeCall(call("a2"), {
+      registry: createRegistry([tool]),
+      journal: j.journal,
+      runner: r.runner,
+    });
     expect(result).toMatchObject({ ok: false, error: { code: "running" }, record: { status: "running" } });
     // The runner stands by (to settle it should this request die); the call was not handed over.
     expect(r.standing.map((job) => job.callId)).toEqual(["a2"]);

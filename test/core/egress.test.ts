@@ -59,14 +59,21 @@ describe("checkEgress: internal addresses in every notation", () => {
     expect(reason(url)).toMatch(pattern);
   });
 
-  it.each(["https://8.8.8.8/", "https://100.128.0.1/", "https://172.32.0.1/", "https://[2606:4700::1111]/", "https://[::ffff:8.8.8.8]/", "https://example.com/"])(
-    "allows public %s under '*'",
-    (url) => expect(reason(url)).toBe("ok"),
-  );
+  it.each([
+    "https://8.8.8.8/",
+    "https://100.128.0.1/",
+    "https://172.32.0.1/",
+    "https://[2606:4700::1111]/",
+    "https://[::ffff:8.8.8.8]/",
+    "https://example.com/",
+  ])("allows public %s under '*'", (url) => expect(reason(url)).toBe("ok"));
 });
 
 describe("checkEgress: scheme, allow-list and local development", () => {
-  const policy: EgressPolicy = { allowHosts: ["api.example.com", "*.svc.example.org"], allowHttpHosts: ["127.0.0.1", "localhost"] };
+  const policy: EgressPolicy = {
+    allowHosts: ["api.example.com", "*.svc.example.org"],
+    allowHttpHosts: ["127.0.0.1", "localhost"],
+  };
 
   it("allows exact and wildcard hosts over https only", () => {
     expect(reason("https://api.example.com/x", policy)).toBe("ok");
@@ -98,9 +105,13 @@ describe("checkEgress: scheme, allow-list and local development", () => {
 
   it("matches origins: a host entry allows only its default port, an origin entry only its scheme, host and port", () => {
     // Allowing localhost for development no longer opens every port on it.
-    expect(reason("http://127.0.0.1:8080/x", policy)).toBe("origin http://127.0.0.1:8080 is not in the allow-list (only other ports or schemes of 127.0.0.1 are; a host entry means its default port)");
+    expect(reason("http://127.0.0.1:8080/x", policy)).toBe(
+      "origin http://127.0.0.1:8080 is not in the allow-list (only other ports or schemes of 127.0.0.1 are; a host entry means its default port)",
+    );
     expect(reason("http://localhost:1/", policy)).toMatch(/^origin http:\/\/localhost:1 is not in the allow-list/);
-    expect(reason("https://api.example.com:8443/", policy)).toMatch(/^origin https:\/\/api\.example\.com:8443 is not in the allow-list/);
+    expect(reason("https://api.example.com:8443/", policy)).toMatch(
+      /^origin https:\/\/api\.example\.com:8443 is not in the allow-list/,
+    );
     expect(reason("https://api.example.com:443/", policy)).toBe("ok");
 
     const origins: EgressPolicy = {
@@ -108,26 +119,44 @@ describe("checkEgress: scheme, allow-list and local development", () => {
       allowHttpHosts: ["http://127.0.0.1:9001", "http://[::1]:9002"],
     };
     expect(reason("https://api.example.com:8443/v1", origins)).toBe("ok");
-    expect(reason("https://api.example.com/", origins)).toMatch(/^origin https:\/\/api\.example\.com is not in the allow-list/);
+    expect(reason("https://api.example.com/", origins)).toMatch(
+      /^origin https:\/\/api\.example\.com is not in the allow-list/,
+    );
     expect(reason("https://a.svc.example.org:9443/", origins)).toBe("ok");
     expect(reason("https://plain.example.com/", origins)).toBe("ok");
     expect(reason("http://127.0.0.1:9001/", origins)).toBe("ok");
     expect(reason("http://2130706433:9001/", origins)).toBe("ok");
-    expect(reason("https://127.0.0.1:9001/", origins)).toMatch(/^origin https:\/\/127\.0\.0\.1:9001 is not in the allow-list/);
-    expect(reason("http://127.0.0.1:9002/", origins)).toMatch(/^origin http:\/\/127\.0\.0\.1:9002 is not in the allow-list/);
+    expect(reason("https://127.0.0.1:9001/", origins)).toMatch(
+      /^origin https:\/\/127\.0\.0\.1:9001 is not in the allow-list/,
+    );
+    expect(reason("http://127.0.0.1:9002/", origins)).toMatch(
+      /^origin http:\/\/127\.0\.0\.1:9002 is not in the allow-list/,
+    );
     expect(reason("http://127.0.0.1/", origins)).toMatch(/not in the allow-list/);
     expect(reason("http://[::1]:9002/", origins)).toBe("ok");
     expect(reason("https://evil.example/", origins)).toBe("host evil.example is not in the allow-list");
   });
 
   it("reads entries as origins or hosts, and says why an entry is neither", () => {
-    expect(parseEgressEntry("https://API.example.com:443/")).toEqual({ host: "api.example.com", scheme: "https:", port: "" });
+    expect(parseEgressEntry("https://API.example.com:443/")).toEqual({
+      host: "api.example.com",
+      scheme: "https:",
+      port: "",
+    });
     expect(parseEgressEntry("http://127.1:9001")).toEqual({ host: "127.0.0.1", scheme: "http:", port: "9001" });
-    expect(parseEgressEntry("https://api.example.com:0443")).toEqual({ host: "api.example.com", scheme: "https:", port: "" });
+    expect(parseEgressEntry("https://api.example.com:0443")).toEqual({
+      host: "api.example.com",
+      scheme: "https:",
+      port: "",
+    });
     expect(parseEgressEntry("*.example.com")).toEqual({ host: "*.example.com" });
-    expect(parseEgressEntry("localhost:8080")).toMatch(/names a port: write the origin with its scheme, e\.g\. "https:\/\/localhost:8080"/);
+    expect(parseEgressEntry("localhost:8080")).toMatch(
+      /names a port: write the origin with its scheme, e\.g\. "https:\/\/localhost:8080"/,
+    );
     expect(parseEgressEntry("ftp://files.example.com")).toMatch(/only http and https origins/);
-    expect(parseEgressEntry("https://api.example.com/v1")).toMatch(/not an origin: write scheme:\/\/host\[:port\], without a path/);
+    expect(parseEgressEntry("https://api.example.com/v1")).toMatch(
+      /not an origin: write scheme:\/\/host\[:port\], without a path/,
+    );
     expect(parseEgressEntry("https://api.example.com:70000")).toMatch(/port must be a number from 1 to 65535/);
     expect(parseEgressEntry("https://user@api.example.com")).toMatch(/holds no credentials/);
     // An entry that does not read never matches.
@@ -177,14 +206,23 @@ describe("createEgressFetch", () => {
     const base = (async (url: string, init: RequestInit) => {
       const headers = new Headers(init.headers);
       const key = headers.get("x-custom-key");
-      seen.push({ url, method: init.method ?? "GET", auth: headers.get("authorization"), ...(key ? { key } : {}), body: typeof init.body === "string" ? init.body : null });
+      seen.push({
+        url,
+        method: init.method ?? "GET",
+        auth: headers.get("authorization"),
+        ...(key ? { key } : {}),
+        body: typeof init.body === "string" ? init.body : null,
+      });
       expect(init.redirect).toBe("manual");
       const route = routes[url];
       return route ? route() : new Response("missing", { status: 404 });
     }) as unknown as typeof fetch;
     return { seen, fetch: createEgressFetch(policy, base) };
   }
-  const redirect = (to: string, status = 302) => () => new Response(null, { status, headers: { location: to } });
+  const redirect =
+    (to: string, status = 302) =>
+    () =>
+      new Response(null, { status, headers: { location: to } });
 
   it("refuses before any request is made", async () => {
     const { seen, fetch } = fake({});
@@ -205,10 +243,14 @@ describe("createEgressFetch", () => {
     const seen: string[] = [];
     const base = (async (url: string) => {
       seen.push(url);
-      return url === "http://127.0.0.1:9001/go" ? new Response(null, { status: 302, headers: { location: "http://127.0.0.1:6379/" } }) : new Response("reached");
+      return url === "http://127.0.0.1:9001/go"
+        ? new Response(null, { status: 302, headers: { location: "http://127.0.0.1:6379/" } })
+        : new Response("reached");
     }) as unknown as typeof fetch;
     const error = await createEgressFetch(local, base)("http://127.0.0.1:9001/go").catch((e: unknown) => e);
-    expect(isToolError(error) && error.message).toBe("Egress refused: origin http://127.0.0.1:6379 is not in the allow-list (only other ports or schemes of 127.0.0.1 are; a host entry means its default port)");
+    expect(isToolError(error) && error.message).toBe(
+      "Egress refused: origin http://127.0.0.1:6379 is not in the allow-list (only other ports or schemes of 127.0.0.1 are; a host entry means its default port)",
+    );
     expect(seen).toEqual(["http://127.0.0.1:9001/go"]);
   });
 
@@ -218,7 +260,11 @@ describe("createEgressFetch", () => {
       "https://a.example.com/q": redirect("https://b.example.com/r", 303),
       "https://b.example.com/r": () => new Response("done"),
     });
-    const res = await fetch("https://a.example.com/p", { method: "POST", body: "x", headers: { authorization: "Bearer t", "x-custom-key": "k" } });
+    const res = await fetch("https://a.example.com/p", {
+      method: "POST",
+      body: "x",
+      headers: { authorization: "Bearer t", "x-custom-key": "k" },
+    });
     expect(await res.text()).toBe("done");
     expect(seen).toEqual([
       { url: "https://a.example.com/p", method: "POST", auth: "Bearer t", key: "k", body: "x" },

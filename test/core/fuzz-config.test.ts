@@ -26,22 +26,49 @@ const FULL = {
   secrets: { GH: "GH_TOKEN" },
   egress: { allowHosts: ["api.example.com"] },
   http: [
-    { name: "get_thing", description: "d", url: "https://api.example.com/things/{id}", input, auth: { type: "bearer", secret: "GH" }, rateLimit: { requests: 5, intervalMs: 1000 } },
+    {
+      name: "get_thing",
+      description: "d",
+      url: "https://api.example.com/things/{id}",
+      input,
+      auth: { type: "bearer", secret: "GH" },
+      rateLimit: { requests: 5, intervalMs: 1000 },
+    },
   ],
   openapi: [
     {
       name: "pets",
-      document: { openapi: "3.0.3", info: { title: "t", version: "1" }, servers: [{ url: "https://pets.example.com" }], paths: { "/p/{id}": { get: { operationId: "getPet", parameters: [{ name: "id", in: "path", required: true, schema: { type: "integer" } }] } } } },
+      document: {
+        openapi: "3.0.3",
+        info: { title: "t", version: "1" },
+        servers: [{ url: "https://pets.example.com" }],
+        paths: {
+          "/p/{id}": {
+            get: {
+              operationId: "getPet",
+              parameters: [{ name: "id", in: "path", required: true, schema: { type: "integer" } }],
+            },
+          },
+        },
+      },
       prefix: "pet_",
     },
   ],
   mcp: [{ name: "gh", url: "https://mcp.example.com/mcp", prefix: "gh_", tools: ["issue"] }],
 };
 
-const leaf = fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.constantFrom("", "add", "__proto__", "constructor", "https://x", "http://127.0.0.1", "{id}", -1, 0, 1e308, null));
+const leaf = fc.oneof(
+  fc.jsonValue({ maxDepth: 2 }),
+  fc.constantFrom("", "add", "__proto__", "constructor", "https://x", "http://127.0.0.1", "{id}", -1, 0, 1e308, null),
+);
 const mutated = fc
   .array(fc.tuple(leaf, fc.nat(), fc.boolean()), { minLength: 1, maxLength: 3 })
-  .map((edits) => edits.reduce<unknown>((config, [value, seed, remove]) => replaceNode(config, value, seed, remove), structuredClone(FULL)));
+  .map((edits) =>
+    edits.reduce<unknown>(
+      (config, [value, seed, remove]) => replaceNode(config, value, seed, remove),
+      structuredClone(FULL),
+    ),
+  );
 const anyConfig = fc.oneof(
   { weight: 4, arbitrary: mutated },
   { weight: 1, arbitrary: fc.jsonValue() },
@@ -54,7 +81,8 @@ function outcome(config: unknown): "tenant" | "config_error" {
     checkTenant(config);
     return "tenant";
   } catch (error) {
-    if (!(error instanceof ConfigError)) throw new Error(`not a ConfigError for ${JSON.stringify(config)?.slice(0, 300)}: ${String(error)}`);
+    if (!(error instanceof ConfigError))
+      throw new Error(`not a ConfigError for ${JSON.stringify(config)?.slice(0, 300)}: ${String(error)}`);
     expect(error.message).toMatch(/^TOOLGATE_CONFIG/);
     return "config_error";
   }

@@ -9,11 +9,20 @@ describe("createMasker", () => {
   const mask = createMasker([SECRET, "abc"]);
 
   it("replaces the raw secret anywhere in strings, keys included", () => {
-    expect(mask({ a: `x${SECRET}y`, list: [SECRET], [SECRET]: 1 })).toEqual({ a: `x${REDACTED}y`, list: [REDACTED], [REDACTED]: 1 });
+    expect(mask({ a: `x${SECRET}y`, list: [SECRET], [SECRET]: 1 })).toEqual({
+      a: `x${REDACTED}y`,
+      list: [REDACTED],
+      [REDACTED]: 1,
+    });
   });
 
   it("replaces base64, base64url and URL-encoded forms", () => {
-    for (const form of [b64(SECRET), b64url(SECRET), encodeURIComponent(SECRET), encodeURIComponent(SECRET).replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase())]) {
+    for (const form of [
+      b64(SECRET),
+      b64url(SECRET),
+      encodeURIComponent(SECRET),
+      encodeURIComponent(SECRET).replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()),
+    ]) {
       const masked = mask.text(`echo: ${form} end`);
       expect(masked).toBe(`echo: ${REDACTED} end`);
     }
@@ -24,7 +33,15 @@ describe("createMasker", () => {
     const hex = Buffer.from(SECRET, "utf8").toString("hex");
     const everyByte = [...Buffer.from(SECRET, "utf8")].map((b) => `%${b.toString(16).padStart(2, "0")}`).join("");
     const formEncoded = new URLSearchParams([["", SECRET]]).toString().slice(1);
-    for (const form of [hex, hex.toUpperCase(), everyByte, everyByte.toUpperCase(), encodeURI(SECRET), formEncoded, formEncoded.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase())]) {
+    for (const form of [
+      hex,
+      hex.toUpperCase(),
+      everyByte,
+      everyByte.toUpperCase(),
+      encodeURI(SECRET),
+      formEncoded,
+      formEncoded.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()),
+    ]) {
       expect(mask.text(`echo: ${form} end`)).toBe(`echo: ${REDACTED} end`);
     }
     // Inside a longer hex dump too.
@@ -34,7 +51,8 @@ describe("createMasker", () => {
   it("drops a tail that could be the start of a secret or of one of its forms (text cut by a size cap)", () => {
     const hex = Buffer.from(SECRET, "utf8").toString("hex");
     for (const form of [SECRET, b64(SECRET), encodeURIComponent(SECRET), hex]) {
-      for (const cut of [1, 5, form.length - 1]) expect(mask.withoutPartialTail(`text before ${form.slice(0, cut)}`)).toBe("text before ");
+      for (const cut of [1, 5, form.length - 1])
+        expect(mask.withoutPartialTail(`text before ${form.slice(0, cut)}`)).toBe("text before ");
     }
     expect(mask.withoutPartialTail(`whole ${SECRET}`)).toBe(`whole ${SECRET}`);
     expect(mask.withoutPartialTail("nothing to drop.")).toBe("nothing to drop.");
@@ -54,7 +72,14 @@ describe("createMasker", () => {
   });
 
   it("redacts values under sensitive keys, whatever the case or separator", () => {
-    const input = { Authorization: "Bearer x", headers: { "X-API-Key": "k", cookie: "c", password: 12, token: null }, client_secret: { a: 1 }, apiKey: "k", tokens: 5, name: "n" };
+    const input = {
+      Authorization: "Bearer x",
+      headers: { "X-API-Key": "k", cookie: "c", password: 12, token: null },
+      client_secret: { a: 1 },
+      apiKey: "k",
+      tokens: 5,
+      name: "n",
+    };
     expect(mask(input)).toEqual({
       Authorization: REDACTED,
       headers: { "X-API-Key": REDACTED, cookie: REDACTED, password: REDACTED, token: null },

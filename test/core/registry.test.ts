@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { createRegistry, type ToolEntry } from "../../src/registry";
 import { defineTool, type Tool } from "../../src/tool";
 
-const tool = (name: string): Tool => defineTool({ name, description: name, input: v.object({}), run: () => name }) as Tool;
+const tool = (name: string): Tool =>
+  defineTool({ name, description: name, input: v.object({}), run: () => name }) as Tool;
 
 /** An entry that counts its builds. */
 function entry(name: string, make: () => Tool = () => tool(name)): ToolEntry & { builds: number } {

@@ -54,7 +54,10 @@ describe("retries (fake timers)", () => {
   });
 
   it("gives up after the last attempt with the last error", async () => {
-    const { tool, times } = failingTool(5, () => new Error("down"), { idempotent: true, retry: { attempts: 3, baseMs: 10, jitter: false } });
+    const { tool, times } = failingTool(5, () => new Error("down"), {
+      idempotent: true,
+      retry: { attempts: 3, baseMs: 10, jitter: false },
+    });
     const pending = executeCall(call("flaky"), { registry: createRegistry([tool]) });
     await vi.runAllTimersAsync();
     const result = await pending;
@@ -63,10 +66,14 @@ describe("retries (fake timers)", () => {
   });
 
   it("honours a retry-after hint", async () => {
-    const { tool, times } = failingTool(1, () => toolError("upstream_error", "429", { status: 429, retryAfterMs: 2000 }), {
-      idempotent: true,
-      retry: { attempts: 2, baseMs: 10, jitter: false },
-    });
+    const { tool, times } = failingTool(
+      1,
+      () => toolError("upstream_error", "429", { status: 429, retryAfterMs: 2000 }),
+      {
+        idempotent: true,
+        retry: { attempts: 2, baseMs: 10, jitter: false },
+      },
+    );
     const pending = executeCall(call("flaky"), { registry: createRegistry([tool]) });
     await vi.runAllTimersAsync();
     expect((await pending).ok).toBe(true);
@@ -74,10 +81,14 @@ describe("retries (fake timers)", () => {
   });
 
   it("does not wait out a retry-after hint longer than the cap: answers with the hint", async () => {
-    const { tool, times } = failingTool(1, () => toolError("upstream_error", "slow down", { retryAfterMs: 3_600_000 }), {
-      idempotent: true,
-      retry: { attempts: 3, baseMs: 10 },
-    });
+    const { tool, times } = failingTool(
+      1,
+      () => toolError("upstream_error", "slow down", { retryAfterMs: 3_600_000 }),
+      {
+        idempotent: true,
+        retry: { attempts: 3, baseMs: 10 },
+      },
+    );
     const pending = executeCall(call("flaky"), { registry: createRegistry([tool]) });
     await vi.runAllTimersAsync();
     const result = await pending;
@@ -124,7 +135,10 @@ describe("retries (fake timers)", () => {
   });
 
   it("cancellation during backoff ends the call as cancelled", async () => {
-    const { tool, times } = failingTool(5, () => new Error("x"), { idempotent: true, retry: { attempts: 5, baseMs: 1000, jitter: false } });
+    const { tool, times } = failingTool(5, () => new Error("x"), {
+      idempotent: true,
+      retry: { attempts: 5, baseMs: 1000, jitter: false },
+    });
     const controller = new AbortController();
     const pending = executeCall(call("flaky"), { registry: createRegistry([tool]), signal: controller.signal });
     await vi.advanceTimersByTimeAsync(500);

@@ -1,3 +1,5 @@
 import { expect, it } from "vitest";
 import { createRegistry } from "../../src/registry";
-it("empty", () => { expect(createRegistry().size).toBe(0); });
+it("empty", () => {
+  expect(createRegistry().size).toBe(0);
+});

@@ -30,7 +30,9 @@ describe("render hints", () => {
 
   it("summarises a call from its arguments as text", () => {
     expect(callSummary("Add {a} and {b}", { a: 2, b: 3 })).toBe("Add 2 and 3");
-    expect(callSummary("To {to}: {text}", { to: "ada", text: "line one\n\n  line two" })).toBe("To ada: line one line two");
+    expect(callSummary("To {to}: {text}", { to: "ada", text: "line one\n\n  line two" })).toBe(
+      "To ada: line one line two",
+    );
     expect(callSummary("{x}", { x: { deep: [1, 2] } })).toBe('{"deep":[1,2]}');
     expect(callSummary("{long}", { long: "y".repeat(200) })).toBe(`${"y".repeat(79)}…`);
     // A name the arguments lack, an inherited property, arguments that are no object: empty, never an error.
@@ -58,8 +60,20 @@ describe("render hints", () => {
   });
 
   it("takes render hints from an HTTP adapter's declaration", () => {
-    const tool = httpTool({ name: "weather", description: "d", url: "https://api.example.com/w", render: { call: "Weather", result: "table" } });
+    const tool = httpTool({
+      name: "weather",
+      description: "d",
+      url: "https://api.example.com/w",
+      render: { call: "Weather", result: "table" },
+    });
     expect(tool.render).toEqual({ call: "Weather", result: "table" });
-    expect(() => httpTool({ name: "weather", description: "d", url: "https://api.example.com/w", render: { result: "html" } as never })).toThrow(/render\.result/);
+    expect(() =>
+      httpTool({
+        name: "weather",
+        description: "d",
+        url: "https://api.example.com/w",
+        render: { result: "html" } as never,
+      }),
+    ).toThrow(/render\.result/);
   });
 });

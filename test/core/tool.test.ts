@@ -18,7 +18,9 @@ describe("defineTool", () => {
   });
 
   it.each(["", "has space", "x".repeat(65), "dots.not.allowed", "ünïcode"])("refuses the name %j", (name) => {
-    expect(() => defineTool({ name, description: "", input: v.object({}), run: () => "" })).toThrow(/Invalid tool name/);
+    expect(() => defineTool({ name, description: "", input: v.object({}), run: () => "" })).toThrow(
+      /Invalid tool name/,
+    );
   });
 
   it("accepts names the chat APIs share", () => {
@@ -36,9 +38,9 @@ describe("defineTool", () => {
     [{ concurrency: { limit: 1, group: "bad group!" } }, "policy.concurrency.group"],
     [{ unknownField: true }, "policy"],
   ])("refuses a malformed policy %j, naming the tool and field", (policy, field) => {
-    expect(() => defineTool({ name: "t", description: "", input: v.object({}), policy: policy as never, run: () => "" })).toThrow(
-      new RegExp(`Tool "t": invalid ${field.replace(/\./g, "\\.")}`),
-    );
+    expect(() =>
+      defineTool({ name: "t", description: "", input: v.object({}), policy: policy as never, run: () => "" }),
+    ).toThrow(new RegExp(`Tool "t": invalid ${field.replace(/\./g, "\\.")}`));
   });
 
   it("names the tool when a schema has no JSON Schema form", () => {
@@ -47,21 +49,39 @@ describe("defineTool", () => {
   });
 
   it("hashes the public definition stably", () => {
-    const again = defineTool({ name: "add", description: "Add two numbers", input: v.object({ a: v.number(), b: v.number() }), output: v.object({ sum: v.number() }), policy: { readOnly: true }, run: () => ({ sum: 0 }) });
+    const again = defineTool({
+      name: "add",
+      description: "Add two numbers",
+      input: v.object({ a: v.number(), b: v.number() }),
+      output: v.object({ sum: v.number() }),
+      policy: { readOnly: true },
+      run: () => ({ sum: 0 }),
+    });
     expect(again.hash).toBe(add.hash);
-    const changed = defineTool({ name: "add", description: "Adds", input: v.object({ a: v.number(), b: v.number() }), run: () => ({ sum: 0 }) });
+    const changed = defineTool({
+      name: "add",
+      description: "Adds",
+      input: v.object({ a: v.number(), b: v.number() }),
+      run: () => ({ sum: 0 }),
+    });
     expect(changed.hash).not.toBe(add.hash);
   });
 });
 
 describe("defineTool: tags and needs", () => {
-  const define = (extra: Record<string, unknown>) => defineTool({ name: "weather", description: "", input: v.object({}), run: () => "", ...extra });
+  const define = (extra: Record<string, unknown>) =>
+    defineTool({ name: "weather", description: "", input: v.object({}), run: () => "", ...extra });
 
   it("keeps them frozen on the tool, outside its hash", () => {
-    const tool = define({ tags: ["demo", "net"], needs: { secrets: ["WEATHER_KEY"], egress: ["https://api.weather.example", "*.cdn.example"] } });
+    const tool = define({
+      tags: ["demo", "net"],
+      needs: { secrets: ["WEATHER_KEY"], egress: ["https://api.weather.example", "*.cdn.example"] },
+    });
     expect(tool.tags).toEqual(["demo", "net"]);
     expect(tool.needs).toEqual({ secrets: ["WEATHER_KEY"], egress: ["https://api.weather.example", "*.cdn.example"] });
-    expect(Object.isFrozen(tool.tags) && Object.isFrozen(tool.needs) && Object.isFrozen(tool.needs?.secrets)).toBe(true);
+    expect(Object.isFrozen(tool.tags) && Object.isFrozen(tool.needs) && Object.isFrozen(tool.needs?.secrets)).toBe(
+      true,
+    );
     expect(tool.hash).toBe(define({}).hash);
     expect(define({}).tags).toBeUndefined();
   });
@@ -71,7 +91,10 @@ describe("defineTool: tags and needs", () => {
     [{ tags: ["a", "a"] }, /invalid tags\[1\]: "a" is listed twice/],
     [{ tags: "demo" }, /invalid tags: must be a list of at most 64 strings/],
     [{ needs: { secrets: ["WEATHER-KEY"] } }, /invalid needs\.secrets\[0\]: "WEATHER-KEY" must be a secret's name/],
-    [{ needs: { egress: ["api.example.com:8443"] } }, /invalid needs\.egress\[0\]: "api\.example\.com:8443" names a port: write the origin with its scheme/],
+    [
+      { needs: { egress: ["api.example.com:8443"] } },
+      /invalid needs\.egress\[0\]: "api\.example\.com:8443" names a port: write the origin with its scheme/,
+    ],
     [{ needs: { egress: ["https://api.example.com/v1"] } }, /invalid needs\.egress\[0\]: .*is not an origin/],
     [{ needs: { hosts: [] } }, /invalid needs\.hosts: only "secrets" and "egress" are known/],
   ])("refuses %o naming the tool and the field", (extra, message) => {

@@ -35,7 +35,9 @@ async function call(name: string, args: unknown): Promise<{ status: string; erro
   const res = await fetch(`${dev.url}/v1/calls/openai`, {
     method: "POST",
     headers: { authorization: "Bearer dev-call-key", "content-type": "application/json" },
-    body: JSON.stringify([{ id: `a-${crypto.randomUUID()}`, type: "function", function: { name, arguments: JSON.stringify(args) } }]),
+    body: JSON.stringify([
+      { id: `a-${crypto.randomUUID()}`, type: "function", function: { name, arguments: JSON.stringify(args) } },
+    ]),
   });
   return ((await res.json()) as { calls: { status: string; error?: { code: string } }[] }).calls[0]!;
 }
@@ -62,8 +64,12 @@ describe("Adapters view", () => {
     const changed = view.locator('li[data-tool="t_echo"][data-state="changed"]');
     await changed.getByText("calls refused", { exact: true }).waitFor();
     const diff = changed.getByRole("region", { name: "Changes to t_echo" });
-    expect(await diff.locator(".diff-removed").allTextContents()).toEqual(['-   "description": "Echo the text back",\n']);
-    expect(await diff.locator(".diff-added").allTextContents()).toEqual(['+   "description": "Echo the text back (bumped)",\n']);
+    expect(await diff.locator(".diff-removed").allTextContents()).toEqual([
+      '-   "description": "Echo the text back",\n',
+    ]);
+    expect(await diff.locator(".diff-added").allTextContents()).toEqual([
+      '+   "description": "Echo the text back (bumped)",\n',
+    ]);
     await screenshot(page, "adapters");
 
     await changed.getByRole("button", { name: "Deny t_echo" }).click();

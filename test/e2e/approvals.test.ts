@@ -23,7 +23,10 @@ describe("Approvals with context", () => {
     for (const card of [a, b]) {
       await card.getByText("risk high", { exact: true }).waitFor();
       await card.getByText("Asked by key dev-call through HTTP", { exact: true }).waitFor();
-      await card.getByRole("list", { name: /^Rules requiring approval/ }).getByText("policy.approval").waitFor();
+      await card
+        .getByRole("list", { name: /^Rules requiring approval/ })
+        .getByText("policy.approval")
+        .waitFor();
       expect(await card.locator("[data-expires]").textContent()).toMatch(/^expires in \d+ h \d+ min$/);
     }
     await screenshot(page, "approvals-context");

@@ -20,8 +20,15 @@ interface Violation {
 async function seriousViolations(page: Page): Promise<{ id: string; help: string; targets: string[] }[]> {
   if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(AXE);
   const violations = (await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: unknown[] }> } }).axe;
-    return (await axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] }, resultTypes: ["violations"] })).violations;
+    const axe = (
+      window as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: unknown[] }> } }
+    ).axe;
+    return (
+      await axe.run(document, {
+        runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] },
+        resultTypes: ["violations"],
+      })
+    ).violations;
   })) as Violation[];
   return violations
     .filter((v) => v.impact === "serious" || v.impact === "critical")
@@ -35,7 +42,9 @@ describe("accessibility (axe-core)", () => {
     await page.getByLabel("API key").waitFor();
     expect({ view: "sign-in", violations: await seriousViolations(page) }).toEqual({ view: "sign-in", violations: [] });
     // The check itself can fail: a field with no name is caught, then taken away.
-    await page.evaluate(() => document.querySelector("main")!.append(Object.assign(document.createElement("input"), { id: "axe-probe" })));
+    await page.evaluate(() =>
+      document.querySelector("main")!.append(Object.assign(document.createElement("input"), { id: "axe-probe" })),
+    );
     expect((await seriousViolations(page)).map((v) => v.id)).toContain("label");
     await page.evaluate(() => document.getElementById("axe-probe")!.remove());
     await signIn(page, baseUrl, "dev-admin-key");
@@ -46,7 +55,18 @@ describe("accessibility (axe-core)", () => {
     ]);
     for (const scheme of ["light", "dark"] as const) {
       await page.emulateMedia({ colorScheme: scheme });
-      for (const view of ["tools", "run/sample_media", "batch", `history/${tag}-add`, "live", "playground", "approvals", "gates", "adapters", "keys"]) {
+      for (const view of [
+        "tools",
+        "run/sample_media",
+        "batch",
+        `history/${tag}-add`,
+        "live",
+        "playground",
+        "approvals",
+        "gates",
+        "adapters",
+        "keys",
+      ]) {
         const id = view.split("/")[0]!;
         const main = await openView(page, id, () => page.goto(viewUrl(baseUrl, view)));
         if (id === "run") {

@@ -19,7 +19,15 @@ export async function launch(viewport = { width: 1280, height: 900 }): Promise<B
     executablePath: CHROMIUM,
     headless: true,
     viewport,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
   });
   await addLag(context, Number(process.env.TOOLGATE_E2E_LAG_MS ?? 0));
   return {
@@ -40,7 +48,11 @@ async function addLag(context: BrowserContext, lagMs: number): Promise<void> {
   await context.addInitScript((lag) => {
     const listen = window.addEventListener.bind(window);
     window.addEventListener = ((type: string, listener: EventListener, options?: AddEventListenerOptions) =>
-      listen(type, type === "hashchange" ? (event) => setTimeout(() => listener(event), Math.random() * lag) : listener, options)) as typeof window.addEventListener;
+      listen(
+        type,
+        type === "hashchange" ? (event) => setTimeout(() => listener(event), Math.random() * lag) : listener,
+        options,
+      )) as typeof window.addEventListener;
   }, lagMs);
   await context.route(
     (url) => url.pathname.startsWith("/v1/"),
@@ -81,11 +93,19 @@ export function viewUrl(baseUrl: string, view: string): string {
  * (the console and the Playground are two documents). A view already on screen under the same id
  * never counts. `ready: false` returns once the new view is on screen, before its first data.
  */
-export async function openView(page: Page, id: string, go: () => Promise<unknown>, { ready = true } = {}): Promise<Locator> {
+export async function openView(
+  page: Page,
+  id: string,
+  go: () => Promise<unknown>,
+  { ready = true } = {},
+): Promise<Locator> {
   // Kept in the page's window, not as a handle: a handle dies with its document, the wait must not.
-  const left = await page.evaluate(() => ((window as unknown as { __leftMain?: Element | null }).__leftMain = document.querySelector("main")) !== null);
+  const left = await page.evaluate(
+    () => ((window as unknown as { __leftMain?: Element | null }).__leftMain = document.querySelector("main")) !== null,
+  );
   await go();
-  if (left) await page.waitForFunction(() => !(window as unknown as { __leftMain?: Element | null }).__leftMain?.isConnected);
+  if (left)
+    await page.waitForFunction(() => !(window as unknown as { __leftMain?: Element | null }).__leftMain?.isConnected);
   if (ready) return viewReady(page, id);
   const view = page.locator(`main[data-view="${id}"]`);
   await view.waitFor({ state: "attached" });
@@ -94,7 +114,12 @@ export async function openView(page: Page, id: string, go: () => Promise<unknown
 
 /** Follows the nav link named `label` to the view `id` (see openView). */
 export function navigate(page: Page, label: string, id: string, options?: { ready?: boolean }): Promise<Locator> {
-  return openView(page, id, () => page.getByRole("navigation", { name: "Views" }).getByRole("link", { name: label, exact: true }).click(), options);
+  return openView(
+    page,
+    id,
+    () => page.getByRole("navigation", { name: "Views" }).getByRole("link", { name: label, exact: true }).click(),
+    options,
+  );
 }
 
 /**
@@ -121,8 +146,15 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 }
 
 /** Runs calls through the API directly (what a chat app would do), with the demo call key. */
-export async function apiCall(baseUrl: string, calls: { id: string; name: string; args: unknown }[]): Promise<{ calls: { status: string }[] }> {
-  const body = calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: JSON.stringify(c.args) } }));
+export async function apiCall(
+  baseUrl: string,
+  calls: { id: string; name: string; args: unknown }[],
+): Promise<{ calls: { status: string }[] }> {
+  const body = calls.map((c) => ({
+    id: c.id,
+    type: "function",
+    function: { name: c.name, arguments: JSON.stringify(c.args) },
+  }));
   const response = await fetch(`${baseUrl}/v1/calls/openai`, {
     method: "POST",
     headers: { Authorization: "Bearer dev-call-key", "Content-Type": "application/json" },
@@ -134,7 +166,10 @@ export async function apiCall(baseUrl: string, calls: { id: string; name: string
 
 /** Asks the API to cancel a call (POST /v1/calls/:id/cancel) with the demo call key that made it. */
 export async function apiCancel(baseUrl: string, id: string): Promise<void> {
-  const response = await fetch(`${baseUrl}/v1/calls/${encodeURIComponent(id)}/cancel`, { method: "POST", headers: { Authorization: "Bearer dev-call-key" } });
+  const response = await fetch(`${baseUrl}/v1/calls/${encodeURIComponent(id)}/cancel`, {
+    method: "POST",
+    headers: { Authorization: "Bearer dev-call-key" },
+  });
   if (!response.ok) throw new Error(`Cancel answered ${response.status}: ${await response.text()}`);
 }
 

@@ -1,6 +1,17 @@
 import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { apiCall, apiCancel, holdFirstRequest, launch, navigate, openView, screenshot, signIn, viewReady, type Browser } from "./browser";
+import {
+  apiCall,
+  apiCancel,
+  holdFirstRequest,
+  launch,
+  navigate,
+  openView,
+  screenshot,
+  signIn,
+  viewReady,
+  type Browser,
+} from "./browser";
 
 // The console's main flows in real Chromium against `wrangler dev` with the demo tenant. Every step
 // acts inside the view it needs once that view is on screen (see openView): never on timing.
@@ -20,7 +31,11 @@ afterAll(async () => {
 /** The figures of one gate card, read in one go so they come from the same refresh. */
 async function gateFigures(gate: Locator): Promise<Record<string, string> | null> {
   const [figures] = await gate.evaluateAll((cards) =>
-    cards.map((card) => Object.fromEntries([...card.querySelectorAll<HTMLElement>("[data-field]")].map((dd) => [dd.dataset.field, dd.textContent ?? ""]))),
+    cards.map((card) =>
+      Object.fromEntries(
+        [...card.querySelectorAll<HTMLElement>("[data-field]")].map((dd) => [dd.dataset.field, dd.textContent ?? ""]),
+      ),
+    ),
   );
   return figures ?? null;
 }
@@ -76,7 +91,9 @@ describe("console flows", () => {
 
   it("runs add through the generated form, validating in the browser first", async () => {
     const tools = await viewReady(page, "tools");
-    const run = await openView(page, "run", () => tools.locator('li[data-tool="add"]').getByRole("link", { name: "Run add" }).click());
+    const run = await openView(page, "run", () =>
+      tools.locator('li[data-tool="add"]').getByRole("link", { name: "Run add" }).click(),
+    );
     const form = run.getByRole("form", { name: "Run add" });
     await form.getByLabel("a", { exact: true }).fill("2");
     // b left empty: the core's validator stops the call in the page, and no request is sent.
@@ -101,7 +118,10 @@ describe("console flows", () => {
 
     // Raw JSON mode carries the form's values over.
     await form.getByLabel("Raw JSON", { exact: true }).check();
-    expect(JSON.parse(await form.getByLabel("Arguments as JSON", { exact: true }).inputValue())).toEqual({ a: 2, b: 3 });
+    expect(JSON.parse(await form.getByLabel("Arguments as JSON", { exact: true }).inputValue())).toEqual({
+      a: 2,
+      b: 3,
+    });
   });
 
   it("shows the call in History, filtered by tool and status, with its detail", async () => {
@@ -122,7 +142,8 @@ describe("console flows", () => {
     await apiCall(baseUrl, [{ id: `late-${Date.now()}`, name: "add", args: { a: 1, b: 1 } }]); // the unfiltered list is not empty
     await navigate(page, "Tools", "tools");
     // History's first load (no filters) is held until the filtered list is on screen, then answers.
-    const unfiltered = (url: URL) => url.pathname === "/v1/calls" && !url.searchParams.has("tool") && !url.searchParams.has("status");
+    const unfiltered = (url: URL) =>
+      url.pathname === "/v1/calls" && !url.searchParams.has("tool") && !url.searchParams.has("status");
     const release = await holdFirstRequest(page, unfiltered);
     try {
       // Not ready: its first data is the held load.
@@ -159,7 +180,10 @@ describe("console flows", () => {
       await viewReady(page, "live");
       expect(await live.getByRole("status").textContent()).toBe("Connected: new events appear at the top.");
       const mine = live.locator("li.event", { hasText: earlier });
-      expect(await mine.evaluateAll((items) => items.map((li) => li.getAttribute("data-type")))).toEqual(["call.finished", "call.started"]);
+      expect(await mine.evaluateAll((items) => items.map((li) => li.getAttribute("data-type")))).toEqual([
+        "call.finished",
+        "call.started",
+      ]);
     } finally {
       release();
       await page.unrouteAll({ behavior: "wait" });
@@ -209,7 +233,9 @@ describe("console flows", () => {
     const holding = apiCall(baseUrl, [{ id: holderId, name: "sleep", args: { ms: 30_000 } }]);
     await gate.getByLabel("Holders of demo:tool:sleep").getByText(holderId).waitFor();
     // Two more sleeps from two requests wait behind it, for as long as it holds.
-    const queued = Promise.all([0, 1].map((i) => apiCall(baseUrl, [{ id: `${holderId}-${i}`, name: "sleep", args: { ms: 10 } }])));
+    const queued = Promise.all(
+      [0, 1].map((i) => apiCall(baseUrl, [{ id: `${holderId}-${i}`, name: "sleep", args: { ms: 10 } }])),
+    );
     await expect.poll(() => gateFigures(gate), { timeout: 15_000 }).toEqual({ limit: "1", holders: "1", queue: "2" });
     await screenshot(page, "gates");
     await apiCancel(baseUrl, holderId);

@@ -10,7 +10,14 @@ describe("History search", () => {
   it("finds calls by id prefix, pages through them and exports the filtered records", async () => {
     const { page } = browser;
     const tag = `hist-${Date.now()}`;
-    await apiCall(baseUrl, Array.from({ length: 30 }, (_, i) => ({ id: `${tag}-${String(i).padStart(2, "0")}`, name: "echo", args: { text: `n${i}` } })));
+    await apiCall(
+      baseUrl,
+      Array.from({ length: 30 }, (_, i) => ({
+        id: `${tag}-${String(i).padStart(2, "0")}`,
+        name: "echo",
+        args: { text: `n${i}` },
+      })),
+    );
     await apiCall(baseUrl, [{ id: `${tag}-add`, name: "add", args: { a: 1, b: 2 } }]);
     await signIn(page, baseUrl, "dev-admin-key");
     const history = await navigate(page, "History", "history");
@@ -30,7 +37,9 @@ describe("History search", () => {
     expect(await history.getByRole("button", { name: "Load older calls" }).isVisible()).toBe(false);
     // The summary line gives the date, the key and the surface.
     const first = history.locator(`details[data-call-id="${tag}-add"] summary`);
-    expect(await first.textContent()).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d succeeded add — Add 1 and 2 · \d+ ms · .*-add · dev-call · http$/);
+    expect(await first.textContent()).toMatch(
+      /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d succeeded add — Add 1 and 2 · \d+ ms · .*-add · dev-call · http$/,
+    );
 
     await history.getByLabel("Tool", { exact: true }).selectOption("add");
     await shows("1 call shown.");
@@ -47,7 +56,10 @@ describe("History search", () => {
     await history.getByRole("button", { name: "Export NDJSON" }).click();
     const file = await download;
     expect(file.suggestedFilename()).toBe("toolgate-calls-demo.ndjson");
-    const lines = (await readFile((await file.path())!, "utf8")).trimEnd().split("\n").map((line) => JSON.parse(line));
+    const lines = (await readFile((await file.path())!, "utf8"))
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line));
     expect(lines).toHaveLength(30);
     expect(lines.every((entry) => entry.record.tool === "echo" && entry.record.callId.startsWith(tag))).toBe(true);
     await history.getByText("Exported 30 calls.").waitFor();

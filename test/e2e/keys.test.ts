@@ -6,7 +6,8 @@ import { navigate, screenshot, signIn, usePage } from "./browser";
 const baseUrl = inject("baseUrl");
 const browserPage = usePage();
 
-const toolsWith = async (key: string) => (await fetch(`${baseUrl}/v1/tools`, { headers: { authorization: `Bearer ${key}` } })).status;
+const toolsWith = async (key: string) =>
+  (await fetch(`${baseUrl}/v1/tools`, { headers: { authorization: `Bearer ${key}` } })).status;
 
 describe("console: keys without a redeploy", () => {
   it("creates, rotates and revokes a key", async () => {
@@ -26,7 +27,9 @@ describe("console: keys without a redeploy", () => {
     await card.getByText("tools: add · 100 calls/min").waitFor();
     await screenshot(page, "keys");
     expect(await toolsWith(secret)).toBe(200);
-    const tools = (await (await fetch(`${baseUrl}/v1/tools`, { headers: { authorization: `Bearer ${secret}` } })).json()) as { tools: { name: string }[] };
+    const tools = (await (
+      await fetch(`${baseUrl}/v1/tools`, { headers: { authorization: `Bearer ${secret}` } })
+    ).json()) as { tools: { name: string }[] };
     expect(tools.tools.map((tool) => tool.name)).toEqual(["add"]);
 
     // Shown once: a fresh load of the view lists the key without any secret.

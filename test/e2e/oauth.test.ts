@@ -109,7 +109,11 @@ describe("sign-in for MCP clients (OAuth 2.1) with the SDK v2 client", () => {
     expect(callback.get("iss")).toBe(baseUrl);
     await first.finishAuth(callback);
     const tokens = provider.saved!;
-    expect(tokens).toMatchObject({ token_type: expect.stringMatching(/^bearer$/i), scope: "call", refresh_token: expect.any(String) });
+    expect(tokens).toMatchObject({
+      token_type: expect.stringMatching(/^bearer$/i),
+      scope: "call",
+      refresh_token: expect.any(String),
+    });
 
     // 3. Connected: a tool call runs, recorded under the client and its grant.
     await client.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }));
@@ -117,14 +121,19 @@ describe("sign-in for MCP clients (OAuth 2.1) with the SDK v2 client", () => {
     expect(listed.tools.map((tool) => tool.name)).toContain("add");
     const sum = await client.callTool({ name: "add", arguments: { a: 2, b: 40 } });
     expect(sum.structuredContent).toEqual({ sum: 42 });
-    const records = (await (await fetch(`${baseUrl}/v1/calls?tool=add&limit=5`, { headers: { authorization: "Bearer dev-admin-key" } })).json()) as {
+    const records = (await (
+      await fetch(`${baseUrl}/v1/calls?tool=add&limit=5`, { headers: { authorization: "Bearer dev-admin-key" } })
+    ).json()) as {
       calls: { key: string }[];
     };
     const grant = tokens.access_token.split(":")[1];
     expect(records.calls[0]!.key).toBe(`oauth:${provider.client!.client_id}#${grant}`);
 
     // 4. An access token the server no longer takes (here: one it never issued): the SDK refreshes and goes on.
-    provider.saved = { ...tokens, access_token: `${tokens.access_token.split(":").slice(0, 2).join(":")}:not-the-secret` };
+    provider.saved = {
+      ...tokens,
+      access_token: `${tokens.access_token.split(":").slice(0, 2).join(":")}:not-the-secret`,
+    };
     const again = await client.callTool({ name: "add", arguments: { a: 1, b: 1 } });
     expect(again.structuredContent).toEqual({ sum: 2 });
     expect(provider.saved!.access_token).not.toBe(tokens.access_token);
@@ -132,7 +141,9 @@ describe("sign-in for MCP clients (OAuth 2.1) with the SDK v2 client", () => {
 
     // 5. Revocation (RFC 7009) of the refresh token ends the grant: the access token answers 401, and the
     // SDK's refresh is refused.
-    const metadata = (await (await fetch(`${baseUrl}/.well-known/oauth-authorization-server`)).json()) as { revocation_endpoint: string };
+    const metadata = (await (await fetch(`${baseUrl}/.well-known/oauth-authorization-server`)).json()) as {
+      revocation_endpoint: string;
+    };
     const revoke = (token: string) =>
       fetch(metadata.revocation_endpoint, {
         method: "POST",
@@ -143,7 +154,11 @@ describe("sign-in for MCP clients (OAuth 2.1) with the SDK v2 client", () => {
     expect((await revoke(provider.saved!.access_token)).status).toBe(200);
     const refused = await fetch(`${baseUrl}/mcp`, {
       method: "POST",
-      headers: { authorization: `Bearer ${provider.saved!.access_token}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+      headers: {
+        authorization: `Bearer ${provider.saved!.access_token}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
       body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "ping" }),
     });
     expect(refused.status).toBe(401);
@@ -161,7 +176,9 @@ describe("sign-in for MCP clients (OAuth 2.1) with the SDK v2 client", () => {
     const { page } = browserPage;
     const provider = new TestProvider();
     const client = new Client({ name: "toolgate-e2e-denied", version: "1.0.0" });
-    await expect(client.connect(new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), { authProvider: provider }))).rejects.toBeInstanceOf(UnauthorizedError);
+    await expect(
+      client.connect(new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), { authProvider: provider })),
+    ).rejects.toBeInstanceOf(UnauthorizedError);
     let callback: string | undefined;
     await page.route(
       (url) => url.href.startsWith(CALLBACK),

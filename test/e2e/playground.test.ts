@@ -49,18 +49,26 @@ describe("Playground", () => {
         const asked = model.requests.slice(before);
         expect(asked).toHaveLength(2);
         expect(asked[0]!.path).toBe(api === "openai" ? "/v1/chat/completions" : "/v1/messages");
-        expect(api === "openai" ? asked[0]!.headers.authorization : asked[0]!.headers["x-api-key"]).toBe(api === "openai" ? `Bearer ${MODEL_KEY}` : MODEL_KEY);
-        const names = (asked[0]!.body.tools as { name?: string; function?: { name: string } }[]).map((t) => t.name ?? t.function?.name);
+        expect(api === "openai" ? asked[0]!.headers.authorization : asked[0]!.headers["x-api-key"]).toBe(
+          api === "openai" ? `Bearer ${MODEL_KEY}` : MODEL_KEY,
+        );
+        const names = (asked[0]!.body.tools as { name?: string; function?: { name: string } }[]).map(
+          (t) => t.name ?? t.function?.name,
+        );
         expect(names).toContain("add");
         for (const request of toToolgate) {
           expect(JSON.stringify(await request.allHeaders())).not.toContain(MODEL_KEY);
           expect(request.postData() ?? "").not.toContain(MODEL_KEY);
         }
-        expect(await page.evaluate(() => JSON.stringify({ ...sessionStorage }) + JSON.stringify({ ...localStorage }))).not.toContain(MODEL_KEY);
+        expect(
+          await page.evaluate(() => JSON.stringify({ ...sessionStorage }) + JSON.stringify({ ...localStorage })),
+        ).not.toContain(MODEL_KEY);
 
         // Its record is one click away.
         const id = (await call.getAttribute("data-call-id"))!;
-        const history = await openView(page, "history", () => call.getByRole("link", { name: `Record of ${id}` }).click());
+        const history = await openView(page, "history", () =>
+          call.getByRole("link", { name: `Record of ${id}` }).click(),
+        );
         expect(await history.getByLabel("Call id", { exact: true }).inputValue()).toBe(id);
         await history.getByLabel(`Call ${id}`).getByText(id).first().waitFor();
         await navigate(page, "Tools", "tools");
@@ -82,7 +90,12 @@ describe("Playground", () => {
     ];
     const before = model.requests.length;
     const toolgateCalls: string[] = [];
-    const watch = (request: Request) => void (request.url().startsWith(`${baseUrl}/v1/calls`) && request.method() === "POST" && toolgateCalls.push(request.postData() ?? ""));
+    const watch = (request: Request) =>
+      void (
+        request.url().startsWith(`${baseUrl}/v1/calls`) &&
+        request.method() === "POST" &&
+        toolgateCalls.push(request.postData() ?? "")
+      );
     page.on("request", watch);
     try {
       await playground.getByLabel("Prompt", { exact: true }).fill(`use ${JSON.stringify(calls)}`);
@@ -92,17 +105,26 @@ describe("Playground", () => {
       page.off("request", watch);
     }
     // The model offered both kinds of tool, and got both answers, in order.
-    const offered = (model.requests[before]!.body.tools as { function: { name: string } }[]).map((t) => t.function.name);
+    const offered = (model.requests[before]!.body.tools as { function: { name: string } }[]).map(
+      (t) => t.function.name,
+    );
     expect(offered).toEqual(expect.arrayContaining(["browser_clock", "add"]));
     const final = await playground.locator(".model-text").last().textContent();
-    expect(final).toMatch(/^The tool said: \{"iso":"\d{4}-[^"]+","local":"[^"]+","timeZone":"[^"]+","language":"[^"]+"\} \| \{"sum":42\}$/);
+    expect(final).toMatch(
+      /^The tool said: \{"iso":"\d{4}-[^"]+","local":"[^"]+","timeZone":"[^"]+","language":"[^"]+"\} \| \{"sum":42\}$/,
+    );
     // Only the tenant's call went to toolgate; the clock ran in the page.
     expect(toolgateCalls).toHaveLength(1);
     expect(toolgateCalls[0]).toContain('"add"');
     expect(toolgateCalls[0]).not.toContain("browser_clock");
     const transcript = playground.getByRole("list", { name: "Transcript" });
-    expect(await transcript.locator('li[data-where="browser"]').textContent()).toMatch(/^succeeded The user's clock ran in this page: /);
-    await transcript.locator('li[data-where="toolgate"]').getByRole("link", { name: /^Record of / }).waitFor();
+    expect(await transcript.locator('li[data-where="browser"]').textContent()).toMatch(
+      /^succeeded The user's clock ran in this page: /,
+    );
+    await transcript
+      .locator('li[data-where="toolgate"]')
+      .getByRole("link", { name: /^Record of / })
+      .waitFor();
   });
 
   it("says why the loop stopped when the endpoint fails", async () => {

@@ -23,8 +23,10 @@ function unnamedControls(page: Page): Promise<string[]> {
       if (el.getAttribute("aria-label")?.trim()) return true;
       const by = el.getAttribute("aria-labelledby");
       if (by?.split(/\s+/).some((id) => document.getElementById(id)?.textContent?.trim())) return true;
-      if ((el as HTMLInputElement).labels && [...(el as HTMLInputElement).labels!].some((l) => l.textContent?.trim())) return true;
-      if ((el.tagName === "BUTTON" || el.tagName === "A" || el.tagName === "SUMMARY") && el.textContent?.trim()) return true;
+      if ((el as HTMLInputElement).labels && [...(el as HTMLInputElement).labels!].some((l) => l.textContent?.trim()))
+        return true;
+      if ((el.tagName === "BUTTON" || el.tagName === "A" || el.tagName === "SUMMARY") && el.textContent?.trim())
+        return true;
       return false;
     };
     return [...document.querySelectorAll("input, select, textarea, button, a[href], summary")]
@@ -62,7 +64,8 @@ describe("console quality", () => {
     await openView(page, "tools", () => page.keyboard.press("Enter"));
 
     // Reach "Run" in the nav by Tab and follow it with Enter.
-    for (let i = 0; i < 10 && (await page.evaluate(() => document.activeElement?.textContent)) !== "Run"; i++) await page.keyboard.press("Tab");
+    for (let i = 0; i < 10 && (await page.evaluate(() => document.activeElement?.textContent)) !== "Run"; i++)
+      await page.keyboard.press("Tab");
     const run = await openView(page, "run", () => page.keyboard.press("Enter"));
     expect(await run.getByRole("heading", { level: 1 }).textContent()).toBe("Run a tool");
     expect(await page.evaluate(() => document.activeElement?.tagName)).toBe("H1");
@@ -72,7 +75,10 @@ describe("console quality", () => {
   it("loads every view with no console error, and has an icon, /favicon.ico too", async () => {
     const page = await browser.context.newPage();
     const errors: string[] = [];
-    page.on("console", (message) => void (message.type() === "error" && errors.push(`${page.url()}: ${message.text()}`)));
+    page.on(
+      "console",
+      (message) => void (message.type() === "error" && errors.push(`${page.url()}: ${message.text()}`)),
+    );
     page.on("pageerror", (error) => void errors.push(`${page.url()}: ${error.message}`));
     await signIn(page, baseUrl, "dev-admin-key");
     // A new load of the console's document (the tab keeps its key), then each view with its first data
@@ -81,11 +87,17 @@ describe("console quality", () => {
     await viewReady(page, "tools");
     for (const view of [...VIEWS, "keys"]) await openView(page, view, () => page.goto(viewUrl(baseUrl, view)));
     // Browsers ask for /favicon.ico whatever a page links; the console's links name both icons.
-    const icons = await page.locator('link[rel="icon"]').evaluateAll((links) => links.map((link) => (link as HTMLLinkElement).href));
+    const icons = await page
+      .locator('link[rel="icon"]')
+      .evaluateAll((links) => links.map((link) => (link as HTMLLinkElement).href));
     expect(icons.map((href) => new URL(href).pathname).sort()).toEqual(["/favicon.ico", "/favicon.svg"]);
     for (const href of icons) {
       const response = await fetch(href);
-      expect({ href, status: response.status, type: response.headers.get("content-type") }).toEqual({ href, status: 200, type: expect.stringMatching(/^image\//) });
+      expect({ href, status: response.status, type: response.headers.get("content-type") }).toEqual({
+        href,
+        status: 200,
+        type: expect.stringMatching(/^image\//),
+      });
     }
     const ico = new Uint8Array(await (await fetch(`${baseUrl}/favicon.ico`)).arrayBuffer());
     expect([...ico.subarray(0, 4)]).toEqual([0, 0, 1, 0]); // an icon resource
@@ -97,7 +109,14 @@ describe("console quality", () => {
     const page = await browser.context.newPage();
     await signIn(page, baseUrl, "dev-call-key");
     const nav = page.getByRole("navigation", { name: "Views" });
-    expect(await nav.getByRole("link").allTextContents()).toEqual(["Tools", "Run", "Batch", "History", "Live", "Playground"]);
+    expect(await nav.getByRole("link").allTextContents()).toEqual([
+      "Tools",
+      "Run",
+      "Batch",
+      "History",
+      "Live",
+      "Playground",
+    ]);
     // An admin view asked for by URL falls back to the first view (a new render of it).
     await openView(page, "tools", () => page.goto(`${baseUrl}/#/approvals`));
     expect(await page.locator('main[data-view="approvals"]').count()).toBe(0);
@@ -122,7 +141,12 @@ describe("console quality", () => {
     let tokens = 0;
     page.on("request", (request) => void (request.url().endsWith("/v1/events/token") && tokens++));
     await page.route("**/v1/events?*", async (route) => {
-      if (refused++ === 0) return route.fulfill({ status: 401, contentType: "application/json", body: '{"error":{"code":"invalid_token","message":"expired"}}' });
+      if (refused++ === 0)
+        return route.fulfill({
+          status: 401,
+          contentType: "application/json",
+          body: '{"error":{"code":"invalid_token","message":"expired"}}',
+        });
       return route.continue();
     });
     const live = await navigate(page, "Live", "live");

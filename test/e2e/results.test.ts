@@ -24,7 +24,9 @@ describe("Rich results", () => {
     const image = result.getByRole("img", { name: "Image 2 of the result (image/png)" });
     await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(24);
     const audio = result.getByLabel("Audio 3 of the result (audio/wav)");
-    await expect.poll(() => audio.evaluate((el: HTMLAudioElement) => el.readyState >= 1 && el.duration)).toBeCloseTo(0.4, 2);
+    await expect
+      .poll(() => audio.evaluate((el: HTMLAudioElement) => el.readyState >= 1 && el.duration))
+      .toBeCloseTo(0.4, 2);
     const link = result.getByRole("link", { name: "MCP specification" }).first();
     expect(await link.getAttribute("href")).toBe("https://modelcontextprotocol.io/specification");
     expect(await link.getAttribute("rel")).toBe("noopener noreferrer");
@@ -62,7 +64,9 @@ describe("Tool descriptions", () => {
     const tools = await openView(page, "tools", () => page.goto(`${baseUrl}/#/tools`));
     const card = tools.locator('li[data-tool="slow_report"]');
     expect(await card.locator(".description code").allTextContents()).toEqual(["seconds"]);
-    expect(await card.locator(".description").textContent()).toMatch(/^Write a report that takes seconds seconds \(runs detached/);
+    expect(await card.locator(".description").textContent()).toMatch(
+      /^Write a report that takes seconds seconds \(runs detached/,
+    );
     const run = await openView(page, "run", () => card.getByRole("link", { name: "Run slow_report" }).click());
     expect(await run.locator(".description code").allTextContents()).toEqual(["seconds"]);
     expect(await run.locator(".description").textContent()).not.toContain("`");
@@ -83,7 +87,8 @@ describe("Run form", () => {
     // and the server refuses it; its message lands on the field.
     await page.route("**/v1/tools", async (route) => {
       const answer = await (await route.fetch()).json();
-      for (const tool of answer.tools) if (tool.name === "sample_media") delete tool.inputSchema.properties.title.maxLength;
+      for (const tool of answer.tools)
+        if (tool.name === "sample_media") delete tool.inputSchema.properties.title.maxLength;
       await route.fulfill({ json: answer });
     });
     try {
@@ -119,7 +124,9 @@ describe("Run form", () => {
     const error = form.locator(`#${(await b.getAttribute("aria-describedby"))!.split(" ").at(-1)}`);
     expect(await error.textContent()).toBe('Instance does not have required property "b".');
     expect(await form.locator("ul.issues").count()).toBe(0);
-    expect(await form.getByRole("group", { name: "Arguments" }).evaluate((set) => set.classList.contains("invalid"))).toBe(false);
+    expect(
+      await form.getByRole("group", { name: "Arguments" }).evaluate((set) => set.classList.contains("invalid")),
+    ).toBe(false);
     // In raw JSON mode no field is in view: the box lists every problem.
     await form.getByLabel("Raw JSON", { exact: true }).check();
     await form.getByLabel("Arguments as JSON", { exact: true }).fill('{ "a": "two" }');
@@ -143,7 +150,9 @@ describe("Run form", () => {
     await result.waitFor();
     expect(await result.locator("dl.facts").textContent()).toContain("Media sample “Sample” (440 Hz)");
     const history = await openView(page, "history", () => page.goto(`${baseUrl}/#/history/${id}`));
-    expect(await history.locator(`details[data-call-id="${id}"] > summary`).textContent()).toContain("sample_media — Media sample “Sample” (440 Hz)");
+    expect(await history.locator(`details[data-call-id="${id}"] > summary`).textContent()).toContain(
+      "sample_media — Media sample “Sample” (440 Hz)",
+    );
   });
 
   it("shows a detached call that runs on as a status line, not as an error", async () => {

@@ -22,10 +22,15 @@ const SCHEMA = {
   },
   required: ["title", "count", "enabled", "color", "tags"],
   additionalProperties: false,
-  $defs: { point: { type: "object", properties: { x: { type: "number" }, y: { type: "number" } }, required: ["x", "y"] } },
+  $defs: {
+    point: { type: "object", properties: { x: { type: "number" }, y: { type: "number" } }, required: ["x", "y"] },
+  },
 };
 
-type Harness = { schemaForm: (schema: unknown) => SchemaForm; jsonSchemaValidator: (schema: unknown) => (v: unknown) => { ok: boolean; issues?: unknown[] } };
+type Harness = {
+  schemaForm: (schema: unknown) => SchemaForm;
+  jsonSchemaValidator: (schema: unknown) => (v: unknown) => { ok: boolean; issues?: unknown[] };
+};
 declare const toolgate: Harness;
 declare const form: SchemaForm;
 
@@ -33,7 +38,14 @@ let browser: Browser;
 let page: Page;
 
 beforeAll(async () => {
-  const bundle = await build({ entryPoints: ["test/e2e/fixtures/schema-form-entry.ts"], bundle: true, write: false, format: "iife", platform: "browser", target: "es2022" });
+  const bundle = await build({
+    entryPoints: ["test/e2e/fixtures/schema-form-entry.ts"],
+    bundle: true,
+    write: false,
+    format: "iife",
+    platform: "browser",
+    target: "es2022",
+  });
   browser = await launch();
   page = await browser.context.newPage();
   await page.setContent(`<!doctype html><main id="root"></main>`);
@@ -118,7 +130,9 @@ describe("schema form", () => {
     await page.getByLabel("count", { exact: true }).fill("0");
     await page.getByLabel("extra (optional)", { exact: true }).fill("{oops");
     const issues = await validate();
-    expect(issues).toContainEqual(expect.objectContaining({ path: "extra", message: expect.stringMatching(/^Not valid JSON/) }));
+    expect(issues).toContainEqual(
+      expect.objectContaining({ path: "extra", message: expect.stringMatching(/^Not valid JSON/) }),
+    );
     await page.getByLabel("extra (optional)", { exact: true }).fill("");
     const again = await validate();
     expect(again).toEqual([expect.objectContaining({ path: "count" })]);
@@ -129,7 +143,7 @@ describe("schema form", () => {
   it("shows each issue on the field its path names, and answers those no field shows", async () => {
     const issues = [
       { path: "", message: "about the whole" },
-      { path: "count", message: "Instance does not have required property \"count\"." },
+      { path: "count", message: 'Instance does not have required property "count".' },
       { path: "owner", message: "too few properties" },
       { path: "extra[0]", message: "inside the raw JSON" },
       { path: "nope", message: "no such field" },
@@ -140,15 +154,30 @@ describe("schema form", () => {
     await page.getByRole("group", { name: "owner" }).getByText("too few properties", { exact: true }).waitFor();
     // A raw JSON field takes the issues inside its value, each with its path from there.
     const extra = page.getByLabel("extra (optional)", { exact: true });
-    expect(await page.locator(`#${(await extra.getAttribute("aria-describedby"))!.split(" ").at(-1)}`).textContent()).toBe("[0]: inside the raw JSON");
+    expect(
+      await page.locator(`#${(await extra.getAttribute("aria-describedby"))!.split(" ").at(-1)}`).textContent(),
+    ).toBe("[0]: inside the raw JSON");
     expect(await page.evaluate(() => form.showIssues([]))).toEqual([]);
     expect(await page.getByLabel("count", { exact: true }).getAttribute("aria-invalid")).toBeNull();
   });
 
   it("writes values back (raw JSON mode → form)", async () => {
-    const value = { title: "T", count: 2, enabled: false, color: "red", tags: ["x"], points: [{ x: 5, y: 6 }, { x: 7, y: 8 }], note: "n" };
+    const value = {
+      title: "T",
+      count: 2,
+      enabled: false,
+      color: "red",
+      tags: ["x"],
+      points: [
+        { x: 5, y: 6 },
+        { x: 7, y: 8 },
+      ],
+      note: "n",
+    };
     await page.evaluate((v) => form.write(v), value);
     expect((await read()).value).toEqual(value);
-    expect(await page.getByRole("group", { name: "points item 2" }).getByLabel("x", { exact: true }).inputValue()).toBe("7");
+    expect(await page.getByRole("group", { name: "points item 2" }).getByLabel("x", { exact: true }).inputValue()).toBe(
+      "7",
+    );
   });
 });

@@ -20,12 +20,24 @@ afterAll(async () => {
 /** A response's Content-Security-Policy, directive by directive. */
 function directivesOf(response: Response): Record<string, string> {
   const csp = response.headers.get("content-security-policy") ?? "";
-  return Object.fromEntries(csp.split(";").map((d) => d.trim().split(/\s+/)).map(([name, ...values]) => [name, values.join(" ")]));
+  return Object.fromEntries(
+    csp
+      .split(";")
+      .map((d) => d.trim().split(/\s+/))
+      .map(([name, ...values]) => [name, values.join(" ")]),
+  );
 }
 
 /** What a fetch from the page to `url` came to: "answered <status>", or the error it failed with. */
 function fetchFrom(page: import("playwright-core").Page, url: string): Promise<string> {
-  return page.evaluate((target) => fetch(target).then((r) => `answered ${r.status}`, (e: Error) => `${e.name}: ${e.message}`), url);
+  return page.evaluate(
+    (target) =>
+      fetch(target).then(
+        (r) => `answered ${r.status}`,
+        (e: Error) => `${e.name}: ${e.message}`,
+      ),
+    url,
+  );
 }
 
 /** Every CSP violation the page reports, kept by an init script (which the CSP does not govern). */
@@ -78,14 +90,17 @@ describe("console security", () => {
     const { page } = browser;
     await page.context().addInitScript(() => {
       const seen: string[] = ((window as unknown as { __violations: string[] }).__violations = []);
-      document.addEventListener("securitypolicyviolation", (event) => seen.push(`${event.violatedDirective} ${event.blockedURI}`));
+      document.addEventListener("securitypolicyviolation", (event) =>
+        seen.push(`${event.violatedDirective} ${event.blockedURI}`),
+      );
     });
     await signIn(page, baseUrl, "dev-admin-key");
     // Rich media (data: images and audio) and every view load within the policy.
     const run = await openView(page, "run", () => page.goto(`${baseUrl}/#/run/sample_media`));
     await run.getByRole("button", { name: "Run sample_media" }).click();
     await run.locator('.result .record[data-status="succeeded"]').waitFor();
-    for (const view of ["history", "live", "approvals", "gates", "adapters", "keys", "playground"]) await openView(page, view, () => page.goto(viewUrl(baseUrl, view)));
+    for (const view of ["history", "live", "approvals", "gates", "adapters", "keys", "playground"])
+      await openView(page, view, () => page.goto(viewUrl(baseUrl, view)));
     expect(await violations(page)).toEqual([]);
 
     // The Playground's document may reach a model endpoint (another origin)...
@@ -124,9 +139,16 @@ describe("console security", () => {
       { id: `${tag}-send`, name: "send_message", args: { to: HOSTILE, text: HOSTILE } },
     ]);
     const history = await openView(page, "history", () => page.goto(`${baseUrl}/#/history/${tag}-echo`));
-    await history.getByLabel(`Call ${tag}-echo`).getByLabel("Output text").getByText(HOSTILE, { exact: true }).waitFor();
+    await history
+      .getByLabel(`Call ${tag}-echo`)
+      .getByLabel("Output text")
+      .getByText(HOSTILE, { exact: true })
+      .waitFor();
     const approvals = await navigate(page, "Approvals", "approvals");
-    await approvals.locator(`li.approval[data-call-id="${tag}-send"]`).getByText('Message to <img src=x onerror="window.__pwned=1">').waitFor();
+    await approvals
+      .locator(`li.approval[data-call-id="${tag}-send"]`)
+      .getByText('Message to <img src=x onerror="window.__pwned=1">')
+      .waitFor();
     const live = await navigate(page, "Live", "live");
     await live.getByText("Connected: new events appear at the top.").waitFor();
     await apiCall(baseUrl, [{ id: `${tag}-live`, name: "echo", args: { text: HOSTILE } }]);
@@ -139,7 +161,10 @@ describe("console security", () => {
     await playground.getByRole("button", { name: "Send" }).click();
     await playground.getByText(`The tool said: ${HOSTILE}`, { exact: true }).waitFor();
     await openView(page, "approvals", () => page.goto(`${baseUrl}/#/approvals`));
-    await page.locator(`li.approval[data-call-id="${tag}-send"]`).getByRole("button", { name: `Deny send_message ${tag}-send` }).click();
+    await page
+      .locator(`li.approval[data-call-id="${tag}-send"]`)
+      .getByRole("button", { name: `Deny send_message ${tag}-send` })
+      .click();
 
     expect(await page.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined();
     expect(await page.locator('main img[src="x"], main script, main svg').count()).toBe(0);

@@ -10,7 +10,10 @@ const WORKERD_LOG_HANDLER = "handleStructuredLogs";
  * stream or stub made in one request, settled or used from another). The request that trips it may
  * still answer right, so no test need fail; the run does.
  */
-const DEFECTS = [/Cannot perform I\/O on behalf of a different request/, /resolved or rejected from a different request context/];
+const DEFECTS = [
+  /Cannot perform I\/O on behalf of a different request/,
+  /resolved or rejected from a different request context/,
+];
 
 /**
  * Holds back the lines workerd itself logs during the Worker tests (expected ones: a fault test's
@@ -49,7 +52,9 @@ export class HeldWorkerdLogs implements Reporter {
     const defects = this.held.filter((entry) => DEFECTS.some((pattern) => pattern.test(entry)));
     if (defects.length > 0) {
       process.exitCode = 1;
-      process.stderr.write(`\nworkerd logged ${defects.length} line(s) that are a bug in any run, so the run fails:\n${defects.join("")}\n`);
+      process.stderr.write(
+        `\nworkerd logged ${defects.length} line(s) that are a bug in any run, so the run fails:\n${defects.join("")}\n`,
+      );
     }
     if ((reason === "passed" && defects.length === 0) || this.held.length === 0) return;
     // Fuzzing repeats the same warning dozens of times: one line each, with its count.

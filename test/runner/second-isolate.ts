@@ -14,7 +14,15 @@ import { SECOND_ISOLATE_CONFIG } from "../fixtures/second-isolate-tenant.ts";
 /** The plugin names the Worker under test after its project: its objects are this script's. */
 const RUNNER = "vitest-plugin-runner-worker";
 const BUNDLE = ".tmp/toolgate-second-isolate.mjs";
-const OBJECTS = { GATES: "Gate", GATE_INDEX: "GateIndex", LEDGER: "Ledger", UPSTREAMS: "Upstream", ADAPTER_PINS: "AdapterPins", RUNNERS: "Runner", KEYS: "Keys" };
+const OBJECTS = {
+  GATES: "Gate",
+  GATE_INDEX: "GateIndex",
+  LEDGER: "Ledger",
+  UPSTREAMS: "Upstream",
+  ADAPTER_PINS: "AdapterPins",
+  RUNNERS: "Runner",
+  KEYS: "Keys",
+};
 
 export function secondIsolateWorker(root: string) {
   const outfile = resolve(root, BUNDLE);
@@ -36,7 +44,9 @@ export function secondIsolateWorker(root: string) {
     scriptPath: outfile,
     compatibilityDate: "2026-11-01",
     compatibilityFlags: ["enable_request_signal", "global_fetch_strictly_public"],
-    durableObjects: Object.fromEntries(Object.entries(OBJECTS).map(([binding, className]) => [binding, { className, scriptName: RUNNER }])),
+    durableObjects: Object.fromEntries(
+      Object.entries(OBJECTS).map(([binding, className]) => [binding, { className, scriptName: RUNNER }]),
+    ),
     kvNamespaces: ["OAUTH_KV"],
     bindings: { TOOLGATE_CONFIG: SECOND_ISOLATE_CONFIG },
   };

@@ -62,7 +62,10 @@ export async function startEverything(): Promise<EverythingServer> {
     });
     await new Promise<void>((resolve, reject) => {
       let log = "";
-      const timer = setTimeout(() => fail(new Error(`server-everything did not listen within ${START_TIMEOUT_MS} ms: ${log}`)), START_TIMEOUT_MS);
+      const timer = setTimeout(
+        () => fail(new Error(`server-everything did not listen within ${START_TIMEOUT_MS} ms: ${log}`)),
+        START_TIMEOUT_MS,
+      );
       const fail = (error: Error) => {
         clearTimeout(timer);
         process_.kill("SIGKILL");

@@ -33,7 +33,13 @@ export async function startHttpApi(): Promise<HttpApi> {
     const body = await readBody(req);
     const q = (name: string) => url.searchParams.get(name);
     if (path.startsWith("/echo")) {
-      return json(res, 200, { method: req.method, path: req.url?.split("?")[0], query: [...url.searchParams], headers: req.headers, body });
+      return json(res, 200, {
+        method: req.method,
+        path: req.url?.split("?")[0],
+        query: [...url.searchParams],
+        headers: req.headers,
+        body,
+      });
     }
     if (path === "/weather") {
       // A weather API: ?q=Mars answers the temperature as text (a wrong shape), ?q=Atlantis without one.
@@ -48,7 +54,9 @@ export async function startHttpApi(): Promise<HttpApi> {
     }
     if (path === "/fail") {
       res.writeHead(Number(q("status") ?? 500), { "content-type": "text/plain" });
-      return res.end(`upstream exploded; you sent ${req.headers.authorization ?? "nothing"}\n`.repeat(Number(q("repeat") ?? 1)));
+      return res.end(
+        `upstream exploded; you sent ${req.headers.authorization ?? "nothing"}\n`.repeat(Number(q("repeat") ?? 1)),
+      );
     }
     if (path === "/leak") {
       // Echoes the x-upstream-cred header at a chosen place of the body, as it is or encoded:
@@ -56,9 +64,17 @@ export async function startHttpApi(): Promise<HttpApi> {
       const cred = String(req.headers["x-upstream-cred"] ?? "");
       const bytes = Buffer.from(cred, "utf8");
       const pct = [...bytes].map((b) => `%${b.toString(16).padStart(2, "0")}`).join("");
-      const forms: Record<string, string> = { raw: cred, hex: bytes.toString("hex"), HEX: bytes.toString("hex").toUpperCase(), pct, PCT: pct.toUpperCase() };
+      const forms: Record<string, string> = {
+        raw: cred,
+        hex: bytes.toString("hex"),
+        HEX: bytes.toString("hex").toUpperCase(),
+        pct,
+        PCT: pct.toUpperCase(),
+      };
       res.writeHead(Number(q("status") ?? 500), { "content-type": q("type") ?? "text/plain" });
-      return res.end(`${(q("pad") ?? ".").repeat(Number(q("at") ?? 0))}${forms[q("form") ?? "raw"]} and more text after it`);
+      return res.end(
+        `${(q("pad") ?? ".").repeat(Number(q("at") ?? 0))}${forms[q("form") ?? "raw"]} and more text after it`,
+      );
     }
     if (path.startsWith("/limited")) {
       // Fails with 429 (or ?status) + Retry-After until the ?after-th request of this path.

@@ -25,7 +25,8 @@ export async function startLatches() {
     }
     if (kind === "open" && req.method === "POST") {
       open.add(id);
-      for (const held of waiting.get(id) ?? []) if (!held.writableEnded) answer(held, 200, { id, n: arrivals.get(id) ?? 0 });
+      for (const held of waiting.get(id) ?? [])
+        if (!held.writableEnded) answer(held, 200, { id, n: arrivals.get(id) ?? 0 });
       waiting.delete(id);
       return answer(res, 200, { opened: id });
     }

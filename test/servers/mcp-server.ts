@@ -53,13 +53,24 @@ export async function startMcpServer(options: { json?: boolean; pageSize?: numbe
     echoTools.add(echo);
     mcp.registerTool(
       "add",
-      { description: "Add two numbers", inputSchema: { a: z.number(), b: z.number() }, outputSchema: { sum: z.number() } },
+      {
+        description: "Add two numbers",
+        inputSchema: { a: z.number(), b: z.number() },
+        outputSchema: { sum: z.number() },
+      },
       async ({ a, b }) => ({ content: [{ type: "text", text: String(a + b) }], structuredContent: { sum: a + b } }),
     );
-    mcp.registerTool("fail", { description: "Always fails" }, async () => ({ content: [{ type: "text", text: "it failed on purpose" }], isError: true }));
+    mcp.registerTool("fail", { description: "Always fails" }, async () => ({
+      content: [{ type: "text", text: "it failed on purpose" }],
+      isError: true,
+    }));
     mcp.registerTool("slow", { description: "Waits", inputSchema: { ms: z.number() } }, async ({ ms }, extra) => {
       const token = extra._meta?.progressToken;
-      if (token !== undefined) await extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: 1, total: 2, message: "halfway" } });
+      if (token !== undefined)
+        await extra.sendNotification({
+          method: "notifications/progress",
+          params: { progressToken: token, progress: 1, total: 2, message: "halfway" },
+        });
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, ms);
         extra.signal.addEventListener("abort", () => {
@@ -76,13 +87,22 @@ export async function startMcpServer(options: { json?: boolean; pageSize?: numbe
       await extra.sendNotification({ method: "notifications/tools/list_changed" });
       return { content: [{ type: "text", text: "bumped" }] };
     });
-    mcp.registerTool("ask", { description: "Asks the client's model (sampling), as a 2025 server may" }, async (extra) => {
-      const { CreateMessageResultSchema } = await import("@modelcontextprotocol/sdk/types.js");
-      const answer = await extra.sendRequest({ method: "sampling/createMessage", params: { messages: [], maxTokens: 1 } }, CreateMessageResultSchema);
-      return { content: [{ type: "text", text: JSON.stringify(answer) }] };
-    });
+    mcp.registerTool(
+      "ask",
+      { description: "Asks the client's model (sampling), as a 2025 server may" },
+      async (extra) => {
+        const { CreateMessageResultSchema } = await import("@modelcontextprotocol/sdk/types.js");
+        const answer = await extra.sendRequest(
+          { method: "sampling/createMessage", params: { messages: [], maxTokens: 1 } },
+          CreateMessageResultSchema,
+        );
+        return { content: [{ type: "text", text: JSON.stringify(answer) }] };
+      },
+    );
     mcp.registerTool("rpc_fail", { description: "Answers with a JSON-RPC error" }, async () => ({ content: [] }));
-    mcp.registerTool("dotted.name", { description: "A name toolgate must sanitise" }, async () => ({ content: [{ type: "text", text: "ok" }] }));
+    mcp.registerTool("dotted.name", { description: "A name toolgate must sanitise" }, async () => ({
+      content: [{ type: "text", text: "ok" }],
+    }));
 
     // Paginate tools/list and add a JSON-RPC error, around the SDK's own handlers.
     const handlers = (mcp.server as unknown as { _requestHandlers: Map<string, Handler> })._requestHandlers;
@@ -111,7 +131,9 @@ export async function startMcpServer(options: { json?: boolean; pageSize?: numbe
       if (!transport) {
         if (typeof sid === "string" || (body as { method?: string } | undefined)?.method !== "initialize") {
           res.writeHead(404, { "content-type": "application/json" });
-          return res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null }));
+          return res.end(
+            JSON.stringify({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null }),
+          );
         }
         const created = new StreamableHTTPServerTransport({
           sessionIdGenerator: () => randomUUID(),

@@ -38,29 +38,45 @@ function build(server: V2TestServer): McpServer {
   );
   mcp.registerTool(
     "add",
-    { description: "Add two numbers", inputSchema: z.object({ a: z.number(), b: z.number() }), outputSchema: z.object({ sum: z.number() }) },
+    {
+      description: "Add two numbers",
+      inputSchema: z.object({ a: z.number(), b: z.number() }),
+      outputSchema: z.object({ sum: z.number() }),
+    },
     async ({ a, b }) => ({ content: [{ type: "text", text: String(a + b) }], structuredContent: { sum: a + b } }),
   );
   mcp.registerTool("annotated", { description: "Content with annotations", inputSchema: z.object({}) }, async () => ({
     content: [
       { type: "text", text: "for the user", annotations: { audience: ["user"], priority: 0.9 } },
-      { type: "text", text: "for the model", annotations: { audience: ["assistant"], priority: 0.2, lastModified: "2026-01-02T03:04:05Z" } },
+      {
+        type: "text",
+        text: "for the model",
+        annotations: { audience: ["assistant"], priority: 0.2, lastModified: "2026-01-02T03:04:05Z" },
+      },
     ],
   }));
-  mcp.registerTool("slow", { description: "Waits, reporting progress", inputSchema: z.object({ ms: z.number() }) }, async ({ ms }, ctx) => {
-    const token = ctx.mcpReq._meta?.progressToken;
-    if (token !== undefined) await ctx.mcpReq.notify({ method: "notifications/progress", params: { progressToken: token, progress: 1, total: 2, message: "halfway" } });
-    const signal = ctx.mcpReq.signal;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      signal.addEventListener("abort", () => {
-        clearTimeout(timer);
-        server.aborted++;
-        resolve();
+  mcp.registerTool(
+    "slow",
+    { description: "Waits, reporting progress", inputSchema: z.object({ ms: z.number() }) },
+    async ({ ms }, ctx) => {
+      const token = ctx.mcpReq._meta?.progressToken;
+      if (token !== undefined)
+        await ctx.mcpReq.notify({
+          method: "notifications/progress",
+          params: { progressToken: token, progress: 1, total: 2, message: "halfway" },
+        });
+      const signal = ctx.mcpReq.signal;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, ms);
+        signal.addEventListener("abort", () => {
+          clearTimeout(timer);
+          server.aborted++;
+          resolve();
+        });
       });
-    });
-    return { content: [{ type: "text", text: "done" }] };
-  });
+      return { content: [{ type: "text", text: "done" }] };
+    },
+  );
   mcp.registerTool(
     "region",
     {
@@ -69,18 +85,28 @@ function build(server: V2TestServer): McpServer {
     },
     async ({ region, query }) => ({ content: [{ type: "text", text: `${query} in ${region}` }] }),
   );
-  mcp.registerTool("summarise", { description: "Asks the client's model for a summary (sampling)", inputSchema: z.object({ text: z.string() }) }, async ({ text }) =>
-    inputRequired({
-      inputRequests: {
-        summary: inputRequired.createMessage({ messages: [{ role: "user", content: { type: "text", text: `Summarise: ${text}` } }], maxTokens: 50 }),
-      },
-    }),
+  mcp.registerTool(
+    "summarise",
+    { description: "Asks the client's model for a summary (sampling)", inputSchema: z.object({ text: z.string() }) },
+    async ({ text }) =>
+      inputRequired({
+        inputRequests: {
+          summary: inputRequired.createMessage({
+            messages: [{ role: "user", content: { type: "text", text: `Summarise: ${text}` } }],
+            maxTokens: 50,
+          }),
+        },
+      }),
   );
-  mcp.registerTool("two_rounds", { description: "Answers on the second round (request state only)", inputSchema: z.object({}) }, async (_args, ctx) => {
-    const state = ctx.mcpReq.requestState<string>();
-    if (state === undefined) return inputRequired({ requestState: "round-2" });
-    return { content: [{ type: "text", text: `finished with ${state}` }] };
-  });
+  mcp.registerTool(
+    "two_rounds",
+    { description: "Answers on the second round (request state only)", inputSchema: z.object({}) },
+    async (_args, ctx) => {
+      const state = ctx.mcpReq.requestState<string>();
+      if (state === undefined) return inputRequired({ requestState: "round-2" });
+      return { content: [{ type: "text", text: `finished with ${state}` }] };
+    },
+  );
   return mcp;
 }
 
@@ -119,7 +145,13 @@ async function send(res: ServerResponse, response: Response): Promise<void> {
 }
 
 export async function startV2Server(era: V2Era): Promise<V2TestServer> {
-  const state: V2TestServer = { url: "", requests: [], aborted: 0, become: (next) => void (handler = handlerFor(next)), close: async () => undefined };
+  const state: V2TestServer = {
+    url: "",
+    requests: [],
+    aborted: 0,
+    become: (next) => void (handler = handlerFor(next)),
+    close: async () => undefined,
+  };
   const factory = () => build(state);
   const handlerFor = (served: V2Era) =>
     served === "legacy"
@@ -130,7 +162,9 @@ export async function startV2Server(era: V2Era): Promise<V2TestServer> {
     try {
       const { request, body } = await toRequest(req);
       if (req.method === "POST") {
-        const headers = Object.fromEntries(Object.entries(req.headers).filter((e): e is [string, string] => typeof e[1] === "string"));
+        const headers = Object.fromEntries(
+          Object.entries(req.headers).filter((e): e is [string, string] => typeof e[1] === "string"),
+        );
         state.requests.push({ headers, body: (body ?? {}) as V2TestServer["requests"][number]["body"] });
       }
       const abort = new AbortController();

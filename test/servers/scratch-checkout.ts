@@ -16,11 +16,16 @@ export interface ScratchCheckout {
  */
 export function scratchCheckout(): ScratchCheckout {
   const root = mkdtempSync(join(tmpdir(), "toolgate-scratch-"));
-  const listed = spawnSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { encoding: "utf8" });
+  const listed = spawnSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
+    encoding: "utf8",
+  });
   if (listed.status !== 0) throw new Error(`git ls-files failed: ${listed.stderr}`);
   // Files deleted in the worktree but still in the index are skipped: tar reads what exists.
   const files = listed.stdout.split("\0").filter((file) => file !== "" && !file.startsWith("docs/"));
-  const copy = spawnSync("tar", ["-cf", "-", "--null", "--ignore-failed-read", "-T", "-"], { input: files.join("\0"), maxBuffer: 1 << 30 });
+  const copy = spawnSync("tar", ["-cf", "-", "--null", "--ignore-failed-read", "-T", "-"], {
+    input: files.join("\0"),
+    maxBuffer: 1 << 30,
+  });
   if (copy.status !== 0) throw new Error(`tar failed: ${copy.stderr}`);
   mkdirSync(root, { recursive: true });
   const unpack = spawnSync("tar", ["-xf", "-", "-C", root], { input: copy.stdout });

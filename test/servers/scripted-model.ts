@@ -18,7 +18,8 @@ export interface ScriptedModel {
 const CORS = {
   "access-control-allow-origin": "*",
   "access-control-allow-methods": "POST, OPTIONS",
-  "access-control-allow-headers": "authorization, content-type, x-api-key, anthropic-version, anthropic-dangerous-direct-browser-access",
+  "access-control-allow-headers":
+    "authorization, content-type, x-api-key, anthropic-version, anthropic-dangerous-direct-browser-access",
 };
 
 type Message = { role?: string; content?: unknown; tool_call_id?: string };
@@ -29,11 +30,18 @@ function lastToolResult(messages: Message[]): string | undefined {
   if (last?.role === "tool") {
     // Every tool message after the last assistant turn, in order.
     const start = messages.map((m) => m.role).lastIndexOf("assistant");
-    return messages.slice(start + 1).map((m) => String(m.content)).join(" | ");
+    return messages
+      .slice(start + 1)
+      .map((m) => String(m.content))
+      .join(" | ");
   }
   if (last?.role === "user" && Array.isArray(last.content)) {
-    const blocks = last.content.filter((b: { type?: string }) => b.type === "tool_result") as { content?: { text?: string }[] }[];
-    return blocks.length === 0 ? undefined : blocks.map((b) => b.content?.map((c) => c.text ?? "").join("") ?? "").join(" | ");
+    const blocks = last.content.filter((b: { type?: string }) => b.type === "tool_result") as {
+      content?: { text?: string }[];
+    }[];
+    return blocks.length === 0
+      ? undefined
+      : blocks.map((b) => b.content?.map((c) => c.text ?? "").join("") ?? "").join(" | ");
   }
   return undefined;
 }
@@ -64,19 +72,45 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
       : [{ name: named?.[1] ?? "add", args: named ? JSON.parse(named[2]!) : { a: 2, b: 3 } }];
     const stamp = `${Date.now()}_${++ids}`;
     const idOf = (i: number) => `call_scripted_${stamp}_${i}`;
-    const send = (answer: unknown) => res.writeHead(200, { ...CORS, "content-type": "application/json" }).end(JSON.stringify(answer));
+    const send = (answer: unknown) =>
+      res.writeHead(200, { ...CORS, "content-type": "application/json" }).end(JSON.stringify(answer));
     if (req.url === "/v1/chat/completions") {
       const message =
         result === undefined
-          ? { role: "assistant", content: null, tool_calls: calls.map((call, i) => ({ id: idOf(i), type: "function", function: { name: call.name, arguments: JSON.stringify(call.args) } })) }
+          ? {
+              role: "assistant",
+              content: null,
+              tool_calls: calls.map((call, i) => ({
+                id: idOf(i),
+                type: "function",
+                function: { name: call.name, arguments: JSON.stringify(call.args) },
+              })),
+            }
           : { role: "assistant", content: `The tool said: ${result}` };
-      return send({ id: `cmpl-${ids}`, object: "chat.completion", model: body.model, choices: [{ index: 0, message, finish_reason: result === undefined ? "tool_calls" : "stop" }] });
+      return send({
+        id: `cmpl-${ids}`,
+        object: "chat.completion",
+        model: body.model,
+        choices: [{ index: 0, message, finish_reason: result === undefined ? "tool_calls" : "stop" }],
+      });
     }
     if (req.url === "/v1/messages") {
-      const content = result === undefined ? calls.map((call, i) => ({ type: "tool_use", id: idOf(i), name: call.name, input: call.args })) : [{ type: "text", text: `The tool said: ${result}` }];
-      return send({ id: `msg-${ids}`, type: "message", role: "assistant", model: body.model, content, stop_reason: result === undefined ? "tool_use" : "end_turn" });
+      const content =
+        result === undefined
+          ? calls.map((call, i) => ({ type: "tool_use", id: idOf(i), name: call.name, input: call.args }))
+          : [{ type: "text", text: `The tool said: ${result}` }];
+      return send({
+        id: `msg-${ids}`,
+        type: "message",
+        role: "assistant",
+        model: body.model,
+        content,
+        stop_reason: result === undefined ? "tool_use" : "end_turn",
+      });
     }
-    res.writeHead(404, { ...CORS, "content-type": "application/json" }).end(JSON.stringify({ error: { message: `no route ${req.url}` } }));
+    res
+      .writeHead(404, { ...CORS, "content-type": "application/json" })
+      .end(JSON.stringify({ error: { message: `no route ${req.url}` } }));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;

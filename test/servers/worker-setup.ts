@@ -42,10 +42,18 @@ async function startMeter(mcp: McpTestServer) {
       times.push(Date.now());
       arrivals.set(bucket, times);
       const retry = url.searchParams.get("retry");
-      return send(Number(url.searchParams.get("status") ?? 200), { bucket, n: times.length }, retry ? { "retry-after": retry } : {});
+      return send(
+        Number(url.searchParams.get("status") ?? 200),
+        { bucket, n: times.length },
+        retry ? { "retry-after": retry } : {},
+      );
     }
     if (kind === "log") return send(200, arrivals.get(bucket) ?? []);
-    if (kind === "mcp-headers") return send(200, mcp.requests.map((r) => r.headers));
+    if (kind === "mcp-headers")
+      return send(
+        200,
+        mcp.requests.map((r) => r.headers),
+      );
     send(404, { error: "not found" });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -63,7 +71,11 @@ export default async function setup(project: TestProject) {
   const reference = await startEverything();
   const started = await fetch(`${reference.control}/start`, { method: "POST" });
   if (!started.ok) throw new Error(`the reference server did not start: ${await started.text()}`);
-  const v2 = { dual: await startV2Server("dual"), modern: await startV2Server("modern"), legacy: await startV2Server("legacy") };
+  const v2 = {
+    dual: await startV2Server("dual"),
+    modern: await startV2Server("modern"),
+    legacy: await startV2Server("legacy"),
+  };
   const tasks = await startTasksServer();
   const hung = await startHungServer();
   const latches = await startLatches();

@@ -17,7 +17,9 @@ export function freePort(): Promise<number> {
     server.once("error", reject);
     server.listen(0, "127.0.0.1", () => {
       const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+      server.close(() =>
+        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
+      );
     });
   });
 }
@@ -43,7 +45,9 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   process.env.WRANGLER_LOG ??= "warn"; // no line per request in test output
   process.env.CLOUDFLARE_CF_FETCH_ENABLED ??= "false"; // tests stay on loopback: no fetch of the Request.cf template
   const state = mkdtempSync(join(tmpdir(), "toolgate-dev-"));
-  const bindings = Object.fromEntries(Object.entries(options.vars ?? {}).map(([name, value]) => [name, { type: "plain_text" as const, value }]));
+  const bindings = Object.fromEntries(
+    Object.entries(options.vars ?? {}).map(([name, value]) => [name, { type: "plain_text" as const, value }]),
+  );
   const worker = await unstable_startWorker({
     config: join(options.root ?? ".", "wrangler.toml"),
     // The test entry (test/fixtures/worker.ts) offers the fixture tools production does not ship.
@@ -51,7 +55,13 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     // wrangler runs the build command in its own working directory unless told: the served checkout's.
     ...(options.root ? { build: { custom: { workingDirectory: options.root } } } : {}),
     bindings,
-    dev: { server: { hostname: "127.0.0.1", port: await freePort() }, inspector: false, watch: options.watch ?? false, persist: state, liveReload: false },
+    dev: {
+      server: { hostname: "127.0.0.1", port: await freePort() },
+      inspector: false,
+      watch: options.watch ?? false,
+      persist: state,
+      liveReload: false,
+    },
   });
   const stop = async () => {
     await worker.dispose();

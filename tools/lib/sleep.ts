@@ -11,7 +11,13 @@ import { sleep as wait } from "../../src/retry";
 export const MAX_SLEEP_MS = 30_000;
 
 /** A sleep's own arguments and report: what it was asked, and when the sleep itself ran. */
-export const SLEEP_MS = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(MAX_SLEEP_MS), v.description("How long to sleep, in milliseconds"));
+export const SLEEP_MS = v.pipe(
+  v.number(),
+  v.integer(),
+  v.minValue(0),
+  v.maxValue(MAX_SLEEP_MS),
+  v.description("How long to sleep, in milliseconds"),
+);
 export const SLEEP_REPORT = v.object({ ms: v.number(), startedAt: v.number(), endedAt: v.number() });
 
 /** Waits ms (or until the call is cancelled, then throws its reason) and reports when it ran. */

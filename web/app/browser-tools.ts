@@ -15,7 +15,12 @@ const browserClock = defineTool({
   render: { call: "The user's clock" },
   run: () => {
     const now = new Date();
-    return { iso: now.toISOString(), local: now.toLocaleString(), timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone, language: navigator.language };
+    return {
+      iso: now.toISOString(),
+      local: now.toLocaleString(),
+      timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+      language: navigator.language,
+    };
   },
 });
 

@@ -48,7 +48,8 @@ export async function definitionIn(client: ToolgateClient, format: FormatName, n
     listing = client.tools(format).then((answer) => {
       const byName = new Map<string, unknown>();
       for (const tool of answer.tools as unknown[]) byName.set(nameOf(tool), tool);
-      for (const skipped of answer.skipped ?? []) byName.set(skipped.name, `Not expressible in ${format}: ${skipped.message}`);
+      for (const skipped of answer.skipped ?? [])
+        byName.set(skipped.name, `Not expressible in ${format}: ${skipped.message}`);
       return byName;
     });
     listing.catch(() => listings.delete(format));

@@ -8,7 +8,11 @@ import { renderSignIn } from "../views/sign-in";
  * content: resume the tab's key or ask for one, sign out, and ask again when the API stops accepting
  * the key. `show` renders the signed-in page; `leave` stops what it runs before the page is replaced.
  */
-export function startDocument(app: HTMLElement, show: (session: Session) => void, leave: () => void): { session(): Session | null; signOut(): void } {
+export function startDocument(
+  app: HTMLElement,
+  show: (session: Session) => void,
+  leave: () => void,
+): { session(): Session | null; signOut(): void } {
   let current: Session | null = null;
 
   async function start(message?: string): Promise<void> {
@@ -50,7 +54,11 @@ export function topBar(session: Session, onSignOut: () => void, ...links: HTMLEl
     "header",
     { class: "top" },
     h("span", { class: "brand" }, "toolgate"),
-    h("span", { class: "who" }, `${session.who.tenant} · ${session.who.key.name} (${session.who.key.scopes.join(", ")})`),
+    h(
+      "span",
+      { class: "who" },
+      `${session.who.tenant} · ${session.who.key.name} (${session.who.key.scopes.join(", ")})`,
+    ),
     ...links,
     h("button", { type: "button", class: "quiet", onclick: onSignOut }, "Sign out"),
   );
@@ -62,7 +70,12 @@ export function viewMain(view: View): HTMLElement {
 }
 
 /** Renders `view` into its `main` (already on the page); returns what stops its timers and streams. */
-export function showView(main: HTMLElement, view: View, session: Session, param: string | undefined): (() => void) | undefined {
+export function showView(
+  main: HTMLElement,
+  view: View,
+  session: Session,
+  param: string | undefined,
+): (() => void) | undefined {
   const rendered = view.render(main, session, param);
   const settled = () => main.setAttribute("aria-busy", "false");
   void Promise.resolve(rendered.ready).then(settled, settled);

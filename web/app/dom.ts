@@ -6,7 +6,11 @@
 export type Child = Node | string | number | false | null | undefined;
 type Props = Record<string, string | number | boolean | null | undefined | EventListener>;
 
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: Props = {}, ...children: (Child | Child[])[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props: Props = {},
+  ...children: (Child | Child[])[]
+): HTMLElementTagNameMap[K] {
   const element = document.createElement(tag);
   for (const [name, value] of Object.entries(props)) {
     if (value === undefined || value === null || value === false) continue;
@@ -60,6 +64,7 @@ export function notice(text: string, kind: "info" | "error" = "info"): HTMLParag
 
 /** A call's progress as words: "3 of 10 — 3 of 10 s written", or the count alone. */
 export function progressText(progress: { progress?: number; total?: number; message?: string }): string {
-  const count = progress.total === undefined ? `${progress.progress ?? 0}` : `${progress.progress ?? 0} of ${progress.total}`;
+  const count =
+    progress.total === undefined ? `${progress.progress ?? 0}` : `${progress.progress ?? 0} of ${progress.total}`;
   return progress.message ? `${count} — ${progress.message}` : count;
 }

@@ -8,7 +8,12 @@ let lastUrl: string | undefined;
  * Downloads the records matching `query` as NDJSON. The key goes in a header (never a URL), so the
  * file is fetched here and handed to the browser as a blob.
  */
-export async function downloadExport(session: Session, query: CallQuery, out: HTMLElement, tenant: string): Promise<void> {
+export async function downloadExport(
+  session: Session,
+  query: CallQuery,
+  out: HTMLElement,
+  tenant: string,
+): Promise<void> {
   replace(out, notice("Exporting…"));
   try {
     const { cursor: _cursor, limit: _limit, ...filters } = query;
@@ -24,7 +29,12 @@ export async function downloadExport(session: Session, query: CallQuery, out: HT
     // Kept until the next export: revoking at once can cancel a download the browser has not read yet.
     if (lastUrl) URL.revokeObjectURL(lastUrl);
     lastUrl = url;
-    replace(out, notice(`Exported ${lines.length} call${lines.length === 1 ? "" : "s"}${more ? " (the first 10,000; narrow the filters for the rest)" : ""}.`));
+    replace(
+      out,
+      notice(
+        `Exported ${lines.length} call${lines.length === 1 ? "" : "s"}${more ? " (the first 10,000; narrow the filters for the rest)" : ""}.`,
+      ),
+    );
   } catch (error) {
     replace(out, notice(`Could not export: ${(error as Error).message}`, "error"));
   }

@@ -25,11 +25,35 @@ function epochOf(value: string): number | undefined {
 
 /** The filters, the Call id one filled with `callId` when a link names a call (#/history/<id>). */
 export function historyFilters(callIdValue = ""): HistoryFilters {
-  const callId = h("input", { id: "history-call-id", type: "search", maxlength: 256, autocomplete: "off", placeholder: "an id or its start", class: "mono", value: callIdValue });
+  const callId = h("input", {
+    id: "history-call-id",
+    type: "search",
+    maxlength: 256,
+    autocomplete: "off",
+    placeholder: "an id or its start",
+    class: "mono",
+    value: callIdValue,
+  });
   const tool = h("select", { id: "history-tool" }, h("option", { value: "" }, "all tools"));
-  const status = h("select", { id: "history-status" }, h("option", { value: "" }, "any status"), CALL_STATUSES.map((s) => h("option", { value: s }, s)));
-  const key = h("input", { id: "history-key", type: "search", maxlength: 256, autocomplete: "off", placeholder: "key name" });
-  const surface = h("select", { id: "history-surface" }, h("option", { value: "" }, "any surface"), CALL_SURFACES.map((s) => h("option", { value: s }, s)));
+  const status = h(
+    "select",
+    { id: "history-status" },
+    h("option", { value: "" }, "any status"),
+    CALL_STATUSES.map((s) => h("option", { value: s }, s)),
+  );
+  const key = h("input", {
+    id: "history-key",
+    type: "search",
+    maxlength: 256,
+    autocomplete: "off",
+    placeholder: "key name",
+  });
+  const surface = h(
+    "select",
+    { id: "history-surface" },
+    h("option", { value: "" }, "any surface"),
+    CALL_SURFACES.map((s) => h("option", { value: s }, s)),
+  );
   const since = h("input", { id: "history-since", type: "datetime-local", step: 1 });
   const until = h("input", { id: "history-until", type: "datetime-local", step: 1 });
   const controls = [callId, tool, status, key, surface, since, until];

@@ -11,11 +11,18 @@ function label(key: string | number | undefined): string {
 
 function leaf(key: string | number | undefined, value: unknown): HTMLLIElement {
   const type = value === null ? "null" : typeof value;
-  return h("li", {}, h("span", { class: "key" }, label(key)), h("span", { class: `value ${type}` }, JSON.stringify(value) ?? String(value)));
+  return h(
+    "li",
+    {},
+    h("span", { class: "key" }, label(key)),
+    h("span", { class: `value ${type}` }, JSON.stringify(value) ?? String(value)),
+  );
 }
 
 function children(value: object, depth: number): HTMLUListElement {
-  const entries: [string | number, unknown][] = Array.isArray(value) ? value.map((v, i) => [i, v]) : Object.entries(value);
+  const entries: [string | number, unknown][] = Array.isArray(value)
+    ? value.map((v, i) => [i, v])
+    : Object.entries(value);
   const shown = entries.slice(0, MAX_CHILDREN).map(([k, v]) => node(k, v, depth));
   const rest = entries.length - shown.length;
   return h("ul", {}, shown, rest > 0 ? h("li", { class: "muted" }, `… ${rest} more`) : null);
@@ -24,7 +31,16 @@ function children(value: object, depth: number): HTMLUListElement {
 function node(key: string | number | undefined, value: unknown, depth: number): HTMLLIElement {
   if (typeof value !== "object" || value === null) return leaf(key, value);
   const count = Array.isArray(value) ? `[${value.length}]` : `{${Object.keys(value).length}}`;
-  return h("li", {}, h("details", { open: depth < OPEN_DEPTH }, h("summary", {}, h("span", { class: "key" }, label(key)), h("span", { class: "muted" }, count)), children(value, depth + 1)));
+  return h(
+    "li",
+    {},
+    h(
+      "details",
+      { open: depth < OPEN_DEPTH },
+      h("summary", {}, h("span", { class: "key" }, label(key)), h("span", { class: "muted" }, count)),
+      children(value, depth + 1),
+    ),
+  );
 }
 
 /**

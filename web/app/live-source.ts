@@ -1,7 +1,15 @@
 import type { ToolgateClient } from "../../src/client";
 import type { ServerEvent, ServerEventType } from "../../src/contract";
 
-export const EVENT_TYPES: ServerEventType[] = ["call.started", "call.progress", "call.input_required", "call.finished", "approval.requested", "approval.decided", "gate.changed"];
+export const EVENT_TYPES: ServerEventType[] = [
+  "call.started",
+  "call.progress",
+  "call.input_required",
+  "call.finished",
+  "approval.requested",
+  "approval.decided",
+  "gate.changed",
+];
 
 export type LiveState = "connecting" | "open" | "reconnecting";
 
@@ -32,7 +40,9 @@ export function subscribe(
   const open = async () => {
     onState(lastEventId ? "reconnecting" : "connecting");
     try {
-      const next = await client.eventSource(lastEventId ? { lastEventId } : options.recent ? { recent: options.recent } : {});
+      const next = await client.eventSource(
+        lastEventId ? { lastEventId } : options.recent ? { recent: options.recent } : {},
+      );
       if (stopped) return next.close();
       source = next;
     } catch {

@@ -32,7 +32,8 @@ export function markdown(source: string, kind?: string): HTMLElement {
     if (bullet.test(line) || numbered.test(line)) {
       const pattern = bullet.test(line) ? bullet : numbered;
       const items: HTMLLIElement[] = [];
-      for (; i < lines.length && pattern.test(lines[i]!); i++) items.push(h("li", {}, inlineMarkdown(lines[i]!.replace(pattern, ""))));
+      for (; i < lines.length && pattern.test(lines[i]!); i++)
+        items.push(h("li", {}, inlineMarkdown(lines[i]!.replace(pattern, ""))));
       root.append(pattern === bullet ? h("ul", {}, items) : h("ol", {}, items));
       continue;
     }
@@ -41,14 +42,20 @@ export function markdown(source: string, kind?: string): HTMLElement {
       continue;
     }
     const paragraph: string[] = [];
-    for (; i < lines.length && lines[i]!.trim() !== "" && !/^(#{1,6}\s|```|\s*[-*+]\s|\s*\d+[.)]\s)/.test(lines[i]!); i++) paragraph.push(lines[i]!);
+    for (
+      ;
+      i < lines.length && lines[i]!.trim() !== "" && !/^(#{1,6}\s|```|\s*[-*+]\s|\s*\d+[.)]\s)/.test(lines[i]!);
+      i++
+    )
+      paragraph.push(lines[i]!);
     root.append(h("p", {}, inlineMarkdown(paragraph.join(" "))));
   }
   return root;
 }
 
 // Underscores inside a word (snake_case names) are not emphasis, as in CommonMark.
-const INLINE = /(\*\*([^*]+)\*\*|(?<![\p{L}\p{N}])__([^_]+)__(?![\p{L}\p{N}])|\*([^*]+)\*|(?<![\p{L}\p{N}_])_([^_]+)_(?![\p{L}\p{N}_])|`([^`]+)`|\[([^\]]+)\]\(([^)\s]+)\))/u;
+const INLINE =
+  /(\*\*([^*]+)\*\*|(?<![\p{L}\p{N}])__([^_]+)__(?![\p{L}\p{N}])|\*([^*]+)\*|(?<![\p{L}\p{N}_])_([^_]+)_(?![\p{L}\p{N}_])|`([^`]+)`|\[([^\]]+)\]\(([^)\s]+)\))/u;
 
 /** Inline spans of a block (or of a field's one-line hint) as nodes; links only to http(s) addresses. */
 export function inlineMarkdown(text: string): Child[] {

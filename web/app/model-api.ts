@@ -27,7 +27,8 @@ const TURN_TIMEOUT_MS = 120_000;
 const MAX_TOKENS = 1024;
 
 type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 function parseArgs(text: unknown): unknown {
   if (typeof text !== "string") return text;
@@ -39,13 +40,22 @@ function parseArgs(text: unknown): unknown {
 }
 
 function openaiTurn(body: unknown): ModelTurn {
-  const message = isObject(body) && Array.isArray(body.choices) && isObject(body.choices[0]) ? body.choices[0].message : undefined;
+  const message =
+    isObject(body) && Array.isArray(body.choices) && isObject(body.choices[0]) ? body.choices[0].message : undefined;
   if (!isObject(message)) throw new Error("The answer has no choices[0].message.");
   const calls = Array.isArray(message.tool_calls) ? message.tool_calls.filter(isObject) : [];
   return {
-    message: { role: "assistant", content: message.content ?? null, ...(calls.length > 0 ? { tool_calls: calls } : {}) },
+    message: {
+      role: "assistant",
+      content: message.content ?? null,
+      ...(calls.length > 0 ? { tool_calls: calls } : {}),
+    },
     text: typeof message.content === "string" ? message.content : "",
-    toolCalls: calls.map((c) => ({ id: String(c.id), name: String(isObject(c.function) ? c.function.name : ""), args: parseArgs(isObject(c.function) ? c.function.arguments : undefined) })),
+    toolCalls: calls.map((c) => ({
+      id: String(c.id),
+      name: String(isObject(c.function) ? c.function.name : ""),
+      args: parseArgs(isObject(c.function) ? c.function.arguments : undefined),
+    })),
   };
 }
 
@@ -54,8 +64,13 @@ function anthropicTurn(body: unknown): ModelTurn {
   const blocks = body.content.filter(isObject);
   return {
     message: { role: "assistant", content: blocks },
-    text: blocks.filter((b) => b.type === "text").map((b) => String(b.text ?? "")).join("\n"),
-    toolCalls: blocks.filter((b) => b.type === "tool_use").map((b) => ({ id: String(b.id), name: String(b.name), args: b.input })),
+    text: blocks
+      .filter((b) => b.type === "text")
+      .map((b) => String(b.text ?? ""))
+      .join("\n"),
+    toolCalls: blocks
+      .filter((b) => b.type === "tool_use")
+      .map((b) => ({ id: String(b.id), name: String(b.name), args: b.input })),
   };
 }
 
@@ -64,20 +79,37 @@ function request(settings: ModelSettings, messages: unknown[], tools: unknown[])
   if (settings.api === "openai") {
     return {
       url: `${base}/chat/completions`,
-      init: { headers: { authorization: `Bearer ${settings.key}` }, body: JSON.stringify({ model: settings.model, messages, ...(tools.length > 0 ? { tools } : {}) }) },
+      init: {
+        headers: { authorization: `Bearer ${settings.key}` },
+        body: JSON.stringify({ model: settings.model, messages, ...(tools.length > 0 ? { tools } : {}) }),
+      },
     };
   }
   return {
     url: `${base}/messages`,
     init: {
-      headers: { "x-api-key": settings.key, "anthropic-version": "2023-06-01", "anthropic-dangerous-direct-browser-access": "true" },
-      body: JSON.stringify({ model: settings.model, max_tokens: MAX_TOKENS, messages, ...(tools.length > 0 ? { tools } : {}) }),
+      headers: {
+        "x-api-key": settings.key,
+        "anthropic-version": "2023-06-01",
+        "anthropic-dangerous-direct-browser-access": "true",
+      },
+      body: JSON.stringify({
+        model: settings.model,
+        max_tokens: MAX_TOKENS,
+        messages,
+        ...(tools.length > 0 ? { tools } : {}),
+      }),
     },
   };
 }
 
 /** One turn of the model: the conversation so far and the tools, answered as a ModelTurn (or a clear Error). */
-export async function askModel(settings: ModelSettings, messages: unknown[], tools: unknown[], signal: AbortSignal): Promise<ModelTurn> {
+export async function askModel(
+  settings: ModelSettings,
+  messages: unknown[],
+  tools: unknown[],
+  signal: AbortSignal,
+): Promise<ModelTurn> {
   const { url, init } = request(settings, messages, tools);
   const response = await fetch(url, {
     method: "POST",
@@ -88,7 +120,8 @@ export async function askModel(settings: ModelSettings, messages: unknown[], too
     referrerPolicy: "no-referrer",
   });
   const text = await response.text();
-  if (text.length > MAX_ANSWER_CHARS) throw new Error(`The model's answer is larger than ${MAX_ANSWER_CHARS} characters.`);
+  if (text.length > MAX_ANSWER_CHARS)
+    throw new Error(`The model's answer is larger than ${MAX_ANSWER_CHARS} characters.`);
   let body: unknown;
   try {
     body = JSON.parse(text);

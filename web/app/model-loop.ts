@@ -32,7 +32,10 @@ export async function runModelLoop(
   const local = options.browserTools;
   const format = FORMATS[settings.api];
   // Tools in the page join the tenant's, in the same format; a batch mixing both runs each where it lives.
-  const tools = [...(await client.tools(settings.api)).tools, ...(local?.list() ?? []).map((tool) => format.toolDefinition(tool))];
+  const tools = [
+    ...(await client.tools(settings.api)).tools,
+    ...(local?.list() ?? []).map((tool) => format.toolDefinition(tool)),
+  ];
   const messages: unknown[] = [{ role: "user", content: prompt }];
   for (let turn = 0; turn < options.maxTurns; turn++) {
     const answer = await askModel(settings, messages, tools, signal);

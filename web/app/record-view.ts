@@ -39,7 +39,11 @@ function structuredView(structured: unknown, layout: string | undefined): HTMLEl
  * HTML), structured output (a tree, or a table when the tool asks), error, validation issues, timings,
  * masked arguments, and the full record as JSON.
  */
-export function recordView(record: CallRecord, entry?: Omit<CallEntry, "record">, actions: RecordActions = {}): HTMLElement {
+export function recordView(
+  record: CallRecord,
+  entry?: Omit<CallEntry, "record">,
+  actions: RecordActions = {},
+): HTMLElement {
   const open = record.status === "running" || record.status === "pending" || record.status === "awaiting_input";
   const issues = record.validation.issues ?? record.error?.issues ?? [];
   const render = renderOf(record.tool);
@@ -57,18 +61,38 @@ export function recordView(record: CallRecord, entry?: Omit<CallEntry, "record">
       ...row("Attempts", String(record.attempts)),
       ...row("Permission", record.permission),
       ...row("Replay", record.replay ? "yes (stored outcome of an earlier call with this id)" : undefined),
-      ...row("Approval", entry?.approval ? `${entry.approval.state}${entry.approval.reason ? `: ${entry.approval.reason}` : ""}` : undefined),
+      ...row(
+        "Approval",
+        entry?.approval
+          ? `${entry.approval.state}${entry.approval.reason ? `: ${entry.approval.reason}` : ""}`
+          : undefined,
+      ),
       ...row("Source", record.source),
       ...row("Validation", record.validation.ok ? "passed" : "failed"),
       ...row("Progress", record.progress ? progressView(record.progress) : undefined),
-      ...row("Open questions", record.status === "awaiting_input" ? questionsView(record.error?.inputRequests ?? {}) : undefined),
+      ...row(
+        "Open questions",
+        record.status === "awaiting_input" ? questionsView(record.error?.inputRequests ?? {}) : undefined,
+      ),
     ]),
-    open && actions.cancel ? h("button", { type: "button", class: "quiet", onclick: actions.cancel }, "Cancel this call") : null,
+    open && actions.cancel
+      ? h("button", { type: "button", class: "quiet", onclick: actions.cancel }, "Cancel this call")
+      : null,
     errorView(record),
-    issues.length > 0 ? h("ul", { class: "issues", "aria-label": "Validation issues" }, issues.map((i) => h("li", {}, `${i.path || "(root)"}: ${i.message}`))) : null,
+    issues.length > 0
+      ? h(
+          "ul",
+          { class: "issues", "aria-label": "Validation issues" },
+          issues.map((i) => h("li", {}, `${i.path || "(root)"}: ${i.message}`)),
+        )
+      : null,
     content.length > 0 ? [h("h3", {}, "Output"), richContent(content, render?.result)] : null,
-    record.output?.structured !== undefined ? [h("h3", {}, "Structured output"), structuredView(record.output.structured, render?.result)] : null,
-    record.output?.truncated || entry?.truncated ? h("p", { class: "notice" }, "The output was truncated; the full result pages through GET /v1/calls/:id/result.") : null,
+    record.output?.structured !== undefined
+      ? [h("h3", {}, "Structured output"), structuredView(record.output.structured, render?.result)]
+      : null,
+    record.output?.truncated || entry?.truncated
+      ? h("p", { class: "notice" }, "The output was truncated; the full result pages through GET /v1/calls/:id/result.")
+      : null,
     h("h3", {}, "Arguments (masked)"),
     jsonBlock(record.args ?? null, "Arguments"),
     h("details", {}, h("summary", {}, "Full record"), jsonBlock(entry ? { ...entry, record } : record, "Full record")),
@@ -78,12 +102,21 @@ export function recordView(record: CallRecord, entry?: Omit<CallEntry, "record">
 /** What a call waiting for its caller asked (key, method and message), answered by its MCP client's tasks/update. */
 function questionsView(requests: NonNullable<NonNullable<CallRecord["error"]>["inputRequests"]>): HTMLElement {
   const said = (params: Record<string, unknown>) => (typeof params.message === "string" ? `: ${params.message}` : "");
-  return h("ul", { class: "questions" }, Object.entries(requests).map(([key, request]) => h("li", {}, h("span", { class: "mono" }, key), ` (${request.method})${said(request.params)}`)));
+  return h(
+    "ul",
+    { class: "questions" },
+    Object.entries(requests).map(([key, request]) =>
+      h("li", {}, h("span", { class: "mono" }, key), ` (${request.method})${said(request.params)}`),
+    ),
+  );
 }
 
 /** A progress bar (when the total is known) with its words, for a running call. */
 function progressView(progress: NonNullable<CallRecord["progress"]>): HTMLElement {
   const label = progressText(progress);
-  const bar = progress.total === undefined ? null : h("progress", { value: String(progress.progress), max: String(progress.total), "aria-label": "Progress" });
+  const bar =
+    progress.total === undefined
+      ? null
+      : h("progress", { value: String(progress.progress), max: String(progress.total), "aria-label": "Progress" });
   return h("span", { class: "progress" }, bar, " ", label);
 }

@@ -17,7 +17,8 @@ export function tableRows(structured: unknown): { name: string; rows: Row[] } | 
 /** A list of objects as a table: one column per key (first seen first), cells as text. */
 export function resultTable(name: string, rows: Row[]): HTMLElement {
   const columns: string[] = [];
-  for (const row of rows.slice(0, MAX_ROWS)) for (const key of Object.keys(row)) if (!columns.includes(key) && columns.length < MAX_COLUMNS) columns.push(key);
+  for (const row of rows.slice(0, MAX_ROWS))
+    for (const key of Object.keys(row)) if (!columns.includes(key) && columns.length < MAX_COLUMNS) columns.push(key);
   const cell = (value: unknown) => (typeof value === "string" ? value : (JSON.stringify(value) ?? ""));
   return h(
     "div",
@@ -25,9 +26,31 @@ export function resultTable(name: string, rows: Row[]): HTMLElement {
     h(
       "table",
       {},
-      h("caption", {}, `${name} (${rows.length} row${rows.length === 1 ? "" : "s"}${rows.length > MAX_ROWS ? `, first ${MAX_ROWS} shown` : ""})`),
-      h("thead", {}, h("tr", {}, columns.map((c) => h("th", { scope: "col" }, c)))),
-      h("tbody", {}, rows.slice(0, MAX_ROWS).map((row) => h("tr", {}, columns.map((c) => h("td", {}, cell(row[c])))))),
+      h(
+        "caption",
+        {},
+        `${name} (${rows.length} row${rows.length === 1 ? "" : "s"}${rows.length > MAX_ROWS ? `, first ${MAX_ROWS} shown` : ""})`,
+      ),
+      h(
+        "thead",
+        {},
+        h(
+          "tr",
+          {},
+          columns.map((c) => h("th", { scope: "col" }, c)),
+        ),
+      ),
+      h(
+        "tbody",
+        {},
+        rows.slice(0, MAX_ROWS).map((row) =>
+          h(
+            "tr",
+            {},
+            columns.map((c) => h("td", {}, cell(row[c]))),
+          ),
+        ),
+      ),
     ),
   );
 }

@@ -14,7 +14,9 @@ function dataUrl(mimeType: string, data: string): string | undefined {
 }
 
 function text(value: string, layout: ResultLayout | undefined): HTMLElement {
-  return layout === "markdown" ? markdown(value) : h("pre", { class: "output", tabindex: 0, "aria-label": "Output text" }, value);
+  return layout === "markdown"
+    ? markdown(value)
+    : h("pre", { class: "output", tabindex: 0, "aria-label": "Output text" }, value);
 }
 
 /** One content item: text (or markdown), an image, a player, a link; what cannot be shown safely is described. */
@@ -25,13 +27,23 @@ function item(content: Content, layout: ResultLayout | undefined, index: number)
     case "image": {
       const src = IMAGE_TYPES.has(content.mimeType) ? dataUrl(content.mimeType, content.data) : undefined;
       return src
-        ? h("figure", {}, h("img", { src, alt: `Image ${index + 1} of the result (${content.mimeType})` }), h("figcaption", { class: "muted" }, content.mimeType))
+        ? h(
+            "figure",
+            {},
+            h("img", { src, alt: `Image ${index + 1} of the result (${content.mimeType})` }),
+            h("figcaption", { class: "muted" }, content.mimeType),
+          )
         : h("p", { class: "muted" }, `[image: ${content.mimeType}, not shown]`);
     }
     case "audio": {
       const src = AUDIO_TYPES.test(content.mimeType) ? dataUrl(content.mimeType, content.data) : undefined;
       return src
-        ? h("figure", {}, h("audio", { controls: true, src, "aria-label": `Audio ${index + 1} of the result (${content.mimeType})` }), h("figcaption", { class: "muted" }, content.mimeType))
+        ? h(
+            "figure",
+            {},
+            h("audio", { controls: true, src, "aria-label": `Audio ${index + 1} of the result (${content.mimeType})` }),
+            h("figcaption", { class: "muted" }, content.mimeType),
+          )
         : h("p", { class: "muted" }, `[audio: ${content.mimeType}, not shown]`);
     }
     case "resource_link":
@@ -40,16 +52,37 @@ function item(content: Content, layout: ResultLayout | undefined, index: number)
         { class: "resource-link" },
         "Resource: ",
         safeLink(content.uri, content.name),
-        h("span", { class: "muted" }, [` ${content.uri}`, content.mimeType ? ` · ${content.mimeType}` : "", content.description ? ` — ${content.description}` : ""].join("")),
+        h(
+          "span",
+          { class: "muted" },
+          [
+            ` ${content.uri}`,
+            content.mimeType ? ` · ${content.mimeType}` : "",
+            content.description ? ` — ${content.description}` : "",
+          ].join(""),
+        ),
       );
     case "resource":
       return "text" in content.resource
-        ? h("div", {}, h("p", { class: "muted" }, `Resource ${content.resource.uri}`), text(content.resource.text, layout))
-        : h("p", { class: "muted" }, `[resource ${content.resource.uri}: ${content.resource.mimeType ?? "bytes"}, ${content.resource.blob.length} base64 characters]`);
+        ? h(
+            "div",
+            {},
+            h("p", { class: "muted" }, `Resource ${content.resource.uri}`),
+            text(content.resource.text, layout),
+          )
+        : h(
+            "p",
+            { class: "muted" },
+            `[resource ${content.resource.uri}: ${content.resource.mimeType ?? "bytes"}, ${content.resource.blob.length} base64 characters]`,
+          );
   }
 }
 
 /** A result's content, laid out as the tool asks (markdown text, or text as it is). */
 export function richContent(content: readonly Content[], layout: ResultLayout | undefined): HTMLElement {
-  return h("div", { class: "content" }, content.map((c, i) => item(c, layout, i)));
+  return h(
+    "div",
+    { class: "content" },
+    content.map((c, i) => item(c, layout, i)),
+  );
 }

@@ -7,7 +7,11 @@ export function rulesFields(tools?: readonly string[]): { fields: HTMLElement; r
   const rateId = uid("rate");
   const expiresId = uid("expires");
   const toolsInput = tools
-    ? h("select", { id: toolsId, multiple: true, size: Math.min(8, tools.length) }, tools.map((name) => h("option", { value: name }, name)))
+    ? h(
+        "select",
+        { id: toolsId, multiple: true, size: Math.min(8, tools.length) },
+        tools.map((name) => h("option", { value: name }, name)),
+      )
     : h("input", { id: toolsId, type: "text", autocomplete: "off", spellcheck: "false", placeholder: "add, echo" });
   const rate = h("input", { id: rateId, type: "number", min: 1, max: 100000, step: 1, inputmode: "numeric" });
   const expires = h("input", { id: expiresId, type: "datetime-local" });
@@ -15,14 +19,31 @@ export function rulesFields(tools?: readonly string[]): { fields: HTMLElement; r
     "fieldset",
     {},
     h("legend", {}, "Limits (optional)"),
-    h("div", { class: "field" }, h("label", { for: toolsId }, "Only these tools"), toolsInput, h("p", { class: "hint" }, tools ? "None selected: every tool." : "Comma-separated names; empty: every tool.")),
-    h("div", { class: "row" }, h("div", { class: "field" }, h("label", { for: rateId }, "Calls per minute"), rate), h("div", { class: "field" }, h("label", { for: expiresId }, "Expires"), expires)),
+    h(
+      "div",
+      { class: "field" },
+      h("label", { for: toolsId }, "Only these tools"),
+      toolsInput,
+      h("p", { class: "hint" }, tools ? "None selected: every tool." : "Comma-separated names; empty: every tool."),
+    ),
+    h(
+      "div",
+      { class: "row" },
+      h("div", { class: "field" }, h("label", { for: rateId }, "Calls per minute"), rate),
+      h("div", { class: "field" }, h("label", { for: expiresId }, "Expires"), expires),
+    ),
   );
   return {
     fields,
     read() {
       const rules: CallerRules = {};
-      const names = toolsInput instanceof HTMLSelectElement ? [...toolsInput.selectedOptions].map((o) => o.value) : toolsInput.value.split(",").map((s) => s.trim()).filter(Boolean);
+      const names =
+        toolsInput instanceof HTMLSelectElement
+          ? [...toolsInput.selectedOptions].map((o) => o.value)
+          : toolsInput.value
+              .split(",")
+              .map((s) => s.trim())
+              .filter(Boolean);
       if (names.length > 0) rules.tools = names;
       if (rate.value !== "") {
         const n = Number(rate.value);

@@ -1,6 +1,7 @@
 import type { JsonSchema } from "../../src/json";
 
-const num = (value: unknown): number | undefined => (typeof value === "number" && Number.isFinite(value) ? value : undefined);
+const num = (value: unknown): number | undefined =>
+  typeof value === "number" && Number.isFinite(value) ? value : undefined;
 
 /** A number's bounds in words: "110 to 1760", "at least 1", "more than 0". */
 function bounds(schema: JsonSchema): string | undefined {
@@ -10,7 +11,8 @@ function bounds(schema: JsonSchema): string | undefined {
   const below = num(schema.exclusiveMaximum);
   const low = min !== undefined ? `${min}` : above !== undefined ? `more than ${above}` : undefined;
   const high = max !== undefined ? `${max}` : below !== undefined ? `less than ${below}` : undefined;
-  if (low !== undefined && high !== undefined) return min !== undefined && max !== undefined ? `${min} to ${max}` : `${low}, ${high}`;
+  if (low !== undefined && high !== undefined)
+    return min !== undefined && max !== undefined ? `${min} to ${max}` : `${low}, ${high}`;
   if (low !== undefined) return min !== undefined ? `at least ${min}` : low;
   if (high !== undefined) return max !== undefined ? `at most ${max}` : high;
   return undefined;
@@ -20,7 +22,8 @@ function bounds(schema: JsonSchema): string | undefined {
 function length(minimum: unknown, maximum: unknown, unit: string): string | undefined {
   const min = num(minimum);
   const max = num(maximum);
-  if (min !== undefined && max !== undefined) return min === max ? `exactly ${min} ${unit}` : `${min} to ${max} ${unit}`;
+  if (min !== undefined && max !== undefined)
+    return min === max ? `exactly ${min} ${unit}` : `${min} to ${max} ${unit}`;
   if (min !== undefined && min > 0) return `at least ${min} ${unit}`;
   if (max !== undefined) return `at most ${max} ${unit}`;
   return undefined;
@@ -43,7 +46,8 @@ export function constraintsOf(schema: JsonSchema): string[] {
   if (schema.uniqueItems === true) out.push("no repeats");
   if (typeof schema.pattern === "string") out.push(`matching ${schema.pattern}`);
   if (typeof schema.format === "string") out.push(`format ${schema.format}`);
-  if (schema.default !== undefined) out.push(`default ${typeof schema.default === "string" ? schema.default : JSON.stringify(schema.default)}`);
+  if (schema.default !== undefined)
+    out.push(`default ${typeof schema.default === "string" ? schema.default : JSON.stringify(schema.default)}`);
   return out;
 }
 

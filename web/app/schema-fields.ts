@@ -32,7 +32,9 @@ export function take(path: string, marks: Marks, deep = false): string[] {
     const inside = deep && at !== path && (path === "" || at.startsWith(`${path}.`) || at.startsWith(`${path}[`));
     if (at !== path && !inside) continue;
     marks.shown.add(at);
-    messages.push(...(inside ? said.map((message) => `${at.slice(path.length).replace(/^\./, "")}: ${message}`) : said));
+    messages.push(
+      ...(inside ? said.map((message) => `${at.slice(path.length).replace(/^\./, "")}: ${message}`) : said),
+    );
   }
   return messages;
 }
@@ -44,16 +46,23 @@ export interface LeafSpec {
 }
 
 /** Label, control, description and error text, wired with for/aria-describedby. */
-function wrap(spec: LeafSpec, control: HTMLElement & { id: string }, deep = false): { element: HTMLElement; mark: Field["mark"] } {
+function wrap(
+  spec: LeafSpec,
+  control: HTMLElement & { id: string },
+  deep = false,
+): { element: HTMLElement; mark: Field["mark"] } {
   const hintId = uid("hint");
   const rulesId = uid("rules");
   const errorId = uid("error");
   const error = h("p", { id: errorId, class: "field-error", hidden: true });
   const rules = constraintsOf(spec.node.schema);
-  const described = [spec.node.description ? hintId : "", rules.length > 0 ? rulesId : "", errorId].filter(Boolean).join(" ");
+  const described = [spec.node.description ? hintId : "", rules.length > 0 ? rulesId : "", errorId]
+    .filter(Boolean)
+    .join(" ");
   control.setAttribute("aria-describedby", described);
   if (spec.required) control.setAttribute("aria-required", "true");
-  for (const [name, value] of Object.entries(constraintAttributes(spec.node.schema))) if (!control.hasAttribute(name)) control.setAttribute(name, value);
+  for (const [name, value] of Object.entries(constraintAttributes(spec.node.schema)))
+    if (!control.hasAttribute(name)) control.setAttribute(name, value);
   const element = h(
     "div",
     { class: "field" },
@@ -80,7 +89,10 @@ function emptyValue(spec: LeafSpec): unknown {
 
 export function textField(spec: LeafSpec): Field {
   const max = typeof spec.node.schema.maxLength === "number" ? spec.node.schema.maxLength : Infinity;
-  const control = max > 200 ? h("textarea", { id: uid("f"), rows: 3 }) : h("input", { id: uid("f"), type: "text", autocomplete: "off" });
+  const control =
+    max > 200
+      ? h("textarea", { id: uid("f"), rows: 3 })
+      : h("input", { id: uid("f"), type: "text", autocomplete: "off" });
   const { element, mark } = wrap(spec, control);
   return {
     element,
@@ -92,7 +104,12 @@ export function textField(spec: LeafSpec): Field {
 
 export function numberField(spec: LeafSpec): Field {
   const integer = spec.node.kind === "integer";
-  const control = h("input", { id: uid("f"), type: "number", step: integer ? "1" : "any", inputmode: integer ? "numeric" : "decimal" });
+  const control = h("input", {
+    id: uid("f"),
+    type: "number",
+    step: integer ? "1" : "any",
+    inputmode: integer ? "numeric" : "decimal",
+  });
   const { element, mark } = wrap(spec, control);
   return {
     element,
@@ -127,7 +144,9 @@ export function choiceField(spec: LeafSpec, values: readonly unknown[] = spec.no
     "select",
     { id: uid("f") },
     h("option", { value: "" }, blank),
-    values.map((value, i) => h("option", { value: String(i) }, typeof value === "string" ? value : JSON.stringify(value))),
+    values.map((value, i) =>
+      h("option", { value: String(i) }, typeof value === "string" ? value : JSON.stringify(value)),
+    ),
   );
   const { element, mark } = wrap(spec, control);
   return {
@@ -144,7 +163,11 @@ export function choiceField(spec: LeafSpec, values: readonly unknown[] = spec.no
 /** Raw JSON for what a form cannot express (unions, recursion, tuples). */
 export function jsonField(spec: LeafSpec): Field {
   const control = h("textarea", { id: uid("f"), rows: 3, class: "mono", spellcheck: "false" });
-  const { element, mark } = wrap({ ...spec, node: { ...spec.node, description: `${spec.node.description ?? ""} (JSON)`.trim() } }, control, true);
+  const { element, mark } = wrap(
+    { ...spec, node: { ...spec.node, description: `${spec.node.description ?? ""} (JSON)`.trim() } },
+    control,
+    true,
+  );
   return {
     element,
     mark,

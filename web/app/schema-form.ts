@@ -1,7 +1,18 @@
 import type { ValidationIssue } from "../../src/errors";
 import { isPlainObject, type JsonSchema } from "../../src/json";
 import { h, uid } from "./dom";
-import { ABSENT, booleanField, choiceField, jsonField, numberField, take, textField, type Field, type LeafSpec, type Marks } from "./schema-fields";
+import {
+  ABSENT,
+  booleanField,
+  choiceField,
+  jsonField,
+  numberField,
+  take,
+  textField,
+  type Field,
+  type LeafSpec,
+  type Marks,
+} from "./schema-fields";
 import { childPath, nodeOf, type Node } from "./schema-node";
 
 /** Deeper than this, a form stops nesting and takes raw JSON (also ends recursive schemas). */
@@ -26,19 +37,43 @@ function fieldFor(spec: Spec): Field {
 
 /** Own fields for declared properties; an optional nested object has an "include" switch. */
 function objectField(spec: Spec): Field {
-  const properties = isPlainObject(spec.node.schema.properties) ? (spec.node.schema.properties as Record<string, JsonSchema>) : {};
+  const properties = isPlainObject(spec.node.schema.properties)
+    ? (spec.node.schema.properties as Record<string, JsonSchema>)
+    : {};
   const required = new Set(Array.isArray(spec.node.schema.required) ? (spec.node.schema.required as string[]) : []);
   const children = Object.entries(properties).map(([key, schema]) => {
     const node = nodeOf(schema, spec.root);
-    return { key, field: fieldFor({ node, label: node.title ?? key, required: required.has(key), root: spec.root, depth: spec.depth + 1 }) };
+    return {
+      key,
+      field: fieldFor({
+        node,
+        label: node.title ?? key,
+        required: required.has(key),
+        root: spec.root,
+        depth: spec.depth + 1,
+      }),
+    };
   });
   // The root's own issues (arguments that are no object, a property no field shows) go in the form's box.
   const error = spec.depth > 0 ? h("p", { class: "field-error", hidden: true }) : null;
-  const inner = h("fieldset", {}, h("legend", {}, spec.label), children.map((c) => c.field.element), error);
+  const inner = h(
+    "fieldset",
+    {},
+    h("legend", {}, spec.label),
+    children.map((c) => c.field.element),
+    error,
+  );
   const optional = spec.depth > 0 && !spec.required;
   const toggleId = uid("include");
   const include = h("input", { id: toggleId, type: "checkbox" });
-  const element = optional ? h("div", { class: "field" }, h("div", { class: "check" }, include, h("label", { for: toggleId }, `Include ${spec.label}`)), inner) : inner;
+  const element = optional
+    ? h(
+        "div",
+        { class: "field" },
+        h("div", { class: "check" }, include, h("label", { for: toggleId }, `Include ${spec.label}`)),
+        inner,
+      )
+    : inner;
   const sync = () => (inner.disabled = !include.checked);
   if (optional) {
     include.addEventListener("change", sync);
@@ -80,7 +115,13 @@ function arrayField(spec: Spec): Field {
   const list = h("ol", { class: "items" });
   const error = h("p", { class: "field-error", hidden: true });
   const add = (value?: unknown) => {
-    const field = fieldFor({ node: itemNode, label: `${spec.label} item`, required: true, root: spec.root, depth: spec.depth + 1 });
+    const field = fieldFor({
+      node: itemNode,
+      label: `${spec.label} item`,
+      required: true,
+      root: spec.root,
+      depth: spec.depth + 1,
+    });
     if (value !== undefined) field.write(value);
     items.push(field);
     draw();
@@ -94,12 +135,37 @@ function arrayField(spec: Spec): Field {
     });
     list.replaceChildren(
       ...items.map((field, i) =>
-        h("li", {}, field.element, h("button", { type: "button", class: "quiet", "aria-label": `Remove item ${i + 1} of ${spec.label}`, onclick: () => (items.splice(i, 1), draw()) }, "Remove")),
+        h(
+          "li",
+          {},
+          field.element,
+          h(
+            "button",
+            {
+              type: "button",
+              class: "quiet",
+              "aria-label": `Remove item ${i + 1} of ${spec.label}`,
+              onclick: () => (items.splice(i, 1), draw()),
+            },
+            "Remove",
+          ),
+        ),
       ),
     );
   };
-  const addButton = h("button", { type: "button", "aria-label": `Add item to ${spec.label}`, onclick: () => add() }, "Add item");
-  const element = h("fieldset", { class: "array" }, h("legend", {}, spec.label, spec.required ? "" : h("span", { class: "muted" }, " (optional)")), list, addButton, error);
+  const addButton = h(
+    "button",
+    { type: "button", "aria-label": `Add item to ${spec.label}`, onclick: () => add() },
+    "Add item",
+  );
+  const element = h(
+    "fieldset",
+    { class: "array" },
+    h("legend", {}, spec.label, spec.required ? "" : h("span", { class: "muted" }, " (optional)")),
+    list,
+    addButton,
+    error,
+  );
   return {
     element,
     read(path, problems) {
@@ -138,7 +204,13 @@ export interface SchemaForm {
 /** A form generated from a tool's input schema (an object at the root). */
 export function schemaForm(schema: JsonSchema, label = "Arguments"): SchemaForm {
   const node = nodeOf(schema, schema);
-  const root = fieldFor({ node: node.kind === "object" ? node : { ...node, kind: "json" }, label, required: true, root: schema, depth: 0 });
+  const root = fieldFor({
+    node: node.kind === "object" ? node : { ...node, kind: "json" },
+    label,
+    required: true,
+    root: schema,
+    depth: 0,
+  });
   return {
     element: root.element,
     read() {

@@ -32,7 +32,9 @@ export function resolve(schema: JsonSchema, root: JsonSchema, depth = 0): JsonSc
 }
 
 function isNullSchema(s: unknown): boolean {
-  return isPlainObject(s) && (s.type === "null" || (Array.isArray(s.enum) && s.enum.length === 1 && s.enum[0] === null));
+  return (
+    isPlainObject(s) && (s.type === "null" || (Array.isArray(s.enum) && s.enum.length === 1 && s.enum[0] === null))
+  );
 }
 
 export function nodeOf(input: JsonSchema, root: JsonSchema): Node {
@@ -53,7 +55,13 @@ export function nodeOf(input: JsonSchema, root: JsonSchema): Node {
     }
     return { kind: "json", nullable: false, ...base };
   }
-  if (Array.isArray(schema.enum)) return { kind: "enum", nullable: schema.enum.includes(null), enumValues: schema.enum.filter((v) => v !== null), ...base };
+  if (Array.isArray(schema.enum))
+    return {
+      kind: "enum",
+      nullable: schema.enum.includes(null),
+      enumValues: schema.enum.filter((v) => v !== null),
+      ...base,
+    };
   if ("const" in schema) return { kind: "enum", nullable: false, enumValues: [schema.const], ...base };
   let type = schema.type;
   let nullable = false;

@@ -14,13 +14,33 @@ function serverState(server: McpServerInfo): HTMLElement {
     "dl",
     { class: "facts" },
     h("dt", {}, "State"),
-    h("dd", { "data-field": "state" }, h("span", { class: `badge ${status.reachable ? "ok" : "risk-high"}` }, status.reachable ? "reachable" : "unreachable")),
+    h(
+      "dd",
+      { "data-field": "state" },
+      h(
+        "span",
+        { class: `badge ${status.reachable ? "ok" : "risk-high"}` },
+        status.reachable ? "reachable" : "unreachable",
+      ),
+    ),
     h("dt", {}, "Last refresh"),
     h("dd", { "data-field": "listed" }, when(status.listedAt)),
     h("dt", {}, "Last error"),
-    h("dd", { "data-field": "error" }, status.lastError ? `${status.lastError.message} (${when(status.lastError.at)})` : "none"),
+    h(
+      "dd",
+      { "data-field": "error" },
+      status.lastError ? `${status.lastError.message} (${when(status.lastError.at)})` : "none",
+    ),
     h("dt", {}, "Breaker"),
-    h("dd", {}, open ? `open until ${when(status.breaker.openUntil)} after ${status.breaker.failures} failures` : status.breaker.failures > 0 ? `${status.breaker.failures} failures, closed` : "closed"),
+    h(
+      "dd",
+      {},
+      open
+        ? `open until ${when(status.breaker.openUntil)} after ${status.breaker.failures} failures`
+        : status.breaker.failures > 0
+          ? `${status.breaker.failures} failures, closed`
+          : "closed",
+    ),
     h("dt", {}, "Pinning"),
     h("dd", {}, server.pinning),
     h("dt", {}, "URL"),
@@ -28,7 +48,12 @@ function serverState(server: McpServerInfo): HTMLElement {
   );
 }
 
-function toolRow(session: Session, server: McpServerInfo, tool: RemoteToolInfo, reload: (message: string) => void): HTMLElement {
+function toolRow(
+  session: Session,
+  server: McpServerInfo,
+  tool: RemoteToolInfo,
+  reload: (message: string) => void,
+): HTMLElement {
   const out = h("div", { "aria-live": "polite" });
   const decide = (verdict: "approve" | "deny") => async () => {
     replace(out, notice(verdict === "approve" ? "Approving…" : "Denying…"));
@@ -47,21 +72,53 @@ function toolRow(session: Session, server: McpServerInfo, tool: RemoteToolInfo, 
     h(
       "ul",
       { class: "badges", "aria-label": `State of ${tool.tool}` },
-      h("li", { class: `badge ${tool.state === "approved" ? "ok" : tool.state === "unapproved" ? "warn" : "risk-high"}` }, tool.state),
+      h(
+        "li",
+        { class: `badge ${tool.state === "approved" ? "ok" : tool.state === "unapproved" ? "warn" : "risk-high"}` },
+        tool.state,
+      ),
       h("li", { class: "badge" }, tool.callable ? "calls pass" : "calls refused"),
     ),
     h("p", { class: "mono muted" }, `hash ${tool.hash.slice(0, 16)}…`),
-    tool.approved ? h("p", { class: "muted" }, `Approved by ${tool.approved.by} at ${new Date(tool.approved.at).toLocaleString()}`) : null,
-    tool.denied ? h("p", { class: "muted" }, `Denied by ${tool.denied.by} at ${new Date(tool.denied.at).toLocaleString()}`) : null,
-    changed ? [h("h4", {}, "What changed since the approval"), jsonDiff(tool.approved!.definition, tool.definition, `Changes to ${tool.tool}`)] : null,
-    h("details", {}, h("summary", {}, `Definition of ${tool.tool}`), jsonBlock(tool.definition, `Definition of ${tool.tool}`)),
+    tool.approved
+      ? h("p", { class: "muted" }, `Approved by ${tool.approved.by} at ${new Date(tool.approved.at).toLocaleString()}`)
+      : null,
+    tool.denied
+      ? h("p", { class: "muted" }, `Denied by ${tool.denied.by} at ${new Date(tool.denied.at).toLocaleString()}`)
+      : null,
+    changed
+      ? [
+          h("h4", {}, "What changed since the approval"),
+          jsonDiff(tool.approved!.definition, tool.definition, `Changes to ${tool.tool}`),
+        ]
+      : null,
+    h(
+      "details",
+      {},
+      h("summary", {}, `Definition of ${tool.tool}`),
+      jsonBlock(tool.definition, `Definition of ${tool.tool}`),
+    ),
     tool.state === "approved"
-      ? h("div", { class: "row" }, h("button", { type: "button", class: "danger", onclick: decide("deny"), "aria-label": `Deny ${tool.tool}` }, "Deny"))
+      ? h(
+          "div",
+          { class: "row" },
+          h(
+            "button",
+            { type: "button", class: "danger", onclick: decide("deny"), "aria-label": `Deny ${tool.tool}` },
+            "Deny",
+          ),
+        )
       : h(
           "div",
           { class: "row" },
           h("button", { type: "button", onclick: decide("approve"), "aria-label": `Approve ${tool.tool}` }, "Approve"),
-          tool.state === "denied" ? null : h("button", { type: "button", class: "danger", onclick: decide("deny"), "aria-label": `Deny ${tool.tool}` }, "Deny"),
+          tool.state === "denied"
+            ? null
+            : h(
+                "button",
+                { type: "button", class: "danger", onclick: decide("deny"), "aria-label": `Deny ${tool.tool}` },
+                "Deny",
+              ),
         ),
     out,
   );
@@ -74,7 +131,11 @@ function serverCard(session: Session, server: McpServerInfo, reload: (message: s
     h("h2", {}, `MCP server ${server.name}`),
     serverState(server),
     server.error ? notice(`Not listed now: ${server.error}`, "error") : null,
-    h("ul", { class: "cards", "aria-label": `Tools of ${server.name}` }, server.tools.map((tool) => toolRow(session, server, tool, reload))),
+    h(
+      "ul",
+      { class: "cards", "aria-label": `Tools of ${server.name}` },
+      server.tools.map((tool) => toolRow(session, server, tool, reload)),
+    ),
   );
 }
 
@@ -83,7 +144,18 @@ function staticAdapters(answer: Record<string, unknown>): HTMLElement[] {
   return Object.entries(answer)
     .filter(([kind, list]) => kind !== "mcp" && kind !== "egress" && Array.isArray(list) && list.length > 0)
     .map(([kind, list]) =>
-      h("section", { "aria-label": `${kind} adapters` }, h("h2", {}, `${kind.toUpperCase()} adapters`), h("ul", {}, (list as { name: string; upstream: string }[]).map((a) => h("li", {}, `${a.name} `, h("span", { class: "mono muted" }, a.upstream))))),
+      h(
+        "section",
+        { "aria-label": `${kind} adapters` },
+        h("h2", {}, `${kind.toUpperCase()} adapters`),
+        h(
+          "ul",
+          {},
+          (list as { name: string; upstream: string }[]).map((a) =>
+            h("li", {}, `${a.name} `, h("span", { class: "mono muted" }, a.upstream)),
+          ),
+        ),
+      ),
     );
 }
 
@@ -98,7 +170,10 @@ export const adaptersView: View = {
       body.setAttribute("aria-busy", "true");
       try {
         const answer = await session.client.adapters();
-        const parts = [...answer.mcp.map((server) => serverCard(session, server, (m) => void load(m))), ...staticAdapters(answer)];
+        const parts = [
+          ...answer.mcp.map((server) => serverCard(session, server, (m) => void load(m))),
+          ...staticAdapters(answer),
+        ];
         replace(body, parts.length > 0 ? parts : notice("This tenant declares no adapters."));
         replace(state, message ? notice(message) : null);
       } catch (error) {
@@ -107,7 +182,18 @@ export const adaptersView: View = {
       body.setAttribute("aria-busy", "false");
     };
     const refresh = h("button", { type: "button", class: "quiet", onclick: () => void load() }, "Refresh");
-    replace(root, h("h1", { tabindex: -1 }, "Adapters"), h("p", {}, "Remote MCP servers and HTTP adapters: their state, their tools, and the definitions admins approved."), refresh, state, body);
+    replace(
+      root,
+      h("h1", { tabindex: -1 }, "Adapters"),
+      h(
+        "p",
+        {},
+        "Remote MCP servers and HTTP adapters: their state, their tools, and the definitions admins approved.",
+      ),
+      refresh,
+      state,
+      body,
+    );
     return { ready: load() };
   },
 };

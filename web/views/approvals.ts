@@ -21,12 +21,23 @@ export function expiresIn(expiresAt: number | null, now = Date.now()): string {
 
 /** Who asked and through what: the key's name (or OAuth client and grant) and the surface. */
 function askedBy(approval: PendingApproval): string {
-  const who = approval.key === null ? "an unknown key" : approval.key.startsWith("oauth:") ? `OAuth client ${approval.key.slice(6)}` : `key ${approval.key}`;
+  const who =
+    approval.key === null
+      ? "an unknown key"
+      : approval.key.startsWith("oauth:")
+        ? `OAuth client ${approval.key.slice(6)}`
+        : `key ${approval.key}`;
   return `Asked by ${who}${approval.surface ? ` through ${approval.surface === "binding" ? "a service binding" : approval.surface === "mcp" ? "MCP" : "HTTP"}` : ""}`;
 }
 
 /** After a decision: a denial is final; an approved call runs after the answer, so wait for its record. */
-async function decide(session: Session, approval: PendingApproval, decision: "approve" | "deny", reason: string, out: HTMLElement): Promise<void> {
+async function decide(
+  session: Session,
+  approval: PendingApproval,
+  decision: "approve" | "deny",
+  reason: string,
+  out: HTMLElement,
+): Promise<void> {
   replace(out, notice(decision === "approve" ? "Approving…" : "Denying…"));
   try {
     const answer = await session.client.decide(approval.callId, decision, reason || undefined);
@@ -71,18 +82,47 @@ function card(session: Session, approval: PendingApproval, decided: HTMLElement,
       "p",
       { class: "muted" },
       `Requested ${time(approval.requestedAt)}, `,
-      h("span", { "data-expires": approval.expiresAt ?? "", title: approval.expiresAt ? new Date(approval.expiresAt).toLocaleString() : "" }, expiresIn(approval.expiresAt)),
+      h(
+        "span",
+        {
+          "data-expires": approval.expiresAt ?? "",
+          title: approval.expiresAt ? new Date(approval.expiresAt).toLocaleString() : "",
+        },
+        expiresIn(approval.expiresAt),
+      ),
     ),
     h("h3", {}, "Why it waits"),
-    h("ul", { class: "reasons", "aria-label": `Rules requiring approval of ${approval.callId}` }, approval.reasons.map((r) => h("li", {}, h("code", {}, r.rule), ` ${r.detail}`))),
+    h(
+      "ul",
+      { class: "reasons", "aria-label": `Rules requiring approval of ${approval.callId}` },
+      approval.reasons.map((r) => h("li", {}, h("code", {}, r.rule), ` ${r.detail}`)),
+    ),
     h("h3", {}, "Arguments (masked)"),
     jsonBlock(approval.args, `Arguments of ${approval.callId}`),
-    h("div", { class: "field" }, h("label", { for: reasonId }, "Reason ", h("span", { class: "muted" }, "(optional, recorded)")), reason),
+    h(
+      "div",
+      { class: "field" },
+      h("label", { for: reasonId }, "Reason ", h("span", { class: "muted" }, "(optional, recorded)")),
+      reason,
+    ),
     h(
       "div",
       { class: "row" },
-      h("button", { type: "button", "aria-label": `Approve ${approval.tool} ${approval.callId}`, onclick: act("approve") }, "Approve"),
-      h("button", { type: "button", class: "danger", "aria-label": `Deny ${approval.tool} ${approval.callId}`, onclick: act("deny") }, "Deny"),
+      h(
+        "button",
+        { type: "button", "aria-label": `Approve ${approval.tool} ${approval.callId}`, onclick: act("approve") },
+        "Approve",
+      ),
+      h(
+        "button",
+        {
+          type: "button",
+          class: "danger",
+          "aria-label": `Deny ${approval.tool} ${approval.callId}`,
+          onclick: act("deny"),
+        },
+        "Deny",
+      ),
     ),
   );
   return item;
@@ -104,7 +144,8 @@ export const approvalsView: View = {
         const [page] = await Promise.all([session.client.approvals({ limit: 100 }), tools]);
         const pending = new Set(page.approvals.map((a) => a.callId));
         // Keep cards being edited; add new ones; drop the ones decided elsewhere or expired.
-        for (const el of [...list.children] as HTMLElement[]) if (!pending.has(el.dataset.callId ?? "")) (el.remove(), shown.delete(el.dataset.callId ?? ""));
+        for (const el of [...list.children] as HTMLElement[])
+          if (!pending.has(el.dataset.callId ?? "")) el.remove(), shown.delete(el.dataset.callId ?? "");
         for (const approval of page.approvals) {
           if (shown.has(approval.callId)) continue;
           shown.add(approval.callId);
@@ -115,12 +156,21 @@ export const approvalsView: View = {
         replace(state, notice(`Could not load approvals: ${(error as Error).message}`, "error"));
       }
     };
-    replace(root, h("h1", { tabindex: -1 }, "Approvals"), h("p", {}, "Calls waiting for an admin. Approving runs the call; denying records the reason."), state, list, h("h2", {}, "Decided here"), decided);
+    replace(
+      root,
+      h("h1", { tabindex: -1 }, "Approvals"),
+      h("p", {}, "Calls waiting for an admin. Approving runs the call; denying records the reason."),
+      state,
+      list,
+      h("h2", {}, "Decided here"),
+      decided,
+    );
     const ready = load();
     const timer = setInterval(load, REFRESH_MS);
     // The countdowns: each card's "expires in" as the clock moves.
     const tick = setInterval(() => {
-      for (const el of root.querySelectorAll<HTMLElement>("[data-expires]")) if (el.dataset.expires) el.textContent = expiresIn(Number(el.dataset.expires));
+      for (const el of root.querySelectorAll<HTMLElement>("[data-expires]"))
+        if (el.dataset.expires) el.textContent = expiresIn(Number(el.dataset.expires));
     }, TICK_MS);
     return { ready, cleanup: () => (clearInterval(timer), clearInterval(tick)) };
   },

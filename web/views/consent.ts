@@ -17,11 +17,23 @@ function describe(details: ConsentDetails): HTMLElement {
     { class: "facts", "aria-label": "The client asking" },
     h("dt", {}, "Client"),
     h("dd", { "data-field": "client" }, consent.clientName),
-    consent.clientDomain ? [h("dt", {}, "Verified domain"), h("dd", {}, consent.clientDomain)] : [h("dt", {}, "Client ID"), h("dd", { class: "mono" }, consent.clientId)],
+    consent.clientDomain
+      ? [h("dt", {}, "Verified domain"), h("dd", {}, consent.clientDomain)]
+      : [h("dt", {}, "Client ID"), h("dd", { class: "mono" }, consent.clientId)],
     h("dt", {}, "Sends the sign-in to"),
-    h("dd", { "data-field": "redirect" }, h("strong", {}, consent.redirectHost), " ", h("span", { class: "mono" }, consent.redirectUri)),
+    h(
+      "dd",
+      { "data-field": "redirect" },
+      h("strong", {}, consent.redirectHost),
+      " ",
+      h("span", { class: "mono" }, consent.redirectUri),
+    ),
     h("dt", {}, "Asks for"),
-    h("dd", { "data-field": "scope" }, consent.scope.length > 0 ? consent.scope.join(" ") : "no scope named (call by default)"),
+    h(
+      "dd",
+      { "data-field": "scope" },
+      consent.scope.length > 0 ? consent.scope.join(" ") : "no scope named (call by default)",
+    ),
   );
 }
 
@@ -30,7 +42,12 @@ function decisionForm(session: Session, handle: string, details: ConsentDetails,
   const asked = details.consent.scope.includes("admin") ? "admin" : "call";
   const radio = (value: "call" | "admin", text: string) => {
     const id = uid("scope");
-    return h("div", { class: "check" }, h("input", { type: "radio", id, name: scopeName, value, checked: value === asked }), h("label", { for: id }, text));
+    return h(
+      "div",
+      { class: "check" },
+      h("input", { type: "radio", id, name: scopeName, value, checked: value === asked }),
+      h("label", { for: id }, text),
+    );
   };
   const rules = rulesFields(details.tools);
   const approve = h("button", { type: "submit" }, "Approve");
@@ -38,7 +55,13 @@ function decisionForm(session: Session, handle: string, details: ConsentDetails,
   const form = h(
     "form",
     { "aria-label": "Decide the sign-in" },
-    h("fieldset", {}, h("legend", {}, "Grant"), radio("call", "call: list tools, run calls, read its own records"), radio("admin", "admin: everything, including every record")),
+    h(
+      "fieldset",
+      {},
+      h("legend", {}, "Grant"),
+      radio("call", "call: list tools, run calls, read its own records"),
+      radio("admin", "admin: everything, including every record"),
+    ),
     rules.fields,
     h("div", { class: "row" }, approve, deny),
   );
@@ -48,9 +71,17 @@ function decisionForm(session: Session, handle: string, details: ConsentDetails,
     approve.disabled = deny.disabled = true;
     replace(out, notice(decision === "approve" ? "Approving…" : "Denying…"));
     try {
-      const scope = (form.querySelector<HTMLInputElement>(`input[name="${scopeName}"]:checked`)?.value ?? "call") as "call" | "admin";
-      const { redirectTo } = await session.client.decideConsent(handle, decision === "approve" ? { decision, scope, ...read } : { decision });
-      replace(out, notice(decision === "approve" ? "Approved. Returning to the client…" : "Denied. Returning to the client…"));
+      const scope = (form.querySelector<HTMLInputElement>(`input[name="${scopeName}"]:checked`)?.value ?? "call") as
+        | "call"
+        | "admin";
+      const { redirectTo } = await session.client.decideConsent(
+        handle,
+        decision === "approve" ? { decision, scope, ...read } : { decision },
+      );
+      replace(
+        out,
+        notice(decision === "approve" ? "Approved. Returning to the client…" : "Denied. Returning to the client…"),
+      );
       goBack(redirectTo);
     } catch (error) {
       replace(out, notice(`The decision failed: ${(error as Error).message}`, "error"));
@@ -84,7 +115,13 @@ export const consentView: View = {
         const loopback = details.consent.redirectIsLoopback
           ? notice("The sign-in goes to a program on this computer: approve only if you started it here.")
           : null;
-        replace(body, h("p", {}, `An MCP client asks to use this tenant's tools (${session.who.tenant}).`), describe(details), loopback, decisionForm(session, handle, details, out));
+        replace(
+          body,
+          h("p", {}, `An MCP client asks to use this tenant's tools (${session.who.tenant}).`),
+          describe(details),
+          loopback,
+          decisionForm(session, handle, details, out),
+        );
       },
       (error: unknown) => {
         const message =

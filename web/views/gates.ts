@@ -22,10 +22,24 @@ function gateCard(gate: GateSnapshot): HTMLElement {
       h("dd", {}, String(gate.maxQueue)),
     ),
     gate.holders.length > 0
-      ? [h("h3", {}, "Running"), h("ul", { "aria-label": `Holders of ${gate.gate}` }, gate.holders.map((x) => h("li", { class: "mono" }, `${x.tool} ${x.callId} since ${time(x.since)}`)))]
+      ? [
+          h("h3", {}, "Running"),
+          h(
+            "ul",
+            { "aria-label": `Holders of ${gate.gate}` },
+            gate.holders.map((x) => h("li", { class: "mono" }, `${x.tool} ${x.callId} since ${time(x.since)}`)),
+          ),
+        ]
       : null,
     gate.queued.length > 0
-      ? [h("h3", {}, "Waiting, first come first served"), h("ol", { "aria-label": `Queue of ${gate.gate}` }, gate.queued.map((x) => h("li", { class: "mono" }, `${x.tool} ${x.callId} since ${time(x.since)}`)))]
+      ? [
+          h("h3", {}, "Waiting, first come first served"),
+          h(
+            "ol",
+            { "aria-label": `Queue of ${gate.gate}` },
+            gate.queued.map((x) => h("li", { class: "mono" }, `${x.tool} ${x.callId} since ${time(x.since)}`)),
+          ),
+        ]
       : null,
   );
 }
@@ -50,14 +64,23 @@ export const gatesView: View = {
           after = page.next;
         } while (after);
         replace(list, gates.map(gateCard));
-        state.textContent = gates.length === 0 ? "No gate has seen a call yet (gates appear with their first call)." : `Updated ${time(Date.now())}, every second.`;
+        state.textContent =
+          gates.length === 0
+            ? "No gate has seen a call yet (gates appear with their first call)."
+            : `Updated ${time(Date.now())}, every second.`;
       } catch (error) {
         replace(list, notice(`Could not load the gates: ${(error as Error).message}`, "error"));
       } finally {
         busy = false;
       }
     };
-    replace(root, h("h1", { tabindex: -1 }, "Gates"), h("p", {}, "Concurrency gates: how many calls hold a slot and how many wait."), state, list);
+    replace(
+      root,
+      h("h1", { tabindex: -1 }, "Gates"),
+      h("p", {}, "Concurrency gates: how many calls hold a slot and how many wait."),
+      state,
+      list,
+    );
     const ready = load();
     const timer = setInterval(load, REFRESH_MS);
     return { ready, cleanup: () => clearInterval(timer) };

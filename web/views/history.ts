@@ -40,7 +40,11 @@ function item(session: Session, entry: CallEntry): HTMLElement {
       statusBadge(record.status),
       ` ${record.tool}${summaryLine(record.tool, record.args)} · ${record.durationMs} ms · `,
       h("span", { class: "mono" }, record.callId),
-      h("span", { class: "muted" }, [entry.key ? ` · ${entry.key}` : "", entry.surface ? ` · ${entry.surface}` : ""].join("")),
+      h(
+        "span",
+        { class: "muted" },
+        [entry.key ? ` · ${entry.key}` : "", entry.surface ? ` · ${entry.surface}` : ""].join(""),
+      ),
     ),
     body,
   );
@@ -63,7 +67,8 @@ function item(session: Session, entry: CallEntry): HTMLElement {
     try {
       await refresh();
       // A call still going: its progress and its end arrive on the event stream while it is open.
-      if (!TERMINAL.has(record.status)) stopFollowing = followCall(session, record.callId, () => void refresh().catch(() => undefined));
+      if (!TERMINAL.has(record.status))
+        stopFollowing = followCall(session, record.callId, () => void refresh().catch(() => undefined));
     } catch (error) {
       body.append(notice(`Could not refresh: ${(error as Error).message}`, "error"));
     }
@@ -88,7 +93,10 @@ export const historyView: View = {
     let listed: CallQuery = {};
 
     // The catalogue fills the tool filter and gives each row its call summary: rows wait for it.
-    const options = catalog(session.client).then((tools) => filters.tool.append(...tools.map((t) => h("option", { value: t.name }, t.name))), () => undefined);
+    const options = catalog(session.client).then(
+      (tools) => filters.tool.append(...tools.map((t) => h("option", { value: t.name }, t.name))),
+      () => undefined,
+    );
     const load = async (append: boolean) => {
       const mine = ++latest;
       if (!append) listed = filters.query();
@@ -114,7 +122,15 @@ export const historyView: View = {
     filters.onChange(() => void load(false));
     more.addEventListener("click", () => load(true));
     const refresh = h("button", { type: "button", onclick: () => load(false) }, "Refresh");
-    const exportButton = h("button", { type: "button", class: "quiet", onclick: () => void downloadExport(session, listed, exported, session.who.tenant) }, "Export NDJSON");
+    const exportButton = h(
+      "button",
+      {
+        type: "button",
+        class: "quiet",
+        onclick: () => void downloadExport(session, listed, exported, session.who.tenant),
+      },
+      "Export NDJSON",
+    );
     replace(
       root,
       h("h1", { tabindex: -1 }, "History"),
@@ -129,7 +145,10 @@ export const historyView: View = {
 
     // A link to one call (#/history/<id>) lists it and opens it.
     const first = load(false).then(() => {
-      const linked = param === undefined ? null : list.querySelector<HTMLDetailsElement>(`details[data-call-id="${CSS.escape(param)}"]`);
+      const linked =
+        param === undefined
+          ? null
+          : list.querySelector<HTMLDetailsElement>(`details[data-call-id="${CSS.escape(param)}"]`);
       if (linked) linked.open = true;
     });
     return { ready: Promise.all([options, first]) };

@@ -16,9 +16,19 @@ function secretNotice(answer: KeySecret, verb: string): HTMLElement {
   );
 }
 
-function keyRow(session: Session, key: ConfiguredKey | RuntimeKey, out: HTMLElement, reload: () => Promise<void>): HTMLElement {
+function keyRow(
+  session: Session,
+  key: ConfiguredKey | RuntimeKey,
+  out: HTMLElement,
+  reload: () => Promise<void>,
+): HTMLElement {
   if (key.source === "config") {
-    return h("li", { class: "card", "data-key": key.name }, h("h2", {}, key.name), h("p", {}, `${key.scopes.join(", ")} · from the configuration (changes with a deploy)`));
+    return h(
+      "li",
+      { class: "card", "data-key": key.name },
+      h("h2", {}, key.name),
+      h("p", {}, `${key.scopes.join(", ")} · from the configuration (changes with a deploy)`),
+    );
   }
   const act = (run: () => Promise<HTMLElement | null>) => async () => {
     try {
@@ -44,7 +54,9 @@ function keyRow(session: Session, key: ConfiguredKey | RuntimeKey, out: HTMLElem
       h("dd", {}, when(key.createdAt)),
       h("dt", {}, "Last used"),
       h("dd", { "data-field": "last-used" }, when(key.lastUsedAt)),
-      key.previousValidUntil ? [h("dt", {}, "Old secret valid until"), h("dd", {}, when(key.previousValidUntil))] : null,
+      key.previousValidUntil
+        ? [h("dt", {}, "Old secret valid until"), h("dd", {}, when(key.previousValidUntil))]
+        : null,
       revoked ? [h("dt", {}, "Revoked"), h("dd", {}, when(key.revokedAt))] : null,
     ),
     revoked
@@ -52,7 +64,16 @@ function keyRow(session: Session, key: ConfiguredKey | RuntimeKey, out: HTMLElem
       : h(
           "div",
           { class: "row" },
-          h("button", { type: "button", class: "quiet", "aria-label": `Rotate ${key.name}`, onclick: act(async () => secretNotice(await session.client.rotateKey(key.id), "Rotated")) }, "Rotate"),
+          h(
+            "button",
+            {
+              type: "button",
+              class: "quiet",
+              "aria-label": `Rotate ${key.name}`,
+              onclick: act(async () => secretNotice(await session.client.rotateKey(key.id), "Rotated")),
+            },
+            "Rotate",
+          ),
           h(
             "button",
             {
@@ -113,8 +134,20 @@ export const keysView: View = {
   render(root, session) {
     const nameId = uid("key-name");
     const scopeId = uid("key-scope");
-    const name = h("input", { id: nameId, type: "text", required: true, autocomplete: "off", spellcheck: "false", pattern: "[a-zA-Z0-9_.\\-]{1,64}" });
-    const scope = h("select", { id: scopeId }, h("option", { value: "call" }, "call"), h("option", { value: "admin" }, "admin"));
+    const name = h("input", {
+      id: nameId,
+      type: "text",
+      required: true,
+      autocomplete: "off",
+      spellcheck: "false",
+      pattern: "[a-zA-Z0-9_.\\-]{1,64}",
+    });
+    const scope = h(
+      "select",
+      { id: scopeId },
+      h("option", { value: "call" }, "call"),
+      h("option", { value: "admin" }, "admin"),
+    );
     const rules = rulesFields();
     const submit = h("button", { type: "submit" }, "Create key");
     const out = h("div", { "aria-live": "polite" });
@@ -123,14 +156,27 @@ export const keysView: View = {
     const form = h(
       "form",
       { "aria-label": "Create a key" },
-      h("div", { class: "row" }, h("div", { class: "field" }, h("label", { for: nameId }, "Name"), name), h("div", { class: "field" }, h("label", { for: scopeId }, "Scope"), scope)),
+      h(
+        "div",
+        { class: "row" },
+        h("div", { class: "field" }, h("label", { for: nameId }, "Name"), name),
+        h("div", { class: "field" }, h("label", { for: scopeId }, "Scope"), scope),
+      ),
       rules.fields,
       submit,
     );
     const load = async () => {
       const [keys, signedIn] = await Promise.all([session.client.keys(), session.client.grants()]);
-      replace(list, keys.map((key) => keyRow(session, key, out, load)));
-      replace(grants, signedIn.length === 0 ? h("li", { class: "muted" }, "No MCP client has signed in yet.") : signedIn.map((grant) => grantRow(session, grant, out, load)));
+      replace(
+        list,
+        keys.map((key) => keyRow(session, key, out, load)),
+      );
+      replace(
+        grants,
+        signedIn.length === 0
+          ? h("li", { class: "muted" }, "No MCP client has signed in yet.")
+          : signedIn.map((grant) => grantRow(session, grant, out, load)),
+      );
     };
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
@@ -138,7 +184,11 @@ export const keysView: View = {
       if (typeof read === "string") return replace(out, notice(read, "error"));
       submit.disabled = true;
       try {
-        const answer = await session.client.createKey({ name: name.value.trim(), scopes: [scope.value as "call" | "admin"], ...read });
+        const answer = await session.client.createKey({
+          name: name.value.trim(),
+          scopes: [scope.value as "call" | "admin"],
+          ...read,
+        });
         replace(out, secretNotice(answer, "Created"));
         form.reset();
         await load();
@@ -151,7 +201,11 @@ export const keysView: View = {
     replace(
       root,
       h("h1", { tabindex: -1 }, "Keys"),
-      h("p", {}, "Keys made here work on every isolate within seconds, without a deploy; only their hashes are stored."),
+      h(
+        "p",
+        {},
+        "Keys made here work on every isolate within seconds, without a deploy; only their hashes are stored.",
+      ),
       form,
       out,
       h("h2", {}, "Keys"),
@@ -159,7 +213,9 @@ export const keysView: View = {
       h("h2", {}, "Signed-in MCP clients (OAuth)"),
       grants,
     );
-    const ready = load().catch((error: unknown) => replace(out, notice(`Could not load the keys: ${(error as Error).message}`, "error")));
+    const ready = load().catch((error: unknown) =>
+      replace(out, notice(`Could not load the keys: ${(error as Error).message}`, "error")),
+    );
     return { ready };
   },
 };

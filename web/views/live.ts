@@ -60,7 +60,11 @@ export const liveView: View = {
     });
     const clear = h("button", { type: "button", class: "quiet", onclick: () => list.replaceChildren() }, "Clear");
     replace(root, h("h1", { tabindex: -1 }, "Live events"), h("div", { class: "row" }, state, pause, clear), list);
-    const labels: Record<LiveState, string> = { connecting: "Connecting…", open: "Connected: new events appear at the top.", reconnecting: "Reconnecting…" };
+    const labels: Record<LiveState, string> = {
+      connecting: "Connecting…",
+      open: "Connected: new events appear at the top.",
+      reconnecting: "Reconnecting…",
+    };
     // Ready once the stream is open and the recent events it opened with are on screen.
     let settle!: () => void;
     const ready = new Promise<void>((resolve) => (settle = resolve));

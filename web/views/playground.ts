@@ -7,10 +7,19 @@ import type { ModelApi, ModelTurn } from "../app/model-api";
 import { runModelLoop } from "../app/model-loop";
 import { hrefOf, type View } from "../app/view";
 
-const DEFAULTS: Record<ModelApi, string> = { openai: "https://api.openai.com/v1", anthropic: "https://api.anthropic.com/v1" };
+const DEFAULTS: Record<ModelApi, string> = {
+  openai: "https://api.openai.com/v1",
+  anthropic: "https://api.anthropic.com/v1",
+};
 
 function field(id: string, label: string, control: HTMLElement, hint?: string): HTMLElement {
-  return h("div", { class: "field" }, h("label", { for: id }, label), control, hint ? h("p", { class: "hint", id: `${id}-hint` }, hint) : null);
+  return h(
+    "div",
+    { class: "field" },
+    h("label", { for: id }, label),
+    control,
+    hint ? h("p", { class: "hint", id: `${id}-hint` }, hint) : null,
+  );
 }
 
 function modelEntry(turn: ModelTurn): HTMLElement {
@@ -19,7 +28,9 @@ function modelEntry(turn: ModelTurn): HTMLElement {
     { class: "turn model", "data-kind": "model" },
     h("h3", {}, "Model"),
     turn.text ? h("p", { class: "model-text" }, turn.text) : null,
-    turn.toolCalls.length > 0 ? h("p", { class: "muted" }, `Calls ${turn.toolCalls.map((c) => c.name).join(", ")}`) : null,
+    turn.toolCalls.length > 0
+      ? h("p", { class: "muted" }, `Calls ${turn.toolCalls.map((c) => c.name).join(", ")}`)
+      : null,
   );
 }
 
@@ -48,8 +59,16 @@ function callsEntry(records: CallRecord[]): HTMLElement {
           ` ${summaryIn(record) ?? record.tool} `,
           // A call run in the page has no ledger record: its outcome is shown here.
           inPage
-            ? h("span", { class: "muted" }, `ran in this page: ${JSON.stringify(record.output?.structured ?? record.error?.message ?? null)}`)
-            : h("a", { href: `./${hrefOf("history", record.callId)}`, "aria-label": `Record of ${record.callId}` }, "record"),
+            ? h(
+                "span",
+                { class: "muted" },
+                `ran in this page: ${JSON.stringify(record.output?.structured ?? record.error?.message ?? null)}`,
+              )
+            : h(
+                "a",
+                { href: `./${hrefOf("history", record.callId)}`, "aria-label": `Record of ${record.callId}` },
+                "record",
+              ),
         );
       }),
     ),
@@ -66,9 +85,28 @@ export const playgroundView: View = {
   id: "playground",
   label: "Playground",
   render(root, session) {
-    const api = h("select", { id: "pg-api" }, h("option", { value: "openai" }, "OpenAI-compatible (Chat Completions)"), h("option", { value: "anthropic" }, "Anthropic-compatible (Messages)"));
-    const endpoint = h("input", { id: "pg-endpoint", type: "url", value: DEFAULTS.openai, autocomplete: "off", spellcheck: "false", required: true });
-    const model = h("input", { id: "pg-model", type: "text", autocomplete: "off", spellcheck: "false", required: true, placeholder: "model name" });
+    const api = h(
+      "select",
+      { id: "pg-api" },
+      h("option", { value: "openai" }, "OpenAI-compatible (Chat Completions)"),
+      h("option", { value: "anthropic" }, "Anthropic-compatible (Messages)"),
+    );
+    const endpoint = h("input", {
+      id: "pg-endpoint",
+      type: "url",
+      value: DEFAULTS.openai,
+      autocomplete: "off",
+      spellcheck: "false",
+      required: true,
+    });
+    const model = h("input", {
+      id: "pg-model",
+      type: "text",
+      autocomplete: "off",
+      spellcheck: "false",
+      required: true,
+      placeholder: "model name",
+    });
     const key = h("input", { id: "pg-key", type: "password", autocomplete: "off", spellcheck: "false" });
     const turns = h("input", { id: "pg-turns", type: "number", min: 1, max: 20, step: 1, value: 6 });
     const prompt = h("textarea", { id: "pg-prompt", rows: 4, maxlength: 20_000, required: true });
@@ -93,9 +131,25 @@ export const playgroundView: View = {
         field("pg-endpoint", "Endpoint", endpoint),
         field("pg-model", "Model", model),
       ),
-      field("pg-key", "Model API key", key, "Kept in this tab's memory only: sent to the endpoint above, never to toolgate, never stored."),
+      field(
+        "pg-key",
+        "Model API key",
+        key,
+        "Kept in this tab's memory only: sent to the endpoint above, never to toolgate, never stored.",
+      ),
       field("pg-turns", "Most model turns", turns),
-      h("div", { class: "check" }, local, h("label", { for: "pg-browser-tools" }, `Add tools that run in this page (${BROWSER_TOOLS.list().map((t) => t.name).join(", ")})`)),
+      h(
+        "div",
+        { class: "check" },
+        local,
+        h(
+          "label",
+          { for: "pg-browser-tools" },
+          `Add tools that run in this page (${BROWSER_TOOLS.list()
+            .map((t) => t.name)
+            .join(", ")})`,
+        ),
+      ),
       field("pg-prompt", "Prompt", prompt),
       h("div", { class: "row" }, send, stop),
     );
@@ -109,14 +163,28 @@ export const playgroundView: View = {
       running = new AbortController();
       send.disabled = true;
       stop.disabled = false;
-      transcript.replaceChildren(h("li", { class: "turn user", "data-kind": "user" }, h("h3", {}, "You"), h("p", {}, prompt.value)));
+      transcript.replaceChildren(
+        h("li", { class: "turn user", "data-kind": "user" }, h("h3", {}, "You"), h("p", {}, prompt.value)),
+      );
       transcript.setAttribute("aria-busy", "true");
       replace(state, notice("Running…"));
       try {
-        const settings = { api: api.value as ModelApi, endpoint: endpoint.value.trim(), model: model.value.trim(), key: key.value };
+        const settings = {
+          api: api.value as ModelApi,
+          endpoint: endpoint.value.trim(),
+          model: model.value.trim(),
+          key: key.value,
+        };
         const limit = Math.min(20, Math.max(1, Math.trunc(Number(turns.value)) || 6));
         const options = { maxTurns: limit, ...(local.checked ? { browserTools: BROWSER_TOOLS } : {}) };
-        const end = await runModelLoop(session.client, settings, prompt.value, options, { model: (t) => transcript.append(modelEntry(t)), calls: (r) => transcript.append(callsEntry(r)) }, running.signal);
+        const end = await runModelLoop(
+          session.client,
+          settings,
+          prompt.value,
+          options,
+          { model: (t) => transcript.append(modelEntry(t)), calls: (r) => transcript.append(callsEntry(r)) },
+          running.signal,
+        );
         replace(state, notice(end === "answered" ? "The model answered." : `Stopped after ${limit} model turns.`));
       } catch (error) {
         replace(state, notice(`The loop stopped: ${(error as Error).message}`, "error"));
@@ -137,6 +205,9 @@ export const playgroundView: View = {
       transcript,
     );
     // The catalogue gives the call summaries (render hints) in the transcript.
-    return { ready: catalog(session.client).catch(() => undefined), cleanup: () => running?.abort(new Error("Left the view.")) };
+    return {
+      ready: catalog(session.client).catch(() => undefined),
+      cleanup: () => running?.abort(new Error("Left the view.")),
+    };
   },
 };

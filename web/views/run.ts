@@ -26,14 +26,30 @@ function validatorOf(tool: ToolInfo): Validator<unknown> | string {
  * The form's box for argument problems: how many, where they are, and a list of those no field in
  * view shows (the arguments as a whole, a property without a field, any in raw JSON mode).
  */
-function problems(lead: string, issues: readonly ValidationIssue[], unshown: readonly ValidationIssue[]): HTMLElement[] {
+function problems(
+  lead: string,
+  issues: readonly ValidationIssue[],
+  unshown: readonly ValidationIssue[],
+): HTMLElement[] {
   const where = unshown.length < issues.length ? " (see the fields)" : "";
-  const list = unshown.length > 0 ? [h("ul", { class: "issues" }, unshown.map((i) => h("li", {}, `${i.path || "(arguments)"}: ${i.message}`)))] : [];
+  const list =
+    unshown.length > 0
+      ? [
+          h(
+            "ul",
+            { class: "issues" },
+            unshown.map((i) => h("li", {}, `${i.path || "(arguments)"}: ${i.message}`)),
+          ),
+        ]
+      : [];
   return [notice(`${lead}${where}.`, "error"), ...list];
 }
 
 /** What a call that waits for someone is waiting for. */
-const WAITING: Readonly<Record<string, string>> = { pending: "Awaiting an admin's approval…", awaiting_input: "Awaiting its caller's answers (an MCP client's tasks/update)…" };
+const WAITING: Readonly<Record<string, string>> = {
+  pending: "Awaiting an admin's approval…",
+  awaiting_input: "Awaiting its caller's answers (an MCP client's tasks/update)…",
+};
 
 /** Until the call is terminal (a pending approval, a queued call), long-poll its record and redraw. */
 async function follow(session: Session, record: CallRecord, out: HTMLElement, alive: () => boolean): Promise<void> {
@@ -45,7 +61,8 @@ async function follow(session: Session, record: CallRecord, out: HTMLElement, al
       current = entry.record;
       if (TERMINAL.has(current.status) && alive()) replace(out, recordView(entry.record, entry));
     } catch (error) {
-      if (alive()) replace(out, notice(`Lost track of the call: ${(error as Error).message}`, "error"), recordView(current));
+      if (alive())
+        replace(out, notice(`Lost track of the call: ${(error as Error).message}`, "error"), recordView(current));
       return;
     }
   }
@@ -54,10 +71,23 @@ async function follow(session: Session, record: CallRecord, out: HTMLElement, al
 function runPanel(session: Session, tool: ToolInfo, alive: () => boolean): HTMLElement {
   const form: SchemaForm = schemaForm(tool.inputSchema);
   const raw = h("textarea", { id: "raw-args", rows: 8, class: "mono", spellcheck: "false" });
-  const rawField = h("div", { class: "field", hidden: true }, h("label", { for: "raw-args" }, "Arguments as JSON"), raw);
+  const rawField = h(
+    "div",
+    { class: "field", hidden: true },
+    h("label", { for: "raw-args" }, "Arguments as JSON"),
+    raw,
+  );
   const modeForm = h("input", { type: "radio", name: "mode", id: "mode-form", value: "form", checked: true });
   const modeRaw = h("input", { type: "radio", name: "mode", id: "mode-raw", value: "raw" });
-  const modes = h("fieldset", { class: "modes" }, h("legend", {}, "Input"), modeForm, h("label", { for: "mode-form" }, "Form"), modeRaw, h("label", { for: "mode-raw" }, "Raw JSON"));
+  const modes = h(
+    "fieldset",
+    { class: "modes" },
+    h("legend", {}, "Input"),
+    modeForm,
+    h("label", { for: "mode-form" }, "Form"),
+    modeRaw,
+    h("label", { for: "mode-raw" }, "Raw JSON"),
+  );
   const callId = h("input", { id: "call-id", type: "text", autocomplete: "off", placeholder: "generated" });
   const issuesBox = h("div", { "aria-live": "polite" });
   const out = h("div", { class: "result", "aria-live": "polite" });
@@ -91,7 +121,17 @@ function runPanel(session: Session, tool: ToolInfo, alive: () => boolean): HTMLE
     modes,
     form.element,
     rawField,
-    h("div", { class: "field" }, h("label", { for: "call-id" }, "Call id ", h("span", { class: "muted" }, "(optional: repeating an id replays its stored outcome)")), callId),
+    h(
+      "div",
+      { class: "field" },
+      h(
+        "label",
+        { for: "call-id" },
+        "Call id ",
+        h("span", { class: "muted" }, "(optional: repeating an id replays its stored outcome)"),
+      ),
+      callId,
+    ),
     issuesBox,
     submit,
     h("h2", {}, "Result"),
@@ -115,19 +155,33 @@ function runPanel(session: Session, tool: ToolInfo, alive: () => boolean): HTMLE
     }
     const unshown = shownOnFields(issues);
     if (issues.length > 0) {
-      replace(issuesBox, problems(`Not sent: ${issues.length} problem${issues.length > 1 ? "s" : ""}`, issues, unshown));
+      replace(
+        issuesBox,
+        problems(`Not sent: ${issues.length} problem${issues.length > 1 ? "s" : ""}`, issues, unshown),
+      );
       return;
     }
     replace(issuesBox, typeof validator === "string" ? notice(validator) : null);
     submit.disabled = true;
     replace(out, notice("Running…"));
     try {
-      const record = await session.client.call(tool.name, args as never, callId.value.trim() ? { id: callId.value.trim() } : {});
+      const record = await session.client.call(
+        tool.name,
+        args as never,
+        callId.value.trim() ? { id: callId.value.trim() } : {},
+      );
       replace(out, recordView(record));
       // What the server refused goes on its field too, like the browser's own findings.
       const refused = record.status === "rejected" ? (record.validation.issues ?? record.error?.issues ?? []) : [];
       if (refused.length > 0) {
-        replace(issuesBox, problems(`The server refused ${refused.length} value${refused.length > 1 ? "s" : ""}`, refused, shownOnFields(refused)));
+        replace(
+          issuesBox,
+          problems(
+            `The server refused ${refused.length} value${refused.length > 1 ? "s" : ""}`,
+            refused,
+            shownOnFields(refused),
+          ),
+        );
       }
       if (!TERMINAL.has(record.status)) await follow(session, record, out, alive);
     } catch (error) {
@@ -150,9 +204,18 @@ export const runView: View = {
     const ready = catalog(session.client).then(
       (tools) => {
         const tool = tools.find((t) => t.name === param) ?? tools[0];
-        replace(select, tools.map((t) => h("option", { value: t.name, selected: t === tool }, t.name)));
+        replace(
+          select,
+          tools.map((t) => h("option", { value: t.name, selected: t === tool }, t.name)),
+        );
         select.addEventListener("change", () => (location.hash = hrefOf("run", select.value)));
-        if (tool) replace(panel, markdown(tool.description, "description"), badges(tool), runPanel(session, tool, () => alive));
+        if (tool)
+          replace(
+            panel,
+            markdown(tool.description, "description"),
+            badges(tool),
+            runPanel(session, tool, () => alive),
+          );
       },
       (error) => replace(panel, notice(`Could not load the tools: ${(error as Error).message}`, "error")),
     );

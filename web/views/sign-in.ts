@@ -4,7 +4,14 @@ import { signIn, type Session } from "../app/session";
 
 /** The sign-in form: one field labelled "API key"; the key is checked with GET /v1/whoami before it is kept. */
 export function renderSignIn(root: HTMLElement, message: string | undefined, done: (session: Session) => void): void {
-  const input = h("input", { id: "api-key", name: "api-key", type: "password", autocomplete: "off", required: true, spellcheck: "false" });
+  const input = h("input", {
+    id: "api-key",
+    name: "api-key",
+    type: "password",
+    autocomplete: "off",
+    required: true,
+    spellcheck: "false",
+  });
   const status = h("div", { "aria-live": "polite" }, message ? notice(message, "error") : null);
   const button = h("button", { type: "submit" }, "Sign in");
   const form = h(
@@ -24,7 +31,10 @@ export function renderSignIn(root: HTMLElement, message: string | undefined, don
     try {
       done(await signIn(input.value.trim()));
     } catch (error) {
-      const message = isApiError(error) && error.status === 401 ? "That key is not valid for this tenant." : `Could not sign in: ${(error as Error).message}`;
+      const message =
+        isApiError(error) && error.status === 401
+          ? "That key is not valid for this tenant."
+          : `Could not sign in: ${(error as Error).message}`;
       replace(status, notice(message, "error"));
       input.focus();
     } finally {

@@ -79,8 +79,15 @@ const globalFetch: typeof fetch = (input, init) => fetch(input, init);
  * gate per upstream origin. Throws ConfigError naming the section, index, adapter and field
  * (createTenant adds the source).
  */
-export function buildAdapters(config: AdapterConfig, deps: AdapterDeps, toolEgress: readonly string[] = []): StaticAdapters {
-  const allowHosts = [...config.egress.allowHosts, ...toolEgress.filter((entry) => !config.egress.allowHosts.includes(entry))];
+export function buildAdapters(
+  config: AdapterConfig,
+  deps: AdapterDeps,
+  toolEgress: readonly string[] = [],
+): StaticAdapters {
+  const allowHosts = [
+    ...config.egress.allowHosts,
+    ...toolEgress.filter((entry) => !config.egress.allowHosts.includes(entry)),
+  ];
   const egress: EgressPolicy = { allowHosts, allowHttpHosts: [...config.egress.allowHttpHosts] };
   const gates = new Map<string, { limit: RateLimit; where: string; gate: UpstreamGate | undefined }>();
 
@@ -89,9 +96,16 @@ export function buildAdapters(config: AdapterConfig, deps: AdapterDeps, toolEgre
     if (!limit) return;
     const known = gates.get(origin);
     if (!known) {
-      gates.set(origin, { limit, where, gate: deps.upstreams ? createUpstreamGate(deps.upstreams, origin, limit) : undefined });
+      gates.set(origin, {
+        limit,
+        where,
+        gate: deps.upstreams ? createUpstreamGate(deps.upstreams, origin, limit) : undefined,
+      });
     } else if (canonicalJson(known.limit) !== canonicalJson(limit)) {
-      throw invalid(`${where}.rateLimit`, `differs from ${known.where}.rateLimit for the same upstream ${origin}; declare one limit per upstream`);
+      throw invalid(
+        `${where}.rateLimit`,
+        `differs from ${known.where}.rateLimit for the same upstream ${origin}; declare one limit per upstream`,
+      );
     }
   }
   const gateOf = (origin: string) => gates.get(origin)?.gate;
@@ -109,7 +123,10 @@ export function buildAdapters(config: AdapterConfig, deps: AdapterDeps, toolEgre
     const names = auth.type === "basic" ? [auth.passwordSecret, auth.usernameSecret] : [auth.secret];
     for (const name of names) {
       if (name !== undefined && !(name in config.secrets)) {
-        throw invalid(`${where}.auth`, `the secret "${name}" is not declared in "secrets" (add "${name}": "<Worker secret name>")`);
+        throw invalid(
+          `${where}.auth`,
+          `the secret "${name}" is not declared in "secrets" (add "${name}": "<Worker secret name>")`,
+        );
       }
     }
   }
@@ -122,9 +139,14 @@ export function buildAdapters(config: AdapterConfig, deps: AdapterDeps, toolEgre
       const where = `${section}[${i}]`;
       const label = labelOf(kind, raw);
       // A kind built on first use: only the fields read here now, the whole declaration with its tool.
-      const declaration = at(where, () => parseDeclaration(kind.toolName && kind.head ? kind.head : kind.schema, raw, label));
+      const declaration = at(where, () =>
+        parseDeclaration(kind.toolName && kind.head ? kind.head : kind.schema, raw, label),
+      );
       checkSecret(where, declaration.auth);
-      const { url, origin } = upstream(where, at(where, () => kind.upstreamUrl(declaration, label)));
+      const { url, origin } = upstream(
+        where,
+        at(where, () => kind.upstreamUrl(declaration, label)),
+      );
       declareLimit(origin, declaration.rateLimit, where);
       declared.push({ section, kind, where, raw, label, declaration, url, origin });
     });
@@ -132,7 +154,8 @@ export function buildAdapters(config: AdapterConfig, deps: AdapterDeps, toolEgre
   const servers = declared.filter(isServer);
   const seen = new Map<string, string>();
   for (const { where, declaration } of servers) {
-    if (seen.has(declaration.name)) throw invalid(`${where}.name`, `"${declaration.name}" is also the name of ${seen.get(declaration.name)}`);
+    if (seen.has(declaration.name))
+      throw invalid(`${where}.name`, `"${declaration.name}" is also the name of ${seen.get(declaration.name)}`);
     seen.set(declaration.name, where);
   }
   // Once per origin (credentials in a URL are refused apart): many declarations share a few upstreams.
@@ -141,7 +164,11 @@ export function buildAdapters(config: AdapterConfig, deps: AdapterDeps, toolEgre
     const key = url.username || url.password ? url.href : origin;
     if (checked.has(key)) continue;
     const check = checkEgress(url, egress);
-    if (!check.ok) throw invalid(`${where}.url`, `${check.reason}${url.protocol === "http:" ? "; plain http needs the host in egress.allowHttpHosts (loopback only)" : ""}`);
+    if (!check.ok)
+      throw invalid(
+        `${where}.url`,
+        `${check.reason}${url.protocol === "http:" ? "; plain http needs the host in egress.allowHttpHosts (loopback only)" : ""}`,
+      );
     checked.add(key);
   }
 
@@ -165,7 +192,12 @@ export function buildAdapters(config: AdapterConfig, deps: AdapterDeps, toolEgre
     if (kind.toolName) tools.push({ name: kind.toolName(declaration), build: () => make()[0]! });
     else tools.push(...(made = make()));
     const { name, rateLimit } = declaration;
-    (summary[section] ??= []).push({ name, ...kind.summary?.(declaration, made), upstream: origin, ...(rateLimit ? { rateLimit } : {}) });
+    (summary[section] ??= []).push({
+      name,
+      ...kind.summary?.(declaration, made),
+      upstream: origin,
+      ...(rateLimit ? { rateLimit } : {}),
+    });
   }
   const remote = servers.map(({ declaration, origin }) => {
     const gate = gateOf(origin);

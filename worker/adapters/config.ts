@@ -18,7 +18,8 @@ function allowHostsProblem(entry: string): string | undefined {
   if (parsed.scheme === undefined && !HOST_PATTERN.test(entry)) {
     return 'must be a lowercase host name ("api.example.com", "*.example.com", "*") or an origin ("https://api.example.com:8443")';
   }
-  if (parsed.scheme === "http:") return `plain http is for local development: list "${entry}" in egress.allowHttpHosts (loopback only)`;
+  if (parsed.scheme === "http:")
+    return `plain http is for local development: list "${entry}" in egress.allowHttpHosts (loopback only)`;
   return undefined;
 }
 
@@ -34,11 +35,17 @@ function allowHttpHostsProblem(entry: string): string | undefined {
 const entry = (problem: (entry: string) => string | undefined) =>
   v.pipe(
     v.string(),
-    v.check((text) => problem(text) === undefined, (issue) => problem(issue.input as string) ?? "is invalid"),
+    v.check(
+      (text) => problem(text) === undefined,
+      (issue) => problem(issue.input as string) ?? "is invalid",
+    ),
   );
 
 const section = () => v.optional(v.array(v.unknown()), []);
-const sections = Object.fromEntries(ADAPTER_SECTIONS.map((name) => [name, section()])) as Record<AdapterSection, ReturnType<typeof section>>;
+const sections = Object.fromEntries(ADAPTER_SECTIONS.map((name) => [name, section()])) as Record<
+  AdapterSection,
+  ReturnType<typeof section>
+>;
 
 export const ADAPTER_FIELDS = {
   /** "http": HTTP API endpoints, "openapi": OpenAPI 3.x documents, "mcp": remote MCP servers … (src/adapters/kinds.ts). */

@@ -77,7 +77,12 @@ async function within(promise: Promise<unknown>, ms: number): Promise<void> {
 export function createRemoteTools(adapters: StaticAdapters, deps: RemoteDeps): RemoteTools {
   const now = deps.now ?? Date.now;
   const quiet = () => undefined;
-  const log = { debug: quiet, info: quiet, warn: (message: string) => logLine({ msg: "mcp_warning", message }), error: (message: string) => logLine({ msg: "mcp_error", message }) };
+  const log = {
+    debug: quiet,
+    info: quiet,
+    warn: (message: string) => logLine({ msg: "mcp_warning", message }),
+    error: (message: string) => logLine({ msg: "mcp_error", message }),
+  };
   const servers: RemoteServer[] = adapters.servers.map(({ declaration, upstream, gate }) => ({
     declaration,
     upstream,
@@ -106,7 +111,12 @@ export function createRemoteTools(adapters: StaticAdapters, deps: RemoteDeps): R
     const message = error instanceof Error ? error.message : String(error);
     server.breaker = afterFailure(server.breaker, now());
     server.failure = { at: now(), message };
-    logLine({ msg: "mcp_list_failed", server: server.declaration.name, failures: server.breaker.failures, error: message });
+    logLine({
+      msg: "mcp_list_failed",
+      server: server.declaration.name,
+      failures: server.breaker.failures,
+      error: message,
+    });
   }
 
   /** Takes a list that is still fresh (e.g. fetched by a call's pin check); else starts a listing if allowed. */

@@ -29,12 +29,20 @@ export function isOverloaded(error: unknown): boolean {
 }
 
 function isRetryable(error: unknown): boolean {
-  return typeof error === "object" && error !== null && (error as { retryable?: unknown }).retryable === true && !isOverloaded(error);
+  return (
+    typeof error === "object" &&
+    error !== null &&
+    (error as { retryable?: unknown }).retryable === true &&
+    !isOverloaded(error)
+  );
 }
 
 /** The 503 an overloaded object answers with, wherever its error surfaced. */
 export function overloaded(): DurableUnavailable {
-  return new DurableUnavailable("overloaded", `toolgate's storage is overloaded; try again in ${RETRY_AFTER_MS / 1000} s.`);
+  return new DurableUnavailable(
+    "overloaded",
+    `toolgate's storage is overloaded; try again in ${RETRY_AFTER_MS / 1000} s.`,
+  );
 }
 
 /** What to do after attempt `attempt` of `tries` failed with `error`: wait and retry with a fresh stub, or give up with `fail`. */
@@ -64,7 +72,11 @@ export interface DurableCallOptions {
  * DurableUnavailable (503) when the object is overloaded or stays unreachable, and with the error as
  * it is when the object's code threw (the app answers 500 with the request id). Every wait is bounded.
  */
-export async function callDurable<S, T>(stub: () => S, run: (stub: S) => Promise<T>, options: DurableCallOptions = {}): Promise<T> {
+export async function callDurable<S, T>(
+  stub: () => S,
+  run: (stub: S) => Promise<T>,
+  options: DurableCallOptions = {},
+): Promise<T> {
   const tries = options.tries ?? 3;
   for (let attempt = 1; ; attempt++) {
     try {

@@ -4,13 +4,31 @@
  * until they are granted, and drives lease expiry with the alarm.
  */
 import { DurableObject } from "cloudflare:workers";
-import { acquireSlot, expireDue, extendLeases, leaveSlot, nextDeadline, othersWaiting, releaseSlots, settlements, waitEnd } from "../../src/gates/queue";
+import {
+  acquireSlot,
+  expireDue,
+  extendLeases,
+  leaveSlot,
+  nextDeadline,
+  othersWaiting,
+  releaseSlots,
+  settlements,
+  waitEnd,
+} from "../../src/gates/queue";
 import type { GateChange, GateState, Holder, Transition } from "../../src/gates/queue";
 import { busyMessage } from "../../src/gates/waits";
 import { transact } from "../durable/transact";
 import { tenantLedger } from "../ledger/address";
 import { tenantGates } from "./address";
-import { MAX_KEPT_SLOTS, WAIT_GRACE_MS, type GateAcquireInput, type GateAcquireResult, type GateKeepInput, type GateKeepResult, type GateSnapshot } from "./protocol";
+import {
+  MAX_KEPT_SLOTS,
+  WAIT_GRACE_MS,
+  type GateAcquireInput,
+  type GateAcquireResult,
+  type GateKeepInput,
+  type GateKeepResult,
+  type GateSnapshot,
+} from "./protocol";
 import { loadState, migrate, persist, readMeta, writeMeta } from "./store";
 
 /** What a caller past its longest wait (policy concurrency.maxWaitMs) is told. */
@@ -21,8 +39,18 @@ const ANNOUNCE_MS = 100;
 export const FORGET_AFTER_MS = 24 * 60 * 60 * 1000;
 
 /** A grant as the caller hears it: the lease's end, and how long it still runs by the gate's clock. */
-function granted(holder: Holder, state: GateState, isolate: string | undefined): Extract<GateAcquireResult, { ok: true }> {
-  return { ok: true, expiresAt: holder.expiresAt, validMs: holder.expiresAt - Date.now(), queueDepth: state.waiters.length, othersWaiting: othersWaiting(state, isolate) };
+function granted(
+  holder: Holder,
+  state: GateState,
+  isolate: string | undefined,
+): Extract<GateAcquireResult, { ok: true }> {
+  return {
+    ok: true,
+    expiresAt: holder.expiresAt,
+    validMs: holder.expiresAt - Date.now(),
+    queueDepth: state.waiters.length,
+    othersWaiting: othersWaiting(state, isolate),
+  };
 }
 
 export class Gate extends DurableObject<Env> {
@@ -62,7 +90,11 @@ export class Gate extends DurableObject<Env> {
     const outcome = this.apply((s, now) => {
       // Folded releases first: the slots they free go to the waiters ahead of this caller.
       const freed = releaseSlots(s, released, now).changes;
-      const asked = acquireSlot(s, { ...input, waitDeadline: now + input.pollMs + (input.waitGraceMs ?? WAIT_GRACE_MS) }, now);
+      const asked = acquireSlot(
+        s,
+        { ...input, waitDeadline: now + input.pollMs + (input.waitGraceMs ?? WAIT_GRACE_MS) },
+        now,
+      );
       return { outcome: asked.outcome, changes: freed.length > 0 ? [...freed, ...asked.changes] : asked.changes };
     });
     if (outcome.status === "granted") return granted(outcome.holder, this.state!, input.isolate);
@@ -116,7 +148,10 @@ export class Gate extends DurableObject<Env> {
     const held = this.apply((s, now) => {
       const freed = releaseSlots(s, released, now).changes;
       const kept = extendLeases(s, input.slots.slice(0, MAX_KEPT_SLOTS), input.leaseMs, now, input.isolate);
-      return { outcome: kept.outcome.map((h) => ({ callId: h.callId, validMs: h.expiresAt - now })), changes: [...freed, ...kept.changes] };
+      return {
+        outcome: kept.outcome.map((h) => ({ callId: h.callId, validMs: h.expiresAt - now })),
+        changes: [...freed, ...kept.changes],
+      };
     });
     return { held, queueDepth: this.state!.waiters.length, othersWaiting: othersWaiting(this.state!, input.isolate) };
   }
@@ -254,7 +289,9 @@ export class Gate extends DurableObject<Env> {
   /** Keep the alarm at or before the next due lease or wait deadline; a late alarm just re-arms. */
   private scheduleAlarm(): void {
     // Nothing due: a registered gate still wakes once it has been idle long enough to forget.
-    const due = (this.state && nextDeadline(this.state)) ?? (this.gateName !== undefined ? this.lastActive + this.forgetAfterMs : undefined);
+    const due =
+      (this.state && nextDeadline(this.state)) ??
+      (this.gateName !== undefined ? this.lastActive + this.forgetAfterMs : undefined);
     if (due === undefined || (this.alarmAt !== null && this.alarmAt <= due)) return;
     this.alarmAt = due;
     this.ctx.storage.setAlarm(due).catch(() => (this.alarmAt = null));
@@ -263,9 +300,12 @@ export class Gate extends DurableObject<Env> {
   /** List this gate in its tenant's index once; a failure retries on the next acquire. */
   private register(gate: string, index: string): void {
     this.indexed = index;
-    tenantGates(this.env, index).index().register(gate, Date.now()).then(
-      () => writeMeta(this.ctx.storage.sql, "index", index),
-      () => (this.indexed = undefined),
-    );
+    tenantGates(this.env, index)
+      .index()
+      .register(gate, Date.now())
+      .then(
+        () => writeMeta(this.ctx.storage.sql, "index", index),
+        () => (this.indexed = undefined),
+      );
   }
 }

@@ -207,7 +207,8 @@ export function createGateLimiter(gates: GatesAddress, options: GateLimiterOptio
           const next = afterFailure(error, ++failures, retries + 1);
           if ("fail" in next) {
             // Overloaded or unreachable: the call answers busy with a hint, like a full queue.
-            if (next.fail instanceof DurableUnavailable) return { ok: false, code: "busy", message: next.fail.message, retryAfterMs: next.fail.retryAfterMs };
+            if (next.fail instanceof DurableUnavailable)
+              return { ok: false, code: "busy", message: next.fail.message, retryAfterMs: next.fail.retryAfterMs };
             throw next.fail;
           }
           await new Promise((resolve) => setTimeout(resolve, next.retryInMs));
@@ -318,12 +319,18 @@ async function leave(stub: GateStub, callId: string, answer: SlotGrant): Promise
 
 /** Release never throws: when it cannot land (overloaded, or failing after its retries) the lease reclaims the slot. */
 async function releaseSlot(stubFor: (gate: string) => GateStub, gate: string, callId: string): Promise<void> {
-  await callDurable(() => stubFor(gate), (stub) => stub.release(callId)).catch(() => undefined);
+  await callDurable(
+    () => stubFor(gate),
+    (stub) => stub.release(callId),
+  ).catch(() => undefined);
 }
 
 /** Deferred releases in one round trip; never throws (what does not land, the leases reclaim). */
 async function releaseAll(stubFor: (gate: string) => GateStub, gate: string, callIds: string[]): Promise<void> {
-  await callDurable(() => stubFor(gate), (stub) => stub.releaseAll(callIds)).catch(() => undefined);
+  await callDurable(
+    () => stubFor(gate),
+    (stub) => stub.releaseAll(callIds),
+  ).catch(() => undefined);
 }
 
 function once(fn: () => Promise<void>): () => Promise<void> {

@@ -42,7 +42,12 @@ type SlotRow = {
 export function migrate(sql: SqlStorage): void {
   for (const statement of SCHEMA) sql.exec(statement);
   // Gates created before the rules were stored whole get the columns; their rows are read as they were.
-  const columns = new Set(sql.exec<{ name: string }>("SELECT name FROM pragma_table_info('slots')").toArray().map((c) => c.name));
+  const columns = new Set(
+    sql
+      .exec<{ name: string }>("SELECT name FROM pragma_table_info('slots')")
+      .toArray()
+      .map((c) => c.name),
+  );
   if (!columns.has("rules")) sql.exec("ALTER TABLE slots ADD COLUMN rules TEXT");
   if (!columns.has("asked_at")) sql.exec("ALTER TABLE slots ADD COLUMN asked_at INTEGER");
 }
@@ -87,7 +92,10 @@ function storedRules(sql: SqlStorage): GateRules {
   const json = readMeta(sql, "rules");
   if (json !== undefined) return JSON.parse(json) as GateRules;
   const maxQueue = readMeta(sql, "maxQueue");
-  return { limit: Number(readMeta(sql, "limit") ?? 1), ...(maxQueue === undefined ? {} : { maxQueue: Number(maxQueue) }) };
+  return {
+    limit: Number(readMeta(sql, "limit") ?? 1),
+    ...(maxQueue === undefined ? {} : { maxQueue: Number(maxQueue) }),
+  };
 }
 
 /** A waiter's rules and first ask, from its row (rows from before: the longest wait they had). */
@@ -116,7 +124,11 @@ export function persist(sql: SqlStorage, state: GateState, changes: GateChange[]
          VALUES (?, ?, 'held', 0, ?, ?, ?, NULL)
          ON CONFLICT (call_id) DO UPDATE SET state = 'held', since = excluded.since,
            expires_at = excluded.expires_at, lease_ms = excluded.lease_ms, deadline = NULL`,
-        h.callId, h.tool, h.since, h.expiresAt, h.expiresAt - h.since,
+        h.callId,
+        h.tool,
+        h.since,
+        h.expiresAt,
+        h.expiresAt - h.since,
       );
     } else {
       const w = change.waiter;
@@ -124,7 +136,14 @@ export function persist(sql: SqlStorage, state: GateState, changes: GateChange[]
         `INSERT INTO slots (call_id, tool, state, seq, since, expires_at, lease_ms, deadline, rules, asked_at)
          VALUES (?, ?, 'queued', ?, ?, NULL, ?, ?, ?, ?)
          ON CONFLICT (call_id) DO UPDATE SET deadline = excluded.deadline`,
-        w.callId, w.tool, w.seq, w.since, w.leaseMs, w.deadline ?? null, JSON.stringify(w.rules), w.askedAt,
+        w.callId,
+        w.tool,
+        w.seq,
+        w.since,
+        w.leaseMs,
+        w.deadline ?? null,
+        JSON.stringify(w.rules),
+        w.askedAt,
       );
     }
   }

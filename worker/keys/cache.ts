@@ -62,7 +62,10 @@ const sets = new Map<string, Cached>();
 export async function runtimeKeys(address: KeysAddress, now = Date.now()): Promise<RuntimeKey[]> {
   const cached = sets.get(address.tenant);
   if (cached && now - cached.at < KEY_SET_TTL_MS) return cached.keys;
-  const active = await callDurable(() => address.object(), (keys) => keys.active());
+  const active = await callDurable(
+    () => address.object(),
+    (keys) => keys.active(),
+  );
   const keys = await Promise.all(active.map(toRuntime));
   sets.set(address.tenant, { at: now, keys });
   return keys;
@@ -81,7 +84,12 @@ const pending = new Map<string, [string, number]>();
  * object now, with every other use noted since (one RPC, under waitUntil); other uses wait for that,
  * so the stored time trails the real last use by at most LAST_USED_FLUSH_MS per isolate.
  */
-export function noteKeyUse(address: KeysAddress, id: string, waitUntil: ((promise: Promise<unknown>) => void) | undefined, now = Date.now()): void {
+export function noteKeyUse(
+  address: KeysAddress,
+  id: string,
+  waitUntil: ((promise: Promise<unknown>) => void) | undefined,
+  now = Date.now(),
+): void {
   const slot = `${address.tenant}\n${id}`;
   pending.set(slot, [id, now]);
   if (now - (sent.get(slot) ?? 0) < LAST_USED_FLUSH_MS || !waitUntil) return;
@@ -92,5 +100,10 @@ export function noteKeyUse(address: KeysAddress, id: string, waitUntil: ((promis
     sent.set(name, now);
     pending.delete(name);
   }
-  waitUntil(address.object().touch(uses).catch(() => undefined)); // a lost update only makes lastUsedAt older
+  waitUntil(
+    address
+      .object()
+      .touch(uses)
+      .catch(() => undefined),
+  ); // a lost update only makes lastUsedAt older
 }

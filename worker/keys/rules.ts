@@ -12,9 +12,22 @@ export const RulesFields = {
     ),
   ),
   /** Calls per minute, 1-100000, shared by every isolate; absent: no limit. */
-  ratePerMinute: v.optional(v.pipe(v.number(), v.integer("must be an integer"), v.minValue(1, "must be at least 1"), v.maxValue(100_000, "must be at most 100000"))),
+  ratePerMinute: v.optional(
+    v.pipe(
+      v.number(),
+      v.integer("must be an integer"),
+      v.minValue(1, "must be at least 1"),
+      v.maxValue(100_000, "must be at most 100000"),
+    ),
+  ),
   /** Milliseconds since the epoch, in the future; absent: never expires. */
-  expiresAt: v.optional(v.pipe(v.number(), v.integer("must be milliseconds since the epoch"), v.check((at) => at > Date.now(), "must be in the future"))),
+  expiresAt: v.optional(
+    v.pipe(
+      v.number(),
+      v.integer("must be milliseconds since the epoch"),
+      v.check((at) => at > Date.now(), "must be in the future"),
+    ),
+  ),
 };
 
 /** A JSON body by its schema, or 400 invalid_body naming the first bad field. */

@@ -1,7 +1,10 @@
 /** A new key: `tg_` and 32 random bytes (base64url), as `tenant:add` makes them; only its hash is stored. */
 export async function newKeySecret(): Promise<{ secret: string; hash: string }> {
   const bytes = crypto.getRandomValues(new Uint8Array(32));
-  const secret = `tg_${btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")}`;
+  const secret = `tg_${btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "")}`;
   return { secret, hash: await sha256Hex(secret) };
 }
 

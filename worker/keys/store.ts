@@ -53,7 +53,10 @@ function row(sql: SqlStorage, id: string): KeyRow | undefined {
 
 /** Every key, revoked ones included (their names stay taken: records name their key). */
 export function listKeys(sql: SqlStorage, now: number): KeyInfo[] {
-  return sql.exec<KeyRow>("SELECT * FROM keys ORDER BY created_at, id").toArray().map((r) => infoOf(r, now));
+  return sql
+    .exec<KeyRow>("SELECT * FROM keys ORDER BY created_at, id")
+    .toArray()
+    .map((r) => infoOf(r, now));
 }
 
 /** The keys a check may accept: not revoked (expiry is checked with the key, so it shows as such). */
@@ -65,11 +68,19 @@ export function activeKeys(sql: SqlStorage, now: number): ActiveKey[] {
       id: r.id,
       hash: r.hash,
       ...inputOf(r),
-      ...(r.previous_hash !== null && r.previous_until !== null && r.previous_until > now ? { previousHash: r.previous_hash, previousValidUntil: r.previous_until } : {}),
+      ...(r.previous_hash !== null && r.previous_until !== null && r.previous_until > now
+        ? { previousHash: r.previous_hash, previousValidUntil: r.previous_until }
+        : {}),
     }));
 }
 
-export function insertKey(sql: SqlStorage, id: string, hash: string, input: KeyInput, now: number): KeyInfo | "name_taken" {
+export function insertKey(
+  sql: SqlStorage,
+  id: string,
+  hash: string,
+  input: KeyInput,
+  now: number,
+): KeyInfo | "name_taken" {
   if (sql.exec("SELECT 1 FROM keys WHERE name = ?", input.name).toArray().length > 0) return "name_taken";
   sql.exec(
     "INSERT INTO keys (id, name, hash, scopes, tools, rate_per_minute, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -86,7 +97,13 @@ export function insertKey(sql: SqlStorage, id: string, hash: string, input: KeyI
 }
 
 /** A new secret; the previous one is accepted for graceMs more. Revoked keys cannot be rotated. */
-export function rotateKey(sql: SqlStorage, id: string, hash: string, graceMs: number, now: number): KeyInfo | "not_found" {
+export function rotateKey(
+  sql: SqlStorage,
+  id: string,
+  hash: string,
+  graceMs: number,
+  now: number,
+): KeyInfo | "not_found" {
   const current = row(sql, id);
   if (!current || current.revoked_at !== null) return "not_found";
   sql.exec(
@@ -103,11 +120,18 @@ export function rotateKey(sql: SqlStorage, id: string, hash: string, graceMs: nu
 export function revokeKey(sql: SqlStorage, id: string, now: number): KeyInfo | "not_found" {
   const current = row(sql, id);
   if (!current) return "not_found";
-  if (current.revoked_at === null) sql.exec("UPDATE keys SET revoked_at = ?, previous_hash = NULL, previous_until = NULL WHERE id = ?", now, id);
+  if (current.revoked_at === null)
+    sql.exec("UPDATE keys SET revoked_at = ?, previous_hash = NULL, previous_until = NULL WHERE id = ?", now, id);
   return infoOf(row(sql, id)!, now);
 }
 
 /** Batched last-use times from isolates: only ever moves forward. */
 export function touchKeys(sql: SqlStorage, uses: readonly (readonly [string, number])[]): void {
-  for (const [id, at] of uses) sql.exec("UPDATE keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)", at, id, at);
+  for (const [id, at] of uses)
+    sql.exec(
+      "UPDATE keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)",
+      at,
+      id,
+      at,
+    );
 }

@@ -2,7 +2,16 @@ import type { Ledger } from "./ledger";
 import { callDurable } from "../durable/call";
 import type { MethodList, PlainStub } from "../durable/stub";
 import { isolateMaps, type MapCache } from "./map-cache";
-import { currentOf, MAX_SHARDS, olderPlaces, shardName, shardOf, spanOf, type ShardGuard, type ShardMap } from "./shard-map";
+import {
+  currentOf,
+  MAX_SHARDS,
+  olderPlaces,
+  shardName,
+  shardOf,
+  spanOf,
+  type ShardGuard,
+  type ShardMap,
+} from "./shard-map";
 
 export { shardName, shardOf } from "./shard-map";
 
@@ -13,10 +22,41 @@ export type LedgerNamespace = DurableObjectNamespace<Ledger>;
 
 /** Every RPC method of the Ledger, which a located stub forwards (a missing or stale name does not compile). */
 const RPC_METHODS = {
-  begin: true, commit: true, writeMany: true, complete: true, record: true, watch: true, confirmStart: true, progress: true, get: true, list: true,
-  result: true, decide: true, answer: true, cancel: true, events: true, recentEvents: true, publish: true, issueToken: true, checkToken: true, mcpSession: true,
-  setMcpSessionLevel: true, endMcpSession: true, cancelCallsWithPrefix: true, secret: true, holds: true, seal: true, stranded: true, shardMap: true,
-  changeShards: true, dropShardVersions: true, openAsks: true, answerAsk: true, awaitAsks: true, cancelAsks: true, closeAsks: true,
+  begin: true,
+  commit: true,
+  writeMany: true,
+  complete: true,
+  record: true,
+  watch: true,
+  confirmStart: true,
+  progress: true,
+  get: true,
+  list: true,
+  result: true,
+  decide: true,
+  answer: true,
+  cancel: true,
+  events: true,
+  recentEvents: true,
+  publish: true,
+  issueToken: true,
+  checkToken: true,
+  mcpSession: true,
+  setMcpSessionLevel: true,
+  endMcpSession: true,
+  cancelCallsWithPrefix: true,
+  secret: true,
+  holds: true,
+  seal: true,
+  stranded: true,
+  shardMap: true,
+  changeShards: true,
+  dropShardVersions: true,
+  openAsks: true,
+  answerAsk: true,
+  awaitAsks: true,
+  cancelAsks: true,
+  closeAsks: true,
 } as const satisfies MethodList<Ledger>;
 
 /** A shard's stub typed as the Ledger's plain methods (worker/durable/stub.ts). */
@@ -81,7 +121,11 @@ function idOf(ns: LedgerNamespace, name: string): DurableObjectId {
 }
 
 /** The tenant's ledger in this environment (env.LEDGER, env.LEDGER_SHARDS); `maps`: this isolate's cache. */
-export function tenantLedger(env: { LEDGER: LedgerNamespace; LEDGER_SHARDS?: unknown }, tenant: string, maps: MapCache = isolateMaps): LedgerAddress {
+export function tenantLedger(
+  env: { LEDGER: LedgerNamespace; LEDGER_SHARDS?: unknown },
+  tenant: string,
+  maps: MapCache = isolateMaps,
+): LedgerAddress {
   const ns = env.LEDGER;
   const initial = shardCount(env);
   const stubOf = (name: string) => ns.get(idOf(ns, name)) as unknown as LedgerStub;
@@ -98,7 +142,14 @@ export function tenantLedger(env: { LEDGER: LedgerNamespace; LEDGER_SHARDS?: unk
     const version = currentOf(current).version;
     const known = maps.place(tenant, version, callId);
     if (known !== undefined) return known;
-    const held = await Promise.all(older.map((n) => callDurable(() => shard(n), (stub) => stub.holds(callId))));
+    const held = await Promise.all(
+      older.map((n) =>
+        callDurable(
+          () => shard(n),
+          (stub) => stub.holds(callId),
+        ),
+      ),
+    );
     const index = older[held.indexOf(true)] ?? home;
     maps.notePlace(tenant, version, callId, index);
     return index;

@@ -20,10 +20,20 @@ const unstored = new Map<string, CommitInput>();
 const entryKey = (scope: string, callId: string) => `${scope}\n${callId}`;
 
 /** What a call with this id, key and arguments meets while an earlier one's record is on its way from this isolate. */
-export function unstoredClaim(scope: string, callId: string, key: string | null, argsHash: string): JournalEnd | undefined {
+export function unstoredClaim(
+  scope: string,
+  callId: string,
+  key: string | null,
+  argsHash: string,
+): JournalEnd | undefined {
   const input = unstored.get(entryKey(scope, callId));
   if (!input) return undefined;
-  return takenConflict(callId, { key: input.key, tool: input.record.tool, argsHash: input.argsHash }, key, argsHash) ?? { kind: "replay", record: input.record };
+  return (
+    takenConflict(callId, { key: input.key, tool: input.record.tool, argsHash: input.argsHash }, key, argsHash) ?? {
+      kind: "replay",
+      record: input.record,
+    }
+  );
 }
 
 /**
@@ -32,7 +42,12 @@ export function unstoredClaim(scope: string, callId: string, key: string | null,
  * one with the same id is dropped by the ledger). A record that cannot be stored is logged, as it
  * never reaches the ledger.
  */
-export function storeAfterAnswer(scope: string, input: CommitInput, store: () => Promise<WriteOutcome>, waitUntil?: (promise: Promise<unknown>) => void): void {
+export function storeAfterAnswer(
+  scope: string,
+  input: CommitInput,
+  store: () => Promise<WriteOutcome>,
+  waitUntil?: (promise: Promise<unknown>) => void,
+): void {
   const key = entryKey(scope, input.record.callId);
   if (unstored.has(key)) return; // the same id already answered here: the first record stands
   unstored.set(key, input);
@@ -41,7 +56,12 @@ export function storeAfterAnswer(scope: string, input: CommitInput, store: () =>
       if (outcome.kind === "error") throw new Error(outcome.message);
     })
     .catch((error: unknown) => {
-      logLine({ msg: "record_lost", tenant: input.record.tenant, callId: input.record.callId, error: error instanceof Error ? error.message : String(error) });
+      logLine({
+        msg: "record_lost",
+        tenant: input.record.tenant,
+        callId: input.record.callId,
+        error: error instanceof Error ? error.message : String(error),
+      });
     })
     .finally(() => unstored.delete(key));
   waitUntil?.(stored);

@@ -13,13 +13,26 @@ import { closeWaiting } from "./inputs";
  * second decision (or one after expiry or cancel) is refused. Approving hands the raw arguments and
  * an owner token to the approver, which runs the call through the pipeline as that owner.
  */
-export function decide(ctx: ShardContext, callId: string, decision: Decision, reason: string | undefined, leaseMs: number): DecideOutcome {
+export function decide(
+  ctx: ShardContext,
+  callId: string,
+  decision: Decision,
+  reason: string | undefined,
+  leaseMs: number,
+): DecideOutcome {
   const row = readRow(ctx.sql, callId);
   if (!row) return { ok: false, error: "not_found" };
-  if (row.status !== "pending" || row.approval !== "requested") return { ok: false, error: "not_pending", entry: toEntry(row) };
+  if (row.status !== "pending" || row.approval !== "requested")
+    return { ok: false, error: "not_pending", entry: toEntry(row) };
   if (decision === "deny") {
     const why = reason ? `: ${reason}` : ".";
-    closePending(ctx, row, "denied", { code: "denied", message: `An admin denied the call to "${row.tool}"${why}` }, reason);
+    closePending(
+      ctx,
+      row,
+      "denied",
+      { code: "denied", message: `An admin denied the call to "${row.tool}"${why}` },
+      reason,
+    );
     return { ok: true, decision: "deny", entry: toEntry(readRow(ctx.sql, callId)!) };
   }
   const now = ctx.now();
@@ -38,9 +51,15 @@ export function decide(ctx: ShardContext, callId: string, decision: Decision, re
   const { error: _parked, ...rest } = toEntry(row).record;
   const record: CallRecord = { ...rest, status: "running", permission: "allow" };
   storeRecord(ctx.sql, record, now);
-  ctx.emit(callEvent("approval.decided", record, row.key_name, now, { decision: "approved", ...(reason ? { reason } : {}) }));
+  ctx.emit(
+    callEvent("approval.decided", record, row.key_name, now, { decision: "approved", ...(reason ? { reason } : {}) }),
+  );
   ctx.wakeBy(now + leaseMs);
-  const call = { id: callId, name: row.tool, arguments: args === undefined ? undefined : (JSON.parse(args) as JsonValue) };
+  const call = {
+    id: callId,
+    name: row.tool,
+    arguments: args === undefined ? undefined : (JSON.parse(args) as JsonValue),
+  };
   return { ok: true, decision: "approve", approved: { call, owner, record } };
 }
 
@@ -50,12 +69,21 @@ export function cancel(ctx: ShardContext, callId: string, viewer: Viewer, reason
   if (!row) return { ok: false, error: "not_found" };
   if (row.status === "pending") {
     const why = reason ? `: ${reason}` : ".";
-    closePending(ctx, row, "cancelled", { code: "cancelled", message: `The call was cancelled before it was approved${why}` }, reason);
+    closePending(
+      ctx,
+      row,
+      "cancelled",
+      { code: "cancelled", message: `The call was cancelled before it was approved${why}` },
+      reason,
+    );
     return { ok: true, state: "cancelled", entry: toEntry(readRow(ctx.sql, callId)!) };
   }
   if (row.status === "awaiting_input") {
     const why = reason ? `: ${reason}` : ".";
-    closeWaiting(ctx, row, "cancelled", { code: "cancelled", message: `The call was cancelled while it waited for its caller's input${why}` });
+    closeWaiting(ctx, row, "cancelled", {
+      code: "cancelled",
+      message: `The call was cancelled while it waited for its caller's input${why}`,
+    });
     return { ok: true, state: "cancelled", entry: toEntry(readRow(ctx.sql, callId)!) };
   }
   if (row.status !== "running") return { ok: false, error: "finished", entry: toEntry(row) };
@@ -76,7 +104,13 @@ export function expireApprovals(ctx: ShardContext, limit: number): number {
   return rows.length;
 }
 
-function closePending(ctx: ShardContext, row: CallRow, state: ApprovalState, error: CallError, reason: string | undefined): void {
+function closePending(
+  ctx: ShardContext,
+  row: CallRow,
+  state: ApprovalState,
+  error: CallError,
+  reason: string | undefined,
+): void {
   const now = ctx.now();
   const status = state === "cancelled" ? "cancelled" : "denied";
   ctx.sql.exec(
@@ -88,9 +122,17 @@ function closePending(ctx: ShardContext, row: CallRow, state: ApprovalState, err
   );
   deleteBlobs(ctx.sql, row.call_id, "args");
   const stored = toEntry(row).record;
-  const record: CallRecord = { ...stored, status, error, durationMs: now - stored.startedAt, ...(state === "cancelled" ? {} : { permission: "deny" }) };
+  const record: CallRecord = {
+    ...stored,
+    status,
+    error,
+    durationMs: now - stored.startedAt,
+    ...(state === "cancelled" ? {} : { permission: "deny" }),
+  };
   storeRecord(ctx.sql, record, now);
-  ctx.emit(callEvent("approval.decided", record, row.key_name, now, { decision: state, ...(reason ? { reason } : {}) }));
+  ctx.emit(
+    callEvent("approval.decided", record, row.key_name, now, { decision: state, ...(reason ? { reason } : {}) }),
+  );
   ctx.emit(callEvent("call.finished", record, row.key_name, now, { record: eventRecord(record) }));
   ctx.waiters.notify(callKey(row.call_id));
 }

@@ -30,7 +30,9 @@ type AskRow = { round_call_id: string; waiting: string; cancelled: string | null
 export const askKey = (callId: string) => `ask:${callId}`;
 
 function readRow(sql: SqlStorage, callId: string): AskRow | undefined {
-  return sql.exec<AskRow>("SELECT round_call_id, waiting, cancelled FROM mcp_asks WHERE call_id = ?", callId).toArray()[0];
+  return sql
+    .exec<AskRow>("SELECT round_call_id, waiting, cancelled FROM mcp_asks WHERE call_id = ?", callId)
+    .toArray()[0];
 }
 
 export function readAsks(sql: SqlStorage, callId: string): AskState | null {
@@ -41,7 +43,13 @@ export function readAsks(sql: SqlStorage, callId: string): AskState | null {
 export const allAnswered = (state: AskState) => Object.values(state.answers).every((answer) => answer !== null);
 
 /** The questions of a round, asked as `roundCallId`: answers the cancel that came before them, if one did. */
-export function openAsks(sql: SqlStorage, callId: string, roundCallId: string, askIds: readonly string[], expiresAt: number): string | null {
+export function openAsks(
+  sql: SqlStorage,
+  callId: string,
+  roundCallId: string,
+  askIds: readonly string[],
+  expiresAt: number,
+): string | null {
   const waiting = JSON.stringify(Object.fromEntries(askIds.map((id) => [id, null])));
   const row = sql
     .exec<{ cancelled: string | null }>(

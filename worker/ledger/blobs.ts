@@ -16,13 +16,21 @@ export function writeBlob(sql: SqlStorage, callId: string, kind: BlobKind, value
   do {
     // One unit past the chunk, so cutPoint sees whether the cut would split a pair.
     const end = start + cutPoint(value.slice(start, start + chunk + 1), chunk);
-    sql.exec("INSERT INTO blobs (call_id, kind, start, body) VALUES (?, ?, ?, ?)", callId, kind, start, value.slice(start, end));
+    sql.exec(
+      "INSERT INTO blobs (call_id, kind, start, body) VALUES (?, ?, ?, ?)",
+      callId,
+      kind,
+      start,
+      value.slice(start, end),
+    );
     start = end;
   } while (start < value.length);
 }
 
 export function readBlob(sql: SqlStorage, callId: string, kind: BlobKind): string | undefined {
-  const rows = sql.exec<{ body: string }>("SELECT body FROM blobs WHERE call_id = ? AND kind = ? ORDER BY start", callId, kind).toArray();
+  const rows = sql
+    .exec<{ body: string }>("SELECT body FROM blobs WHERE call_id = ? AND kind = ? ORDER BY start", callId, kind)
+    .toArray();
   return rows.length === 0 ? undefined : rows.map((row) => row.body).join("");
 }
 
@@ -52,5 +60,6 @@ export function readBlobRange(sql: SqlStorage, callId: string, kind: BlobKind, o
 /** A call's blobs of the given kinds (one statement), or all of them when none is named. */
 export function deleteBlobs(sql: SqlStorage, callId: string, ...kinds: BlobKind[]): void {
   if (kinds.length === 0) sql.exec("DELETE FROM blobs WHERE call_id = ?", callId);
-  else sql.exec(`DELETE FROM blobs WHERE call_id = ? AND kind IN (${kinds.map(() => "?").join(", ")})`, callId, ...kinds);
+  else
+    sql.exec(`DELETE FROM blobs WHERE call_id = ? AND kind IN (${kinds.map(() => "?").join(", ")})`, callId, ...kinds);
 }

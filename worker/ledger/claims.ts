@@ -37,9 +37,21 @@ export function claim(ctx: ShardContext, input: BeginInput): Claim {
  * outcome (an approver holds the row's owner token instead of the caller's key). The same id with
  * other arguments is another call.
  */
-function takenBy(row: CallRow, callId: string, key: string | null, argsHash: string, owner: string | null): Claim | undefined {
+function takenBy(
+  row: CallRow,
+  callId: string,
+  key: string | null,
+  argsHash: string,
+  owner: string | null,
+): Claim | undefined {
   const sameOwner = owner !== null && row.owner === owner;
-  return takenConflict(callId, { key: row.key_name, tool: row.tool, argsHash: row.args_hash }, key, argsHash, sameOwner);
+  return takenConflict(
+    callId,
+    { key: row.key_name, tool: row.tool, argsHash: row.args_hash },
+    key,
+    argsHash,
+    sameOwner,
+  );
 }
 
 /**
@@ -50,7 +62,11 @@ function takenBy(row: CallRow, callId: string, key: string | null, argsHash: str
 export function commit(ctx: ShardContext, input: CommitInput): Claim {
   const { record } = input;
   // A new id (the common case) is inserted without being looked up first.
-  if (TERMINAL.has(record.status) && insertFinished(ctx, record, { argsHash: input.argsHash, key: input.key, surface: input.surface ?? null }, true)) return { kind: "new" };
+  if (
+    TERMINAL.has(record.status) &&
+    insertFinished(ctx, record, { argsHash: input.argsHash, key: input.key, surface: input.surface ?? null }, true)
+  )
+    return { kind: "new" };
   const row = readRow(ctx.sql, record.callId);
   if (!row) throw new Error(`commit() needs a terminal record, got ${record.status}`);
   const taken = takenBy(row, record.callId, input.key, input.argsHash, null);
@@ -63,18 +79,37 @@ export function commit(ctx: ShardContext, input: CommitInput): Claim {
  * started event first) and a wake-up for anyone waiting on the id. False, with nothing written, when
  * the id has a row.
  */
-function insertFinished(ctx: ShardContext, record: CallRecord, who: { argsHash: string; key: string | null; surface: CallSurface | null }, ran: boolean): boolean {
+function insertFinished(
+  ctx: ShardContext,
+  record: CallRecord,
+  who: { argsHash: string; key: string | null; surface: CallSurface | null },
+  ran: boolean,
+): boolean {
   const now = ctx.now();
   const { key } = who;
   const stored = insertNewRow(ctx.sql, record, { ...who, deadline: null, owner: null, approval: null }, now);
   if (!stored) return false;
   // The record is serialised once, for its row; its events splice that JSON in, and go in one INSERT.
   const shown = eventRecordJson(record, stored);
-  const finished: EventRow = { type: "call.finished", key, json: callEventJson("call.finished", record, key, now, `"record":${shown}`) };
+  const finished: EventRow = {
+    type: "call.finished",
+    key,
+    json: callEventJson("call.finished", record, key, now, `"record":${shown}`),
+  };
   if (!ran) ctx.emitRows([finished]);
   else {
-    const args = shown === stored.json ? JSON.stringify(record.args ?? null) : JSON.stringify(eventArgs(record, JSON.parse(shown) as JsonValue));
-    ctx.emitRows([{ type: "call.started", key, json: callEventJson("call.started", record, key, now, `"args":${args},"attempt":1`) }, finished]);
+    const args =
+      shown === stored.json
+        ? JSON.stringify(record.args ?? null)
+        : JSON.stringify(eventArgs(record, JSON.parse(shown) as JsonValue));
+    ctx.emitRows([
+      {
+        type: "call.started",
+        key,
+        json: callEventJson("call.started", record, key, now, `"args":${args},"attempt":1`),
+      },
+      finished,
+    ]);
   }
   ctx.waiters.notify(callKey(record.callId));
   return true;
@@ -83,7 +118,19 @@ function insertFinished(ctx: ShardContext, record: CallRecord, who: { argsHash: 
 function insertRunning(ctx: ShardContext, input: BeginInput): void {
   const deadline = ctx.now() + input.leaseMs;
   const record: CallRecord = { ...input.record, status: "running" };
-  insertRow(ctx.sql, record, { argsHash: input.argsHash, deadline, owner: input.owner, approval: null, key: input.key, surface: input.surface ?? null }, ctx.now());
+  insertRow(
+    ctx.sql,
+    record,
+    {
+      argsHash: input.argsHash,
+      deadline,
+      owner: input.owner,
+      approval: null,
+      key: input.key,
+      surface: input.surface ?? null,
+    },
+    ctx.now(),
+  );
   ctx.emit(callEvent("call.started", record, input.key, ctx.now(), { args: eventArgs(record), attempt: 1 }));
   ctx.wakeBy(deadline);
 }
@@ -94,8 +141,24 @@ function park(ctx: ShardContext, input: BeginInput): void {
   const message =
     `The call ${input.callId} to "${input.tool}" is awaiting an admin's approval; its outcome will be reported. ` +
     `Do not call it again.`;
-  const record: CallRecord = { ...input.record, status: "pending", error: input.record.error ?? { code: "approval_required", message } };
-  insertRow(ctx.sql, record, { argsHash: input.argsHash, deadline: expiresAt, owner: null, approval: "requested", key: input.key, surface: input.surface ?? null }, ctx.now());
+  const record: CallRecord = {
+    ...input.record,
+    status: "pending",
+    error: input.record.error ?? { code: "approval_required", message },
+  };
+  insertRow(
+    ctx.sql,
+    record,
+    {
+      argsHash: input.argsHash,
+      deadline: expiresAt,
+      owner: null,
+      approval: "requested",
+      key: input.key,
+      surface: input.surface ?? null,
+    },
+    ctx.now(),
+  );
   if (input.args !== undefined) writeBlob(ctx.sql, input.callId, "args", JSON.stringify(input.args));
   ctx.emit(callEvent("approval.requested", record, input.key, ctx.now(), { record: eventRecord(record), expiresAt }));
   ctx.wakeBy(expiresAt);
@@ -108,7 +171,8 @@ function refresh(ctx: ShardContext, row: CallRow, input: BeginInput): Claim {
   const record: CallRecord = { ...input.record, status: "running" };
   storeRecord(ctx.sql, record, ctx.now());
   // An approver taking the row the decision gave it: this is when the call starts.
-  if (input.approved) ctx.emit(callEvent("call.started", record, row.key_name, ctx.now(), { args: eventArgs(record), attempt: 1 }));
+  if (input.approved)
+    ctx.emit(callEvent("call.started", record, row.key_name, ctx.now(), { args: eventArgs(record), attempt: 1 }));
   ctx.wakeBy(deadline);
   return { kind: "new" };
 }
@@ -145,7 +209,7 @@ export function complete(ctx: ShardContext, owner: string, record: CallRecord): 
   // `unknown` was the alarm's guess that the owner died; the owner's own late outcome is the truth.
   if (row.status !== "running" && row.status !== "unknown") return false;
   // A task's run that asked its caller: the call waits for the answers (inputs.ts).
-  if (waits) return awaitInput(ctx, row, record), true;
+  if (waits) return (awaitInput(ctx, row, record), true);
   ctx.sql.exec("UPDATE calls SET deadline = NULL WHERE call_id = ?", record.callId);
   // A call that waited for answers keeps them no longer than its run.
   deleteBlobs(ctx.sql, record.callId, "answers");
@@ -156,7 +220,12 @@ export function complete(ctx: ShardContext, owner: string, record: CallRecord): 
 }
 
 /** A call that ended before claiming its id (invalid, denied, unknown tool): recorded unless the id is taken. */
-export function recordUnclaimed(ctx: ShardContext, record: CallRecord, key: string | null, surface: CallSurface | null = null): boolean {
+export function recordUnclaimed(
+  ctx: ShardContext,
+  record: CallRecord,
+  key: string | null,
+  surface: CallSurface | null = null,
+): boolean {
   return TERMINAL.has(record.status) && insertFinished(ctx, record, { argsHash: "", key, surface }, false);
 }
 

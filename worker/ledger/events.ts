@@ -6,7 +6,14 @@ import type { RecentEvent, StoredEvent, Viewer } from "./types";
 /** Events carry records cut to this size: a live feed, not the archive (GET /v1/calls/:id has it all). */
 const EVENT_RECORD_CAP = 8_000;
 
-export type LedgerEventType = "call.started" | "call.progress" | "call.input_required" | "call.finished" | "approval.requested" | "approval.decided" | "gate.changed";
+export type LedgerEventType =
+  | "call.started"
+  | "call.progress"
+  | "call.input_required"
+  | "call.finished"
+  | "approval.requested"
+  | "approval.decided"
+  | "gate.changed";
 
 /** A record as events show it: already masked by the pipeline, cut to a bounded size. */
 export function eventRecord(record: CallRecord): JsonValue {
@@ -23,7 +30,15 @@ export function callEvent(
   at: number,
   extra: Record<string, JsonValue> = {},
 ): Record<string, JsonValue> {
-  return { type, at, callId: record.callId, tenant: record.tenant, tool: record.tool, ...(key === null ? {} : { key }), ...extra };
+  return {
+    type,
+    at,
+    callId: record.callId,
+    tenant: record.tenant,
+    tool: record.tool,
+    ...(key === null ? {} : { key }),
+    ...extra,
+  };
 }
 
 /**
@@ -44,11 +59,17 @@ export interface EventRow {
   json: string;
 }
 
-const INSERT_EVENTS = ["", "INSERT INTO events (type, data, key_name) VALUES (?, ?, ?) RETURNING id", "INSERT INTO events (type, data, key_name) VALUES (?, ?, ?), (?, ?, ?) RETURNING id"];
+const INSERT_EVENTS = [
+  "",
+  "INSERT INTO events (type, data, key_name) VALUES (?, ?, ?) RETURNING id",
+  "INSERT INTO events (type, data, key_name) VALUES (?, ?, ?), (?, ?, ?) RETURNING id",
+];
 
 /** Appends events in one statement (in order, as appendEvent each would); answers the last id. */
 export function appendEventRows(sql: SqlStorage, rows: readonly EventRow[], limit: number): number {
-  const statement = INSERT_EVENTS[rows.length] ?? `INSERT INTO events (type, data, key_name) VALUES ${rows.map(() => "(?, ?, ?)").join(", ")} RETURNING id`;
+  const statement =
+    INSERT_EVENTS[rows.length] ??
+    `INSERT INTO events (type, data, key_name) VALUES ${rows.map(() => "(?, ?, ?)").join(", ")} RETURNING id`;
   const bind: (string | null)[] = [];
   for (const row of rows) bind.push(row.type, row.json, row.key);
   let last = 0;
@@ -65,7 +86,13 @@ export function appendEventRows(sql: SqlStorage, rows: readonly EventRow[], limi
  * The JSON of callEvent(type, record, key, at, { [name]: <value> }) from the value's JSON, so a record
  * serialised for its row is not serialised again for its event.
  */
-export function callEventJson(type: LedgerEventType, record: CallRecord, key: string | null, at: number, tail: string): string {
+export function callEventJson(
+  type: LedgerEventType,
+  record: CallRecord,
+  key: string | null,
+  at: number,
+  tail: string,
+): string {
   const head = JSON.stringify(callEvent(type, record, key, at));
   return `${head.slice(0, -1)},${tail}}`;
 }
@@ -79,7 +106,12 @@ export function eventRecordJson(record: CallRecord, row: { json: string; truncat
  * Up to `limit` events after `after`, of which the viewer gets those it may see. `scanned` is the
  * last id looked at, so a reader skips another key's events instead of reading them again.
  */
-export function readEvents(sql: SqlStorage, after: number, limit: number, viewer: Viewer): { events: StoredEvent[]; scanned: number } {
+export function readEvents(
+  sql: SqlStorage,
+  after: number,
+  limit: number,
+  viewer: Viewer,
+): { events: StoredEvent[]; scanned: number } {
   const rows = sql
     .exec<{ id: number; type: string; data: string; key_name: string | null }>(
       "SELECT id, type, data, key_name FROM events WHERE id > ? ORDER BY id LIMIT ?",

@@ -21,13 +21,21 @@ export function awaitInput(ctx: ShardContext, row: CallRow, record: CallRecord):
   const deadline = now + ctx.settings.inputTtlMs;
   ctx.sql.exec("UPDATE calls SET owner = NULL, deadline = ? WHERE call_id = ?", deadline, row.call_id);
   storeRecord(ctx.sql, record, now);
-  ctx.emit(callEvent("call.input_required", record, row.key_name, now, { record: eventRecord(record), expiresAt: deadline }));
+  ctx.emit(
+    callEvent("call.input_required", record, row.key_name, now, { record: eventRecord(record), expiresAt: deadline }),
+  );
   ctx.waiters.notify(callKey(row.call_id));
   ctx.wakeBy(deadline);
 }
 
 /** tasks/update: answers to the open questions are kept; the rest is ignored, as the spec says. */
-export function answerInput(ctx: ShardContext, callId: string, viewer: Viewer, responses: Readonly<Record<string, JsonValue>>, leaseMs: number): AnswerOutcome {
+export function answerInput(
+  ctx: ShardContext,
+  callId: string,
+  viewer: Viewer,
+  responses: Readonly<Record<string, JsonValue>>,
+  leaseMs: number,
+): AnswerOutcome {
   const row = readVisibleRow(ctx.sql, callId, viewer);
   if (!row) return { ok: false, error: "not_found" };
   const stored = toEntry(row).record;
@@ -47,11 +55,21 @@ export function answerInput(ctx: ShardContext, callId: string, viewer: Viewer, r
   if (Object.keys(open).length > 0) {
     const record: CallRecord = { ...stored, error: { ...stored.error!, inputRequests: open } };
     storeRecord(ctx.sql, record, now);
-    ctx.emit(callEvent("call.input_required", record, row.key_name, now, { record: eventRecord(record), expiresAt: row.deadline }));
+    ctx.emit(
+      callEvent("call.input_required", record, row.key_name, now, {
+        record: eventRecord(record),
+        expiresAt: row.deadline,
+      }),
+    );
     return { ok: true, state: "waiting", entry: toEntry(readVisibleRow(ctx.sql, callId, viewer)!) };
   }
   const owner = crypto.randomUUID();
-  ctx.sql.exec("UPDATE calls SET owner = ?, deadline = ?, cancel_requested = 0 WHERE call_id = ?", owner, now + leaseMs, callId);
+  ctx.sql.exec(
+    "UPDATE calls SET owner = ?, deadline = ?, cancel_requested = 0 WHERE call_id = ?",
+    owner,
+    now + leaseMs,
+    callId,
+  );
   const { error: _answered, ...rest } = stored;
   const record: CallRecord = { ...rest, status: "running" };
   storeRecord(ctx.sql, record, now);
@@ -80,7 +98,9 @@ export function closeWaiting(ctx: ShardContext, row: CallRow, status: CallStatus
 
 /** Waiting calls past their deadline end timed_out, saying what went unanswered. */
 export function expireInputs(ctx: ShardContext, limit: number): number {
-  const rows = ctx.sql.exec<CallRow>("SELECT * FROM calls WHERE status = 'awaiting_input' AND deadline <= ? LIMIT ?", ctx.now(), limit).toArray();
+  const rows = ctx.sql
+    .exec<CallRow>("SELECT * FROM calls WHERE status = 'awaiting_input' AND deadline <= ? LIMIT ?", ctx.now(), limit)
+    .toArray();
   for (const row of rows) {
     const keys = Object.keys(toEntry(row).record.error?.inputRequests ?? {});
     const minutes = Math.round(ctx.settings.inputTtlMs / 60_000);

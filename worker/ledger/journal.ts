@@ -142,7 +142,8 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
   const shards = options.ledger;
   const stubFor = (callId: string) => () => shards.for(callId);
   /** The write group of a shard, within this journal's scope (see writeScope). */
-  const groupOf = (place: Placement) => (options.writeScope === undefined ? place.name : `${options.writeScope}|${place.name}`);
+  const groupOf = (place: Placement) =>
+    options.writeScope === undefined ? place.name : `${options.writeScope}|${place.name}`;
   /** Where this journal's records stored after their answer are met by a repeated id: its scope in its tenant. */
   const unstoredScope = `${options.writeScope ?? ""}|${shards.tenant}`;
   const afterAnswer = options.readOnlyRecords === "after-answer";
@@ -155,7 +156,10 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
 
   /** A shard refused to insert the id (see shard-map.ts insertRefusal): learn the map it names, forget where the id was. */
   async function placeAgain(callId: string, moved: Moved, tries: number): Promise<void> {
-    if (tries >= PLACE_TRIES) throw toolError("busy", `The ledger's shard map for ${callId} kept changing; try again.`, { retryAfterMs: 1_000 });
+    if (tries >= PLACE_TRIES)
+      throw toolError("busy", `The ledger's shard map for ${callId} kept changing; try again.`, {
+        retryAfterMs: 1_000,
+      });
     await shards.learn(moved.version, callId).catch(asBusy);
   }
 
@@ -175,7 +179,10 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
   }
 
   /** One RPC that may insert the id, to the shard placing it; placed again when the shard refuses it. */
-  async function placedCall<T extends { kind: string }>(callId: string, run: (ledger: LedgerStub, at: ShardGuard) => Promise<T | Moved>): Promise<T> {
+  async function placedCall<T extends { kind: string }>(
+    callId: string,
+    run: (ledger: LedgerStub, at: ShardGuard) => Promise<T | Moved>,
+  ): Promise<T> {
     for (let tries = 1; ; tries++) {
       const place = await shards.place(callId).catch(asBusy);
       const outcome = await callDurable(place.stub, (ledger) => run(ledger, place.at)).catch(asBusy);
@@ -188,7 +195,11 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
    * A grouped begin or commit: its outcome, or when a running duplicate holds the id (`wait`, nothing
    * written), the same write sent alone, which joins the duplicate (bounded) and answers its outcome.
    */
-  async function claimWrite(callId: string, entry: LedgerWrite, alone: (ledger: LedgerStub, at: ShardGuard) => Promise<BeginOutcome | Moved>): Promise<BeginOutcome> {
+  async function claimWrite(
+    callId: string,
+    entry: LedgerWrite,
+    alone: (ledger: LedgerStub, at: ShardGuard) => Promise<BeginOutcome | Moved>,
+  ): Promise<BeginOutcome> {
     const outcome = await write(callId, entry);
     if (outcome.kind === "wait") return placedCall(callId, alone);
     if (outcome.kind === "new" || outcome.kind === "replay" || outcome.kind === "conflict") return outcome;
@@ -229,7 +240,9 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
       clearTimeout(timer);
       const token = crypto.randomUUID();
       // joinMs 0: a running duplicate elsewhere is not waited for here; commit() joins it at the end.
-      const outcome = await placedCall(entry.callId, (ledger, at) => ledger.begin({ ...beginInput(entry, token), joinMs: 0 }, at)).catch(() => undefined);
+      const outcome = await placedCall(entry.callId, (ledger, at) =>
+        ledger.begin({ ...beginInput(entry, token), joinMs: 0 }, at),
+      ).catch(() => undefined);
       const claimedIt = outcome?.kind === "new";
       if (claimedIt && !stopped) stopWatch = watchCall(target(entry.callId, token), controller, 0).stop;
       settle(claimedIt ? token : undefined);
@@ -296,10 +309,17 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
     } else if (claim?.argsHash !== undefined && afterAnswer) {
       const input = { record, argsHash: claim.argsHash, key, surface };
       const delayMs = options.recordDelayMs ?? RECORD_DELAY_MS;
-      storeAfterAnswer(unstoredScope, input, () => write(record.callId, { op: "commit", input }, delayMs), options.waitUntil);
+      storeAfterAnswer(
+        unstoredScope,
+        input,
+        () => write(record.callId, { op: "commit", input }, delayMs),
+        options.waitUntil,
+      );
     } else if (claim?.argsHash !== undefined) {
       const input = { record, argsHash: claim.argsHash, key, surface };
-      const outcome = await claimWrite(record.callId, { op: "commit", input }, (ledger, at) => ledger.commit(input, at));
+      const outcome = await claimWrite(record.callId, { op: "commit", input }, (ledger, at) =>
+        ledger.commit(input, at),
+      );
       if (outcome.kind !== "new") return outcome;
     } else {
       // Unclaimed ids (rejected before begin) are recorded only if the id is still free.
@@ -311,7 +331,13 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
     async begin(call: CallToClaim): Promise<JournalClaim> {
       const entry = claimOf(call);
       // A detached call goes on elsewhere at once: its claim is made now, not deferred.
-      if (entry.readOnly === true && entry.status === "running" && !entry.approved && !options.owner && call.tool.policy.execution !== "detached") {
+      if (
+        entry.readOnly === true &&
+        entry.status === "running" &&
+        !entry.approved &&
+        !options.owner &&
+        call.tool.policy.execution !== "detached"
+      ) {
         // Answered here a moment ago, its record still on its way: the ledger's answer, from memory.
         const earlier = afterAnswer ? unstoredClaim(unstoredScope, entry.callId, key, entry.argsHash) : undefined;
         if (earlier) return earlier;
@@ -327,7 +353,11 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
       const controller = new AbortController();
       const watching = watchCall(target(entry.callId, owner), controller, watchDelayMs);
       claimed.set(entry.callId, { owner, stop: watching.stop, done: keepAlive() });
-      return { kind: "new", signal: controller.signal, watch: { queued: watching.now, mayStart: () => mayStart(target(entry.callId, owner)) } };
+      return {
+        kind: "new",
+        signal: controller.signal,
+        watch: { queued: watching.now, mayStart: () => mayStart(target(entry.callId, owner)) },
+      };
     },
 
     async handOff(callId: string): Promise<HandOff | undefined> {

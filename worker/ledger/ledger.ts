@@ -3,21 +3,47 @@ import type { JsonValue } from "../../src/json";
 import type { CallRecord, Progress } from "../../src/result";
 import type { CallSurface } from "../../src/contract/surface";
 import { cancel, decide } from "./approvals";
-import { allAnswered, answerAsk, askKey, cancelAsks, cancelAsksWithPrefix, closeAsks, openAsks, readAsks, startRound, type AskAnswerOutcome, type AskState } from "./asks";
+import {
+  allAnswered,
+  answerAsk,
+  askKey,
+  cancelAsks,
+  cancelAsksWithPrefix,
+  closeAsks,
+  openAsks,
+  readAsks,
+  startRound,
+  type AskAnswerOutcome,
+  type AskState,
+} from "./asks";
 import { answerInput } from "./inputs";
 import { applyWrite, claim, commit, complete, noteProgress, recordUnclaimed, renew, watchState } from "./claims";
 import type { ShardContext } from "./context";
 import { appendEvent, appendEventRows, lastEventId, readEvents, recentEventTimes } from "./events";
 import { fullRecord, listRows, readRow, readVisibleRow, resultPage, TERMINAL, toEntry } from "./records";
 import { sweep } from "./retention";
-import { cancelRunningWithPrefix, readSession, writeSessionEnded, writeSessionLevel, type McpSessionState } from "./sessions";
+import {
+  cancelRunningWithPrefix,
+  readSession,
+  writeSessionEnded,
+  writeSessionLevel,
+  type McpSessionState,
+} from "./sessions";
 import { migrate } from "./schema";
 import { readOrMakeSecret } from "./secrets";
 import { transact } from "../durable/transact";
 import { settingsFromEnv, type LedgerSettings } from "./settings";
 import { insertRefusal, shardName, type Moved, type ShardGuard, type ShardMap } from "./shard-map";
 import { readSeal, strandedRows, writeSeal } from "./shard-seal";
-import { changeShards, dropOldVersions, publishedMap, type ChangeOutcome, type DropOutcome, type MapHolder, type ShardCalls } from "./map-holder";
+import {
+  changeShards,
+  dropOldVersions,
+  publishedMap,
+  type ChangeOutcome,
+  type DropOutcome,
+  type MapHolder,
+  type ShardCalls,
+} from "./map-holder";
 import { checkToken, issueToken } from "./tokens";
 import type {
   AnswerOutcome,
@@ -375,7 +401,11 @@ export class Ledger extends DurableObject<Env> {
 
   private mapHolder(tenant: string): MapHolder {
     const ns = this.env.LEDGER;
-    return { storage: this.ctx.storage, shard: (n) => ns.get(ns.idFromName(shardName(tenant, n))) as unknown as ShardCalls, now: () => Date.now() };
+    return {
+      storage: this.ctx.storage,
+      shard: (n) => ns.get(ns.idFromName(shardName(tenant, n))) as unknown as ShardCalls,
+      now: () => Date.now(),
+    };
   }
 
   /** A shard holding finished records needs its alarm for retention, even with nothing else due. */
@@ -402,5 +432,9 @@ export class Ledger extends DurableObject<Env> {
 
 /** The call id a write that may insert a row would insert. */
 function insertedId(write: Exclude<LedgerWrite, { op: "complete" }>): string {
-  return write.op === "begin" ? write.input.callId : write.op === "commit" ? write.input.record.callId : write.record.callId;
+  return write.op === "begin"
+    ? write.input.callId
+    : write.op === "commit"
+      ? write.input.record.callId
+      : write.record.callId;
 }

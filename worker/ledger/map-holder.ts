@@ -65,15 +65,33 @@ export async function changeShards(holder: MapHolder, shards: unknown, initial: 
 async function finish(holder: MapHolder, map: ShardMap): Promise<ShardMap> {
   const next = map.pending!;
   const span = spanOf(map);
-  await Promise.all(Array.from({ length: span }, (_, n) => callDurable(() => holder.shard(n), (shard) => shard.seal(next.version))));
+  await Promise.all(
+    Array.from({ length: span }, (_, n) =>
+      callDurable(
+        () => holder.shard(n),
+        (shard) => shard.seal(next.version),
+      ),
+    ),
+  );
   // Shards no live version had: streams resumed from older ids read them from here.
   const added = Array.from({ length: Math.max(0, next.shards - span) }, (_, i) => span + i);
-  const starts = await Promise.all(added.map((n) => callDurable(() => holder.shard(n), (shard) => shard.events(-1, 0, null))));
+  const starts = await Promise.all(
+    added.map((n) =>
+      callDurable(
+        () => holder.shard(n),
+        (shard) => shard.events(-1, 0, null),
+      ),
+    ),
+  );
   const eventStart = Object.fromEntries(added.map((n, i) => [String(n), starts[i]!.last]));
   // Another request may have finished it meanwhile: publish once.
   const now = stored(holder, currentOf(map).shards);
   if (now.pending?.version !== next.version) return now;
-  const published: ShardMap = { versions: [{ ...next, since: holder.now(), eventStart }, ...map.versions], origin: map.origin, revision: map.revision + 1 };
+  const published: ShardMap = {
+    versions: [{ ...next, since: holder.now(), eventStart }, ...map.versions],
+    origin: map.origin,
+    revision: map.revision + 1,
+  };
   holder.storage.kv.put(MAP_KEY, published);
   return published;
 }
@@ -89,7 +107,12 @@ export async function dropOldVersions(holder: MapHolder, initial: number): Promi
     const oldest = map.versions.at(-1)!;
     const newer = map.versions.slice(0, -1).map((v) => v.shards);
     const counts = await Promise.all(
-      Array.from({ length: oldest.shards }, (_, n) => callDurable(() => holder.shard(n), (shard) => shard.stranded(n, newer))),
+      Array.from({ length: oldest.shards }, (_, n) =>
+        callDurable(
+          () => holder.shard(n),
+          (shard) => shard.stranded(n, newer),
+        ),
+      ),
     );
     const stranded = counts.reduce((a, b) => a + b, 0);
     if (stranded > 0) return { map, dropped, blocked: { version: oldest.version, stranded } };

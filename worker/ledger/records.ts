@@ -77,22 +77,34 @@ export function fullRecord(sql: SqlStorage, row: CallRow): CallRecord {
 }
 
 /** Cuts a record to about `cap` characters of JSON. Returns that form and, when cut, the full output. */
-export function fitRecord(record: CallRecord, cap = RECORD_CAP): { json: string; truncated: boolean; full?: CallOutput } {
+export function fitRecord(
+  record: CallRecord,
+  cap = RECORD_CAP,
+): { json: string; truncated: boolean; full?: CallOutput } {
   const json = JSON.stringify(record);
   if (json.length <= cap) return { json, truncated: false };
   const copy: CallRecord = { ...record };
   if (copy.output) {
     const text = outputText(copy.output);
     const preview = text.slice(0, PREVIEW_CHARS);
-    copy.output = { content: [{ type: "text", text: preview }, { type: "text", text: truncationNote(copy.callId, preview.length, text.length) }], truncated: true };
+    copy.output = {
+      content: [
+        { type: "text", text: preview },
+        { type: "text", text: truncationNote(copy.callId, preview.length, text.length) },
+      ],
+      truncated: true,
+    };
   }
   const args = JSON.stringify(copy.args ?? null);
-  if (args.length > ARGS_PREVIEW) copy.args = `${args.slice(0, ARGS_PREVIEW)}… [arguments truncated: ${args.length} characters]`;
+  if (args.length > ARGS_PREVIEW)
+    copy.args = `${args.slice(0, ARGS_PREVIEW)}… [arguments truncated: ${args.length} characters]`;
   if (copy.error) {
     copy.error = { ...copy.error, message: copy.error.message.slice(0, PREVIEW_CHARS) };
     if (copy.error.issues) copy.error.issues = copy.error.issues.slice(0, 20);
   }
-  return record.output ? { json: JSON.stringify(copy), truncated: true, full: record.output } : { json: JSON.stringify(copy), truncated: true };
+  return record.output
+    ? { json: JSON.stringify(copy), truncated: true, full: record.output }
+    : { json: JSON.stringify(copy), truncated: true };
 }
 
 /** Writes the record into the row (status, record JSON, output blobs). The row must exist. */
@@ -113,7 +125,14 @@ export function storeRecord(sql: SqlStorage, record: CallRecord, now: number): v
   );
 }
 
-type RowFields = { argsHash: string; deadline: number | null; owner: string | null; approval: ApprovalState | null; key: string | null; surface: CallSurface | null };
+type RowFields = {
+  argsHash: string;
+  deadline: number | null;
+  owner: string | null;
+  approval: ApprovalState | null;
+  key: string | null;
+  surface: CallSurface | null;
+};
 
 const INSERT_ROW = `INSERT INTO calls (call_id, tool, args_hash, status, started_at, created_at, updated_at, deadline, owner, approval, key_name, surface, record, truncated, result_chars)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
@@ -122,7 +141,12 @@ const INSERT_ROW = `INSERT INTO calls (call_id, tool, args_hash, status, started
  * Inserts a new row with its record in one statement. A new id has no blobs: retention deletes a
  * pruned row's blobs with it. Answers the record's JSON as the row holds it (events reuse it).
  */
-export function insertRow(sql: SqlStorage, record: CallRecord, fields: RowFields, now: number): { json: string; truncated: boolean } {
+export function insertRow(
+  sql: SqlStorage,
+  record: CallRecord,
+  fields: RowFields,
+  now: number,
+): { json: string; truncated: boolean } {
   // A plain INSERT throws on an id that has a row: it always writes when it answers.
   return insertRowIfNew(sql, record, fields, now, INSERT_ROW)!;
 }
@@ -131,11 +155,22 @@ export function insertRow(sql: SqlStorage, record: CallRecord, fields: RowFields
  * The same insert when the id has no row yet, in the one statement that also looks for the row (a
  * new record is the common case); undefined, with nothing written, when the id has one.
  */
-export function insertNewRow(sql: SqlStorage, record: CallRecord, fields: RowFields, now: number): { json: string; truncated: boolean } | undefined {
+export function insertNewRow(
+  sql: SqlStorage,
+  record: CallRecord,
+  fields: RowFields,
+  now: number,
+): { json: string; truncated: boolean } | undefined {
   return insertRowIfNew(sql, record, fields, now, `${INSERT_ROW} ON CONFLICT (call_id) DO NOTHING`);
 }
 
-function insertRowIfNew(sql: SqlStorage, record: CallRecord, fields: RowFields, now: number, statement: string): { json: string; truncated: boolean } | undefined {
+function insertRowIfNew(
+  sql: SqlStorage,
+  record: CallRecord,
+  fields: RowFields,
+  now: number,
+  statement: string,
+): { json: string; truncated: boolean } | undefined {
   const fitted = fitRecord(record);
   const cursor = sql.exec(
     statement,
@@ -191,7 +226,8 @@ export function listRows(sql: SqlStorage, query: ListQuery): CallRow[] {
   if (query.tool !== undefined) where.push("tool = ?"), bind.push(query.tool);
   if (query.status !== undefined) where.push("status = ?"), bind.push(query.status);
   if (query.surface !== undefined) where.push("surface = ?"), bind.push(query.surface);
-  if (query.callIdPrefix !== undefined) where.push("call_id >= ? AND call_id < ?"), bind.push(query.callIdPrefix, query.callIdPrefix + ID_END);
+  if (query.callIdPrefix !== undefined)
+    where.push("call_id >= ? AND call_id < ?"), bind.push(query.callIdPrefix, query.callIdPrefix + ID_END);
   if (query.awaitingApproval) where.push("status = 'pending' AND approval = 'requested'");
   if (query.since !== undefined) where.push("started_at >= ?"), bind.push(query.since);
   if (query.until !== undefined) where.push("started_at <= ?"), bind.push(query.until);
@@ -200,7 +236,9 @@ export function listRows(sql: SqlStorage, query: ListQuery): CallRow[] {
     bind.push(query.before.startedAt, query.before.startedAt, query.before.callId);
   }
   const clause = where.length ? `WHERE ${where.join(" AND ")}` : "";
-  return sql.exec<CallRow>(`SELECT * FROM calls ${clause} ORDER BY started_at DESC, call_id DESC LIMIT ?`, ...bind, query.limit).toArray();
+  return sql
+    .exec<CallRow>(`SELECT * FROM calls ${clause} ORDER BY started_at DESC, call_id DESC LIMIT ?`, ...bind, query.limit)
+    .toArray();
 }
 
 /** A page of the full output text, from blobs when the row holds a preview. */

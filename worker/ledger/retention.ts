@@ -20,26 +20,41 @@ const BATCH = 500;
  */
 export function sweep(ctx: ShardContext): number | null {
   const now = ctx.now();
-  const busy = expireLeases(ctx, BATCH) === BATCH || expireApprovals(ctx, BATCH) === BATCH || expireInputs(ctx, BATCH) === BATCH || prune(ctx) === BATCH;
+  const busy =
+    expireLeases(ctx, BATCH) === BATCH ||
+    expireApprovals(ctx, BATCH) === BATCH ||
+    expireInputs(ctx, BATCH) === BATCH ||
+    prune(ctx) === BATCH;
   ctx.sql.exec("DELETE FROM tokens WHERE expires_at <= ?", now);
   pruneSessions(ctx.sql, now);
   pruneAsks(ctx.sql, now);
   if (busy) return now;
-  const deadline = ctx.sql.exec<{ at: number | null }>("SELECT min(deadline) AS at FROM calls WHERE deadline IS NOT NULL").one().at;
+  const deadline = ctx.sql
+    .exec<{ at: number | null }>("SELECT min(deadline) AS at FROM calls WHERE deadline IS NOT NULL")
+    .one().at;
   const any = ctx.sql.exec<{ n: number }>("SELECT count(*) AS n FROM (SELECT 1 FROM calls LIMIT 1)").one().n > 0;
   const pruneAt = any ? now + ctx.settings.pruneIntervalMs : null;
-  const times = [deadline, pruneAt, nextSessionExpiry(ctx.sql), nextAskExpiry(ctx.sql)].filter((at): at is number => at !== null);
+  const times = [deadline, pruneAt, nextSessionExpiry(ctx.sql), nextAskExpiry(ctx.sql)].filter(
+    (at): at is number => at !== null,
+  );
   return times.length === 0 ? null : Math.min(...times);
 }
 
 function expireLeases(ctx: ShardContext, limit: number): number {
-  const rows = ctx.sql.exec<CallRow>("SELECT * FROM calls WHERE status = 'running' AND deadline <= ? LIMIT ?", ctx.now(), limit).toArray();
+  const rows = ctx.sql
+    .exec<CallRow>("SELECT * FROM calls WHERE status = 'running' AND deadline <= ? LIMIT ?", ctx.now(), limit)
+    .toArray();
   for (const row of rows) {
     const stored = toEntry(row).record;
     const message =
       `The outcome of this call is unknown: whatever ran it stopped before reporting back. The tool may or may not ` +
       `have had its effect; it was not run again. Check before calling it again with a new id.`;
-    const record: CallRecord = { ...stored, status: "unknown", error: { code: "internal", message }, durationMs: ctx.now() - stored.startedAt };
+    const record: CallRecord = {
+      ...stored,
+      status: "unknown",
+      error: { code: "internal", message },
+      durationMs: ctx.now() - stored.startedAt,
+    };
     ctx.sql.exec("UPDATE calls SET deadline = NULL WHERE call_id = ?", row.call_id);
     storeRecord(ctx.sql, record, ctx.now());
     ctx.emit(callEvent("call.finished", record, row.key_name, ctx.now(), { record: eventRecord(record) }));

@@ -94,7 +94,8 @@ function addColumn(sql: SqlStorage, table: string, column: string, type: string)
 export function migrate(storage: DurableObjectStorage): void {
   const sql = storage.sql;
   sql.exec("CREATE TABLE IF NOT EXISTS ledger_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL)");
-  const applied = sql.exec<{ value: number }>("SELECT value FROM ledger_meta WHERE key = 'schema'").toArray()[0]?.value ?? 0;
+  const applied =
+    sql.exec<{ value: number }>("SELECT value FROM ledger_meta WHERE key = 'schema'").toArray()[0]?.value ?? 0;
   if (applied >= MIGRATIONS.length) return;
   storage.transactionSync(() => {
     for (const step of MIGRATIONS.slice(applied)) {

@@ -30,7 +30,11 @@ export function writeSessionLevel(sql: SqlStorage, ref: string, level: string, e
 }
 
 export function writeSessionEnded(sql: SqlStorage, ref: string, expiresAt: number): void {
-  sql.exec("INSERT INTO mcp_sessions (ref, level, ended, expires_at) VALUES (?, NULL, 1, ?) ON CONFLICT (ref) DO UPDATE SET ended = 1", ref, expiresAt);
+  sql.exec(
+    "INSERT INTO mcp_sessions (ref, level, ended, expires_at) VALUES (?, NULL, 1, ?) ON CONFLICT (ref) DO UPDATE SET ended = 1",
+    ref,
+    expiresAt,
+  );
 }
 
 /** Rows of sessions that expired: their ids are refused by their own expiry now. */
@@ -48,7 +52,11 @@ export function nextSessionExpiry(sql: SqlStorage): number | null {
  */
 export function cancelRunningWithPrefix(ctx: ShardContext, prefix: string, viewer: Viewer, reason: string): string[] {
   const ids = ctx.sql
-    .exec<{ call_id: string }>("SELECT call_id FROM calls WHERE status = 'running' AND substr(call_id, 1, ?) = ?", prefix.length, prefix)
+    .exec<{ call_id: string }>(
+      "SELECT call_id FROM calls WHERE status = 'running' AND substr(call_id, 1, ?) = ?",
+      prefix.length,
+      prefix,
+    )
     .toArray()
     .map((row) => row.call_id);
   return ids.filter((id) => cancel(ctx, id, viewer, reason).ok);

@@ -7,7 +7,9 @@ import { shardOf } from "./shard-map";
 
 /** The lowest map version whose writers may insert new rows here (1 until a change seals the shard). */
 export function readSeal(sql: SqlStorage): number {
-  return sql.exec<{ value: number }>("SELECT value FROM ledger_meta WHERE key = 'sealed_below'").toArray()[0]?.value ?? 1;
+  return (
+    sql.exec<{ value: number }>("SELECT value FROM ledger_meta WHERE key = 'sealed_below'").toArray()[0]?.value ?? 1
+  );
 }
 
 /** Seals the shard below `version` (never lowers it); answers the seal now in force. */

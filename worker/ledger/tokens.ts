@@ -8,9 +8,16 @@ async function sha256Hex(text: string): Promise<string> {
 }
 
 /** A token for the key named `key`: the stream it opens shows what that key may see. */
-export async function issueToken(sql: SqlStorage, scopes: readonly string[], key: string, expiresAt: number): Promise<string> {
+export async function issueToken(
+  sql: SqlStorage,
+  scopes: readonly string[],
+  key: string,
+  expiresAt: number,
+): Promise<string> {
   const bytes = crypto.getRandomValues(new Uint8Array(24));
-  const token = `evt_${btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_")}`;
+  const token = `evt_${btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")}`;
   sql.exec(
     "INSERT INTO tokens (hash, scopes, key_name, expires_at) VALUES (?, ?, ?, ?)",
     await sha256Hex(token),
@@ -22,7 +29,11 @@ export async function issueToken(sql: SqlStorage, scopes: readonly string[], key
 }
 
 /** The key name and scopes of a live token, or null (also for tokens issued before keys were named). */
-export async function checkToken(sql: SqlStorage, token: string, now: number): Promise<{ scopes: string[]; key: string } | null> {
+export async function checkToken(
+  sql: SqlStorage,
+  token: string,
+  now: number,
+): Promise<{ scopes: string[]; key: string } | null> {
   const row = sql
     .exec<{ scopes: string; key_name: string | null }>(
       "SELECT scopes, key_name FROM tokens WHERE hash = ? AND expires_at > ?",

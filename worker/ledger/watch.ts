@@ -23,15 +23,22 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * until stopped, turning one into an abort of `controller`; starts after `delayMs`, or at once on
  * now(). Each round is one long-poll of the call's shard, woken by a cancel or the call's end.
  */
-export function watchCall({ stub, callId, owner, leaseMs }: WatchTarget, controller: AbortController, delayMs: number): Watching {
+export function watchCall(
+  { stub, callId, owner, leaseMs }: WatchTarget,
+  controller: AbortController,
+  delayMs: number,
+): Watching {
   let stopped = false;
   let started = false;
   let cancelSeen = false;
   const loop = async () => {
     while (!stopped) {
-      const outcome = await callDurable(stub, (ledger) => ledger.watch(callId, owner, leaseMs, cancelSeen)).catch(() => undefined);
+      const outcome = await callDurable(stub, (ledger) => ledger.watch(callId, owner, leaseMs, cancelSeen)).catch(
+        () => undefined,
+      );
       if (stopped || outcome?.done) return;
-      if (!outcome) await pause(1_000); // the shard is unreachable: keep trying, gently
+      if (!outcome)
+        await pause(1_000); // the shard is unreachable: keep trying, gently
       else if (outcome.cancel && !cancelSeen) {
         cancelSeen = true;
         controller.abort(toolError("cancelled", `The call ${callId} was cancelled by a request to cancel it.`));

@@ -66,7 +66,8 @@ const queues = new Map<string, ShardQueue>();
 /** Sends `write` with the other writes to the same shard; answers what writeMany() answered for it. */
 export function submitWrite(shard: string, write: LedgerWrite, context: WriteContext): Promise<WriteOutcome> {
   let queue = queues.get(shard);
-  if (!queue) queues.set(shard, (queue = { pending: [], due: false, generation: 0, sentAt: undefined, stallMs: STALL_MS }));
+  if (!queue)
+    queues.set(shard, (queue = { pending: [], due: false, generation: 0, sentAt: undefined, stallMs: STALL_MS }));
   const q = queue;
   let settled = false;
   const result = new Promise<WriteOutcome>((resolve, reject) => {
@@ -131,7 +132,8 @@ async function sendGroup(queue: ShardQueue, context: WriteContext): Promise<void
   context.waitUntil?.(sent.catch(() => undefined));
   try {
     const outcomes = await sent;
-    for (const [i, p] of group.entries()) p.settle(outcomes[i] ?? { kind: "error", message: "The ledger answered fewer writes than it was sent." });
+    for (const [i, p] of group.entries())
+      p.settle(outcomes[i] ?? { kind: "error", message: "The ledger answered fewer writes than it was sent." });
   } catch (error) {
     for (const p of group) p.fail(error);
   } finally {
@@ -169,9 +171,11 @@ function recordChars(record: CallRecord): number {
   for (const item of record.output?.content ?? []) {
     if (item.type === "text") chars += item.text.length;
     else if (item.type === "image" || item.type === "audio") chars += item.data.length;
-    else if (item.type === "resource") chars += "text" in item.resource ? item.resource.text.length : item.resource.blob.length;
+    else if (item.type === "resource")
+      chars += "text" in item.resource ? item.resource.text.length : item.resource.blob.length;
   }
   // Structured output is usually also the text; alone, it is measured.
-  if (record.output?.structured !== undefined && (record.output.content.length === 0)) chars += jsonChars(record.output.structured);
+  if (record.output?.structured !== undefined && record.output.content.length === 0)
+    chars += jsonChars(record.output.structured);
   return chars;
 }

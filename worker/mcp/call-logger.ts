@@ -23,13 +23,21 @@ function toJson(value: unknown): JsonValue {
  * the client asked for (its session's, or its 2026 request's _meta) and masked with the tenant's
  * secrets (tools may log what they were given).
  */
-export function createCallLogger(tool: string, secrets: Readonly<Record<string, string>> | undefined, sink: Sink): ToolLogger {
+export function createCallLogger(
+  tool: string,
+  secrets: Readonly<Record<string, string>> | undefined,
+  sink: Sink,
+): ToolLogger {
   let mask: ((value: JsonValue) => JsonValue) | undefined;
   const send = (level: LogLevel) => (message: string, data?: unknown) => {
     const minimum = sink.logLevel();
     if (minimum === undefined || !logPasses(level, minimum)) return;
     const payload: JsonValue = data === undefined ? message : { message, data: toJson(data) };
-    sink.notify("notifications/message", { level, logger: tool, data: (mask ??= createMasker(Object.values(secrets ?? {})))(payload) });
+    sink.notify("notifications/message", {
+      level,
+      logger: tool,
+      data: (mask ??= createMasker(Object.values(secrets ?? {})))(payload),
+    });
   };
   return { debug: send("debug"), info: send("info"), warn: send("warning"), error: send("error") };
 }

@@ -48,7 +48,11 @@ export function askMethodsOf(flags: number): Set<AskMethod> {
  * undefined. An elicitation of a mode it did not declare never gets here: ctx.ask refuses it first.
  */
 export function unsupportedBy(flags: number, request: InputRequest): string | undefined {
-  if (request.method === "sampling/createMessage" && (request.params.tools !== undefined || request.params.toolChoice !== undefined) && !(flags & FLAG.samplingTools)) {
+  if (
+    request.method === "sampling/createMessage" &&
+    (request.params.tools !== undefined || request.params.toolChoice !== undefined) &&
+    !(flags & FLAG.samplingTools)
+  ) {
     return "the MCP client did not declare sampling with tools (sampling.tools)";
   }
   return undefined;

@@ -1,5 +1,13 @@
 import { RpcCode } from "../../src/mcp/errors";
-import { isLogLevel, type LogLevel, type NotificationMethod, type RequestId, type RequestMethod, type RpcRequest, type RpcResponse } from "../../src/mcp/messages";
+import {
+  isLogLevel,
+  type LogLevel,
+  type NotificationMethod,
+  type RequestId,
+  type RequestMethod,
+  type RpcRequest,
+  type RpcResponse,
+} from "../../src/mcp/messages";
 import { META_KEYS } from "../../src/mcp/meta";
 import type { Era } from "../../src/mcp/versions";
 import type { ExecuteOptions } from "../../src/options";
@@ -72,14 +80,24 @@ const METHODS: { readonly [name in RequestMethod]?: Method } = {
   "server/discover": { eras: ["modern"], run: discover },
   "tools/list": {
     eras: BOTH,
-    run: (request, exchange) => listTools(exchange.tenant, request.params, exchange.pageSize, exchange.allowed, exchange.era === "modern"),
+    run: (request, exchange) =>
+      listTools(exchange.tenant, request.params, exchange.pageSize, exchange.allowed, exchange.era === "modern"),
   },
   "tools/call": { eras: BOTH, run: runCall },
   ping: { eras: ["legacy"], run: () => ({}) },
   "logging/setLevel": { eras: ["legacy"], run: setLevel },
-  "tasks/get": { eras: ["modern"], run: (request, exchange) => getTask(request.params, exchange.follow, tasksOf(request, exchange).ttlMs) },
-  "tasks/cancel": { eras: ["modern"], run: (request, exchange) => tasksOf(request, exchange) && cancelTask(request.params, exchange.follow) },
-  "tasks/update": { eras: ["modern"], run: (request, exchange) => updateTask(request.params, exchange.follow, tasksOf(request, exchange)) },
+  "tasks/get": {
+    eras: ["modern"],
+    run: (request, exchange) => getTask(request.params, exchange.follow, tasksOf(request, exchange).ttlMs),
+  },
+  "tasks/cancel": {
+    eras: ["modern"],
+    run: (request, exchange) => tasksOf(request, exchange) && cancelTask(request.params, exchange.follow),
+  },
+  "tasks/update": {
+    eras: ["modern"],
+    run: (request, exchange) => updateTask(request.params, exchange.follow, tasksOf(request, exchange)),
+  },
 };
 
 /** The task methods answer only requests whose client declared the extension (-32021 otherwise). */
@@ -96,7 +114,8 @@ export function methodOf(name: string, era: Era): Method | undefined {
 
 async function setLevel(request: RpcRequest, exchange: Exchange): Promise<Record<string, unknown>> {
   const level = request.params?.level;
-  if (!isLogLevel(level)) throw new RpcFailure(RpcCode.invalidParams, `logging/setLevel: unknown level ${JSON.stringify(level)}.`);
+  if (!isLogLevel(level))
+    throw new RpcFailure(RpcCode.invalidParams, `logging/setLevel: unknown level ${JSON.stringify(level)}.`);
   await exchange.setLevel?.(level);
   return {};
 }
@@ -130,7 +149,8 @@ function askerOf(asks: SessionAsks, exchange: Exchange): LegacyAsker {
 function shaped(method: string, result: Record<string, unknown>, era: Era): Record<string, unknown> {
   if (era === "legacy") return result;
   const ttlMs = CACHE_HINTS[method];
-  const meta = typeof result._meta === "object" && result._meta !== null ? (result._meta as Record<string, unknown>) : {};
+  const meta =
+    typeof result._meta === "object" && result._meta !== null ? (result._meta as Record<string, unknown>) : {};
   return {
     resultType: "complete",
     ...result,
@@ -142,15 +162,25 @@ function shaped(method: string, result: Record<string, unknown>, era: Era): Reco
 /** Answers one request of the exchange's era; never throws. */
 export async function answer(request: RpcRequest, exchange: Exchange): Promise<RpcResponse> {
   try {
-    if (request.method === "initialize") throw new RpcFailure(RpcCode.invalidRequest, "initialize must be sent alone, not in a batch.");
+    if (request.method === "initialize")
+      throw new RpcFailure(RpcCode.invalidRequest, "initialize must be sent alone, not in a batch.");
     const method = methodOf(request.method, exchange.era);
-    if (!method) throw new RpcFailure(RpcCode.methodNotFound, `Method not found: ${request.method}. This server offers tools and logging.`);
+    if (!method)
+      throw new RpcFailure(
+        RpcCode.methodNotFound,
+        `Method not found: ${request.method}. This server offers tools and logging.`,
+      );
     return rpcResult(request.id, shaped(request.method, await method.run(request, exchange), exchange.era));
   } catch (error) {
     if (error instanceof RpcFailure) return rpcError(request.id, error.code, error.message, error.data);
     if (error instanceof ConfigError) return rpcError(request.id, RpcCode.internalError, error.message);
     // A bug, not an outcome: logged (masked) and answered without its details.
-    logLine({ msg: "mcp_internal_error", requestId: exchange.requestId, method: request.method, error: exchange.mask(String(error)) });
+    logLine({
+      msg: "mcp_internal_error",
+      requestId: exchange.requestId,
+      method: request.method,
+      error: exchange.mask(String(error)),
+    });
     return rpcError(request.id, RpcCode.internalError, `Internal error (request ${exchange.requestId}).`);
   }
 }

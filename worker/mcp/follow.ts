@@ -38,10 +38,15 @@ export async function followCall(
   });
   const waitMs = onProgress ? PROGRESS_POLL_MS : LONG_POLL_MS;
   for (;;) {
-    const entry = await Promise.race([callDurable(stub, (ledger) => ledger.get(callId, target.viewer, waitMs)).catch(() => null), aborted]);
+    const entry = await Promise.race([
+      callDurable(stub, (ledger) => ledger.get(callId, target.viewer, waitMs)).catch(() => null),
+      aborted,
+    ]);
     if (entry === "aborted") {
       const reason = "The MCP client closed the request that was waiting for this call.";
-      const cancelling = callDurable(stub, (ledger) => ledger.cancel(callId, target.viewer, reason), { tries: 1 }).catch(() => undefined);
+      const cancelling = callDurable(stub, (ledger) => ledger.cancel(callId, target.viewer, reason), {
+        tries: 1,
+      }).catch(() => undefined);
       target.waitUntil?.(cancelling);
       return undefined;
     }

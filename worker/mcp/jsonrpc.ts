@@ -32,15 +32,18 @@ function isId(value: unknown): value is RequestId {
 
 /** Classify one JSON-RPC message without trusting any of it. */
 export function classify(value: unknown): Incoming {
-  if (!isObject(value) || value.jsonrpc !== "2.0") return { kind: "invalid", id: null, reason: 'Expected a JSON-RPC 2.0 object ("jsonrpc": "2.0").' };
+  if (!isObject(value) || value.jsonrpc !== "2.0")
+    return { kind: "invalid", id: null, reason: 'Expected a JSON-RPC 2.0 object ("jsonrpc": "2.0").' };
   const id = isId(value.id) ? value.id : null;
-  if (value.params !== undefined && !isObject(value.params)) return { kind: "invalid", id, reason: "params must be an object." };
+  if (value.params !== undefined && !isObject(value.params))
+    return { kind: "invalid", id, reason: "params must be an object." };
   if (typeof value.method === "string") {
     if (!("id" in value)) return { kind: "notification", message: value as unknown as RpcNotification };
     if (id === null) return { kind: "invalid", id: null, reason: "id must be a string or a number." };
     return { kind: "request", message: value as unknown as RpcRequest };
   }
-  if (id !== null && ("result" in value || "error" in value)) return { kind: "response", message: { id, result: value.result, error: value.error } };
+  if (id !== null && ("result" in value || "error" in value))
+    return { kind: "response", message: { id, result: value.result, error: value.error } };
   return { kind: "invalid", id, reason: "Expected a request, a notification or a response." };
 }
 

@@ -60,8 +60,10 @@ function taskFields(record: CallRecord, createdAt: number, ttlMs: number): Recor
     ttlMs,
     pollIntervalMs: TASK_POLL_INTERVAL_MS,
   };
-  if (record.status === "awaiting_input") fields.statusMessage = "Waiting for your input: answer its inputRequests with tasks/update, then the task runs on.";
-  else if (record.status === "pending") fields.statusMessage = "Waiting for an approval: an admin decides (POST /v1/approvals/:id), then the task runs on.";
+  if (record.status === "awaiting_input")
+    fields.statusMessage = "Waiting for your input: answer its inputRequests with tasks/update, then the task runs on.";
+  else if (record.status === "pending")
+    fields.statusMessage = "Waiting for an approval: an admin decides (POST /v1/approvals/:id), then the task runs on.";
   else if (status === "working" && record.progress?.message) fields.statusMessage = record.progress.message;
   else if (status === "failed" || status === "cancelled") fields.statusMessage = record.error?.message;
   return fields;
@@ -76,12 +78,19 @@ export function createTaskResult(record: CallRecord, ttlMs: number): Record<stri
  * tasks/get's DetailedTask: a terminal task inlines its outcome (result, or error for a failed one).
  * createdAt is the entry's first acceptance, stable while record.startedAt moves with each run.
  */
-export function detailedTask({ record, createdAt }: Pick<LedgerEntry, "record" | "createdAt">, ttlMs: number): Record<string, unknown> {
+export function detailedTask(
+  { record, createdAt }: Pick<LedgerEntry, "record" | "createdAt">,
+  ttlMs: number,
+): Record<string, unknown> {
   const fields = taskFields(record, createdAt, ttlMs);
   // The open questions of a task waiting for its caller (answered ones are gone from the record).
   if (record.status === "awaiting_input") fields.inputRequests = record.error?.inputRequests ?? {};
   if (fields.status === "completed") fields.result = toCallToolResult(resultOfRecord(record));
-  if (fields.status === "failed") fields.error = { code: RpcCode.internalError, message: record.error?.message ?? `The call ended ${record.status}.` };
+  if (fields.status === "failed")
+    fields.error = {
+      code: RpcCode.internalError,
+      message: record.error?.message ?? `The call ended ${record.status}.`,
+    };
   return { resultType: "complete", ...fields };
 }
 
@@ -93,14 +102,21 @@ function taskIdOf(method: string, params: unknown): string {
   return parsed.output.taskId;
 }
 
-const UpdateParams = v.object({ taskId: TaskParams.entries.taskId, inputResponses: v.record(v.string(), v.looseObject({})) });
+const UpdateParams = v.object({
+  taskId: TaskParams.entries.taskId,
+  inputResponses: v.record(v.string(), v.looseObject({})),
+});
 
-const unknownTask = (taskId: string) => new RpcFailure(RpcCode.invalidParams, `Unknown task: ${JSON.stringify(taskId.slice(0, 100))}.`);
+const unknownTask = (taskId: string) =>
+  new RpcFailure(RpcCode.invalidParams, `Unknown task: ${JSON.stringify(taskId.slice(0, 100))}.`);
 
 /** tasks/get: the record as the caller may see it, now. */
 export async function getTask(params: unknown, target: FollowTarget, ttlMs: number): Promise<Record<string, unknown>> {
   const taskId = taskIdOf("tasks/get", params);
-  const entry: LedgerEntry | null = await callDurable(() => target.ledger.for(taskId), (ledger) => ledger.get(taskId, target.viewer));
+  const entry: LedgerEntry | null = await callDurable(
+    () => target.ledger.for(taskId),
+    (ledger) => ledger.get(taskId, target.viewer),
+  );
   if (!entry) throw unknownTask(taskId);
   return detailedTask(entry, ttlMs);
 }
@@ -111,7 +127,10 @@ export async function getTask(params: unknown, target: FollowTarget, ttlMs: numb
  */
 export async function cancelTask(params: unknown, target: FollowTarget): Promise<Record<string, unknown>> {
   const taskId = taskIdOf("tasks/cancel", params);
-  const outcome = await callDurable(() => target.ledger.for(taskId), (ledger) => ledger.cancel(taskId, target.viewer, "The MCP client cancelled the task."));
+  const outcome = await callDurable(
+    () => target.ledger.for(taskId),
+    (ledger) => ledger.cancel(taskId, target.viewer, "The MCP client cancelled the task."),
+  );
   if (!outcome.ok && outcome.error === "not_found") throw unknownTask(taskId);
   return {};
 }
@@ -121,11 +140,25 @@ export async function cancelTask(params: unknown, target: FollowTarget): Promise
  * are not open, and an update of a task that does not wait, are ignored, as the extension says. The
  * ack comes once the answers are stored (and, all answered, the run is handed on).
  */
-export async function updateTask(params: unknown, target: FollowTarget, host: TaskHost): Promise<Record<string, unknown>> {
+export async function updateTask(
+  params: unknown,
+  target: FollowTarget,
+  host: TaskHost,
+): Promise<Record<string, unknown>> {
   const parsed = v.safeParse(UpdateParams, params ?? {});
-  if (!parsed.success) throw new RpcFailure(RpcCode.invalidParams, "tasks/update: params must hold taskId (a string) and inputResponses (an object of objects).");
+  if (!parsed.success)
+    throw new RpcFailure(
+      RpcCode.invalidParams,
+      "tasks/update: params must hold taskId (a string) and inputResponses (an object of objects).",
+    );
   const { taskId, inputResponses } = parsed.output;
-  const outcome = await answerCall(target.ledger, host.runners, taskId, target.viewer, inputResponses as Record<string, JsonValue>);
+  const outcome = await answerCall(
+    target.ledger,
+    host.runners,
+    taskId,
+    target.viewer,
+    inputResponses as Record<string, JsonValue>,
+  );
   if (!outcome.ok && outcome.error === "not_found") throw unknownTask(taskId);
   if (!outcome.ok) throw new RpcFailure(RpcCode.invalidParams, `tasks/update: ${outcome.message}.`);
   return {};

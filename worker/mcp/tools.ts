@@ -39,12 +39,19 @@ function builtMcp(tenant: Tenant, allowed?: ReadonlySet<string>): McpListing {
   const { tools } = toolListing(tenant, mcp, allowed);
   return {
     length: tools.length,
-    page: (offset, end, modern) => (modern ? withTaskSupport(tenant, tools.slice(offset, end)) : tools.slice(offset, end)),
+    page: (offset, end, modern) =>
+      modern ? withTaskSupport(tenant, tools.slice(offset, end)) : tools.slice(offset, end),
   };
 }
 
 /** The cursor is the offset of the next page, opaque to clients. */
-export function listTools(tenant: Tenant, params: unknown, pageSize = DEFAULT_PAGE_SIZE, allowed?: ReadonlySet<string>, modern = false): Record<string, unknown> {
+export function listTools(
+  tenant: Tenant,
+  params: unknown,
+  pageSize = DEFAULT_PAGE_SIZE,
+  allowed?: ReadonlySet<string>,
+  modern = false,
+): Record<string, unknown> {
   const parsed = v.safeParse(ListParams, params ?? {});
   if (!parsed.success) throw new RpcFailure(RpcCode.invalidParams, "tools/list: cursor must be a string.");
   // A tool whose input is not an object cannot be offered over MCP (GET /v1/tools/mcp lists it as skipped).
@@ -52,7 +59,8 @@ export function listTools(tenant: Tenant, params: unknown, pageSize = DEFAULT_PA
   let offset = 0;
   if (parsed.output.cursor !== undefined) {
     offset = /^o[0-9]{1,9}$/.test(parsed.output.cursor) ? Number(parsed.output.cursor.slice(1)) : -1;
-    if (offset < 0 || offset > listed.length) throw new RpcFailure(RpcCode.invalidParams, "tools/list: the cursor is not one this server gave.");
+    if (offset < 0 || offset > listed.length)
+      throw new RpcFailure(RpcCode.invalidParams, "tools/list: the cursor is not one this server gave.");
   }
   const end = offset + pageSize;
   const shown = listed.page(offset, end, modern);
@@ -96,7 +104,10 @@ export interface CallContext {
 }
 
 /** notifications/progress for the client's token: only increasing values (the spec requires it), from any source. */
-function progressSink(token: string | number | undefined, notify: CallContext["notify"]): ((progress: Progress) => void) | undefined {
+function progressSink(
+  token: string | number | undefined,
+  notify: CallContext["notify"],
+): ((progress: Progress) => void) | undefined {
   if (token === undefined) return undefined;
   let last = -Infinity;
   return (progress) => {
@@ -135,20 +146,30 @@ export async function callTool(params: unknown, ctx: CallContext): Promise<Recor
   const waits = ctx.tasks !== undefined && support !== "forbidden" && tool?.policy.execution === "detached";
   const retry = ctx.envelope ? await openRetry(params, ctx.envelope, ctx.follow, name, args, waits) : undefined;
   const sink = progressSink(_meta?.progressToken, ctx.notify);
-  const hooks = [...(base.hooks === undefined ? [] : Array.isArray(base.hooks) ? base.hooks : [base.hooks]), ...progressHooks(sink)];
+  const hooks = [
+    ...(base.hooks === undefined ? [] : Array.isArray(base.hooks) ? base.hooks : [base.hooks]),
+    ...progressHooks(sink),
+  ];
   const log = createCallLogger(name, base.secrets, ctx);
   const run: RunRound = async (callId, ask, signal) => {
-    const ended = await executeCall({ id: callId, name, arguments: args ?? {} }, { ...base, hooks, signal, log, ...(ask ? { ask } : {}) });
+    const ended = await executeCall(
+      { id: callId, name, arguments: args ?? {} },
+      { ...base, hooks, signal, log, ...(ask ? { ask } : {}) },
+    );
     logCall(ctx.requestId, ended.record);
     return ended;
   };
-  let result = ctx.asker ? await runAsking(ctx.callId, run, ctx.asker) : await run(ctx.callId, retry?.channel, ctx.signal);
-  if (!result.ok && result.error.code === "unknown_tool") throw new RpcFailure(RpcCode.invalidParams, result.error.message);
+  let result = ctx.asker
+    ? await runAsking(ctx.callId, run, ctx.asker)
+    : await run(ctx.callId, retry?.channel, ctx.signal);
+  if (!result.ok && result.error.code === "unknown_tool")
+    throw new RpcFailure(RpcCode.invalidParams, result.error.message);
   const asking = retry && (await inputRequiredResult(result, retry, ctx.follow));
   if (asking) return asking;
   // A client that follows tasks gets the call's record as its task once the call goes on beyond this
   // request (detached, auto past detachAfterMs) or waits for an approval; a call that ended is answered.
-  if (ctx.tasks && support !== "forbidden" && (isRunning(result) || result.record.status === "pending")) return createTaskResult(result.record, ctx.tasks.ttlMs);
+  if (ctx.tasks && support !== "forbidden" && (isRunning(result) || result.record.status === "pending"))
+    return createTaskResult(result.record, ctx.tasks.ttlMs);
   if (isRunning(result)) {
     const record = await followCall(result.callId, ctx.follow, ctx.signal, sink);
     if (record) result = resultOfRecord(record);

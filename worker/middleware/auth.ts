@@ -38,7 +38,13 @@ function bearerOf(authorization: string | undefined): string | undefined {
  */
 export async function authenticate(c: Context<AppEnv>, authorization: string | undefined): Promise<Caller> {
   const token = bearerOf(authorization);
-  if (token === undefined) throw new ApiError(401, "missing_key", "Send the API key or access token as Authorization: Bearer <key>.", challenge(c));
+  if (token === undefined)
+    throw new ApiError(
+      401,
+      "missing_key",
+      "Send the API key or access token as Authorization: Bearer <key>.",
+      challenge(c),
+    );
   const oauth = await grantCaller(c, token);
   if (oauth) return oauth;
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(token)));
@@ -60,22 +66,41 @@ export async function authenticate(c: Context<AppEnv>, authorization: string | u
   let found: RuntimeKey | undefined;
   for (const entry of runtime) {
     const current = crypto.subtle.timingSafeEqual(digest, entry.hash);
-    const previous = entry.previous !== undefined && crypto.subtle.timingSafeEqual(digest, entry.previous) && (entry.key.previousValidUntil ?? 0) > now;
+    const previous =
+      entry.previous !== undefined &&
+      crypto.subtle.timingSafeEqual(digest, entry.previous) &&
+      (entry.key.previousValidUntil ?? 0) > now;
     if ((current || previous) && found === undefined) found = entry;
   }
   if (configured) return { keyName: configured.name, scopes: configured.scopes, binding: configured.hash };
   if (found) return runtimeCaller(c, found, now);
   if (unavailable !== undefined) throw unavailable;
-  if (looksLikeAccessToken(token)) throw new ApiError(401, "invalid_token", "The access token is not valid here: expired, revoked, or issued for another resource. Sign in again.", challenge(c, "invalid_token"));
+  if (looksLikeAccessToken(token))
+    throw new ApiError(
+      401,
+      "invalid_token",
+      "The access token is not valid here: expired, revoked, or issued for another resource. Sign in again.",
+      challenge(c, "invalid_token"),
+    );
   throw new ApiError(401, "invalid_key", "The API key is not valid for this tenant.", challenge(c));
 }
 
 function runtimeCaller(c: Context<AppEnv>, entry: RuntimeKey, now: number): Caller {
   const { key } = entry;
   if (key.expiresAt !== undefined && key.expiresAt <= now) {
-    throw new ApiError(401, "key_expired", `The API key "${key.name}" expired at ${new Date(key.expiresAt).toISOString()}.`, challenge(c));
+    throw new ApiError(
+      401,
+      "key_expired",
+      `The API key "${key.name}" expired at ${new Date(key.expiresAt).toISOString()}.`,
+      challenge(c),
+    );
   }
-  noteKeyUse(tenantKeys({ KEYS: c.env.KEYS as unknown as KeysNamespace }, c.get("tenant").name), key.id, waitUntilOf(c), now);
+  noteKeyUse(
+    tenantKeys({ KEYS: c.env.KEYS as unknown as KeysNamespace }, c.get("tenant").name),
+    key.id,
+    waitUntilOf(c),
+    now,
+  );
   return {
     keyName: key.name,
     scopes: entry.scopes,
@@ -104,7 +129,9 @@ export const requireKey = createMiddleware<AppEnv>(async (c, next) => {
 /** The 403 for a caller without `scope`; an OAuth client is told which scope to ask for (step-up). */
 export function forbidden(caller: Caller, scope: Scope): ApiError {
   const headers: Record<string, string> = caller.oauth
-    ? { "WWW-Authenticate": `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${caller.oauth.metadataUrl}"` }
+    ? {
+        "WWW-Authenticate": `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${caller.oauth.metadataUrl}"`,
+      }
     : {};
   return new ApiError(403, "forbidden", `This ${caller.oauth ? "grant" : "key"} lacks the "${scope}" scope.`, headers);
 }

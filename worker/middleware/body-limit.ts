@@ -19,7 +19,9 @@ export const bodyLimit = createMiddleware<AppEnv>(async (c, next) => {
   if (declared && Number(length) > maxBodyBytes) throw tooLarge(maxBodyBytes);
   // A body of a declared length within the limit is read whole by the runtime (no stream reader in
   // JavaScript); one without is read chunk by chunk, counting its size as it comes.
-  const body = declared ? await readDeclared(raw, maxBodyBytes, bodyTimeoutMs) : await readBody(raw.body, maxBodyBytes, bodyTimeoutMs);
+  const body = declared
+    ? await readDeclared(raw, maxBodyBytes, bodyTimeoutMs)
+    : await readBody(raw.body, maxBodyBytes, bodyTimeoutMs);
   // Routes read the buffered copy (the call routes the bytes themselves, without a second stream);
   // the request's signal (client gone) stays the original's.
   c.req.raw = new Request(raw, { body, signal: raw.signal });

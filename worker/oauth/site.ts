@@ -32,7 +32,12 @@ export interface OAuthSite {
 }
 
 export function siteAt(origin: string, tenant: string): OAuthSite {
-  return { tenant, origin, resource: `${origin}/mcp`, metadataUrl: `${origin}/.well-known/oauth-protected-resource/mcp` };
+  return {
+    tenant,
+    origin,
+    resource: `${origin}/mcp`,
+    metadataUrl: `${origin}/.well-known/oauth-protected-resource/mcp`,
+  };
 }
 
 /** The library's two roles for a site. */
@@ -59,7 +64,12 @@ function build(lib: OAuthLibrary, site: OAuthSite): OAuthServers | null {
       clientIdMetadataDocumentEnabled: true,
     });
     const resourceServer = new lib.OAuthResourceServer<Record<string, unknown>>({
-      resourceMetadata: { resource, authorization_servers: [origin], bearer_methods_supported: ["header"], resource_name: `toolgate (${site.tenant})` },
+      resourceMetadata: {
+        resource,
+        authorization_servers: [origin],
+        bearer_methods_supported: ["header"],
+        resource_name: `toolgate (${site.tenant})`,
+      },
       requiredScopes: REQUIRED_SCOPES,
       validateToken: (env) => (audience, token) => authorizationServer.validateToken(audience, token, env),
       // Only its metadata is served through it; /mcp itself is toolgate's (middleware/auth.ts checks tokens).

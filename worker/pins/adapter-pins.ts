@@ -58,7 +58,13 @@ export class AdapterPins extends DurableObject<Env> {
     const denials = this.ctx.storage.sql
       .exec<DenialRow>("SELECT tool, server, hash, denied_by, denied_at FROM denials ORDER BY tool")
       .toArray()
-      .map((row) => ({ tool: row.tool, server: row.server, hash: row.hash, deniedBy: row.denied_by, deniedAt: row.denied_at }));
+      .map((row) => ({
+        tool: row.tool,
+        server: row.server,
+        hash: row.hash,
+        deniedBy: row.denied_by,
+        deniedAt: row.denied_at,
+      }));
     return { pins: await this.all(), denials };
   }
 
@@ -66,7 +72,9 @@ export class AdapterPins extends DurableObject<Env> {
   async approvedDefinitions(tools: string[]): Promise<Record<string, unknown>> {
     const out: Record<string, unknown> = {};
     for (const tool of tools.slice(0, 500)) {
-      const row = this.ctx.storage.sql.exec<{ definition: string }>("SELECT definition FROM pins WHERE tool = ?", tool).toArray()[0];
+      const row = this.ctx.storage.sql
+        .exec<{ definition: string }>("SELECT definition FROM pins WHERE tool = ?", tool)
+        .toArray()[0];
       if (row) out[tool] = JSON.parse(row.definition) as unknown;
     }
     return out;
@@ -98,7 +106,13 @@ export class AdapterPins extends DurableObject<Env> {
     return this.ctx.storage.sql
       .exec<PinRow>("SELECT tool, server, hash, approved_by, approved_at FROM pins ORDER BY tool")
       .toArray()
-      .map((row) => ({ tool: row.tool, server: row.server, hash: row.hash, approvedBy: row.approved_by, approvedAt: row.approved_at }));
+      .map((row) => ({
+        tool: row.tool,
+        server: row.server,
+        hash: row.hash,
+        approvedBy: row.approved_by,
+        approvedAt: row.approved_at,
+      }));
   }
 
   /** Record approvals (insert or replace); the definition is kept for audit, and the tool's denial is lifted. */

@@ -28,7 +28,11 @@ interface Cached {
 export function createPinStore(pins: PinsAddress, now: () => number = Date.now): TenantPins {
   let cache: Cached | undefined;
   const remember = (state: PinState) => {
-    cache = { at: now(), byTool: new Map(state.pins.map((pin) => [pin.tool, pin])), denied: new Map(state.denials.map((d) => [d.tool, d])) };
+    cache = {
+      at: now(),
+      byTool: new Map(state.pins.map((pin) => [pin.tool, pin])),
+      denied: new Map(state.denials.map((d) => [d.tool, d])),
+    };
     return cache;
   };
 

@@ -12,7 +12,15 @@ import type { TenantPins } from "../pins/store";
 
 const ReviewBody = v.object({
   tools: v.pipe(
-    v.array(v.union([v.string(), v.object({ tool: v.string(), hash: v.optional(v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, "hash must be 64 hex characters"))) })])),
+    v.array(
+      v.union([
+        v.string(),
+        v.object({
+          tool: v.string(),
+          hash: v.optional(v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, "hash must be 64 hex characters"))),
+        }),
+      ]),
+    ),
     v.minLength(1, "tools must name at least one tool"),
   ),
 });
@@ -20,7 +28,13 @@ const ReviewBody = v.object({
 /** Pinning verdict of one remote tool, as a call would meet it. */
 function stateOf(def: RemoteDefinition, pin: Pin | undefined, denial: Denial | undefined, pinning: string) {
   const approved = pin?.hash === def.hash;
-  const state = approved ? "approved" : denial?.hash === def.hash ? "denied" : pin === undefined ? "unapproved" : "changed";
+  const state = approved
+    ? "approved"
+    : denial?.hash === def.hash
+      ? "denied"
+      : pin === undefined
+        ? "unapproved"
+        : "changed";
   const callable = pinning === "off" || state === "approved" || (state === "unapproved" && pinning === "changes");
   return { state, callable };
 }
@@ -68,9 +82,16 @@ async function describeServer(server: RemoteServer, review: Review, signal: Abor
     definitions = await freshDefinitions(server, signal);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    return { ...base, error: message, status: { reachable: false, checkedAt, ...known, lastError: { at: checkedAt, message } }, tools: [] };
+    return {
+      ...base,
+      error: message,
+      status: { reachable: false, checkedAt, ...known, lastError: { at: checkedAt, message } },
+      tools: [],
+    };
   }
-  const changed = definitions.filter((def) => review.pins.has(def.tool) && review.pins.get(def.tool)!.hash !== def.hash).map((def) => def.tool);
+  const changed = definitions
+    .filter((def) => review.pins.has(def.tool) && review.pins.get(def.tool)!.hash !== def.hash)
+    .map((def) => def.tool);
   const before = review.store && changed.length > 0 ? await review.store.approvedDefinitions(changed) : {};
   const tools = definitions.map((def) => {
     const pin = review.pins.get(def.tool);
@@ -81,9 +102,18 @@ async function describeServer(server: RemoteServer, review: Review, signal: Abor
       hash: def.hash,
       ...stateOf(def, pin, denial, pinning),
       ...(pin
-        ? { approved: { hash: pin.hash, by: pin.approvedBy, at: new Date(pin.approvedAt).toISOString(), ...(def.tool in before ? { definition: before[def.tool] } : {}) } }
+        ? {
+            approved: {
+              hash: pin.hash,
+              by: pin.approvedBy,
+              at: new Date(pin.approvedAt).toISOString(),
+              ...(def.tool in before ? { definition: before[def.tool] } : {}),
+            },
+          }
         : {}),
-      ...(denial ? { denied: { hash: denial.hash, by: denial.deniedBy, at: new Date(denial.deniedAt).toISOString() } } : {}),
+      ...(denial
+        ? { denied: { hash: denial.hash, by: denial.deniedBy, at: new Date(denial.deniedAt).toISOString() } }
+        : {}),
       definition: def.definition,
     };
   });
@@ -96,24 +126,44 @@ async function review(c: Context<AppEnv>, verdict: "approve" | "deny") {
   const pins = remoteOf(c).pins;
   if (!pins) throw new ApiError(500, "not_configured", "The ADAPTER_PINS Durable Object binding is missing.");
   const parsed = v.safeParse(ReviewBody, await c.req.json().catch(() => undefined));
-  if (!parsed.success) throw new ApiError(400, "invalid_body", parsed.issues[0]?.message ?? 'Send { "tools": ["name"] }.');
+  if (!parsed.success)
+    throw new ApiError(400, "invalid_body", parsed.issues[0]?.message ?? 'Send { "tools": ["name"] }.');
   const definitions = await freshDefinitions(server, AbortSignal.timeout(15_000));
   const entries = parsed.output.tools.map((item) => {
     const { tool, hash } = typeof item === "string" ? { tool: item, hash: undefined } : item;
     const def = definitions.find((d) => d.tool === tool);
-    if (!def) throw new ApiError(404, "unknown_tool", `The server "${server.declaration.name}" does not offer "${tool}" (now: ${definitions.map((d) => d.tool).join(", ") || "nothing"}).`);
+    if (!def)
+      throw new ApiError(
+        404,
+        "unknown_tool",
+        `The server "${server.declaration.name}" does not offer "${tool}" (now: ${definitions.map((d) => d.tool).join(", ") || "nothing"}).`,
+      );
     if (hash !== undefined && hash !== def.hash) {
-      throw new ApiError(409, "definition_mismatch", `The definition of "${tool}" changed again (its hash is now ${def.hash}); review it and ${verdict} that hash.`);
+      throw new ApiError(
+        409,
+        "definition_mismatch",
+        `The definition of "${tool}" changed again (its hash is now ${def.hash}); review it and ${verdict} that hash.`,
+      );
     }
     return { tool, server: server.declaration.name, hash: def.hash, definition: def.definition };
   });
   const name = server.declaration.name;
   if (verdict === "deny") {
     const denied = await pins.deny(entries, c.var.caller.keyName);
-    return c.json({ server: name, denied: entries.map(({ tool, hash }) => ({ tool, hash, by: denied.find((d) => d.tool === tool)?.deniedBy })) });
+    return c.json({
+      server: name,
+      denied: entries.map(({ tool, hash }) => ({ tool, hash, by: denied.find((d) => d.tool === tool)?.deniedBy })),
+    });
   }
   const written = await pins.approve(entries, c.var.caller.keyName);
-  return c.json({ server: name, approved: entries.map(({ tool, hash }) => ({ tool, hash, by: written.find((pin) => pin.tool === tool)?.approvedBy })) });
+  return c.json({
+    server: name,
+    approved: entries.map(({ tool, hash }) => ({
+      tool,
+      hash,
+      by: written.find((pin) => pin.tool === tool)?.approvedBy,
+    })),
+  });
 }
 
 /**
@@ -131,7 +181,11 @@ export const adapters = new Hono<AppEnv>()
     const remote = remoteToolsOf(c.var.tenant);
     const store = remote?.pins;
     const [pins, denials] = store ? await Promise.all([store.all(), store.denials()]) : [[], []];
-    const state: Review = { pins: new Map(pins.map((pin) => [pin.tool, pin])), denials: new Map(denials.map((d) => [d.tool, d])), store };
+    const state: Review = {
+      pins: new Map(pins.map((pin) => [pin.tool, pin])),
+      denials: new Map(denials.map((d) => [d.tool, d])),
+      store,
+    };
     const signal = AbortSignal.timeout(15_000);
     const mcp = await Promise.all((remote?.servers ?? []).map((server) => describeServer(server, state, signal)));
     return c.json({ egress: all.egress, ...all.summary, mcp });

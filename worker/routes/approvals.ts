@@ -35,7 +35,14 @@ export const runApprovedCall: ApprovedRunner = async (c, approved) => {
   const tenant = await needRemoteTools(c, [approved.call.name]);
   const policy = tenant.registry.get(approved.call.name)?.policy;
   const idempotent = (policy?.idempotent ?? policy?.readOnly) === true;
-  await runner.detach({ callId: approved.call.id, tool: approved.call.name, args: approved.call.arguments, owner: approved.owner, idempotent, approved: true });
+  await runner.detach({
+    callId: approved.call.id,
+    tool: approved.call.name,
+    args: approved.call.arguments,
+    owner: approved.owner,
+    idempotent,
+    approved: true,
+  });
 };
 
 /** If the run cannot even start (not a tool failure), the record still ends instead of turning unknown. */
@@ -78,7 +85,13 @@ export function approvalRoutes(run: ApprovedRunner = runApprovedCall) {
       const before = decodeCursor(c.req.query("cursor"));
       const query = { limit, viewer: null, awaitingApproval: true, ...(before ? { before } : {}) };
       const { entries, nextCursor } = await listNewest(c, query);
-      const tenant = entries.length > 0 ? await needRemoteTools(c, entries.map((entry) => entry.record.tool)) : c.var.tenant;
+      const tenant =
+        entries.length > 0
+          ? await needRemoteTools(
+              c,
+              entries.map((entry) => entry.record.tool),
+            )
+          : c.var.tenant;
       const approvals = entries.map(({ record, approval, key, surface }) => {
         const tool = tenant.registry.get(record.tool);
         return {
@@ -99,14 +112,18 @@ export function approvalRoutes(run: ApprovedRunner = runApprovedCall) {
       const callId = c.req.param("id");
       await requireDecider(c, callId);
       const parsed = v.safeParse(DecisionBody, await c.req.json().catch(() => undefined));
-      if (!parsed.success) throw new ApiError(400, "invalid_body", parsed.issues[0]?.message ?? "Send { decision, reason? }.");
+      if (!parsed.success)
+        throw new ApiError(400, "invalid_body", parsed.issues[0]?.message ?? "Send { decision, reason? }.");
       const { decision } = parsed.output;
       // Stored and shown as written, without the pipeline's masking: mask it here.
       const reason = parsed.output.reason === undefined ? undefined : tenantTextMasker(c)(parsed.output.reason);
       const shard = () => tenantLedger(c.env, c.var.tenant.name).for(callId);
       // Not repeated: a decision that reached the shard and is sent again answers already_decided.
-      const outcome = await callDurable(shard, (ledger) => ledger.decide(callId, decision, reason, DEFAULT_LEASE_MS), { tries: 1 });
-      if (!outcome.ok && outcome.error === "not_found") throw new ApiError(404, "not_found", `No call ${callId} is recorded.`);
+      const outcome = await callDurable(shard, (ledger) => ledger.decide(callId, decision, reason, DEFAULT_LEASE_MS), {
+        tries: 1,
+      });
+      if (!outcome.ok && outcome.error === "not_found")
+        throw new ApiError(404, "not_found", `No call ${callId} is recorded.`);
       if (!outcome.ok) {
         const state = outcome.entry?.approval?.state ?? outcome.entry?.record.status;
         throw new ApiError(409, "already_decided", `The call ${callId} is not awaiting a decision (it is ${state}).`);

@@ -48,7 +48,10 @@ async function runCalls(c: Context<AppEnv>, body: unknown, format: Format): Prom
   if (decoded.calls.length === 0) throw new ApiError(400, "no_calls", `The body holds no ${format.name} tool calls.`);
   const tooMany = overBatchLimit(c.get("tenant").config, decoded.calls.length, "calls");
   if (tooMany) throw new ApiError(400, "too_many_calls", tooMany);
-  await needRemoteTools(c, decoded.calls.map((call) => call.name));
+  await needRemoteTools(
+    c,
+    decoded.calls.map((call) => call.name),
+  );
   // Without Runners (no RUNNERS binding) nothing could run a call on with its answers: nobody is asked.
   const asks = c.env.RUNNERS ? { ask: HTTP_CALLER } : {};
   const results = await executeBatch(decoded.calls, { ...executionOptions(c), ...asks });
@@ -60,7 +63,9 @@ async function runCalls(c: Context<AppEnv>, body: unknown, format: Format): Prom
   const lone = results.length === 1 && !results[0]!.ok ? results[0]!.error : undefined;
   const limited = lone?.code === "busy" && c.get("rateLimitedMs") !== undefined;
   const status = lone?.code === "conflict" ? 409 : limited ? 429 : 200;
-  const headers = limited ? { "Retry-After": String(Math.max(1, Math.ceil(c.get("rateLimitedMs")! / 1000))) } : undefined;
+  const headers = limited
+    ? { "Retry-After": String(Math.max(1, Math.ceil(c.get("rateLimitedMs")! / 1000))) }
+    : undefined;
   return c.json({ ...(format.encode(results) as object), calls }, status, headers);
 }
 

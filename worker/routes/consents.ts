@@ -27,7 +27,11 @@ async function api(c: Context<AppEnv>): Promise<OAuthHelpers> {
 }
 
 function gone(): ApiError {
-  return new ApiError(410, "consent_expired", "This sign-in request expired, was already decided, or was started in another browser. Start the sign-in again from the client.");
+  return new ApiError(
+    410,
+    "consent_expired",
+    "This sign-in request expired, was already decided, or was started in another browser. Start the sign-in again from the client.",
+  );
 }
 
 /**
@@ -56,7 +60,12 @@ export const consents = new Hono<AppEnv>()
       }
       const approved = await oauth.approveConsent(c.req.raw, handle, { scope: [body.scope] });
       const { tools, ratePerMinute, expiresAt } = body;
-      const props: GrantProps = { approvedBy: c.var.caller.keyName, ...(tools ? { tools } : {}), ...(ratePerMinute ? { ratePerMinute } : {}), ...(expiresAt ? { expiresAt } : {}) };
+      const props: GrantProps = {
+        approvedBy: c.var.caller.keyName,
+        ...(tools ? { tools } : {}),
+        ...(ratePerMinute ? { ratePerMinute } : {}),
+        ...(expiresAt ? { expiresAt } : {}),
+      };
       const consent = await readConsent(c.env.OAUTH_KV, handle);
       const { redirectTo } = await oauth.completeAuthorization({
         request: approved.request,
@@ -75,7 +84,10 @@ export const consents = new Hono<AppEnv>()
     }
   })
   .get("/grants", async (c) => {
-    const page = await (await api(c)).listUserGrants(GRANT_USER, { limit: 100, ...(c.req.query("cursor") ? { cursor: c.req.query("cursor")! } : {}) });
+    const page = await (await api(c)).listUserGrants(GRANT_USER, {
+      limit: 100,
+      ...(c.req.query("cursor") ? { cursor: c.req.query("cursor")! } : {}),
+    });
     const grants = page.items.map((grant) => ({
       id: grant.id,
       clientId: grant.clientId,
@@ -83,7 +95,9 @@ export const consents = new Hono<AppEnv>()
       createdAt: grant.createdAt * 1000,
       ...(grant.expiresAt ? { expiresAt: grant.expiresAt * 1000 } : {}),
       ...(grant.redirectUri ? { redirectUri: grant.redirectUri } : {}),
-      ...(grant.metadata && typeof grant.metadata === "object" ? { details: grant.metadata as Record<string, unknown> } : {}),
+      ...(grant.metadata && typeof grant.metadata === "object"
+        ? { details: grant.metadata as Record<string, unknown> }
+        : {}),
     }));
     return c.json({ grants, ...(page.cursor ? { cursor: page.cursor } : {}) });
   })

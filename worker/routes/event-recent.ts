@@ -20,10 +20,18 @@ export interface RecentStart {
  * (`at`) are taken, and each shard starts just before the oldest it gave, or at its newest event
  * when it gave none. Rejects when a shard stays unreachable.
  */
-export async function recentStarts(shards: readonly RecentReader[], count: number, viewer: Viewer): Promise<RecentStart> {
-  const answers = await Promise.all(shards.map((reader) => callDurable(reader, (ledger) => ledger.recentEvents(count, viewer))));
+export async function recentStarts(
+  shards: readonly RecentReader[],
+  count: number,
+  viewer: Viewer,
+): Promise<RecentStart> {
+  const answers = await Promise.all(
+    shards.map((reader) => callDurable(reader, (ledger) => ledger.recentEvents(count, viewer))),
+  );
   // Newest first; within a shard the id decides (times can tie), so each shard gives a run of its newest.
-  const candidates = answers.flatMap((answer, shard) => answer.events.map((event, rank) => ({ shard, rank, at: event.at })));
+  const candidates = answers.flatMap((answer, shard) =>
+    answer.events.map((event, rank) => ({ shard, rank, at: event.at })),
+  );
   candidates.sort((a, b) => b.at - a.at || (a.shard === b.shard ? a.rank - b.rank : a.shard - b.shard));
   const taken = answers.map(() => 0);
   for (const { shard } of candidates.slice(0, count)) taken[shard]!++;

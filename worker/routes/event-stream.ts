@@ -47,7 +47,11 @@ export function parseEventId(value: string | undefined | null, shards: number): 
  * ("from now"). Read before the response starts, so every event after the client sees `ready` is
  * delivered. Rejects when a shard stays unreachable.
  */
-export function startPositions(shards: readonly EventReader[], resume: readonly number[] | null, viewer: Viewer): Promise<number[]> {
+export function startPositions(
+  shards: readonly EventReader[],
+  resume: readonly number[] | null,
+  viewer: Viewer,
+): Promise<number[]> {
   return Promise.all(
     shards.map(async (reader, shard) => {
       const known = resume?.[shard] ?? -1;
@@ -82,7 +86,15 @@ export function eventStream(options: EventStreamOptions): ReadableStream<Uint8Ar
       heartbeat = setInterval(() => send(`: heartbeat\n\n`), options.heartbeatMs);
       options.shards.forEach((reader, shard) => void follow(reader, shard, send));
       const { grow } = options;
-      if (grow) growing = setInterval(() => void grow(positions.length).then((more) => added(more, send), () => undefined), options.growMs ?? 10_000);
+      if (grow)
+        growing = setInterval(
+          () =>
+            void grow(positions.length).then(
+              (more) => added(more, send),
+              () => undefined,
+            ),
+          options.growMs ?? 10_000,
+        );
     },
     cancel() {
       stopped = true;

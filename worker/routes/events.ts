@@ -28,8 +28,16 @@ async function streamCaller(c: Context<AppEnv>): Promise<Caller> {
   const token = c.req.query("token");
   if (header !== undefined || token === undefined) return authenticate(c, header);
   // Tokens live on shard 0.
-  const found = await callDurable(() => tenantLedger(c.env, c.var.tenant.name).shard(0), (ledger) => ledger.checkToken(token));
-  if (!found) throw new ApiError(401, "invalid_token", "The event token is unknown or expired; get a new one from POST /v1/events/token.");
+  const found = await callDurable(
+    () => tenantLedger(c.env, c.var.tenant.name).shard(0),
+    (ledger) => ledger.checkToken(token),
+  );
+  if (!found)
+    throw new ApiError(
+      401,
+      "invalid_token",
+      "The event token is unknown or expired; get a new one from POST /v1/events/token.",
+    );
   // Streams bind no session: the token stands for the key (or grant) that asked for it.
   return { keyName: found.key, scopes: new Set(found.scopes as Scope[]), binding: new Uint8Array(0) };
 }
@@ -51,7 +59,9 @@ export function eventRoutes(options: EventRouteOptions = {}) {
     .post("/token", requireKey, requireScope("call"), async (c) => {
       const scopes = [...c.var.caller.scopes];
       const shard = () => tenantLedger(c.env, c.var.tenant.name).shard(0);
-      const { token, expiresAt } = await callDurable(shard, (ledger) => ledger.issueToken(scopes, c.var.caller.keyName, TOKEN_TTL_MS));
+      const { token, expiresAt } = await callDurable(shard, (ledger) =>
+        ledger.issueToken(scopes, c.var.caller.keyName, TOKEN_TTL_MS),
+      );
       return c.json({ token, expiresAt, url: `/v1/events?token=${encodeURIComponent(token)}` });
     })
     .get("/", async (c) => {
@@ -73,19 +83,40 @@ export function eventRoutes(options: EventRouteOptions = {}) {
         return { positions: await startPositions(readers(ledger, 0, spanOf(map)), known, viewer) };
       })().catch((error: unknown) => {
         if (error instanceof DurableUnavailable) throw error;
-        throw new ApiError(503, "ledger_unavailable", "The call ledger did not answer; the event stream could not start. Try again.");
+        throw new ApiError(
+          503,
+          "ledger_unavailable",
+          "The call ledger did not answer; the event stream could not start. Try again.",
+        );
       });
       const { positions } = start;
       const shards = readers(ledger, 0, positions.length);
       const grow = async (known: number): Promise<GrownShard[]> => {
         const map = await ledger.map();
         const more = readers(ledger, known, spanOf(map));
-        const starts = await startPositions(more, more.map((_, i) => eventStartOf(map, known + i) ?? -1), viewer);
+        const starts = await startPositions(
+          more,
+          more.map((_, i) => eventStartOf(map, known + i) ?? -1),
+          viewer,
+        );
         return more.map((reader, i) => ({ shard: known + i, reader, start: starts[i]! }));
       };
-      const stream = eventStream({ shards, positions, viewer, heartbeatMs, pollMs, grow, growMs, ...(start.recent === undefined ? {} : { recent: start.recent }) });
+      const stream = eventStream({
+        shards,
+        positions,
+        viewer,
+        heartbeatMs,
+        pollMs,
+        grow,
+        growMs,
+        ...(start.recent === undefined ? {} : { recent: start.recent }),
+      });
       return new Response(stream, {
-        headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" },
+        headers: {
+          "content-type": "text/event-stream; charset=utf-8",
+          "cache-control": "no-cache, no-transform",
+          "x-accel-buffering": "no",
+        },
       });
     });
 }

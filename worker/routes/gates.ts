@@ -17,7 +17,10 @@ export const gates = new Hono<AppEnv>().get("/", requireScope("admin"), async (c
     throw new ApiError(400, "invalid_query", `limit must be an integer from 1 to ${PAGE_MAX}.`);
   }
   const gates = tenantGates(c.env, c.var.tenant.name);
-  const page = await callDurable(() => gates.index(), (stub) => stub.list(c.req.query("after") ?? "", limit));
+  const page = await callDurable(
+    () => gates.index(),
+    (stub) => stub.list(c.req.query("after") ?? "", limit),
+  );
   const gate = (name: string) => () => gates.for(name);
   const snapshots = await Promise.all(page.gates.map((name) => callDurable(gate(name), (stub) => stub.snapshot())));
   return c.json({ gates: snapshots, ...(page.next === undefined ? {} : { next: page.next }) });

@@ -14,13 +14,24 @@ import { requireScope } from "../middleware/auth";
 
 const CreateBody = v.strictObject({
   name: v.pipe(v.string(), v.regex(/^[a-zA-Z0-9_.-]{1,64}$/, "must be 1-64 letters, digits, _ . or -")),
-  scopes: v.pipe(v.array(v.picklist(SCOPES, 'must be "call" or "admin"')), v.minLength(1, "must name at least one scope")),
+  scopes: v.pipe(
+    v.array(v.picklist(SCOPES, 'must be "call" or "admin"')),
+    v.minLength(1, "must name at least one scope"),
+  ),
   ...RulesFields,
 });
 
 const RotateBody = v.strictObject({
   /** How long the old secret keeps working, 0-7 days; default 1 hour. */
-  graceSeconds: v.optional(v.pipe(v.number(), v.integer("must be an integer"), v.minValue(0, "must be at least 0"), v.maxValue(7 * 24 * 3600, "must be at most 7 days")), 3600),
+  graceSeconds: v.optional(
+    v.pipe(
+      v.number(),
+      v.integer("must be an integer"),
+      v.minValue(0, "must be at least 0"),
+      v.maxValue(7 * 24 * 3600, "must be at most 7 days"),
+    ),
+    3600,
+  ),
 });
 
 function keysOf(c: Context<AppEnv>): KeysAddress {
@@ -48,8 +59,15 @@ function found(id: string, key: KeyInfo | "not_found"): KeyInfo {
 export const keys = new Hono<AppEnv>()
   .use(requireScope("admin"))
   .get("/", async (c) => {
-    const stored = await callDurable(() => keysOf(c).object(), (stub) => stub.list());
-    const configured = c.var.tenant.config.keys.map((key) => ({ name: key.name, scopes: key.scopes, source: "config" as const }));
+    const stored = await callDurable(
+      () => keysOf(c).object(),
+      (stub) => stub.list(),
+    );
+    const configured = c.var.tenant.config.keys.map((key) => ({
+      name: key.name,
+      scopes: key.scopes,
+      source: "config" as const,
+    }));
     return c.json({ keys: [...configured, ...stored.map((key) => ({ ...key, source: "runtime" as const }))] });
   })
   .post("/", async (c) => {
@@ -58,8 +76,15 @@ export const keys = new Hono<AppEnv>()
       throw new ApiError(409, "name_taken", `A key named "${input.name}" is in the tenant's configuration.`);
     }
     const { secret, hash } = await newKeySecret();
-    const key = await change(c, (stub) => stub.create(newKeyId(), hash, { ...input, scopes: [...new Set(input.scopes)] }));
-    if (key === "name_taken") throw new ApiError(409, "name_taken", `A key named "${input.name}" exists (names of revoked keys stay taken: records name them).`);
+    const key = await change(c, (stub) =>
+      stub.create(newKeyId(), hash, { ...input, scopes: [...new Set(input.scopes)] }),
+    );
+    if (key === "name_taken")
+      throw new ApiError(
+        409,
+        "name_taken",
+        `A key named "${input.name}" exists (names of revoked keys stay taken: records name them).`,
+      );
     return c.json({ key, secret }, 201);
   })
   .post("/:id/rotate", async (c) => {
@@ -73,4 +98,3 @@ export const keys = new Hono<AppEnv>()
     const id = c.req.param("id");
     return c.json({ key: found(id, await change(c, (stub) => stub.revoke(id))) });
   });
-

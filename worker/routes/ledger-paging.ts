@@ -19,7 +19,8 @@ export function intParam(value: string | undefined, name: string, min: number, m
 export function timeParam(value: string | undefined, name: string): number | undefined {
   if (value === undefined || value === "") return undefined;
   const n = /^\d+$/.test(value) ? Number(value) : Date.parse(value);
-  if (!Number.isFinite(n)) throw new ApiError(400, "invalid_query", `${name} must be epoch milliseconds or an ISO date.`);
+  if (!Number.isFinite(n))
+    throw new ApiError(400, "invalid_query", `${name} must be epoch milliseconds or an ISO date.`);
   return n;
 }
 
@@ -44,12 +45,19 @@ export function decodeCursor(value: string | undefined): Cursor | undefined {
  * A page of the tenant's calls, newest first across its ledger shards: each shard gives its newest
  * `limit` below the cursor, so the newest `limit` of their union is exactly the next page.
  */
-export async function listNewest(c: Context<AppEnv>, query: ListQuery): Promise<{ entries: LedgerEntry[]; nextCursor: string | null }> {
+export async function listNewest(
+  c: Context<AppEnv>,
+  query: ListQuery,
+): Promise<{ entries: LedgerEntry[]; nextCursor: string | null }> {
   const shards = await tenantLedger(c.env, c.var.tenant.name).all();
   const pages = await Promise.all(shards.map((stub) => callDurable(stub, (ledger) => ledger.list(query))));
   const entries = pages
     .flat()
-    .sort((a, b) => b.record.startedAt - a.record.startedAt || (a.record.callId < b.record.callId ? 1 : a.record.callId > b.record.callId ? -1 : 0))
+    .sort(
+      (a, b) =>
+        b.record.startedAt - a.record.startedAt ||
+        (a.record.callId < b.record.callId ? 1 : a.record.callId > b.record.callId ? -1 : 0),
+    )
     .slice(0, query.limit);
   const full = entries.length > 0 && entries.length === query.limit;
   return { entries, nextCursor: full ? encodeCursor(entries[entries.length - 1]!) : null };

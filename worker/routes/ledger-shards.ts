@@ -31,7 +31,11 @@ export const ledgerShards = new Hono<AppEnv>()
     const body = (await c.req.json().catch(() => undefined)) as { shards?: unknown } | undefined;
     const shards = typeof body?.shards === "number" ? body.shards : Number.NaN;
     const ledger = holderOf(c);
-    const outcome = await callDurable(ledger.holder, (holder) => holder.changeShards(ledger.tenant, shards, shardCount(c.env)), { tries: 1 });
+    const outcome = await callDurable(
+      ledger.holder,
+      (holder) => holder.changeShards(ledger.tenant, shards, shardCount(c.env)),
+      { tries: 1 },
+    );
     if (!outcome.ok) throw new ApiError(400, "invalid_shards", outcome.error);
     // This isolate knows it at once; the others within MAP_TTL_MS (or at their next claim, which a sealed shard refuses).
     ledger.adopt(outcome.map);
@@ -39,7 +43,9 @@ export const ledgerShards = new Hono<AppEnv>()
   })
   .post("/drop", async (c) => {
     const ledger = holderOf(c);
-    const outcome = await callDurable(ledger.holder, (holder) => holder.dropShardVersions(ledger.tenant, shardCount(c.env)));
+    const outcome = await callDurable(ledger.holder, (holder) =>
+      holder.dropShardVersions(ledger.tenant, shardCount(c.env)),
+    );
     const { blocked } = outcome;
     ledger.adopt(outcome.map);
     if (blocked && outcome.dropped.length === 0) {

@@ -13,7 +13,10 @@ import { oauthApi, oauthServers, OAUTH_PATHS, type OAuthServers } from "../oauth
 
 async function servers(c: Context<AppEnv>): Promise<OAuthServers | Response> {
   const site = siteOf(c);
-  return (site && (await oauthServers(site))) ?? c.json(errorBody("not_found", `OAuth is not served on ${new URL(c.req.url).host}.`), 404);
+  return (
+    (site && (await oauthServers(site))) ??
+    c.json(errorBody("not_found", `OAuth is not served on ${new URL(c.req.url).host}.`), 404)
+  );
 }
 
 /** The library's own endpoints: metadata (RFC 8414, RFC 9728), token and revocation, registration (RFC 7591). */
@@ -87,7 +90,14 @@ export const oauth = new Hono<AppEnv>()
       const request = await api.parseAuthRequest(c.req.raw);
       // OAuth 2.1 lets confidential clients skip PKCE; MCP does not, so neither does toolgate.
       if (!request.codeChallenge || request.codeChallengeMethod !== "S256") {
-        return Response.redirect(lib.authorizationErrorRedirect(request, "invalid_request", "PKCE with code_challenge_method=S256 is required"), 302);
+        return Response.redirect(
+          lib.authorizationErrorRedirect(
+            request,
+            "invalid_request",
+            "PKCE with code_challenge_method=S256 is required",
+          ),
+          302,
+        );
       }
       const description = await api.describeConsent(request);
       const problem = await outOfBounds(api, request, description);

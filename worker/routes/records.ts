@@ -25,20 +25,30 @@ const MAX_WAIT_SECONDS = 60;
 const MAX_RESULT_PAGE = 1_000_000;
 
 /** One RPC to the call's shard; tries: 1 for a request that is not safe to repeat (see durable/call.ts). */
-function onShard<T>(c: Context<AppEnv>, callId: string, run: (ledger: LedgerStub) => Promise<T>, tries?: number): Promise<T> {
+function onShard<T>(
+  c: Context<AppEnv>,
+  callId: string,
+  run: (ledger: LedgerStub) => Promise<T>,
+  tries?: number,
+): Promise<T> {
   const ledger = tenantLedger(c.env, c.var.tenant.name);
   return callDurable(() => ledger.for(callId), run, tries === undefined ? {} : { tries });
 }
 
 /** Also the answer for another key's call: a call-scope key cannot tell it exists. */
 function notFound(callId: string): never {
-  throw new ApiError(404, "not_found", `No call ${callId} is recorded (it never reached this tenant, or it was pruned).`);
+  throw new ApiError(
+    404,
+    "not_found",
+    `No call ${callId} is recorded (it never reached this tenant, or it was pruned).`,
+  );
 }
 
 /** A free-text filter: absent when empty, bounded in length. */
 function textParam(value: string | undefined, name: string): string | undefined {
   if (value === undefined || value === "") return undefined;
-  if (value.length > MAX_FILTER_CHARS) throw new ApiError(400, "invalid_query", `${name} must be at most ${MAX_FILTER_CHARS} characters.`);
+  if (value.length > MAX_FILTER_CHARS)
+    throw new ApiError(400, "invalid_query", `${name} must be at most ${MAX_FILTER_CHARS} characters.`);
   return value;
 }
 
@@ -81,8 +91,10 @@ export const records = new Hono<AppEnv>()
   .get("/", requireScope("call"), async (c) => {
     const filters = listFilters(c);
     const as = c.req.query("as");
-    if (as === "ndjson") return exportCalls(c, filters, intParam(c.req.query("limit"), "limit", 1, EXPORT_MAX, EXPORT_MAX));
-    if (as !== undefined && as !== "") throw new ApiError(400, "invalid_query", 'as must be "ndjson" (an export) or absent.');
+    if (as === "ndjson")
+      return exportCalls(c, filters, intParam(c.req.query("limit"), "limit", 1, EXPORT_MAX, EXPORT_MAX));
+    if (as !== undefined && as !== "")
+      throw new ApiError(400, "invalid_query", 'as must be "ndjson" (an export) or absent.');
     const limit = intParam(c.req.query("limit"), "limit", 1, 200, 50);
     const { entries, nextCursor } = await listNewest(c, { ...filters, limit });
     return c.json({ calls: entries, nextCursor });
@@ -102,7 +114,12 @@ export const records = new Hono<AppEnv>()
     const limit = intParam(c.req.query("limit"), "limit", 1, MAX_RESULT_PAGE, 100_000);
     const page = await onShard(c, callId, (ledger) => ledger.result(callId, viewerOf(c.var.caller), offset, limit));
     if (page === "not_found") notFound(callId);
-    if (page === "no_output") throw new ApiError(404, "no_output", `The call ${callId} has no output (it did not succeed, or has not finished).`);
+    if (page === "no_output")
+      throw new ApiError(
+        404,
+        "no_output",
+        `The call ${callId} has no output (it did not succeed, or has not finished).`,
+      );
     return c.json(page);
   })
   .post("/:id/cancel", requireScope("call"), async (c) => {
@@ -120,10 +137,21 @@ export const records = new Hono<AppEnv>()
   .post("/:id/input", requireScope("call"), async (c) => {
     const callId = c.req.param("id");
     const parsed = v.safeParse(InputBody, await c.req.json().catch(() => undefined));
-    if (!parsed.success) throw new ApiError(400, "invalid_body", "Send { inputResponses: { <key>: <answer object> } }, keyed as the call's open questions (error.inputRequests).");
+    if (!parsed.success)
+      throw new ApiError(
+        400,
+        "invalid_body",
+        "Send { inputResponses: { <key>: <answer object> } }, keyed as the call's open questions (error.inputRequests).",
+      );
     const responses = parsed.output.inputResponses as Record<string, JsonValue>;
     const runners = c.env.RUNNERS ? tenantRunners(c.env, c.var.tenant.name) : undefined;
-    const outcome = await answerCall(tenantLedger(c.env, c.var.tenant.name), runners, callId, viewerOf(c.var.caller), responses);
+    const outcome = await answerCall(
+      tenantLedger(c.env, c.var.tenant.name),
+      runners,
+      callId,
+      viewerOf(c.var.caller),
+      responses,
+    );
     if (!outcome.ok && outcome.error === "not_found") notFound(callId);
     if (!outcome.ok) throw new ApiError(400, "invalid_body", `${outcome.message}; none of these answers was kept.`);
     if (outcome.state === "resume") return c.json({ callId, state: "resumed", call: outcome.entry }, 202);
@@ -131,7 +159,11 @@ export const records = new Hono<AppEnv>()
     const { record } = outcome.entry;
     if (record.status !== "awaiting_input") throw notAwaitingInput(callId, record.status);
     const open = Object.keys(record.error?.inputRequests ?? {}).join(", ");
-    throw new ApiError(400, "unknown_keys", `None of these answers is for an open question of the call ${callId} (open: ${open}).`);
+    throw new ApiError(
+      400,
+      "unknown_keys",
+      `None of these answers is for an open question of the call ${callId} (open: ${open}).`,
+    );
   });
 
 /** A 409 for answers to a call that does not wait for any; one that ended asking says what to do instead. */

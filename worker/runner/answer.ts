@@ -20,13 +20,30 @@ export async function answerCall(
   responses: Record<string, JsonValue>,
 ): Promise<AnswerOutcome> {
   // Not repeated: answers that reached the shard and are sent again would be ignored, and their run never started.
-  const outcome = await callDurable(() => ledger.for(callId), (shard) => shard.answer(callId, viewer, responses, DEFAULT_LEASE_MS), { tries: 1 });
+  const outcome = await callDurable(
+    () => ledger.for(callId),
+    (shard) => shard.answer(callId, viewer, responses, DEFAULT_LEASE_MS),
+    { tries: 1 },
+  );
   if (!outcome.ok || outcome.state !== "resume") return outcome;
-  const taken = runners ? await callDurable(() => runners.for(callId), (runner) => runner.resume(outcome.owner, outcome.answers)).catch(() => false) : false;
+  const taken = runners
+    ? await callDurable(
+        () => runners.for(callId),
+        (runner) => runner.resume(outcome.owner, outcome.answers),
+      ).catch(() => false)
+    : false;
   if (taken) return outcome;
   const stored = outcome.entry.record;
   const message = "The call could not run on with its answers: the run that asked is no longer held.";
-  const record: CallRecord = { ...stored, status: "failed", error: { code: "internal", message }, durationMs: Date.now() - stored.startedAt };
-  await callDurable(() => ledger.for(callId), (shard) => shard.complete(outcome.owner, record));
+  const record: CallRecord = {
+    ...stored,
+    status: "failed",
+    error: { code: "internal", message },
+    durationMs: Date.now() - stored.startedAt,
+  };
+  await callDurable(
+    () => ledger.for(callId),
+    (shard) => shard.complete(outcome.owner, record),
+  );
   return outcome;
 }

@@ -113,7 +113,10 @@ export function createRunnerClass(catalog: Catalog) {
       if (held.state === "asking") return this.lookAfterAsking(held);
       // Begun by an earlier instance that never finished: its host died (evicted, redeployed, cut off).
       if (held.job.idempotent && held.attempts < MAX_RUNS) return this.run(held);
-      await this.settleUnknown(held.job, "its run was interrupted (the host running it restarted) and the tool is not idempotent");
+      await this.settleUnknown(
+        held.job,
+        "its run was interrupted (the host running it restarted) and the tool is not idempotent",
+      );
       this.done();
     }
 
@@ -139,7 +142,10 @@ export function createRunnerClass(catalog: Catalog) {
           // Its ledger writes are its own: grouped with another object's, their I/O would cross objects.
           writeScope: `runner/${this.ctx.id.toString()}`,
         });
-        const result = await executeCall({ id: job.callId, name: job.tool, arguments: job.args }, { ...options, ...askChannelOf(job) });
+        const result = await executeCall(
+          { id: job.callId, name: job.tool, arguments: job.args },
+          { ...options, ...askChannelOf(job) },
+        );
         logCall(RUNNER_REQUEST_ID, result.record);
         if (result.record.status === "awaiting_input") return await this.awaitAnswers(job);
       } catch (error) {
@@ -171,7 +177,9 @@ export function createRunnerClass(catalog: Catalog) {
 
     /** A job kept for its caller's answers: let go of it once the call no longer waits (ended, cancelled, expired). */
     private async lookAfterAsking(held: StoredJob): Promise<void> {
-      const entry = await this.ledgerOf(held.job).get(held.job.callId, null).catch(() => undefined);
+      const entry = await this.ledgerOf(held.job)
+        .get(held.job.callId, null)
+        .catch(() => undefined);
       const status = entry?.record.status;
       if (status === "awaiting_input" || status === "running" || status === undefined) {
         await this.ctx.storage.setAlarm(Date.now() + ASKING_RECHECK_MS);
@@ -182,7 +190,9 @@ export function createRunnerClass(catalog: Catalog) {
 
     /** An auto call's request may have died: an idempotent tool runs again here, others were settled unknown. */
     private async lookAfter(held: StoredJob): Promise<void> {
-      const entry = await this.ledgerOf(held.job).get(held.job.callId, null).catch(() => undefined);
+      const entry = await this.ledgerOf(held.job)
+        .get(held.job.callId, null)
+        .catch(() => undefined);
       const status = entry?.record.status;
       if (status === "running" || status === undefined) {
         // Still going in its request (or the ledger did not answer): look again later.
@@ -196,7 +206,10 @@ export function createRunnerClass(catalog: Catalog) {
 
     /** Whether a cancel was accepted for the call (one check-and-renew on its shard, as a gate's waiter does). */
     private async cancelledBeforeStart(job: RunJob): Promise<boolean> {
-      const outcome = await callDurable(() => this.ledgerOf(job), (shard) => shard.confirmStart(job.callId, job.owner, DEFAULT_LEASE_MS));
+      const outcome = await callDurable(
+        () => this.ledgerOf(job),
+        (shard) => shard.confirmStart(job.callId, job.owner, DEFAULT_LEASE_MS),
+      );
       return outcome.cancel;
     }
 
@@ -215,11 +228,21 @@ export function createRunnerClass(catalog: Catalog) {
     }
 
     /** Ends the record as `status` with why (only the owner's running or unknown row changes). */
-    private async settle(job: RunJob, status: CallRecord["status"], message: string, code: ErrorCode = "internal"): Promise<void> {
+    private async settle(
+      job: RunJob,
+      status: CallRecord["status"],
+      message: string,
+      code: ErrorCode = "internal",
+    ): Promise<void> {
       const ledger = () => this.ledgerOf(job);
       const entry = await callDurable(ledger, (shard) => shard.get(job.callId, null)).catch(() => null);
       if (!entry || (TERMINAL.has(entry.record.status) && entry.record.status !== "unknown")) return;
-      const record: CallRecord = { ...entry.record, status, error: { code, message }, durationMs: Date.now() - entry.record.startedAt };
+      const record: CallRecord = {
+        ...entry.record,
+        status,
+        error: { code, message },
+        durationMs: Date.now() - entry.record.startedAt,
+      };
       logCall(RUNNER_REQUEST_ID, record);
       await callDurable(ledger, (shard) => shard.complete(job.owner, record)).catch(() => undefined);
     }

@@ -25,7 +25,9 @@ export function migrate(sql: SqlStorage): void {
 }
 
 export function readJob(sql: SqlStorage): StoredJob | undefined {
-  const row = sql.exec<{ body: string; state: JobState; attempts: number }>("SELECT body, state, attempts FROM job WHERE id = 1").toArray()[0];
+  const row = sql
+    .exec<{ body: string; state: JobState; attempts: number }>("SELECT body, state, attempts FROM job WHERE id = 1")
+    .toArray()[0];
   return row ? { job: JSON.parse(row.body) as RunJob, state: row.state, attempts: row.attempts } : undefined;
 }
 
@@ -39,7 +41,11 @@ export function setJobState(sql: SqlStorage, state: JobState): void {
 
 /** Marks a run as begun, before it begins: found so by a later alarm, the run's host died. */
 export function beginRun(sql: SqlStorage): number {
-  return sql.exec<{ attempts: number }>("UPDATE job SET state = 'running', attempts = attempts + 1 WHERE id = 1 RETURNING attempts").one().attempts;
+  return sql
+    .exec<{ attempts: number }>(
+      "UPDATE job SET state = 'running', attempts = attempts + 1 WHERE id = 1 RETURNING attempts",
+    )
+    .one().attempts;
 }
 
 export function clearJob(sql: SqlStorage): void {

@@ -71,8 +71,13 @@ export function approvalReasons(tool: Tool | undefined, config: TenantConfig): A
   if (!tool) return [{ rule: "unknown", detail: "The tool is no longer offered; no rule can be named." }];
   const reasons: ApprovalReason[] = [];
   const approval = tool.policy.approval;
-  if (approval === "always") reasons.push({ rule: "policy.approval", detail: `The tool's policy requires approval for every call (approval: "always").` });
-  if (typeof approval === "function") reasons.push({ rule: "policy.approval", detail: "The tool's approval rule matched these arguments." });
+  if (approval === "always")
+    reasons.push({
+      rule: "policy.approval",
+      detail: `The tool's policy requires approval for every call (approval: "always").`,
+    });
+  if (typeof approval === "function")
+    reasons.push({ rule: "policy.approval", detail: "The tool's approval rule matched these arguments." });
   for (const rule of tenantApproval(config).rules(tool)) reasons.push({ rule, detail: RULE_DETAIL[rule](tool) });
   if (reasons.length === 0) reasons.push({ rule: "hook", detail: "A permission hook asked for it." });
   return reasons;

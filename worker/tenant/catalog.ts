@@ -26,8 +26,12 @@ export class ToolFileError extends TypeError {
 export function catalogFromFiles(files: readonly (readonly [file: string, tool: Tool])[]): Catalog {
   for (const [file, tool] of files) {
     if (tool?.name !== file) {
-      const found = typeof tool?.name === "string" ? `the tool "${tool.name}"` : "no tool (export default defineTool({ … }))";
-      throw new ToolFileError(`tools/${file}.ts`, `tools/${file}.ts default-exports ${found}: a tool file is named after its tool`);
+      const found =
+        typeof tool?.name === "string" ? `the tool "${tool.name}"` : "no tool (export default defineTool({ … }))";
+      throw new ToolFileError(
+        `tools/${file}.ts`,
+        `tools/${file}.ts default-exports ${found}: a tool file is named after its tool`,
+      );
     }
   }
   return createCatalog(files.map(([, tool]) => tool));

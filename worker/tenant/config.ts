@@ -13,14 +13,22 @@ const MiB = 1024 * 1024;
 /** bodyTimeoutMs: how long a request body may take to arrive in full (a trickling or stalled upload gets 408). */
 export const DEFAULT_LIMITS = { maxBodyBytes: MiB, maxCallsPerBatch: 128, bodyTimeoutMs: 10_000 } as const;
 
-const toolName = v.pipe(v.string(), v.regex(/^[a-zA-Z0-9_-]{1,64}$/, "must be a tool name (letters, digits, _ and -, at most 64)"));
+const toolName = v.pipe(
+  v.string(),
+  v.regex(/^[a-zA-Z0-9_-]{1,64}$/, "must be a tool name (letters, digits, _ and -, at most 64)"),
+);
 /** A tenant's "tools" entry: a tool's name, "tag:<tag>" (every tool with that tag) or "*" (every tool of tools/). */
 const toolEntry = v.pipe(
   v.string(),
   v.regex(/^(\*|tag:[a-z0-9][a-z0-9_-]{0,31}|[a-zA-Z0-9_-]{1,64})$/, 'must be a tool name, "tag:<tag>" or "*"'),
 );
 const intIn = (min: number, max: number) =>
-  v.pipe(v.number(), v.integer("must be an integer"), v.minValue(min, `must be at least ${min}`), v.maxValue(max, `must be at most ${max}`));
+  v.pipe(
+    v.number(),
+    v.integer("must be an integer"),
+    v.minValue(min, `must be at least ${min}`),
+    v.maxValue(max, `must be at most ${max}`),
+  );
 
 export const SCOPES = ["call", "admin"] as const;
 export type Scope = (typeof SCOPES)[number];
@@ -28,7 +36,10 @@ export type Scope = (typeof SCOPES)[number];
 const KeySchema = v.strictObject({
   name: v.pipe(v.string(), v.regex(/^[a-zA-Z0-9_.-]{1,64}$/, "must be 1-64 letters, digits, _ . or -")),
   hash: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, "must be the SHA-256 of the key as 64 lowercase hex characters")),
-  scopes: v.pipe(v.array(v.picklist(SCOPES, 'must be "call" or "admin"')), v.minLength(1, "must name at least one scope")),
+  scopes: v.pipe(
+    v.array(v.picklist(SCOPES, 'must be "call" or "admin"')),
+    v.minLength(1, "must name at least one scope"),
+  ),
 });
 
 const origin = v.pipe(
@@ -42,7 +53,10 @@ const hostName = v.pipe(
 );
 
 export const TenantConfigSchema = v.strictObject({
-  name: v.pipe(v.string(), v.regex(/^[a-z][a-z0-9-]{0,39}$/, "must be lowercase letters, digits and -, starting with a letter, at most 40")),
+  name: v.pipe(
+    v.string(),
+    v.regex(/^[a-z][a-z0-9-]{0,39}$/, "must be lowercase letters, digits and -, starting with a letter, at most 40"),
+  ),
   /** Code tools (tools/) this tenant offers: names, "tag:<tag>" or "*". */
   tools: v.array(toolEntry),
   /** Per-tool policy overrides (JSON-expressible fields only). */
@@ -85,7 +99,10 @@ export const TenantConfigSchema = v.strictObject({
    * so a repeated id answers the recorded outcome everywhere) or "after-answer" (its answer goes at
    * once and the record follows, batched with the isolate's others; see docs/ledger.md).
    */
-  readOnlyRecords: v.optional(v.picklist(["before-answer", "after-answer"], 'must be "before-answer" or "after-answer"'), "before-answer"),
+  readOnlyRecords: v.optional(
+    v.picklist(["before-answer", "after-answer"], 'must be "before-answer" or "after-answer"'),
+    "before-answer",
+  ),
   /** Fetch adapters (HTTP APIs, OpenAPI documents, remote MCP servers) and egress: see worker/adapters/config.ts. */
   ...ADAPTER_FIELDS,
 });
@@ -123,7 +140,8 @@ export function parseTenantConfig(input: string | unknown, source = "TOOLGATE_CO
   const config = parsed.output;
   const keyNames = new Set<string>();
   config.keys.forEach((key, i) => {
-    if (keyNames.has(key.name)) throw new ConfigError(`${source} is invalid: keys[${i}].name: duplicate key name "${key.name}"`);
+    if (keyNames.has(key.name))
+      throw new ConfigError(`${source} is invalid: keys[${i}].name: duplicate key name "${key.name}"`);
     keyNames.add(key.name);
   });
   return { ...config, limits: { ...DEFAULT_LIMITS, ...config.limits } };

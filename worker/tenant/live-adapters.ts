@@ -26,7 +26,12 @@ function registryWith(tenant: Tenant, parts: readonly Tool[][]): Tenant["registr
   parts.forEach((tools, i) => {
     for (const tool of tools) {
       if (taken.has(tool.name)) {
-        logLine({ msg: "mcp_tool_skipped", server: tenant.adapters.servers[i]!.declaration.name, tool: tool.name, why: "name already taken" });
+        logLine({
+          msg: "mcp_tool_skipped",
+          server: tenant.adapters.servers[i]!.declaration.name,
+          tool: tool.name,
+          why: "name already taken",
+        });
         continue;
       }
       taken.add(tool.name);
@@ -40,8 +45,13 @@ function registryWith(tenant: Tenant, parts: readonly Tool[][]): Tenant["registr
 function liveOf(tenant: Tenant, env: Record<string, unknown>): Live {
   let entry = live.get(tenant);
   if (!entry) {
-    const pins = env.ADAPTER_PINS ? createPinStore(tenantPins({ ADAPTER_PINS: env.ADAPTER_PINS as PinsNamespace }, tenant.name)) : undefined;
-    const remote = createRemoteTools(tenant.adapters, { secrets: resolveSecrets(tenant.config, env), ...(pins ? { pins } : {}) });
+    const pins = env.ADAPTER_PINS
+      ? createPinStore(tenantPins({ ADAPTER_PINS: env.ADAPTER_PINS as PinsNamespace }, tenant.name))
+      : undefined;
+    const remote = createRemoteTools(tenant.adapters, {
+      secrets: resolveSecrets(tenant.config, env),
+      ...(pins ? { pins } : {}),
+    });
     live.set(tenant, (entry = { remote }));
   }
   return entry;
@@ -58,7 +68,8 @@ export function remoteToolsOf(tenant: Tenant): RemoteTools | undefined {
  */
 function viewWith(tenant: Tenant, entry: Live, parts: Tool[][]): Tenant {
   const last = entry.view;
-  if (last && last.parts.length === parts.length && last.parts.every((tools, i) => tools === parts[i])) return last.tenant;
+  if (last && last.parts.length === parts.length && last.parts.every((tools, i) => tools === parts[i]))
+    return last.tenant;
   // Another registry: its listings are built (the build's precomputed ones are the tenant's own tools').
   const { precomputed: _, ...own } = tenant;
   const view: Tenant = { ...own, registry: registryWith(tenant, parts), listings: new Map() };
@@ -82,7 +93,11 @@ export function withRemoteTools(tenant: Tenant, env: Record<string, unknown>, wa
  * The same for a request that needs the lists (a listing, a call to a name not known yet): waits,
  * at most LIST_WAIT_MS, for servers whose first list has not arrived.
  */
-export async function withListedTools(tenant: Tenant, env: Record<string, unknown>, waitUntil?: WaitUntil): Promise<Tenant> {
+export async function withListedTools(
+  tenant: Tenant,
+  env: Record<string, unknown>,
+  waitUntil?: WaitUntil,
+): Promise<Tenant> {
   const base = bases.get(tenant) ?? tenant;
   if (base.adapters.servers.length === 0) return base;
   const entry = liveOf(base, env);

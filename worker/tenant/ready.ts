@@ -11,7 +11,11 @@ import { loadTenant, type Tenant } from "./tenant";
  * (http, openapi, mcp: their schemas are JSON Schemas, some checked as the tenant is built). A tenant
  * of code tools alone never loads it. Once loaded, no request waits for it again.
  */
-export async function readyTenant(env: Record<string, unknown>, bundled: BundledConfig | undefined = bundledConfig(), catalog: Catalog = CATALOG): Promise<Tenant> {
+export async function readyTenant(
+  env: Record<string, unknown>,
+  bundled: BundledConfig | undefined = bundledConfig(),
+  catalog: Catalog = CATALOG,
+): Promise<Tenant> {
   if (!jsonSchemaLibraryLoaded() && mayDeclareTools(env, bundled)) await loadJsonSchemaLibrary();
   return loadTenant(env, bundled, catalog);
 }

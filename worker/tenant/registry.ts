@@ -57,7 +57,8 @@ export function buildRegistry(
   checkNames(config, new Set(chosen.map((tool) => tool.name)), remotePrefixes);
   const seen = new Set<string>();
   for (const tool of chosen) {
-    if (seen.has(tool.name)) throw new ConfigError(`the tool name "${tool.name}" is used twice (tools and adapters share one namespace)`);
+    if (seen.has(tool.name))
+      throw new ConfigError(`the tool name "${tool.name}" is used twice (tools and adapters share one namespace)`);
     seen.add(tool.name);
   }
   const tools = chosen.map((tool): Tool | ToolEntry => {

@@ -59,7 +59,12 @@ const VAR = "TOOLGATE_CONFIG";
  * limits; `source` names the configuration in error messages ("tenants/acme.json is invalid: …");
  * `catalog` holds the code tools its "tools" may name.
  */
-export function createTenant(configInput: string | unknown, env?: { UPSTREAMS?: UpstreamNamespace }, source = VAR, catalog: Catalog = CATALOG): Tenant {
+export function createTenant(
+  configInput: string | unknown,
+  env?: { UPSTREAMS?: UpstreamNamespace },
+  source = VAR,
+  catalog: Catalog = CATALOG,
+): Tenant {
   const config = parseTenantConfig(configInput, source);
   try {
     const upstreams = env?.UPSTREAMS ? tenantUpstreams({ UPSTREAMS: env.UPSTREAMS }, config.name) : undefined;
@@ -67,7 +72,9 @@ export function createTenant(configInput: string | unknown, env?: { UPSTREAMS?: 
     const adapters = buildAdapters(config, upstreams ? { upstreams } : {}, code.egress);
     const prefixes = adapters.servers.map((server) => server.declaration.prefix);
     // Entries are built on first use, after this function returned: their errors get the source there.
-    const adapterTools = adapters.tools.map((tool) => ("build" in tool ? { name: tool.name, build: () => withSource(source, tool.build) } : tool));
+    const adapterTools = adapters.tools.map((tool) =>
+      "build" in tool ? { name: tool.name, build: () => withSource(source, tool.build) } : tool,
+    );
     return {
       name: config.name,
       config,
@@ -127,7 +134,11 @@ let fromBundle: { bundled: BundledConfig; catalog: Catalog; entry: Tenant | Conf
  * into the tenant's Worker (tenants/<name>.json), else the embedded demo where TOOLGATE_DEMO is "true".
  * Its code tools come from `catalog` (the app's: production passes worker/tenant/catalog.ts).
  */
-export function loadTenant(env: EnvVars, bundled: BundledConfig | undefined = bundledConfig(), catalog: Catalog = CATALOG): Tenant {
+export function loadTenant(
+  env: EnvVars,
+  bundled: BundledConfig | undefined = bundledConfig(),
+  catalog: Catalog = CATALOG,
+): Tenant {
   const text = env.TOOLGATE_CONFIG;
   let entry: Tenant | ConfigError;
   if (text === undefined || text === "") {
@@ -135,7 +146,8 @@ export function loadTenant(env: EnvVars, bundled: BundledConfig | undefined = bu
       if (fromBundle?.bundled !== bundled || fromBundle.catalog !== catalog) {
         fromBundle = { bundled, catalog, entry: build(bundled.config, env, bundled.source, catalog) };
         const { listings: load, config, source } = bundled;
-        if (load && !(fromBundle.entry instanceof ConfigError)) fromBundle.entry.precomputed = { load, config, catalog, source };
+        if (load && !(fromBundle.entry instanceof ConfigError))
+          fromBundle.entry.precomputed = { load, config, catalog, source };
       }
       entry = fromBundle.entry;
     } else if (env.TOOLGATE_DEMO === "true") {
@@ -170,7 +182,9 @@ export function resolveSecrets(config: TenantConfig, env: Record<string, unknown
   for (const [name, envName] of Object.entries(config.secrets)) {
     const value = env[envName];
     if (typeof value !== "string" || value === "") {
-      throw new ConfigError(`secrets.${name}: the Worker secret ${envName} is not set (wrangler secret put ${envName})`);
+      throw new ConfigError(
+        `secrets.${name}: the Worker secret ${envName} is not set (wrangler secret put ${envName})`,
+      );
     }
     secrets[name] = value;
   }

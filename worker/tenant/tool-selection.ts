@@ -38,7 +38,9 @@ function checkToolEgress(entry: string, config: TenantConfig): string | undefine
   const url = `${parsed.scheme ?? "https:"}//${host}${parsed.port ? `:${parsed.port}` : ""}/`;
   const check = checkEgress(url, { allowHosts: [entry], allowHttpHosts: config.egress.allowHttpHosts });
   if (check.ok) return undefined;
-  return parsed.scheme === "http:" ? `${check.reason}; plain http needs the host in egress.allowHttpHosts (loopback only)` : check.reason;
+  return parsed.scheme === "http:"
+    ? `${check.reason}; plain http needs the host in egress.allowHttpHosts (loopback only)`
+    : check.reason;
 }
 
 /**
@@ -56,7 +58,9 @@ export function selectTools(config: TenantConfig, catalog: Catalog): ToolSelecti
       if (chosen.has(tool.name)) continue;
       for (const secret of tool.needs?.secrets ?? []) {
         if (secret in config.secrets) continue;
-        throw new ConfigError(`${where}: the tool "${tool.name}" needs the secret "${secret}": map it in "secrets" ("${secret}": "<Worker secret name>")`);
+        throw new ConfigError(
+          `${where}: the tool "${tool.name}" needs the secret "${secret}": map it in "secrets" ("${secret}": "<Worker secret name>")`,
+        );
       }
       for (const origin of tool.needs?.egress ?? []) {
         const problem = checkToolEgress(origin, config);

@@ -21,12 +21,20 @@ function shape(limit: RateLimit): { step: number; tolerance: number } {
 }
 
 /** Reserve one send: now or later (waitMs ≤ maxWaitMs), or refuse with when it could have gone. */
-export function take(state: BucketState, limit: RateLimit, now: number, maxWaitMs: number): { state: BucketState; grant: Grant } {
+export function take(
+  state: BucketState,
+  limit: RateLimit,
+  now: number,
+  maxWaitMs: number,
+): { state: BucketState; grant: Grant } {
   const { step, tolerance } = shape(limit);
   const at = Math.max(now, state.blockedUntil, state.tat - tolerance);
   const waitMs = at - now;
   if (waitMs > maxWaitMs) return { state, grant: { ok: false, retryAfterMs: Math.ceil(waitMs) } };
-  return { state: { tat: Math.max(state.tat, at) + step, blockedUntil: state.blockedUntil }, grant: { ok: true, waitMs } };
+  return {
+    state: { tat: Math.max(state.tat, at) + step, blockedUntil: state.blockedUntil },
+    grant: { ok: true, waitMs },
+  };
 }
 
 /**

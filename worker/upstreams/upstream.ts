@@ -13,8 +13,12 @@ export class Upstream extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     const sql = ctx.storage.sql;
-    sql.exec("CREATE TABLE IF NOT EXISTS bucket (id INTEGER PRIMARY KEY CHECK (id = 0), tat REAL NOT NULL, blocked_until REAL NOT NULL)");
-    const row = sql.exec<{ tat: number; blocked_until: number }>("SELECT tat, blocked_until FROM bucket WHERE id = 0").toArray()[0];
+    sql.exec(
+      "CREATE TABLE IF NOT EXISTS bucket (id INTEGER PRIMARY KEY CHECK (id = 0), tat REAL NOT NULL, blocked_until REAL NOT NULL)",
+    );
+    const row = sql
+      .exec<{ tat: number; blocked_until: number }>("SELECT tat, blocked_until FROM bucket WHERE id = 0")
+      .toArray()[0];
     this.state = row ? { tat: row.tat, blockedUntil: row.blocked_until } : { tat: 0, blockedUntil: 0 };
   }
 

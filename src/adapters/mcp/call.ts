@@ -26,19 +26,36 @@ export function acceptsToolTasks(capabilities: Record<string, unknown>): boolean
 }
 
 function kindsOf(inputRequests: unknown): string {
-  const methods = isPlainObject(inputRequests) ? Object.values(inputRequests).map((r) => (isPlainObject(r) ? String(r.method) : "?")) : [];
+  const methods = isPlainObject(inputRequests)
+    ? Object.values(inputRequests).map((r) => (isPlainObject(r) ? String(r.method) : "?"))
+    : [];
   return [...new Set(methods)].join(", ");
 }
 
-async function callLegacy(client: McpClient, label: string, spec: RemoteCallSpec, args: unknown, ctx: McpCallContext): Promise<unknown> {
+async function callLegacy(
+  client: McpClient,
+  label: string,
+  spec: RemoteCallSpec,
+  args: unknown,
+  ctx: McpCallContext,
+): Promise<unknown> {
   const params = { name: spec.remoteName, arguments: args ?? {} };
   if (spec.taskSupport !== "required") return client.request("tools/call", params, ctx);
   if (!acceptsToolTasks(await client.capabilities(ctx))) {
-    throw toolError("upstream_error", `${label} requires "${spec.remoteName}" to run as a task but does not accept task-augmented tools/call`, { retryable: false });
+    throw toolError(
+      "upstream_error",
+      `${label} requires "${spec.remoteName}" to run as a task but does not accept task-augmented tools/call`,
+      { retryable: false },
+    );
   }
   const created = await client.request("tools/call", { ...params, task: { ttl: TASK_TTL_MS } }, ctx);
   const task = taskStateOf(isPlainObject(created) ? created.task : undefined);
-  if (!task) throw toolError("upstream_error", `${label} answered a task-augmented tools/call for "${spec.remoteName}" without a task`, { retryable: false });
+  if (!task)
+    throw toolError(
+      "upstream_error",
+      `${label} answered a task-augmented tools/call for "${spec.remoteName}" without a task`,
+      { retryable: false },
+    );
   return awaitTask(legacyTasks(client, label), task, ctx, label, spec.remoteName);
 }
 
@@ -47,31 +64,59 @@ async function callLegacy(client: McpClient, label: string, spec: RemoteCallSpec
  * one that asks for sampling, elicitation or roots ends the call with a clear error (toolgate
  * declares none of them, so a conforming server does not ask).
  */
-async function callModern(client: McpClient, label: string, spec: RemoteCallSpec, args: unknown, ctx: McpCallContext): Promise<unknown> {
+async function callModern(
+  client: McpClient,
+  label: string,
+  spec: RemoteCallSpec,
+  args: unknown,
+  ctx: McpCallContext,
+): Promise<unknown> {
   const headers = paramHeaders(spec.headerParams, args);
   let retry: Record<string, unknown> = {};
   for (let round = 1; ; round++) {
-    const result = await client.request("tools/call", { name: spec.remoteName, arguments: args ?? {}, ...retry }, ctx, headers);
+    const result = await client.request(
+      "tools/call",
+      { name: spec.remoteName, arguments: args ?? {}, ...retry },
+      ctx,
+      headers,
+    );
     const type = isPlainObject(result) ? result.resultType : undefined;
     if (type === "task") {
       const task = taskStateOf(result);
-      if (!task) throw toolError("upstream_error", `${label} answered tools/call with a malformed task`, { retryable: false });
+      if (!task)
+        throw toolError("upstream_error", `${label} answered tools/call with a malformed task`, { retryable: false });
       return awaitTask(modernTasks(client, label), task, ctx, label, spec.remoteName);
     }
     if (type !== "input_required" || !isPlainObject(result)) return result;
     const kinds = kindsOf(result.inputRequests);
     if (kinds) {
-      throw toolError("upstream_error", `${label} asked for ${kinds} to run "${spec.remoteName}": toolgate cannot answer these for a remote server`, { retryable: false });
+      throw toolError(
+        "upstream_error",
+        `${label} asked for ${kinds} to run "${spec.remoteName}": toolgate cannot answer these for a remote server`,
+        { retryable: false },
+      );
     }
     if (typeof result.requestState !== "string" || round >= MAX_ROUNDS) {
-      throw toolError("upstream_error", `${label} kept asking for another round of "${spec.remoteName}" (${round} rounds)`, { retryable: false });
+      throw toolError(
+        "upstream_error",
+        `${label} kept asking for another round of "${spec.remoteName}" (${round} rounds)`,
+        { retryable: false },
+      );
     }
     retry = { requestState: result.requestState };
   }
 }
 
 /** tools/call in the server's era, as a task when it must be; answers the CallToolResult. */
-export async function callRemoteTool(client: McpClient, label: string, spec: RemoteCallSpec, args: unknown, ctx: McpCallContext): Promise<unknown> {
+export async function callRemoteTool(
+  client: McpClient,
+  label: string,
+  spec: RemoteCallSpec,
+  args: unknown,
+  ctx: McpCallContext,
+): Promise<unknown> {
   const era = await client.era(ctx);
-  return era.kind === "modern" ? callModern(client, label, spec, args, ctx) : callLegacy(client, label, spec, args, ctx);
+  return era.kind === "modern"
+    ? callModern(client, label, spec, args, ctx)
+    : callLegacy(client, label, spec, args, ctx);
 }

@@ -22,7 +22,12 @@ export interface McpClient {
   /** The capabilities the server declared (server/discover, or initialize for a 2025 server). */
   capabilities(ctx: McpCallContext): Promise<Record<string, unknown>>;
   /** One request; answers its result (any resultType: the caller reads it). `headers` are 2026 Mcp-Param-* headers. */
-  request(method: RequestMethod, params: Record<string, unknown>, ctx: McpCallContext, headers?: Record<string, string>): Promise<unknown>;
+  request(
+    method: RequestMethod,
+    params: Record<string, unknown>,
+    ctx: McpCallContext,
+    headers?: Record<string, string>,
+  ): Promise<unknown>;
   /** Hold a notification stream open (2025: GET; 2026: subscriptions/listen) until it ends or ctx.signal aborts. */
   listen(ctx: McpCallContext): Promise<void>;
 }
@@ -42,7 +47,9 @@ export function createMcpClient(options: McpClientOptions): McpClient {
       return { kind: "http-error", status: response.status, ...(error ? { error } : {}) };
     }
     const answer = await answerTo(options, response, 0, "server/discover", { ctx });
-    return answer.error === undefined ? { kind: "result", result: answer.result } : { kind: "rpc-error", error: answer.error };
+    return answer.error === undefined
+      ? { kind: "result", result: answer.result }
+      : { kind: "rpc-error", error: answer.error };
   }
 
   async function probe(ctx: McpCallContext): Promise<ServerEra> {
@@ -51,11 +58,16 @@ export function createMcpClient(options: McpClientOptions): McpClient {
       const verdict = classifyProbe(await probeOnce(version, ctx));
       if (verdict.kind === "modern" || verdict.kind === "legacy") return verdict;
       if (verdict.kind === "no-evidence") {
-        throw toolError("upstream_error", `${options.label} answered server/discover with HTTP ${verdict.status}`, { status: verdict.status, retryable: verdict.status >= 500 });
+        throw toolError("upstream_error", `${options.label} answered server/discover with HTTP ${verdict.status}`, {
+          status: verdict.status,
+          retryable: verdict.status >= 500,
+        });
       }
       version = verdict.version;
     }
-    throw toolError("upstream_error", `${options.label} refused every protocol version toolgate offered`, { retryable: false });
+    throw toolError("upstream_error", `${options.label} refused every protocol version toolgate offered`, {
+      retryable: false,
+    });
   }
 
   async function eraOf(ctx: McpCallContext): Promise<ServerEra> {
@@ -82,7 +94,9 @@ export function createMcpClient(options: McpClientOptions): McpClient {
       for (let attempt = 1; ; attempt++) {
         const era = await eraOf(ctx);
         try {
-          return era.kind === "modern" ? await channelFor(era).request(method, params, ctx, headers) : await legacy.request(method, params, ctx);
+          return era.kind === "modern"
+            ? await channelFor(era).request(method, params, ctx, headers)
+            : await legacy.request(method, params, ctx);
         } catch (error) {
           if (!isEraMismatch(error) || attempt > 1) throw error;
           if (knownEras.get(options.url) === era) knownEras.delete(options.url); // the server changed era: probe again

@@ -7,7 +7,10 @@ import { richResult, type RichResult } from "../../tool";
 function annotationsOf(raw: unknown): ContentAnnotations | undefined {
   if (!isPlainObject(raw)) return undefined;
   const annotations: ContentAnnotations = {};
-  if (Array.isArray(raw.audience)) annotations.audience = raw.audience.filter((role): role is "user" | "assistant" => role === "user" || role === "assistant");
+  if (Array.isArray(raw.audience))
+    annotations.audience = raw.audience.filter(
+      (role): role is "user" | "assistant" => role === "user" || role === "assistant",
+    );
   if (typeof raw.priority === "number" && raw.priority >= 0 && raw.priority <= 1) annotations.priority = raw.priority;
   if (typeof raw.lastModified === "string") annotations.lastModified = raw.lastModified;
   return Object.keys(annotations).length > 0 ? annotations : undefined;
@@ -26,10 +29,16 @@ function blockOf(block: unknown): Content | undefined {
     case "text":
       return typeof block.text === "string" ? { type: "text", text: block.text } : undefined;
     case "image":
-      return typeof block.data === "string" && typeof block.mimeType === "string" ? { type: "image", data: block.data, mimeType: block.mimeType } : undefined;
+      return typeof block.data === "string" && typeof block.mimeType === "string"
+        ? { type: "image", data: block.data, mimeType: block.mimeType }
+        : undefined;
     case "resource_link": {
       if (typeof block.uri !== "string") return undefined;
-      const link: Content = { type: "resource_link", uri: block.uri, name: typeof block.name === "string" ? block.name : block.uri };
+      const link: Content = {
+        type: "resource_link",
+        uri: block.uri,
+        name: typeof block.name === "string" ? block.name : block.uri,
+      };
       if (typeof block.mimeType === "string") link.mimeType = block.mimeType;
       if (typeof block.description === "string") link.description = block.description;
       return link;
@@ -39,12 +48,16 @@ function blockOf(block: unknown): Content | undefined {
       const resource = isPlainObject(block.resource) ? block.resource : {};
       if (typeof resource.uri !== "string") return undefined;
       const mimeType = typeof resource.mimeType === "string" ? { mimeType: resource.mimeType } : {};
-      if (typeof resource.text === "string") return { type: "resource", resource: { uri: resource.uri, ...mimeType, text: resource.text } };
-      if (typeof resource.blob === "string") return { type: "resource", resource: { uri: resource.uri, ...mimeType, blob: resource.blob } };
+      if (typeof resource.text === "string")
+        return { type: "resource", resource: { uri: resource.uri, ...mimeType, text: resource.text } };
+      if (typeof resource.blob === "string")
+        return { type: "resource", resource: { uri: resource.uri, ...mimeType, blob: resource.blob } };
       return undefined;
     }
     case "audio":
-      return typeof block.data === "string" && typeof block.mimeType === "string" ? { type: "audio", data: block.data, mimeType: block.mimeType } : undefined;
+      return typeof block.data === "string" && typeof block.mimeType === "string"
+        ? { type: "audio", data: block.data, mimeType: block.mimeType }
+        : undefined;
     default:
       return undefined;
   }
@@ -56,12 +69,18 @@ function blockOf(block: unknown): Content | undefined {
  */
 export function fromCallResult(result: unknown, label: string): RichResult {
   const value = isPlainObject(result) ? result : {};
-  const content = (Array.isArray(value.content) ? value.content : []).map(toContent).filter((c): c is Content => c !== undefined);
+  const content = (Array.isArray(value.content) ? value.content : [])
+    .map(toContent)
+    .filter((c): c is Content => c !== undefined);
   if (value.isError === true) {
-    const text = content.map((c) => (c.type === "text" ? c.text : c.type === "resource" && "text" in c.resource ? c.resource.text : "")).join("\n").trim();
+    const text = content
+      .map((c) => (c.type === "text" ? c.text : c.type === "resource" && "text" in c.resource ? c.resource.text : ""))
+      .join("\n")
+      .trim();
     throw toolError("tool_error", text || `${label} reported an error without a message`, { retryable: false });
   }
   const structured = value.structuredContent as JsonValue | undefined;
-  if (content.length === 0 && structured !== undefined) content.push({ type: "text", text: JSON.stringify(structured) });
+  if (content.length === 0 && structured !== undefined)
+    content.push({ type: "text", text: JSON.stringify(structured) });
   return richResult(content, structured);
 }

@@ -18,7 +18,10 @@ export type ServerEra =
   | { kind: Extract<Era, "modern">; version: ModernVersion; capabilities: Record<string, unknown> }
   | { kind: Extract<Era, "legacy"> };
 
-export type ProbeOutcome = { kind: "result"; result: unknown } | { kind: "rpc-error"; error: RpcError } | { kind: "http-error"; status: number; error?: RpcError };
+export type ProbeOutcome =
+  | { kind: "result"; result: unknown }
+  | { kind: "rpc-error"; error: RpcError }
+  | { kind: "http-error"; status: number; error?: RpcError };
 
 export type Verdict =
   | ServerEra
@@ -43,7 +46,8 @@ export function isModernEvidence(error: RpcError | undefined): boolean {
 export function classifyProbe(outcome: ProbeOutcome): Verdict {
   if (outcome.kind === "result") {
     const result = outcome.result;
-    const supported = isPlainObject(result) && Array.isArray(result.supportedVersions) ? result.supportedVersions : undefined;
+    const supported =
+      isPlainObject(result) && Array.isArray(result.supportedVersions) ? result.supportedVersions : undefined;
     const version = MODERN_VERSIONS.find((v) => supported?.includes(v));
     if (!version || !isPlainObject(result)) return { kind: "legacy" };
     return { kind: "modern", version, capabilities: isPlainObject(result.capabilities) ? result.capabilities : {} };
@@ -52,7 +56,9 @@ export function classifyProbe(outcome: ProbeOutcome): Verdict {
     return { kind: "no-evidence", status: outcome.status };
   }
   const version = mutualVersion(outcome.error);
-  return outcome.error?.code === RpcCode.unsupportedVersion && version ? { kind: "retry", version } : { kind: "legacy" };
+  return outcome.error?.code === RpcCode.unsupportedVersion && version
+    ? { kind: "retry", version }
+    : { kind: "legacy" };
 }
 
 const mismatches = new WeakSet<object>();

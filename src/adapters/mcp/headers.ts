@@ -15,7 +15,24 @@ export interface HeaderParam {
 
 /** RFC 9110 token characters (a header field name). */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-const COMPOSITE = ["items", "prefixItems", "additionalProperties", "oneOf", "anyOf", "allOf", "not", "if", "then", "else", "$ref", "$defs", "definitions", "patternProperties", "dependentSchemas", "contains"];
+const COMPOSITE = [
+  "items",
+  "prefixItems",
+  "additionalProperties",
+  "oneOf",
+  "anyOf",
+  "allOf",
+  "not",
+  "if",
+  "then",
+  "else",
+  "$ref",
+  "$defs",
+  "definitions",
+  "patternProperties",
+  "dependentSchemas",
+  "contains",
+];
 
 /** Whether an x-mcp-header appears anywhere but on a chain of `properties` (which makes the tool invalid). */
 function hiddenHeader(schema: unknown): boolean {
@@ -36,16 +53,20 @@ function primitive(schema: Record<string, unknown>): boolean {
 export function headerParamsOf(inputSchema: unknown): HeaderParam[] | string {
   const found: HeaderParam[] = [];
   const walk = (schema: Record<string, unknown>, path: string[]): string | undefined => {
-    for (const key of COMPOSITE) if (hiddenHeader(schema[key])) return `x-mcp-header under "${key}" at /${path.join("/")}`;
+    for (const key of COMPOSITE)
+      if (hiddenHeader(schema[key])) return `x-mcp-header under "${key}" at /${path.join("/")}`;
     const properties = isPlainObject(schema.properties) ? schema.properties : {};
     for (const [name, child] of Object.entries(properties)) {
       if (!isPlainObject(child)) continue;
       const where = [...path, name];
       if ("x-mcp-header" in child) {
         const header = child["x-mcp-header"];
-        if (typeof header !== "string" || !TOKEN.test(header)) return `x-mcp-header ${JSON.stringify(header)} at /${where.join("/")} is not a header name`;
-        if (!primitive(child)) return `x-mcp-header "${header}" is on a parameter that is not a string, integer or boolean`;
-        if (found.some((p) => p.name.toLowerCase() === header.toLowerCase())) return `x-mcp-header "${header}" appears twice`;
+        if (typeof header !== "string" || !TOKEN.test(header))
+          return `x-mcp-header ${JSON.stringify(header)} at /${where.join("/")} is not a header name`;
+        if (!primitive(child))
+          return `x-mcp-header "${header}" is on a parameter that is not a string, integer or boolean`;
+        if (found.some((p) => p.name.toLowerCase() === header.toLowerCase()))
+          return `x-mcp-header "${header}" appears twice`;
         found.push({ name: header, path: where });
       }
       const nested = walk(child, where);
@@ -64,7 +85,8 @@ export function paramHeaders(params: readonly HeaderParam[], args: unknown): Rec
     let value: unknown = args;
     for (const key of param.path) value = isPlainObject(value) ? value[key] : undefined;
     if (typeof value === "string") headers[paramHeader(param.name)] = encodeHeaderValue(value);
-    else if (typeof value === "boolean" || (typeof value === "number" && Number.isSafeInteger(value))) headers[paramHeader(param.name)] = String(value);
+    else if (typeof value === "boolean" || (typeof value === "number" && Number.isSafeInteger(value)))
+      headers[paramHeader(param.name)] = String(value);
   }
   return headers;
 }

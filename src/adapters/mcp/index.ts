@@ -52,7 +52,14 @@ export interface RemoteDefinition {
   remoteName: string;
   /** SHA-256 of the canonical JSON of `definition`. */
   hash: string;
-  definition: { name: string; title: unknown; description: unknown; inputSchema: unknown; outputSchema: unknown; annotations: unknown };
+  definition: {
+    name: string;
+    title: unknown;
+    description: unknown;
+    inputSchema: unknown;
+    outputSchema: unknown;
+    annotations: unknown;
+  };
   /** 2025 `execution.taskSupport` ("required": called as a task). Not pinned: it says how to call, not what runs. */
   taskSupport?: string;
 }
@@ -160,7 +167,9 @@ export function mcpServer(declaration: McpServerDeclaration, deps: McpServerDeps
       try {
         tools.push(toTool(def, callable(def, era.kind === "modern", taskTools)));
       } catch (error) {
-        deps.log?.warn(`${label}: tool "${def.remoteName}" skipped: ${error instanceof Error ? error.message : String(error)}`);
+        deps.log?.warn(
+          `${label}: tool "${def.remoteName}" skipped: ${error instanceof Error ? error.message : String(error)}`,
+        );
       }
     }
     return { at: now(), definitions, tools };
@@ -168,7 +177,8 @@ export function mcpServer(declaration: McpServerDeclaration, deps: McpServerDeps
 
   /** How to call a tool, or why it cannot be (then it is left out of the list). */
   function callable(def: RemoteDefinition, modern: boolean, taskTools: boolean): HeaderParam[] {
-    if (!modern && def.taskSupport === "required" && !taskTools) throw new TypeError("it must run as a task, and the server does not accept task-augmented calls");
+    if (!modern && def.taskSupport === "required" && !taskTools)
+      throw new TypeError("it must run as a task, and the server does not accept task-augmented calls");
     if (!modern) return [];
     const params = headerParamsOf(def.definition.inputSchema);
     if (typeof params === "string") throw new TypeError(`invalid x-mcp-header: ${params}`);
@@ -188,17 +198,28 @@ export function mcpServer(declaration: McpServerDeclaration, deps: McpServerDeps
 
   async function checkPin(def: RemoteDefinition, ctx: McpCallContext): Promise<void> {
     const latest = (await current(ctx)).definitions.find((d) => d.remoteName === def.remoteName);
-    if (!latest) throw toolError("tool_definition_changed", `${label} no longer offers the tool "${def.remoteName}"`, { retryable: false });
+    if (!latest)
+      throw toolError("tool_definition_changed", `${label} no longer offers the tool "${def.remoteName}"`, {
+        retryable: false,
+      });
     if (decl.pinning === "off" || !deps.pins) return;
     const pinned = await deps.pins.get(def.tool);
     if (pinned === latest.hash) return;
     if ((await deps.pins.denied?.(def.tool)) === latest.hash) {
-      throw toolError("tool_definition_changed", `The definition of "${def.tool}" on ${label} was denied by an admin; a new definition must be approved`, { retryable: false });
+      throw toolError(
+        "tool_definition_changed",
+        `The definition of "${def.tool}" on ${label} was denied by an admin; a new definition must be approved`,
+        { retryable: false },
+      );
     }
     if (pinned === undefined && decl.pinning === "changes") return;
     if (pinned !== latest.hash) {
       const why = pinned === undefined ? "has not been approved yet" : "changed since an admin approved it";
-      throw toolError("tool_definition_changed", `The definition of "${def.tool}" on ${label} ${why}; an admin must approve it`, { retryable: false });
+      throw toolError(
+        "tool_definition_changed",
+        `The definition of "${def.tool}" on ${label} ${why}; an admin must approve it`,
+        { retryable: false },
+      );
     }
   }
 
@@ -206,9 +227,15 @@ export function mcpServer(declaration: McpServerDeclaration, deps: McpServerDeps
     if (!TOOL_NAME_PATTERN.test(def.tool)) throw new TypeError(`name "${def.tool}" is not a valid tool name`);
     const input = def.definition.inputSchema as JsonSchema;
     const output = isPlainObject(def.definition.outputSchema) ? (def.definition.outputSchema as JsonSchema) : undefined;
-    const title = def.definition.title ?? (isPlainObject(def.definition.annotations) ? def.definition.annotations.title : undefined);
+    const title =
+      def.definition.title ??
+      (isPlainObject(def.definition.annotations) ? def.definition.annotations.title : undefined);
     const annotations = hintsOf(def.definition.annotations);
-    const spec = { remoteName: def.remoteName, headerParams, ...(def.taskSupport ? { taskSupport: def.taskSupport } : {}) };
+    const spec = {
+      remoteName: def.remoteName,
+      headerParams,
+      ...(def.taskSupport ? { taskSupport: def.taskSupport } : {}),
+    };
     return assembleTool({
       name: def.tool,
       ...(typeof title === "string" ? { title } : {}),
@@ -221,7 +248,12 @@ export function mcpServer(declaration: McpServerDeclaration, deps: McpServerDeps
       validateInput: jsonSchemaValidator(input),
       ...(output ? { outputSchema: () => output, validateOutput: jsonSchemaValidator(output) } : {}),
       async run(args, ctx) {
-        const call: McpCallContext = { fetch: ctx.fetch, signal: ctx.signal, secrets: ctx.secrets, progress: (p) => ctx.progress(p) };
+        const call: McpCallContext = {
+          fetch: ctx.fetch,
+          signal: ctx.signal,
+          secrets: ctx.secrets,
+          progress: (p) => ctx.progress(p),
+        };
         await checkPin(def, call);
         return fromCallResult(await callRemoteTool(client, label, spec, args, call), label);
       },

@@ -8,7 +8,18 @@ import { upstreamFailure } from "../http-response";
 import { maskerFor } from "../upstream";
 import { eraMismatch, isModernEvidence } from "./era";
 import { refusedSession, sessionEndOf } from "./session-end";
-import { answerTo, CLIENT_INFO, drain, postMessage, prepare, rpcErrorOf, rpcFailure, type McpCallContext, type McpClientOptions, type Message } from "./wire";
+import {
+  answerTo,
+  CLIENT_INFO,
+  drain,
+  postMessage,
+  prepare,
+  rpcErrorOf,
+  rpcFailure,
+  type McpCallContext,
+  type McpClientOptions,
+  type Message,
+} from "./wire";
 
 /**
  * The 2025 (initialize-based) era: initialize → notifications/initialized → requests under the
@@ -63,7 +74,11 @@ export function createLegacySession(options: McpClientOptions): LegacySession {
       // A server that now speaks only 2026-07-28 refuses 2025 requests with UnsupportedProtocolVersion.
       const { error, text } = await rpcErrorOf(response);
       if (isModernEvidence(error)) throw eraMismatch(rpcFailure(options.label, message.method ?? "a message", error));
-      response = new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
+      response = new Response(text, {
+        status: response.status,
+        statusText: response.statusText,
+        headers: response.headers,
+      });
     }
     if (!response.ok && headers.has(MCP_HEADERS.sessionId)) {
       const checked = await refusedSession(response, options.label);
@@ -76,23 +91,38 @@ export function createLegacySession(options: McpClientOptions): LegacySession {
 
   /** A 2025 server asking the client for sampling, elicitation or roots: toolgate has no one to ask, so it says so at once. */
   function refuse(request: Message, ctx: McpCallContext): void {
-    const error = { code: RpcCode.methodNotFound, message: `toolgate cannot answer ${String(request.method)} for a remote server` };
+    const error = {
+      code: RpcCode.methodNotFound,
+      message: `toolgate cannot answer ${String(request.method)} for a remote server`,
+    };
     void post({ id: request.id, error } as Message, { ...ctx, signal: AbortSignal.timeout(5_000) })
       .then((response) => response.body?.cancel())
       .catch(() => undefined);
   }
 
-  async function exchange(method: RequestMethod, params: Record<string, unknown>, ctx: McpCallContext): Promise<unknown> {
+  async function exchange(
+    method: RequestMethod,
+    params: Record<string, unknown>,
+    ctx: McpCallContext,
+  ): Promise<unknown> {
     const id = nextId++;
     const progressToken = ctx.progress ? id : undefined;
-    const body = progressToken === undefined ? params : { ...params, _meta: { ...(params._meta as object), progressToken } };
+    const body =
+      progressToken === undefined ? params : { ...params, _meta: { ...(params._meta as object), progressToken } };
     const onAbort = () => void cancel(id, ctx);
     if (method !== "initialize") ctx.signal.addEventListener("abort", onAbort, { once: true });
     try {
       const response = await post({ id, method, params: body }, ctx);
       if (method === "initialize") sessionId = response.headers.get(MCP_HEADERS.sessionId) ?? undefined;
-      const hooks = { ctx, ...(progressToken === undefined ? {} : { progressToken }), onRequest: (m: Message) => refuse(m, ctx) };
-      const answer = await answerTo(options, response, id, method, { ...hooks, ...(options.onNotification ? { onNotification: options.onNotification } : {}) });
+      const hooks = {
+        ctx,
+        ...(progressToken === undefined ? {} : { progressToken }),
+        onRequest: (m: Message) => refuse(m, ctx),
+      };
+      const answer = await answerTo(options, response, id, method, {
+        ...hooks,
+        ...(options.onNotification ? { onNotification: options.onNotification } : {}),
+      });
       if (answer.error !== undefined) throw rpcFailure(options.label, method, answer.error);
       return answer.result;
     } finally {
@@ -100,7 +130,11 @@ export function createLegacySession(options: McpClientOptions): LegacySession {
     }
   }
 
-  async function notify(method: NotificationMethod, params: Record<string, unknown>, ctx: McpCallContext): Promise<void> {
+  async function notify(
+    method: NotificationMethod,
+    params: Record<string, unknown>,
+    ctx: McpCallContext,
+  ): Promise<void> {
     const response = await post({ method, params }, ctx);
     await response.body?.cancel();
   }
@@ -108,7 +142,11 @@ export function createLegacySession(options: McpClientOptions): LegacySession {
   /** Tell the server to stop work the caller gave up on; best effort, on a signal of its own. */
   async function cancel(requestId: number, ctx: McpCallContext): Promise<void> {
     const reason = ctx.signal.reason instanceof Error ? ctx.signal.reason.message : "cancelled by the caller";
-    await notify("notifications/cancelled", { requestId, reason }, { ...ctx, signal: AbortSignal.timeout(5_000) }).catch(() => undefined);
+    await notify(
+      "notifications/cancelled",
+      { requestId, reason },
+      { ...ctx, signal: AbortSignal.timeout(5_000) },
+    ).catch(() => undefined);
   }
 
   async function initialize(ctx: McpCallContext): Promise<void> {

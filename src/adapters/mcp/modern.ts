@@ -7,7 +7,17 @@ import type { ModernVersion } from "../../mcp/versions";
 import { upstreamFailure } from "../http-response";
 import { maskerFor } from "../upstream";
 import { eraMismatch, mutualVersion } from "./era";
-import { answerTo, CLIENT_INFO, drain, postMessage, prepare, rpcErrorOf, rpcFailure, type McpCallContext, type McpClientOptions } from "./wire";
+import {
+  answerTo,
+  CLIENT_INFO,
+  drain,
+  postMessage,
+  prepare,
+  rpcErrorOf,
+  rpcFailure,
+  type McpCallContext,
+  type McpClientOptions,
+} from "./wire";
 
 /**
  * The 2026-07-28 era: no session and no handshake. Every request carries the protocol version,
@@ -42,14 +52,24 @@ export function setStandardHeaders(
 }
 
 export interface ModernChannel {
-  request(method: RequestMethod, params: Record<string, unknown>, ctx: McpCallContext, headers?: Record<string, string>): Promise<unknown>;
+  request(
+    method: RequestMethod,
+    params: Record<string, unknown>,
+    ctx: McpCallContext,
+    headers?: Record<string, string>,
+  ): Promise<unknown>;
   listen(ctx: McpCallContext): Promise<void>;
 }
 
 export function createModernChannel(options: McpClientOptions, era: { version: ModernVersion }): ModernChannel {
   let nextId = 1;
 
-  function envelope(method: RequestMethod, params: Record<string, unknown>, ctx: McpCallContext, extra: Record<string, string>) {
+  function envelope(
+    method: RequestMethod,
+    params: Record<string, unknown>,
+    ctx: McpCallContext,
+    extra: Record<string, string>,
+  ) {
     const id = nextId++;
     const progressToken = ctx.progress ? id : undefined;
     const meta = {
@@ -64,8 +84,18 @@ export function createModernChannel(options: McpClientOptions, era: { version: M
   }
 
   /** A refused request (4xx): another version to try, a modern error, or the sign of a 2025 server. */
-  async function refusal(response: Response, method: string, ctx: McpCallContext): Promise<{ retryWith: ModernVersion } | Error> {
-    if (response.status < 400 || response.status >= 500 || response.status === 401 || response.status === 403 || response.status === 429) {
+  async function refusal(
+    response: Response,
+    method: string,
+    ctx: McpCallContext,
+  ): Promise<{ retryWith: ModernVersion } | Error> {
+    if (
+      response.status < 400 ||
+      response.status >= 500 ||
+      response.status === 401 ||
+      response.status === 403 ||
+      response.status === 429
+    ) {
       return upstreamFailure(response, maskerFor(ctx.secrets), options.label);
     }
     const { error, text } = await rpcErrorOf(response);
@@ -73,7 +103,12 @@ export function createModernChannel(options: McpClientOptions, era: { version: M
     if (version !== undefined && version !== era.version) return { retryWith: version };
     if (error === undefined || (typeof error.code === "number" && SESSION_REFUSAL_CODES.has(error.code))) {
       const excerpt = maskerFor(ctx.secrets).text(text.slice(0, 200));
-      return eraMismatch(toolError("upstream_error", `${options.label} refused ${method} as a 2026-07-28 request (HTTP ${response.status}): ${excerpt}`));
+      return eraMismatch(
+        toolError(
+          "upstream_error",
+          `${options.label} refused ${method} as a 2026-07-28 request (HTTP ${response.status}): ${excerpt}`,
+        ),
+      );
     }
     return rpcFailure(options.label, method, error);
   }
@@ -86,20 +121,37 @@ export function createModernChannel(options: McpClientOptions, era: { version: M
         if (!response.ok) {
           const refused = await refusal(response, method, ctx);
           if (refused instanceof Error) throw refused;
-          if (attempt > 1) throw toolError("upstream_error", `${options.label} refused protocol version ${era.version} too`, { retryable: false });
+          if (attempt > 1)
+            throw toolError("upstream_error", `${options.label} refused protocol version ${era.version} too`, {
+              retryable: false,
+            });
           era.version = refused.retryWith;
           continue;
         }
-        const hooks = { ctx, ...(progressToken === undefined ? {} : { progressToken }), ...(options.onNotification ? { onNotification: options.onNotification } : {}) };
+        const hooks = {
+          ctx,
+          ...(progressToken === undefined ? {} : { progressToken }),
+          ...(options.onNotification ? { onNotification: options.onNotification } : {}),
+        };
         const answer = await answerTo(options, response, id, method, hooks);
         if (answer.error !== undefined) throw rpcFailure(options.label, method, answer.error);
         return answer.result;
       }
     },
     async listen(ctx) {
-      const { url, headers, message } = envelope("subscriptions/listen", { notifications: { toolsListChanged: true } }, ctx, {});
+      const { url, headers, message } = envelope(
+        "subscriptions/listen",
+        { notifications: { toolsListChanged: true } },
+        ctx,
+        {},
+      );
       headers.set("content-type", "application/json");
-      const response = await ctx.fetch(url, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", ...message }), signal: ctx.signal });
+      const response = await ctx.fetch(url, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ jsonrpc: "2.0", ...message }),
+        signal: ctx.signal,
+      });
       if (!response.ok || !response.body) return void (await response.body?.cancel());
       await drain(response, { ctx, ...(options.onNotification ? { onNotification: options.onNotification } : {}) });
     },

@@ -38,6 +38,9 @@ export async function refusedSession(response: Response, label: string): Promise
   if (response.status === 400 && !SESSION_WORDS.test(text)) {
     return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
   }
-  const error = toolError("upstream_error", `${label} no longer knows the session (HTTP ${response.status})`, { status: response.status, retryable: true });
+  const error = toolError("upstream_error", `${label} no longer knows the session (HTTP ${response.status})`, {
+    status: response.status,
+    retryable: true,
+  });
   return endsSession(error, "refused");
 }

@@ -94,11 +94,18 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 /** Poll a task to its end; its status messages are reported as progress. */
-export async function awaitTask(api: TaskApi, first: TaskState, ctx: McpCallContext, label: string, tool: string): Promise<unknown> {
+export async function awaitTask(
+  api: TaskApi,
+  first: TaskState,
+  ctx: McpCallContext,
+  label: string,
+  tool: string,
+): Promise<unknown> {
   let task = first;
   let step = 0;
   let shown = "";
-  const cancel = () => api.cancel(task.taskId, { ...quiet(ctx), signal: AbortSignal.timeout(5_000) }).catch(() => undefined);
+  const cancel = () =>
+    api.cancel(task.taskId, { ...quiet(ctx), signal: AbortSignal.timeout(5_000) }).catch(() => undefined);
   const onAbort = () => void cancel();
   ctx.signal.addEventListener("abort", onAbort, { once: true });
   try {
@@ -107,13 +114,21 @@ export async function awaitTask(api: TaskApi, first: TaskState, ctx: McpCallCont
       if (note !== shown) ctx.progress?.({ progress: ++step, message: (shown = note) });
       if (task.status === "completed" || task.status === "failed") return await api.outcome(task, ctx);
       if (task.status === "cancelled") {
-        throw toolError("upstream_error", `${label} cancelled the task running "${tool}"${task.statusMessage ? `: ${task.statusMessage}` : ""}`, { retryable: false });
+        throw toolError(
+          "upstream_error",
+          `${label} cancelled the task running "${tool}"${task.statusMessage ? `: ${task.statusMessage}` : ""}`,
+          { retryable: false },
+        );
       }
       if (task.status === "input_required") {
         await cancel();
-        throw toolError("upstream_error", `${label} asked for input during "${tool}" (its task is input_required), which toolgate cannot give a remote server; the task was cancelled`, {
-          retryable: false,
-        });
+        throw toolError(
+          "upstream_error",
+          `${label} asked for input during "${tool}" (its task is input_required), which toolgate cannot give a remote server; the task was cancelled`,
+          {
+            retryable: false,
+          },
+        );
       }
       await pause(Math.min(Math.max(task.pollMs ?? 1_000, MIN_POLL_MS), MAX_POLL_MS), ctx.signal);
       task = await api.get(task.taskId, ctx);

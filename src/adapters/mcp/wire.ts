@@ -34,7 +34,14 @@ export interface McpClientOptions {
 }
 
 export type RpcError = { code?: unknown; message?: unknown; data?: unknown };
-export type Message = { jsonrpc?: string; id?: unknown; method?: string; params?: unknown; result?: unknown; error?: RpcError };
+export type Message = {
+  jsonrpc?: string;
+  id?: unknown;
+  method?: string;
+  params?: unknown;
+  result?: unknown;
+  error?: RpcError;
+};
 
 export const CLIENT_INFO = { name: "toolgate", version: "0.1.0" } as const;
 
@@ -55,7 +62,11 @@ export async function* messagesOf(body: ReadableStream<Uint8Array>): AsyncGenera
 }
 
 /** The endpoint URL and headers of one POST or GET, with the configured credential only. */
-export function prepare(options: McpClientOptions, ctx: McpCallContext, accept: string): { url: string; headers: Headers } {
+export function prepare(
+  options: McpClientOptions,
+  ctx: McpCallContext,
+  accept: string,
+): { url: string; headers: Headers } {
   const url = new URL(options.url);
   const headers = new Headers({ accept });
   if (options.auth) applyAuth(options.auth, url, headers, ctx.secrets, options.label);
@@ -69,7 +80,13 @@ export function lost(options: McpClientOptions, error: unknown, ctx: McpCallCont
 }
 
 /** POST one JSON-RPC message through the shared upstream gate; network faults become `lost`. */
-export async function postMessage(options: McpClientOptions, message: Message, headers: Headers, url: string, ctx: McpCallContext): Promise<Response> {
+export async function postMessage(
+  options: McpClientOptions,
+  message: Message,
+  headers: Headers,
+  url: string,
+  ctx: McpCallContext,
+): Promise<Response> {
   headers.set("content-type", "application/json");
   const init = { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", ...message }) };
   return fetchUpstream(ctx, options.gate, options.maxWaitMs ?? 30_000, url, init).catch((error: unknown) => {
@@ -83,7 +100,8 @@ export async function rpcErrorOf(response: Response): Promise<{ error?: RpcError
   const text = new TextDecoder().decode(bytes);
   try {
     const parsed = JSON.parse(text) as unknown;
-    if (isPlainObject(parsed) && isPlainObject(parsed.error) && typeof parsed.error.code === "number") return { error: parsed.error, text };
+    if (isPlainObject(parsed) && isPlainObject(parsed.error) && typeof parsed.error.code === "number")
+      return { error: parsed.error, text };
   } catch {
     // not JSON
   }
@@ -104,7 +122,11 @@ function dispatch(message: Message, hooks: AnswerHooks): void {
   if ("id" in message) return void hooks.onRequest?.(message);
   const params = isPlainObject(message.params) ? message.params : {};
   if (message.method === "notifications/progress") {
-    if (hooks.progressToken !== undefined && params.progressToken === hooks.progressToken && typeof params.progress === "number") {
+    if (
+      hooks.progressToken !== undefined &&
+      params.progressToken === hooks.progressToken &&
+      typeof params.progress === "number"
+    ) {
       hooks.ctx.progress?.({
         progress: params.progress,
         ...(typeof params.total === "number" ? { total: params.total } : {}),
@@ -120,7 +142,13 @@ function dispatch(message: Message, hooks: AnswerHooks): void {
  * The response to request `id` in a JSON or event-stream answer, dispatching what comes before it.
  * A stream that ends unanswered is a lost request (the server went away with it perhaps run).
  */
-export async function answerTo(options: McpClientOptions, response: Response, id: number, method: string, hooks: AnswerHooks): Promise<Message> {
+export async function answerTo(
+  options: McpClientOptions,
+  response: Response,
+  id: number,
+  method: string,
+  hooks: AnswerHooks,
+): Promise<Message> {
   try {
     if (!/^text\/event-stream/i.test(response.headers.get("content-type") ?? "")) {
       const parsed = (await response.json()) as Message | Message[];
@@ -135,7 +163,10 @@ export async function answerTo(options: McpClientOptions, response: Response, id
   } catch (error) {
     throw error instanceof SyntaxError ? error : lost(options, error, hooks.ctx, `broke off its answer to ${method}`);
   }
-  throw endsSession(toolError("upstream_error", `${options.label} closed the stream before answering ${method}`), "lost");
+  throw endsSession(
+    toolError("upstream_error", `${options.label} closed the stream before answering ${method}`),
+    "lost",
+  );
 }
 
 /** Read a listening stream (2025 GET, 2026 subscriptions/listen) until it ends or the signal aborts. */
@@ -151,12 +182,19 @@ export async function drain(response: Response, hooks: AnswerHooks): Promise<voi
 export function rpcFailure(label: string, method: string, error: RpcError | undefined): Error {
   const { code, message, data } = error ?? {};
   if (typeof code === "number" && MISSING_CAPABILITY_CODES.has(code)) {
-    const required = isPlainObject(data) && data.requiredCapabilities !== undefined ? ` (it requires ${JSON.stringify(data.requiredCapabilities)})` : "";
+    const required =
+      isPlainObject(data) && data.requiredCapabilities !== undefined
+        ? ` (it requires ${JSON.stringify(data.requiredCapabilities)})`
+        : "";
     return toolError(
       "upstream_error",
       `${label} needs input toolgate cannot give a remote server (sampling, elicitation or roots) to answer ${method}${required}: ${String(message)}`,
       { retryable: false },
     );
   }
-  return toolError("upstream_error", `${label} answered ${method} with JSON-RPC error ${String(code)}: ${String(message)}`, { retryable: false });
+  return toolError(
+    "upstream_error",
+    `${label} answered ${method} with JSON-RPC error ${String(code)}: ${String(message)}`,
+    { retryable: false },
+  );
 }

@@ -40,7 +40,12 @@ const sseLine = fc.oneof(
   fc.string({ maxLength: 12 }).map((text) => `data:${text.replace(/[\r\n]/g, "")}`),
   fc.constantFrom("event: message", "event: ping", "id: 7", "id:", ": a comment", "data", "retry: 10", "", "", "x: y"),
 );
-const sseText = fc.tuple(fc.array(sseLine, { maxLength: 20 }), fc.array(fc.constantFrom("\n", "\r\n", "\r"), { minLength: 20, maxLength: 20 })).map(([lines, ends]) => lines.map((line, i) => line + ends[i]).join(""));
+const sseText = fc
+  .tuple(
+    fc.array(sseLine, { maxLength: 20 }),
+    fc.array(fc.constantFrom("\n", "\r\n", "\r"), { minLength: 20, maxLength: 20 }),
+  )
+  .map(([lines, ends]) => lines.map((line, i) => line + ends[i]).join(""));
 
 describe("server-sent events", () => {
   it("decode the same events however the bytes are split, and never throw", async () => {
@@ -68,11 +73,28 @@ describe("server-sent events", () => {
 describe("MCP tools/call results", () => {
   const block = fc.oneof(
     fc.jsonValue({ maxDepth: 2 }),
-    fc.record({ type: fc.constantFrom("text", "image", "audio", "resource", "resource_link", "other"), text: fc.jsonValue({ maxDepth: 1 }), data: fc.jsonValue({ maxDepth: 1 }), mimeType: fc.jsonValue({ maxDepth: 1 }), uri: fc.jsonValue({ maxDepth: 1 }), resource: fc.jsonValue({ maxDepth: 2 }) }, { requiredKeys: ["type"] }),
+    fc.record(
+      {
+        type: fc.constantFrom("text", "image", "audio", "resource", "resource_link", "other"),
+        text: fc.jsonValue({ maxDepth: 1 }),
+        data: fc.jsonValue({ maxDepth: 1 }),
+        mimeType: fc.jsonValue({ maxDepth: 1 }),
+        uri: fc.jsonValue({ maxDepth: 1 }),
+        resource: fc.jsonValue({ maxDepth: 2 }),
+      },
+      { requiredKeys: ["type"] },
+    ),
   );
   const result = fc.oneof(
     fc.jsonValue(),
-    fc.record({ content: fc.oneof(fc.array(block, { maxLength: 4 }), fc.jsonValue()), isError: fc.jsonValue({ maxDepth: 0 }), structuredContent: fc.jsonValue({ maxDepth: 2 }) }, { requiredKeys: [] }),
+    fc.record(
+      {
+        content: fc.oneof(fc.array(block, { maxLength: 4 }), fc.jsonValue()),
+        isError: fc.jsonValue({ maxDepth: 0 }),
+        structuredContent: fc.jsonValue({ maxDepth: 2 }),
+      },
+      { requiredKeys: [] },
+    ),
   );
 
   it("become a result or a tool_error, never another throw", () => {
@@ -93,10 +115,17 @@ describe("MCP tools/call results", () => {
 describe("small decoders", () => {
   it("Retry-After: absent or a wait in [0, cap] for any header text", () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.nat().map(String), fc.date({ noInvalidDate: true }).map((d) => d.toUTCString())), (text) => {
-        const ms = parseRetryAfter(text);
-        if (ms !== undefined) expect(ms >= 0 && ms <= MAX_RETRY_AFTER_MS).toBe(true);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.nat().map(String),
+          fc.date({ noInvalidDate: true }).map((d) => d.toUTCString()),
+        ),
+        (text) => {
+          const ms = parseRetryAfter(text);
+          if (ms !== undefined) expect(ms >= 0 && ms <= MAX_RETRY_AFTER_MS).toBe(true);
+        },
+      ),
       { numRuns: 500 },
     );
   });

@@ -18,12 +18,15 @@ const SECRETS = { API_TOKEN: "tok-SECRET-1234567", USER: "alice", PASS: "pa55-wo
 const egress = () => createEgressFetch({ allowHosts: [], allowHttpHosts: [api.url] });
 
 async function run(tool: Tool, args: unknown, extra: { signal?: AbortSignal; fetch?: typeof fetch } = {}) {
-  return executeCall({ id: `c_${Math.random()}`, name: tool.name, arguments: args }, {
-    registry: createRegistry([tool]),
-    secrets: SECRETS,
-    fetch: extra.fetch ?? egress(),
-    ...(extra.signal ? { signal: extra.signal } : {}),
-  });
+  return executeCall(
+    { id: `c_${Math.random()}`, name: tool.name, arguments: args },
+    {
+      registry: createRegistry([tool]),
+      secrets: SECRETS,
+      fetch: extra.fetch ?? egress(),
+      ...(extra.signal ? { signal: extra.signal } : {}),
+    },
+  );
 }
 
 const decl = (over: Partial<HttpToolDeclaration>): HttpToolDeclaration => ({
@@ -38,7 +41,16 @@ describe("httpTool: requests", () => {
     const tool = httpTool(
       decl({
         url: `${api.url}/echo/users/{id}`,
-        input: { type: "object", properties: { id: { type: "string" }, tags: { type: "array" }, lang: { type: "string" }, page: { type: "integer" } }, required: ["id"] },
+        input: {
+          type: "object",
+          properties: {
+            id: { type: "string" },
+            tags: { type: "array" },
+            lang: { type: "string" },
+            page: { type: "integer" },
+          },
+          required: ["id"],
+        },
         query: { t: "{tags}", fixed: "v-{lang}" },
         headers: { "Accept-Language": "{lang}" },
       }),
@@ -46,25 +58,50 @@ describe("httpTool: requests", () => {
     const result = await run(tool, { id: "a/b c", tags: ["x", "y"], lang: "fr", page: 2 });
     expect(result.ok).toBe(true);
     if (!result.ok) return;
-    const echo = result.output.structured as { method: string; path: string; query: string[][]; headers: Record<string, string> };
+    const echo = result.output.structured as {
+      method: string;
+      path: string;
+      query: string[][];
+      headers: Record<string, string>;
+    };
     expect(echo.method).toBe("GET");
     expect(echo.path).toBe("/echo/users/a%2Fb%20c");
-    expect(echo.query).toEqual([["t", "x"], ["t", "y"], ["fixed", "v-fr"], ["page", "2"]]);
+    expect(echo.query).toEqual([
+      ["t", "x"],
+      ["t", "y"],
+      ["fixed", "v-fr"],
+      ["page", "2"],
+    ]);
     expect(echo.headers["accept-language"]).toBe("fr");
     expect(result.record.source).toBe("http");
   });
 
   it("refuses path traversal through a path parameter", async () => {
-    const tool = httpTool(decl({ url: `${api.url}/echo/{id}`, input: { type: "object", properties: { id: { type: "string" } } } }));
+    const tool = httpTool(
+      decl({ url: `${api.url}/echo/{id}`, input: { type: "object", properties: { id: { type: "string" } } } }),
+    );
     const result = await run(tool, { id: ".." });
     expect(!result.ok && result.error.code).toBe("invalid_arguments");
   });
 
   it("sends remaining args as a JSON body for POST, or one argument as the body", async () => {
-    const rest = httpTool(decl({ method: "POST", url: `${api.url}/echo/{id}`, input: { type: "object", properties: { id: { type: "string" }, n: { type: "number" } } } }));
+    const rest = httpTool(
+      decl({
+        method: "POST",
+        url: `${api.url}/echo/{id}`,
+        input: { type: "object", properties: { id: { type: "string" }, n: { type: "number" } } },
+      }),
+    );
     const r1 = await run(rest, { id: "1", n: 5 });
     expect(r1.ok && (r1.output.structured as { body: string }).body).toBe('{"n":5}');
-    const one = httpTool(decl({ method: "PUT", body: { arg: "doc" }, input: { type: "object", properties: { doc: { type: "object" }, q: { type: "string" } } }, rest: "query" }));
+    const one = httpTool(
+      decl({
+        method: "PUT",
+        body: { arg: "doc" },
+        input: { type: "object", properties: { doc: { type: "object" }, q: { type: "string" } } },
+        rest: "query",
+      }),
+    );
     const r2 = await run(one, { doc: { a: [1] }, q: "z" });
     expect(r2.ok && r2.output.structured).toMatchObject({ method: "PUT", body: '{"a":[1]}', query: [["q", "z"]] });
   });
@@ -72,7 +109,11 @@ describe("httpTool: requests", () => {
   it.each([
     [{ type: "bearer", secret: "API_TOKEN" }, "authorization", `Bearer ${SECRETS.API_TOKEN}`],
     [{ type: "header", name: "X-Api-Key", secret: "KEY" }, "x-api-key", SECRETS.KEY],
-    [{ type: "basic", usernameSecret: "USER", passwordSecret: "PASS" }, "authorization", `Basic ${btoa("alice:pa55-word-xyz")}`],
+    [
+      { type: "basic", usernameSecret: "USER", passwordSecret: "PASS" },
+      "authorization",
+      `Basic ${btoa("alice:pa55-word-xyz")}`,
+    ],
   ] as const)("sends the %o credential only to the upstream and never shows it", async (auth, header, expected) => {
     const tool = httpTool(decl({ auth }));
     const seen: string[] = [];
@@ -116,14 +157,19 @@ describe("httpTool: responses", () => {
     if (!result.ok) return;
     expect(result.output.truncated).toBe(true);
     expect(result.output.structured).toBeUndefined();
-    expect((result.output.content[0] as { text: string }).text).toMatch(/^\{"data":"x+\n\[response truncated at 100 bytes\]$/);
+    expect((result.output.content[0] as { text: string }).text).toMatch(
+      /^\{"data":"x+\n\[response truncated at 100 bytes\]$/,
+    );
   });
 
   it("returns images as image content, other binary as a note, empty bodies as a status line", async () => {
     const img = await run(httpTool(decl({ url: `${api.url}/image` })), {});
     expect(img.ok && img.output.content).toEqual([{ type: "image", data: "iVBORw==", mimeType: "image/png" }]);
     const bin = await run(httpTool(decl({ url: `${api.url}/binary` })), {});
-    expect(bin.ok && bin.output.content[0]).toEqual({ type: "text", text: "(binary response: application/octet-stream (10 bytes))" });
+    expect(bin.ok && bin.output.content[0]).toEqual({
+      type: "text",
+      text: "(binary response: application/octet-stream (10 bytes))",
+    });
     const empty = await run(httpTool(decl({ url: `${api.url}/empty` })), {});
     expect(empty.ok && empty.output.content[0]).toEqual({ type: "text", text: "(empty response, HTTP 204)" });
   });
@@ -150,7 +196,13 @@ describe("httpTool: responses", () => {
   });
 
   it("does not retry a POST (not idempotent) and reports the retry-after hint", async () => {
-    const tool = httpTool(decl({ method: "POST", url: `${api.url}/limited/b?after=5&status=503&retry=7`, retry: { attempts: 3, baseMs: 1 } }));
+    const tool = httpTool(
+      decl({
+        method: "POST",
+        url: `${api.url}/limited/b?after=5&status=503&retry=7`,
+        retry: { attempts: 3, baseMs: 1 },
+      }),
+    );
     const result = await run(tool, {});
     expect(!result.ok && result.error).toMatchObject({ code: "upstream_error", status: 503, retryAfterMs: 7000 });
     expect(api.hits.get("/limited/b")).toBe(1);
@@ -167,7 +219,10 @@ describe("httpTool: responses", () => {
   it("follows redirects through the egress check and refuses a redirect out of the allow-list", async () => {
     const ok = await run(httpTool(decl({ url: `${api.url}/redirect?to=/echo/after` })), {});
     expect(ok.ok && (ok.output.structured as { path: string }).path).toBe("/echo/after");
-    const out = await run(httpTool(decl({ url: `${api.url}/redirect?to=${encodeURIComponent("http://169.254.169.254/latest")}` })), {});
+    const out = await run(
+      httpTool(decl({ url: `${api.url}/redirect?to=${encodeURIComponent("http://169.254.169.254/latest")}` })),
+      {},
+    );
     expect(!out.ok && out.error).toMatchObject({ code: "denied" });
     expect(!out.ok && out.error.message).toMatch(/Egress refused/);
   });
@@ -180,8 +235,14 @@ describe("httpTool: declarations", () => {
     [{ name: "t", description: "", url: "https://x.example", method: "TRACE" }, /invalid method/],
     [{ name: "t", description: "", url: "https://x.example", auth: { type: "bearer" } }, /invalid auth.secret/],
     [{ name: "t", description: "", url: "https://x.example", timeoutMs: -1 }, /invalid timeoutMs/],
-    [{ name: "t", description: "", url: "https://x.example", input: { type: "string" } }, /invalid input: .*type "object"/],
-    [{ name: "t", description: "", url: "https://x.example/{idd}", input: { type: "object", properties: { id: {} } } }, /"idd" is not a property of input/],
+    [
+      { name: "t", description: "", url: "https://x.example", input: { type: "string" } },
+      /invalid input: .*type "object"/,
+    ],
+    [
+      { name: "t", description: "", url: "https://x.example/{idd}", input: { type: "object", properties: { id: {} } } },
+      /"idd" is not a property of input/,
+    ],
     [{ name: "t", description: "", url: "https://x.example", extra: 1 }, /invalid extra/],
   ])("rejects %o", (bad, message) => {
     expect(() => httpTool(bad as HttpToolDeclaration)).toThrow(message);
@@ -191,19 +252,35 @@ describe("httpTool: declarations", () => {
     const input = { type: "object", properties: { a: {}, b: {}, c: {} } };
     const mapped = { url: "https://x.example/{a}/{b}", query: { q: "{b}-{c}" }, headers: { "x-d": "{a}{d}" } };
     expect(() => httpTool({ name: "t", description: "", ...mapped, input })).toThrow(/"d" is not a property of input/);
-    expect(() => httpTool({ name: "t", description: "", ...mapped, input: { ...input, properties: { ...input.properties, d: {} } } })).not.toThrow();
-    expect(() => httpTool({ name: "t", description: "", ...mapped, query: { q: "{b}-{e}" }, input })).toThrow(/"e" is not a property of input/);
+    expect(() =>
+      httpTool({
+        name: "t",
+        description: "",
+        ...mapped,
+        input: { ...input, properties: { ...input.properties, d: {} } },
+      }),
+    ).not.toThrow();
+    expect(() => httpTool({ name: "t", description: "", ...mapped, query: { q: "{b}-{e}" }, input })).toThrow(
+      /"e" is not a property of input/,
+    );
   });
 
   it("derives the policy: GET idempotent by default, POST not, declared values kept", () => {
     expect(httpTool(decl({})).policy.idempotent).toBe(true);
     expect(httpTool(decl({ method: "POST" })).policy.idempotent).toBe(false);
-    expect(httpTool(decl({ method: "PUT", idempotent: true, risk: "high", concurrency: { limit: 2 } })).policy).toMatchObject({ idempotent: true, risk: "high", concurrency: { limit: 2 } });
+    expect(
+      httpTool(decl({ method: "PUT", idempotent: true, risk: "high", concurrency: { limit: 2 } })).policy,
+    ).toMatchObject({ idempotent: true, risk: "high", concurrency: { limit: 2 } });
   });
 
   it("validates arguments against the declared JSON Schema before any request", async () => {
     const before = api.hits.get("/echo/v") ?? 0;
-    const tool = httpTool(decl({ url: `${api.url}/echo/v`, input: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] } }));
+    const tool = httpTool(
+      decl({
+        url: `${api.url}/echo/v`,
+        input: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] },
+      }),
+    );
     const result = await run(tool, { n: "x" });
     expect(!result.ok && result.error.code).toBe("invalid_arguments");
     expect(api.hits.get("/echo/v") ?? 0).toBe(before);

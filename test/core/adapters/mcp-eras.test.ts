@@ -26,7 +26,15 @@ describe.each(["dual", "modern"] as const)("an SDK v2 server offering 2026-07-28
   it("is found modern by server/discover and spoken to statelessly: _meta and Mcp-* headers on every request, no session", async () => {
     const { source } = remote(server().url);
     const tools = await source.tools();
-    expect(tools.map((t) => t.name)).toEqual(["r_echo", "r_add", "r_annotated", "r_slow", "r_region", "r_summarise", "r_two_rounds"]);
+    expect(tools.map((t) => t.name)).toEqual([
+      "r_echo",
+      "r_add",
+      "r_annotated",
+      "r_slow",
+      "r_region",
+      "r_summarise",
+      "r_two_rounds",
+    ]);
     expect(knownEras.get(server().url)).toMatchObject({ kind: "modern", version: "2026-07-28" });
     const { result } = await callTool(tools, "r_echo", { text: "hi" }, server().url);
     expect(result.ok && result.output.content).toEqual([{ type: "text", text: "echo: hi" }]);
@@ -34,7 +42,11 @@ describe.each(["dual", "modern"] as const)("an SDK v2 server offering 2026-07-28
     expect(methods(server())).not.toContain("initialize");
     expect(methods(server())[0]).toBe("server/discover");
     const call = server().requests.find((r) => r.body.method === "tools/call")!;
-    expect(call.headers).toMatchObject({ "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "echo" });
+    expect(call.headers).toMatchObject({
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": "tools/call",
+      "mcp-name": "echo",
+    });
     expect(call.headers["mcp-session-id"]).toBeUndefined();
     expect(call.body.params?._meta).toMatchObject({
       "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -51,19 +63,38 @@ describe.each(["dual", "modern"] as const)("an SDK v2 server offering 2026-07-28
     const annotated = await callTool(tools, "r_annotated", {}, server().url);
     expect(annotated.result.ok && annotated.result.output.content).toEqual([
       { type: "text", text: "for the user", annotations: { audience: ["user"], priority: 0.9 } },
-      { type: "text", text: "for the model", annotations: { audience: ["assistant"], priority: 0.2, lastModified: "2026-01-02T03:04:05Z" } },
+      {
+        type: "text",
+        text: "for the model",
+        annotations: { audience: ["assistant"], priority: 0.2, lastModified: "2026-01-02T03:04:05Z" },
+      },
     ]);
     const echo = tools.find((t) => t.name === "r_echo")!;
     expect(echo.title).toBe("Echo");
-    expect(echo.annotations).toEqual({ readOnlyHint: true, idempotentHint: true, destructiveHint: false, openWorldHint: false });
+    expect(echo.annotations).toEqual({
+      readOnlyHint: true,
+      idempotentHint: true,
+      destructiveHint: false,
+      openWorldHint: false,
+    });
     expect(echo.policy).toEqual({ risk: "high" }); // the hints are not policy
     // The tenant said nothing of readOnly or idempotency: the server's word is shown; risk "high" keeps it destructive-capable unless read-only.
-    expect(mcpFormat.toolDefinition(echo).annotations).toEqual({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+    expect(mcpFormat.toolDefinition(echo).annotations).toEqual({
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    });
   });
 
   it("mirrors x-mcp-header parameters into Mcp-Param-* headers (the server checks them against the body)", async () => {
     const { source } = remote(server().url);
-    const { result } = await callTool(await source.tools(), "r_region", { region: "eu-west", query: "q" }, server().url);
+    const { result } = await callTool(
+      await source.tools(),
+      "r_region",
+      { region: "eu-west", query: "q" },
+      server().url,
+    );
     expect(result.ok && result.output.content).toEqual([{ type: "text", text: "q in eu-west" }]);
     const call = server().requests.findLast((r) => r.body.params?.name === "region")!;
     expect(call.headers["mcp-param-region"]).toBe("eu-west");
@@ -77,7 +108,9 @@ describe.each(["dual", "modern"] as const)("an SDK v2 server offering 2026-07-28
     const sampling = await callTool(tools, "r_summarise", { text: "long" }, server().url);
     expect(!sampling.result.ok && sampling.result.error).toMatchObject({
       code: "upstream_error",
-      message: expect.stringMatching(/^MCP server "remote" needs input toolgate cannot give a remote server \(sampling, elicitation or roots\) to answer tools\/call \(it requires \{"sampling":\{\}\}\)/),
+      message: expect.stringMatching(
+        /^MCP server "remote" needs input toolgate cannot give a remote server \(sampling, elicitation or roots\) to answer tools\/call \(it requires \{"sampling":\{\}\}\)/,
+      ),
     });
   });
 
@@ -100,7 +133,11 @@ describe("an SDK v2 server serving 2025 only", () => {
     expect(knownEras.get(server.url)).toEqual({ kind: "legacy" });
     expect(methods(server).slice(0, 3)).toEqual(["server/discover", "initialize", "notifications/initialized"]);
     const annotated = await callTool(tools, "r_annotated", {}, server.url);
-    expect(annotated.result.ok && annotated.result.output.content[0]).toEqual({ type: "text", text: "for the user", annotations: { audience: ["user"], priority: 0.9 } });
+    expect(annotated.result.ok && annotated.result.output.content[0]).toEqual({
+      type: "text",
+      text: "for the user",
+      annotations: { audience: ["user"], priority: 0.9 },
+    });
     const last = server.requests.at(-1)!;
     expect(last.headers["mcp-protocol-version"]).toBe("2025-11-25");
     expect(last.body.params?._meta).not.toHaveProperty("io.modelcontextprotocol/protocolVersion");

@@ -28,10 +28,22 @@ describe("the MCP reference server", () => {
     expect(knownEras.get(server.url)).toEqual({ kind: "legacy" });
     expect(tools.map((t) => t.name).sort()).toEqual(
       [
-        "echo", "get-annotated-message", "get-env", "get-resource-links", "get-resource-reference", "get-structured-content", "get-sum",
-        "get-tiny-image", "gzip-file-as-resource", "simulate-research-query", "toggle-simulated-logging", "toggle-subscriber-updates",
+        "echo",
+        "get-annotated-message",
+        "get-env",
+        "get-resource-links",
+        "get-resource-reference",
+        "get-structured-content",
+        "get-sum",
+        "get-tiny-image",
+        "gzip-file-as-resource",
+        "simulate-research-query",
+        "toggle-simulated-logging",
+        "toggle-subscriber-updates",
         "trigger-long-running-operation",
-      ].map((name) => `r_${name}`).sort(),
+      ]
+        .map((name) => `r_${name}`)
+        .sort(),
     );
   });
 
@@ -49,7 +61,8 @@ describe("the MCP reference server", () => {
       updates: await call("toggle-subscriber-updates", {}),
       long: await call("trigger-long-running-operation", { duration: 0.2, steps: 2 }),
     };
-    for (const [name, { result }] of Object.entries(answers)) expect(result.ok, `${name}: ${JSON.stringify(!result.ok && result.error)}`).toBe(true);
+    for (const [name, { result }] of Object.entries(answers))
+      expect(result.ok, `${name}: ${JSON.stringify(!result.ok && result.error)}`).toBe(true);
     const output = (name: keyof typeof answers) => {
       const { result } = answers[name];
       if (!result.ok) throw new Error(name);
@@ -66,20 +79,30 @@ describe("the MCP reference server", () => {
 
   it("calls the tool that must run as a task as a task, reporting its status messages as progress", async () => {
     const { result, progress } = await call("simulate-research-query", { topic: "tides" });
-    expect(result.ok && result.output.content[0]).toMatchObject({ type: "text", text: expect.stringContaining("# Research Report: tides") });
+    expect(result.ok && result.output.content[0]).toMatchObject({
+      type: "text",
+      text: expect.stringContaining("# Research Report: tides"),
+    });
     // Progress is the task's status messages as toolgate's polls see them: a poll made late on a loaded
     // machine can miss a stage, so the messages are some of the server's stages, in its order.
     const stages = ["Gathering sources...", "Analyzing content...", "Synthesizing findings...", "Generating report..."];
     const seen = progress.map((p) => p.message);
     expect(seen.length).toBeGreaterThan(0);
-    expect(seen.map((message) => stages.indexOf(message ?? ""))).toEqual(stages.map((_, i) => i).filter((i) => seen.includes(stages[i])));
+    expect(seen.map((message) => stages.indexOf(message ?? ""))).toEqual(
+      stages.map((_, i) => i).filter((i) => seen.includes(stages[i])),
+    );
   });
 
   it("keeps content annotations, and shows the server's tool annotations where the policy is silent", async () => {
     const { result } = await call("get-annotated-message", { messageType: "success", includeImage: true });
     expect(result.ok && result.output.content).toEqual([
       { type: "text", text: "Operation completed successfully", annotations: { priority: 0.7, audience: ["user"] } },
-      { type: "image", data: expect.any(String), mimeType: "image/png", annotations: { priority: 0.5, audience: ["user"] } },
+      {
+        type: "image",
+        data: expect.any(String),
+        mimeType: "image/png",
+        annotations: { priority: 0.5, audience: ["user"] },
+      },
     ]);
     const tool = tools.find((t) => t.name === "r_get-annotated-message")!;
     expect(tool.policy).toEqual({});

@@ -13,11 +13,14 @@ export const egressFor = (url: string) => createEgressFetch({ allowHosts: [], al
 export function remote(url: string, over: Partial<McpServerDeclaration> = {}) {
   const warnings: string[] = [];
   const quiet = () => undefined;
-  const source = mcpServer({ name: "remote", url, prefix: "r_", ...over }, {
-    fetch: egressFor(url),
-    secrets: {},
-    log: { debug: quiet, info: quiet, warn: (m) => warnings.push(m), error: quiet },
-  });
+  const source = mcpServer(
+    { name: "remote", url, prefix: "r_", ...over },
+    {
+      fetch: egressFor(url),
+      secrets: {},
+      log: { debug: quiet, info: quiet, warn: (m) => warnings.push(m), error: quiet },
+    },
+  );
   return { source, warnings };
 }
 

@@ -4,7 +4,10 @@ import { refusedSession, sessionEndOf } from "../../../src/adapters/mcp/session-
 
 const LABEL = 'MCP server "x"';
 const rpcError = (status: number, message: string) =>
-  new Response(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }), { status, headers: { "content-type": "application/json" } });
+  new Response(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }), {
+    status,
+    headers: { "content-type": "application/json" },
+  });
 
 describe("refusedSession: answers that mean the server no longer knows the session", () => {
   it("404, and 400 naming the session or an uninitialized server, are refusals: a retryable upstream_error tagged refused", async () => {
@@ -16,7 +19,12 @@ describe("refusedSession: answers that mean the server no longer knows the sessi
     ]) {
       const status = response.status;
       const verdict = await refusedSession(response, LABEL);
-      expect(isToolError(verdict) && verdict).toMatchObject({ code: "upstream_error", retryable: true, status, message: `${LABEL} no longer knows the session (HTTP ${status})` });
+      expect(isToolError(verdict) && verdict).toMatchObject({
+        code: "upstream_error",
+        retryable: true,
+        status,
+        message: `${LABEL} no longer knows the session (HTTP ${status})`,
+      });
       expect(sessionEndOf(verdict)).toBe("refused");
     }
   });

@@ -8,12 +8,16 @@ let server: TasksTestServer;
 beforeAll(async () => void (server = await startTasksServer()));
 afterAll(() => server.close());
 
-const report = async (args: unknown, over = {}) => callTool(await remote(server.url, over).source.tools(), "r_report", args, server.url);
+const report = async (args: unknown, over = {}) =>
+  callTool(await remote(server.url, over).source.tools(), "r_report", args, server.url);
 
 describe("a 2026-07-28 server that answers with tasks", () => {
   it("polls the task to its end and answers its result; status messages are progress", async () => {
     const { result, progress } = await report({ steps: 3 });
-    expect(result.ok && result.output).toMatchObject({ content: [{ type: "text", text: "report after 3 steps" }], structured: { steps: 3 } });
+    expect(result.ok && result.output).toMatchObject({
+      content: [{ type: "text", text: "report after 3 steps" }],
+      structured: { steps: 3 },
+    });
     expect(progress).toEqual([
       { progress: 1, message: "step 0 of 3" },
       { progress: 2, message: "step 1 of 3" },
@@ -26,12 +30,17 @@ describe("a 2026-07-28 server that answers with tasks", () => {
 
   it("a failed task is an upstream_error with the task's JSON-RPC error", async () => {
     const { result } = await report({ steps: 1, outcome: "fail" });
-    expect(!result.ok && result.error).toMatchObject({ code: "upstream_error", message: expect.stringContaining("JSON-RPC error -32603: the report broke") });
+    expect(!result.ok && result.error).toMatchObject({
+      code: "upstream_error",
+      message: expect.stringContaining("JSON-RPC error -32603: the report broke"),
+    });
   });
 
   it("a task that asks for input is cancelled, with a clear error", async () => {
     const { result } = await report({ steps: 1, outcome: "input" });
-    expect(!result.ok && result.error.message).toMatch(/asked for input during "report" \(its task is input_required\), which toolgate cannot give a remote server; the task was cancelled/);
+    expect(!result.ok && result.error.message).toMatch(
+      /asked for input during "report" \(its task is input_required\), which toolgate cannot give a remote server; the task was cancelled/,
+    );
     const last = server.requests.filter((r) => r.method === "tools/call").length;
     expect(server.cancelled).toContain(`task-${last}`);
   });

@@ -31,26 +31,51 @@ const declare = (over: Partial<McpServerDeclaration> = {}): McpServerDeclaration
   ...over,
 });
 
-async function call(tools: Tool[], name: string, args: unknown, extra: { onEvent?: (e: CallEvent) => void; fetch?: typeof globalThis.fetch } = {}) {
-  return executeCall({ id: `c_${Math.random()}`, name, arguments: args }, {
-    registry: createRegistry(tools),
-    secrets: SECRETS,
-    fetch: extra.fetch ?? fetch,
-    ...(extra.onEvent ? { hooks: { onEvent: extra.onEvent } } : {}),
-  });
+async function call(
+  tools: Tool[],
+  name: string,
+  args: unknown,
+  extra: { onEvent?: (e: CallEvent) => void; fetch?: typeof globalThis.fetch } = {},
+) {
+  return executeCall(
+    { id: `c_${Math.random()}`, name, arguments: args },
+    {
+      registry: createRegistry(tools),
+      secrets: SECRETS,
+      fetch: extra.fetch ?? fetch,
+      ...(extra.onEvent ? { hooks: { onEvent: extra.onEvent } } : {}),
+    },
+  );
 }
-
 
 describe("mcpServer: listing", () => {
   it("lists every page, prefixes and sanitises names, converts schemas", async () => {
     const source = mcpServer(declare(), deps());
     const tools = await source.tools();
-    expect(tools.map((t) => t.name)).toEqual(["r_echo", "r_add", "r_fail", "r_slow", "r_bump", "r_ask", "r_rpc_fail", "r_dotted_name"]);
+    expect(tools.map((t) => t.name)).toEqual([
+      "r_echo",
+      "r_add",
+      "r_fail",
+      "r_slow",
+      "r_bump",
+      "r_ask",
+      "r_rpc_fail",
+      "r_dotted_name",
+    ]);
     const pages = server.requests.filter((r) => (r.body as { method?: string })?.method === "tools/list");
-    expect(pages.map((r) => (r.body as { params?: { cursor?: string } }).params?.cursor)).toEqual([undefined, "2", "4", "6"]);
+    expect(pages.map((r) => (r.body as { params?: { cursor?: string } }).params?.cursor)).toEqual([
+      undefined,
+      "2",
+      "4",
+      "6",
+    ]);
     const echo = tools[0] as Tool;
     expect(echo.source).toBe(`mcp:${server.url}`);
-    expect(echo.inputSchema).toMatchObject({ type: "object", properties: { text: { type: "string" } }, required: ["text"] });
+    expect(echo.inputSchema).toMatchObject({
+      type: "object",
+      properties: { text: { type: "string" } },
+      required: ["text"],
+    });
     expect(echo.validateInput({ text: 1 }).ok).toBe(false);
     expect((tools[1] as Tool).outputSchema).toMatchObject({ properties: { sum: { type: "number" } } });
   });
@@ -77,8 +102,12 @@ describe("mcpServer: listing", () => {
 
   it("rejects bad declarations naming the server and the field", () => {
     expect(() => mcpServer({ name: "x", url: "ftp://nope" }, deps())).toThrow(/MCP server "x": invalid url/);
-    expect(() => mcpServer({ name: "x", url: server.url, pinning: "sometimes" } as never, deps())).toThrow(/MCP server "x": invalid pinning/);
-    expect(() => mcpServer({ name: "x", url: server.url, auth: { type: "bearer", secret: "bad name" } }, deps())).toThrow(/invalid auth.secret/);
+    expect(() => mcpServer({ name: "x", url: server.url, pinning: "sometimes" } as never, deps())).toThrow(
+      /MCP server "x": invalid pinning/,
+    );
+    expect(() =>
+      mcpServer({ name: "x", url: server.url, auth: { type: "bearer", secret: "bad name" } }, deps()),
+    ).toThrow(/invalid auth.secret/);
   });
 });
 
@@ -111,10 +140,14 @@ describe("mcpServer: calls", () => {
     const tools = await mcpServer(declare({ timeoutMs: 20_000 }), deps()).tools();
     const started = Date.now();
     const asked = await call(tools, "r_ask", {});
-    expect(!asked.ok && asked.error.message).toMatch(/toolgate cannot answer sampling\/createMessage for a remote server/);
+    expect(!asked.ok && asked.error.message).toMatch(
+      /toolgate cannot answer sampling\/createMessage for a remote server/,
+    );
     expect(Date.now() - started).toBeLessThan(5_000);
     const refusal = server.requests.find((r) => (r.body as { error?: unknown })?.error !== undefined);
-    expect(refusal?.body).toMatchObject({ error: { code: -32601, message: "toolgate cannot answer sampling/createMessage for a remote server" } });
+    expect(refusal?.body).toMatchObject({
+      error: { code: -32601, message: "toolgate cannot answer sampling/createMessage for a remote server" },
+    });
   });
 
   it("validates arguments against the remote schema before calling", async () => {
@@ -130,7 +163,9 @@ describe("mcpServer: calls", () => {
     const events: CallEvent[] = [];
     const result = await call(tools, "r_slow", { ms: 5000 }, { onEvent: (e) => events.push(e) });
     expect(!result.ok && result.error.code).toBe("timeout");
-    expect(events.find((e) => e.type === "call.progress")).toMatchObject({ progress: { progress: 1, total: 2, message: "halfway" } });
+    expect(events.find((e) => e.type === "call.progress")).toMatchObject({
+      progress: { progress: 1, total: 2, message: "halfway" },
+    });
     await until(() => server.cancelled.length > 0);
     const note = server.requests.find((r) => (r.body as { method?: string })?.method === "notifications/cancelled");
     expect(note?.body).toMatchObject({ params: { requestId: expect.any(Number) } });
@@ -151,7 +186,10 @@ describe("mcpServer: calls", () => {
       const tools = await mcpServer(declare({ url: own.url }), deps({ fetch: ownFetch })).tools();
       const cutOnProgress = (event: CallEvent) => event.type === "call.progress" && own.dropConnections();
       const cut = await call(tools, "r_slow", { ms: 2000 }, { onEvent: cutOnProgress, fetch: ownFetch });
-      expect(!cut.ok && cut.error).toMatchObject({ code: "upstream_error", message: expect.stringMatching(/^MCP server "remote" broke off its answer to tools\/call: /) });
+      expect(!cut.ok && cut.error).toMatchObject({
+        code: "upstream_error",
+        message: expect.stringMatching(/^MCP server "remote" broke off its answer to tools\/call: /),
+      });
       expect(cut.record.attempts).toBe(1);
       const again = await call(tools, "r_echo", { text: "after" }, { fetch: ownFetch });
       expect(again.ok && again.output.content).toEqual([{ type: "text", text: "echo: after" }]);

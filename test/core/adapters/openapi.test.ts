@@ -23,7 +23,12 @@ const document = (server: string) => ({
         operationId: "getPet",
         summary: "Get a pet",
         parameters: [
-          { name: "fields", in: "query", schema: { type: "array", items: { type: "string" } }, description: "Fields to return" },
+          {
+            name: "fields",
+            in: "query",
+            schema: { type: "array", items: { type: "string" } },
+            description: "Fields to return",
+          },
           { $ref: "#/components/parameters/Trace" },
         ],
       },
@@ -32,7 +37,10 @@ const document = (server: string) => ({
     "/pets": {
       post: {
         operationId: "createPet",
-        requestBody: { required: true, content: { "application/json": { schema: { $ref: "#/components/schemas/NewPet" } } } },
+        requestBody: {
+          required: true,
+          content: { "application/json": { schema: { $ref: "#/components/schemas/NewPet" } } },
+        },
       },
     },
     "/pets/{petId}/photo": {
@@ -49,9 +57,17 @@ const document = (server: string) => ({
       NewPet: {
         type: "object",
         required: ["name"],
-        properties: { name: { type: "string" }, nickname: { type: "string", nullable: true }, tags: { type: "array", items: { $ref: "#/components/schemas/Tag" } }, default: { type: "boolean" } },
+        properties: {
+          name: { type: "string" },
+          nickname: { type: "string", nullable: true },
+          tags: { type: "array", items: { $ref: "#/components/schemas/Tag" } },
+          default: { type: "boolean" },
+        },
       },
-      Tag: { type: "object", properties: { label: { type: "string" }, age: { type: "number", minimum: 0, exclusiveMinimum: true } } },
+      Tag: {
+        type: "object",
+        properties: { label: { type: "string" }, age: { type: "number", minimum: 0, exclusiveMinimum: true } },
+      },
       Unused: { type: "string" },
     },
   },
@@ -60,7 +76,10 @@ const document = (server: string) => ({
 // The test API's own origin: plain http to this port of 127.0.0.1 only.
 const egress = () => createEgressFetch({ allowHosts: [], allowHttpHosts: [api.url] });
 const run = (tools: Tool[], name: string, args: unknown) =>
-  executeCall({ id: `c_${Math.random()}`, name, arguments: args }, { registry: createRegistry(tools), fetch: egress() });
+  executeCall(
+    { id: `c_${Math.random()}`, name, arguments: args },
+    { registry: createRegistry(tools), fetch: egress() },
+  );
 
 describe("openApiTools", () => {
   it("makes one tool per operation with an operationId, skipping non-JSON bodies", () => {
@@ -85,7 +104,11 @@ describe("openApiTools", () => {
       required: ["petId"],
       additionalProperties: false,
     });
-    const schema = createPet?.inputSchema as { properties: { body: unknown }; $defs: Record<string, unknown>; required: string[] };
+    const schema = createPet?.inputSchema as {
+      properties: { body: unknown };
+      $defs: Record<string, unknown>;
+      required: string[];
+    };
     expect(schema.properties.body).toEqual({ $ref: "#/$defs/NewPet" });
     expect(Object.keys(schema.$defs).sort()).toEqual(["NewPet", "Tag"]);
     expect(schema.$defs.NewPet).toMatchObject({ properties: { nickname: { type: ["string", "null"] } } });
@@ -96,9 +119,21 @@ describe("openApiTools", () => {
   it("calls the operation: path, query and header parameters, JSON body", async () => {
     const tools = openApiTools({ name: "pets", document: document(api.url) });
     const got = await run(tools, "getPet", { petId: 7, fields: ["a", "b"], "X-Trace": "t1" });
-    expect(got.ok && got.output.structured).toMatchObject({ method: "GET", path: "/echo/pets/7", query: [["fields", "a"], ["fields", "b"]], headers: { "x-trace": "t1" } });
+    expect(got.ok && got.output.structured).toMatchObject({
+      method: "GET",
+      path: "/echo/pets/7",
+      query: [
+        ["fields", "a"],
+        ["fields", "b"],
+      ],
+      headers: { "x-trace": "t1" },
+    });
     const created = await run(tools, "createPet", { body: { name: "Rex", nickname: null, tags: [{ label: "dog" }] } });
-    expect(created.ok && created.output.structured).toMatchObject({ method: "POST", path: "/echo/pets", body: '{"name":"Rex","nickname":null,"tags":[{"label":"dog"}]}' });
+    expect(created.ok && created.output.structured).toMatchObject({
+      method: "POST",
+      path: "/echo/pets",
+      body: '{"name":"Rex","nickname":null,"tags":[{"label":"dog"}]}',
+    });
   });
 
   it("validates arguments with the converted schema (refs and 3.0 dialect)", async () => {
@@ -111,16 +146,32 @@ describe("openApiTools", () => {
   });
 
   it("selects operations and fails clearly on a missing or unsupported one", () => {
-    expect(openApiTools({ name: "pets", document: document(api.url), operations: ["createPet"] }).map((t) => t.name)).toEqual(["createPet"]);
-    expect(() => openApiTools({ name: "pets", document: document(api.url), operations: ["nope"] })).toThrow(/OpenAPI "pets": invalid operations: no operation "nope"/);
-    expect(() => openApiTools({ name: "pets", document: document(api.url), operations: ["uploadPhoto"] })).toThrow(/operation "uploadPhoto": cannot be a tool: its request body is not JSON/);
+    expect(
+      openApiTools({ name: "pets", document: document(api.url), operations: ["createPet"] }).map((t) => t.name),
+    ).toEqual(["createPet"]);
+    expect(() => openApiTools({ name: "pets", document: document(api.url), operations: ["nope"] })).toThrow(
+      /OpenAPI "pets": invalid operations: no operation "nope"/,
+    );
+    expect(() => openApiTools({ name: "pets", document: document(api.url), operations: ["uploadPhoto"] })).toThrow(
+      /operation "uploadPhoto": cannot be a tool: its request body is not JSON/,
+    );
   });
 
   it("rejects bad documents and declarations naming the field", () => {
-    expect(() => openApiTools({ name: "x", document: { swagger: "2.0" } })).toThrow(/OpenAPI "x": invalid document.openapi/);
-    expect(() => openApiTools({ name: "x", document: { openapi: "3.1.0", servers: [{ url: "/api" }], paths: {} } })).toThrow(/invalid baseUrl/);
-    expect(() => openApiTools({ name: "x", document: { openapi: "3.1.0" }, baseUrl: "nope" } as never)).toThrow(/OpenAPI "x": invalid baseUrl/);
-    const broken = { openapi: "3.1.0", servers: [{ url: "https://a.example" }], paths: { "/a": { get: { operationId: "a", parameters: [{ $ref: "#/components/parameters/Missing" }] } } } };
+    expect(() => openApiTools({ name: "x", document: { swagger: "2.0" } })).toThrow(
+      /OpenAPI "x": invalid document.openapi/,
+    );
+    expect(() =>
+      openApiTools({ name: "x", document: { openapi: "3.1.0", servers: [{ url: "/api" }], paths: {} } }),
+    ).toThrow(/invalid baseUrl/);
+    expect(() => openApiTools({ name: "x", document: { openapi: "3.1.0" }, baseUrl: "nope" } as never)).toThrow(
+      /OpenAPI "x": invalid baseUrl/,
+    );
+    const broken = {
+      openapi: "3.1.0",
+      servers: [{ url: "https://a.example" }],
+      paths: { "/a": { get: { operationId: "a", parameters: [{ $ref: "#/components/parameters/Missing" }] } } },
+    };
     expect(() => openApiTools({ name: "x", document: broken })).toThrow(/does not resolve/);
   });
 });
@@ -132,21 +183,46 @@ describe("openApiTools: response schemas", () => {
     const get = doc.paths["/pets/{petId}"].get as Record<string, unknown>;
     get.responses = {
       "404": { description: "none", content: { "application/json": { schema: { type: "object" } } } },
-      "200": { description: "echo", content: { "application/json": { schema: { $ref: "#/components/schemas/Echo" } } } },
+      "200": {
+        description: "echo",
+        content: { "application/json": { schema: { $ref: "#/components/schemas/Echo" } } },
+      },
     };
     const post = doc.paths["/pets"].post as Record<string, unknown>;
     post.responses = { "201": { $ref: "#/components/responses/Created" } };
     const components = doc.components as Record<string, Record<string, unknown>>;
-    components.schemas!.Echo = { type: "object", required: ["method", "path"], properties: { method: { type: "string" }, path: { type: "string" } } };
-    components.schemas!.Pet = { type: "object", required: ["name"], properties: { name: { type: "string" }, tags: { type: "array", items: { $ref: "#/components/schemas/Tag" } } } };
-    components.responses = { Created: { description: "the pet", content: { "application/json": { schema: { $ref: "#/components/schemas/Pet" } } } } };
+    components.schemas!.Echo = {
+      type: "object",
+      required: ["method", "path"],
+      properties: { method: { type: "string" }, path: { type: "string" } },
+    };
+    components.schemas!.Pet = {
+      type: "object",
+      required: ["name"],
+      properties: { name: { type: "string" }, tags: { type: "array", items: { $ref: "#/components/schemas/Tag" } } },
+    };
+    components.responses = {
+      Created: {
+        description: "the pet",
+        content: { "application/json": { schema: { $ref: "#/components/schemas/Pet" } } },
+      },
+    };
     return doc;
   };
 
   it("gives each operation the output schema of its 2xx JSON response (a component inlined, its references as $defs)", () => {
     const [getPet, createPet] = openApiTools({ name: "pets", document: described() });
-    expect(getPet?.outputSchema).toEqual({ type: "object", required: ["method", "path"], properties: { method: { type: "string" }, path: { type: "string" } }, $defs: { Echo: expect.any(Object) } });
-    expect(createPet?.outputSchema).toMatchObject({ type: "object", required: ["name"], $defs: { Pet: expect.any(Object), Tag: expect.any(Object) } });
+    expect(getPet?.outputSchema).toEqual({
+      type: "object",
+      required: ["method", "path"],
+      properties: { method: { type: "string" }, path: { type: "string" } },
+      $defs: { Echo: expect.any(Object) },
+    });
+    expect(createPet?.outputSchema).toMatchObject({
+      type: "object",
+      required: ["name"],
+      $defs: { Pet: expect.any(Object), Tag: expect.any(Object) },
+    });
     expect(openApiTools({ name: "pets", document: document(api.url) })[0]?.outputSchema).toBeUndefined();
   });
 
@@ -155,7 +231,10 @@ describe("openApiTools: response schemas", () => {
     const got = await run(tools, "getPet", { petId: 7 });
     expect(got.ok && got.output.structured).toMatchObject({ method: "GET", path: "/echo/pets/7" });
     const created = await run(tools, "createPet", { body: { name: "Rex" } });
-    expect(!created.ok && created.error).toMatchObject({ code: "upstream_error", issues: [{ path: "name", message: expect.stringMatching(/name/) }] });
+    expect(!created.ok && created.error).toMatchObject({
+      code: "upstream_error",
+      issues: [{ path: "name", message: expect.stringMatching(/name/) }],
+    });
     expect(!created.ok && created.error.message).toMatch(/'s answer does not match the tool's output schema: .*"name"/);
   });
 

@@ -11,7 +11,11 @@ import { expect, it } from "vitest";
 function knots(tree: DependencyTree): string[][] {
   const edges = new Map<string, string[]>();
   for (const [file, deps] of Object.entries(tree)) {
-    if (deps) edges.set(file, deps.flatMap((dep) => (dep.id !== null && tree[dep.id] ? [dep.id] : [])));
+    if (deps)
+      edges.set(
+        file,
+        deps.flatMap((dep) => (dep.id !== null && tree[dep.id] ? [dep.id] : [])),
+      );
   }
   let next = 0;
   const index = new Map<string, number>();

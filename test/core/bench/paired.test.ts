@@ -68,7 +68,10 @@ describe("ratioOfMedians", () => {
 
   it("resamples cycles whole: a numerator that is twice its own cycle's denominator gives exactly 2", () => {
     const den = draws(500, 3, seededRandom(11));
-    const { ratio } = ratioOfMedians(den.map((d) => 2 * d), den);
+    const { ratio } = ratioOfMedians(
+      den.map((d) => 2 * d),
+      den,
+    );
     expect(ratio).toEqual({ value: 2, low: 2, high: 2 });
   });
 

@@ -37,13 +37,22 @@ describe("client: tools and calls", { timeout: 30_000 }, () => {
 
   it("answers HTTP failures as typed ApiErrors with code and status", async () => {
     const wrongKey = await rejection(createClient({ baseUrl: server.url, key: "nope" }).whoami());
-    expect(isApiError(wrongKey) && { status: wrongKey.status, code: wrongKey.code }).toEqual({ status: 401, code: "invalid_key" });
+    expect(isApiError(wrongKey) && { status: wrongKey.status, code: wrongKey.code }).toEqual({
+      status: 401,
+      code: "invalid_key",
+    });
     const wrongScope = await rejection(call.approvals());
-    expect(isApiError(wrongScope) && { status: wrongScope.status, code: wrongScope.code }).toEqual({ status: 403, code: "forbidden" });
+    expect(isApiError(wrongScope) && { status: wrongScope.status, code: wrongScope.code }).toEqual({
+      status: 403,
+      code: "forbidden",
+    });
     const missing = await rejection(call.record("no-such-call"));
     expect(isApiError(missing) && missing.status).toBe(404);
     const unreachable = await rejection(createClient({ baseUrl: `http://127.0.0.1:${await freePort()}` }).health());
-    expect(isApiError(unreachable) && { status: unreachable.status, code: unreachable.code }).toEqual({ status: 0, code: "network_error" });
+    expect(isApiError(unreachable) && { status: unreachable.status, code: unreachable.code }).toEqual({
+      status: 0,
+      code: "network_error",
+    });
   });
 
   it("lists the catalogue with effective policies, and each format's definitions", async () => {
@@ -71,11 +80,21 @@ describe("client: tools and calls", { timeout: 30_000 }, () => {
       ],
     });
     expect(answer.message.content.map((block) => block.tool_use_id)).toEqual(["toolu_c1", "toolu_c2"]);
-    expect(answer.calls.map((r) => [r.tool, r.status])).toEqual([["add", "succeeded"], ["echo", "succeeded"]]);
-    const detected = (await call.runDetected({ candidates: [{ content: { role: "model", parts: [{ functionCall: { id: "g1", name: "add", args: { a: 4, b: 4 } } }] } }] })) as {
+    expect(answer.calls.map((r) => [r.tool, r.status])).toEqual([
+      ["add", "succeeded"],
+      ["echo", "succeeded"],
+    ]);
+    const detected = (await call.runDetected({
+      candidates: [
+        { content: { role: "model", parts: [{ functionCall: { id: "g1", name: "add", args: { a: 4, b: 4 } } }] } },
+      ],
+    })) as {
       content?: { parts: { functionResponse: { name: string; response: unknown } }[] };
     };
-    expect(detected.content?.parts[0]?.functionResponse).toMatchObject({ name: "add", response: { output: { sum: 8 } } });
+    expect(detected.content?.parts[0]?.functionResponse).toMatchObject({
+      name: "add",
+      response: { output: { sum: 8 } },
+    });
   });
 
   it("runs one call, reads its record, pages its result, and replays a repeated id", async () => {
@@ -117,7 +136,10 @@ describe("client: approvals, gates, events", { timeout: 45_000 }, () => {
     const parked = await call.call("send_message", { to: "ada", text: "hello" }, { id });
     expect(parked.status).toBe("pending");
     const pending = await admin.approvals();
-    expect(pending.approvals.find((a) => a.callId === id)).toMatchObject({ tool: "send_message", args: { to: "ada", text: "hello" } });
+    expect(pending.approvals.find((a) => a.callId === id)).toMatchObject({
+      tool: "send_message",
+      args: { to: "ada", text: "hello" },
+    });
     expect(await admin.decide(id, "approve")).toMatchObject({ callId: id, decision: "approve" });
     const done = await call.record(id, { wait: 20 });
     expect(done.record).toMatchObject({ status: "succeeded", output: { structured: { delivered: true, to: "ada" } } });
@@ -140,7 +162,10 @@ describe("client: approvals, gates, events", { timeout: 45_000 }, () => {
   it("answers a call's questions only while it waits for them: a finished call refuses answers, an unknown one is not found", async () => {
     const done = await call.call("add", { a: 1, b: 2 });
     const late = await rejection(call.answer(done.callId, { confirm: { action: "accept" } }));
-    expect(isApiError(late) && { status: late.status, code: late.code }).toEqual({ status: 409, code: "not_awaiting_input" });
+    expect(isApiError(late) && { status: late.status, code: late.code }).toEqual({
+      status: 409,
+      code: "not_awaiting_input",
+    });
     const unknown = await rejection(call.answer("no-such-call", { confirm: { action: "accept" } }));
     expect(isApiError(unknown) && unknown.status).toBe(404);
   });

@@ -15,7 +15,12 @@ let host: string;
 let port: number;
 
 beforeAll(async () => {
-  const config = { name: "slow", tools: ["add"], keys: [{ name: "k", hash: CALL_KEY_HASH, scopes: ["call"] }], limits: { bodyTimeoutMs: DEADLINE_MS } };
+  const config = {
+    name: "slow",
+    tools: ["add"],
+    keys: [{ name: "k", hash: CALL_KEY_HASH, scopes: ["call"] }],
+    limits: { bodyTimeoutMs: DEADLINE_MS },
+  };
   server = await startDevServer({ vars: { TOOLGATE_CONFIG: JSON.stringify(config), TOOLGATE_DEMO: "false" } });
   const url = new URL(server.url);
   host = url.hostname;
@@ -37,7 +42,12 @@ interface RawAnswer {
  * Sends the request head, then the body one piece every `everyMs` (none when `piece` is null) until
  * the server's whole answer has arrived; answers its status, body and how long it took.
  */
-function slowRequest(path: string, headers: Record<string, string>, piece: string | null, everyMs = 500): Promise<RawAnswer> {
+function slowRequest(
+  path: string,
+  headers: Record<string, string>,
+  piece: string | null,
+  everyMs = 500,
+): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, host);
     const started = Date.now();
@@ -51,7 +61,12 @@ function slowRequest(path: string, headers: Record<string, string>, piece: strin
       if (error) return reject(error);
       const text = received.toString("utf8");
       const [head = "", ...rest] = text.split("\r\n\r\n");
-      resolve({ status: Number(head.split(" ")[1]), body: rest.join("\r\n\r\n"), elapsedMs: Date.now() - started, bytesSent });
+      resolve({
+        status: Number(head.split(" ")[1]),
+        body: rest.join("\r\n\r\n"),
+        elapsedMs: Date.now() - started,
+        bytesSent,
+      });
     };
     const guard = setTimeout(() => finish(new Error(`no complete answer within ${BOUND_MS * 2} ms`)), BOUND_MS * 2);
     socket.on("error", (error) => finish(error));
@@ -61,7 +76,9 @@ function slowRequest(path: string, headers: Record<string, string>, piece: strin
     });
     socket.on("end", () => finish());
     socket.on("connect", () => {
-      const lines = Object.entries({ host: `${host}:${port}`, authorization: "Bearer dev-call-key", ...headers }).map(([k, v]) => `${k}: ${v}`);
+      const lines = Object.entries({ host: `${host}:${port}`, authorization: "Bearer dev-call-key", ...headers }).map(
+        ([k, v]) => `${k}: ${v}`,
+      );
       socket.write(`POST ${path} HTTP/1.1\r\n${lines.join("\r\n")}\r\n\r\n`);
       if (piece === null) return;
       timer = setInterval(() => {
@@ -85,16 +102,26 @@ function answerComplete(data: Buffer): boolean {
 
 describe("request body deadline over a real socket (wrangler dev)", { timeout: 30_000 }, () => {
   it("answers 408 body_timeout to a Content-Length body trickling in one byte every 500 ms", async () => {
-    const answer = await slowRequest("/v1/calls/openai", { "content-type": "application/json", "content-length": "200" }, " ");
+    const answer = await slowRequest(
+      "/v1/calls/openai",
+      { "content-type": "application/json", "content-length": "200" },
+      " ",
+    );
     expect(answer.status).toBe(408);
-    expect(JSON.parse(answer.body)).toEqual({ error: { code: "body_timeout", message: `The request body did not arrive in full within ${DEADLINE_MS} ms.` } });
+    expect(JSON.parse(answer.body)).toEqual({
+      error: { code: "body_timeout", message: `The request body did not arrive in full within ${DEADLINE_MS} ms.` },
+    });
     expect(answer.bytesSent).toBeGreaterThanOrEqual(2); // it really was trickling when the deadline passed
     expect(answer.elapsedMs).toBeGreaterThanOrEqual(DEADLINE_MS);
     expect(answer.elapsedMs).toBeLessThan(BOUND_MS);
   });
 
   it("answers 408 to a chunked upload trickling one byte at a time, on /mcp", async () => {
-    const headers = { "content-type": "application/json", accept: "application/json, text/event-stream", "transfer-encoding": "chunked" };
+    const headers = {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "transfer-encoding": "chunked",
+    };
     const answer = await slowRequest("/mcp", headers, "1\r\n \r\n");
     expect(answer.status).toBe(408);
     expect(JSON.parse(answer.body).error.code).toBe("body_timeout");
@@ -114,7 +141,11 @@ describe("request body deadline over a real socket (wrangler dev)", { timeout: 3
     const res = await fetch(`http://${host}:${port}/v1/calls/openai`, {
       method: "POST",
       headers: { authorization: "Bearer dev-call-key", "content-type": "application/json" },
-      body: JSON.stringify({ role: "assistant", content: null, tool_calls: [{ id: "fast", type: "function", function: { name: "add", arguments: '{"a":1,"b":2}' } }] }),
+      body: JSON.stringify({
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "fast", type: "function", function: { name: "add", arguments: '{"a":1,"b":2}' } }],
+      }),
     });
     expect(res.status).toBe(200);
     expect(((await res.json()) as { messages: { content: string }[] }).messages[0]!.content).toBe('{"sum":3}');

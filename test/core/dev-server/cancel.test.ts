@@ -18,7 +18,8 @@ afterAll(() => server?.stop());
 const headers = { authorization: `Bearer ${DEMO_KEYS.call}`, "content-type": "application/json" };
 const HOLD_MS = 5_000;
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const sleepBody = (id: string, ms: number) => JSON.stringify([{ id, type: "function", function: { name: "sleep", arguments: JSON.stringify({ ms }) } }]);
+const sleepBody = (id: string, ms: number) =>
+  JSON.stringify([{ id, type: "function", function: { name: "sleep", arguments: JSON.stringify({ ms }) } }]);
 
 async function until(check: () => Promise<boolean>, what: string): Promise<void> {
   for (let i = 0; !(await check()); i++) {
@@ -31,7 +32,13 @@ async function until(check: () => Promise<boolean>, what: string): Promise<void>
 function sendSleep(id: string, ms: number): { socket: ClientRequest; answered: Promise<number> } {
   const url = new URL(`${server.url}/v1/calls/openai`);
   const body = sleepBody(id, ms);
-  const socket = httpRequest({ host: url.hostname, port: url.port, path: url.pathname, method: "POST", headers: { ...headers, "content-length": Buffer.byteLength(body) } });
+  const socket = httpRequest({
+    host: url.hostname,
+    port: url.port,
+    path: url.pathname,
+    method: "POST",
+    headers: { ...headers, "content-length": Buffer.byteLength(body) },
+  });
   const answered = new Promise<number>((resolve) => {
     socket.on("response", (res) => (res.resume(), resolve(res.statusCode ?? 0)));
     socket.on("error", () => resolve(0));
@@ -59,7 +66,10 @@ async function isQueued(id: string): Promise<boolean> {
 async function queuedBehindHolder(ms: number) {
   const holderId = `hold-${crypto.randomUUID()}`;
   const holder = sendSleep(holderId, ms);
-  await until(async () => (await fetch(`${server.url}/v1/calls/${holderId}`, { headers })).status === 200, "the holder runs");
+  await until(
+    async () => (await fetch(`${server.url}/v1/calls/${holderId}`, { headers })).status === 200,
+    "the holder runs",
+  );
   const id = `queued-${crypto.randomUUID()}`;
   const queued = sendSleep(id, 10);
   await until(() => isQueued(id), "the call waits at the gate");

@@ -18,17 +18,33 @@ const headers = { authorization: `Bearer ${DEMO_KEYS.call}`, "content-type": "ap
 
 it("answers slow_report with its running record at once, and GET ?wait= later gives the finished report", async () => {
   const id = `report-${crypto.randomUUID()}`;
-  const body = JSON.stringify({ role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name: "slow_report", arguments: '{"seconds":2}' } }] });
+  const body = JSON.stringify({
+    role: "assistant",
+    content: null,
+    tool_calls: [{ id, type: "function", function: { name: "slow_report", arguments: '{"seconds":2}' } }],
+  });
   const res = await fetch(`${server.url}/v1/calls/openai`, { method: "POST", headers, body });
   expect(res.status).toBe(200);
-  const answer = (await res.json()) as { messages: { tool_call_id: string; content: string }[]; calls: { status: string; startedAt: number }[] };
+  const answer = (await res.json()) as {
+    messages: { tool_call_id: string; content: string }[];
+    calls: { status: string; startedAt: number }[];
+  };
   // The request is over before the report could be: its answer is the running record, and the tool
   // message tells the model where the outcome will be.
   expect(answer.calls[0]!.status).toBe("running");
-  expect(answer.messages[0]).toMatchObject({ tool_call_id: id, content: expect.stringContaining("runs on, detached from this request") });
+  expect(answer.messages[0]).toMatchObject({
+    tool_call_id: id,
+    content: expect.stringContaining("runs on, detached from this request"),
+  });
 
   const later = await fetch(`${server.url}/v1/calls/${id}?wait=30`, { headers });
-  const { record } = (await later.json()) as { record: { status: string; output: { structured: { seconds: number; startedAt: number; endedAt: number } }; progress: unknown } };
+  const { record } = (await later.json()) as {
+    record: {
+      status: string;
+      output: { structured: { seconds: number; startedAt: number; endedAt: number } };
+      progress: unknown;
+    };
+  };
   expect(record.status).toBe("succeeded");
   expect(record.output.structured.seconds).toBe(2);
   expect(record.output.structured.endedAt - record.output.structured.startedAt).toBeGreaterThanOrEqual(2_000);

@@ -21,7 +21,12 @@ beforeAll(async () => {
       {
         name: "item",
         description: "An item by id",
-        input: { type: "object", $defs: { id: { type: "string", minLength: 3 } }, properties: { id: { $ref: "#/$defs/id" } }, required: ["id"] },
+        input: {
+          type: "object",
+          $defs: { id: { type: "string", minLength: 3 } },
+          properties: { id: { $ref: "#/$defs/id" } },
+          required: ["id"],
+        },
         url: "http://127.0.0.1:9/items/{id}",
         readOnly: true,
       },
@@ -35,7 +40,9 @@ it("checks a declared tool's arguments against its JSON Schema in the Worker wra
   const res = await fetch(`${server.url}/v1/calls/openai`, {
     method: "POST",
     headers: { authorization: `Bearer ${DEMO_KEYS.call}`, "content-type": "application/json" },
-    body: JSON.stringify([{ id: "c-short", type: "function", function: { name: "item", arguments: JSON.stringify({ id: "ab" }) } }]),
+    body: JSON.stringify([
+      { id: "c-short", type: "function", function: { name: "item", arguments: JSON.stringify({ id: "ab" }) } },
+    ]),
   });
   expect(res.status).toBe(200);
   const { calls } = (await res.json()) as { calls: { status: string; error?: { code: string; message: string } }[] };

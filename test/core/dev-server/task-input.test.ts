@@ -22,25 +22,44 @@ async function sha256Hex(text: string): Promise<string> {
 
 let server: DevServer;
 beforeAll(async () => {
-  const config = { name: "taskinput", tools: ["confirm_delete", "slow_compute"], keys: [{ name: "test", hash: await sha256Hex(KEY), scopes: ["call"] }] };
-  server = await startDevServer({ entrypoint: "test/fixtures/worker.ts", vars: { TOOLGATE_CONFIG: JSON.stringify(config), TOOLGATE_DEMO: "false" } });
+  const config = {
+    name: "taskinput",
+    tools: ["confirm_delete", "slow_compute"],
+    keys: [{ name: "test", hash: await sha256Hex(KEY), scopes: ["call"] }],
+  };
+  server = await startDevServer({
+    entrypoint: "test/fixtures/worker.ts",
+    vars: { TOOLGATE_CONFIG: JSON.stringify(config), TOOLGATE_DEMO: "false" },
+  });
 }, 120_000);
 afterAll(() => server?.stop());
 
 // The client takes resultType off a complete result before it validates the rest.
-const Task = v.looseObject({ resultType: v.optional(v.string()), taskId: v.optional(v.string()), status: v.optional(v.string()) });
+const Task = v.looseObject({
+  resultType: v.optional(v.string()),
+  taskId: v.optional(v.string()),
+  status: v.optional(v.string()),
+});
 type TaskResult = v.InferOutput<typeof Task> & Record<string, any>;
 
 async function connect(): Promise<Client> {
   const client = new Client(
     { name: "toolgate-task-input-test", version: "1.0.0" },
-    { capabilities: { elicitation: {}, extensions: { [TASKS]: {} } }, versionNegotiation: { mode: { pin: "2026-07-28" } } },
+    {
+      capabilities: { elicitation: {}, extensions: { [TASKS]: {} } },
+      versionNegotiation: { mode: { pin: "2026-07-28" } },
+    },
   );
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${KEY}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${KEY}` } },
+    }),
+  );
   return client;
 }
 
-const send = (client: Client, method: string, params: Record<string, unknown>) => client.request({ method, params } as never, Task) as Promise<TaskResult>;
+const send = (client: Client, method: string, params: Record<string, unknown>) =>
+  client.request({ method, params } as never, Task) as Promise<TaskResult>;
 
 /** tools/call as a 2026-07-28 client declaring the tasks extension (and elicitation) sends it. */
 async function createTask(name: string, args: Record<string, unknown>): Promise<TaskResult> {
@@ -58,7 +77,12 @@ async function createTask(name: string, args: Record<string, unknown>): Promise<
       "mcp-method": "tools/call",
       "mcp-name": name,
     },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args, _meta: meta } }),
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name, arguments: args, _meta: meta },
+    }),
   });
   expect(res.status).toBe(200);
   return ((await res.json()) as { result: TaskResult }).result;
@@ -79,12 +103,17 @@ it("a task that asks: the v2 client sees input_required with the question, answe
   expect(created).toMatchObject({ resultType: "task", status: "working" });
   const taskId = created.taskId!;
   const waiting = await until(first, taskId, "input_required");
-  expect(waiting.inputRequests).toMatchObject({ confirm_delete: { method: "elicitation/create", params: { message: "Delete report.txt?" } } });
+  expect(waiting.inputRequests).toMatchObject({
+    confirm_delete: { method: "elicitation/create", params: { message: "Delete report.txt?" } },
+  });
   await first.close();
 
   // The client went away and came back: a new connection carries on with the task id alone.
   const again = await connect();
-  const ack = await send(again, "tasks/update", { taskId, inputResponses: { confirm_delete: { action: "accept", content: { confirm: true } } } });
+  const ack = await send(again, "tasks/update", {
+    taskId,
+    inputResponses: { confirm_delete: { action: "accept", content: { confirm: true } } },
+  });
   expect(ack).not.toHaveProperty("status");
   const done = await until(again, taskId, "completed");
   expect(done.result).toMatchObject({ content: [{ type: "text", text: "Deleted report.txt." }] });

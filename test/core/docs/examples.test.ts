@@ -37,12 +37,16 @@ describe("docs examples against wrangler dev", () => {
   }, 120_000);
   afterAll(() => server?.stop());
 
-  it.each(run.map((block) => [name(block), block] as const))("%s", async (_, block) => {
-    const host = new URL(server.url).host;
-    const result = await runExample(block.body, host, EXAMPLE_TIMEOUT_MS);
-    const problems = problemsOf(result, expectationsOf(block.body).length, block.line);
-    expect(problems, name(block)).toEqual([]);
-  }, EXAMPLE_TIMEOUT_MS + 10_000);
+  it.each(run.map((block) => [name(block), block] as const))(
+    "%s",
+    async (_, block) => {
+      const host = new URL(server.url).host;
+      const result = await runExample(block.body, host, EXAMPLE_TIMEOUT_MS);
+      const problems = problemsOf(result, expectationsOf(block.body).length, block.line);
+      expect(problems, name(block)).toEqual([]);
+    },
+    EXAMPLE_TIMEOUT_MS + 10_000,
+  );
 
   // Visible in the summary as skipped: what a reader must try against a deployed tenant.
   it.skip.each(noTest.map((block) => [name(block)] as const))("%s (no-test)", () => {});

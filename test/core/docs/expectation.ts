@@ -60,7 +60,9 @@ export function parseExpectation(text: string, line: number): Expectation {
     try {
       expectation.shape = new LooseJson(rest).document();
     } catch (error) {
-      throw new Error(`line ${line}: the expected value is not JSON with ellipses: ${(error as Error).message}\n  ${text}`);
+      throw new Error(
+        `line ${line}: the expected value is not JSON with ellipses: ${(error as Error).message}\n  ${text}`,
+      );
     }
   } else if (rest) {
     expectation.pattern = wildcard(rest);
@@ -70,7 +72,12 @@ export function parseExpectation(text: string, line: number): Expectation {
 
 /** A regular expression for text where `…` stands for any text (the rest taken literally). */
 function wildcard(text: string): RegExp {
-  return new RegExp(text.split("…").map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("[\\s\\S]*"));
+  return new RegExp(
+    text
+      .split("…")
+      .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
+      .join("[\\s\\S]*"),
+  );
 }
 
 /** A recursive-descent reader of JSON in which `…` (or `…words…`) may stand for values and items. */
@@ -92,7 +99,9 @@ class LooseJson {
     if (c === "[") return this.array();
     if (c === '"') {
       const value = this.string();
-      return value.includes("…") ? { kind: "string", shown: value, pattern: new RegExp(`^${wildcard(value).source}$`) } : { kind: "string", shown: value };
+      return value.includes("…")
+        ? { kind: "string", shown: value, pattern: new RegExp(`^${wildcard(value).source}$`) }
+        : { kind: "string", shown: value };
     }
     if (c === "…") return this.ellipsis();
     const literal = /^(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null)/.exec(this.text.slice(this.at));
@@ -176,13 +185,16 @@ export function mismatch(shape: Shape, actual: unknown, path = "$"): string | un
     case "any":
       return undefined;
     case "literal":
-      return actual === shape.value ? undefined : `${path}: expected ${JSON.stringify(shape.value)}, got ${brief(actual)}`;
+      return actual === shape.value
+        ? undefined
+        : `${path}: expected ${JSON.stringify(shape.value)}, got ${brief(actual)}`;
     case "string":
       if (typeof actual !== "string") return `${path}: expected a string, got ${brief(actual)}`;
       if (shape.pattern ? shape.pattern.test(actual) : actual === shape.shown) return undefined;
       return `${path}: expected ${JSON.stringify(shape.shown)}, got ${brief(actual)}`;
     case "object": {
-      if (typeof actual !== "object" || actual === null || Array.isArray(actual)) return `${path}: expected an object, got ${brief(actual)}`;
+      if (typeof actual !== "object" || actual === null || Array.isArray(actual))
+        return `${path}: expected an object, got ${brief(actual)}`;
       for (const [key, field] of shape.fields) {
         if (!(key in actual)) return `${path}: no field "${key}" in ${brief(actual)}`;
         const inner = mismatch(field, (actual as Record<string, unknown>)[key], `${path}.${key}`);
@@ -193,7 +205,8 @@ export function mismatch(shape: Shape, actual: unknown, path = "$"): string | un
     case "array": {
       if (!Array.isArray(actual)) return `${path}: expected an array, got ${brief(actual)}`;
       if (!shape.open) {
-        if (actual.length !== shape.items.length) return `${path}: expected ${shape.items.length} items, got ${actual.length} (write … for more)`;
+        if (actual.length !== shape.items.length)
+          return `${path}: expected ${shape.items.length} items, got ${actual.length} (write … for more)`;
         for (const [i, item] of shape.items.entries()) {
           const inner = mismatch(item, actual[i], `${path}[${i}]`);
           if (inner) return inner;
@@ -203,7 +216,8 @@ export function mismatch(shape: Shape, actual: unknown, path = "$"): string | un
       let next = 0; // the items shown, in order, each matching a later item than the one before
       for (const [i, item] of shape.items.entries()) {
         while (next < actual.length && mismatch(item, actual[next]) !== undefined) next++;
-        if (next === actual.length) return `${path}: no item, in order, matches the expected item ${i} (${path}[${i}] of the expectation)`;
+        if (next === actual.length)
+          return `${path}: no item, in order, matches the expected item ${i} (${path}[${i}] of the expectation)`;
         next++;
       }
       return undefined;
@@ -249,7 +263,8 @@ export function unmet(expectation: Expectation, output: string, statuses: number
   if (expectation.status !== undefined && statuses.at(-1) !== expectation.status) {
     return `expected status ${expectation.status}, the step's last curl got ${statuses.at(-1) ?? "no response (no curl ran)"}`;
   }
-  if (expectation.pattern && !expectation.pattern.test(output)) return `the output does not contain ${JSON.stringify(expectation.text)}`;
+  if (expectation.pattern && !expectation.pattern.test(output))
+    return `the output does not contain ${JSON.stringify(expectation.text)}`;
   if (expectation.shape) {
     const values = jsonValuesIn(output);
     if (values.length === 0) return "the output holds no JSON value";

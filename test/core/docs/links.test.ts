@@ -18,16 +18,28 @@ it("resolves every relative link and anchor of the docs", () => {
 });
 
 it("links every docs page from the README", () => {
-  const fromReadme = new Set(relativeLinks("README.md", readDoc(root, "README.md")).map((link) => link.target.split("#")[0]));
+  const fromReadme = new Set(
+    relativeLinks("README.md", readDoc(root, "README.md")).map((link) => link.target.split("#")[0]),
+  );
   const pages = docFiles(root).filter((file) => file.startsWith("docs/"));
   expect(pages.filter((page) => !fromReadme.has(page))).toEqual([]);
 });
 
 it("finds links and anchors as GitHub renders them", () => {
-  const page = "# A page\n\n## Sign-in for MCP clients (OAuth 2.1)\n\n## `GET /v1/gates`\n\n## Notes\n\n## Notes\n\n```md\n[not a link](nowhere.md)\n```\n";
-  expect([...headingAnchors(page)]).toEqual(["a-page", "sign-in-for-mcp-clients-oauth-21", "get-v1gates", "notes", "notes-1"]);
-  const text = "See [the ledger](ledger.md#retention), ![a view](console.png), `[code](x.md)` and [the web](https://example.com).";
+  const page =
+    "# A page\n\n## Sign-in for MCP clients (OAuth 2.1)\n\n## `GET /v1/gates`\n\n## Notes\n\n## Notes\n\n```md\n[not a link](nowhere.md)\n```\n";
+  expect([...headingAnchors(page)]).toEqual([
+    "a-page",
+    "sign-in-for-mcp-clients-oauth-21",
+    "get-v1gates",
+    "notes",
+    "notes-1",
+  ]);
+  const text =
+    "See [the ledger](ledger.md#retention), ![a view](console.png), `[code](x.md)` and [the web](https://example.com).";
   expect(relativeLinks("docs/a.md", text).map((link) => link.target)).toEqual(["ledger.md#retention", "console.png"]);
   expect(brokenBecause(root, { file: "docs/a.md", line: 1, target: "nowhere.md" })).toBe("no file docs/nowhere.md");
-  expect(brokenBecause(root, { file: "README.md", line: 1, target: "#no-such-heading" })).toBe('no heading "#no-such-heading" in README.md');
+  expect(brokenBecause(root, { file: "README.md", line: 1, target: "#no-such-heading" })).toBe(
+    'no heading "#no-such-heading" in README.md',
+  );
 });

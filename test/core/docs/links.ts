@@ -49,6 +49,7 @@ export function brokenBecause(root: string, link: Link): string | undefined {
   if (target.startsWith("..")) return `${target} is outside the repository`;
   if (!existsSync(join(root, target))) return `no file ${target}`;
   if (anchor === undefined) return undefined;
-  if (!target.endsWith(".md") || statSync(join(root, target)).isDirectory()) return `an anchor into ${target}, which is not a markdown file`;
+  if (!target.endsWith(".md") || statSync(join(root, target)).isDirectory())
+    return `an anchor into ${target}, which is not a markdown file`;
   return headingAnchors(readDoc(root, target)).has(anchor) ? undefined : `no heading "#${anchor}" in ${target}`;
 }

@@ -16,7 +16,10 @@ export interface FencedBlock {
 
 /** The documentation the checks read: README.md, every page of docs/, and bench/RESULTS.md. */
 export function docFiles(root: string): string[] {
-  const pages = readdirSync(join(root, "docs")).filter((name) => name.endsWith(".md")).sort().map((name) => `docs/${name}`);
+  const pages = readdirSync(join(root, "docs"))
+    .filter((name) => name.endsWith(".md"))
+    .sort()
+    .map((name) => `docs/${name}`);
   return ["README.md", ...pages, ...(existsSync(join(root, "bench/RESULTS.md")) ? ["bench/RESULTS.md"] : [])];
 }
 
@@ -31,7 +34,8 @@ export function fencedBlocks(file: string, text: string): FencedBlock[] {
     const close = new RegExp(`^\\s*${fence[0] === "`" ? "`" : "~"}{${fence.length},}\\s*$`);
     const body: string[] = [];
     let j = i + 1;
-    for (; j < lines.length && !close.test(lines[j]!); j++) body.push(lines[j]!.startsWith(indent) ? lines[j]!.slice(indent.length) : lines[j]!);
+    for (; j < lines.length && !close.test(lines[j]!); j++)
+      body.push(lines[j]!.startsWith(indent) ? lines[j]!.slice(indent.length) : lines[j]!);
     const [lang = "", ...flags] = info.trim().split(/\s+/).filter(Boolean);
     blocks.push({ file, line: i + 1, lang, flags, body: body.join("\n") });
     i = j;

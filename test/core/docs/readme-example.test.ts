@@ -6,7 +6,8 @@ import { FORMATS } from "../../../src/formats";
 
 it("the core example of docs/core.md runs as written", async () => {
   const messages: unknown[] = [];
-  const weatherApi: typeof fetch = async (input) => Response.json({ temp: new URL(String(input)).searchParams.get("q") === "Oslo" ? 4 : 20 });
+  const weatherApi: typeof fetch = async (input) =>
+    Response.json({ temp: new URL(String(input)).searchParams.get("q") === "Oslo" ? 4 : 20 });
   const getWeather = defineTool({
     name: "get_weather",
     description: "Current weather for a city",
@@ -32,7 +33,11 @@ it("the core example of docs/core.md runs as written", async () => {
   };
   const decoded = FORMATS.openai.decode(assistantMessage);
   if (decoded.ok) {
-    const results = await executeBatch(decoded.calls, { registry, secrets: { WEATHER_KEY: "k-123456" }, fetch: weatherApi });
+    const results = await executeBatch(decoded.calls, {
+      registry,
+      secrets: { WEATHER_KEY: "k-123456" },
+      fetch: weatherApi,
+    });
     messages.push(...FORMATS.openai.encode(results).messages);
   }
   expect(messages).toEqual([

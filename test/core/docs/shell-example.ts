@@ -19,7 +19,11 @@ export function callsDemo(body: string): boolean {
  * ` ```sh no-test ` (they cannot run locally: a deploy, a secret, a remote tenant), and any other
  * shell block, which is an error (an example nobody runs could rot unseen).
  */
-export function classifyShellBlocks(blocks: FencedBlock[]): { run: FencedBlock[]; noTest: FencedBlock[]; unmarked: FencedBlock[] } {
+export function classifyShellBlocks(blocks: FencedBlock[]): {
+  run: FencedBlock[];
+  noTest: FencedBlock[];
+  unmarked: FencedBlock[];
+} {
   const shell = blocks.filter((block) => SHELLS.has(block.lang));
   const marked = (block: FencedBlock) => block.flags.includes("no-test");
   return {
@@ -39,7 +43,8 @@ export function scriptOf(body: string, host: string): { script: string; expectat
   const local = body.replaceAll(DEMO_HOST, host); // in the expectations too: answers name the server's origin
   const found = expectationsOf(local);
   const lines = local.split("\n");
-  for (const { index } of [...found].reverse()) lines.splice(index, 0, `printf '\\n${STEP}\\n'; printf '${STEP}\\n' >&2`);
+  for (const { index } of [...found].reverse())
+    lines.splice(index, 0, `printf '\\n${STEP}\\n'; printf '${STEP}\\n' >&2`);
   const script = [
     "set -euo pipefail",
     `curl() { command curl --write-out '%{stderr}@@curl-status %{response_code}@@\\n' "$@"; }`,
@@ -60,7 +65,11 @@ export interface Step {
  * once bash ends (nothing an example leaves in the background outlives it) or after `timeoutMs` (a
  * bound for hangs only).
  */
-export function runExample(body: string, host: string, timeoutMs: number): Promise<{ code: number; stderr: string; steps: Step[] }> {
+export function runExample(
+  body: string,
+  host: string,
+  timeoutMs: number,
+): Promise<{ code: number; stderr: string; steps: Step[] }> {
   const { script, expectations } = scriptOf(body, host);
   return new Promise((resolve) => {
     const child = spawn("bash", ["-c", script], { detached: true, stdio: ["ignore", "pipe", "pipe"] });
@@ -101,7 +110,11 @@ export function runExample(body: string, host: string, timeoutMs: number): Promi
  * What went wrong in a run: a non-zero exit, an unexpected HTTP status, an output unlike its
  * expectation. Lines are the file's when `fenceLine` is the block's opening fence.
  */
-export function problemsOf(run: { code: number; stderr: string; steps: Step[] }, expectationCount: number, fenceLine = 0): string[] {
+export function problemsOf(
+  run: { code: number; stderr: string; steps: Step[] },
+  expectationCount: number,
+  fenceLine = 0,
+): string[] {
   const problems: string[] = [];
   if (run.code !== 0) problems.push(`bash exited ${run.code}: ${run.stderr.trim().slice(-500)}`);
   for (const [i, step] of run.steps.entries()) {
@@ -110,9 +123,13 @@ export function problemsOf(run: { code: number; stderr: string; steps: Step[] },
     const failed = others.filter((status) => status >= 400);
     const line = step.expectation && fenceLine + step.expectation.line;
     const where = step.expectation ? `before the expectation of line ${line}` : `step ${i + 1}`;
-    if (failed.length > 0) problems.push(`${where}: a curl got ${failed.join(", ")} (write "# → <status> …" where an error is the point)`);
+    if (failed.length > 0)
+      problems.push(`${where}: a curl got ${failed.join(", ")} (write "# → <status> …" where an error is the point)`);
     const reason = step.expectation && unmet(step.expectation, step.output, step.statuses);
-    if (reason) problems.push(`line ${line}: ${reason}\n  expected: ${step.expectation!.text}\n  output: ${step.output.trim().slice(0, 1500)}`);
+    if (reason)
+      problems.push(
+        `line ${line}: ${reason}\n  expected: ${step.expectation!.text}\n  output: ${step.output.trim().slice(0, 1500)}`,
+      );
   }
   if (run.code === 0 && run.steps.length < expectationCount + 1) problems.push("not every expectation was reached");
   // A failed command ends the run: the problems above are of the steps before it.

@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import * as v from "valibot";
-import { GenerateContentResponse, type Content, type FunctionCall, type FunctionDeclaration, type Part } from "@google/genai";
+import {
+  GenerateContentResponse,
+  type Content,
+  type FunctionCall,
+  type FunctionDeclaration,
+  type Part,
+} from "@google/genai";
 import { gemini } from "../../../src/formats/gemini";
 import { defineTool } from "../../../src/tool";
 import { PNG, errorResult, imageResult, jsonResult, textResult } from "./results";
@@ -8,10 +14,18 @@ import { PNG, errorResult, imageResult, jsonResult, textResult } from "./results
 const withId: FunctionCall = { id: "fc-1", name: "add", args: { a: 1, b: 2 } };
 const withoutId: FunctionCall = { name: "get_weather", args: { city: "Oslo" } };
 const noArgs: FunctionCall = { name: "now" };
-const parts: Part[] = [{ text: "Checking.", thought: true }, { functionCall: withId }, { text: "Also:" }, { functionCall: withoutId }, { functionCall: noArgs }];
+const parts: Part[] = [
+  { text: "Checking.", thought: true },
+  { functionCall: withId },
+  { text: "Also:" },
+  { functionCall: withoutId },
+  { functionCall: noArgs },
+];
 const content: Content = { role: "model", parts };
 // The SDK's response is a class with getters; decode must read instances, not only plain objects.
-const response = Object.assign(new GenerateContentResponse(), { candidates: [{ index: 0, content, finishReason: "STOP" }] });
+const response = Object.assign(new GenerateContentResponse(), {
+  candidates: [{ index: 0, content, finishReason: "STOP" }],
+});
 
 describe("gemini", () => {
   it.each([
@@ -43,8 +57,12 @@ describe("gemini", () => {
       return decoded.ok ? "" : decoded.message;
     };
     expect(message([{ functionCall: { args: {} } }])).toBe("parts[0].functionCall.name is missing.");
-    expect(message({ parts: [{ functionCall: { id: 3, name: "x" } }] })).toBe("parts[0].functionCall.id is a number, not a string.");
-    expect(message({ candidates: [{ content: { parts: [{ functionCall: "x" }] } }] })).toBe("candidates[0].content.parts[0].functionCall must be an object.");
+    expect(message({ parts: [{ functionCall: { id: 3, name: "x" } }] })).toBe(
+      "parts[0].functionCall.id is a number, not a string.",
+    );
+    expect(message({ candidates: [{ content: { parts: [{ functionCall: "x" }] } }] })).toBe(
+      "candidates[0].content.parts[0].functionCall must be an object.",
+    );
     expect(message({ role: "model" })).toBe("Expected a GenerateContentResponse, a Content, or an array of parts.");
   });
 
@@ -64,7 +82,9 @@ describe("gemini", () => {
           functionResponse: {
             id: "fc-3",
             name: "add",
-            response: { error: { code: "invalid_arguments", message: 'b: Invalid type: Expected number but received "2"' } },
+            response: {
+              error: { code: "invalid_arguments", message: 'b: Invalid type: Expected number but received "2"' },
+            },
           },
         },
         {
@@ -80,11 +100,20 @@ describe("gemini", () => {
   });
 
   it("declares a FunctionDeclaration with Gemini's schema, without parameters when there are none", () => {
-    const add = defineTool({ name: "add", description: "Add", input: v.object({ a: v.number(), b: v.optional(v.number()) }), run: ({ a }) => a });
+    const add = defineTool({
+      name: "add",
+      description: "Add",
+      input: v.object({ a: v.number(), b: v.optional(v.number()) }),
+      run: ({ a }) => a,
+    });
     const { parameters, ...rest } = gemini.toolDefinition(add);
     const declaration: Omit<FunctionDeclaration, "parameters"> = rest;
     expect(declaration).toEqual({ name: "add", description: "Add" });
-    expect(parameters).toEqual({ type: "OBJECT", properties: { a: { type: "NUMBER" }, b: { type: "NUMBER" } }, required: ["a"] });
+    expect(parameters).toEqual({
+      type: "OBJECT",
+      properties: { a: { type: "NUMBER" }, b: { type: "NUMBER" } },
+      required: ["a"],
+    });
     const now = defineTool({ name: "now", description: "Time", input: v.object({}), run: () => "12:00" });
     expect(gemini.toolDefinition(now)).toEqual({ name: "now", description: "Time" });
   });

@@ -7,8 +7,18 @@ import { sameCallBodies } from "./bodies";
 import { replaceNode } from "../../fuzz-tree";
 
 const bodies: [string, unknown][] = [
-  ["openai", { object: "chat.completion", choices: [{ message: { role: "assistant", content: null, tool_calls: [] } }] }],
-  ["openai", { role: "assistant", content: null, tool_calls: [{ id: "c", type: "function", function: { name: "x", arguments: "{}" } }] }],
+  [
+    "openai",
+    { object: "chat.completion", choices: [{ message: { role: "assistant", content: null, tool_calls: [] } }] },
+  ],
+  [
+    "openai",
+    {
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id: "c", type: "function", function: { name: "x", arguments: "{}" } }],
+    },
+  ],
   ["openai", { role: "assistant", content: "No tools needed." }],
   ["openai-responses", { object: "response", output: [] }],
   ["anthropic", { type: "message", role: "assistant", content: [{ type: "text", text: "Hi" }] }],
@@ -27,7 +37,9 @@ describe("format registry", () => {
 
   it.each(bodies)("detects %s bodies, and no other format claims them", (name, body) => {
     expect(detectFormat(body)?.name).toBe(name);
-    const claimants = Object.values(FORMATS).filter((format) => format.detect(body)).map((format) => format.name);
+    const claimants = Object.values(FORMATS)
+      .filter((format) => format.detect(body))
+      .map((format) => format.name);
     expect(claimants).toEqual([name]);
   });
 
@@ -41,9 +53,12 @@ describe("format registry", () => {
     expect(detectFormat(body)?.name).toBe(name);
     const decoded = format.decode(body);
     if (!decoded.ok) throw new Error(decoded.message);
-    expect(decoded.calls.map(({ name, arguments: args }) => ({ name, args: typeof args === "string" ? JSON.parse(args) : args }))).toEqual(
-      calls.map(({ name, args }) => ({ name, args })),
-    );
+    expect(
+      decoded.calls.map(({ name, arguments: args }) => ({
+        name,
+        args: typeof args === "string" ? JSON.parse(args) : args,
+      })),
+    ).toEqual(calls.map(({ name, args }) => ({ name, args })));
     // MCP's bare calls carry no id (its ids belong to JSON-RPC requests); every other format keeps them.
     if (name !== "mcp") expect(decoded.calls.map((call) => call.id)).toEqual(["call_1", "call_2"]);
   });
@@ -82,7 +97,12 @@ describe("decoders", () => {
   });
 
   it("turn a getter that throws into a message", () => {
-    const hostile = Object.defineProperty({}, "choices", { get: () => { throw new Error("boom"); }, enumerable: true });
+    const hostile = Object.defineProperty({}, "choices", {
+      get: () => {
+        throw new Error("boom");
+      },
+      enumerable: true,
+    });
     for (const format of Object.values(FORMATS)) {
       const decoded = format.decode(hostile);
       expect(decoded.ok).toBe(false);

@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import * as v from "valibot";
-import { CallToolResultSchema, ToolSchema, type CallToolRequest, type CallToolResult, type JSONRPCRequest, type Tool as McpSdkTool } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolResultSchema,
+  ToolSchema,
+  type CallToolRequest,
+  type CallToolResult,
+  type JSONRPCRequest,
+  type Tool as McpSdkTool,
+} from "@modelcontextprotocol/sdk/types.js";
 import { mcp, toCallToolResult } from "../../../src/formats/mcp";
 import { assembleTool, defineTool } from "../../../src/tool";
 import { PNG, errorResult, imageResult, jsonResult, succeeded } from "./results";
@@ -33,7 +40,9 @@ describe("mcp", () => {
       const decoded = mcp.decode(body);
       return decoded.ok ? "" : decoded.message;
     };
-    expect(message({ jsonrpc: "2.0", id: 1, method: "tools/list" })).toBe('request.method must be "tools/call", got "tools/list".');
+    expect(message({ jsonrpc: "2.0", id: 1, method: "tools/list" })).toBe(
+      'request.method must be "tools/call", got "tools/list".',
+    );
     expect(message([params, { method: "tools/call", params: { arguments: {} } }])).toBe("[1].params.name is missing.");
     expect(message({ method: "tools/call" })).toBe("request.params is missing.");
     expect(message("add")).toMatch(/^Expected tools\/call params/);
@@ -45,7 +54,12 @@ describe("mcp", () => {
     const typed: CallToolResult[] = results;
     expect(typed).toEqual([
       { content: [{ type: "text", text: '{"sum":3}' }], structuredContent: { sum: 3 } },
-      { content: [{ type: "text", text: 'Error [invalid_arguments]: b: Invalid type: Expected number but received "2"' }], isError: true },
+      {
+        content: [
+          { type: "text", text: 'Error [invalid_arguments]: b: Invalid type: Expected number but received "2"' },
+        ],
+        isError: true,
+      },
       {
         content: [
           { type: "text", text: "Here is the chart" },
@@ -61,32 +75,58 @@ describe("mcp", () => {
 
   it("declares tools the MCP schema accepts, with annotations from the policy", () => {
     const read = defineTool({
-      name: "get_weather", title: "Weather", description: "Weather for a city",
-      input: v.object({ city: v.string() }), output: v.object({ tempC: v.number() }),
-      policy: { readOnly: true }, run: () => ({ tempC: 20 }),
+      name: "get_weather",
+      title: "Weather",
+      description: "Weather for a city",
+      input: v.object({ city: v.string() }),
+      output: v.object({ tempC: v.number() }),
+      policy: { readOnly: true },
+      run: () => ({ tempC: 20 }),
     });
     const definition: McpSdkTool = mcp.toolDefinition(read);
     expect(ToolSchema.safeParse(definition).success).toBe(true);
     expect(definition).toEqual({
-      name: "get_weather", title: "Weather", description: "Weather for a city",
-      inputSchema: read.inputSchema, outputSchema: read.outputSchema,
+      name: "get_weather",
+      title: "Weather",
+      description: "Weather for a city",
+      inputSchema: read.inputSchema,
+      outputSchema: read.outputSchema,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
     });
     const hints = (policy: Parameters<typeof defineTool>[0]["policy"]) =>
-      mcp.toolDefinition(defineTool({ name: "w", description: "", input: v.object({}), policy, run: () => "" })).annotations;
+      mcp.toolDefinition(defineTool({ name: "w", description: "", input: v.object({}), policy, run: () => "" }))
+        .annotations;
     expect(hints({})).toEqual({ readOnlyHint: false, destructiveHint: true, idempotentHint: false });
     expect(hints({ risk: "low" })).toEqual({ readOnlyHint: false, destructiveHint: false, idempotentHint: false });
-    expect(hints({ risk: "high", idempotent: true })).toEqual({ readOnlyHint: false, destructiveHint: true, idempotentHint: true });
+    expect(hints({ risk: "high", idempotent: true })).toEqual({
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: true,
+    });
   });
 
   it("marks adapter tools open-world and leaves out output schemas that are not objects", () => {
-    const base = defineTool({ name: "list", description: "", input: v.object({}), output: v.array(v.number()), run: () => [1] });
+    const base = defineTool({
+      name: "list",
+      description: "",
+      input: v.object({}),
+      output: v.array(v.number()),
+      run: () => [1],
+    });
     expect(mcp.toolDefinition(base).outputSchema).toBeUndefined();
     const remote = assembleTool({
-      name: "search", description: "Remote search", source: "mcp:https://x.test/mcp",
+      name: "search",
+      description: "Remote search",
+      source: "mcp:https://x.test/mcp",
       inputSchema: () => ({ type: "object", properties: { q: { type: "string" } } }),
-      validateInput: (value) => ({ ok: true, value }), run: () => "",
+      validateInput: (value) => ({ ok: true, value }),
+      run: () => "",
     });
-    expect(mcp.toolDefinition(remote).annotations).toEqual({ readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true });
+    expect(mcp.toolDefinition(remote).annotations).toEqual({
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: false,
+      openWorldHint: true,
+    });
   });
 });

@@ -1,20 +1,51 @@
 import { describe, expect, it } from "vitest";
 import * as v from "valibot";
-import type { FunctionTool, Response, ResponseFunctionToolCall, ResponseInputItem, ResponseOutputItem } from "openai/resources/responses/responses";
+import type {
+  FunctionTool,
+  Response,
+  ResponseFunctionToolCall,
+  ResponseInputItem,
+  ResponseOutputItem,
+} from "openai/resources/responses/responses";
 import { openaiResponses } from "../../../src/formats/openai-responses";
 import { defineTool } from "../../../src/tool";
 import { PNG, errorResult, imageResult, jsonResult } from "./results";
 
-const call1: ResponseFunctionToolCall = { type: "function_call", id: "fc_1", call_id: "call_1", name: "add", arguments: '{"a":1,"b":2}', status: "completed" };
-const call2: ResponseFunctionToolCall = { type: "function_call", call_id: "call_2", name: "get_weather", arguments: '{"city":"Oslo"}' };
+const call1: ResponseFunctionToolCall = {
+  type: "function_call",
+  id: "fc_1",
+  call_id: "call_1",
+  name: "add",
+  arguments: '{"a":1,"b":2}',
+  status: "completed",
+};
+const call2: ResponseFunctionToolCall = {
+  type: "function_call",
+  call_id: "call_2",
+  name: "get_weather",
+  arguments: '{"city":"Oslo"}',
+};
 const output: ResponseOutputItem[] = [
   { type: "reasoning", id: "rs_1", summary: [] },
   call1,
-  { type: "message", id: "msg_1", role: "assistant", status: "completed", content: [{ type: "output_text", text: "Let me check.", annotations: [] }] },
+  {
+    type: "message",
+    id: "msg_1",
+    role: "assistant",
+    status: "completed",
+    content: [{ type: "output_text", text: "Let me check.", annotations: [] }],
+  },
   call2,
 ];
 // Only the fields the decoder reads are given; the cast keeps `output` checked against the SDK type.
-const response = { id: "resp_1", object: "response", created_at: 1_700_000_000, model: "gpt-4.1", status: "completed", output } as Response;
+const response = {
+  id: "resp_1",
+  object: "response",
+  created_at: 1_700_000_000,
+  model: "gpt-4.1",
+  status: "completed",
+  output,
+} as Response;
 const expected = [
   { id: "call_1", name: "add", arguments: '{"a":1,"b":2}' },
   { id: "call_2", name: "get_weather", arguments: '{"city":"Oslo"}' },
@@ -35,8 +66,12 @@ describe("openai-responses", () => {
       const decoded = openaiResponses.decode(body);
       return decoded.ok ? "" : decoded.message;
     };
-    expect(bad([{ type: "function_call", id: "fc_1", name: "add", arguments: "{}" }])).toBe("items[0].call_id is missing.");
-    expect(bad({ output: [call1, { type: "function_call", call_id: "c", name: null, arguments: "{}" }] })).toBe("output[1].name is null, not a string.");
+    expect(bad([{ type: "function_call", id: "fc_1", name: "add", arguments: "{}" }])).toBe(
+      "items[0].call_id is missing.",
+    );
+    expect(bad({ output: [call1, { type: "function_call", call_id: "c", name: null, arguments: "{}" }] })).toBe(
+      "output[1].name is null, not a string.",
+    );
     expect(bad({ output: [3] })).toBe("output[0] must be an item object.");
     expect(bad({ output: "x" })).toBe("output must be an array, got a string.");
   });
@@ -46,7 +81,11 @@ describe("openai-responses", () => {
     const typed: ResponseInputItem[] = items;
     expect(typed).toEqual([
       { type: "function_call_output", call_id: "call_1", output: '{"sum":3}' },
-      { type: "function_call_output", call_id: "call_2", output: 'Error [invalid_arguments]: b: Invalid type: Expected number but received "2"' },
+      {
+        type: "function_call_output",
+        call_id: "call_2",
+        output: 'Error [invalid_arguments]: b: Invalid type: Expected number but received "2"',
+      },
       {
         type: "function_call_output",
         call_id: "call_3",
@@ -60,8 +99,19 @@ describe("openai-responses", () => {
   });
 
   it("declares a flat function tool, non-strict when the schema has an open record", () => {
-    const tool = defineTool({ name: "tag", description: "Tag things", input: v.object({ tags: v.record(v.string(), v.string()) }), run: () => "ok" });
+    const tool = defineTool({
+      name: "tag",
+      description: "Tag things",
+      input: v.object({ tags: v.record(v.string(), v.string()) }),
+      run: () => "ok",
+    });
     const definition: FunctionTool = openaiResponses.toolDefinition(tool);
-    expect(definition).toEqual({ type: "function", name: "tag", description: "Tag things", parameters: tool.inputSchema, strict: false });
+    expect(definition).toEqual({
+      type: "function",
+      name: "tag",
+      description: "Tag things",
+      parameters: tool.inputSchema,
+      strict: false,
+    });
   });
 });

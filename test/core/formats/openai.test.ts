@@ -45,8 +45,17 @@ describe("openai (Chat Completions)", () => {
 
   it.each([
     [[{ type: "function", function: { name: "x", arguments: "{}" } }], "tool_calls[0].id is missing."],
-    [[{ id: 7, type: "function", function: { name: "x", arguments: "{}" } }], "tool_calls[0].id is a number, not a string."],
-    [{ ...message, tool_calls: [toolCalls[0], { id: "c", type: "function", function: { name: "", arguments: "{}" } }] }, "message.tool_calls[1].function.name is empty."],
+    [
+      [{ id: 7, type: "function", function: { name: "x", arguments: "{}" } }],
+      "tool_calls[0].id is a number, not a string.",
+    ],
+    [
+      {
+        ...message,
+        tool_calls: [toolCalls[0], { id: "c", type: "function", function: { name: "", arguments: "{}" } }],
+      },
+      "message.tool_calls[1].function.name is empty.",
+    ],
     [[{ id: "c", type: "custom", custom: { name: "x", input: "free text" } }], /custom tool call/],
     [{ choices: [{ message: "nope" }] }, "choices[0].message must be an object, got a string."],
     [{ hello: 1 }, /Expected a ChatCompletion, an assistant message, or a tool_calls array/],
@@ -57,18 +66,36 @@ describe("openai (Chat Completions)", () => {
   });
 
   it("encodes tool messages in order, errors and images as readable text", () => {
-    const { messages } = openai.encode([textResult("call_1"), errorResult("call_2"), jsonResult("call_3"), imageResult("call_4")]);
+    const { messages } = openai.encode([
+      textResult("call_1"),
+      errorResult("call_2"),
+      jsonResult("call_3"),
+      imageResult("call_4"),
+    ]);
     const typed: ChatCompletionToolMessageParam[] = messages;
     expect(typed).toEqual([
       { role: "tool", tool_call_id: "call_1", content: "Sunny, 21°C" },
-      { role: "tool", tool_call_id: "call_2", content: 'Error [invalid_arguments]: b: Invalid type: Expected number but received "2"' },
+      {
+        role: "tool",
+        tool_call_id: "call_2",
+        content: 'Error [invalid_arguments]: b: Invalid type: Expected number but received "2"',
+      },
       { role: "tool", tool_call_id: "call_3", content: '{"sum":3}' },
-      { role: "tool", tool_call_id: "call_4", content: "Here is the chart\n[image: image/png]\n[resource: chart.png] https://x.test/c.png" },
+      {
+        role: "tool",
+        tool_call_id: "call_4",
+        content: "Here is the chart\n[image: image/png]\n[resource: chart.png] https://x.test/c.png",
+      },
     ]);
   });
 
   it("declares a function tool with the strict parameters", () => {
-    const tool = defineTool({ name: "add", description: "Add two numbers", input: v.object({ a: v.number(), b: v.optional(v.number()) }), run: ({ a, b = 0 }) => a + b });
+    const tool = defineTool({
+      name: "add",
+      description: "Add two numbers",
+      input: v.object({ a: v.number(), b: v.optional(v.number()) }),
+      run: ({ a, b = 0 }) => a + b,
+    });
     const definition: ChatCompletionFunctionTool = openai.toolDefinition(tool);
     expect(definition).toEqual({
       type: "function",

@@ -4,8 +4,17 @@ import { statusForError } from "../../../src/result";
 /** Hand-built CallResults for encoder tests (the pipeline is tested elsewhere). */
 function record(callId: string, tool: string, status: CallRecord["status"], extra: Partial<CallRecord>): CallRecord {
   return {
-    callId, tenant: "t", tool, source: "valibot", schemaHash: "h", validation: { ok: true }, attempts: 1,
-    startedAt: 0, durationMs: 1, status, ...extra,
+    callId,
+    tenant: "t",
+    tool,
+    source: "valibot",
+    schemaHash: "h",
+    validation: { ok: true },
+    attempts: 1,
+    startedAt: 0,
+    durationMs: 1,
+    status,
+    ...extra,
   };
 }
 
@@ -18,7 +27,8 @@ export function failed(callId: string, tool: string, error: CallError): CallResu
 }
 
 export const PNG = "iVBORw0KGgo=";
-export const textResult = (id: string) => succeeded(id, "get_weather", { content: [{ type: "text", text: "Sunny, 21°C" }] });
+export const textResult = (id: string) =>
+  succeeded(id, "get_weather", { content: [{ type: "text", text: "Sunny, 21°C" }] });
 export const jsonResult = (id: string) =>
   succeeded(id, "add", { content: [{ type: "text", text: '{"sum":3}' }], structured: { sum: 3 } });
 export const imageResult = (id: string) =>
@@ -30,4 +40,4 @@ export const imageResult = (id: string) =>
     ],
   });
 export const errorResult = (id: string) =>
-  failed(id, "add", { code: "invalid_arguments", message: "b: Invalid type: Expected number but received \"2\"" });
+  failed(id, "add", { code: "invalid_arguments", message: 'b: Invalid type: Expected number but received "2"' });

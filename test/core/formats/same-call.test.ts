@@ -53,7 +53,11 @@ describe("the same call through every format", () => {
     const anthropic = FORMATS.anthropic.encode([results.get("anthropic")!]);
     expect(anthropic.message.content[0]!.tool_use_id).toBe("call_1");
     const gemini = FORMATS.gemini.encode([results.get("gemini")!]);
-    expect(gemini.content.parts[0]).toEqual({ functionResponse: { id: "call_1", name: "add", response: { output: { sum: 5 } } } });
-    expect(FORMATS.mcp.encode([results.get("mcp")!])).toEqual({ results: [{ content: [{ type: "text", text: '{"sum":5}' }], structuredContent: { sum: 5 } }] });
+    expect(gemini.content.parts[0]).toEqual({
+      functionResponse: { id: "call_1", name: "add", response: { output: { sum: 5 } } },
+    });
+    expect(FORMATS.mcp.encode([results.get("mcp")!])).toEqual({
+      results: [{ content: [{ type: "text", text: '{"sum":5}' }], structuredContent: { sum: 5 } }],
+    });
   });
 });

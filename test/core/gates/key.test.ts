@@ -10,7 +10,9 @@ describe("gate names", () => {
   it("a tool's own gate, a group's, and a key from a function or a pointer", () => {
     expect(gateName("t", "deploy", { limit: 1 }, args)).toBe("t:tool:deploy");
     expect(gateName("t", "deploy", { limit: 1, group: "ci" }, args)).toBe("t:group:ci");
-    expect(gateName("t", "deploy", { limit: 1, group: "ci", key: (a: any) => a.repo }, args)).toBe("t:group:ci:key:acme/web");
+    expect(gateName("t", "deploy", { limit: 1, group: "ci", key: (a: any) => a.repo }, args)).toBe(
+      "t:group:ci:key:acme/web",
+    );
     expect(gateName("t", "deploy", { limit: 1, key: "/repo" }, args)).toBe("t:tool:deploy:key:acme/web");
   });
 
@@ -26,32 +28,52 @@ describe("gate names", () => {
   it("a long key is replaced by its hash, so gate names stay short", () => {
     const name = gateName("t", "x", { limit: 1, key: "/repo" }, { repo: "r".repeat(129) });
     expect(name).toMatch(/^t:tool:x:key:sha256:[0-9a-f]{64}$/);
-    expect(gateName("t", "x", { limit: 1, key: "/repo" }, { repo: "r".repeat(128) })).toBe(`t:tool:x:key:${"r".repeat(128)}`);
+    expect(gateName("t", "x", { limit: 1, key: "/repo" }, { repo: "r".repeat(128) })).toBe(
+      `t:tool:x:key:${"r".repeat(128)}`,
+    );
   });
 });
 
 describe("JSON Pointers", () => {
   it("accepts only non-empty pointers with valid escapes, at most 256 characters", () => {
     for (const ok of ["/a", "/a/0", "/~0~1", "/", "/a b"]) expect(isJsonPointer(ok), ok).toBe(true);
-    for (const bad of ["", "a", "/~2", "/a~", "#/a", `/${"a".repeat(256)}`]) expect(isJsonPointer(bad), bad).toBe(false);
+    for (const bad of ["", "a", "/~2", "/a~", "#/a", `/${"a".repeat(256)}`])
+      expect(isJsonPointer(bad), bad).toBe(false);
     expect(resolvePointer({ "": 1 }, "/")).toBe(1);
   });
 
   it("tells why a pointer cannot name an argument of a schema", () => {
-    const schema = { type: "object", properties: { owner: { type: "object", properties: { login: { type: "string" } } }, tags: { type: "array", items: { type: "string" } }, free: {} } };
+    const schema = {
+      type: "object",
+      properties: {
+        owner: { type: "object", properties: { login: { type: "string" } } },
+        tags: { type: "array", items: { type: "string" } },
+        free: {},
+      },
+    };
     expect(pointerMissesSchema(schema, "/owner/login")).toBeUndefined();
     expect(pointerMissesSchema(schema, "/tags/0")).toBeUndefined();
     expect(pointerMissesSchema(schema, "/free/anything")).toBeUndefined(); // the schema does not say
-    expect(pointerMissesSchema(schema, "/own")).toBe('the arguments declare no property "own" (declared: owner, tags, free)');
+    expect(pointerMissesSchema(schema, "/own")).toBe(
+      'the arguments declare no property "own" (declared: owner, tags, free)',
+    );
     expect(pointerMissesSchema(schema, "/owner/name")).toBe('"/owner" declares no property "name" (declared: login)');
     expect(pointerMissesSchema(schema, "/tags/first")).toBe('"/tags" is an array: "first" is not an index');
   });
 
   it("a code tool's pointer key is checked against its schema on request", () => {
     const tool = (key: string) =>
-      defineTool({ name: "t", description: "", input: v.object({ repo: v.string() }), policy: { concurrency: { limit: 1, key } }, run: () => "ok" });
+      defineTool({
+        name: "t",
+        description: "",
+        input: v.object({ repo: v.string() }),
+        policy: { concurrency: { limit: 1, key } },
+        run: () => "ok",
+      });
     expect(() => checkKeyPointer(tool("/repo"))).not.toThrow();
-    expect(() => checkKeyPointer(tool("/rep"))).toThrow('Tool "t": invalid policy.concurrency.key "/rep": the arguments declare no property "rep" (declared: repo)');
+    expect(() => checkKeyPointer(tool("/rep"))).toThrow(
+      'Tool "t": invalid policy.concurrency.key "/rep": the arguments declare no property "rep" (declared: repo)',
+    );
     expect(() => tool("rep")).toThrow(/invalid policy\.concurrency\.key/);
   });
 });

@@ -1,11 +1,31 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { acquireSlot, createGateState, expireDue, extendLeases, leaveSlot, nextDeadline, othersWaiting, settlements, waitEnd } from "../../../src/gates/queue";
+import {
+  acquireSlot,
+  createGateState,
+  expireDue,
+  extendLeases,
+  leaveSlot,
+  nextDeadline,
+  othersWaiting,
+  settlements,
+  waitEnd,
+} from "../../../src/gates/queue";
 import type { AcquireInput } from "../../../src/gates/queue";
 import type { GateChange, GateState } from "../../../src/gates/queue";
 
-type ReqOptions = { limit?: number; maxQueue?: number; maxWaitMs?: number; askedAt?: number; leaseMs?: number; waitDeadline?: number };
-const req = (callId: string, { limit = 1, maxQueue = 2, maxWaitMs, askedAt = 0, leaseMs = 100, waitDeadline }: ReqOptions = {}): AcquireInput => ({
+type ReqOptions = {
+  limit?: number;
+  maxQueue?: number;
+  maxWaitMs?: number;
+  askedAt?: number;
+  leaseMs?: number;
+  waitDeadline?: number;
+};
+const req = (
+  callId: string,
+  { limit = 1, maxQueue = 2, maxWaitMs, askedAt = 0, leaseMs = 100, waitDeadline }: ReqOptions = {},
+): AcquireInput => ({
   callId,
   tool: "t",
   rules: { limit, maxQueue, ...(maxWaitMs === undefined ? {} : { maxWaitMs }) },
@@ -85,9 +105,7 @@ describe("gate-queue", () => {
     acquireSlot(s, req("b", { maxQueue: 5, waitDeadline: 50 }), 0);
     acquireSlot(s, req("c", { maxQueue: 5 }), 0);
     expect(nextDeadline(s)).toBe(50);
-    expect(expireDue(s, 60).changes).toEqual([
-      { type: "leave", callId: "b", was: "waiter", reason: "wait_expired" },
-    ]);
+    expect(expireDue(s, 60).changes).toEqual([{ type: "leave", callId: "b", was: "waiter", reason: "wait_expired" }]);
     expect(expireDue(s, 60).changes).toEqual([]);
     const late = expireDue(s, 500).changes;
     expect(late.map((c) => c.type)).toEqual(["leave", "hold"]);
@@ -102,15 +120,24 @@ describe("gate-queue", () => {
     acquireSlot(s, req("c", { maxQueue: 5 }), 0);
     // Re-attaching moves the poll deadline, never the end of the wait.
     acquireSlot(s, req("b", { maxQueue: 5, maxWaitMs: 90, waitDeadline: 70 }), 10);
-    expect({ ...s.waiters[0], waitEnd: waitEnd(s.waiters[0]!) }).toMatchObject({ callId: "b", deadline: 70, waitEnd: 50 });
+    expect({ ...s.waiters[0], waitEnd: waitEnd(s.waiters[0]!) }).toMatchObject({
+      callId: "b",
+      deadline: 70,
+      waitEnd: 50,
+    });
     expect(nextDeadline(s)).toBe(50);
     expect(expireDue(s, 49).changes).toEqual([]);
     const { changes } = expireDue(s, 50);
-    expect(changes).toEqual([{ type: "leave", callId: "b", was: "waiter", reason: "max_wait", retryAfterMs: expect.any(Number) }]);
+    expect(changes).toEqual([
+      { type: "leave", callId: "b", was: "waiter", reason: "max_wait", retryAfterMs: expect.any(Number) },
+    ]);
     expect(settlements(changes)).toEqual([{ callId: "b", reason: "max_wait", retryAfterMs: expect.any(Number) }]);
     expect(settlements(changes)[0]).toMatchObject({ retryAfterMs: expect.toSatisfy((ms: number) => ms > 0) });
     // Coming back after its wait ended (a poll that missed the answer): busy, not a new place at the back.
-    expect(acquireSlot(s, req("b", { maxQueue: 5, maxWaitMs: 50 }), 60).outcome).toMatchObject({ status: "busy", reason: "max_wait" });
+    expect(acquireSlot(s, req("b", { maxQueue: 5, maxWaitMs: 50 }), 60).outcome).toMatchObject({
+      status: "busy",
+      reason: "max_wait",
+    });
     expect(s.waiters.map((w) => w.callId)).toEqual(["c"]);
     expect(expireDue(s, 60).changes).toEqual([]);
   });
@@ -118,7 +145,10 @@ describe("gate-queue", () => {
   it("maxWaitMs 0: a free slot is granted, otherwise busy at once", () => {
     const s = createGateState({ limit: 1, maxQueue: 5 });
     expect(acquireSlot(s, req("a", { maxQueue: 5, maxWaitMs: 0 }), 0).outcome.status).toBe("granted");
-    expect(acquireSlot(s, req("b", { maxQueue: 5, maxWaitMs: 0 }), 0).outcome).toMatchObject({ status: "busy", reason: "max_wait" });
+    expect(acquireSlot(s, req("b", { maxQueue: 5, maxWaitMs: 0 }), 0).outcome).toMatchObject({
+      status: "busy",
+      reason: "max_wait",
+    });
     expect(s.waiters).toEqual([]);
   });
 });
@@ -132,13 +162,16 @@ type Op =
   | { op: "alarm" };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 3, arbitrary: fc.record({
-    op: fc.constant("acquire" as const),
-    id: fc.nat(5),
-    lease: fc.integer({ min: 1, max: 60 }),
-    wait: fc.option(fc.integer({ min: 1, max: 60 })),
-    maxWait: fc.option(fc.integer({ min: 0, max: 80 })),
-  }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      op: fc.constant("acquire" as const),
+      id: fc.nat(5),
+      lease: fc.integer({ min: 1, max: 60 }),
+      wait: fc.option(fc.integer({ min: 1, max: 60 })),
+      maxWait: fc.option(fc.integer({ min: 0, max: 80 })),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ op: fc.constantFrom("release" as const, "cancel" as const), id: fc.nat(5) }) },
   fc.record({ op: fc.constant("tick" as const), ms: fc.nat(40) }),
   fc.record({ op: fc.constant("alarm" as const) }),
@@ -148,10 +181,15 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
 class Model {
   holders = new Map<string, number>();
   queue: { id: string; lease: number; deadline: number | null; until: number | null }[] = [];
-  constructor(readonly limit: number, readonly maxQueue: number) {}
+  constructor(
+    readonly limit: number,
+    readonly maxQueue: number,
+  ) {}
   tidy(now: number): void {
     for (const [id, exp] of this.holders) if (exp <= now) this.holders.delete(id);
-    this.queue = this.queue.filter((w) => (w.deadline === null || w.deadline > now) && (w.until === null || w.until > now));
+    this.queue = this.queue.filter(
+      (w) => (w.deadline === null || w.deadline > now) && (w.until === null || w.until > now),
+    );
     while (this.holders.size < this.limit && this.queue.length > 0) {
       const w = this.queue.shift()!;
       this.holders.set(w.id, now + w.lease);
@@ -204,49 +242,59 @@ function checkInvariants(s: GateState, rows: Map<string, Row>, limit: number, ma
 
 it("model: random sequences keep held ≤ limit, FIFO grants and one slot per call id", () => {
   fc.assert(
-    fc.property(fc.integer({ min: 1, max: 4 }), fc.nat(4), fc.array(opArb, { minLength: 10, maxLength: 150, size: "+1" }), (limit, maxQueue, ops) => {
-      const s = createGateState({ limit, maxQueue });
-      const model = new Model(limit, maxQueue);
-      const rows = new Map<string, Row>();
-      let now = 0;
-      for (const o of ops) {
-        let changes: GateChange[] = [];
-        if (o.op === "tick") now += o.ms;
-        else if (o.op === "alarm") changes = expireDue(s, now).changes;
-        else if (o.op === "acquire") {
-          const id = `c${o.id}`;
-          const wait = o.wait === null ? undefined : now + o.wait;
-          const until = o.maxWait === null ? undefined : now + o.maxWait;
-          const rules = { limit, maxQueue, ...(o.maxWait === null ? {} : { maxWaitMs: o.maxWait }) };
-          const t = acquireSlot(s, { callId: id, tool: "t", rules, leaseMs: o.lease, askedAt: now, waitDeadline: wait }, now);
-          changes = t.changes;
-          model.tidy(now);
-          const waiter = model.queue.find((w) => w.id === id);
-          let want: string;
-          if (model.holders.has(id)) want = "granted";
-          else if (waiter) (waiter.deadline = wait ?? null), (want = "queued");
-          else if (model.holders.size < limit && model.queue.length === 0) {
-            model.holders.set(id, now + o.lease);
-            want = "granted";
-          } else if (model.queue.length >= maxQueue || (until !== undefined && until <= now)) want = "busy";
-          else model.queue.push({ id, lease: o.lease, deadline: wait ?? null, until: until ?? null }), (want = "queued");
-          expect(t.outcome.status).toBe(want);
-        } else {
-          const id = `c${o.id}`;
-          changes = leaveSlot(s, id, o.op === "release" ? "released" : "cancelled", now).changes;
-          model.tidy(now);
-          model.holders.delete(id);
-          model.queue = model.queue.filter((w) => w.id !== id);
+    fc.property(
+      fc.integer({ min: 1, max: 4 }),
+      fc.nat(4),
+      fc.array(opArb, { minLength: 10, maxLength: 150, size: "+1" }),
+      (limit, maxQueue, ops) => {
+        const s = createGateState({ limit, maxQueue });
+        const model = new Model(limit, maxQueue);
+        const rows = new Map<string, Row>();
+        let now = 0;
+        for (const o of ops) {
+          let changes: GateChange[] = [];
+          if (o.op === "tick") now += o.ms;
+          else if (o.op === "alarm") changes = expireDue(s, now).changes;
+          else if (o.op === "acquire") {
+            const id = `c${o.id}`;
+            const wait = o.wait === null ? undefined : now + o.wait;
+            const until = o.maxWait === null ? undefined : now + o.maxWait;
+            const rules = { limit, maxQueue, ...(o.maxWait === null ? {} : { maxWaitMs: o.maxWait }) };
+            const t = acquireSlot(
+              s,
+              { callId: id, tool: "t", rules, leaseMs: o.lease, askedAt: now, waitDeadline: wait },
+              now,
+            );
+            changes = t.changes;
+            model.tidy(now);
+            const waiter = model.queue.find((w) => w.id === id);
+            let want: string;
+            if (model.holders.has(id)) want = "granted";
+            else if (waiter) (waiter.deadline = wait ?? null), (want = "queued");
+            else if (model.holders.size < limit && model.queue.length === 0) {
+              model.holders.set(id, now + o.lease);
+              want = "granted";
+            } else if (model.queue.length >= maxQueue || (until !== undefined && until <= now)) want = "busy";
+            else
+              model.queue.push({ id, lease: o.lease, deadline: wait ?? null, until: until ?? null }), (want = "queued");
+            expect(t.outcome.status).toBe(want);
+          } else {
+            const id = `c${o.id}`;
+            changes = leaveSlot(s, id, o.op === "release" ? "released" : "cancelled", now).changes;
+            model.tidy(now);
+            model.holders.delete(id);
+            model.queue = model.queue.filter((w) => w.id !== id);
+          }
+          if (o.op !== "tick") model.tidy(now);
+          mirror(rows, changes, o.op === "acquire" ? `c${o.id}` : undefined);
+          if (o.op !== "tick") {
+            expect([...s.holders.keys()].sort()).toEqual([...model.holders.keys()].sort());
+            expect(s.waiters.map((w) => w.callId)).toEqual(model.queue.map((w) => w.id));
+          }
+          checkInvariants(s, rows, limit, maxQueue);
         }
-        if (o.op !== "tick") model.tidy(now);
-        mirror(rows, changes, o.op === "acquire" ? `c${o.id}` : undefined);
-        if (o.op !== "tick") {
-          expect([...s.holders.keys()].sort()).toEqual([...model.holders.keys()].sort());
-          expect(s.waiters.map((w) => w.callId)).toEqual(model.queue.map((w) => w.id));
-        }
-        checkInvariants(s, rows, limit, maxQueue);
-      }
-    }),
+      },
+    ),
     { numRuns: 200 },
   );
 });

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { GatePool, LINE_PATIENCE_MS, localWaitLeft, type Admission, type LocalWait, type PoolCall } from "../../../src/gates/slot-pool";
+import {
+  GatePool,
+  LINE_PATIENCE_MS,
+  localWaitLeft,
+  type Admission,
+  type LocalWait,
+  type PoolCall,
+} from "../../../src/gates/slot-pool";
 import type { GateRules } from "../../../src/gates/rules";
 import { retryAfterMs } from "../../../src/gates/waits";
 
@@ -10,7 +17,10 @@ import { retryAfterMs } from "../../../src/gates/waits";
  */
 
 const KEEP = 100;
-const call = (rules: Partial<GateRules> = {}, leaseMs = 1_000): PoolCall => ({ rules: { limit: 1, maxQueue: 10, ...rules }, leaseMs });
+const call = (rules: Partial<GateRules> = {}, leaseMs = 1_000): PoolCall => ({
+  rules: { limit: 1, maxQueue: 10, ...rules },
+  leaseMs,
+});
 
 /** A pool holding one busy slot "a", granted at `now` with nobody else waiting (so passing until now + KEEP). */
 function holding(now = 0, clock = () => now) {
@@ -80,7 +90,9 @@ describe("a call of the isolate", () => {
     const { pool } = holding();
     waitOf(pool.admit(call({ maxQueue: 2 }), 10));
     waitOf(pool.admit(call({ maxQueue: 2 }), 11));
-    expect(pool.admit(call({ maxQueue: 2 }), 12)).toEqual({ busy: { message: "1 running, 2 waiting", retryAfterMs: retryAfterMs(2, 1, pool.avgHoldMs) } });
+    expect(pool.admit(call({ maxQueue: 2 }), 12)).toEqual({
+      busy: { message: "1 running, 2 waiting", retryAfterMs: retryAfterMs(2, 1, pool.avgHoldMs) },
+    });
   });
 });
 

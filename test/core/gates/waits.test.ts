@@ -30,7 +30,8 @@ describe("gate waits", () => {
 
   it("the gate's queue refuses with the same rule and hint", () => {
     const state = createGateState({ limit: 2, maxQueue: 3 });
-    const ask = (callId: string) => acquireSlot(state, { callId, tool: "t", rules: { limit: 2, maxQueue: 3 }, leaseMs: 100, askedAt: 0 }, 0).outcome;
+    const ask = (callId: string) =>
+      acquireSlot(state, { callId, tool: "t", rules: { limit: 2, maxQueue: 3 }, leaseMs: 100, askedAt: 0 }, 0).outcome;
     for (const id of ["a", "b", "c", "d", "e"]) ask(id);
     expect(ask("f")).toEqual({ status: "busy", reason: "full", retryAfterMs: retryAfterMs(3, 2, state.avgHoldMs) });
     expect(busyMessage(state.holders.size, state.waiters.length)).toBe("2 running, 3 waiting");

@@ -37,7 +37,13 @@ function setup(mayStart: () => Promise<boolean>) {
   const options = { registry: createRegistry([gated]), journal, limiter, tenant: "t" };
   /** Takes the gate's only slot, so the next call waits; answers its release. */
   const hold = async () => {
-    const holder = await limiter.acquire({ gate: "t:tool:gated", rules: { limit: 1, maxQueue: 8 }, callId: "holder", tool: "gated", leaseMs: 60_000 });
+    const holder = await limiter.acquire({
+      gate: "t:tool:gated",
+      rules: { limit: 1, maxQueue: 8 },
+      callId: "holder",
+      tool: "gated",
+      leaseMs: 60_000,
+    });
     if (!holder.ok) throw new Error("the holder should get the slot");
     return holder.release;
   };
@@ -59,7 +65,11 @@ describe("a gated call and its journal's watch", () => {
     await expect.poll(() => events).toEqual(["queued b"]);
     await release();
     const result = await waiting;
-    expect(result).toMatchObject({ ok: false, error: { code: "cancelled" }, record: { status: "cancelled", attempts: 0 } });
+    expect(result).toMatchObject({
+      ok: false,
+      error: { code: "cancelled" },
+      record: { status: "cancelled", attempts: 0 },
+    });
     expect(events).toEqual(["queued b", "asked b"]);
     expect(runs()).toBe(0);
     expect(limiter.inspect("t:tool:gated")).toBeUndefined(); // the slot it was granted is free again
@@ -85,7 +95,10 @@ describe("a gated call and its journal's watch", () => {
     await expect.poll(() => limiter.inspect("t:tool:gated")?.queued).toEqual(["d"]);
     await release();
     const result = await waiting;
-    expect(result).toMatchObject({ ok: false, error: { code: "internal", message: expect.stringContaining("did not start") } });
+    expect(result).toMatchObject({
+      ok: false,
+      error: { code: "internal", message: expect.stringContaining("did not start") },
+    });
     expect(runs()).toBe(0);
     expect(limiter.inspect("t:tool:gated")).toBeUndefined();
   });

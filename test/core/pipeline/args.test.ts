@@ -41,14 +41,21 @@ describe("parseArguments refuses hostile input with a clear reason", () => {
   });
 
   it("accepts ordinary objects and empty input", () => {
-    expect(parseArguments('{"a":[1,{"b":"c"}]}', DEFAULT_LIMITS)).toEqual({ ok: true, value: { a: [1, { b: "c" }] }, hasNull: false });
+    expect(parseArguments('{"a":[1,{"b":"c"}]}', DEFAULT_LIMITS)).toEqual({
+      ok: true,
+      value: { a: [1, { b: "c" }] },
+      hasNull: false,
+    });
     expect(parseArguments("  ", DEFAULT_LIMITS)).toEqual({ ok: true, value: {}, hasNull: false });
     expect(parseArguments('{"a":{"b":null}}', DEFAULT_LIMITS)).toMatchObject({ ok: true, hasNull: true });
     expect(parseArguments(undefined, DEFAULT_LIMITS)).toEqual({ ok: true, value: {}, hasNull: false });
   });
 
   it("never pollutes Object.prototype", async () => {
-    await executeCall({ id: "p", name: "echo", arguments: '{"__proto__":{"polluted":true},"text":"x"}' }, { registry: createRegistry([echo]) });
+    await executeCall(
+      { id: "p", name: "echo", arguments: '{"__proto__":{"polluted":true},"text":"x"}' },
+      { registry: createRegistry([echo]) },
+    );
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 });
@@ -57,12 +64,21 @@ describe("property: no input makes the pipeline throw", () => {
   const registry = createRegistry([
     add,
     echo,
-    defineTool({ name: "deep", description: "", input: v.object({ list: v.array(v.object({ k: v.string() })) }), run: (a) => a.list.length }),
+    defineTool({
+      name: "deep",
+      description: "",
+      input: v.object({ list: v.array(v.object({ k: v.string() })) }),
+      run: (a) => a.list.length,
+    }),
   ]);
 
   it("executeCall answers every call with a result", async () => {
     const anyArgs = fc.oneof(fc.string(), fc.json(), fc.jsonValue(), fc.anything(), fc.constant(undefined));
-    const anyCall = fc.record({ id: fc.oneof(fc.string(), fc.constant("")), name: fc.oneof(fc.constantFrom("add", "echo", "deep"), fc.string()), arguments: anyArgs });
+    const anyCall = fc.record({
+      id: fc.oneof(fc.string(), fc.constant("")),
+      name: fc.oneof(fc.constantFrom("add", "echo", "deep"), fc.string()),
+      arguments: anyArgs,
+    });
     await fc.assert(
       fc.asyncProperty(anyCall, async (call) => {
         const result = await executeCall(call, { registry, limits: { maxArgumentBytes: 10_000, maxArgumentDepth: 8 } });

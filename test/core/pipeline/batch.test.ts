@@ -74,7 +74,12 @@ describe("executeBatch", () => {
 
   it("runs synchronous calls without a microtask turn per call", async () => {
     const ran: string[] = [];
-    const tool = defineTool({ name: "note", description: "", input: v.object({ n: v.number() }), run: ({ n }) => void ran.push(`call ${n}`) });
+    const tool = defineTool({
+      name: "note",
+      description: "",
+      input: v.object({ n: v.number() }),
+      run: ({ n }) => void ran.push(`call ${n}`),
+    });
     const calls = Array.from({ length: 12 }, (_, n) => ({ id: `c${n}`, name: "note", arguments: { n } }));
     queueMicrotask(() => ran.push("microtask"));
     const results = await executeBatch(calls, { registry: createRegistry([tool]), maxParallel: 3 });

@@ -11,7 +11,12 @@ import type { CallRecord, CallResult } from "../../../src/result";
 import { add, boom, echo } from "../fixtures";
 
 const SECRET = "sk-live-4f9a8b7c6d5e";
-const leak = defineTool({ name: "leak", description: "", input: v.object({}), run: (_args, ctx) => `the key is ${ctx.secrets.KEY}` });
+const leak = defineTool({
+  name: "leak",
+  description: "",
+  input: v.object({}),
+  run: (_args, ctx) => `the key is ${ctx.secrets.KEY}`,
+});
 const registry = createRegistry([add, echo, boom, leak]);
 const call = (name: string, args: unknown, id = "call_1") => ({ id, name, arguments: args });
 
@@ -31,7 +36,10 @@ function observed(extra: Partial<ExecuteOptions> = {}): { options: ExecuteOption
  * The call through executeCallNow (which must answer synchronously, observers having heard everything
  * by then) and through executeCall, each with fresh options: results and what observers heard are equal.
  */
-async function sameBothWays(made: ReturnType<typeof call>, extra: Partial<ExecuteOptions> = {}): Promise<{ result: CallResult; heard: unknown[] }> {
+async function sameBothWays(
+  made: ReturnType<typeof call>,
+  extra: Partial<ExecuteOptions> = {},
+): Promise<{ result: CallResult; heard: unknown[] }> {
   const now = observed(extra);
   const result = executeCallNow(made, now.options);
   if (result instanceof Promise) throw new Error("executeCallNow answered a promise for a synchronous call");
@@ -46,8 +54,18 @@ async function sameBothWays(made: ReturnType<typeof call>, extra: Partial<Execut
 describe("executeCallNow: a call that ends synchronously answers its result, as executeCall would", () => {
   it("success: the output, the record, and the events (started, finished) and onResult before it returns", async () => {
     const { result, heard } = await sameBothWays(call("add", '{"a":2,"b":3}'));
-    expect(result.ok && result.output).toEqual({ content: [{ type: "text", text: '{"sum":5}' }], structured: { sum: 5 } });
-    expect(result.record).toMatchObject({ callId: "call_1", tenant: "acme", tool: "add", status: "succeeded", attempts: 1, permission: "allow" });
+    expect(result.ok && result.output).toEqual({
+      content: [{ type: "text", text: '{"sum":5}' }],
+      structured: { sum: 5 },
+    });
+    expect(result.record).toMatchObject({
+      callId: "call_1",
+      tenant: "acme",
+      tool: "add",
+      status: "succeeded",
+      attempts: 1,
+      permission: "allow",
+    });
     expect(heard.map(([kind, what]: any) => (kind === "result" ? kind : `${kind}:${what.type}`))).toEqual([
       "event:call.started",
       "start:call.started",
@@ -58,7 +76,12 @@ describe("executeCallNow: a call that ends synchronously answers its result, as 
 
   it("invalid arguments: rejected before the tool runs, with the issue's path", async () => {
     let runs = 0;
-    const counted = defineTool({ name: "counted", description: "", input: v.object({ n: v.number() }), run: ({ n }) => (runs++, n) });
+    const counted = defineTool({
+      name: "counted",
+      description: "",
+      input: v.object({ n: v.number() }),
+      run: ({ n }) => (runs++, n),
+    });
     const { result } = await sameBothWays(call("counted", '{"n":"7"}'), { registry: createRegistry([counted]) });
     expect(result.ok).toBe(false);
     if (result.ok) return;
@@ -95,7 +118,13 @@ describe("executeCallNow: a call that ends synchronously answers its result, as 
   });
 
   it("a tool with a retry policy that succeeds at once needs no promise", async () => {
-    const steady = defineTool({ name: "steady", description: "", input: v.object({}), policy: { idempotent: true, retry: { attempts: 3 } }, run: () => "fine" });
+    const steady = defineTool({
+      name: "steady",
+      description: "",
+      input: v.object({}),
+      policy: { idempotent: true, retry: { attempts: 3 } },
+      run: () => "fine",
+    });
     const { result } = await sameBothWays(call("steady", "{}"), { registry: createRegistry([steady]) });
     expect(result.ok && result.record.attempts).toBe(1);
   });
@@ -111,7 +140,13 @@ describe("executeCallNow: a call that has to wait answers a promise", () => {
   });
 
   it("an async tool past its timeout: timeout, through the promise", async () => {
-    const stuck = defineTool({ name: "stuck", description: "", input: v.object({}), policy: { timeoutMs: 5 }, run: () => new Promise<string>(() => {}) });
+    const stuck = defineTool({
+      name: "stuck",
+      description: "",
+      input: v.object({}),
+      policy: { timeoutMs: 5 },
+      run: () => new Promise<string>(() => {}),
+    });
     const now = executeCallNow(call("stuck", "{}"), { registry: createRegistry([stuck]) });
     expect(now).toBeInstanceOf(Promise);
     expect(await now).toMatchObject({ ok: false, error: { code: "timeout" }, record: { status: "timed_out" } });
@@ -141,8 +176,10 @@ describe("executeCallNow: a call that has to wait answers a promise", () => {
   it("an async hook or a journal: a promise; a hook's own thenable still comes back as a real Promise", async () => {
     const later: Hooks = { beforeCall: () => Promise.resolve(undefined) };
     expect(executeCallNow(call("add", '{"a":1,"b":2}'), { registry, hooks: later })).toBeInstanceOf(Promise);
-    // biome-ignore lint/suspicious/noThenProperty: a thenable, on purpose (the pipeline must await it)
-    const thenable: Hooks = { isAllowed: () => ({ then: (done: (ok: boolean) => void) => done(true) }) as unknown as Promise<boolean> };
+    const thenable: Hooks = {
+      // biome-ignore lint/suspicious/noThenProperty: a thenable, on purpose (the pipeline must await it)
+      isAllowed: () => ({ then: (done: (ok: boolean) => void) => done(true) }) as unknown as Promise<boolean>,
+    };
     const viaThenable = executeCallNow(call("add", '{"a":1,"b":2}'), { registry, hooks: thenable });
     expect(viaThenable).toBeInstanceOf(Promise);
     expect(await viaThenable).toMatchObject({ ok: true, output: { structured: { sum: 3 } } });

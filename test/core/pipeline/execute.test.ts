@@ -57,7 +57,10 @@ describe("executeCall: success", () => {
     });
     const reg = createRegistry([rich]);
     const r1 = await executeCall(call("rich", { kind: "rich" }), { registry: reg });
-    expect(r1.ok && r1.output).toEqual({ content: [{ type: "image", data: "AAAA", mimeType: "image/png" }], structured: { n: 1 } });
+    expect(r1.ok && r1.output).toEqual({
+      content: [{ type: "image", data: "AAAA", mimeType: "image/png" }],
+      structured: { n: 1 },
+    });
     const r2 = await executeCall(call("rich", { kind: "none" }), { registry: reg });
     expect(r2.ok && r2.output).toEqual({ content: [] });
     const r3 = await executeCall(call("rich", { kind: "x" }), { registry: reg });
@@ -71,13 +74,21 @@ describe("executeCall: success", () => {
       input: v.object({ q: v.string(), limit: v.optional(v.number(), 10), tag: v.nullable(v.string()) }),
       run: (args) => args,
     });
-    const r = await executeCall(call("search", '{"q":"x","limit":null,"tag":null}'), { registry: createRegistry([search]) });
+    const r = await executeCall(call("search", '{"q":"x","limit":null,"tag":null}'), {
+      registry: createRegistry([search]),
+    });
     expect(r.ok && r.output.structured).toEqual({ q: "x", limit: 10, tag: null });
     expect(r.record.args).toEqual({ q: "x", limit: null, tag: null });
   });
 
   it("cuts output over the tool's budget for the model, keeps it whole in the record", async () => {
-    const long = defineTool({ name: "long", description: "", input: v.object({}), policy: { outputBudget: 100 }, run: () => "x".repeat(250) });
+    const long = defineTool({
+      name: "long",
+      description: "",
+      input: v.object({}),
+      policy: { outputBudget: 100 },
+      run: () => "x".repeat(250),
+    });
     const r = await executeCall(call("long", {}, "big"), { registry: createRegistry([long]) });
     if (!r.ok) throw new Error("expected success");
     expect(r.output.truncated).toBe(true);
@@ -139,10 +150,19 @@ describe("executeCall: every error code is a result", () => {
   });
 
   it("denied by isAllowed, beforeCall and permission hooks", async () => {
-    await expectError(executeCall(call("add", { a: 1, b: 1 }), { registry, hooks: { isAllowed: () => false } }), "denied");
-    await expectError(executeCall(call("add", { a: 1, b: 1 }), { registry, hooks: { beforeCall: () => ({ deny: "no" }) } }), "denied");
+    await expectError(
+      executeCall(call("add", { a: 1, b: 1 }), { registry, hooks: { isAllowed: () => false } }),
+      "denied",
+    );
+    await expectError(
+      executeCall(call("add", { a: 1, b: 1 }), { registry, hooks: { beforeCall: () => ({ deny: "no" }) } }),
+      "denied",
+    );
     const r = await expectError(
-      executeCall(call("add", { a: 1, b: 1 }), { registry, hooks: { permission: () => ({ deny: "blocked by tenant" }) } }),
+      executeCall(call("add", { a: 1, b: 1 }), {
+        registry,
+        hooks: { permission: () => ({ deny: "blocked by tenant" }) },
+      }),
       "denied",
     );
     expect(r.error.message).toContain("blocked by tenant");
@@ -150,8 +170,17 @@ describe("executeCall: every error code is a result", () => {
   });
 
   it("approval_required parks the call as pending", async () => {
-    const risky = defineTool({ name: "risky", description: "", input: v.object({}), policy: { approval: "always" }, run: () => "done" });
-    const r = await expectError(executeCall(call("risky", {}, "c-9"), { registry: createRegistry([risky]) }), "approval_required");
+    const risky = defineTool({
+      name: "risky",
+      description: "",
+      input: v.object({}),
+      policy: { approval: "always" },
+      run: () => "done",
+    });
+    const r = await expectError(
+      executeCall(call("risky", {}, "c-9"), { registry: createRegistry([risky]) }),
+      "approval_required",
+    );
     expect(r.record.status).toBe("pending");
     expect(r.error.message).toContain("c-9");
     const approved = await executeCall(call("risky", {}, "c-9"), { registry: createRegistry([risky]), approved: true });
@@ -283,7 +312,11 @@ describe("executeCall: every error code is a result", () => {
       finish: async (record) => void (finished = record),
     };
     const r = await expectError(executeCall(call("add", { a: 1, b: 2 }), { registry, journal: busy }), "busy");
-    expect(r.error).toEqual({ code: "busy", message: "the ledger is overloaded; try again in 1 s.", retryAfterMs: 1000 });
+    expect(r.error).toEqual({
+      code: "busy",
+      message: "the ledger is overloaded; try again in 1 s.",
+      retryAfterMs: 1000,
+    });
     expect(finished).toMatchObject({ status: "failed", error: { code: "busy" } });
     const broken: CallJournal = {
       begin: async () => {
@@ -317,23 +350,47 @@ describe("executeCall: every error code is a result", () => {
         throw toolError("tool_definition_changed", "the remote definition changed; an admin must re-approve it");
       },
     });
-    await expectError(executeCall(call("pinned", {}), { registry: createRegistry([pinned]) }), "tool_definition_changed");
+    await expectError(
+      executeCall(call("pinned", {}), { registry: createRegistry([pinned]) }),
+      "tool_definition_changed",
+    );
   });
 
   it("running for a detached call handed to its runner (not a failure: its outcome follows)", async () => {
-    const later = defineTool({ name: "later", description: "", input: v.object({}), policy: { execution: "detached" }, run: () => "done" });
+    const later = defineTool({
+      name: "later",
+      description: "",
+      input: v.object({}),
+      policy: { execution: "detached" },
+      run: () => "done",
+    });
     const journal: CallJournal = {
       begin: async () => ({ kind: "new" }),
       finish: async () => undefined,
       handOff: async () => ({ owner: "o", release: () => undefined }),
     };
-    const r = await expectError(executeCall(call("later", {}), { registry: createRegistry([later]), journal, runner: { detach: async () => undefined } }), "running");
+    const r = await expectError(
+      executeCall(call("later", {}), {
+        registry: createRegistry([later]),
+        journal,
+        runner: { detach: async () => undefined },
+      }),
+      "running",
+    );
     expect(r.record.status).toBe("running");
   });
 
   it("input_required for a tool that asks its caller what the call does not carry yet", async () => {
-    const asking = defineTool({ name: "asking", description: "", input: v.object({}), run: async (_a, ctx) => ctx.ask("name", { method: "elicitation/create", params: { message: "Name?" } }) });
-    const r = await expectError(executeCall(call("asking", {}), { registry: createRegistry([asking]) }), "input_required");
+    const asking = defineTool({
+      name: "asking",
+      description: "",
+      input: v.object({}),
+      run: async (_a, ctx) => ctx.ask("name", { method: "elicitation/create", params: { message: "Name?" } }),
+    });
+    const r = await expectError(
+      executeCall(call("asking", {}), { registry: createRegistry([asking]) }),
+      "input_required",
+    );
     expect(r.record.status).toBe("input_required");
   });
 
@@ -356,7 +413,10 @@ describe("hooks", () => {
     });
     await executeCall(call("t", { q: "x" }), {
       registry: createRegistry([t]),
-      hooks: [{ beforeCall: (_c, args) => ({ args: { ...(args as object), token: "abc" } }) }, { beforeCall: (_c, args) => ({ args: { ...(args as object), n: 1 } }) }],
+      hooks: [
+        { beforeCall: (_c, args) => ({ args: { ...(args as object), token: "abc" } }) },
+        { beforeCall: (_c, args) => ({ args: { ...(args as object), n: 1 } }) },
+      ],
     });
     expect(seenArgs).toEqual({ q: "x", token: "abc", n: 1 });
   });
@@ -423,7 +483,10 @@ describe("hooks", () => {
     const r = await executeCall(call("leak", { note: "mine is sk-live-123456" }), {
       registry: createRegistry([leak]),
       secrets: { API_KEY: "sk-live-123456" },
-      hooks: { onEvent: (e) => events.push(e), mask: (value) => JSON.parse(JSON.stringify(value).replaceAll("mine", "MINE")) },
+      hooks: {
+        onEvent: (e) => events.push(e),
+        mask: (value) => JSON.parse(JSON.stringify(value).replaceAll("mine", "MINE")),
+      },
     });
     const everything = JSON.stringify([r, events]);
     expect(everything).not.toContain("sk-live-123456");
@@ -432,7 +495,12 @@ describe("hooks", () => {
   });
 
   it("redacts sensitive keys in what observers see", async () => {
-    const login = defineTool({ name: "login", description: "", input: v.object({ user: v.string(), password: v.string() }), run: () => "ok" });
+    const login = defineTool({
+      name: "login",
+      description: "",
+      input: v.object({ user: v.string(), password: v.string() }),
+      run: () => "ok",
+    });
     const seen: CallRecord[] = [];
     const r = await executeCall(call("login", { user: "ann", password: "hunter22" }), {
       registry: createRegistry([login]),
@@ -454,7 +522,10 @@ describe("hooks", () => {
         throw new Error("flaky");
       },
     });
-    const r = await executeCall(call("flaky", {}), { registry: createRegistry([flaky]), hooks: { shouldRetry: () => true } });
+    const r = await executeCall(call("flaky", {}), {
+      registry: createRegistry([flaky]),
+      hooks: { shouldRetry: () => true },
+    });
     expect(calls).toBe(3);
     expect(r.record.attempts).toBe(3);
   });
@@ -480,7 +551,12 @@ describe("idempotency through a journal", () => {
       },
     };
     let runs = 0;
-    const counted = defineTool({ name: "counted", description: "", input: v.object({ n: v.number() }), run: ({ n }) => (runs++, n * 2) });
+    const counted = defineTool({
+      name: "counted",
+      description: "",
+      input: v.object({ n: v.number() }),
+      run: ({ n }) => (runs++, n * 2),
+    });
     const options = { registry: createRegistry([counted]), journal };
     const first = await executeCall(call("counted", { n: 2 }, "same"), options);
     const again = await executeCall(call("counted", '{"n":2}', "same"), options);
@@ -503,9 +579,19 @@ describe("idempotency through a journal", () => {
     };
     const tool = (name: string, policy: { readOnly?: boolean; idempotent?: boolean }) =>
       defineTool({ name, description: "", input: v.object({}), policy, run: () => "ok" });
-    const registry = createRegistry([tool("lookup", { readOnly: true }), tool("put", { idempotent: true }), tool("send", {})]);
+    const registry = createRegistry([
+      tool("lookup", { readOnly: true }),
+      tool("put", { idempotent: true }),
+      tool("send", {}),
+    ]);
     for (const name of ["lookup", "put", "send"]) await executeCall(call(name, {}), { registry, journal });
-    expect(begins.map(({ tool }) => ({ tool: tool.name, readOnly: tool.policy.readOnly, idempotent: tool.policy.idempotent }))).toEqual([
+    expect(
+      begins.map(({ tool }) => ({
+        tool: tool.name,
+        readOnly: tool.policy.readOnly,
+        idempotent: tool.policy.idempotent,
+      })),
+    ).toEqual([
       { tool: "lookup", readOnly: true, idempotent: undefined },
       { tool: "put", readOnly: undefined, idempotent: true },
       { tool: "send", readOnly: undefined, idempotent: undefined },

@@ -10,7 +10,10 @@ import type { JsonSchema } from "../../../src/json";
  */
 
 const typeName = fc.constantFrom("object", "array", "string", "number", "integer", "boolean", "null");
-const pattern = fc.oneof(fc.constantFrom("^a", "[0-9]+", "^(x|y)*$", "\\p{L}", "(", "[", "a{2,1}", "(?<n>a)\\k<n>"), fc.string({ maxLength: 6 }));
+const pattern = fc.oneof(
+  fc.constantFrom("^a", "[0-9]+", "^(x|y)*$", "\\p{L}", "(", "[", "a{2,1}", "(?<n>a)\\k<n>"),
+  fc.string({ maxLength: 6 }),
+);
 
 /** Schemas made of the keywords models meet, nested, with some nonsense values mixed in. */
 const schema: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
@@ -39,9 +42,23 @@ const schema: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
         if: tie("node"),
         // biome-ignore lint/suspicious/noThenProperty: the JSON Schema keyword
         then: tie("node"),
-        $ref: fc.constantFrom("#", "#/$defs/a", "#/$defs/missing", "#/properties/x", "other.json", "#/definitions/a", "%%"),
+        $ref: fc.constantFrom(
+          "#",
+          "#/$defs/a",
+          "#/$defs/missing",
+          "#/properties/x",
+          "other.json",
+          "#/definitions/a",
+          "%%",
+        ),
         $defs: fc.record({ a: tie("node") }, { requiredKeys: [] }),
-        $schema: fc.constantFrom("http://json-schema.org/draft-04/schema#", "http://json-schema.org/draft-07/schema#", "https://json-schema.org/draft/2019-09/schema", "https://json-schema.org/draft/2020-12/schema", "x"),
+        $schema: fc.constantFrom(
+          "http://json-schema.org/draft-04/schema#",
+          "http://json-schema.org/draft-07/schema#",
+          "https://json-schema.org/draft/2019-09/schema",
+          "https://json-schema.org/draft/2020-12/schema",
+          "x",
+        ),
       },
       { requiredKeys: [] },
     ),
@@ -50,12 +67,19 @@ const schema: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
 
 /** A root for a tool's input: an object schema most of the time, anything now and then. */
 const rootSchema = fc.oneof(
-  { weight: 4, arbitrary: schema.map((s) => (typeof s === "object" && s !== null ? { ...s, type: "object" } : { type: "object" })) },
+  {
+    weight: 4,
+    arbitrary: schema.map((s) => (typeof s === "object" && s !== null ? { ...s, type: "object" } : { type: "object" })),
+  },
   { weight: 1, arbitrary: schema },
   { weight: 1, arbitrary: fc.jsonValue() },
 );
 
-const value = fc.oneof(fc.jsonValue(), fc.dictionary(fc.string({ maxLength: 4 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 }), fc.anything());
+const value = fc.oneof(
+  fc.jsonValue(),
+  fc.dictionary(fc.string({ maxLength: 4 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 }),
+  fc.anything(),
+);
 
 describe("jsonSchemaValidator under random schemas and values", () => {
   it("builds or refuses with a TypeError, and validation never throws", () => {

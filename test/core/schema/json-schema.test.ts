@@ -33,7 +33,9 @@ describe("jsonSchemaValidator", () => {
   it("puts a missing required property at its own path, however it is named", () => {
     const nested = jsonSchemaValidator({
       type: "object",
-      properties: { owner: { type: "object", properties: { name: { type: "string" } }, required: ["name", 'odd "key"'] } },
+      properties: {
+        owner: { type: "object", properties: { name: { type: "string" } }, required: ["name", 'odd "key"'] },
+      },
       required: ["owner", "a b"],
     });
     const outer = nested({});
@@ -52,9 +54,9 @@ describe("jsonSchemaValidator", () => {
   });
 
   it("rejects invalid regular expressions at construction", () => {
-    expect(() => jsonSchemaValidator({ type: "object", properties: { a: { type: "string", pattern: "^[a-" } } })).toThrow(
-      /#\/properties\/a\/pattern/,
-    );
+    expect(() =>
+      jsonSchemaValidator({ type: "object", properties: { a: { type: "string", pattern: "^[a-" } } }),
+    ).toThrow(/#\/properties\/a\/pattern/);
   });
 
   it("supports $ref, anyOf and formats without code generation", () => {
@@ -68,12 +70,21 @@ describe("jsonSchemaValidator", () => {
     expect(bad.ok).toBe(false);
     if (bad.ok) return;
     expect(bad.issues.find((i) => i.path === "id")?.message).toMatch(/too short/);
-    expect(bad.issues.filter((i) => i.path === "v").map((i) => i.message).join(" ")).toMatch(/Expected "string".*Expected "number"|any subschemas/s);
+    expect(
+      bad.issues
+        .filter((i) => i.path === "v")
+        .map((i) => i.message)
+        .join(" "),
+    ).toMatch(/Expected "string".*Expected "number"|any subschemas/s);
     expect(bad.issues.some((i) => /subschema had errors/.test(i.message))).toBe(false);
   });
 
   it("honours draft-07 via $schema", () => {
-    const v = jsonSchemaValidator({ $schema: "http://json-schema.org/draft-07/schema#", type: "object", properties: { a: { type: "number", exclusiveMaximum: 5 } } });
+    const v = jsonSchemaValidator({
+      $schema: "http://json-schema.org/draft-07/schema#",
+      type: "object",
+      properties: { a: { type: "number", exclusiveMaximum: 5 } },
+    });
     expect(v({ a: 5 }).ok).toBe(false);
     expect(v({ a: 4 }).ok).toBe(true);
   });
@@ -102,11 +113,16 @@ describe("jsonSchemaValidator builds its validator on first use", () => {
   });
 
   it("still refuses at declaration what building can refuse (URIs) and bad patterns", () => {
-    const twice = { type: "object", properties: { a: { $id: "https://x.example/s" }, b: { $id: "https://x.example/s" } } };
+    const twice = {
+      type: "object",
+      properties: { a: { $id: "https://x.example/s" }, b: { $id: "https://x.example/s" } },
+    };
     expect(() => jsonSchemaValidator(twice)).toThrow(/Duplicate schema URI/);
     const withRef = { type: "object", properties: { a: { $ref: "#/$defs/a" } }, $defs: { a: { type: "string" } } };
     jsonSchemaValidator(withRef);
     expect(walked(withRef)).toBe(true);
-    expect(() => jsonSchemaValidator({ type: "object", properties: { a: { type: "string", pattern: "(" } } })).toThrow(/not a valid regular expression/);
+    expect(() => jsonSchemaValidator({ type: "object", properties: { a: { type: "string", pattern: "(" } } })).toThrow(
+      /not a valid regular expression/,
+    );
   });
 });

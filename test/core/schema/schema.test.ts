@@ -22,7 +22,10 @@ const Booking = v.object({
 });
 
 type Tree = { label: string; children?: Tree[] };
-const TreeSchema: v.GenericSchema<Tree> = v.object({ label: v.string(), children: v.optional(v.array(v.lazy(() => TreeSchema))) });
+const TreeSchema: v.GenericSchema<Tree> = v.object({
+  label: v.string(),
+  children: v.optional(v.array(v.lazy(() => TreeSchema))),
+});
 
 describe("OpenAI strict parameters", () => {
   it("closes every object, requires every property and makes the optional ones nullable", () => {
@@ -71,7 +74,12 @@ describe("OpenAI strict parameters", () => {
   });
 
   it("turns a discriminated union (oneOf) into anyOf", () => {
-    const input = v.object({ shape: v.variant("kind", [v.object({ kind: v.literal("circle"), r: v.number() }), v.object({ kind: v.literal("square"), side: v.number() })]) });
+    const input = v.object({
+      shape: v.variant("kind", [
+        v.object({ kind: v.literal("circle"), r: v.number() }),
+        v.object({ kind: v.literal("square"), side: v.number() }),
+      ]),
+    });
     const { parameters, strict } = toOpenAIParameters(tool(input));
     expect(strict).toBe(true);
     const shape = (parameters.properties as Record<string, JsonSchema>).shape!;
@@ -83,7 +91,11 @@ describe("OpenAI strict parameters", () => {
     ["an open record", v.object({ scores: v.record(v.string(), v.number()) }), /additionalProperties|propertyNames/],
     ["an object with rest", v.objectWithRest({ a: v.string() }, v.number()), /open object/],
     ["a tuple", v.object({ pair: v.tuple([v.string(), v.number()]) }), /prefixItems/],
-    ["an intersection", v.object({ both: v.intersect([v.object({ a: v.string() }), v.object({ b: v.string() })]) }), /allOf/],
+    [
+      "an intersection",
+      v.object({ both: v.intersect([v.object({ a: v.string() }), v.object({ b: v.string() })]) }),
+      /allOf/,
+    ],
     ["an untyped value", v.object({ anything: v.unknown() }), /accepts any value/],
   ])("is honestly non-strict for %s, with the plain schema", (_label, input, reason) => {
     const t = tool(input);
@@ -103,19 +115,39 @@ describe("OpenAI strict parameters", () => {
   });
 
   it("names the first unsupported keyword of its list, whatever order the schema writes them in", () => {
-    const schema = { type: "object", properties: { tags: { uniqueItems: true, type: "array", items: { type: "string" }, allOf: [{ minItems: 1 }] } } };
+    const schema = {
+      type: "object",
+      properties: { tags: { uniqueItems: true, type: "array", items: { type: "string" }, allOf: [{ minItems: 1 }] } },
+    };
     expect(toStrictSchema(schema)).toEqual({ ok: false, reason: 'properties.tags uses "allOf"' });
-    expect(toStrictSchema({ ...schema, properties: { tags: { type: "array", items: { type: "string" }, uniqueItems: true } } })).toEqual({
+    expect(
+      toStrictSchema({
+        ...schema,
+        properties: { tags: { type: "array", items: { type: "string" }, uniqueItems: true } },
+      }),
+    ).toEqual({
       ok: false,
       reason: 'properties.tags uses "uniqueItems"',
     });
   });
 
   it("copies a node's own keywords, without the structural ones it rebuilds", () => {
-    const schema = { type: "object", description: "d", $schema: "x", properties: { n: { type: "integer", minimum: 1, title: "N", format: "int32" } }, required: ["n"] };
+    const schema = {
+      type: "object",
+      description: "d",
+      $schema: "x",
+      properties: { n: { type: "integer", minimum: 1, title: "N", format: "int32" } },
+      required: ["n"],
+    };
     expect(toStrictSchema(schema)).toEqual({
       ok: true,
-      schema: { type: "object", description: "d", properties: { n: { type: "integer", minimum: 1, title: "N" } }, required: ["n"], additionalProperties: false },
+      schema: {
+        type: "object",
+        description: "d",
+        properties: { n: { type: "integer", minimum: 1, title: "N" } },
+        required: ["n"],
+        additionalProperties: false,
+      },
     });
   });
 
@@ -149,12 +181,18 @@ describe("non-object roots", () => {
 });
 
 describe("object roots with a union beside them", () => {
-  const eitherOr = { type: "object", properties: { a: { type: "string" }, b: { type: "string" } }, anyOf: [{ required: ["a"] }, { required: ["b"] }] };
+  const eitherOr = {
+    type: "object",
+    properties: { a: { type: "string" }, b: { type: "string" } },
+    anyOf: [{ required: ["a"] }, { required: ["b"] }],
+  };
   const remote = { ...tool(v.object({})), name: "either", inputSchema: eitherOr };
 
   it("stay usable where the API allows them, and are non-strict for OpenAI", () => {
     expect(toOpenAIParameters(remote)).toEqual({ parameters: eitherOr, strict: false });
-    expect(() => toGeminiParameters(remote)).toThrow(/Tool "either": Gemini cannot express type beside anyOf\/oneOf \(at the root\)/);
+    expect(() => toGeminiParameters(remote)).toThrow(
+      /Tool "either": Gemini cannot express type beside anyOf\/oneOf \(at the root\)/,
+    );
   });
 });
 
@@ -168,7 +206,11 @@ describe("Gemini parameters", () => {
         nights: { type: "INTEGER", minimum: 1, default: 1 },
         note: { type: "STRING", nullable: true },
         tags: { type: "ARRAY", items: { type: "STRING", enum: ["quiet", "view"] } },
-        guest: { type: "OBJECT", properties: { name: { type: "STRING" }, email: { type: "STRING", format: "email" } }, required: ["name"] },
+        guest: {
+          type: "OBJECT",
+          properties: { name: { type: "STRING" }, email: { type: "STRING", format: "email" } },
+          required: ["name"],
+        },
         when: { anyOf: [{ type: "STRING", format: "date" }, { type: "NUMBER" }] },
       },
       required: ["city", "note", "guest"],
@@ -190,7 +232,15 @@ describe("Gemini parameters", () => {
   });
 
   it("writes literals and numeric enums in Gemini's enum forms", () => {
-    const schema = toGeminiParameters(tool(v.object({ kind: v.literal("circle"), level: v.picklist([1, 2, 3]), ratio: v.optional(v.picklist([0.5, 1.5])) })));
+    const schema = toGeminiParameters(
+      tool(
+        v.object({
+          kind: v.literal("circle"),
+          level: v.picklist([1, 2, 3]),
+          ratio: v.optional(v.picklist([0.5, 1.5])),
+        }),
+      ),
+    );
     expect(schema.properties).toEqual({
       kind: { type: "STRING", enum: ["circle"] },
       level: { type: "NUMBER", format: "enum", enum: ["1", "2", "3"] },
@@ -200,7 +250,15 @@ describe("Gemini parameters", () => {
 
   it("inlines non-recursive references", () => {
     const shared = { type: "object", properties: { x: { type: "number" } }, required: ["x"] };
-    const t = { ...tool(v.object({})), name: "refs", inputSchema: { type: "object", properties: { a: { $ref: "#/$defs/P" }, b: { $ref: "#/$defs/P" } }, $defs: { P: shared } } };
+    const t = {
+      ...tool(v.object({})),
+      name: "refs",
+      inputSchema: {
+        type: "object",
+        properties: { a: { $ref: "#/$defs/P" }, b: { $ref: "#/$defs/P" } },
+        $defs: { P: shared },
+      },
+    };
     expect(toGeminiParameters(t).properties).toEqual({
       a: { type: "OBJECT", properties: { x: { type: "NUMBER" } }, required: ["x"] },
       b: { type: "OBJECT", properties: { x: { type: "NUMBER" } }, required: ["x"] },
@@ -208,11 +266,23 @@ describe("Gemini parameters", () => {
   });
 
   it.each([
-    ["a record", v.object({ scores: v.record(v.string(), v.number()) }), /records \(propertyNames\) \(at properties\.scores\)/],
-    ["an object with rest", v.object({ o: v.objectWithRest({ a: v.string() }, v.number()) }), /records \(additionalProperties with a schema\) \(at properties\.o\)/],
+    [
+      "a record",
+      v.object({ scores: v.record(v.string(), v.number()) }),
+      /records \(propertyNames\) \(at properties\.scores\)/,
+    ],
+    [
+      "an object with rest",
+      v.object({ o: v.objectWithRest({ a: v.string() }, v.number()) }),
+      /records \(additionalProperties with a schema\) \(at properties\.o\)/,
+    ],
     ["a tuple", v.object({ pair: v.tuple([v.string(), v.number()]) }), /tuples \(prefixItems\)/],
     ["recursion", TreeSchema, /recursive schemas \(\$ref #\/\$defs\/0\)/],
-    ["an intersection", v.object({ both: v.intersect([v.object({ a: v.string() }), v.object({ b: v.string() })]) }), /allOf/],
+    [
+      "an intersection",
+      v.object({ both: v.intersect([v.object({ a: v.string() }), v.object({ b: v.string() })]) }),
+      /allOf/,
+    ],
     ["an untyped value", v.object({ anything: v.any() }), /accepts any value \(no type\) \(at properties\.anything\)/],
     ["a boolean literal", v.object({ yes: v.literal(true) }), /enum or const of \[true\]/],
   ])("refuses %s with a FormatSchemaError naming tool and construct", (_label, input, construct) => {
@@ -245,12 +315,24 @@ describe("dropNullOptionals", () => {
   it("follows arrays, $refs and the one union branch a value fits", () => {
     const input = v.object({
       items: v.array(v.object({ a: v.optional(v.string()) })),
-      shape: v.variant("kind", [v.object({ kind: v.literal("c"), r: v.optional(v.number()) }), v.object({ kind: v.literal("s"), r: v.nullable(v.number()) })]),
+      shape: v.variant("kind", [
+        v.object({ kind: v.literal("c"), r: v.optional(v.number()) }),
+        v.object({ kind: v.literal("s"), r: v.nullable(v.number()) }),
+      ]),
     });
     const s = tool(input).inputSchema;
-    expect(dropNullOptionals(s, { items: [{ a: null }, { a: "x" }], shape: { kind: "c", r: null } })).toEqual({ items: [{}, { a: "x" }], shape: { kind: "c" } });
-    expect(dropNullOptionals(s, { items: [], shape: { kind: "s", r: null } })).toEqual({ items: [], shape: { kind: "s", r: null } });
+    expect(dropNullOptionals(s, { items: [{ a: null }, { a: "x" }], shape: { kind: "c", r: null } })).toEqual({
+      items: [{}, { a: "x" }],
+      shape: { kind: "c" },
+    });
+    expect(dropNullOptionals(s, { items: [], shape: { kind: "s", r: null } })).toEqual({
+      items: [],
+      shape: { kind: "s", r: null },
+    });
     const tree = tool(TreeSchema).inputSchema;
-    expect(dropNullOptionals(tree, { label: "a", children: [{ label: "b", children: null }] })).toEqual({ label: "a", children: [{ label: "b" }] });
+    expect(dropNullOptionals(tree, { label: "a", children: [{ label: "b", children: null }] })).toEqual({
+      label: "a",
+      children: [{ label: "b" }],
+    });
   });
 });

@@ -19,7 +19,10 @@ afterAll(() => scratch?.remove());
 it("builds a tenant's deploy, console included, from a checkout where nothing was built", () => {
   expect(existsSync(join(scratch.root, CONSOLE_DIR))).toBe(false);
   const wrangler = resolve("node_modules/wrangler/bin/wrangler.js");
-  const run = spawnSync(process.execPath, [wrangler, "deploy", "--dry-run", "--env", "acme", "--outdir", ".tmp/dry"], { cwd: scratch.root, encoding: "utf8" });
+  const run = spawnSync(process.execPath, [wrangler, "deploy", "--dry-run", "--env", "acme", "--outdir", ".tmp/dry"], {
+    cwd: scratch.root,
+    encoding: "utf8",
+  });
   expect(run.status, run.stdout + run.stderr).toBe(0);
   expect(readFileSync(join(scratch.root, CONSOLE_DIR, "index.html"), "utf8")).toContain("<title>");
   expect(existsSync(join(scratch.root, ".tmp/dry/acme.js"))).toBe(true);

@@ -11,7 +11,11 @@ it("stands in for the JSON Schema validator: a clear error before it is loaded, 
   expect(() => new Validator({ type: "object" })).toThrow(/The JSON Schema library is not loaded/);
   await loadJsonSchemaLibrary();
   expect(jsonSchemaLibraryLoaded()).toBe(true);
-  const validator = new Validator({ type: "object", $defs: { id: { type: "string", minLength: 3 } }, properties: { id: { $ref: "#/$defs/id" } } }, "2020-12", false);
+  const validator = new Validator(
+    { type: "object", $defs: { id: { type: "string", minLength: 3 } }, properties: { id: { $ref: "#/$defs/id" } } },
+    "2020-12",
+    false,
+  );
   expect(validator.validate({ id: "abc" }).valid).toBe(true);
   const refused = validator.validate({ id: "ab" });
   expect(refused.valid).toBe(false);

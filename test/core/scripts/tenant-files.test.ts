@@ -5,7 +5,12 @@ import { createTenant } from "../../../worker/tenant/tenant";
 
 describe("tenant files", () => {
   it("writes the configuration as indented JSON with plain lists on one line", () => {
-    const config = { name: "acme", tools: ["add", "echo"], keys: [{ name: "admin", hash: "ab", scopes: ["admin"] }], secrets: {} };
+    const config = {
+      name: "acme",
+      tools: ["add", "echo"],
+      keys: [{ name: "admin", hash: "ab", scopes: ["admin"] }],
+      secrets: {},
+    };
     const text = formatConfig(config);
     expect(JSON.parse(text)).toEqual(config);
     expect(text).toContain(`\n  "tools": ["add", "echo"],\n`);
@@ -17,7 +22,9 @@ describe("tenant files", () => {
     const module = renderTenantModule("acme");
     expect(module).toContain(`import config from "./acme.json";`);
     // With its listings precomputed by the build, imported on the first listing (a text module).
-    expect(module).toContain(`useBundledConfig(config, "tenants/acme.json", () => import("./acme.listings.generated.txt"));`);
+    expect(module).toContain(
+      `useBundledConfig(config, "tenants/acme.json", () => import("./acme.listings.generated.txt"));`,
+    );
     expect(module).toContain(`export * from "../worker/index";`);
     expect(module).toContain(`export default app;`);
   });

@@ -1,7 +1,13 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { renderTenantModule } from "../../../scripts/tenant-files";
-import { envDurableObjects, envKvNamespaces, envNames, readTopLevel, renderTenantEnv } from "../../../scripts/tenant-toml";
+import {
+  envDurableObjects,
+  envKvNamespaces,
+  envNames,
+  readTopLevel,
+  renderTenantEnv,
+} from "../../../scripts/tenant-toml";
 
 const SAMPLE = `name = "toolgate"
 main = "worker/index.ts"
@@ -47,7 +53,9 @@ describe("tenant environments in wrangler.toml", () => {
     expect(envKvNamespaces(toml, "acme")).toEqual(["OAUTH_KV"]);
     expect(toml).toContain(`[[env.acme.kv_namespaces]]\nbinding = "OAUTH_KV"\n`);
     expect(toml.match(/0123456789abcdef/g)).toHaveLength(1);
-    expect(toml).toContain(`[env.acme]\nmain = "tenants/acme.ts"\n\n[env.acme.vars]\nTOOLGATE_DEMO = "false"\nLEDGER_SHARDS = "4"\n\n[[env.acme.durable_objects.bindings]]`);
+    expect(toml).toContain(
+      `[env.acme]\nmain = "tenants/acme.ts"\n\n[env.acme.vars]\nTOOLGATE_DEMO = "false"\nLEDGER_SHARDS = "4"\n\n[[env.acme.durable_objects.bindings]]`,
+    );
     // The configuration is bundled from tenants/acme.json, never a (5 KB-capped) var.
     expect(toml).not.toContain("TOOLGATE_CONFIG");
     // Adding the block changes nothing at the top level.
@@ -57,13 +65,19 @@ describe("tenant environments in wrangler.toml", () => {
   it("keeps every tenant of the real wrangler.toml in step with the top level", () => {
     const toml = readFileSync("wrangler.toml", "utf8");
     const top = readTopLevel(toml);
-    const topBindings = top.durableObjects.map((lines) => lines.find((l) => l.startsWith("name"))!.replace(/^name\s*=\s*"(.*)"$/, "$1"));
-    const topKv = top.kvNamespaces.map((lines) => lines.find((l) => l.startsWith("binding"))!.replace(/^binding\s*=\s*"(.*)"$/, "$1"));
+    const topBindings = top.durableObjects.map((lines) =>
+      lines.find((l) => l.startsWith("name"))!.replace(/^name\s*=\s*"(.*)"$/, "$1"),
+    );
+    const topKv = top.kvNamespaces.map((lines) =>
+      lines.find((l) => l.startsWith("binding"))!.replace(/^binding\s*=\s*"(.*)"$/, "$1"),
+    );
     expect(topKv).toContain("OAUTH_KV");
     expect(envNames(toml)).toContain("acme");
     for (const env of envNames(toml)) {
       // Environments inherit no bindings: a tenant missing one would crash on its first call.
-      expect(envDurableObjects(toml, env).sort(), `[env.${env}] Durable Object bindings`).toEqual([...topBindings].sort());
+      expect(envDurableObjects(toml, env).sort(), `[env.${env}] Durable Object bindings`).toEqual(
+        [...topBindings].sort(),
+      );
       expect(envKvNamespaces(toml, env).sort(), `[env.${env}] KV namespaces`).toEqual([...topKv].sort());
       // Its Worker bundles its configuration: the entry module exists and is the generated one.
       expect(toml, `[env.${env}] main`).toContain(`[env.${env}]\nmain = "tenants/${env}.ts"\n`);

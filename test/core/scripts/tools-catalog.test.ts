@@ -44,7 +44,9 @@ describe("the catalogue of tools/", () => {
   it("refuses a .ts file whose name cannot be a tool's", () => {
     const root = folder("bad");
     writeFileSync(join(root, "tools", "my tool.ts"), "");
-    expect(() => writeToolCatalog(root)).toThrow('tools/my tool.ts: every .ts file in tools/ is one tool, named after its file (letters, digits, _ and -, at most 64); shared code goes in tools/lib/');
+    expect(() => writeToolCatalog(root)).toThrow(
+      "tools/my tool.ts: every .ts file in tools/ is one tool, named after its file (letters, digits, _ and -, at most 64); shared code goes in tools/lib/",
+    );
   });
 });
 
@@ -58,39 +60,64 @@ describe("the build step (wrangler's [build] command)", () => {
 
   // The build step runs in a child process: seconds on a loaded machine.
   const SPAWN_MS = 30_000;
-  const check = (tenants: string) => spawnSync(process.execPath, ["scripts/build.mjs", "--tenants", tenants], { encoding: "utf8" });
+  const check = (tenants: string) =>
+    spawnSync(process.execPath, ["scripts/build.mjs", "--tenants", tenants], { encoding: "utf8" });
 
-  it("passes the checkout's tenants and names the tools it found", () => {
-    const run = check("tenants");
-    expect(run.stderr).toBe("");
-    expect(run.status).toBe(0);
-    expect(run.stdout).toContain(`tools: ${[...CATALOG.keys()].join(", ")}; tenants checked: worker/demo/tenant.ts, tenants/acme.json`);
-  }, SPAWN_MS);
+  it(
+    "passes the checkout's tenants and names the tools it found",
+    () => {
+      const run = check("tenants");
+      expect(run.stderr).toBe("");
+      expect(run.status).toBe(0);
+      expect(run.stdout).toContain(
+        `tools: ${[...CATALOG.keys()].join(", ")}; tenants checked: worker/demo/tenant.ts, tenants/acme.json`,
+      );
+    },
+    SPAWN_MS,
+  );
 
-  it("stops with the tenant's configuration error", () => {
-    const dir = join(scratch, "tenants");
-    mkdirSync(dir, { recursive: true });
-    const keys = [{ name: "admin", hash: "a".repeat(64), scopes: ["admin"] }];
-    writeFileSync(join(dir, "bad.json"), JSON.stringify({ name: "bad", tools: ["add", "tag:nope"], keys }));
-    const run = check(dir);
-    expect(run.status).toBe(1);
-    expect(run.stderr).toContain(`build: ${join(dir, "bad.json")} is invalid: tools[1]: no tool has the tag "nope"`);
-    expect(existsSync(join(dir, "bad.listings.generated.txt"))).toBe(false);
-  }, SPAWN_MS);
+  it(
+    "stops with the tenant's configuration error",
+    () => {
+      const dir = join(scratch, "tenants");
+      mkdirSync(dir, { recursive: true });
+      const keys = [{ name: "admin", hash: "a".repeat(64), scopes: ["admin"] }];
+      writeFileSync(join(dir, "bad.json"), JSON.stringify({ name: "bad", tools: ["add", "tag:nope"], keys }));
+      const run = check(dir);
+      expect(run.status).toBe(1);
+      expect(run.stderr).toContain(`build: ${join(dir, "bad.json")} is invalid: tools[1]: no tool has the tag "nope"`);
+      expect(existsSync(join(dir, "bad.listings.generated.txt"))).toBe(false);
+    },
+    SPAWN_MS,
+  );
 
-  it("writes each tenant's listings, keyed by its configuration and this build", async () => {
-    const dir = join(scratch, "listed");
-    mkdirSync(dir, { recursive: true });
-    const config = { name: "listed", tools: ["add", "echo"], keys: [{ name: "admin", hash: "a".repeat(64), scopes: ["admin"] }] };
-    writeFileSync(join(dir, "listed.json"), JSON.stringify(config, null, 2));
-    const run = check(dir);
-    expect(run.stderr).toBe("");
-    const text = readFileSync(join(dir, "listed.listings.generated.txt"), "utf8");
-    const header = JSON.parse(text.slice(0, text.indexOf("\n")));
-    expect(header).toMatchObject({ layout: PRECOMPUTED_LAYOUT, key: await listingsKey(config, createTenant(config), CATALOG), count: 2 });
-    // The whole OpenAI listing, as the Worker builds it.
-    const tenant = createTenant(config);
-    const body = text.slice(text.indexOf("\n") + 1);
-    expect(body.slice(header.sections.openai.at, header.sections.openai.at + header.sections.openai.length)).toBe(toolListingJson(tenant, openai));
-  }, SPAWN_MS);
+  it(
+    "writes each tenant's listings, keyed by its configuration and this build",
+    async () => {
+      const dir = join(scratch, "listed");
+      mkdirSync(dir, { recursive: true });
+      const config = {
+        name: "listed",
+        tools: ["add", "echo"],
+        keys: [{ name: "admin", hash: "a".repeat(64), scopes: ["admin"] }],
+      };
+      writeFileSync(join(dir, "listed.json"), JSON.stringify(config, null, 2));
+      const run = check(dir);
+      expect(run.stderr).toBe("");
+      const text = readFileSync(join(dir, "listed.listings.generated.txt"), "utf8");
+      const header = JSON.parse(text.slice(0, text.indexOf("\n")));
+      expect(header).toMatchObject({
+        layout: PRECOMPUTED_LAYOUT,
+        key: await listingsKey(config, createTenant(config), CATALOG),
+        count: 2,
+      });
+      // The whole OpenAI listing, as the Worker builds it.
+      const tenant = createTenant(config);
+      const body = text.slice(text.indexOf("\n") + 1);
+      expect(body.slice(header.sections.openai.at, header.sections.openai.at + header.sections.openai.length)).toBe(
+        toolListingJson(tenant, openai),
+      );
+    },
+    SPAWN_MS,
+  );
 });

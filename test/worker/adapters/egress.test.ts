@@ -9,13 +9,20 @@ async function arrivals(bucket: string): Promise<number[]> {
   return (await (await fetch(`${upstreams.meter}/log/${bucket}`)).json()) as number[];
 }
 
-const leave = { name: "leave", description: "Redirects elsewhere", url: `${upstreams.httpApi}/redirect`, input: { type: "object", properties: { to: { type: "string" } } } };
+const leave = {
+  name: "leave",
+  description: "Redirects elsewhere",
+  url: `${upstreams.httpApi}/redirect`,
+  input: { type: "object", properties: { to: { type: "string" } } },
+};
 
 describe("egress matches origins, through the Worker and real sockets", () => {
   it("refuses an adapter's redirect to another port of an allowed loopback host before any request goes there", async () => {
     const bucket = `port-${uid()}`;
     // The adapter's own origin is allowed; "127.0.0.1" (a host entry) means its default ports only.
-    const env = { TOOLGATE_CONFIG: adapterConfig(`eg-${uid()}`, { http: [leave], egress: { allowHttpHosts: ["127.0.0.1"] } }) };
+    const env = {
+      TOOLGATE_CONFIG: adapterConfig(`eg-${uid()}`, { http: [leave], egress: { allowHttpHosts: ["127.0.0.1"] } }),
+    };
     const { records } = await callTools(env, ["leave", { to: `${upstreams.meter}/m/${bucket}` }]);
     expect(records[0].error).toEqual({
       code: "denied",
@@ -26,7 +33,12 @@ describe("egress matches origins, through the Worker and real sockets", () => {
 
   it("follows the redirect once that origin is listed, and shows the adapters' origins", async () => {
     const bucket = `listed-${uid()}`;
-    const env = { TOOLGATE_CONFIG: adapterConfig(`eg-${uid()}`, { http: [leave], egress: { allowHttpHosts: ["127.0.0.1", upstreams.meter] } }) };
+    const env = {
+      TOOLGATE_CONFIG: adapterConfig(`eg-${uid()}`, {
+        http: [leave],
+        egress: { allowHttpHosts: ["127.0.0.1", upstreams.meter] },
+      }),
+    };
     const { records } = await callTools(env, ["leave", { to: `${upstreams.meter}/m/${bucket}` }]);
     expect(records[0]).toMatchObject({ status: "succeeded", output: { structured: { bucket, n: 1 } } });
     expect(await arrivals(bucket)).toHaveLength(1);
@@ -48,9 +60,23 @@ describe("egress matches origins, through the Worker and real sockets", () => {
     expect(error({ allowHosts: ["api.example.com:8443"] })).toBe(
       'TOOLGATE_CONFIG is invalid: egress.allowHosts[0]: "api.example.com:8443" names a port: write the origin with its scheme, e.g. "https://api.example.com:8443" (a host entry means https on port 443)',
     );
-    expect(error({ allowHosts: ["http://api.example.com:8080"] })).toMatch(/egress\.allowHosts\[0\]: plain http is for local development: list "http:\/\/api\.example\.com:8080" in egress\.allowHttpHosts \(loopback only\)/);
-    expect(error({ allowHosts: ["https://api.example.com/v1"] })).toMatch(/egress\.allowHosts\[0\]: "https:\/\/api\.example\.com\/v1" is not an origin/);
-    expect(error({ allowHttpHosts: ["http://10.0.0.1:8080"] })).toMatch(/egress\.allowHttpHosts\[0\]: must be a loopback host or origin/);
-    expect(() => createTenant({ ...base, egress: { allowHosts: ["https://api.example.com:8443", "*.example.org"], allowHttpHosts: ["http://[::1]:9001", "localhost"] } })).not.toThrow();
+    expect(error({ allowHosts: ["http://api.example.com:8080"] })).toMatch(
+      /egress\.allowHosts\[0\]: plain http is for local development: list "http:\/\/api\.example\.com:8080" in egress\.allowHttpHosts \(loopback only\)/,
+    );
+    expect(error({ allowHosts: ["https://api.example.com/v1"] })).toMatch(
+      /egress\.allowHosts\[0\]: "https:\/\/api\.example\.com\/v1" is not an origin/,
+    );
+    expect(error({ allowHttpHosts: ["http://10.0.0.1:8080"] })).toMatch(
+      /egress\.allowHttpHosts\[0\]: must be a loopback host or origin/,
+    );
+    expect(() =>
+      createTenant({
+        ...base,
+        egress: {
+          allowHosts: ["https://api.example.com:8443", "*.example.org"],
+          allowHttpHosts: ["http://[::1]:9001", "localhost"],
+        },
+      }),
+    ).not.toThrow();
   });
 });

@@ -14,7 +14,12 @@ function declared(n: number) {
     return {
       name: `item_${id}`,
       description: `Item ${id}`,
-      input: { type: "object", properties: { id: { type: "string", minLength: 1 }, limit: { type: "integer" } }, required: ["id"], additionalProperties: false },
+      input: {
+        type: "object",
+        properties: { id: { type: "string", minLength: 1 }, limit: { type: "integer" } },
+        required: ["id"],
+        additionalProperties: false,
+      },
       url: `https://api${i % 10}.example.com/v1/items/${id}/{id}`,
       query: { limit: "{limit}", lang: "en" },
       readOnly: true,
@@ -42,7 +47,12 @@ describe("declared tools are built on first use", () => {
     // A call of the bad one, and any listing (it needs every tool), answer config_invalid naming it.
     const call = await request("/v1/calls/openai", {
       env,
-      body: { role: "assistant", tool_calls: [{ id: `c-${uid()}`, type: "function", function: { name: `item_0${BAD}`, arguments: '{"id":"x"}' } }] },
+      body: {
+        role: "assistant",
+        tool_calls: [
+          { id: `c-${uid()}`, type: "function", function: { name: `item_0${BAD}`, arguments: '{"id":"x"}' } },
+        ],
+      },
     });
     const listing = await request("/v1/tools/openai", { env });
     for (const res of [call, listing]) {
@@ -61,12 +71,20 @@ describe("declared tools are built on first use", () => {
   it("the tenant's build checks what its tools share (names, upstreams, credentials, rate limits); each tool's own fields with the tool", () => {
     const [a, b] = declared(2);
     const config = (patch: Record<string, unknown>) => adapterConfig("lazy-fields", { http: [a, { ...b, ...patch }] });
-    expect(() => createTenant(config({ url: "ftp://x" }))).toThrow('TOOLGATE_CONFIG is invalid: http[1]: HTTP tool "item_0001": invalid url: must be an absolute http(s) URL');
-    expect(() => createTenant(config({ auth: { type: "bearer", secret: "NOPE" } }))).toThrow(/http\[1\]\.auth: the secret "NOPE" is not declared/);
+    expect(() => createTenant(config({ url: "ftp://x" }))).toThrow(
+      'TOOLGATE_CONFIG is invalid: http[1]: HTTP tool "item_0001": invalid url: must be an absolute http(s) URL',
+    );
+    expect(() => createTenant(config({ auth: { type: "bearer", secret: "NOPE" } }))).toThrow(
+      /http\[1\]\.auth: the secret "NOPE" is not declared/,
+    );
     const late = createTenant(config({ description: 42 }));
     expect(late.registry.get("item_0000")?.name).toBe("item_0000");
-    expect(() => late.registry.get("item_0001")).toThrow(/^TOOLGATE_CONFIG is invalid: http\[1\]: HTTP tool "item_0001": invalid description: Invalid type/);
-    expect(() => checkTenant(config({ description: 42 }))).toThrow(/http\[1\]: HTTP tool "item_0001": invalid description/);
+    expect(() => late.registry.get("item_0001")).toThrow(
+      /^TOOLGATE_CONFIG is invalid: http\[1\]: HTTP tool "item_0001": invalid description: Invalid type/,
+    );
+    expect(() => checkTenant(config({ description: 42 }))).toThrow(
+      /http\[1\]: HTTP tool "item_0001": invalid description/,
+    );
   });
 
   it("a tool built on first use has the definition and policy it would have built at once, with the tenant's override", () => {
@@ -86,13 +104,24 @@ describe("declared tools are built on first use", () => {
         concurrency: { limit: 2, key: "/city" },
       },
     ];
-    const tenant = createTenant(adapterConfig("lazy-same", { http, secrets: { W: "W_KEY" }, policies: { item_0001: { risk: "high", timeoutMs: 2000 } } }));
+    const tenant = createTenant(
+      adapterConfig("lazy-same", {
+        http,
+        secrets: { W: "W_KEY" },
+        policies: { item_0001: { risk: "high", timeoutMs: 2000 } },
+      }),
+    );
     for (const declaration of http) {
       const lazy = tenant.registry.get(declaration.name)!;
       const eager = httpTool(declaration as Parameters<typeof httpTool>[0]);
       const override = declaration.name === "item_0001" ? { risk: "high", timeoutMs: 2000 } : {};
       expect(lazy.policy).toEqual({ ...eager.policy, ...override });
-      expect([lazy.name, lazy.title, lazy.description, lazy.source]).toEqual([eager.name, eager.title, eager.description, eager.source]);
+      expect([lazy.name, lazy.title, lazy.description, lazy.source]).toEqual([
+        eager.name,
+        eager.title,
+        eager.description,
+        eager.source,
+      ]);
       expect(lazy.inputSchema).toEqual(eager.inputSchema);
       expect(lazy.outputSchema).toEqual(eager.outputSchema);
       for (const format of ["openai", "anthropic", "gemini", "mcp"]) {
@@ -118,9 +147,20 @@ describe("declared tools are built on first use", () => {
   });
 
   it("approval rules apply to a declared tool built on first use", async () => {
-    const env = { TOOLGATE_CONFIG: adapterConfig(`lazy-approval-${uid()}`, { http: declared(20), requireApprovalFor: { risk: ["high"] }, policies: { item_0010: { risk: "high" } } }) };
+    const env = {
+      TOOLGATE_CONFIG: adapterConfig(`lazy-approval-${uid()}`, {
+        http: declared(20),
+        requireApprovalFor: { risk: ["high"] },
+        policies: { item_0010: { risk: "high" } },
+      }),
+    };
     const { records } = await callTools(env, ["item_0010", { id: "x" }], ["item_0011", {}]);
-    expect(records[0]).toMatchObject({ tool: "item_0010", status: "pending", permission: "approval", error: { code: "approval_required" } });
+    expect(records[0]).toMatchObject({
+      tool: "item_0010",
+      status: "pending",
+      permission: "approval",
+      error: { code: "approval_required" },
+    });
     expect(records[1]).toMatchObject({ tool: "item_0011", status: "rejected", error: { code: "invalid_arguments" } });
   });
 });

@@ -11,7 +11,9 @@ import { adapterConfig, uid, upstreams } from "../helpers/adapters";
 const env: Record<string, unknown> = { ...bindings };
 
 it("a request's view holds the remote tools; the tenant itself is left as built", async () => {
-  const tenant = createTenant(adapterConfig(`live-${uid()}`, { mcp: [{ name: "t", url: upstreams.mcp, prefix: "t_", tools: ["echo"] }] }));
+  const tenant = createTenant(
+    adapterConfig(`live-${uid()}`, { mcp: [{ name: "t", url: upstreams.mcp, prefix: "t_", tools: ["echo"] }] }),
+  );
   const built = { ...tenant.adapters };
   const view = await withListedTools(tenant, env);
   expect(view.registry.has("t_echo")).toBe(true);

@@ -38,53 +38,65 @@ async function timedAdd(env: Record<string, unknown>, i: number): Promise<number
 }
 
 describe("a remote MCP server that never answers", () => {
-  it("does not slow calls to a local tool: 50 add calls all finish within 2× the p99 of the same tenant without it", STALL_ROOM, async () => {
-    const { hung, plain, warm } = envs();
-    // The tenant's ledger Durable Object and the isolate start cold: not charged to either side.
-    for (let i = 0; i < 3; i++) await timedAdd(warm, i);
-    const withHung: number[] = [];
-    const without: number[] = [];
-    // Interleaved, so both see the same load on the machine. The first call of each builds its tenant
-    // (and, with the hung server, meets it first): it is measured too.
-    for (let i = 0; i < CALLS; i++) {
-      withHung.push(await timedAdd(hung, i));
-      without.push(await timedAdd(plain, i));
-    }
-    // p99 of 50 samples is their maximum, a few ms here. A stall on the hung server would be its
-    // listing timeout (10 s) or at the least the listing wait (3 s). The floor of 1 s keeps one
-    // sample slowed by a loaded machine (other test runs share its 2 cores) from failing the test,
-    // and stays 3× below the smallest stall the test guards against.
-    const bound = Math.max(2 * percentile(without, 99), 1_000);
-    expect(Math.max(...withHung), `with the hung server: ${withHung.map(Math.round).join(" ")}`).toBeLessThan(bound);
-  });
+  it(
+    "does not slow calls to a local tool: 50 add calls all finish within 2× the p99 of the same tenant without it",
+    STALL_ROOM,
+    async () => {
+      const { hung, plain, warm } = envs();
+      // The tenant's ledger Durable Object and the isolate start cold: not charged to either side.
+      for (let i = 0; i < 3; i++) await timedAdd(warm, i);
+      const withHung: number[] = [];
+      const without: number[] = [];
+      // Interleaved, so both see the same load on the machine. The first call of each builds its tenant
+      // (and, with the hung server, meets it first): it is measured too.
+      for (let i = 0; i < CALLS; i++) {
+        withHung.push(await timedAdd(hung, i));
+        without.push(await timedAdd(plain, i));
+      }
+      // p99 of 50 samples is their maximum, a few ms here. A stall on the hung server would be its
+      // listing timeout (10 s) or at the least the listing wait (3 s). The floor of 1 s keeps one
+      // sample slowed by a loaded machine (other test runs share its 2 cores) from failing the test,
+      // and stays 3× below the smallest stall the test guards against.
+      const bound = Math.max(2 * percentile(without, 99), 1_000);
+      expect(Math.max(...withHung), `with the hung server: ${withHung.map(Math.round).join(" ")}`).toBeLessThan(bound);
+    },
+  );
 
-  it("a listing waits for its first list at most 3 s after the listing started, then answers without its tools", STALL_ROOM, async () => {
-    const { hung } = envs();
-    const started = performance.now();
-    const first = await json(await request("/v1/tools", { env: hung }));
-    const firstMs = performance.now() - started;
-    expect(first.tools.map((t: { name: string }) => t.name)).toEqual(["add"]);
-    expect(firstMs).toBeGreaterThanOrEqual(2_900); // it did wait for the server
-    expect(firstMs).toBeLessThan(6_000); // …but not its 10 s listing timeout
+  it(
+    "a listing waits for its first list at most 3 s after the listing started, then answers without its tools",
+    STALL_ROOM,
+    async () => {
+      const { hung } = envs();
+      const started = performance.now();
+      const first = await json(await request("/v1/tools", { env: hung }));
+      const firstMs = performance.now() - started;
+      expect(first.tools.map((t: { name: string }) => t.name)).toEqual(["add"]);
+      expect(firstMs).toBeGreaterThanOrEqual(2_900); // it did wait for the server
+      expect(firstMs).toBeLessThan(6_000); // …but not its 10 s listing timeout
 
-    // The listing is still under way, and its wait is spent: the next listing answers at once.
-    const again = performance.now();
-    const second = await json(await request("/v1/tools/openai", { env: hung }));
-    expect(second.tools.map((t: { function: { name: string } }) => t.function.name)).toEqual(["add"]);
-    expect(performance.now() - again).toBeLessThan(1_000);
-  });
+      // The listing is still under way, and its wait is spent: the next listing answers at once.
+      const again = performance.now();
+      const second = await json(await request("/v1/tools/openai", { env: hung }));
+      expect(second.tools.map((t: { function: { name: string } }) => t.function.name)).toEqual(["add"]);
+      expect(performance.now() - again).toBeLessThan(1_000);
+    },
+  );
 
-  it("over /mcp too: initialize and a tools/call of add answer at once, tools/list waits no more than the listing's 3 s", STALL_ROOM, async () => {
-    const { hung } = envs();
-    const started = performance.now();
-    const { client } = await connect({ vars: hung });
-    const result = await client.callTool({ name: "add", arguments: { a: 2, b: 3 } });
-    expect(result.structuredContent).toEqual({ sum: 5 });
-    expect(performance.now() - started).toBeLessThan(1_000);
-    const listed = performance.now();
-    const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(["add"]);
-    expect(performance.now() - listed).toBeLessThan(6_000);
-    await client.close();
-  });
+  it(
+    "over /mcp too: initialize and a tools/call of add answer at once, tools/list waits no more than the listing's 3 s",
+    STALL_ROOM,
+    async () => {
+      const { hung } = envs();
+      const started = performance.now();
+      const { client } = await connect({ vars: hung });
+      const result = await client.callTool({ name: "add", arguments: { a: 2, b: 3 } });
+      expect(result.structuredContent).toEqual({ sum: 5 });
+      expect(performance.now() - started).toBeLessThan(1_000);
+      const listed = performance.now();
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name)).toEqual(["add"]);
+      expect(performance.now() - listed).toBeLessThan(6_000);
+      await client.close();
+    },
+  );
 });

@@ -49,7 +49,9 @@ describe("a remote MCP server that restarts", () => {
     const lost = await callTools(env, ["ev_trigger-long-running-operation", { duration: 5, steps: 5 }]);
     expect(lost.records[0]).toMatchObject({ status: "failed", attempts: 1, error: { code: "upstream_error" } });
     // Lost before or after the server sent its response headers (its SSE stream opens at once): both mid-call.
-    expect(lost.records[0].error.message).toMatch(/^MCP server "ev" (did not answer|broke off its answer to) tools\/call: /);
+    expect(lost.records[0].error.message).toMatch(
+      /^MCP server "ev" (did not answer|broke off its answer to) tools\/call: /,
+    );
     expect((await (await fetch(`${control}/state`)).json()) as object).toMatchObject({ running: false });
 
     // Refused while down: retryable, so the idempotent echo is tried twice before it fails.
@@ -67,7 +69,11 @@ describe("a remote MCP server that restarts", () => {
 describe("listing a remote MCP server that is down", () => {
   it("backs off with a per-server breaker, probes one listing at a time, and serves the last list while refreshing", async () => {
     let clock = 1_000_000;
-    const tenant = createTenant(adapterConfig(`breaker-${uid()}`, { mcp: [{ name: "ev", url, prefix: "ev_", tools: ["echo"], cacheTtlMs: 60_000 }] }));
+    const tenant = createTenant(
+      adapterConfig(`breaker-${uid()}`, {
+        mcp: [{ name: "ev", url, prefix: "ev_", tools: ["echo"], cacheTtlMs: 60_000 }],
+      }),
+    );
     const remote = createRemoteTools(tenant.adapters, { secrets: {}, now: () => clock });
     const [ev] = remote.servers;
     const listing = async () => {

@@ -18,13 +18,22 @@ async function sha256Hex(text: string): Promise<string> {
 
 async function tenant() {
   const keys = [...DEMO_CONFIG.keys!, { name: "other-call", hash: await sha256Hex(OTHER_KEY), scopes: ["call"] }];
-  const config = { name: `uappr-${uid()}`, tools: ["echo", "add"], keys, policies: { echo: { approval: "user" }, add: { approval: "always" } } };
+  const config = {
+    name: `uappr-${uid()}`,
+    tools: ["echo", "add"],
+    keys,
+    policies: { echo: { approval: "user" }, add: { approval: "always" } },
+  };
   return { TOOLGATE_CONFIG: JSON.stringify(config), TOOLGATE_DEMO: "false" };
 }
 
 async function park(env: Record<string, string>, name: string, args: unknown) {
   const id = `c-${uid()}`;
-  const body = { role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name, arguments: JSON.stringify(args) } }] };
+  const body = {
+    role: "assistant",
+    content: null,
+    tool_calls: [{ id, type: "function", function: { name, arguments: JSON.stringify(args) } }],
+  };
   const answer = await json(await request("/v1/calls/openai", { env, body }));
   return { id, record: answer.calls[0], message: answer.messages[0].content as string };
 }

@@ -7,7 +7,13 @@ import { tune, uid } from "../helpers/ledger";
 
 const send = (id: string, to = "bob", text = "hi") =>
   request("/v1/calls/openai", {
-    body: { role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name: "send_message", arguments: JSON.stringify({ to, text }) } }] },
+    body: {
+      role: "assistant",
+      content: null,
+      tool_calls: [
+        { id, type: "function", function: { name: "send_message", arguments: JSON.stringify({ to, text }) } },
+      ],
+    },
   });
 const decide = (id: string, decision: string, reason?: string) =>
   request(`/v1/approvals/${id}`, { key: ADMIN_KEY, body: reason === undefined ? { decision } : { decision, reason } });
@@ -25,13 +31,20 @@ describe("approvals", () => {
     expect(parked.calls[0].status).toBe("pending");
 
     const list = await json(await request("/v1/approvals?limit=200", { key: ADMIN_KEY }));
-    expect(list.approvals.find((a: any) => a.callId === id)).toMatchObject({ tool: "send_message", args: { to: "carol", text: "lunch?" } });
+    expect(list.approvals.find((a: any) => a.callId === id)).toMatchObject({
+      tool: "send_message",
+      args: { to: "carol", text: "lunch?" },
+    });
     expect(list.approvals.find((a: any) => a.callId === id).expiresAt).toBeGreaterThan(Date.now());
 
     const res = await decide(id, "approve");
     expect(res.status).toBe(202);
     const done = await json(await request(`/v1/calls/${id}?wait=10`));
-    expect(done.record).toMatchObject({ status: "succeeded", permission: "allow", output: { structured: { delivered: true, to: "carol" } } });
+    expect(done.record).toMatchObject({
+      status: "succeeded",
+      permission: "allow",
+      output: { structured: { delivered: true, to: "carol" } },
+    });
     expect(done.approval.state).toBe("approved");
 
     // The model sending the same call again gets the outcome, not a second message.
@@ -93,11 +106,22 @@ describe("approvals", () => {
     await decide(id, "deny");
 
     // A tenant's own rule is named as it is written.
-    const vars = { TOOLGATE_CONFIG: tenantConfig({ name: `appr-${uid()}`, keys: BOTH_KEYS, requireApprovalFor: { tools: ["add"] } }) };
+    const vars = {
+      TOOLGATE_CONFIG: tenantConfig({ name: `appr-${uid()}`, keys: BOTH_KEYS, requireApprovalFor: { tools: ["add"] } }),
+    };
     const addId = `add-${uid()}`;
-    const call = { role: "assistant", content: null, tool_calls: [{ id: addId, type: "function", function: { name: "add", arguments: '{"a":1,"b":2}' } }] };
+    const call = {
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id: addId, type: "function", function: { name: "add", arguments: '{"a":1,"b":2}' } }],
+    };
     expect((await json(await request("/v1/calls/openai", { env: vars, body: call }))).calls[0].status).toBe("pending");
     const theirs = await json(await request("/v1/approvals", { env: vars, key: ADMIN_KEY }));
-    expect(theirs.approvals[0]).toMatchObject({ callId: addId, key: "k", risk: "low", reasons: [{ rule: "requireApprovalFor.tools" }] });
+    expect(theirs.approvals[0]).toMatchObject({
+      callId: addId,
+      key: "k",
+      risk: "low",
+      reasons: [{ rule: "requireApprovalFor.tools" }],
+    });
   });
 });

@@ -22,7 +22,11 @@ describe("service binding (ToolgateService over RPC from another Worker)", () =>
   });
 
   it("runs calls in a named format and with the format detected", async () => {
-    const message = { role: "assistant", content: null, tool_calls: [{ id: `rpc-${uid()}`, type: "function", function: { name: "add", arguments: '{"a":20,"b":22}' } }] };
+    const message = {
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id: `rpc-${uid()}`, type: "function", function: { name: "add", arguments: '{"a":20,"b":22}' } }],
+    };
     for (const format of ["openai", null]) {
       const answer = await rpc("runCalls", CALL_KEY, format, message);
       expect(answer).toMatchObject({ ok: true, status: 200 });
@@ -37,10 +41,18 @@ describe("service binding (ToolgateService over RPC from another Worker)", () =>
       status: 401,
       error: { code: "invalid_key", message: expect.any(String) },
     });
-    const many = Array.from({ length: 129 }, (_, i) => ({ type: "function", id: `m${i}`, function: { name: "add", arguments: "{}" } }));
+    const many = Array.from({ length: 129 }, (_, i) => ({
+      type: "function",
+      id: `m${i}`,
+      function: { name: "add", arguments: "{}" },
+    }));
     const tooMany = await rpc("runCalls", ADMIN_KEY, "openai", { role: "assistant", tool_calls: many });
     expect(tooMany).toMatchObject({ ok: false, status: 400, error: { code: "too_many_calls" } });
-    expect(await rpc("listTools", CALL_KEY, "klingon")).toMatchObject({ ok: false, status: 404, error: { code: "unknown_format" } });
+    expect(await rpc("listTools", CALL_KEY, "klingon")).toMatchObject({
+      ok: false,
+      status: 404,
+      error: { code: "unknown_format" },
+    });
   });
 
   it("answers a call whose tool asked (pick_option), which then runs on", async () => {
@@ -59,10 +71,21 @@ describe("service binding (ToolgateService over RPC from another Worker)", () =>
 
   it("reads a record by id (404 for an unknown one)", async () => {
     const id = `rec-${uid()}`;
-    const message = { role: "assistant", tool_calls: [{ id, type: "function", function: { name: "echo", arguments: '{"text":"kept"}' } }] };
+    const message = {
+      role: "assistant",
+      tool_calls: [{ id, type: "function", function: { name: "echo", arguments: '{"text":"kept"}' } }],
+    };
     expect(await rpc("runCalls", CALL_KEY, "openai", message)).toMatchObject({ ok: true });
     const found = await rpc("getRecord", CALL_KEY, id);
-    expect(found).toMatchObject({ ok: true, status: 200, value: { record: { callId: id, tool: "echo", status: "succeeded" } } });
-    expect(await rpc("getRecord", CALL_KEY, `never-${uid()}`)).toMatchObject({ ok: false, status: 404, error: { code: "not_found" } });
+    expect(found).toMatchObject({
+      ok: true,
+      status: 200,
+      value: { record: { callId: id, tool: "echo", status: "succeeded" } },
+    });
+    expect(await rpc("getRecord", CALL_KEY, `never-${uid()}`)).toMatchObject({
+      ok: false,
+      status: 404,
+      error: { code: "not_found" },
+    });
   });
 });

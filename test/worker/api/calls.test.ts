@@ -4,7 +4,11 @@ import { createApp } from "../../fixtures/app";
 import { BASE, CALL_KEY, json, request, tenantConfig } from "../helpers/requests";
 
 const uid = () => crypto.randomUUID().slice(0, 8);
-const toolCall = (id: string, name: string, args: string) => ({ id, type: "function", function: { name, arguments: args } });
+const toolCall = (id: string, name: string, args: string) => ({
+  id,
+  type: "function",
+  function: { name, arguments: args },
+});
 const assistant = (...tool_calls: unknown[]) => ({ role: "assistant", content: null, tool_calls });
 
 afterEach(() => vi.restoreAllMocks());
@@ -35,19 +39,30 @@ describe("POST /v1/calls/:format", () => {
   });
 
   it("parks a high-risk call for approval instead of running it", async () => {
-    const res = await request("/v1/calls/openai", { body: assistant(toolCall(`m-${uid()}`, "send_message", '{"to":"bob","text":"hi"}')) });
+    const res = await request("/v1/calls/openai", {
+      body: assistant(toolCall(`m-${uid()}`, "send_message", '{"to":"bob","text":"hi"}')),
+    });
     expect(res.status).toBe(200);
     const { calls } = await json(res);
-    expect(calls[0]).toMatchObject({ tool: "send_message", status: "pending", permission: "approval", error: { code: "approval_required" } });
+    expect(calls[0]).toMatchObject({
+      tool: "send_message",
+      status: "pending",
+      permission: "approval",
+      error: { code: "approval_required" },
+    });
   });
 
   it("answers 400 when the body holds no calls or is not that format", async () => {
-    const none = await request("/v1/calls/openai", { body: { role: "assistant", content: "Just text.", tool_calls: [] } });
+    const none = await request("/v1/calls/openai", {
+      body: { role: "assistant", content: "Just text.", tool_calls: [] },
+    });
     expect(none.status).toBe(400);
     expect((await json(none)).error.code).toBe("no_calls");
     const wrong = await request("/v1/calls/openai", { body: { role: "assistant", tool_calls: "many" } });
     expect(wrong.status).toBe(400);
-    expect(await json(wrong)).toEqual({ error: { code: "invalid_calls", message: expect.stringMatching(/^Not openai tool calls: /) } });
+    expect(await json(wrong)).toEqual({
+      error: { code: "invalid_calls", message: expect.stringMatching(/^Not openai tool calls: /) },
+    });
   });
 
   it("answers 400 for more calls than the batch limit (default 128)", async () => {
@@ -55,13 +70,16 @@ describe("POST /v1/calls/:format", () => {
     const many = Array.from({ length: 129 }, (_, i) => toolCall(`${i}-${id}`, "add", '{"a":1,"b":1}'));
     const res = await request("/v1/calls/openai", { body: assistant(...many) });
     expect(res.status).toBe(400);
-    expect(await json(res)).toEqual({ error: { code: "too_many_calls", message: "129 calls in one request; the limit is 128." } });
+    expect(await json(res)).toEqual({
+      error: { code: "too_many_calls", message: "129 calls in one request; the limit is 128." },
+    });
   });
 
   it("applies the tenant's own batch limit", async () => {
     const config = tenantConfig({ limits: { maxCallsPerBatch: 2 } });
     const id = uid();
-    const calls = (n: number) => assistant(...Array.from({ length: n }, (_, i) => toolCall(`${n}-${i}-${id}`, "add", '{"a":1,"b":1}')));
+    const calls = (n: number) =>
+      assistant(...Array.from({ length: n }, (_, i) => toolCall(`${n}-${i}-${id}`, "add", '{"a":1,"b":1}')));
     expect((await request("/v1/calls/openai", { body: calls(2), env: { TOOLGATE_CONFIG: config } })).status).toBe(200);
     expect((await request("/v1/calls/openai", { body: calls(3), env: { TOOLGATE_CONFIG: config } })).status).toBe(400);
   });
@@ -71,7 +89,10 @@ describe("POST /v1/calls (format detected)", () => {
   it("answers 400 when no format matches the body", async () => {
     const res = await request("/v1/calls", { body: { hello: "world" } });
     expect(res.status).toBe(400);
-    expect((await json(res)).error).toEqual({ code: "unknown_format", message: expect.stringMatching(/Could not tell the format/) });
+    expect((await json(res)).error).toEqual({
+      code: "unknown_format",
+      message: expect.stringMatching(/Could not tell the format/),
+    });
   });
 });
 
@@ -87,7 +108,14 @@ describe("logging and errors", () => {
     expect(printed.every((line) => !line.includes("\n"))).toBe(true);
     const lines = printed.map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines).toEqual([
-      expect.objectContaining({ requestId: res.headers.get("x-request-id"), key: "dev-call", tenant: "demo", callId: `1-${id}`, tool: "echo", status: "succeeded" }),
+      expect.objectContaining({
+        requestId: res.headers.get("x-request-id"),
+        key: "dev-call",
+        tenant: "demo",
+        callId: `1-${id}`,
+        tool: "echo",
+        status: "succeeded",
+      }),
       expect.objectContaining({ callId: `2-${id}`, tool: "nope", status: "rejected", code: "unknown_tool" }),
     ]);
     expect(JSON.stringify(lines)).not.toContain("private words");
@@ -100,14 +128,20 @@ describe("logging and errors", () => {
       throw new Error("upstream said: token sk-very-secret-123 is bad");
     });
     const config = tenantConfig({ secrets: { TOKEN: "ACME_TOKEN" } });
-    const res = await app.request(`${BASE}/v1/boom`, { headers: { authorization: `Bearer ${CALL_KEY}` } }, {
-      ...env,
-      TOOLGATE_CONFIG: config,
-      ACME_TOKEN: "sk-very-secret-123",
-    });
+    const res = await app.request(
+      `${BASE}/v1/boom`,
+      { headers: { authorization: `Bearer ${CALL_KEY}` } },
+      {
+        ...env,
+        TOOLGATE_CONFIG: config,
+        ACME_TOKEN: "sk-very-secret-123",
+      },
+    );
     expect(res.status).toBe(500);
     const body = await json(res);
-    expect(body).toEqual({ error: { code: "internal", message: `Internal error (request ${res.headers.get("x-request-id")}).` } });
+    expect(body).toEqual({
+      error: { code: "internal", message: `Internal error (request ${res.headers.get("x-request-id")}).` },
+    });
     const logged = JSON.stringify(log.mock.calls);
     expect(logged).toContain("upstream said: token");
     expect(logged).not.toContain("sk-very-secret-123");
@@ -115,9 +149,15 @@ describe("logging and errors", () => {
 
   it("answers a missing secret as a config error naming it", async () => {
     const config = tenantConfig({ secrets: { TOKEN: "ACME_TOKEN" } });
-    const res = await request("/v1/calls/openai", { body: assistant(toolCall(`s-${uid()}`, "add", '{"a":1,"b":1}')), env: { TOOLGATE_CONFIG: config } });
+    const res = await request("/v1/calls/openai", {
+      body: assistant(toolCall(`s-${uid()}`, "add", '{"a":1,"b":1}')),
+      env: { TOOLGATE_CONFIG: config },
+    });
     expect(res.status).toBe(500);
-    expect((await json(res)).error).toEqual({ code: "config_invalid", message: expect.stringContaining("secrets.TOKEN: the Worker secret ACME_TOKEN is not set") });
+    expect((await json(res)).error).toEqual({
+      code: "config_invalid",
+      message: expect.stringContaining("secrets.TOKEN: the Worker secret ACME_TOKEN is not set"),
+    });
   });
 
   it("tags every answer with a request id", async () => {

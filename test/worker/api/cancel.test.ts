@@ -15,7 +15,11 @@ import type { ClaimWatch, JournalClaim } from "../../../src/journal";
  */
 
 const gateStub = (gate: string) => bindings.GATES.get(bindings.GATES.idFromName(gate));
-const sleepCall = (id: string, ms: number, tool: string) => ({ id, type: "function", function: { name: tool, arguments: JSON.stringify({ ms }) } });
+const sleepCall = (id: string, ms: number, tool: string) => ({
+  id,
+  type: "function",
+  function: { name: tool, arguments: JSON.stringify({ ms }) },
+});
 
 /** POST /v1/calls/openai with one sleep call; answers its record. */
 async function runSleep(env: TenantEnv, id: string, ms: number, signal?: AbortSignal, tool = "sleep"): Promise<any> {
@@ -30,11 +34,23 @@ async function queuedBehindHolder(prefix: string, signal?: AbortSignal) {
   const { name, env } = faultTenant(prefix, { tools: ["sleep"] });
   const gate = `${name}:tool:sleep`;
   const stub = gateStub(gate);
-  const held = await stub.acquire({ gate, callId: "holder", tool: "sleep", rules: { limit: 1, maxQueue: 8 }, askedAt: Date.now(), leaseMs: 60_000, pollMs: 5_000, tenant: name });
+  const held = await stub.acquire({
+    gate,
+    callId: "holder",
+    tool: "sleep",
+    rules: { limit: 1, maxQueue: 8 },
+    askedAt: Date.now(),
+    leaseMs: 60_000,
+    pollMs: 5_000,
+    tenant: name,
+  });
   expect(held.ok).toBe(true);
   const id = `q-${uid()}`;
   const outcome = runSleep(env, id, 5, signal).catch((error: unknown) => error);
-  await eventually(async () => (await stub.snapshot()).queued.some((w) => w.callId === id), "the call waits at the gate");
+  await eventually(
+    async () => (await stub.snapshot()).queued.some((w) => w.callId === id),
+    "the call waits at the gate",
+  );
   return { env, stub, id, outcome };
 }
 
@@ -86,7 +102,8 @@ describe("a client that goes away while its call waits at a gate", () => {
 });
 
 /** A running echo call for the journal (read-only ones defer their claim). */
-const begin = (tenant: string, callId: string, readOnly = false) => claim(tenant, callId, readOnly ? { policy: { readOnly: true } } : {});
+const begin = (tenant: string, callId: string, readOnly = false) =>
+  claim(tenant, callId, readOnly ? { policy: { readOnly: true } } : {});
 
 describe("the ledger journal of a call waiting at a gate", () => {
   const watchOf = (claim: JournalClaim): ClaimWatch => {
@@ -129,7 +146,10 @@ describe("the ledger journal of a call waiting at a gate", () => {
     const claim = await j.begin(begin(tenant, "w3", true));
     expect(await shardOfCall(tenant, "w3").get("w3", null)).toBeNull(); // deferred: not claimed yet
     watchOf(claim).queued();
-    await eventually(async () => (await shardOfCall(tenant, "w3").get("w3", null))?.record.status === "running", "the call is claimed");
+    await eventually(
+      async () => (await shardOfCall(tenant, "w3").get("w3", null))?.record.status === "running",
+      "the call is claimed",
+    );
     expect(await shardOfCall(tenant, "w3").cancel("w3", null)).toMatchObject({ ok: true, state: "requested" });
     expect(await watchOf(claim).mayStart()).toBe(false);
     await eventually(async () => claim.kind === "new" && claim.signal!.aborted, "the claim's signal aborts");
@@ -153,7 +173,10 @@ describe("a call whose client goes away on Cloudflare", () => {
       const settled = kept.map(() => false);
       kept.forEach((p, i) => void p.then(() => (settled[i] = true)));
       // The call lives: one hand-over stays pending, keeping the request alive.
-      await eventually(async () => settled.filter((done) => !done).length === 1, "only the call's keep-alive is pending");
+      await eventually(
+        async () => settled.filter((done) => !done).length === 1,
+        "only the call's keep-alive is pending",
+      );
 
       await j.finish(record(tenant, id, "cancelled"));
       await Promise.all(kept);

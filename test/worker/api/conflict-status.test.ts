@@ -2,7 +2,11 @@ import { expect, it } from "vitest";
 import { json, request } from "../helpers/requests";
 import { uid } from "../helpers/ledger";
 
-const call = (id: string, a: number) => ({ id, type: "function", function: { name: "add", arguments: JSON.stringify({ a, b: 1 }) } });
+const call = (id: string, a: number) => ({
+  id,
+  type: "function",
+  function: { name: "add", arguments: JSON.stringify({ a, b: 1 }) },
+});
 const body = (...calls: unknown[]) => ({ role: "assistant", content: null, tool_calls: calls });
 
 it("a single call reusing an id with other arguments answers 409; in a batch it is one result in a 200", async () => {

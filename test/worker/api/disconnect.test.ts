@@ -6,7 +6,11 @@ import { eventually } from "../../wait";
 it("cancels the calls of a client that goes away", async () => {
   const id = `gone-${crypto.randomUUID().slice(0, 8)}`;
   const controller = new AbortController();
-  const body = { type: "message", role: "assistant", content: [{ type: "tool_use", id, name: "sleep_pool", input: { ms: 5000 } }] };
+  const body = {
+    type: "message",
+    role: "assistant",
+    content: [{ type: "tool_use", id, name: "sleep_pool", input: { ms: 5000 } }],
+  };
   const pending = exports.default.fetch(
     new Request(`${BASE}/v1/calls/anthropic`, {
       method: "POST",

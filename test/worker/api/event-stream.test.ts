@@ -41,7 +41,10 @@ describe("event stream start", () => {
       { after: -1, viewer: "k" },
       { after: -1, viewer: "k" },
     ]);
-    await expect(startPositions([fakeShard(0, 5).reader], null, null)).rejects.toMatchObject({ status: 503, code: "unavailable" });
+    await expect(startPositions([fakeShard(0, 5).reader], null, null)).rejects.toMatchObject({
+      status: 503,
+      code: "unavailable",
+    });
     // An error of the object's own code (not retryable) is not retried.
     const broken = fakeShard(0, 1, false);
     await expect(startPositions([broken.reader], null, null)).rejects.toThrow(/shard reset/);
@@ -52,7 +55,13 @@ describe("event stream start", () => {
     const a = fakeShard(3);
     const b = fakeShard(7);
     const shards = [a.reader, b.reader];
-    const stream = eventStream({ shards, positions: await startPositions(shards, null, "k"), viewer: "k", heartbeatMs: 60_000, pollMs: 1_000 });
+    const stream = eventStream({
+      shards,
+      positions: await startPositions(shards, null, "k"),
+      viewer: "k",
+      heartbeatMs: 60_000,
+      pollMs: 1_000,
+    });
     const sse = await openSse(new Response(stream));
     expect((await sse.ready()).id).toBe("3.7");
     b.append({ callId: "x" });

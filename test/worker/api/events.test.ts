@@ -11,9 +11,14 @@ import { openSse, type Sse } from "../helpers/sse";
 
 const echo = (id: string) =>
   request("/v1/calls/openai", {
-    body: { role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name: "echo", arguments: '{"text":"hi"}' } }] },
+    body: {
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id, type: "function", function: { name: "echo", arguments: '{"text":"hi"}' } }],
+    },
   });
-const finishedFor = (id: string) => (frames: Sse[]) => frames.some((f) => f.event === "call.finished" && f.data.callId === id);
+const finishedFor = (id: string) => (frames: Sse[]) =>
+  frames.some((f) => f.event === "call.finished" && f.data.callId === id);
 
 describe("GET /v1/events", () => {
   it("starts with ready, then delivers every event after it, with no wait", async () => {
@@ -25,7 +30,10 @@ describe("GET /v1/events", () => {
       await echo(id);
       const frames = await stream.until(finishedFor(id));
       await stream.close();
-      expect(frames.filter((f) => f.data?.callId === id).map((f) => f.event)).toEqual(["call.started", "call.finished"]);
+      expect(frames.filter((f) => f.data?.callId === id).map((f) => f.event)).toEqual([
+        "call.started",
+        "call.finished",
+      ]);
     }
   });
 
@@ -58,7 +66,10 @@ describe("GET /v1/events", () => {
     expect((await resumed.ready()).id).toBe(lastId);
     const more = await resumed.until(finishedFor(second));
     await resumed.close();
-    expect(more.filter((f) => f.data?.callId === second).map((f) => f.event)).toEqual(["call.started", "call.finished"]);
+    expect(more.filter((f) => f.data?.callId === second).map((f) => f.event)).toEqual([
+      "call.started",
+      "call.finished",
+    ]);
     expect(more.some((f) => f.data?.callId === first)).toBe(false);
   });
 
@@ -67,7 +78,11 @@ describe("GET /v1/events", () => {
     await stream.ready();
     const id = `sse-ap-${uid()}`;
     await request("/v1/calls/openai", {
-      body: { role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name: "send_message", arguments: '{"to":"x","text":"y"}' } }] },
+      body: {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id, type: "function", function: { name: "send_message", arguments: '{"to":"x","text":"y"}' } }],
+      },
     });
     await request(`/v1/approvals/${id}`, { key: ADMIN_KEY, body: { decision: "deny", reason: "no" } });
     const mine = (await stream.until(finishedFor(id))).filter((f) => f.data?.callId === id);
@@ -82,12 +97,21 @@ describe("GET /v1/events", () => {
     await stream.ready();
     const id = `sse-ok-${uid()}`;
     await request("/v1/calls/openai", {
-      body: { role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name: "send_message", arguments: '{"to":"x","text":"y"}' } }] },
+      body: {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id, type: "function", function: { name: "send_message", arguments: '{"to":"x","text":"y"}' } }],
+      },
     });
     await request(`/v1/approvals/${id}`, { key: ADMIN_KEY, body: { decision: "approve" } });
     const mine = (await stream.until(finishedFor(id))).filter((f) => f.data?.callId === id);
     await stream.close();
-    expect(mine.map((f) => f.event)).toEqual(["approval.requested", "approval.decided", "call.started", "call.finished"]);
+    expect(mine.map((f) => f.event)).toEqual([
+      "approval.requested",
+      "approval.decided",
+      "call.started",
+      "call.finished",
+    ]);
     expect(mine[3]!.data.record.status).toBe("succeeded");
   });
 
@@ -102,7 +126,9 @@ describe("GET /v1/events", () => {
       await echo(marker);
       const frames = await stream.until(finishedFor(marker));
       await stream.close();
-      const before = frames.slice(frames.indexOf(ready) + 1).filter((f) => f.event !== undefined && f.data.callId !== marker);
+      const before = frames
+        .slice(frames.indexOf(ready) + 1)
+        .filter((f) => f.event !== undefined && f.data.callId !== marker);
       return { ready, before, marker };
     };
     const name = (f: Sse) => `${f.event} ${f.data.callId}`;
@@ -115,7 +141,8 @@ describe("GET /v1/events", () => {
     const mine = all.before.filter((f) => ids.includes(f.data.callId));
     // Each shard's in order; shards interleave as they answer.
     expect(mine.map(name).sort()).toEqual(ids.flatMap((id) => [`call.finished ${id}`, `call.started ${id}`]).sort());
-    for (const id of ids) expect(mine.filter((f) => f.data.callId === id).map((f) => f.event)).toEqual(["call.started", "call.finished"]);
+    for (const id of ids)
+      expect(mine.filter((f) => f.data.callId === id).map((f) => f.event)).toEqual(["call.started", "call.finished"]);
     const chosen = new Set(three.before.map(name));
     const oldestChosen = Math.min(...three.before.map((f) => f.data.at));
     const then = all.before.filter((f) => f.data.callId !== three.marker);
@@ -123,12 +150,17 @@ describe("GET /v1/events", () => {
     expect(three.before.map((f) => f.data.callId)).toContain(ids[2]);
     // The call key sees only its own calls' events; a resumed stream only what came after its id.
     expect(all.before.every((f) => f.data.key === "dev-call")).toBe(true);
-    const resumed = await openSse(await request("/v1/events?recent=5", { headers: { "Last-Event-ID": three.ready.id! } }));
+    const resumed = await openSse(
+      await request("/v1/events?recent=5", { headers: { "Last-Event-ID": three.ready.id! } }),
+    );
     expect((await resumed.ready()).data).toEqual({ type: "ready" });
     await resumed.close();
     const refused = await request("/v1/events?recent=101");
     expect(refused.status).toBe(400);
-    expect((await json(refused)).error).toMatchObject({ code: "invalid_query", message: "recent must be an integer from 0 to 100." });
+    expect((await json(refused)).error).toMatchObject({
+      code: "invalid_query",
+      message: "recent must be an integer from 0 to 100.",
+    });
   });
 
   it("refuses a missing or unknown token and a key in the URL", async () => {
@@ -144,7 +176,11 @@ describe("GET /v1/events", () => {
     await stream.ready();
     const gate = `g-${uid()}`;
     await tenantLedger(env, "demo").shard(1).publish({ type: "gate.changed", gate, holders: 1, queued: 0 });
-    const frames = await stream.until((fs) => fs.some((f) => f.event === "gate.changed" && f.data.gate === gate) && fs.filter((f) => f.comment === "heartbeat").length >= 2);
+    const frames = await stream.until(
+      (fs) =>
+        fs.some((f) => f.event === "gate.changed" && f.data.gate === gate) &&
+        fs.filter((f) => f.comment === "heartbeat").length >= 2,
+    );
     await stream.close();
     expect(frames.find((f) => f.event === "gate.changed")!.data).toMatchObject({ gate, holders: 1 });
   });

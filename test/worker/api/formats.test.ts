@@ -31,7 +31,11 @@ const cases = {
     expected: {
       messages: [
         { role: "tool", tool_call_id: `a-${id}`, content: '{"sum":3}' },
-        { role: "tool", tool_call_id: `b-${id}`, content: expect.stringMatching(/^Error \[unknown_tool\]: Unknown tool "nope"/) },
+        {
+          role: "tool",
+          tool_call_id: `b-${id}`,
+          content: expect.stringMatching(/^Error \[unknown_tool\]: Unknown tool "nope"/),
+        },
       ],
     },
   }),
@@ -76,7 +80,10 @@ const cases = {
         {
           content: {
             role: "model",
-            parts: [{ functionCall: { id: `a-${id}`, name: "add", args: { a: 1, b: 2 } } }, { functionCall: { id: `b-${id}`, name: "nope", args: {} } }],
+            parts: [
+              { functionCall: { id: `a-${id}`, name: "add", args: { a: 1, b: 2 } } },
+              { functionCall: { id: `b-${id}`, name: "nope", args: {} } },
+            ],
           },
         },
       ],
@@ -132,10 +139,23 @@ describe.each(Object.keys(cases) as (keyof typeof cases)[])("format %s over HTTP
 describe("tool listings", () => {
   it("declare the exact shapes each API expects", async () => {
     // add's entry, wherever tools/ puts it in the listing.
-    const add = async (format: string) => (await json(await request(`/v1/tools/${format}`))).tools.find((tool: any) => (tool.name ?? tool.function?.name) === "add");
-    expect(await add("openai")).toMatchObject({ type: "function", function: { name: "add", description: "Add two numbers.", parameters: { type: "object" } } });
-    expect(await add("anthropic")).toMatchObject({ name: "add", input_schema: { type: "object", required: ["a", "b"] } });
+    const add = async (format: string) =>
+      (await json(await request(`/v1/tools/${format}`))).tools.find(
+        (tool: any) => (tool.name ?? tool.function?.name) === "add",
+      );
+    expect(await add("openai")).toMatchObject({
+      type: "function",
+      function: { name: "add", description: "Add two numbers.", parameters: { type: "object" } },
+    });
+    expect(await add("anthropic")).toMatchObject({
+      name: "add",
+      input_schema: { type: "object", required: ["a", "b"] },
+    });
     expect(await add("gemini")).toMatchObject({ name: "add", parameters: { type: "OBJECT" } });
-    expect(await add("mcp")).toMatchObject({ name: "add", inputSchema: { type: "object" }, outputSchema: { type: "object" } });
+    expect(await add("mcp")).toMatchObject({
+      name: "add",
+      inputSchema: { type: "object" },
+      outputSchema: { type: "object" },
+    });
   });
 });

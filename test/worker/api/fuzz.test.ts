@@ -17,17 +17,64 @@ const TIMEOUT_MS = 8_000;
 const id = fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom("x", "%2e%2e", "..", "a%00b", "%F0%9F", "ü", "c-1"));
 const enc = (s: string) => encodeURIComponent(s);
 
-const queryValue = fc.oneof(fc.string({ maxLength: 8 }), fc.integer({ min: -5, max: 3 }).map(String), fc.constantFrom("1e3", "NaN", "0x10", "", "!!", "eyJ4Ijp9"));
+const queryValue = fc.oneof(
+  fc.string({ maxLength: 8 }),
+  fc.integer({ min: -5, max: 3 }).map(String),
+  fc.constantFrom("1e3", "NaN", "0x10", "", "!!", "eyJ4Ijp9"),
+);
 const query = fc
-  .dictionary(fc.constantFrom("limit", "cursor", "status", "tool", "since", "wait", "offset", "after", "token", "x"), queryValue, { maxKeys: 3 })
+  .dictionary(
+    fc.constantFrom("limit", "cursor", "status", "tool", "since", "wait", "offset", "after", "token", "x"),
+    queryValue,
+    { maxKeys: 3 },
+  )
   .map((q) => (Object.keys(q).length ? `?${new URLSearchParams(q)}` : ""));
 
 const anyMethod = fc.constantFrom("GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "HEAD");
-const contentType = fc.constantFrom(undefined, "application/json", "application/json", "application/json; charset=utf-8", "text/plain", "multipart/form-data; boundary=x", "application/x-www-form-urlencoded", "*/*", "garbage");
-const anyAuth = fc.constantFrom(undefined, "Bearer ", "Bearer nope", "Basic eDp5", CALL_KEY, `bearer ${CALL_KEY}`, `Bearer ${ADMIN_KEY}`, `Bearer ${CALL_KEY}`);
+const contentType = fc.constantFrom(
+  undefined,
+  "application/json",
+  "application/json",
+  "application/json; charset=utf-8",
+  "text/plain",
+  "multipart/form-data; boundary=x",
+  "application/x-www-form-urlencoded",
+  "*/*",
+  "garbage",
+);
+const anyAuth = fc.constantFrom(
+  undefined,
+  "Bearer ",
+  "Bearer nope",
+  "Basic eDp5",
+  CALL_KEY,
+  `bearer ${CALL_KEY}`,
+  `Bearer ${ADMIN_KEY}`,
+  `Bearer ${CALL_KEY}`,
+);
 const extraHeaders = fc.dictionary(
-  fc.constantFrom("origin", "accept", "mcp-session-id", "mcp-protocol-version", "last-event-id", "access-control-request-method", "x-request-id", "host"),
-  fc.oneof(fc.string({ maxLength: 20 }).filter((s) => /^[\x20-\x7e]*$/.test(s)), fc.constantFrom("http://evil.example", "http://127.0.0.1:5173", "text/event-stream", "application/json, text/event-stream", "2025-06-18", "POST", "localhost")),
+  fc.constantFrom(
+    "origin",
+    "accept",
+    "mcp-session-id",
+    "mcp-protocol-version",
+    "last-event-id",
+    "access-control-request-method",
+    "x-request-id",
+    "host",
+  ),
+  fc.oneof(
+    fc.string({ maxLength: 20 }).filter((s) => /^[\x20-\x7e]*$/.test(s)),
+    fc.constantFrom(
+      "http://evil.example",
+      "http://127.0.0.1:5173",
+      "text/event-stream",
+      "application/json, text/event-stream",
+      "2025-06-18",
+      "POST",
+      "localhost",
+    ),
+  ),
   { maxKeys: 3 },
 );
 
@@ -39,16 +86,29 @@ const SEEDS: unknown[] = [
   { candidates: [{ content: { parts: [{ functionCall: { name: "add", args: { a: 1, b: 2 } } }] } }] },
   { object: "response", output: [{ type: "function_call", call_id: "fz", name: "add", arguments: '{"a":1,"b":2}' }] },
   { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "add", arguments: { a: 1, b: 2 } } },
-  { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "fz", version: "1" } } },
+  {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "fz", version: "1" } },
+  },
   { jsonrpc: "2.0", id: 2, method: "tools/list" },
   [{ jsonrpc: "2.0", id: 3, method: "ping" }],
   { decision: "approve" },
   { decision: "deny", reason: "no" },
 ];
 
-const leaf = fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.constantFrom("", "echo", "fail", "tools/call", "nope", -1, 1e308, null, "__proto__"));
+const leaf = fc.oneof(
+  fc.jsonValue({ maxDepth: 2 }),
+  fc.constantFrom("", "echo", "fail", "tools/call", "nope", -1, 1e308, null, "__proto__"),
+);
 const body = fc.oneof(
-  { weight: 4, arbitrary: fc.tuple(fc.constantFrom(...SEEDS), leaf, fc.nat()).map(([seed, value, at]) => JSON.stringify(replaceNode(structuredClone(seed), value, at))) },
+  {
+    weight: 4,
+    arbitrary: fc
+      .tuple(fc.constantFrom(...SEEDS), leaf, fc.nat())
+      .map(([seed, value, at]) => JSON.stringify(replaceNode(structuredClone(seed), value, at))),
+  },
   { weight: 2, arbitrary: fc.constantFrom(...SEEDS).map((seed) => JSON.stringify(seed)) },
   { weight: 1, arbitrary: fc.jsonValue().map((value) => JSON.stringify(value)) },
   { weight: 1, arbitrary: fc.string({ maxLength: 40 }) },
@@ -67,7 +127,19 @@ interface Sample {
 
 /** The API's routes with the method and key they expect; a sample mostly keeps to them, then strays. */
 const ROUTES: [method: string, path: fc.Arbitrary<string>, key: string][] = [
-  ["POST", fc.constantFrom("/v1/calls", "/v1/calls/openai", "/v1/calls/anthropic", "/v1/calls/gemini", "/v1/calls/openai-responses", "/v1/calls/mcp", "/v1/calls/OPENAI"), CALL_KEY],
+  [
+    "POST",
+    fc.constantFrom(
+      "/v1/calls",
+      "/v1/calls/openai",
+      "/v1/calls/anthropic",
+      "/v1/calls/gemini",
+      "/v1/calls/openai-responses",
+      "/v1/calls/mcp",
+      "/v1/calls/OPENAI",
+    ),
+    CALL_KEY,
+  ],
   ["GET", fc.constant("/v1/calls"), CALL_KEY],
   ["GET", id.map((s) => `/v1/calls/${enc(s)}`), CALL_KEY],
   ["GET", id.map((s) => `/v1/calls/${enc(s)}/result`), CALL_KEY],
@@ -75,18 +147,34 @@ const ROUTES: [method: string, path: fc.Arbitrary<string>, key: string][] = [
   ["GET", fc.constantFrom("/v1/approvals", "/v1/gates", "/v1/adapters", "/v1/tenant"), ADMIN_KEY],
   ["POST", id.map((s) => `/v1/approvals/${enc(s)}`), ADMIN_KEY],
   ["POST", id.map((s) => `/v1/adapters/mcp/${enc(s)}/approve`), ADMIN_KEY],
-  ["GET", fc.oneof(fc.constantFrom("/v1/tools", "/v1/whoami", "/healthz"), fc.constantFrom("openai", "anthropic", "gemini", "mcp", "x", "__proto__").map((f) => `/v1/tools/${f}`)), CALL_KEY],
+  [
+    "GET",
+    fc.oneof(
+      fc.constantFrom("/v1/tools", "/v1/whoami", "/healthz"),
+      fc.constantFrom("openai", "anthropic", "gemini", "mcp", "x", "__proto__").map((f) => `/v1/tools/${f}`),
+    ),
+    CALL_KEY,
+  ],
   ["POST", fc.constant("/v1/events/token"), CALL_KEY],
   ["GET", fc.constant("/v1/events"), CALL_KEY],
   ["POST", fc.constantFrom("/mcp", "/mcp/"), CALL_KEY],
   ["GET", fc.constant("/mcp"), CALL_KEY],
   ["DELETE", fc.constant("/mcp"), CALL_KEY],
-  ["GET", fc.array(fc.constantFrom("v1", "calls", "mcp", "x", "", "..", "%2F"), { maxLength: 4 }).map((parts) => `/v1/${parts.join("/")}`), CALL_KEY],
+  [
+    "GET",
+    fc
+      .array(fc.constantFrom("v1", "calls", "mcp", "x", "", "..", "%2F"), { maxLength: 4 })
+      .map((parts) => `/v1/${parts.join("/")}`),
+    CALL_KEY,
+  ],
 ];
 
 /** The value with probability p, else null (fc.option's freq is the other way round). */
 const sometimes = <T>(arb: fc.Arbitrary<T>, p: number) =>
-  fc.oneof({ weight: Math.round((1 - p) * 100), arbitrary: fc.constant(null) }, { weight: Math.round(p * 100), arbitrary: arb });
+  fc.oneof(
+    { weight: Math.round((1 - p) * 100), arbitrary: fc.constant(null) },
+    { weight: Math.round(p * 100), arbitrary: arb },
+  );
 
 const sample: fc.Arbitrary<Sample> = fc
   .record({
@@ -107,10 +195,16 @@ const sample: fc.Arbitrary<Sample> = fc
     const authorization = r.strayAuth === null ? `Bearer ${key}` : r.strayAuth;
     if (authorization) headers.authorization = authorization;
     const canHaveBody = method !== "GET" && method !== "HEAD";
-    return { method, url: `${BASE}${r.path}${r.query}`, headers, body: canHaveBody && r.body !== null ? r.body : undefined };
+    return {
+      method,
+      url: `${BASE}${r.path}${r.query}`,
+      headers,
+      body: canHaveBody && r.body !== null ? r.body : undefined,
+    };
   });
 
-const describeSample = (s: Sample) => `${s.method} ${s.url} ${JSON.stringify(s.headers)} body ${typeof s.body === "string" ? JSON.stringify(s.body.slice(0, 200)) : s.body ? `${s.body.length} bytes` : "none"}`;
+const describeSample = (s: Sample) =>
+  `${s.method} ${s.url} ${JSON.stringify(s.headers)} body ${typeof s.body === "string" ? JSON.stringify(s.body.slice(0, 200)) : s.body ? `${s.body.length} bytes` : "none"}`;
 
 type Fetcher = (request: Request) => Promise<Response>;
 const deployed: Fetcher = (request) => exports.default.fetch(request);
@@ -122,11 +216,20 @@ const ADAPTER_VARS = {
     tools: ["add", "echo", "send_message"],
     limits: { maxBodyBytes: 2048, maxCallsPerBatch: 2 },
     consoleOrigins: ["http://127.0.0.1:5173"],
-    http: [{ name: "echo_get", description: "echo", url: `${upstreams.httpApi}/echo/{id}`, input: { type: "object", properties: { id: { type: "string" } }, required: ["id"] }, timeoutMs: 2_000 }],
+    http: [
+      {
+        name: "echo_get",
+        description: "echo",
+        url: `${upstreams.httpApi}/echo/{id}`,
+        input: { type: "object", properties: { id: { type: "string" } }, required: ["id"] },
+        timeoutMs: 2_000,
+      },
+    ],
     // No MCP server: adapters/mcp.test.ts asserts that every request the shared test server sees carries its token.
   }),
 };
-const withAdapters: Fetcher = async (request) => app.fetch(request, { ...env, ...ADAPTER_VARS }, createExecutionContext());
+const withAdapters: Fetcher = async (request) =>
+  app.fetch(request, { ...env, ...ADAPTER_VARS }, createExecutionContext());
 
 async function send(s: Sample, fetcher: Fetcher): Promise<{ status: number; type: string; text: string }> {
   const controller = new AbortController();
@@ -135,7 +238,12 @@ async function send(s: Sample, fetcher: Fetcher): Promise<{ status: number; type
     timer = setTimeout(() => (controller.abort(), reject(new Error(`no answer within ${TIMEOUT_MS} ms`))), TIMEOUT_MS);
   });
   try {
-    const request = new Request(s.url, { method: s.method, headers: s.headers, ...(s.body === undefined ? {} : { body: s.body }), signal: controller.signal });
+    const request = new Request(s.url, {
+      method: s.method,
+      headers: s.headers,
+      ...(s.body === undefined ? {} : { body: s.body }),
+      signal: controller.signal,
+    });
     const res = await Promise.race([fetcher(request), timeout]);
     const type = res.headers.get("content-type") ?? "";
     // A stream (SSE) stays open by design: its headers answered, which is all "no hang" asks.

@@ -27,10 +27,14 @@ async function answer(env: Record<string, unknown>, callId: string, inputRespons
 
 async function outcome(env: Record<string, unknown>, callId: string): Promise<any> {
   let record: any;
-  await eventually(async () => {
-    record = (await json(await request(`/v1/calls/${callId}?wait=5`, { env }))).record;
-    return record.status !== "running" && record.status !== "awaiting_input";
-  }, `${callId} ended`, 20_000);
+  await eventually(
+    async () => {
+      record = (await json(await request(`/v1/calls/${callId}?wait=5`, { env }))).record;
+      return record.status !== "running" && record.status !== "awaiting_input";
+    },
+    `${callId} ended`,
+    20_000,
+  );
   return record;
 }
 
@@ -80,10 +84,14 @@ describe("an HTTP call that asks its caller", () => {
   it("answers to a call that ended asking (an MCP round) are refused with what to do instead", async () => {
     const env = tenant("hinr");
     const args = { question: "Which colour?", options: ["red", "green"] };
-    const asked = await modernPost("tools/call", { name: "pick_option", arguments: args }, {
-      target: { vars: env as Record<string, string> },
-      meta: { "io.modelcontextprotocol/clientCapabilities": { elicitation: {} } },
-    });
+    const asked = await modernPost(
+      "tools/call",
+      { name: "pick_option", arguments: args },
+      {
+        target: { vars: env as Record<string, string> },
+        meta: { "io.modelcontextprotocol/clientCapabilities": { elicitation: {} } },
+      },
+    );
     expect(((await asked.json()) as any).result.resultType).toBe("input_required");
     const [entry] = (await json(await request("/v1/calls?tool=pick_option", { env }))).calls;
     expect(entry.record.status).toBe("input_required");

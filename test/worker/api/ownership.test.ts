@@ -36,7 +36,8 @@ const call = (id: string, name: string, args: unknown) => ({
 describe("own records only", () => {
   it("shows a call key its own records, answers 404 for another key's, and admin everything", async () => {
     const env = await tenantEnv();
-    const as = (key: string) => (path: string, body?: unknown) => request(path, { env, key, ...(body === undefined ? {} : { body }) });
+    const as = (key: string) => (path: string, body?: unknown) =>
+      request(path, { env, key, ...(body === undefined ? {} : { body }) });
     const [alice, bob, admin] = [as(CALL_KEY), as(OTHER_KEY), as(ADMIN_KEY)];
     const mine = `a-${uid()}`;
     const theirs = `b-${uid()}`;
@@ -55,7 +56,8 @@ describe("own records only", () => {
     expect((await json(await admin(`/v1/calls/${mine}`))).key).toBe("alice");
     expect((await admin(`/v1/calls/${theirs}/result`)).status).toBe(200);
 
-    const ids = async (who: typeof alice) => (await json(await who("/v1/calls?limit=200"))).calls.map((e: any) => e.record.callId);
+    const ids = async (who: typeof alice) =>
+      (await json(await who("/v1/calls?limit=200"))).calls.map((e: any) => e.record.callId);
     expect(await ids(alice)).toEqual([mine]);
     expect(await ids(bob)).toEqual([theirs]);
     expect((await ids(admin)).sort()).toEqual([mine, theirs].sort());
@@ -68,21 +70,28 @@ describe("own records only", () => {
     expect(first.messages[0].content).toMatch(/sum\W*5555/);
 
     // Same tool and arguments from another key: conflict, and nothing of the first call's result.
-    const stolen = await json(await request("/v1/calls/openai", { env, key: OTHER_KEY, body: call(id, "add", { a: 1234, b: 4321 }) }));
+    const stolen = await json(
+      await request("/v1/calls/openai", { env, key: OTHER_KEY, body: call(id, "add", { a: 1234, b: 4321 }) }),
+    );
     expect(stolen.calls[0]).toMatchObject({ status: "rejected", error: { code: "conflict" } });
     expect(stolen.calls[0].output).toBeUndefined();
     // The sum as an output carries it (a bare "5555" can be digits of a timestamp).
     expect(JSON.stringify(stolen)).not.toMatch(/sum\W*5555/);
     expect(JSON.stringify(stolen)).not.toContain("alice");
     // The same from admin's key: the id is still alice's.
-    const admins = await json(await request("/v1/calls/openai", { env, key: ADMIN_KEY, body: call(id, "add", { a: 1234, b: 4321 }) }));
+    const admins = await json(
+      await request("/v1/calls/openai", { env, key: ADMIN_KEY, body: call(id, "add", { a: 1234, b: 4321 }) }),
+    );
     expect(admins.calls[0]).toMatchObject({ error: { code: "conflict" } });
 
     // The owner retrying still gets its replay; the record is unchanged and still alice's.
     const again = await json(await request("/v1/calls/openai", { env, body: call(id, "add", { a: 1234, b: 4321 }) }));
     expect(again.calls[0]).toMatchObject({ status: "succeeded", replay: true });
     expect((await request(`/v1/calls/${id}`, { env, key: OTHER_KEY })).status).toBe(404);
-    expect(await json(await request(`/v1/calls/${id}`, { env, key: ADMIN_KEY }))).toMatchObject({ key: "alice", record: { status: "succeeded" } });
+    expect(await json(await request(`/v1/calls/${id}`, { env, key: ADMIN_KEY }))).toMatchObject({
+      key: "alice",
+      record: { status: "succeeded" },
+    });
   });
 
   it("lets only the calling key cancel its pending call; an admin's approval keeps it the caller's", async () => {
@@ -95,8 +104,13 @@ describe("own records only", () => {
 
     const approved = `q-${uid()}`;
     await request("/v1/calls/openai", { env, body: call(approved, "send_message", { to: "ann", text: "yo" }) });
-    expect((await request(`/v1/approvals/${approved}`, { env, key: ADMIN_KEY, body: { decision: "deny" } })).status).toBe(200);
-    expect(await json(await request(`/v1/calls/${approved}`, { env }))).toMatchObject({ key: "alice", record: { status: "denied" } });
+    expect(
+      (await request(`/v1/approvals/${approved}`, { env, key: ADMIN_KEY, body: { decision: "deny" } })).status,
+    ).toBe(200);
+    expect(await json(await request(`/v1/calls/${approved}`, { env }))).toMatchObject({
+      key: "alice",
+      record: { status: "denied" },
+    });
   });
 
   it("streams a call key only its own events (also through an event token)", async () => {
@@ -114,7 +128,8 @@ describe("own records only", () => {
 
     await request("/v1/calls/openai", { env, body: call(hers, "add", { a: 1, b: 1 }) });
     await request("/v1/calls/openai", { env, key: OTHER_KEY, body: call(his, "add", { a: 2, b: 2 }) });
-    const finished = (id: string) => (frames: Sse[]) => frames.some((f) => f.event === "call.finished" && f.data.callId === id);
+    const finished = (id: string) => (frames: Sse[]) =>
+      frames.some((f) => f.event === "call.finished" && f.data.callId === id);
     const seenByBob = await bobs.until(finished(his));
     const seenByAdmin = await admins.until((fs) => finished(his)(fs) && finished(hers)(fs));
     await Promise.all([bobs.close(), admins.close()]);

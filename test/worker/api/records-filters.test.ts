@@ -4,12 +4,19 @@ import { ADMIN_KEY, CALL_KEY, json, request } from "../helpers/requests";
 import { uid } from "../helpers/ledger";
 import { connect } from "../helpers/mcp";
 
-const echoCall = (id: string, text: string) => ({ role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name: "echo", arguments: JSON.stringify({ text }) } }] });
+const echoCall = (id: string, text: string) => ({
+  role: "assistant",
+  content: null,
+  tool_calls: [{ id, type: "function", function: { name: "echo", arguments: JSON.stringify({ text }) } }],
+});
 
 /** Ask the chat-app Worker to run a message through toolgate's service binding. */
 async function runThroughBinding(key: string, message: unknown): Promise<any> {
   const chatApp = (env as unknown as { CHAT_APP: Fetcher }).CHAT_APP;
-  const res = await chatApp.fetch("http://chat-app/", { method: "POST", body: JSON.stringify({ method: "runCalls", args: [key, "openai", message] }) });
+  const res = await chatApp.fetch("http://chat-app/", {
+    method: "POST",
+    body: JSON.stringify({ method: "runCalls", args: [key, "openai", message] }),
+  });
   return ((await res.json()) as { returned: unknown }).returned;
 }
 
@@ -20,7 +27,12 @@ const listed = async (query: string, key = ADMIN_KEY) => {
 };
 const idsOf = (calls: any[]) => calls.map((entry) => entry.record.callId);
 /** An NDJSON body's lines, parsed (read as bytes: workerd warns on .text() of a non-text type). */
-const ndjson = async (res: Response) => new TextDecoder().decode(await res.arrayBuffer()).trimEnd().split("\n").map((line) => JSON.parse(line));
+const ndjson = async (res: Response) =>
+  new TextDecoder()
+    .decode(await res.arrayBuffer())
+    .trimEnd()
+    .split("\n")
+    .map((line) => JSON.parse(line));
 
 describe("GET /v1/calls filters", () => {
   it("records where each call came in (HTTP, MCP, a service binding) and filters by it", async () => {
@@ -34,7 +46,10 @@ describe("GET /v1/calls filters", () => {
     const http = await listed("surface=http&tool=echo");
     expect(idsOf(http)).toContain(`http-${tag}`);
     expect(idsOf(http)).not.toContain(`bind-${tag}`);
-    expect(http.find((entry) => entry.record.callId === `http-${tag}`)).toMatchObject({ surface: "http", key: "dev-call" });
+    expect(http.find((entry) => entry.record.callId === `http-${tag}`)).toMatchObject({
+      surface: "http",
+      key: "dev-call",
+    });
     const binding = await listed("surface=binding&tool=echo");
     expect(idsOf(binding)).toContain(`bind-${tag}`);
     expect(binding.every((entry) => entry.surface === "binding")).toBe(true);
@@ -51,7 +66,12 @@ describe("GET /v1/calls filters", () => {
     await request("/v1/calls/openai", { key: ADMIN_KEY, body: echoCall(`pre-${tag}-admin`, "x") });
     await request("/v1/calls/openai", { body: echoCall(`other-${tag}`, "x") });
 
-    expect(idsOf(await listed(`callId=pre-${tag}`))).toEqual([`pre-${tag}-admin`, `pre-${tag}-3`, `pre-${tag}-2`, `pre-${tag}-1`]);
+    expect(idsOf(await listed(`callId=pre-${tag}`))).toEqual([
+      `pre-${tag}-admin`,
+      `pre-${tag}-3`,
+      `pre-${tag}-2`,
+      `pre-${tag}-1`,
+    ]);
     expect(idsOf(await listed(`callId=pre-${tag}-2`))).toEqual([`pre-${tag}-2`]);
     expect(idsOf(await listed(`callId=pre-${tag}&key=dev-admin`))).toEqual([`pre-${tag}-admin`]);
     // A call key reads only its own records, whatever key it asks for.
@@ -96,7 +116,9 @@ describe("GET /v1/calls?as=ndjson", () => {
     const part = await ndjson(await request(`/v1/calls?as=ndjson&callId=exp-${tag}&limit=2`, { key: ADMIN_KEY }));
     expect(part.slice(0, 2).map((entry) => entry.record.callId)).toEqual([ids[4], ids[3]]);
     expect(part[2]).toEqual({ nextCursor: expect.any(String) });
-    const rest = await ndjson(await request(`/v1/calls?as=ndjson&callId=exp-${tag}&cursor=${part[2].nextCursor}`, { key: ADMIN_KEY }));
+    const rest = await ndjson(
+      await request(`/v1/calls?as=ndjson&callId=exp-${tag}&cursor=${part[2].nextCursor}`, { key: ADMIN_KEY }),
+    );
     expect(rest.map((entry) => entry.record.callId)).toEqual([ids[2], ids[1], ids[0]]);
   });
 });

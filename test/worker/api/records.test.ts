@@ -7,8 +7,13 @@ import { waitersOn } from "../helpers/durable-state";
 import { json, request } from "../helpers/requests";
 import { claim, record, uid } from "../helpers/ledger";
 
-const toolCall = (id: string, name: string, args: unknown) => ({ id, type: "function", function: { name, arguments: JSON.stringify(args) } });
-const run = (...calls: unknown[]) => request("/v1/calls/openai", { body: { role: "assistant", content: null, tool_calls: calls } });
+const toolCall = (id: string, name: string, args: unknown) => ({
+  id,
+  type: "function",
+  function: { name, arguments: JSON.stringify(args) },
+});
+const run = (...calls: unknown[]) =>
+  request("/v1/calls/openai", { body: { role: "assistant", content: null, tool_calls: calls } });
 /** The demo tenant's journal as its call key ("dev-call"), to seed records the demo tools cannot produce. */
 const demoJournal = () => createLedgerJournal({ ledger: tenantLedger(env, "demo"), key: "dev-call" });
 
@@ -56,7 +61,10 @@ describe("GET /v1/calls", () => {
     // Decided while the read waits for it in the shard: the decision wakes it.
     const shard = tenantLedger(env, "demo").shard(shardOf(id, shardCount(env))) as unknown as DurableObjectStub;
     await eventually(async () => (await waitersOn(shard, id)) > 0, "the read waits in the shard");
-    expect((await request(`/v1/approvals/${id}`, { key: "dev-admin-key", body: { decision: "deny", reason: "not now" } })).status).toBe(200);
+    expect(
+      (await request(`/v1/approvals/${id}`, { key: "dev-admin-key", body: { decision: "deny", reason: "not now" } }))
+        .status,
+    ).toBe(200);
     const entry = await json(await waiting);
     expect(entry.record.status).toBe("denied");
     expect(entry.approval).toMatchObject({ state: "denied", reason: "not now" });

@@ -12,7 +12,9 @@ import { MCP_URL, mcpFetch, MODERN, type McpTarget } from "../helpers/mcp";
  */
 
 function demo(prefix: string) {
-  const vars = { TOOLGATE_CONFIG: JSON.stringify({ ...DEMO_CONFIG, name: `${prefix}-${crypto.randomUUID().slice(0, 8)}` }) };
+  const vars = {
+    TOOLGATE_CONFIG: JSON.stringify({ ...DEMO_CONFIG, name: `${prefix}-${crypto.randomUUID().slice(0, 8)}` }),
+  };
   return { env: vars, target: { vars } as McpTarget };
 }
 
@@ -22,7 +24,10 @@ const choose = (choice: string) => ({ action: "accept", content: { choice } });
 describe("pick_option, the demo tool that asks", () => {
   it("the v2 client (2026-07-28) is asked with the options and gets the choice back", async () => {
     const { target } = demo("dpick2");
-    const client = new V2Client({ name: "demo", version: "1" }, { versionNegotiation: { mode: { pin: MODERN } }, capabilities: { elicitation: {} } });
+    const client = new V2Client(
+      { name: "demo", version: "1" },
+      { versionNegotiation: { mode: { pin: MODERN } }, capabilities: { elicitation: {} } },
+    );
     const asked: unknown[] = [];
     client.setRequestHandler("elicitation/create", async (req) => (asked.push(req.params), choose("blue") as never));
     await client.connect(new V2Transport(new URL(MCP_URL), { fetch: mcpFetch(target) }));
@@ -33,7 +38,11 @@ describe("pick_option, the demo tool that asks", () => {
     expect(asked).toEqual([
       expect.objectContaining({
         message: "Which colour for the new logo?",
-        requestedSchema: { type: "object", properties: { choice: { type: "string", title: "Your choice", enum: ["red", "green", "blue"] } }, required: ["choice"] },
+        requestedSchema: {
+          type: "object",
+          properties: { choice: { type: "string", title: "Your choice", enum: ["red", "green", "blue"] } },
+          required: ["choice"],
+        },
       }),
     ]);
     expect(result.structuredContent).toEqual({ answered: "accept", choice: "blue" });
@@ -45,7 +54,10 @@ describe("pick_option, the demo tool that asks", () => {
     const picked = await v1.client.callTool({ name: "pick_option", arguments: ARGS });
     const declined = await (async () => {
       const other = await v1Client(target, { elicit: () => ({ action: "decline" }) });
-      const result = await other.client.callTool({ name: "pick_option", arguments: { question: "Deploy now?", options: ["yes", "no"] } });
+      const result = await other.client.callTool({
+        name: "pick_option",
+        arguments: { question: "Deploy now?", options: ["yes", "no"] },
+      });
       await other.client.close();
       return result;
     })();
@@ -66,20 +78,28 @@ describe("pick_option, the demo tool that asks", () => {
     const { client } = await v1Client(target, { elicit: () => choose("purple") });
     const result = await client.callTool({ name: "pick_option", arguments: ARGS });
     await client.close();
-    expect(result).toMatchObject({ isError: true, content: [{ text: expect.stringContaining("not one of the options offered (red, green, blue)") }] });
+    expect(result).toMatchObject({
+      isError: true,
+      content: [{ text: expect.stringContaining("not one of the options offered (red, green, blue)") }],
+    });
   });
 
   it("over the HTTP API the call waits for the question's answer, given through POST /v1/calls/:id/input", async () => {
     const { env } = demo("dpickhttp");
     const id = `pick-${crypto.randomUUID().slice(0, 8)}`;
-    const res = await request("/v1/calls/openai", { env, body: [{ id, type: "function", function: { name: "pick_option", arguments: JSON.stringify(ARGS) } }] });
+    const res = await request("/v1/calls/openai", {
+      env,
+      body: [{ id, type: "function", function: { name: "pick_option", arguments: JSON.stringify(ARGS) } }],
+    });
     expect(res.status).toBe(200);
     const [record] = (await json(res)).calls;
     expect(record).toMatchObject({
       status: "awaiting_input",
       error: {
         code: "input_required",
-        inputRequests: { choice: { method: "elicitation/create", params: { message: "Which colour for the new logo?" } } },
+        inputRequests: {
+          choice: { method: "elicitation/create", params: { message: "Which colour for the new logo?" } },
+        },
       },
     });
     const body = { inputResponses: { choice: choose("green") } };

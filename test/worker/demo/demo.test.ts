@@ -45,7 +45,11 @@ describe("demo tools", () => {
   });
 
   it("send_message needs approval; fail fails; flaky succeeds after retries", async () => {
-    const [send, fail, flaky] = await run(["send_message", { to: "ann", text: "hi" }], ["fail", { message: "nope" }], ["flaky", { failures: 2 }]);
+    const [send, fail, flaky] = await run(
+      ["send_message", { to: "ann", text: "hi" }],
+      ["fail", { message: "nope" }],
+      ["flaky", { failures: 2 }],
+    );
     expect(send.status).toBe("pending");
     expect(fail.error).toMatchObject({ code: "tool_error", message: "nope" });
     expect(flaky).toMatchObject({ status: "succeeded", attempts: 3, output: { structured: { attempt: 3 } } });

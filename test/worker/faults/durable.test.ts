@@ -17,9 +17,14 @@ import { tune } from "../helpers/ledger";
 const gateStub = (gate: string) => bindings.GATES.get(bindings.GATES.idFromName(gate));
 const rawGate = (gate: string) => gateStub(gate) as unknown as DurableObjectStub;
 /** The call's home shard (the tenant's shard map is never changed here). */
-const rawShard = (tenant: string, callId: string) => tenantLedger(bindings, tenant).shard(shardOf(callId, shardCount(bindings))) as unknown as DurableObjectStub;
+const rawShard = (tenant: string, callId: string) =>
+  tenantLedger(bindings, tenant).shard(shardOf(callId, shardCount(bindings))) as unknown as DurableObjectStub;
 
-const sleepCall = (id: string, ms: number, tool = "sleep") => ({ id, type: "function", function: { name: tool, arguments: JSON.stringify({ ms }) } });
+const sleepCall = (id: string, ms: number, tool = "sleep") => ({
+  id,
+  type: "function",
+  function: { name: tool, arguments: JSON.stringify({ ms }) },
+});
 /** POST /v1/calls/openai with sleep calls; answers the records. */
 async function runSleeps(env: TenantEnv, ...calls: ReturnType<typeof sleepCall>[]): Promise<any[]> {
   const res = await request("/v1/calls/openai", { env, body: { role: "assistant", content: null, tool_calls: calls } });
@@ -33,7 +38,16 @@ describe("a gate holder that vanishes", () => {
     const gate = `${name}:tool:sleep`;
     const stub = gateStub(gate);
     // A Worker took the slot, then died: no release will ever come.
-    const ghost = await stub.acquire({ gate, callId: "ghost", tool: "sleep", rules: { limit: 1, maxQueue: 8 }, askedAt: Date.now(), leaseMs: 1_000, pollMs: 5_000, tenant: name });
+    const ghost = await stub.acquire({
+      gate,
+      callId: "ghost",
+      tool: "sleep",
+      rules: { limit: 1, maxQueue: 8 },
+      askedAt: Date.now(),
+      leaseMs: 1_000,
+      pollMs: 5_000,
+      tenant: name,
+    });
     if (!ghost.ok) throw new Error(`the ghost got no slot: ${ghost.code}`);
 
     const id = `after-ghost-${uid()}`;
@@ -66,7 +80,10 @@ describe("Durable Object eviction mid-call", () => {
     const [first, second] = [`ev1-${uid()}`, `ev2-${uid()}`];
     let firstDone = false;
     const one = runSleeps(env, sleepCall(first, 1500)).finally(() => (firstDone = true));
-    await eventually(async () => (await gateStub(gate).snapshot()).holders.some((h) => h.callId === first), "the first call holds the slot");
+    await eventually(
+      async () => (await gateStub(gate).snapshot()).holders.some((h) => h.callId === first),
+      "the first call holds the slot",
+    );
 
     // Nothing is in flight at either object now (eviction would wait for that), only the call's state.
     await Promise.all([evictDurableObject(rawGate(gate)), evictDurableObject(rawShard(name, first))]);
@@ -120,7 +137,13 @@ describe("alarms that fire twice", () => {
     await tune(rawShard(name, id), { approvalTtlMs: 30 });
     const res = await request("/v1/calls/openai", {
       env,
-      body: { role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name: "send_message", arguments: '{"to":"bob","text":"hi"}' } }] },
+      body: {
+        role: "assistant",
+        content: null,
+        tool_calls: [
+          { id, type: "function", function: { name: "send_message", arguments: '{"to":"bob","text":"hi"}' } },
+        ],
+      },
     });
     expect((await json(res)).calls[0].status).toBe("pending");
     await untilApprovalDue(id, env);
@@ -129,7 +152,9 @@ describe("alarms that fire twice", () => {
     expect(expired).toMatchObject({ record: { status: "denied" }, approval: { state: "expired" } });
     await runDurableObjectAlarm(rawShard(name, id));
     expect(await json(await request(`/v1/calls/${id}`, { env }))).toEqual(expired);
-    expect((await request(`/v1/approvals/${id}`, { env, key: ADMIN_KEY, body: { decision: "approve" } })).status).toBe(409);
+    expect((await request(`/v1/approvals/${id}`, { env, key: ADMIN_KEY, body: { decision: "approve" } })).status).toBe(
+      409,
+    );
     await expectOneTerminalRecordEach(env, [id]);
   });
 });

@@ -10,7 +10,11 @@ export type PlatformFault = "retryable" | "overloaded" | "bug";
 
 /** An error as a stub throws it: the platform's flags (Durable Objects error handling), or a bug in the object's code. */
 export function platformError(kind: PlatformFault): Error {
-  if (kind === "overloaded") return Object.assign(new Error("Durable Object is overloaded. Too many requests queued."), { overloaded: true, retryable: false });
+  if (kind === "overloaded")
+    return Object.assign(new Error("Durable Object is overloaded. Too many requests queued."), {
+      overloaded: true,
+      retryable: false,
+    });
   if (kind === "retryable") return Object.assign(new Error("Network connection lost."), { retryable: true });
   return Object.assign(new TypeError("Cannot read properties of undefined (reading 'status')"), { remote: true });
 }
@@ -28,7 +32,10 @@ export interface StubCall {
  * A namespace whose stubs ask `fault` before every RPC: a fault is thrown as the platform would throw
  * it, without reaching the object; otherwise the real object answers. `calls` records every RPC.
  */
-export function faultyNamespace<N extends object>(real: N, fault: (method: string, args: unknown[]) => PlatformFault | undefined): { namespace: N; calls: StubCall[] } {
+export function faultyNamespace<N extends object>(
+  real: N,
+  fault: (method: string, args: unknown[]) => PlatformFault | undefined,
+): { namespace: N; calls: StubCall[] } {
   const calls: StubCall[] = [];
   const ns = real as unknown as { get(id: unknown): Record<string, (...args: unknown[]) => Promise<unknown>> };
   let stubs = 0;
@@ -41,13 +48,18 @@ export function faultyNamespace<N extends object>(real: N, fault: (method: strin
       return (id: unknown) => {
         const stub = ns.get(id);
         const serial = ++stubs;
-        return new Proxy({}, {
-          get: (_, method) => (...args: unknown[]) => {
-            const kind = fault(String(method), args);
-            calls.push({ method: String(method), args, stub: serial, ...(kind ? { fault: kind } : {}) });
-            return kind ? Promise.reject(platformError(kind)) : stub[String(method)]!(...args);
+        return new Proxy(
+          {},
+          {
+            get:
+              (_, method) =>
+              (...args: unknown[]) => {
+                const kind = fault(String(method), args);
+                calls.push({ method: String(method), args, stub: serial, ...(kind ? { fault: kind } : {}) });
+                return kind ? Promise.reject(platformError(kind)) : stub[String(method)]!(...args);
+              },
           },
-        });
+        );
       };
     },
   });
@@ -60,7 +72,12 @@ export function writesFor(calls: StubCall[], callId: string): { op: string; faul
   for (const call of calls) {
     if (call.method !== "writeMany") continue;
     for (const write of call.args[0] as any[]) {
-      const id = write.op === "begin" ? write.input.callId : write.op === "commit" ? write.input.record.callId : write.record.callId;
+      const id =
+        write.op === "begin"
+          ? write.input.callId
+          : write.op === "commit"
+            ? write.input.record.callId
+            : write.record.callId;
       if (id === callId) out.push({ op: write.op, ...(call.fault ? { fault: call.fault } : {}) });
     }
   }

@@ -6,7 +6,11 @@ import { ADMIN_KEY, json, request } from "../helpers/requests";
 
 /** Found by the load run: paging GET /v1/calls listed approved calls twice (or skipped others). */
 
-const toolCall = (id: string, name: string, args: unknown) => ({ id, type: "function", function: { name, arguments: JSON.stringify(args) } });
+const toolCall = (id: string, name: string, args: unknown) => ({
+  id,
+  type: "function",
+  function: { name, arguments: JSON.stringify(args) },
+});
 
 describe("listing calls whose record changed after they were parked", () => {
   it("pages every call exactly once when approved calls ran after later calls", async () => {
@@ -21,8 +25,12 @@ describe("listing calls whose record changed after they were parked", () => {
     };
     await run(...parked.map((id) => toolCall(id, "send_message", { to: "bob", text: "hi" })));
     await run(...later.map((id, i) => toolCall(id, "add", { a: i, b: 1 })));
-    for (const id of parked) expect((await request(`/v1/approvals/${id}`, { key: ADMIN_KEY, body: { decision: "approve" } })).status).toBe(202);
-    for (const id of parked) expect((await json(await request(`/v1/calls/${id}?wait=10`))).record.status).toBe("succeeded");
+    for (const id of parked)
+      expect((await request(`/v1/approvals/${id}`, { key: ADMIN_KEY, body: { decision: "approve" } })).status).toBe(
+        202,
+      );
+    for (const id of parked)
+      expect((await json(await request(`/v1/calls/${id}?wait=10`))).record.status).toBe("succeeded");
 
     await expectOneTerminalRecordEach({}, [...parked, ...later]);
     for (const limit of [2, 3, 5]) {

@@ -3,7 +3,14 @@ import { env as bindings } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { shardCount, shardOf, tenantLedger } from "../../../worker/ledger/address";
 import { uid, upstreams } from "../helpers/adapters";
-import { allRecords, arrivals, expectNoSlotHeld, expectOneTerminalRecordEach, faultTenant, type TenantEnv } from "../helpers/faults";
+import {
+  allRecords,
+  arrivals,
+  expectNoSlotHeld,
+  expectOneTerminalRecordEach,
+  faultTenant,
+  type TenantEnv,
+} from "../helpers/faults";
 import { eventually } from "../../wait";
 import { isPolling, waiterDeadline } from "../helpers/durable-state";
 import { QUIET_WAIT_MS } from "../../../worker/gates/limiter";
@@ -21,7 +28,8 @@ import { json, request } from "../helpers/requests";
 const gateStub = (gate: string) => bindings.GATES.get(bindings.GATES.idFromName(gate));
 const rawGate = (gate: string) => gateStub(gate) as unknown as DurableObjectStub;
 /** The call's home shard (the tenant's shard map is never changed here). */
-const rawShard = (tenant: string, callId: string) => tenantLedger(bindings, tenant).shard(shardOf(callId, shardCount(bindings))) as unknown as DurableObjectStub;
+const rawShard = (tenant: string, callId: string) =>
+  tenantLedger(bindings, tenant).shard(shardOf(callId, shardCount(bindings))) as unknown as DurableObjectStub;
 /** This isolate reads the tenant's shard map once, before the faults: the faults below then meet the shards alone. */
 const learnShardMap = async (env: TenantEnv) => expect((await request("/v1/calls", { env })).status).toBe(200);
 
@@ -29,7 +37,15 @@ const learnShardMap = async (env: TenantEnv) => expect((await request("/v1/calls
 function countedTenant(prefix: string) {
   const bucket = `${prefix}-${uid()}`;
   const tenant = faultTenant(prefix, {
-    http: [{ name: "post_once", description: "counted", method: "POST", url: `${upstreams.meter}/m/${bucket}`, concurrency: { limit: 1 } }],
+    http: [
+      {
+        name: "post_once",
+        description: "counted",
+        method: "POST",
+        url: `${upstreams.meter}/m/${bucket}`,
+        concurrency: { limit: 1 },
+      },
+    ],
   });
   return { ...tenant, gate: `${tenant.name}:tool:post_once`, runs: async () => (await arrivals(bucket)).length };
 }
@@ -38,14 +54,18 @@ const postCall = (id: string) => ({ id, type: "function", function: { name: "pos
 
 /** POST /v1/calls/openai with post_once calls; answers the status, the tool messages and the records. */
 async function runPosts(env: TenantEnv, ...ids: string[]) {
-  const res = await request("/v1/calls/openai", { env, body: { role: "assistant", content: null, tool_calls: ids.map(postCall) } });
+  const res = await request("/v1/calls/openai", {
+    env,
+    body: { role: "assistant", content: null, tool_calls: ids.map(postCall) },
+  });
   const body = await json(res);
   return { status: res.status, messages: body.messages as { content: string }[], records: body.calls as any[] };
 }
 
 /** Every record of the tenant is terminal (none stuck running or pending). */
 async function expectNoneOpen(env: TenantEnv): Promise<void> {
-  for (const record of await allRecords(env)) expect(["running", "pending"], `${record.callId} is ${record.status}`).not.toContain(record.status);
+  for (const record of await allRecords(env))
+    expect(["running", "pending"], `${record.callId} is ${record.status}`).not.toContain(record.status);
 }
 
 const always = (kind: PlatformFault) => () => kind;
@@ -69,7 +89,9 @@ describe("stub errors: retryable", () => {
     const acquires = gates.calls.filter((c) => c.method === "acquire");
     expect(acquires.map((c) => c.fault)).toEqual(["retryable", undefined]);
     expect(acquires[1]!.stub).not.toBe(acquires[0]!.stub); // a fresh stub
-    const begins = ledger.calls.filter((c) => c.method === "writeMany" && writesFor([c], id).some((w) => w.op === "begin"));
+    const begins = ledger.calls.filter(
+      (c) => c.method === "writeMany" && writesFor([c], id).some((w) => w.op === "begin"),
+    );
     expect(begins.map((c) => c.fault)).toEqual(["retryable", undefined]);
     expect(begins[1]!.stub).not.toBe(begins[0]!.stub);
 
@@ -85,11 +107,16 @@ describe("stub errors: overloaded", () => {
     const ids = [`ov1-${uid()}`, `ov2-${uid()}`];
     const { status, records, messages } = await runPosts({ ...t.env, LEDGER: ledger.namespace }, ...ids);
     expect(status).toBe(200);
-    for (const record of records) expect(record).toMatchObject({ status: "failed", error: { code: "busy", retryAfterMs: 1000 } });
+    for (const record of records)
+      expect(record).toMatchObject({ status: "failed", error: { code: "busy", retryAfterMs: 1000 } });
     expect(messages[0]!.content).toMatch(/overloaded; try again in 1 s/);
     expect(await t.runs()).toBe(0);
     // Each write went out once: the claim, then the attempt to record the busy outcome.
-    for (const id of ids) expect(writesFor(ledger.calls, id)).toEqual([{ op: "begin", fault: "overloaded" }, { op: "record", fault: "overloaded" }]);
+    for (const id of ids)
+      expect(writesFor(ledger.calls, id)).toEqual([
+        { op: "begin", fault: "overloaded" },
+        { op: "record", fault: "overloaded" },
+      ]);
 
     // Nothing was stored for them, and nothing is left open.
     for (const id of ids) expect((await request(`/v1/calls/${id}`, { env: t.env })).status).toBe(404);
@@ -119,11 +146,17 @@ describe("stub errors: overloaded", () => {
     const list = await request("/v1/calls", { env });
     expect(list.status).toBe(503);
     expect(list.headers.get("retry-after")).toBe("1");
-    expect(await json(list)).toEqual({ error: { code: "overloaded", message: "toolgate's storage is overloaded; try again in 1 s." } });
+    expect(await json(list)).toEqual({
+      error: { code: "overloaded", message: "toolgate's storage is overloaded; try again in 1 s." },
+    });
     expect(ledger.calls.map((c) => c.method)).toEqual(Array(shardCount(bindings)).fill("list"));
 
     const one = await request(`/v1/calls/some-${uid()}`, { env });
-    expect([one.status, one.headers.get("retry-after"), (await json(one)).error.code]).toEqual([503, "1", "overloaded"]);
+    expect([one.status, one.headers.get("retry-after"), (await json(one)).error.code]).toEqual([
+      503,
+      "1",
+      "overloaded",
+    ]);
     const cancel = await request(`/v1/calls/some-${uid()}/cancel`, { env, body: {} });
     expect([cancel.status, (await json(cancel)).error.code]).toEqual([503, "overloaded"]);
     expect(ledger.calls.map((c) => c.method).slice(shardCount(bindings))).toEqual(["get", "cancel"]);
@@ -137,7 +170,9 @@ describe("stub errors: the object's own code throws", () => {
     const ledger = faultyNamespace(bindings.LEDGER, (method) => (method === "get" ? "bug" : undefined));
     const res = await request(`/v1/calls/some-${uid()}`, { env: { ...t.env, LEDGER: ledger.namespace } });
     expect(res.status).toBe(500);
-    expect(await json(res)).toEqual({ error: { code: "internal", message: `Internal error (request ${res.headers.get("x-request-id")}).` } });
+    expect(await json(res)).toEqual({
+      error: { code: "internal", message: `Internal error (request ${res.headers.get("x-request-id")}).` },
+    });
     expect(ledger.calls.map((c) => c.method)).toEqual(["get"]);
 
     const gates = faultyNamespace(bindings.GATES, (method) => (method === "acquire" ? "bug" : undefined));
@@ -206,7 +241,16 @@ describe("a gate alarm that throws", () => {
     const t = countedTenant("falarmx");
     const stub = gateStub(t.gate);
     // A Worker took the slot, then died: only the alarm (lease end) can free it for the waiter.
-    const ghost = await stub.acquire({ gate: t.gate, callId: "ghost", tool: "post_once", rules: { limit: 1, maxQueue: 8 }, askedAt: Date.now(), leaseMs: 1_500, pollMs: 30_000, tenant: t.name });
+    const ghost = await stub.acquire({
+      gate: t.gate,
+      callId: "ghost",
+      tool: "post_once",
+      rules: { limit: 1, maxQueue: 8 },
+      askedAt: Date.now(),
+      leaseMs: 1_500,
+      pollMs: 30_000,
+      tenant: t.name,
+    });
     expect(ghost.ok).toBe(true);
     const id = `ax-${uid()}`;
     const running = runPosts(t.env, id);
@@ -214,13 +258,16 @@ describe("a gate alarm that throws", () => {
     // a poll that arrived after the fault below would fail the call instead of waiting. A long poll's
     // deadline lies beyond what the quiet one's can.
     const inLongPoll = async () =>
-      (await isPolling(t.gate, id)) && ((await waiterDeadline(t.gate, id)) ?? 0) > Date.now() + QUIET_WAIT_MS + WAIT_GRACE_MS;
+      (await isPolling(t.gate, id)) &&
+      ((await waiterDeadline(t.gate, id)) ?? 0) > Date.now() + QUIET_WAIT_MS + WAIT_GRACE_MS;
     await eventually(inLongPoll, "the call's long poll waits at the gate");
 
     // From now on every transaction of the gate fails, so the alarm at the lease's end throws.
     const fault = await failTransactions(rawGate(t.gate), () => true);
     await eventually(async () => fault.failures() >= 2, "the alarm ran and failed", 20_000);
-    const rearmed = await runInDurableObject(rawGate(t.gate), (_i: unknown, state: DurableObjectState) => state.storage.getAlarm());
+    const rearmed = await runInDurableObject(rawGate(t.gate), (_i: unknown, state: DurableObjectState) =>
+      state.storage.getAlarm(),
+    );
     expect(rearmed, "a failed alarm leaves an alarm set").not.toBeNull();
     expect(await t.runs()).toBe(0);
 

@@ -17,7 +17,14 @@ describe("upstream faults", () => {
     const { env } = faultTenant("f5xx", {
       http: [
         { name: "get_down", description: "502s", url: `${meter}/m/${b1}?status=502`, retry: fastRetry(3), ...gated },
-        { name: "post_down", description: "500s", method: "POST", url: `${meter}/m/${b2}?status=500`, retry: fastRetry(3), ...gated },
+        {
+          name: "post_down",
+          description: "500s",
+          method: "POST",
+          url: `${meter}/m/${b2}?status=500`,
+          retry: fastRetry(3),
+          ...gated,
+        },
       ],
     });
     const { ids, records } = await callTools(env, ["get_down", {}], ["post_down", {}]);
@@ -35,15 +42,32 @@ describe("upstream faults", () => {
     const bucket = `429-${uid()}`;
     const { env } = faultTenant("f429", {
       http: [
-        { name: "get_limited", description: "429 once", url: `${api}/limited/${bucket}?after=2&retry=1`, retry: fastRetry(2), ...gated },
-        { name: "post_limited", description: "always 429", method: "POST", url: `${meter}/m/${bucket}?status=429&retry=1`, retry: fastRetry(3), ...gated },
+        {
+          name: "get_limited",
+          description: "429 once",
+          url: `${api}/limited/${bucket}?after=2&retry=1`,
+          retry: fastRetry(2),
+          ...gated,
+        },
+        {
+          name: "post_limited",
+          description: "always 429",
+          method: "POST",
+          url: `${meter}/m/${bucket}?status=429&retry=1`,
+          retry: fastRetry(3),
+          ...gated,
+        },
       ],
     });
     const started = Date.now();
     const { ids, records } = await callTools(env, ["get_limited", {}], ["post_limited", {}]);
     expect(records[0]).toMatchObject({ status: "succeeded", attempts: 2 });
     expect(Date.now() - started).toBeGreaterThanOrEqual(950); // the Retry-After of 1 s was honoured
-    expect(records[1]).toMatchObject({ status: "failed", attempts: 1, error: { code: "upstream_error", status: 429, retryAfterMs: 1000 } });
+    expect(records[1]).toMatchObject({
+      status: "failed",
+      attempts: 1,
+      error: { code: "upstream_error", status: 429, retryAfterMs: 1000 },
+    });
     expect((await arrivals(bucket)).length).toBe(1);
     await expectOneTerminalRecordEach(env, ids);
     await expectNoSlotHeld(env);
@@ -52,7 +76,16 @@ describe("upstream faults", () => {
   it("hang: the call times out at its deadline, is recorded timed_out, and the next call gets the slot", async () => {
     const { env } = faultTenant("fhang", {
       tools: ["add", "sleep"],
-      http: [{ name: "hangs", description: "never answers in time", url: `${api}/slow?ms=20000`, timeoutMs: 300, retry: fastRetry(1), concurrency: { group: "g", limit: 1 } }],
+      http: [
+        {
+          name: "hangs",
+          description: "never answers in time",
+          url: `${api}/slow?ms=20000`,
+          timeoutMs: 300,
+          retry: fastRetry(1),
+          concurrency: { group: "g", limit: 1 },
+        },
+      ],
       policies: { sleep: { concurrency: { group: "g", limit: 1 } } },
     });
     const started = Date.now();
@@ -70,8 +103,21 @@ describe("upstream faults", () => {
     const { env } = faultTenant("ftrunc", {
       http: [
         { name: "get_cut", description: "cut short", url: `${api}/truncated`, retry: fastRetry(2), ...gated },
-        { name: "post_cut", description: "cut short", method: "POST", url: `${api}/truncated`, retry: fastRetry(3), ...gated },
-        { name: "get_nobody", description: "nothing listens", url: "http://127.0.0.1:1/x", retry: fastRetry(2), ...gated },
+        {
+          name: "post_cut",
+          description: "cut short",
+          method: "POST",
+          url: `${api}/truncated`,
+          retry: fastRetry(3),
+          ...gated,
+        },
+        {
+          name: "get_nobody",
+          description: "nothing listens",
+          url: "http://127.0.0.1:1/x",
+          retry: fastRetry(2),
+          ...gated,
+        },
       ],
     });
     const { ids, messages, records } = await callTools(env, ["get_cut", {}], ["post_cut", {}], ["get_nobody", {}]);
@@ -96,7 +142,9 @@ describe("tools that throw", () => {
     });
     const fails = Array.from({ length: 8 }, (_, i): [string, unknown] => ["fail", { message: `boom ${i}` }]);
     const { ids, records } = await callTools(env, ...fails, ["flaky", { failures: 1 }], ["flaky", { failures: 5 }]);
-    expect(records.slice(0, 8).every((r) => r.status === "failed" && r.error.code === "tool_error" && r.attempts === 1)).toBe(true);
+    expect(
+      records.slice(0, 8).every((r) => r.status === "failed" && r.error.code === "tool_error" && r.attempts === 1),
+    ).toBe(true);
     expect(records.slice(8).map((r) => [r.status, r.attempts])).toEqual([
       ["succeeded", 2],
       ["failed", 3],

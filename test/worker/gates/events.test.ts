@@ -4,16 +4,26 @@ import { ADMIN_KEY, request } from "../helpers/requests";
 import { uid } from "../helpers/ledger";
 import { openSse, type Sse } from "../helpers/sse";
 
-const sleepCall = (id: string, ms: number) => ({ id, type: "function", function: { name: "sleep", arguments: JSON.stringify({ ms }) } });
+const sleepCall = (id: string, ms: number) => ({
+  id,
+  type: "function",
+  function: { name: "sleep", arguments: JSON.stringify({ ms }) },
+});
 
 it("a gate announces its holders and queue on the event stream (gate.changed)", async () => {
   const stream = await openSse(await request("/v1/events", { key: ADMIN_KEY }));
   await stream.ready();
   const ids = [`ge-${uid()}`, `ge-${uid()}`];
   // Two sequential sleeps (limit 1): while the first runs the second waits in the queue.
-  await request("/v1/calls/openai", { body: { role: "assistant", content: null, tool_calls: ids.map((id) => sleepCall(id, 300)) } });
-  const gateEvents = (frames: Sse[]) => frames.filter((f) => f.event === "gate.changed" && f.data?.gate === "demo:tool:sleep");
-  const frames = await stream.until((fs) => gateEvents(fs).some((f) => f.data.holders.length === 0 && f.data.queueDepth === 0), 8_000);
+  await request("/v1/calls/openai", {
+    body: { role: "assistant", content: null, tool_calls: ids.map((id) => sleepCall(id, 300)) },
+  });
+  const gateEvents = (frames: Sse[]) =>
+    frames.filter((f) => f.event === "gate.changed" && f.data?.gate === "demo:tool:sleep");
+  const frames = await stream.until(
+    (fs) => gateEvents(fs).some((f) => f.data.holders.length === 0 && f.data.queueDepth === 0),
+    8_000,
+  );
   await stream.close();
   const events = gateEvents(frames).map((f) => f.data);
   expect(events.length).toBeGreaterThanOrEqual(2);
@@ -28,7 +38,18 @@ it("a gate announces to the tenant its acquire names, whatever its own name hold
   // A name that does not start with the tenant: the Gate is told whose it is, it never parses its name.
   const gate = `elsewhere:tool:named-${uid()}`;
   const stub = env.GATES.get(env.GATES.idFromName(gate));
-  expect(await stub.acquire({ gate, callId: "holder", tool: "t", rules: { limit: 1, maxQueue: 4 }, askedAt: Date.now(), leaseMs: 60_000, pollMs: 1_000, tenant: "demo" })).toMatchObject({ ok: true });
+  expect(
+    await stub.acquire({
+      gate,
+      callId: "holder",
+      tool: "t",
+      rules: { limit: 1, maxQueue: 4 },
+      askedAt: Date.now(),
+      leaseMs: 60_000,
+      pollMs: 1_000,
+      tenant: "demo",
+    }),
+  ).toMatchObject({ ok: true });
   const announced = (frames: Sse[]) => frames.filter((f) => f.event === "gate.changed" && f.data?.gate === gate);
   const frames = await stream.until((fs) => announced(fs).length > 0, 4_000);
   await stream.close();

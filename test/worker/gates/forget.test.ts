@@ -38,8 +38,12 @@ describe("idle gates", () => {
 
     await idleAndAlarm(gate);
     await expect.poll(() => listed(tenant)).toEqual([]);
-    const rows = await runInDurableObject(gateStub(gate) as unknown as DurableObjectStub, (_: DurableObject, state: DurableObjectState) =>
-      state.storage.sql.exec<{ n: number }>("SELECT (SELECT COUNT(*) FROM slots) + (SELECT COUNT(*) FROM meta) AS n").one().n,
+    const rows = await runInDurableObject(
+      gateStub(gate) as unknown as DurableObjectStub,
+      (_: DurableObject, state: DurableObjectState) =>
+        state.storage.sql
+          .exec<{ n: number }>("SELECT (SELECT COUNT(*) FROM slots) + (SELECT COUNT(*) FROM meta) AS n")
+          .one().n,
     );
     expect(rows).toBe(0);
 
@@ -47,7 +51,13 @@ describe("idle gates", () => {
     const first = await hold(tenant, gate, "c2");
     await expect.poll(() => listed(tenant)).toEqual([gate]);
     const limiter = createGateLimiter(tenantGates(env, tenant));
-    const second = await limiter.acquire({ gate, callId: "c3", tool: "t", rules: { limit: 1, maxQueue: 0 }, leaseMs: 60_000 });
+    const second = await limiter.acquire({
+      gate,
+      callId: "c3",
+      tool: "t",
+      rules: { limit: 1, maxQueue: 0 },
+      leaseMs: 60_000,
+    });
     expect(second).toMatchObject({ ok: false, code: "busy" });
     await first.release();
   });

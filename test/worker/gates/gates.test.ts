@@ -29,7 +29,11 @@ const req = (gate: string, callId: string, { limit = 1, maxQueue = 10, ...over }
 
 /** The Gate object's acquire input, rules likewise beside the other fields. */
 type InputOptions = Partial<Omit<GateAcquireInput, "rules">> & Partial<GateRules>;
-const input = (gate: string, callId: string, { limit = 1, maxQueue = 10, ...over }: InputOptions = {}): GateAcquireInput => ({
+const input = (
+  gate: string,
+  callId: string,
+  { limit = 1, maxQueue = 10, ...over }: InputOptions = {},
+): GateAcquireInput => ({
   gate,
   callId,
   tool: "tool",
@@ -48,7 +52,10 @@ function okGrant(g: SlotGrant): Extract<SlotGrant, { ok: true }> {
 
 /** Wait until the gate's queue has `depth` waiters (acquire RPCs arrive asynchronously). */
 function untilQueued(gate: string, depth: number): Promise<void> {
-  return eventually(async () => (await stubOf(gate).snapshot()).queueDepth >= depth, `the queue of ${gate} reaches ${depth}`);
+  return eventually(
+    async () => (await stubOf(gate).snapshot()).queueDepth >= depth,
+    `the queue of ${gate} reaches ${depth}`,
+  );
 }
 
 describe("Gate Durable Object", () => {
@@ -71,10 +78,12 @@ describe("Gate Durable Object", () => {
     const order: string[] = [];
     const waiting: Promise<void>[] = [];
     for (const [i, id] of ["b", "c", "d", "e"].entries()) {
-      waiting.push(limiter.acquire(req(gate, id)).then(async (g) => {
-        order.push(id);
-        await okGrant(g).release();
-      }));
+      waiting.push(
+        limiter.acquire(req(gate, id)).then(async (g) => {
+          order.push(id);
+          await okGrant(g).release();
+        }),
+      );
       await untilQueued(gate, i + 1);
     }
     await first.release();
@@ -148,7 +157,10 @@ describe("Gate Durable Object", () => {
     const stub = stubOf(gate);
     await stub.acquire(input(gate, "a"));
     // b's poll ends at once and it never comes back: it leaves the queue 300 ms later, by the alarm.
-    expect(await stub.acquire(input(gate, "b", { pollMs: 5, waitGraceMs: 300 }))).toMatchObject({ code: "queued", position: 1 });
+    expect(await stub.acquire(input(gate, "b", { pollMs: 5, waitGraceMs: 300 }))).toMatchObject({
+      code: "queued",
+      position: 1,
+    });
     const deadline = await waiterDeadline(gate, "b");
     expect(await alarmOf(rawOf(gate))).toBe(deadline);
     await waitPast(deadline!);
@@ -191,7 +203,10 @@ describe("Gate Durable Object", () => {
     await evictDurableObject(stub);
     const fresh = stubOf(gate);
     expect(await fresh.snapshot()).toEqual(before);
-    expect(await fresh.acquire(input(gate, "d", { limit: 2, pollMs: 5 }))).toMatchObject({ code: "queued", position: 2 });
+    expect(await fresh.acquire(input(gate, "d", { limit: 2, pollMs: 5 }))).toMatchObject({
+      code: "queued",
+      position: 2,
+    });
     await fresh.release("a");
     // c re-attaches by call id and finds the slot it was granted while it was away.
     expect(await fresh.acquire(input(gate, "c", { limit: 2 }))).toMatchObject({ ok: true });

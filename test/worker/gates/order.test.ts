@@ -24,7 +24,8 @@ const sleepBody = (id: string, ms: number) => ({
   content: null,
   tool_calls: [{ id, type: "function", function: { name: "sleep", arguments: JSON.stringify({ ms }) } }],
 });
-const runSleep = async (id: string, ms: number) => (await json(await request("/v1/calls/openai", { body: sleepBody(id, ms) }))).calls[0];
+const runSleep = async (id: string, ms: number) =>
+  (await json(await request("/v1/calls/openai", { body: sleepBody(id, ms) }))).calls[0];
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe("a sequential gate", () => {
@@ -41,7 +42,10 @@ describe("a sequential gate", () => {
     };
     try {
       const holder = runSleep(`hold-${run}`, 1_500);
-      await eventually(() => [...pool.slots.values()].some((slot) => slot.busy), "the holder runs on a slot its isolate keeps");
+      await eventually(
+        () => [...pool.slots.values()].some((slot) => slot.busy),
+        "the holder runs on a slot its isolate keeps",
+      );
       // The load of the report (issue 27): 20 calls 40 ms apart, each sent while the earlier ones wait.
       const ids = Array.from({ length: 20 }, (_, i) => `c${String(i).padStart(2, "0")}-${run}`);
       const calls: Promise<any>[] = [];
@@ -53,7 +57,9 @@ describe("a sequential gate", () => {
       const records = await Promise.all(calls);
       expect((await holder).status).toBe("succeeded");
       expect(records.map((r) => r.status)).toEqual(ids.map(() => "succeeded"));
-      const started = [...records].sort((a, b) => a.output.structured.startedAt - b.output.structured.startedAt).map((r) => r.callId);
+      const started = [...records]
+        .sort((a, b) => a.output.structured.startedAt - b.output.structured.startedAt)
+        .map((r) => r.callId);
       expect(started).toEqual(ids);
     } finally {
       pool.admit = admit;

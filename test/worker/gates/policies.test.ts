@@ -19,7 +19,16 @@ const gateStub = (gate: string) => bindings.GATES.get(bindings.GATES.idFromName(
 /** Takes the only slot of `gate` for "holder"; release it with stub.release("holder"). */
 async function holdGate(gate: string, tenant: string) {
   const stub = gateStub(gate);
-  const held = await stub.acquire({ gate, callId: "holder", tool: "holder", rules: { limit: 1, maxQueue: 16 }, leaseMs: 60_000, askedAt: Date.now(), pollMs: 5_000, tenant });
+  const held = await stub.acquire({
+    gate,
+    callId: "holder",
+    tool: "holder",
+    rules: { limit: 1, maxQueue: 16 },
+    leaseMs: 60_000,
+    askedAt: Date.now(),
+    pollMs: 5_000,
+    tenant,
+  });
   expect(held.ok).toBe(true);
   return stub;
 }
@@ -46,7 +55,12 @@ describe("concurrency.group", () => {
       how: "set by the tenant's policies",
       tools: ["sleep", "sleep_pool"],
       group: "naps",
-      patch: { policies: { sleep: { concurrency: { limit: 1, group: "naps" } }, sleep_pool: { concurrency: { limit: 1, group: "naps" } } } },
+      patch: {
+        policies: {
+          sleep: { concurrency: { limit: 1, group: "naps" } },
+          sleep_pool: { concurrency: { limit: 1, group: "naps" } },
+        },
+      },
     },
   ];
   for (const { how, tools, group, patch } of cases) {
@@ -74,7 +88,11 @@ describe("concurrency.key", () => {
     const beta = await callTools(env, ["fixture_keyed", { resource: "beta", ms: 5 }]);
     expect(beta.records[0]).toMatchObject({ status: "succeeded" });
 
-    const running = callTools(env, ["fixture_keyed", { resource: "alpha", ms: 30 }], ["fixture_keyed", { resource: "alpha", ms: 30 }]);
+    const running = callTools(
+      env,
+      ["fixture_keyed", { resource: "alpha", ms: 30 }],
+      ["fixture_keyed", { resource: "alpha", ms: 30 }],
+    );
     await eventually(async () => (await alpha.snapshot()).queueDepth === 2, "both alpha calls wait at alpha's gate");
     const freed = Date.now();
     await alpha.release("holder");
@@ -99,7 +117,12 @@ describe("concurrency.key", () => {
       {
         name: "repo_echo",
         description: "Echo a repository name",
-        input: { type: "object", properties: { repo: { type: "string" } }, required: ["repo"], additionalProperties: false },
+        input: {
+          type: "object",
+          properties: { repo: { type: "string" } },
+          required: ["repo"],
+          additionalProperties: false,
+        },
         url: `${upstreams.httpApi}/echo/{repo}`,
         concurrency: { limit: 1, key: "/repo" },
       },
@@ -112,7 +135,10 @@ describe("concurrency.key", () => {
     await alpha.release("holder");
     const [record] = (await running).records;
     expect(record).toMatchObject({ status: "succeeded", output: { structured: { path: "/echo/alpha" } } });
-    expect((await json(await request("/v1/tools", { env }))).tools.find((t: { name: string }) => t.name === "repo_echo").policy.concurrency).toEqual({
+    expect(
+      (await json(await request("/v1/tools", { env }))).tools.find((t: { name: string }) => t.name === "repo_echo")
+        .policy.concurrency,
+    ).toEqual({
       limit: 1,
       keyed: true,
       key: "/repo",
@@ -126,7 +152,10 @@ describe("concurrency.maxWaitMs", () => {
     const { name, env } = faultTenant("maxwait", patch);
     const stub = await holdGate(`${name}:tool:sleep`, name);
     const { records } = await callTools(env, ["sleep", { ms: 5 }]);
-    expect(records[0]).toMatchObject({ attempts: 0, error: { code: "busy", message: expect.stringContaining("longest time") } });
+    expect(records[0]).toMatchObject({
+      attempts: 0,
+      error: { code: "busy", message: expect.stringContaining("longest time") },
+    });
     expect(records[0].error.retryAfterMs).toBeGreaterThan(0);
     expect(records[0].durationMs).toBeGreaterThanOrEqual(150);
     expect(records[0].output).toBeUndefined();
@@ -158,6 +187,9 @@ describe("concurrency.maxWaitMs", () => {
     await runDurableObjectAlarm(fresh as unknown as DurableObjectStub);
     expect((await fresh.snapshot()).queueDepth).toBe(0);
     // Coming back after that (a late poll) it is not queued again.
-    expect(await fresh.acquire({ ...waits, callId: "c", pollMs: 1 })).toMatchObject({ code: "busy", message: expect.stringContaining("longest time") });
+    expect(await fresh.acquire({ ...waits, callId: "c", pollMs: 1 })).toMatchObject({
+      code: "busy",
+      message: expect.stringContaining("longest time"),
+    });
   });
 });

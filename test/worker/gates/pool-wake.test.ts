@@ -24,7 +24,9 @@ const runSleep = (id: string, ms: number) => request("/v1/calls/openai", { body:
 /** Resolves with the promise's value, or fails naming `what` once `ms` have passed (a bound for hangs). */
 function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer!: ReturnType<typeof setTimeout>;
-  const bound = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: no answer in ${ms} ms`)), ms)));
+  const bound = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: no answer in ${ms} ms`)), ms)),
+  );
   return Promise.race([promise, bound]).finally(() => clearTimeout(timer));
 }
 

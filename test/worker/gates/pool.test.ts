@@ -160,7 +160,8 @@ describe("slots an isolate keeps", () => {
       Promise.all(
         Array.from({ length: 3 }, async (_, w) => {
           const out: string[] = [];
-          for (let i = 0; i < 15; i++) out.push(await counter.run(limiter, req(gate, `${name}${w}-${i}`, { rules }), 1 + (i % 3)));
+          for (let i = 0; i < 15; i++)
+            out.push(await counter.run(limiter, req(gate, `${name}${w}-${i}`, { rules }), 1 + (i % 3)));
           return out;
         }),
       );
@@ -185,7 +186,10 @@ describe("slots an isolate keeps", () => {
         calls++;
       }
     });
-    await eventually(() => calls >= 20 && keeper.pools.of(gate).slots.size === 2, "the keeping isolate holds every slot and runs calls back to back");
+    await eventually(
+      () => calls >= 20 && keeper.pools.of(gate).slots.size === 2,
+      "the keeping isolate holds every slot and runs calls back to back",
+    );
     const askedAt = Date.now();
     const grant = okGrant(await plain().acquire(req(gate, "other", { rules })));
     served = true;
@@ -275,8 +279,15 @@ describe("slots an isolate keeps", () => {
     const a = okGrant(await limiter.acquire(req(gate, "a", { rules })));
     const waiting = limiter.acquire(req(gate, "b", { rules: { ...rules, maxWaitMs: 50 } }));
     await eventually(() => pools.of(gate).waiting === 1, "b waits in the isolate");
-    expect(await waiting).toMatchObject({ ok: false, code: "busy", message: "waited the longest time its policy allows" });
-    expect(await limiter.acquire(req(gate, "c", { rules: { ...rules, maxWaitMs: 0 } }))).toMatchObject({ ok: false, code: "busy" });
+    expect(await waiting).toMatchObject({
+      ok: false,
+      code: "busy",
+      message: "waited the longest time its policy allows",
+    });
+    expect(await limiter.acquire(req(gate, "c", { rules: { ...rules, maxWaitMs: 0 } }))).toMatchObject({
+      ok: false,
+      code: "busy",
+    });
     expect(pools.of(gate).waiting).toBe(0);
     await a.release();
   });
@@ -358,7 +369,11 @@ describe("slots an isolate keeps", () => {
     const gate = freshGate();
     const pending: Promise<unknown>[] = [];
     const pools = createSlotPools();
-    const limiter = createGateLimiter(tenantGates(env, "t1"), { waitUntil: (p) => pending.push(p), pools, quietWaitMs: 20 });
+    const limiter = createGateLimiter(tenantGates(env, "t1"), {
+      waitUntil: (p) => pending.push(p),
+      pools,
+      quietWaitMs: 20,
+    });
     const a = okGrant(await limiter.acquire(req(gate, "a")));
     let told = 0;
     const b = limiter.acquire(req(gate, "b", { onQueued: () => told++ }));
@@ -371,7 +386,9 @@ describe("slots an isolate keeps", () => {
   it("never runs more than the limit with 200 concurrent acquires, and gives every slot back", async () => {
     const gate = freshGate();
     const { limiter, settled } = isolate({ lingerMs: 50 });
-    const { maxRunning, outcomes } = await loadLimiter(limiter, (i) => req(gate, `c${i}`, { rules: { limit: 4, maxQueue: 250 } }));
+    const { maxRunning, outcomes } = await loadLimiter(limiter, (i) =>
+      req(gate, `c${i}`, { rules: { limit: 4, maxQueue: 250 } }),
+    );
     expect(maxRunning).toBeLessThanOrEqual(4);
     expect(outcomes.every((o) => o === "ran")).toBe(true);
     await settled();
@@ -403,8 +420,14 @@ describe("the gate's side of a kept slot", () => {
     const gate = freshGate();
     const stub = stubOf(gate);
     const one = { rules: { limit: 1, maxQueue: 10 } };
-    expect(await stub.acquire(input(gate, "a", { ...one, isolate: "one" }))).toMatchObject({ ok: true, othersWaiting: 0 });
-    expect(await stub.acquire(input(gate, "b", { ...one, isolate: "one" }))).toMatchObject({ ok: false, code: "queued" });
+    expect(await stub.acquire(input(gate, "a", { ...one, isolate: "one" }))).toMatchObject({
+      ok: true,
+      othersWaiting: 0,
+    });
+    expect(await stub.acquire(input(gate, "b", { ...one, isolate: "one" }))).toMatchObject({
+      ok: false,
+      code: "queued",
+    });
     const own = await stub.keep({ slots: ["a"], leaseMs: 600_000, isolate: "one" });
     expect(own).toMatchObject({ queueDepth: 1, othersWaiting: 0 });
     expect(own.held[0]!.validMs).toBeGreaterThan(500_000);
@@ -413,7 +436,10 @@ describe("the gate's side of a kept slot", () => {
     expect(other.held[0]!.validMs).toBeLessThanOrEqual(600_000);
     // b's grant (to isolate one) counts c, waiting from elsewhere.
     const waiting = stub.acquire(input(gate, "b", { ...one, isolate: "one", pollMs: 5_000 }));
-    expect(await stub.acquire(input(gate, "c", { ...one, isolate: "two" }))).toMatchObject({ ok: false, code: "queued" });
+    expect(await stub.acquire(input(gate, "c", { ...one, isolate: "two" }))).toMatchObject({
+      ok: false,
+      code: "queued",
+    });
     await stub.release("a");
     expect(await waiting).toMatchObject({ ok: true, waited: true, queueDepth: 1, othersWaiting: 1 });
   });
@@ -434,7 +460,10 @@ describe("the gate's side of a kept slot", () => {
     const stub = stubOf(gate);
     await stub.acquire(input(gate, "a"));
     await stub.acquire(input(gate, "b"));
-    expect(await stub.acquire(input(gate, "c", { releases: ["a", "nobody"] }))).toMatchObject({ ok: true, queueDepth: 0 });
+    expect(await stub.acquire(input(gate, "c", { releases: ["a", "nobody"] }))).toMatchObject({
+      ok: true,
+      queueDepth: 0,
+    });
     await evictDurableObject(stub);
     expect(await holders(gate)).toEqual(["b", "c"]);
     expect(await stubOf(gate).acquire(input(gate, "d"))).toMatchObject({ ok: false, code: "queued", position: 1 });

@@ -33,7 +33,9 @@ describe("gates through the pipeline", () => {
     const hanging = latch();
     const registry = createRegistry([
       gated("ok", async () => "done"),
-      gated("boom", async () => { throw toolError("tool_error", "nope"); }),
+      gated("boom", async () => {
+        throw toolError("tool_error", "nope");
+      }),
       gated("slow", untilAborted, 30),
       gated("hang", (signal) => (hanging.open(), untilAborted(signal))),
     ]);
@@ -58,12 +60,18 @@ describe("gates over HTTP", () => {
     TOOLGATE_DEMO: "false",
   });
   const sleepCalls = (...ms: number[]) => ({
-    choices: [{
-      message: {
-        role: "assistant",
-        tool_calls: ms.map((n, i) => ({ id: `s${i}-${uid()}`, type: "function", function: { name: "sleep", arguments: JSON.stringify({ ms: n }) } })),
+    choices: [
+      {
+        message: {
+          role: "assistant",
+          tool_calls: ms.map((n, i) => ({
+            id: `s${i}-${uid()}`,
+            type: "function",
+            function: { name: "sleep", arguments: JSON.stringify({ ms: n }) },
+          })),
+        },
       },
-    }],
+    ],
   });
 
   it("GET /v1/gates shows each gate's limit, holders and queue depth (admin only)", async () => {
@@ -76,13 +84,17 @@ describe("gates over HTTP", () => {
       body = await json(await request("/v1/gates", { ...options, key: ADMIN_KEY }));
       return body.gates[0]?.holders.length > 0;
     }, "the sleep holds its slot");
-    expect((await request(`/v1/calls/${body.gates[0].holders[0].callId}/cancel`, { ...options, method: "POST" })).status).toBe(202);
+    expect(
+      (await request(`/v1/calls/${body.gates[0].holders[0].callId}/cancel`, { ...options, method: "POST" })).status,
+    ).toBe(202);
     expect(body.gates).toEqual([
       {
         gate: `${name}:tool:sleep`,
         limit: 1,
         maxQueue: 64,
-        holders: [{ callId: expect.any(String), tool: "sleep", since: expect.any(Number), expiresAt: expect.any(Number) }],
+        holders: [
+          { callId: expect.any(String), tool: "sleep", since: expect.any(Number), expiresAt: expect.any(Number) },
+        ],
         queueDepth: 0,
         queued: [],
       },

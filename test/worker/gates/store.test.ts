@@ -30,7 +30,12 @@ it("reads a gate stored before its rules were kept whole (limit and maxQueue set
     ]);
 
     // Written again, the gate keeps its rules whole, and reads back the same.
-    const saved = persist(sql, loaded, loaded.waiters.map((waiter) => ({ type: "queue", waiter })), "");
+    const saved = persist(
+      sql,
+      loaded,
+      loaded.waiters.map((waiter) => ({ type: "queue", waiter })),
+      "",
+    );
     expect(JSON.parse(saved)).toEqual({ limit: 2, maxQueue: 7 });
     const again = loadState(sql);
     expect(again.rules).toEqual(loaded.rules);

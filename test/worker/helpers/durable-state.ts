@@ -24,12 +24,18 @@ const rawGate = (gate: string) => env.GATES.get(env.GATES.idFromName(gate)) as u
 
 /** Is the call's acquire RPC held open at the gate (a long poll that only a grant or its end answers)? */
 export function isPolling(gate: string, callId: string): Promise<boolean> {
-  return runInDurableObject(rawGate(gate), (gateObject: unknown) => ((gateObject as GateInside).waiting.get(callId)?.length ?? 0) > 0);
+  return runInDurableObject(
+    rawGate(gate),
+    (gateObject: unknown) => ((gateObject as GateInside).waiting.get(callId)?.length ?? 0) > 0,
+  );
 }
 
 /** When a waiter leaves the gate's queue unless it polls again (its stored deadline), if it waits. */
 export function waiterDeadline(gate: string, callId: string): Promise<number | undefined> {
-  return runInDurableObject(rawGate(gate), (gateObject: unknown) => (gateObject as GateInside).state?.waiters.find((w) => w.callId === callId)?.deadline);
+  return runInDurableObject(
+    rawGate(gate),
+    (gateObject: unknown) => (gateObject as GateInside).state?.waiters.find((w) => w.callId === callId)?.deadline,
+  );
 }
 
 /** When the object's alarm is set for, or null. */
@@ -39,13 +45,18 @@ export function alarmOf(stub: DurableObjectStub): Promise<number | null> {
 
 /** How many requests wait inside a ledger shard for this call to change (duplicates joining it, long-polls). */
 export function waitersOn(shard: DurableObjectStub, callId: string): Promise<number> {
-  return runInDurableObject(shard, (ledger: unknown) => (ledger as LedgerInside).waiters.byKey.get(callKey(callId))?.size ?? 0);
+  return runInDurableObject(
+    shard,
+    (ledger: unknown) => (ledger as LedgerInside).waiters.byKey.get(callKey(callId))?.size ?? 0,
+  );
 }
 
 /** A call row's deadline in its shard: a running call's lease end, a pending call's approval expiry. */
 export function deadlineOf(shard: DurableObjectStub, callId: string): Promise<number | null> {
   return runInDurableObject(shard, (_ledger: unknown, state: DurableObjectState) => {
-    const rows = state.storage.sql.exec<{ deadline: number | null }>("SELECT deadline FROM calls WHERE call_id = ?", callId).toArray();
+    const rows = state.storage.sql
+      .exec<{ deadline: number | null }>("SELECT deadline FROM calls WHERE call_id = ?", callId)
+      .toArray();
     if (rows.length === 0) throw new Error(`no row for ${callId}`);
     return rows[0]!.deadline;
   });

@@ -55,5 +55,10 @@ export async function expectNoSlotHeld(env: TenantEnv): Promise<void> {
   const res = await request("/v1/gates", { env, key: ADMIN_KEY });
   expect(res.status).toBe(200);
   const { gates } = await json(res);
-  for (const gate of gates) expect({ gate: gate.gate, holders: gate.holders, queueDepth: gate.queueDepth }).toEqual({ gate: gate.gate, holders: [], queueDepth: 0 });
+  for (const gate of gates)
+    expect({ gate: gate.gate, holders: gate.holders, queueDepth: gate.queueDepth }).toEqual({
+      gate: gate.gate,
+      holders: [],
+      queueDepth: 0,
+    });
 }

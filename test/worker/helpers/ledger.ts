@@ -32,7 +32,12 @@ export function rawShardOfCall(tenant: string, callId: string): DurableObjectStu
   return shardOfCall(tenant, callId) as unknown as DurableObjectStub;
 }
 
-export function record(tenant: string, callId: string, status: CallRecord["status"], extra: Partial<CallRecord> = {}): CallRecord {
+export function record(
+  tenant: string,
+  callId: string,
+  status: CallRecord["status"],
+  extra: Partial<CallRecord> = {},
+): CallRecord {
   return {
     callId,
     tenant,
@@ -57,12 +62,31 @@ export function record(tenant: string, callId: string, status: CallRecord["statu
 export function claim(
   tenant: string,
   callId: string,
-  options: { tool?: string; policy?: ToolPolicy; args?: unknown; status?: CallToClaim["status"]; record?: Partial<CallRecord> } = {},
+  options: {
+    tool?: string;
+    policy?: ToolPolicy;
+    args?: unknown;
+    status?: CallToClaim["status"];
+    record?: Partial<CallRecord>;
+  } = {},
 ): CallToClaim {
   const name = options.tool ?? "echo";
   const status = options.status ?? "running";
-  const tool = defineTool({ name, description: name, input: v.looseObject({}), ...(options.policy ? { policy: options.policy } : {}), run: () => "" });
-  return { callId, tool, args: options.args ?? { text: "hi" }, status, approved: false, record: record(tenant, callId, status, { tool: name, ...options.record }) };
+  const tool = defineTool({
+    name,
+    description: name,
+    input: v.looseObject({}),
+    ...(options.policy ? { policy: options.policy } : {}),
+    run: () => "",
+  });
+  return {
+    callId,
+    tool,
+    args: options.args ?? { text: "hi" },
+    status,
+    approved: false,
+    record: record(tenant, callId, status, { tool: name, ...options.record }),
+  };
 }
 
 /** A tool that counts its runs and returns what the test lets it. */

@@ -12,7 +12,11 @@ export const MCP_URL = `${BASE}/mcp`;
 
 /** The demo tenant plus the conformance fixtures (progress, logging, rich content). */
 export const FIXTURE_VARS = {
-  TOOLGATE_CONFIG: JSON.stringify({ ...DEMO_CONFIG, name: "mcp-fixtures", tools: [...DEMO_CONFIG.tools, ...MCP_FIXTURE_TOOLS.map((t) => t.name)] }),
+  TOOLGATE_CONFIG: JSON.stringify({
+    ...DEMO_CONFIG,
+    name: "mcp-fixtures",
+    tools: [...DEMO_CONFIG.tools, ...MCP_FIXTURE_TOOLS.map((t) => t.name)],
+  }),
 };
 
 export interface McpTarget {
@@ -36,16 +40,27 @@ export function mcpFetch(target: McpTarget = {}): typeof fetch {
     let body: string | undefined = request.method === "POST" ? await request.text() : undefined;
     if (target.version && body?.includes('"initialize"')) {
       const message = JSON.parse(body);
-      if (message.method === "initialize") body = JSON.stringify({ ...message, params: { ...message.params, protocolVersion: target.version } });
+      if (message.method === "initialize")
+        body = JSON.stringify({ ...message, params: { ...message.params, protocolVersion: target.version } });
     }
-    const sent = new Request(request.url, { method: request.method, headers, ...(body === undefined ? {} : { body }), signal: request.signal });
+    const sent = new Request(request.url, {
+      method: request.method,
+      headers,
+      ...(body === undefined ? {} : { body }),
+      signal: request.signal,
+    });
     return target.vars ? app.request(sent, undefined, { ...env, ...target.vars }) : exports.default.fetch(sent);
   };
 }
 
 /** The official v1 SDK client (@modelcontextprotocol/sdk) connected to /mcp: 2025-11-25. */
-export async function connect(target: McpTarget = {}): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
-  const client = new Client({ name: "toolgate-test", version: "1.0.0" }, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
+export async function connect(
+  target: McpTarget = {},
+): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+  const client = new Client(
+    { name: "toolgate-test", version: "1.0.0" },
+    { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },
+  );
   const transport = new StreamableHTTPClientTransport(new URL(MCP_URL), { fetch: mcpFetch(target) });
   await client.connect(transport);
   return { client, transport };
@@ -87,7 +102,12 @@ export const modernMeta = (more: Record<string, unknown> = {}) => ({
 export function modernPost(
   method: string,
   params: Record<string, unknown> = {},
-  options: { id?: number | string; headers?: Record<string, string>; meta?: Record<string, unknown>; target?: McpTarget } = {},
+  options: {
+    id?: number | string;
+    headers?: Record<string, string>;
+    meta?: Record<string, unknown>;
+    target?: McpTarget;
+  } = {},
 ): Promise<Response> {
   const name = method === "tools/call" ? params.name : undefined;
   const headers: Record<string, string> = {

@@ -5,12 +5,17 @@ import { ADMIN_KEY, BASE } from "./requests";
 export const REDIRECT_URI = "http://127.0.0.1:9999/callback";
 
 function base64url(bytes: Uint8Array): string {
-  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
 }
 
 export async function pkce(): Promise<{ verifier: string; challenge: string }> {
   const verifier = base64url(crypto.getRandomValues(new Uint8Array(32)));
-  const challenge = base64url(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier))));
+  const challenge = base64url(
+    new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier))),
+  );
   return { verifier, challenge };
 }
 
@@ -30,7 +35,9 @@ export async function withEnv<T>(env: Record<string, unknown>, flow: () => Promi
 /** One request to the Worker under test, as a browser or an OAuth client sends it (no key added). */
 export function send(url: string, init: RequestInit = {}): Promise<Response> {
   const request = new Request(url.startsWith("http") ? url : `${BASE}${url}`, { redirect: "manual", ...init });
-  return target ? Promise.resolve(app.request(request, undefined, { ...workerEnv, ...target })) : exports.default.fetch(request);
+  return target
+    ? Promise.resolve(app.request(request, undefined, { ...workerEnv, ...target }))
+    : exports.default.fetch(request);
 }
 
 let registrations = 0;
@@ -44,7 +51,12 @@ export async function register(origin = BASE, name = "Test client"): Promise<str
   const res = await send(`${origin}/register`, {
     method: "POST",
     headers: { "content-type": "application/json", "cf-connecting-ip": address },
-    body: JSON.stringify({ client_name: name, redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: "none", grant_types: ["authorization_code", "refresh_token"] }),
+    body: JSON.stringify({
+      client_name: name,
+      redirect_uris: [REDIRECT_URI],
+      token_endpoint_auth_method: "none",
+      grant_types: ["authorization_code", "refresh_token"],
+    }),
   });
   if (res.status !== 201) throw new Error(`register answered ${res.status}: ${await res.text()}`);
   return ((await res.json()) as { client_id: string }).client_id;
@@ -62,8 +74,14 @@ export interface AuthorizeOptions {
 
 export function authorizeUrl(o: AuthorizeOptions): string {
   const origin = o.origin ?? BASE;
-  const params = new URLSearchParams({ response_type: "code", client_id: o.clientId, redirect_uri: o.redirectUri ?? REDIRECT_URI, state: "s1" });
-  if (o.challenge !== null && o.challenge !== undefined) params.set("code_challenge", o.challenge), params.set("code_challenge_method", o.method ?? "S256");
+  const params = new URLSearchParams({
+    response_type: "code",
+    client_id: o.clientId,
+    redirect_uri: o.redirectUri ?? REDIRECT_URI,
+    state: "s1",
+  });
+  if (o.challenge !== null && o.challenge !== undefined)
+    params.set("code_challenge", o.challenge), params.set("code_challenge_method", o.method ?? "S256");
   if (o.scope) params.set("scope", o.scope);
   params.set("resource", o.resource ?? `${origin}/mcp`);
   return `${origin}/authorize?${params}`;
@@ -75,12 +93,20 @@ export async function startConsent(o: AuthorizeOptions): Promise<{ handle: strin
   if (res.status !== 302) throw new Error(`authorize answered ${res.status}: ${await res.text()}`);
   const location = res.headers.get("location")!;
   const handle = decodeURIComponent(/#\/consent\/(.+)$/.exec(location)![1]!);
-  const cookie = res.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+  const cookie = res.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0])
+    .join("; ");
   return { handle, cookie };
 }
 
 /** The admin's decision on the consent page; answers where the browser goes back to. */
-export async function decide(origin: string, consent: { handle: string; cookie: string }, body: Record<string, unknown>, key = ADMIN_KEY): Promise<Response> {
+export async function decide(
+  origin: string,
+  consent: { handle: string; cookie: string },
+  body: Record<string, unknown>,
+  key = ADMIN_KEY,
+): Promise<Response> {
   return send(`${origin}/v1/oauth/consents/${encodeURIComponent(consent.handle)}`, {
     method: "POST",
     headers: { authorization: `Bearer ${key}`, cookie: consent.cookie, "content-type": "application/json" },
@@ -97,18 +123,32 @@ export interface Tokens {
 }
 
 export async function tokenRequest(origin: string, params: Record<string, string>): Promise<Response> {
-  return send(`${origin}/token`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(params).toString() });
+  return send(`${origin}/token`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams(params).toString(),
+  });
 }
 
 /** The whole flow: register, authorize with PKCE, an admin approves with `grant`, code for tokens. */
-export async function signIn(grant: Record<string, unknown> = {}, origin = BASE): Promise<{ clientId: string; tokens: Tokens }> {
+export async function signIn(
+  grant: Record<string, unknown> = {},
+  origin = BASE,
+): Promise<{ clientId: string; tokens: Tokens }> {
   const clientId = await register(origin);
   const { verifier, challenge } = await pkce();
   const consent = await startConsent({ origin, clientId, challenge, scope: "call" });
   const decided = await decide(origin, consent, { decision: "approve", ...grant });
   if (decided.status !== 200) throw new Error(`decision answered ${decided.status}: ${await decided.text()}`);
   const code = new URL(((await decided.json()) as { redirectTo: string }).redirectTo).searchParams.get("code")!;
-  const res = await tokenRequest(origin, { grant_type: "authorization_code", code, redirect_uri: REDIRECT_URI, client_id: clientId, code_verifier: verifier, resource: `${origin}/mcp` });
+  const res = await tokenRequest(origin, {
+    grant_type: "authorization_code",
+    code,
+    redirect_uri: REDIRECT_URI,
+    client_id: clientId,
+    code_verifier: verifier,
+    resource: `${origin}/mcp`,
+  });
   if (res.status !== 200) throw new Error(`token answered ${res.status}: ${await res.text()}`);
   return { clientId, tokens: (await res.json()) as Tokens };
 }

@@ -11,7 +11,12 @@ export const CALL_KEY_HASH = "06311ac15f2412fb7144a9977924f7a6a137403f1201f5bd05
 
 /** TOOLGATE_CONFIG text for a small tenant ("add" only) whose call key is CALL_KEY, with overrides. */
 export function tenantConfig(overrides: Record<string, unknown> = {}): string {
-  return JSON.stringify({ name: "acme", tools: ["add"], keys: [{ name: "k", hash: CALL_KEY_HASH, scopes: ["call"] }], ...overrides });
+  return JSON.stringify({
+    name: "acme",
+    tools: ["add"],
+    keys: [{ name: "k", hash: CALL_KEY_HASH, scopes: ["call"] }],
+    ...overrides,
+  });
 }
 
 interface Options {
@@ -32,7 +37,10 @@ export async function request(path: string, options: Options = {}): Promise<Resp
   if (key !== null) headers.authorization = `Bearer ${key}`;
   let body: BodyInit | undefined;
   if (options.body !== undefined) {
-    body = typeof options.body === "string" || options.body instanceof ReadableStream ? options.body : JSON.stringify(options.body);
+    body =
+      typeof options.body === "string" || options.body instanceof ReadableStream
+        ? options.body
+        : JSON.stringify(options.body);
     headers["content-type"] ??= "application/json";
   }
   const init: RequestInit = {

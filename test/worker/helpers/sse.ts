@@ -18,7 +18,10 @@ export async function openSse(res: Response) {
   async function until(done: (frames: Sse[]) => boolean, timeoutMs = 5_000): Promise<Sse[]> {
     const deadline = Date.now() + timeoutMs;
     while (!done(frames) && Date.now() < deadline) {
-      const chunk = await Promise.race([reader.read(), new Promise<null>((r) => setTimeout(() => r(null), deadline - Date.now()))]);
+      const chunk = await Promise.race([
+        reader.read(),
+        new Promise<null>((r) => setTimeout(() => r(null), deadline - Date.now())),
+      ]);
       if (!chunk || chunk.done) break;
       buffer += chunk.value;
       let end: number;

@@ -6,8 +6,13 @@ import { ADMIN_KEY, CALL_KEY, json, request } from "../helpers/requests";
 let names = 0;
 const uniqueName = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${++names}`;
 
-async function createKey(body: Record<string, unknown>): Promise<{ key: { id: string; name: string }; secret: string }> {
-  const res = await request("/v1/keys", { key: ADMIN_KEY, body: { scopes: ["call"], ...body, name: body.name ?? uniqueName("k") } });
+async function createKey(
+  body: Record<string, unknown>,
+): Promise<{ key: { id: string; name: string }; secret: string }> {
+  const res = await request("/v1/keys", {
+    key: ADMIN_KEY,
+    body: { scopes: ["call"], ...body, name: body.name ?? uniqueName("k") },
+  });
   expect(res.status).toBe(201);
   return json(res);
 }
@@ -31,29 +36,43 @@ describe("keys managed at runtime", () => {
     expect(listed.keys).toContainEqual(expect.objectContaining({ id: created.key.id, name, source: "runtime" }));
     expect(await status(created.secret)).toBe(200);
     expect(await status(created.secret, "/v1/tenant")).toBe(403);
-    expect(await json(await request("/v1/whoami", { key: created.secret }))).toEqual({ tenant: "demo", key: { name, scopes: ["call"] } });
+    expect(await json(await request("/v1/whoami", { key: created.secret }))).toEqual({
+      tenant: "demo",
+      key: { name, scopes: ["call"] },
+    });
   });
 
   it("is for admins only, and refuses names already taken and bad input", async () => {
     expect((await request("/v1/keys", { key: CALL_KEY })).status).toBe(403);
-    expect((await request("/v1/keys", { key: ADMIN_KEY, body: { name: "dev-call", scopes: ["call"] } })).status).toBe(409);
+    expect((await request("/v1/keys", { key: ADMIN_KEY, body: { name: "dev-call", scopes: ["call"] } })).status).toBe(
+      409,
+    );
     const { key } = await createKey({});
-    expect((await request("/v1/keys", { key: ADMIN_KEY, body: { name: key.name, scopes: ["call"] } })).status).toBe(409);
+    expect((await request("/v1/keys", { key: ADMIN_KEY, body: { name: key.name, scopes: ["call"] } })).status).toBe(
+      409,
+    );
     const bad = await request("/v1/keys", { key: ADMIN_KEY, body: { name: "x", scopes: ["root"] } });
     expect(bad.status).toBe(400);
     expect((await json(bad)).error.message).toMatch(/^scopes\.0: /);
-    const past = await request("/v1/keys", { key: ADMIN_KEY, body: { name: uniqueName("p"), scopes: ["call"], expiresAt: Date.now() - 1000 } });
+    const past = await request("/v1/keys", {
+      key: ADMIN_KEY,
+      body: { name: uniqueName("p"), scopes: ["call"], expiresAt: Date.now() - 1000 },
+    });
     expect((await json(past)).error.message).toBe("expiresAt: must be in the future");
   });
 
   it("rotates: the new secret works at once, the old one for the grace period only", async () => {
     const created = await createKey({});
-    const graced = await json(await request(`/v1/keys/${created.key.id}/rotate`, { key: ADMIN_KEY, body: { graceSeconds: 60 } }));
+    const graced = await json(
+      await request(`/v1/keys/${created.key.id}/rotate`, { key: ADMIN_KEY, body: { graceSeconds: 60 } }),
+    );
     expect(graced.secret).not.toBe(created.secret);
     expect(graced.key.previousValidUntil).toBeGreaterThan(Date.now());
     expect(await status(graced.secret)).toBe(200);
     expect(await status(created.secret)).toBe(200);
-    const now = await json(await request(`/v1/keys/${created.key.id}/rotate`, { key: ADMIN_KEY, body: { graceSeconds: 0 } }));
+    const now = await json(
+      await request(`/v1/keys/${created.key.id}/rotate`, { key: ADMIN_KEY, body: { graceSeconds: 0 } }),
+    );
     expect(await status(now.secret)).toBe(200);
     expect(await status(graced.secret)).toBe(401);
     expect(await status(created.secret)).toBe(401);
@@ -93,7 +112,13 @@ describe("keys managed at runtime", () => {
     const created = await createKey({});
     await status(created.secret);
     await expect
-      .poll(async () => (await json(await request("/v1/keys", { key: ADMIN_KEY }))).keys.find((k: { id: string }) => k.id === created.key.id)?.lastUsedAt, { timeout: 5_000 })
+      .poll(
+        async () =>
+          (await json(await request("/v1/keys", { key: ADMIN_KEY }))).keys.find(
+            (k: { id: string }) => k.id === created.key.id,
+          )?.lastUsedAt,
+        { timeout: 5_000 },
+      )
       .toEqual(expect.any(Number));
   });
 
@@ -103,27 +128,56 @@ describe("keys managed at runtime", () => {
     expect(listed.tools.map((t: { function: { name: string } }) => t.function.name).sort()).toEqual(["add", "echo"]);
     const catalog = await json(await request("/v1/tools", { key: secret }));
     expect(catalog.tools.map((t: { name: string }) => t.name).sort()).toEqual(["add", "echo"]);
-    const answer = await json(await request("/v1/calls/openai", { key: secret, body: [openai("allow-1"), openai("allow-2", "fail", { message: "x" })] }));
+    const answer = await json(
+      await request("/v1/calls/openai", {
+        key: secret,
+        body: [openai("allow-1"), openai("allow-2", "fail", { message: "x" })],
+      }),
+    );
     expect(answer.calls.map((call: { status: string }) => call.status)).toEqual(["succeeded", "denied"]);
     const headers = { accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" };
-    const init = await request("/mcp", { key: secret, headers, body: { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } } });
+    const init = await request("/mcp", {
+      key: secret,
+      headers,
+      body: {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+      },
+    });
     const session = init.headers.get("mcp-session-id")!;
-    const list = await json(await request("/mcp", { key: secret, headers: { ...headers, "mcp-session-id": session }, body: { jsonrpc: "2.0", id: 2, method: "tools/list" } }));
+    const list = await json(
+      await request("/mcp", {
+        key: secret,
+        headers: { ...headers, "mcp-session-id": session },
+        body: { jsonrpc: "2.0", id: 2, method: "tools/list" },
+      }),
+    );
     expect(list.result.tools.map((t: { name: string }) => t.name).sort()).toEqual(["add", "echo"]);
   });
 
   it("rate-limits a key across isolates: 429 with Retry-After for a lone call, busy results in a batch", async () => {
     const lone = await createKey({ ratePerMinute: 2 });
-    for (const id of ["rate-1", "rate-2"]) expect((await request("/v1/calls/openai", { key: lone.secret, body: [openai(`${id}-${lone.key.id}`)] })).status).toBe(200);
+    for (const id of ["rate-1", "rate-2"])
+      expect(
+        (await request("/v1/calls/openai", { key: lone.secret, body: [openai(`${id}-${lone.key.id}`)] })).status,
+      ).toBe(200);
     const over = await request("/v1/calls/openai", { key: lone.secret, body: [openai(`rate-3-${lone.key.id}`)] });
     expect(over.status).toBe(429);
     const seconds = Number(over.headers.get("retry-after"));
     expect(seconds).toBeGreaterThanOrEqual(1);
     expect(seconds).toBeLessThanOrEqual(30);
-    expect((await json(over)).calls[0]).toMatchObject({ status: "failed", error: { code: "busy", retryAfterMs: expect.any(Number) } });
+    expect((await json(over)).calls[0]).toMatchObject({
+      status: "failed",
+      error: { code: "busy", retryAfterMs: expect.any(Number) },
+    });
 
     const batch = await createKey({ ratePerMinute: 2 });
-    const res = await request("/v1/calls/openai", { key: batch.secret, body: ["b1", "b2", "b3"].map((id) => openai(`${id}-${batch.key.id}`)) });
+    const res = await request("/v1/calls/openai", {
+      key: batch.secret,
+      body: ["b1", "b2", "b3"].map((id) => openai(`${id}-${batch.key.id}`)),
+    });
     expect(res.status).toBe(200);
     const statuses = (await json(res)).calls.map((call: { status: string }) => call.status).sort();
     expect(statuses).toEqual(["failed", "succeeded", "succeeded"]);
@@ -132,10 +186,25 @@ describe("keys managed at runtime", () => {
   it("keeps an MCP session opened with a key across its rotation", async () => {
     const created = await createKey({});
     const headers = { accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" };
-    const init = await request("/mcp", { key: created.secret, headers, body: { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } } });
+    const init = await request("/mcp", {
+      key: created.secret,
+      headers,
+      body: {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+      },
+    });
     const session = init.headers.get("mcp-session-id")!;
-    const rotated = await json(await request(`/v1/keys/${created.key.id}/rotate`, { key: ADMIN_KEY, body: { graceSeconds: 0 } }));
-    const ping = await request("/mcp", { key: rotated.secret, headers: { ...headers, "mcp-session-id": session }, body: { jsonrpc: "2.0", id: 2, method: "ping" } });
+    const rotated = await json(
+      await request(`/v1/keys/${created.key.id}/rotate`, { key: ADMIN_KEY, body: { graceSeconds: 0 } }),
+    );
+    const ping = await request("/mcp", {
+      key: rotated.secret,
+      headers: { ...headers, "mcp-session-id": session },
+      body: { jsonrpc: "2.0", id: 2, method: "ping" },
+    });
     expect(ping.status).toBe(200);
   });
 });

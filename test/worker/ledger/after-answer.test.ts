@@ -58,7 +58,12 @@ function lookupTool() {
 /** One request of the isolate: its own journal and waitUntil, whose promises the test can await. */
 function request(tenant: string, ledger: LedgerAddress, more: Partial<LedgerJournalOptions> = {}) {
   const kept: Promise<unknown>[] = [];
-  const journal = createLedgerJournal({ ledger, readOnlyRecords: "after-answer", waitUntil: (p) => kept.push(p), ...more });
+  const journal = createLedgerJournal({
+    ledger,
+    readOnlyRecords: "after-answer",
+    waitUntil: (p) => kept.push(p),
+    ...more,
+  });
   return { journal, tenant, done: () => Promise.all(kept) };
 }
 
@@ -81,9 +86,15 @@ describe("read-only records after the answer", () => {
 
     arrive.open();
     await req.done();
-    expect((await shard.get("a1", null))?.record).toMatchObject({ callId: "a1", status: "succeeded", args: { q: "weather" } });
+    expect((await shard.get("a1", null))?.record).toMatchObject({
+      callId: "a1",
+      status: "succeeded",
+      args: { q: "weather" },
+    });
     const { events } = await shard.events(0, 0, null);
-    expect(events.filter((event) => (event.data as { callId?: string }).callId === "a1").map((event) => event.type)).toEqual(["call.started", "call.finished"]);
+    expect(
+      events.filter((event) => (event.data as { callId?: string }).callId === "a1").map((event) => event.type),
+    ).toEqual(["call.started", "call.finished"]);
   });
 
   it("groups the records of the isolate's requests answered within recordDelayMs into one round trip", async () => {
@@ -91,7 +102,9 @@ describe("read-only records after the answer", () => {
     const { ledger, groups } = watchedLedger(tenant);
     const { registry } = lookupTool();
     // Ids on one shard, answered one request after another: each answer comes before the group leaves.
-    const ids = Array.from({ length: 40 }, (_, i) => `b${i}`).filter((id) => shardOf(id, SHARDS) === 0).slice(0, 5);
+    const ids = Array.from({ length: 40 }, (_, i) => `b${i}`)
+      .filter((id) => shardOf(id, SHARDS) === 0)
+      .slice(0, 5);
     const requests = ids.map(() => request(tenant, ledger, { recordDelayMs: 1_000 }));
     for (const [i, id] of ids.entries()) {
       const result = await executeCall(call(id, `q${i}`), { registry, tenant, journal: requests[i]!.journal });
@@ -111,13 +124,25 @@ describe("read-only records after the answer", () => {
     const first = request(tenant, ledger, { key: "k1" });
     const answered = await executeCall(call("c1", "x"), { registry, tenant, journal: first.journal });
 
-    const again = await executeCall(call("c1", "x"), { registry, tenant, journal: request(tenant, ledger, { key: "k1" }).journal });
+    const again = await executeCall(call("c1", "x"), {
+      registry,
+      tenant,
+      journal: request(tenant, ledger, { key: "k1" }).journal,
+    });
     expect(again.record.replay).toBe(true);
     expect(again.ok && resultText(again)).toBe(answered.ok ? resultText(answered) : "");
-    const other = await executeCall(call("c1", "y"), { registry, tenant, journal: request(tenant, ledger, { key: "k1" }).journal });
+    const other = await executeCall(call("c1", "y"), {
+      registry,
+      tenant,
+      journal: request(tenant, ledger, { key: "k1" }).journal,
+    });
     expect(!other.ok && other.error.code).toBe("conflict");
     expect(!other.ok && other.error.message).toContain("already used");
-    const otherKey = await executeCall(call("c1", "x"), { registry, tenant, journal: request(tenant, ledger, { key: "k2" }).journal });
+    const otherKey = await executeCall(call("c1", "x"), {
+      registry,
+      tenant,
+      journal: request(tenant, ledger, { key: "k2" }).journal,
+    });
     expect(!otherKey.ok && otherKey.error.message).toContain("already taken");
     expect(state.runs).toBe(1);
 

@@ -21,7 +21,11 @@ interface Outcome {
 }
 
 /** Runs the commits in a real shard's storage, noting the first words of each statement each one runs. */
-function commits(tenant: string, inputs: { record: CallRecord; argsHash: string }[], after?: (sql: SqlStorage, callId: string) => Partial<Outcome>) {
+function commits(
+  tenant: string,
+  inputs: { record: CallRecord; argsHash: string }[],
+  after?: (sql: SqlStorage, callId: string) => Partial<Outcome>,
+) {
   return runInDurableObject(rawShardOfCall(tenant, "any"), (_: DurableObject, state: DurableObjectState): Outcome => {
     const real = state.storage.sql;
     let seen: string[] = [];
@@ -84,7 +88,8 @@ describe("a committed record's statements", () => {
   it("keeps the full output of a record over the row cap when the same id is committed again", async () => {
     const tenant = `cs-${uid()}`;
     const id = `c-${uid()}`;
-    const big = (text: string) => record(tenant, id, "succeeded", { output: { content: [{ type: "text", text: text.repeat(70_000) }] } });
+    const big = (text: string) =>
+      record(tenant, id, "succeeded", { output: { content: [{ type: "text", text: text.repeat(70_000) }] } });
     const { kinds, stored } = await commits(
       tenant,
       [
@@ -101,26 +106,36 @@ describe("a committed record's statements", () => {
 describe("a group of writes", () => {
   it("is stored in one transaction, and one per write when a write of it throws", async () => {
     const tenant = `cs-${uid()}`;
-    const commitOf = (rec: CallRecord) => ({ op: "commit" as const, input: { record: rec, argsHash: `h-${rec.callId}`, key: null } });
+    const commitOf = (rec: CallRecord) => ({
+      op: "commit" as const,
+      input: { record: rec, argsHash: `h-${rec.callId}`, key: null },
+    });
     const ok = [0, 1, 2].map((i) => commitOf(record(tenant, `g${i}-${uid()}`, "succeeded")));
     // commit() refuses a record that is not terminal: that write throws.
     const bad = commitOf(record(tenant, `bad-${uid()}`, "running"));
-    const result = await runInDurableObject(rawShardOfCall(tenant, "any"), (instance: DurableObject, state: DurableObjectState) => {
-      const ledger = instance as unknown as Ledger;
-      const storage = state.storage;
-      const run = storage.transactionSync;
-      let transactions = 0;
-      storage.transactionSync = <T>(closure: () => T): T => (transactions++, run.call(storage, closure) as T);
-      try {
-        const whole = ledger.writeMany(ok);
-        const good = transactions;
-        transactions = 0;
-        const mixed = ledger.writeMany([commitOf(record(tenant, `m0-${uid()}`, "succeeded")), bad, commitOf(record(tenant, `m1-${uid()}`, "succeeded"))]);
-        return { whole: whole.map((o) => o.kind), good, mixed: mixed.map((o) => o.kind), withBad: transactions };
-      } finally {
-        storage.transactionSync = run;
-      }
-    });
+    const result = await runInDurableObject(
+      rawShardOfCall(tenant, "any"),
+      (instance: DurableObject, state: DurableObjectState) => {
+        const ledger = instance as unknown as Ledger;
+        const storage = state.storage;
+        const run = storage.transactionSync;
+        let transactions = 0;
+        storage.transactionSync = <T>(closure: () => T): T => (transactions++, run.call(storage, closure) as T);
+        try {
+          const whole = ledger.writeMany(ok);
+          const good = transactions;
+          transactions = 0;
+          const mixed = ledger.writeMany([
+            commitOf(record(tenant, `m0-${uid()}`, "succeeded")),
+            bad,
+            commitOf(record(tenant, `m1-${uid()}`, "succeeded")),
+          ]);
+          return { whole: whole.map((o) => o.kind), good, mixed: mixed.map((o) => o.kind), withBad: transactions };
+        } finally {
+          storage.transactionSync = run;
+        }
+      },
+    );
     expect(result.whole).toEqual(["new", "new", "new"]);
     expect(result.good).toBe(1);
     // The group's transaction, rolled back; then one per write (the failing one is tried twice, see transact.ts).

@@ -27,7 +27,9 @@ function lookupTool(opts: { readOnly?: boolean; hold?: (run: number) => Promise<
         if (ms > 0) {
           await new Promise<void>((resolve, reject) => {
             const timer = setTimeout(resolve, ms);
-            ctx.signal.addEventListener("abort", () => (clearTimeout(timer), reject(ctx.signal.reason)), { once: true });
+            ctx.signal.addEventListener("abort", () => (clearTimeout(timer), reject(ctx.signal.reason)), {
+              once: true,
+            });
           });
         }
         return `${q} (run ${run})`;
@@ -54,7 +56,9 @@ describe("deferred claims of read-only calls", () => {
     const entry = await shard.get("r1", null);
     expect(entry?.record).toMatchObject({ callId: "r1", tool: "lookup", status: "succeeded", args: { q: "weather" } });
     const { events } = await shard.events(0, 0, null);
-    const mine = events.filter((event) => (event.data as { callId?: string }).callId === "r1").map((event) => event.type);
+    const mine = events
+      .filter((event) => (event.data as { callId?: string }).callId === "r1")
+      .map((event) => event.type);
     expect(mine).toEqual(["call.started", "call.finished"]);
 
     const again = await executeCall(call("r1", { q: "weather" }), { ...options, journal: journal(tenant) });
@@ -82,7 +86,9 @@ describe("deferred claims of read-only calls", () => {
     const { tool } = lookupTool();
     const registry = createRegistry([tool]);
     const results = await Promise.all(
-      Array.from({ length: 4 }, () => executeCall(call("r3", { q: "same", ms: 30 }), { registry, tenant, journal: journal(tenant) })),
+      Array.from({ length: 4 }, () =>
+        executeCall(call("r3", { q: "same", ms: 30 }), { registry, tenant, journal: journal(tenant) }),
+      ),
     );
     const stored = await shardOfCall(tenant, "r3").get("r3", null);
     const storedText = stored?.record.output?.content[0];
@@ -114,7 +120,10 @@ describe("deferred claims of read-only calls", () => {
     const registry = createRegistry([tool]);
     const slow = executeCall(call("r5", { q: "x" }), { registry, tenant, journal: journal(tenant, { deferMs: 20 }) });
     const shard = shardOfCall(tenant, "r5");
-    await eventually(async () => (await shard.get("r5", null))?.record.status === "running", "the slow call is claimed");
+    await eventually(
+      async () => (await shard.get("r5", null))?.record.status === "running",
+      "the slow call is claimed",
+    );
     // Same id and arguments while the first is claimed: this run ends first, then joins the claimed one.
     const pending = executeCall(call("r5", { q: "x" }), { registry, tenant, journal: journal(tenant) });
     await eventually(() => state.runs === 2 && state.active === 1, "the duplicate's own run has ended");

@@ -13,13 +13,18 @@ const commitOf = (rec: CallRecord) => ({ record: rec, argsHash: `h-${rec.callId}
 
 async function eventsOf(tenant: string, callId: string) {
   const { events } = await shardOfCall(tenant, callId).events(0, 0, null);
-  return events.filter((event) => (event.data as { callId?: string }).callId === callId).map((event) => event.data as Record<string, unknown>);
+  return events
+    .filter((event) => (event.data as { callId?: string }).callId === callId)
+    .map((event) => event.data as Record<string, unknown>);
 }
 
 describe("a committed record's events", () => {
   const sizes: [string, Partial<CallRecord>][] = [
     ["a small record", { output: { content: [{ type: "text", text: "7" }] } }],
-    ["a record over the event cap (8,000)", { args: { text: "a".repeat(3_000) }, output: { content: [{ type: "text", text: "b".repeat(20_000) }] } }],
+    [
+      "a record over the event cap (8,000)",
+      { args: { text: "a".repeat(3_000) }, output: { content: [{ type: "text", text: "b".repeat(20_000) }] } },
+    ],
     ["a record over the row cap (64,000)", { output: { content: [{ type: "text", text: "c".repeat(70_000) }] } }],
     ["a record without arguments", { args: undefined, output: { content: [{ type: "text", text: "ok" }] } }],
   ];
@@ -34,8 +39,12 @@ describe("a committed record's events", () => {
       const at = started!.at as number;
       const shown = eventRecord(rec);
       const args = (shown as unknown as CallRecord).args ?? null;
-      expect(started).toEqual(JSON.parse(JSON.stringify(callEvent("call.started", rec, "k1", at, { args, attempt: 1 }))));
-      expect(finished).toEqual(JSON.parse(JSON.stringify(callEvent("call.finished", rec, "k1", at, { record: shown }))));
+      expect(started).toEqual(
+        JSON.parse(JSON.stringify(callEvent("call.started", rec, "k1", at, { args, attempt: 1 }))),
+      );
+      expect(finished).toEqual(
+        JSON.parse(JSON.stringify(callEvent("call.finished", rec, "k1", at, { record: shown }))),
+      );
     });
   }
 });
@@ -48,7 +57,12 @@ describe("appendEventRows", () => {
       const sql = state.storage.sql;
       const limit = 10;
       const row = (n: number) => ({ type: "call.started", key: null, json: JSON.stringify({ n }) });
-      const count = () => sql.exec<{ n: number; low: number; high: number }>("SELECT COUNT(*) AS n, MIN(id) AS low, MAX(id) AS high FROM events").one();
+      const count = () =>
+        sql
+          .exec<{ n: number; low: number; high: number }>(
+            "SELECT COUNT(*) AS n, MIN(id) AS low, MAX(id) AS high FROM events",
+          )
+          .one();
       const base = sql.exec<{ id: number | null }>("SELECT max(id) AS id FROM events").one().id ?? 0;
       // Pairs from an even start: the multiple of 64 is the second of its pair; then from an odd start: the first.
       const seen: { n: number; low: number; high: number }[] = [];
@@ -59,7 +73,9 @@ describe("appendEventRows", () => {
       appendEventRows(sql, [row(++next)], limit);
       for (let i = 0; i < 40; i++) appendEventRows(sql, [row(++next), row(++next)], limit);
       seen.push(count());
-      const last = JSON.parse(sql.exec<{ data: string }>("SELECT data FROM events ORDER BY id DESC LIMIT 1").one().data) as { n: number };
+      const last = JSON.parse(
+        sql.exec<{ data: string }>("SELECT data FROM events ORDER BY id DESC LIMIT 1").one().data,
+      ) as { n: number };
       return { seen, last: last.n, next };
     });
     for (const { n, low, high } of counts.seen) {

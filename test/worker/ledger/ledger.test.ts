@@ -49,9 +49,14 @@ describe("idempotency by call id", () => {
     const { tool, state } = countingTool();
     const registry = createRegistry([tool]);
     // No watch long-poll (it would wait on the shard too): the shard's waiters are the duplicates alone.
-    const runs = Array.from({ length: 5 }, () => executeCall(call("dup", "wait-a-bit"), { registry, tenant, journal: journal(tenant, { watchDelayMs: 60_000 }) }));
+    const runs = Array.from({ length: 5 }, () =>
+      executeCall(call("dup", "wait-a-bit"), { registry, tenant, journal: journal(tenant, { watchDelayMs: 60_000 }) }),
+    );
     await eventually(() => state.release !== undefined, "one of them runs the tool");
-    await eventually(async () => (await waitersOn(rawShardOfCall(tenant, "dup"), "dup")) === 4, "the four others wait for it in the shard");
+    await eventually(
+      async () => (await waitersOn(rawShardOfCall(tenant, "dup"), "dup")) === 4,
+      "the four others wait for it in the shard",
+    );
     state.release!();
     const results = await Promise.all(runs);
     expect(state.runs).toBe(1);
@@ -62,7 +67,11 @@ describe("idempotency by call id", () => {
   it("runs the same id twice in one batch once", async () => {
     const tenant = `t-${uid()}`;
     const { tool, state } = countingTool();
-    const results = await executeBatch([call("twice", "x"), call("twice", "x")], { registry: createRegistry([tool]), tenant, journal: journal(tenant) });
+    const results = await executeBatch([call("twice", "x"), call("twice", "x")], {
+      registry: createRegistry([tool]),
+      tenant,
+      journal: journal(tenant),
+    });
     expect(state.runs).toBe(1);
     expect(results.map((result) => [result.ok, result.record.replay ?? false])).toEqual([
       [true, false],
@@ -105,7 +114,9 @@ describe("a call whose runner vanished", () => {
     const tenant = `t-${uid()}`;
     const { tool, state } = countingTool("echo", { idempotent: true });
     const registry = createRegistry([tool]);
-    await journal(tenant, { leaseMs: 30, watchDelayMs: 60_000 }).begin(claim(tenant, "idem", { policy: { idempotent: true }, args: { text: "again" } }));
+    await journal(tenant, { leaseMs: 30, watchDelayMs: 60_000 }).begin(
+      claim(tenant, "idem", { policy: { idempotent: true }, args: { text: "again" } }),
+    );
     await untilDeadline(rawShardOfCall(tenant, "idem"), "idem");
     await runDurableObjectAlarm(rawShardOfCall(tenant, "idem"));
     expect((await shardOfCall(tenant, "idem").get("idem", null))?.record.status).toBe("unknown");
@@ -118,7 +129,11 @@ describe("a call whose runner vanished", () => {
     const tenant = `t-${uid()}`;
     const { tool, state } = countingTool();
     const registry = createRegistry([tool]);
-    const running = executeCall(call("long", "wait"), { registry, tenant, journal: journal(tenant, { leaseMs: 600, watchDelayMs: 0 }) });
+    const running = executeCall(call("long", "wait"), {
+      registry,
+      tenant,
+      journal: journal(tenant, { leaseMs: 600, watchDelayMs: 0 }),
+    });
     await eventually(() => state.release !== undefined, "the tool runs");
     // Past the end of the lease the claim took: only renewals keep the call from the alarm.
     await untilDeadline(rawShardOfCall(tenant, "long"), "long");
@@ -135,7 +150,11 @@ describe("cancel from anywhere", () => {
     const tenant = `t-${uid()}`;
     const { tool, state } = countingTool();
     const registry = createRegistry([tool]);
-    const running = executeCall(call("cx", "wait"), { registry, tenant, journal: journal(tenant, { watchDelayMs: 0 }) });
+    const running = executeCall(call("cx", "wait"), {
+      registry,
+      tenant,
+      journal: journal(tenant, { watchDelayMs: 0 }),
+    });
     await eventually(() => state.release !== undefined, "the tool runs");
     const outcome = await shardOfCall(tenant, "cx").cancel("cx", null);
     expect(outcome.ok && outcome.state).toBe("requested");

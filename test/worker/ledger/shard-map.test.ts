@@ -16,14 +16,17 @@ import { countingTool, tune, uid } from "../helpers/ledger";
 
 const FIRST_SHARDS = 2;
 const bindings = { LEDGER: env.LEDGER, LEDGER_SHARDS: FIRST_SHARDS };
-const addressIn = (tenant: string, cache: MapCache, ns: LedgerNamespace = env.LEDGER) => tenantLedger({ ...bindings, LEDGER: ns }, tenant, cache);
-const journalIn = (tenant: string, cache: MapCache, ns?: LedgerNamespace) => createLedgerJournal({ ledger: addressIn(tenant, cache, ns) });
+const addressIn = (tenant: string, cache: MapCache, ns: LedgerNamespace = env.LEDGER) =>
+  tenantLedger({ ...bindings, LEDGER: ns }, tenant, cache);
+const journalIn = (tenant: string, cache: MapCache, ns?: LedgerNamespace) =>
+  createLedgerJournal({ ledger: addressIn(tenant, cache, ns) });
 const call = (id: string, text: string, name = "echo") => ({ id, name, arguments: JSON.stringify({ text }) });
 
 /** `count` ids whose shard under `from` shards differs from the one under `to`: each would be lost by a plain remap. */
 function movingIds(prefix: string, count: number, from: number, to: number): string[] {
   const ids: string[] = [];
-  for (let i = 0; ids.length < count; i++) if (shardOf(`${prefix}${i}`, from) !== shardOf(`${prefix}${i}`, to)) ids.push(`${prefix}${i}`);
+  for (let i = 0; ids.length < count; i++)
+    if (shardOf(`${prefix}${i}`, from) !== shardOf(`${prefix}${i}`, to)) ids.push(`${prefix}${i}`);
   return ids;
 }
 
@@ -50,14 +53,18 @@ describe("changing a live tenant's shard count", () => {
     const { tool, state } = countingTool();
     const lookup = countingTool("lookup", { readOnly: true });
     const registry = createRegistry([tool, lookup.tool]);
-    const run = (id: string, text: string, name = "echo") => executeCall(call(id, text, name), { registry, tenant, journal: journalIn(tenant, cache) });
+    const run = (id: string, text: string, name = "echo") =>
+      executeCall(call(id, text, name), { registry, tenant, journal: journalIn(tenant, cache) });
 
     const old = movingIds("old-", 6, 2, 5);
     const oldReads = movingIds("read-", 3, 2, 5);
     for (const id of old) expect((await run(id, id)).ok).toBe(true);
     for (const id of oldReads) expect((await run(id, id, "lookup")).ok).toBe(true);
     const map = await changeShards(tenant, 5, cache);
-    expect(map.versions.map((v) => [v.version, v.shards])).toEqual([[2, 5], [1, 2]]);
+    expect(map.versions.map((v) => [v.version, v.shards])).toEqual([
+      [2, 5],
+      [1, 2],
+    ]);
 
     for (const id of old) {
       const again = await run(id, id);
@@ -133,7 +140,8 @@ describe("changing a live tenant's shard count", () => {
     await change;
 
     expect(state.runs).toBe(ids.length + atPublication.length);
-    for (const result of results) expect(result.ok && result.output.content).toEqual([{ type: "text", text: `echo ${result.record.callId}` }]);
+    for (const result of results)
+      expect(result.ok && result.output.content).toEqual([{ type: "text", text: `echo ${result.record.callId}` }]);
     for (const id of [...ids, ...atPublication]) expect((await holders(tenant, id)).length, id).toBe(1);
   });
 
@@ -159,7 +167,9 @@ describe("changing a live tenant's shard count", () => {
     expect(state.runs).toBe(all.length);
     // Listed once each across the widest version's shards.
     const address = addressIn(tenant, cache);
-    const listed = (await Promise.all((await address.all()).map((shard) => shard().list({ viewer: null, limit: 100 })))).flat();
+    const listed = (
+      await Promise.all((await address.all()).map((shard) => shard().list({ viewer: null, limit: 100 })))
+    ).flat();
     expect(listed.map((entry) => entry.record.callId).sort()).toEqual([...all].sort());
 
     // Version 1's records that neither 5 nor 3 places keep it.
@@ -196,7 +206,8 @@ describe("changing a live tenant's shard count", () => {
     const cache = createMapCache();
     const { tool } = countingTool();
     const registry = createRegistry([tool]);
-    const run = (id: string) => executeCall(call(id, id), { registry, tenant, journal: journalIn(tenant, cache, counting) });
+    const run = (id: string) =>
+      executeCall(call(id, id), { registry, tenant, journal: journalIn(tenant, cache, counting) });
 
     await run("before");
     expect(reads.holds).toBe(0);

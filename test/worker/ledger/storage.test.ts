@@ -14,7 +14,9 @@ describe("large results", () => {
     const begin = claim(tenant, "huge");
     const j = journal(tenant);
     await j.begin(begin);
-    await j.finish(record(tenant, "huge", "succeeded", { output: { content: [{ type: "text", text }], structured: { n: 1 } } }));
+    await j.finish(
+      record(tenant, "huge", "succeeded", { output: { content: [{ type: "text", text }], structured: { n: 1 } } }),
+    );
 
     const ledger = shardOfCall(tenant, "huge");
     const entry = await ledger.get("huge", null);
@@ -49,15 +51,20 @@ describe("retention", () => {
     const base = Date.now() - 10_000;
     for (let i = 0; i < 5; i++) {
       const output = i === 0 ? { content: [{ type: "text" as const, text: "q".repeat(100_000) }] } : undefined;
-      await shard.record(record(tenant, `r${i}`, "failed", { startedAt: base + i, ...(output ? { output } : {}) }), null);
+      await shard.record(
+        record(tenant, `r${i}`, "failed", { startedAt: base + i, ...(output ? { output } : {}) }),
+        null,
+      );
     }
     expect(await shard.result("r0", null, 0, 10)).not.toBe("not_found");
     expect(await runDurableObjectAlarm(rawShard(tenant, 0))).toBe(true);
     const left = await shard.list({ limit: 10, viewer: null });
     expect(left.map((entry) => entry.record.callId)).toEqual(["r4", "r3", "r2"]);
     expect(await shard.result("r0", null, 0, 10)).toBe("not_found");
-    const chunks = await runInDurableObject(rawShard(tenant, 0), (_, state) =>
-      state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM blobs WHERE call_id = 'r0'").one().n,
+    const chunks = await runInDurableObject(
+      rawShard(tenant, 0),
+      (_, state) =>
+        state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM blobs WHERE call_id = 'r0'").one().n,
     );
     expect(chunks).toBe(0);
   });
@@ -79,13 +86,24 @@ describe("eviction", () => {
   it("keeps a parked call's arguments and the event ids across eviction", async () => {
     const tenant = `t-${uid()}`;
     const args = { to: "dan", text: "secret plan" };
-    await journal(tenant).begin(claim(tenant, "park", { tool: "send_message", status: "pending", args, record: { args: { to: "dan", text: "***" } } }));
+    await journal(tenant).begin(
+      claim(tenant, "park", {
+        tool: "send_message",
+        status: "pending",
+        args,
+        record: { args: { to: "dan", text: "***" } },
+      }),
+    );
     const ledger = shardOfCall(tenant, "park");
     const before = await ledger.events(0, 0, null);
     await evictDurableObject(rawShardOfCall(tenant, "park"));
 
     const decided = await ledger.decide("park", "approve", undefined, 60_000);
-    expect(decided.ok && decided.decision === "approve" && decided.approved.call).toEqual({ id: "park", name: "send_message", arguments: args });
+    expect(decided.ok && decided.decision === "approve" && decided.approved.call).toEqual({
+      id: "park",
+      name: "send_message",
+      arguments: args,
+    });
     const after = await ledger.events(before.last, 0, null);
     expect(after.events.map((e) => e.type)).toEqual(["approval.decided"]);
     expect(after.events[0]!.id).toBeGreaterThan(before.last);
@@ -104,7 +122,10 @@ describe("schema migration", () => {
       for (const table of ["calls", "events", "tokens"]) sql.exec(`ALTER TABLE ${table} DROP COLUMN key_name`);
       sql.exec("UPDATE ledger_meta SET value = 1 WHERE key = 'schema'");
       const stored = JSON.stringify(record(tenant, "old", "succeeded"));
-      sql.exec("INSERT INTO calls (call_id, tool, args_hash, status, started_at, updated_at, record) VALUES ('old', 'echo', 'h', 'succeeded', 1, 1, ?)", stored);
+      sql.exec(
+        "INSERT INTO calls (call_id, tool, args_hash, status, started_at, updated_at, record) VALUES ('old', 'echo', 'h', 'succeeded', 1, 1, ?)",
+        stored,
+      );
 
       migrate(state.storage);
       migrate(state.storage);
@@ -112,15 +133,27 @@ describe("schema migration", () => {
       sql.exec("UPDATE ledger_meta SET value = 1 WHERE key = 'schema'");
       migrate(state.storage);
       const ledger = instance as unknown as Ledger;
-      const columns = (table: string) => sql.exec<{ name: string }>("SELECT name FROM pragma_table_info(?)", table).toArray().map((c) => c.name);
-      return { columns: ["calls", "events", "tokens"].map((t) => columns(t).includes("key_name")), asAdmin: ledger.list({ limit: 5, viewer: null }), asKey: ledger.list({ limit: 5, viewer: "k" }) };
+      const columns = (table: string) =>
+        sql
+          .exec<{ name: string }>("SELECT name FROM pragma_table_info(?)", table)
+          .toArray()
+          .map((c) => c.name);
+      return {
+        columns: ["calls", "events", "tokens"].map((t) => columns(t).includes("key_name")),
+        asAdmin: ledger.list({ limit: 5, viewer: null }),
+        asKey: ledger.list({ limit: 5, viewer: "k" }),
+      };
     });
     expect(old.columns).toEqual([true, true, true]);
     expect(old.asAdmin.map((e) => [e.record.callId, e.key])).toEqual([["old", null]]);
     expect(old.asKey).toEqual([]);
     // The migrated shard takes new calls with their key.
-    await tenantLedger(env, tenant).shard(0).record(record(tenant, "new", "failed"), "k");
-    expect((await tenantLedger(env, tenant).shard(0).list({ limit: 5, viewer: "k" })).map((e) => e.record.callId)).toEqual(["new"]);
+    await tenantLedger(env, tenant)
+      .shard(0)
+      .record(record(tenant, "new", "failed"), "k");
+    expect(
+      (await tenantLedger(env, tenant).shard(0).list({ limit: 5, viewer: "k" })).map((e) => e.record.callId),
+    ).toEqual(["new"]);
   });
 });
 

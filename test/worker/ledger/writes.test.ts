@@ -11,7 +11,11 @@ import { countingTool, journal, record, shardOfCall, uid } from "../helpers/ledg
  * Group commit (worker/ledger-writes.ts): a shard's writes from one isolate travel together in one
  * writeMany() round trip to the real Ledger object; the stub here only counts the groups it carries.
  */
-function countingStub(tenant: string, callId: string, behaviour: { hangFirst?: boolean; holdFirst?: Promise<void> } = {}) {
+function countingStub(
+  tenant: string,
+  callId: string,
+  behaviour: { hangFirst?: boolean; holdFirst?: Promise<void> } = {},
+) {
   const groups: number[] = [];
   let hung = false;
   const real = shardOfCall(tenant, callId);
@@ -31,7 +35,11 @@ function countingStub(tenant: string, callId: string, behaviour: { hangFirst?: b
   return { stub, groups };
 }
 
-const recordWrite = (tenant: string, callId: string): LedgerWrite => ({ op: "record", record: record(tenant, callId, "rejected"), key: null });
+const recordWrite = (tenant: string, callId: string): LedgerWrite => ({
+  op: "record",
+  record: record(tenant, callId, "rejected"),
+  key: null,
+});
 
 describe("grouped ledger writes", () => {
   it("sends the writes made in one turn as one group, and each gets its own answer", async () => {
@@ -102,7 +110,10 @@ describe("grouped ledger writes", () => {
     const { stub, groups } = countingStub(tenant, "a");
     const shard = `${tenant}/test`;
     // commit() refuses a record that is not terminal.
-    const bad: LedgerWrite = { op: "commit", input: { record: record(tenant, "bad", "running"), argsHash: "h", key: null } };
+    const bad: LedgerWrite = {
+      op: "commit",
+      input: { record: record(tenant, "bad", "running"), argsHash: "h", key: null },
+    };
     const [ok1, failed, ok2] = await Promise.all([
       submitWrite(shard, recordWrite(tenant, "ok1"), { stub }),
       submitWrite(shard, bad, { stub }),
@@ -153,7 +164,11 @@ describe("grouped ledger writes", () => {
     const tenant = `t-${uid()}`;
     const { tool, state } = countingTool("lookup", { readOnly: true });
     const registry = createRegistry([tool]);
-    const calls = Array.from({ length: 24 }, (_, i) => ({ id: `p${i}`, name: "lookup", arguments: JSON.stringify({ text: `q${i}` }) }));
+    const calls = Array.from({ length: 24 }, (_, i) => ({
+      id: `p${i}`,
+      name: "lookup",
+      arguments: JSON.stringify({ text: `q${i}` }),
+    }));
     calls.push({ id: "p3", name: "lookup", arguments: JSON.stringify({ text: "q3" }) });
     const results = await executeBatch(calls, { registry, tenant, journal: journal(tenant) });
     expect(results.every((result) => result.ok)).toBe(true);

@@ -28,7 +28,8 @@ describe("a question that gets no answer ends the call clearly, and its record s
     });
     const result = await client.callTool({ name: "test_elicitation", arguments: WHO });
     await client.close();
-    const said = /The MCP client answered elicitation\/create \("user_info"\) with an error: .*no screen to show the form on/;
+    const said =
+      /The MCP client answered elicitation\/create \("user_info"\) with an error: .*no screen to show the form on/;
     expect(result).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(said) }] });
     const rounds = await roundsOf(env, "test_elicitation");
     expect(rounds.map((r) => r.status)).toEqual(["input_required", "failed"]);
@@ -41,12 +42,22 @@ describe("a question that gets no answer ends the call clearly, and its record s
     const call = await rawCall(target, headers, 3, "test_elicitation", WHO);
     const question = await call.asked();
     const answer = await call.answer();
-    expect(answer.result).toMatchObject({ isError: true, content: [{ text: 'Error [timeout]: The MCP client did not answer elicitation/create ("user_info") within 0.3 s.' }] });
+    expect(answer.result).toMatchObject({
+      isError: true,
+      content: [
+        { text: 'Error [timeout]: The MCP client did not answer elicitation/create ("user_info") within 0.3 s.' },
+      ],
+    });
     expect(await recordOf(env, `${callIdOf(3)}~2`)).toMatchObject({ status: "timed_out", error: { code: "timeout" } });
 
-    const late = await respond(target, headers, question.id, { result: accept({ username: "late", email: "l@example.com" }) });
+    const late = await respond(target, headers, question.id, {
+      result: accept({ username: "late", email: "l@example.com" }),
+    });
     expect(late.status).toBe(400);
-    expect(await late.json()).toMatchObject({ id: null, error: { code: -32600, message: expect.stringContaining("No request of this session waits") } });
+    expect(await late.json()).toMatchObject({
+      id: null,
+      error: { code: -32600, message: expect.stringContaining("No request of this session waits") },
+    });
   });
 
   it("the client goes away while asked: the call is recorded cancelled, beyond the request", async () => {
@@ -57,8 +68,16 @@ describe("a question that gets no answer ends the call clearly, and its record s
     await call.asked();
     gone.abort();
     let record: any;
-    await eventually(async () => ["cancelled", "failed"].includes((record = await recordOf(env, `${callIdOf(3)}~2`))?.status), "the last round ends");
-    expect(record).toMatchObject({ status: "cancelled", error: { message: 'The MCP client closed the request while elicitation/create ("user_info") waited for its answer.' } });
+    await eventually(
+      async () => ["cancelled", "failed"].includes((record = await recordOf(env, `${callIdOf(3)}~2`))?.status),
+      "the last round ends",
+    );
+    expect(record).toMatchObject({
+      status: "cancelled",
+      error: {
+        message: 'The MCP client closed the request while elicitation/create ("user_info") waited for its answer.',
+      },
+    });
   });
 
   it("notifications/cancelled, on any isolate, stops the wait; the call ends cancelled with the client's reason", async () => {
@@ -66,9 +85,16 @@ describe("a question that gets no answer ends the call clearly, and its record s
     const { headers, callIdOf } = await rawSession(target, ELICIT);
     const call = await rawCall(target, headers, 3, "test_elicitation", WHO);
     await call.asked();
-    const cancel = await post({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 3, reason: "user pressed stop" } }, headers, target);
+    const cancel = await post(
+      { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 3, reason: "user pressed stop" } },
+      headers,
+      target,
+    );
     expect(cancel.status).toBe(202);
-    expect((await call.answer()).result).toMatchObject({ isError: true, content: [{ text: "Error [cancelled]: The MCP client cancelled the call: user pressed stop" }] });
+    expect((await call.answer()).result).toMatchObject({
+      isError: true,
+      content: [{ text: "Error [cancelled]: The MCP client cancelled the call: user pressed stop" }],
+    });
     expect(await recordOf(env, `${callIdOf(3)}~2`)).toMatchObject({ status: "cancelled" });
   });
 
@@ -78,9 +104,15 @@ describe("a question that gets no answer ends the call clearly, and its record s
     const call = await rawCall(target, headers, 3, "test_confirm_then_work", { ms: 20_000 });
     const question = await call.asked();
     expect((await respond(target, headers, question.id, { result: accept({ start: true }) })).status).toBe(202);
-    await eventually(async () => (await recordOf(env, `${callIdOf(3)}~2`))?.status === "running", "the second round runs");
+    await eventually(
+      async () => (await recordOf(env, `${callIdOf(3)}~2`))?.status === "running",
+      "the second round runs",
+    );
     await post({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 3 } }, headers, target);
-    expect((await call.answer()).result).toMatchObject({ isError: true, content: [{ text: expect.stringContaining("cancelled") }] });
+    expect((await call.answer()).result).toMatchObject({
+      isError: true,
+      content: [{ text: expect.stringContaining("cancelled") }],
+    });
     expect(await recordOf(env, `${callIdOf(3)}~2`)).toMatchObject({ status: "cancelled" });
   });
 
@@ -93,7 +125,10 @@ describe("a question that gets no answer ends the call clearly, and its record s
     const call = await rawCall(target, headers, 4, "test_elicitation", WHO);
     const frames = await call.frames();
     expect(frames.some((frame) => frame.data?.method === "elicitation/create")).toBe(false);
-    expect(frames.at(-1)!.data.result).toMatchObject({ isError: true, content: [{ text: "Error [cancelled]: The MCP client cancelled the call." }] });
+    expect(frames.at(-1)!.data.result).toMatchObject({
+      isError: true,
+      content: [{ text: "Error [cancelled]: The MCP client cancelled the call." }],
+    });
   });
 
   it("DELETE of the session while asked: the call ends cancelled", async () => {
@@ -103,14 +138,30 @@ describe("a question that gets no answer ends the call clearly, and its record s
     await call.asked();
     const ended = await mcpFetch(target)(MCP_URL, { method: "DELETE", headers });
     expect(ended.status).toBe(200);
-    expect((await call.answer()).result).toMatchObject({ isError: true, content: [{ text: "Error [cancelled]: The MCP client ended its session." }] });
+    expect((await call.answer()).result).toMatchObject({
+      isError: true,
+      content: [{ text: "Error [cancelled]: The MCP client ended its session." }],
+    });
   });
 
   it('approval: "user" unanswered in time: the call is denied, saying why', async () => {
-    const { env, target } = askTenant("lfat", { policies: { echo: { approval: "user" } } }, { TOOLGATE_MCP_ASK_TIMEOUT_SECONDS: "0.2" });
+    const { env, target } = askTenant(
+      "lfat",
+      { policies: { echo: { approval: "user" } } },
+      { TOOLGATE_MCP_ASK_TIMEOUT_SECONDS: "0.2" },
+    );
     const { headers } = await rawSession(target, ELICIT);
     const answer = await (await rawCall(target, headers, 3, "echo", { text: "hi" })).answer();
-    expect(answer.result).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/was denied: the user who made the call was asked and gave no answer \(.*within 0.2 s\.\)/) }] });
+    expect(answer.result).toMatchObject({
+      isError: true,
+      content: [
+        {
+          text: expect.stringMatching(
+            /was denied: the user who made the call was asked and gave no answer \(.*within 0.2 s\.\)/,
+          ),
+        },
+      ],
+    });
     expect((await roundsOf(env, "echo")).map((r) => r.status)).toEqual(["input_required", "denied"]);
   });
 });
@@ -121,21 +172,32 @@ describe("responses toolgate cannot take", () => {
     const { headers, callIdOf } = await rawSession(target, ELICIT);
     const call = await rawCall(target, headers, 3, "test_elicitation", WHO);
     const question = await call.asked();
-    const big = await respond(target, headers, question.id, { result: accept({ username: "x".repeat(70_000), email: "e" }) });
+    const big = await respond(target, headers, question.id, {
+      result: accept({ username: "x".repeat(70_000), email: "e" }),
+    });
     expect(big.status).toBe(400);
-    expect(await big.json()).toMatchObject({ id: null, error: { code: -32602, message: expect.stringContaining("over the limit of 65536") } });
-    expect((await call.answer()).result).toMatchObject({ isError: true, content: [{ text: expect.stringContaining("over the limit of 65536") }] });
+    expect(await big.json()).toMatchObject({
+      id: null,
+      error: { code: -32602, message: expect.stringContaining("over the limit of 65536") },
+    });
+    expect((await call.answer()).result).toMatchObject({
+      isError: true,
+      content: [{ text: expect.stringContaining("over the limit of 65536") }],
+    });
     expect(await recordOf(env, `${callIdOf(3)}~2`)).toMatchObject({ status: "failed" });
   });
 
   it("answers that fit one by one but not together (the bound of all of a call's answers) fail the question that passes it", async () => {
     const { env, target } = askTenant("lfsum");
     const long = (field: string, letter: string) => accept({ [field]: letter.repeat(40_000) });
-    const { client, asked } = await v1Client(target, { elicit: (message) => (message.startsWith("Step 1") ? long("name", "n") : long("color", "c")) });
+    const { client, asked } = await v1Client(target, {
+      elicit: (message) => (message.startsWith("Step 1") ? long("name", "n") : long("color", "c")),
+    });
     const result = await client.callTool({ name: "test_input_required_result_multi_round", arguments: {} });
     await client.close();
     expect(asked).toEqual(["elicitation/create", "elicitation/create"]);
-    const said = /The answers to this call would take 80\d{3} characters of JSON, over the limit of 65536 characters for all of one call's answers\./;
+    const said =
+      /The answers to this call would take 80\d{3} characters of JSON, over the limit of 65536 characters for all of one call's answers\./;
     expect(result).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(said) }] });
     const rounds = await roundsOf(env, "test_input_required_result_multi_round");
     expect(rounds.map((r) => r.status)).toEqual(["input_required", "input_required", "failed"]);
@@ -153,8 +215,12 @@ describe("responses toolgate cannot take", () => {
     const other = await rawSession(target, ELICIT);
     const call = await rawCall(target, other.headers, 3, "test_elicitation", WHO);
     const question = await call.asked();
-    expect((await respond(target, headers, question.id, { result: accept({ username: "thief", email: "t" }) })).status).toBe(400);
-    expect((await respond(target, other.headers, question.id, { result: accept({ username: "owner", email: "o" }) })).status).toBe(202);
+    expect(
+      (await respond(target, headers, question.id, { result: accept({ username: "thief", email: "t" }) })).status,
+    ).toBe(400);
+    expect(
+      (await respond(target, other.headers, question.id, { result: accept({ username: "owner", email: "o" }) })).status,
+    ).toBe(202);
     expect((await call.answer()).result.content[0].text).toContain("owner");
   });
 });

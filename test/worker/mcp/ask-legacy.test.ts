@@ -2,7 +2,17 @@ import { env as bindings } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { SECOND_ISOLATE_CONFIG } from "../../fixtures/second-isolate-tenant";
 import { CALL_KEY } from "../helpers/requests";
-import { accept, askTenant, modelSays, rawCall, rawSession, respond, roundsOf, v1Client, v2LegacyClient } from "../helpers/mcp-ask-legacy";
+import {
+  accept,
+  askTenant,
+  modelSays,
+  rawCall,
+  rawSession,
+  respond,
+  roundsOf,
+  v1Client,
+  v2LegacyClient,
+} from "../helpers/mcp-ask-legacy";
 import { mcpFetch, post } from "../helpers/mcp";
 import type { Sse } from "../helpers/sse";
 
@@ -16,12 +26,19 @@ import type { Sse } from "../helpers/sse";
 describe("a legacy client that declared what it answers is asked on the call's stream", () => {
   it("the v1 client answers an elicitation and a sampling request; the rounds are records", async () => {
     const { env, target } = askTenant("lav1");
-    const { client, asked } = await v1Client(target, { elicit: () => accept({ username: "ada", email: "ada@example.com" }), sample: (prompt) => modelSays(`${prompt} Paris.`) });
+    const { client, asked } = await v1Client(target, {
+      elicit: () => accept({ username: "ada", email: "ada@example.com" }),
+      sample: (prompt) => modelSays(`${prompt} Paris.`),
+    });
     const elicited = await client.callTool({ name: "test_elicitation", arguments: { message: "Who are you?" } });
     const sampled = await client.callTool({ name: "test_sampling", arguments: { prompt: "Capital of France?" } });
     await client.close();
     expect(asked).toEqual(["elicitation/create", "sampling/createMessage"]);
-    expect(elicited).toMatchObject({ content: [{ type: "text", text: 'User response: action=accept, content={"username":"ada","email":"ada@example.com"}' }] });
+    expect(elicited).toMatchObject({
+      content: [
+        { type: "text", text: 'User response: action=accept, content={"username":"ada","email":"ada@example.com"}' },
+      ],
+    });
     expect(elicited.isError).toBeFalsy();
     expect(sampled).toMatchObject({ content: [{ type: "text", text: "LLM response: Capital of France? Paris." }] });
     const rounds = await roundsOf(env, "test_elicitation");
@@ -31,7 +48,10 @@ describe("a legacy client that declared what it answers is asked on the call's s
 
   it("the v2 client in legacy mode answers both too", async () => {
     const { target } = askTenant("lav2");
-    const { client, asked } = await v2LegacyClient(target, { elicit: () => accept({ username: "grace", email: "g@example.com" }), sample: () => modelSays("Bonjour") });
+    const { client, asked } = await v2LegacyClient(target, {
+      elicit: () => accept({ username: "grace", email: "g@example.com" }),
+      sample: () => modelSays("Bonjour"),
+    });
     const elicited = await client.callTool({ name: "test_elicitation", arguments: { message: "Who?" } });
     const sampled = await client.callTool({ name: "test_sampling", arguments: { prompt: "Greet me" } });
     await client.close();
@@ -43,13 +63,20 @@ describe("a legacy client that declared what it answers is asked on the call's s
   it("asks round after round, and roots/list as well", async () => {
     const { env, target } = askTenant("lavr");
     const answers = ["Ada", "green"];
-    const { client } = await v1Client(target, { elicit: (message) => accept(message.includes("name") ? { name: answers[0] } : { color: answers[1] }), roots: () => ({ roots: [{ uri: "file:///work", name: "work" }] }) });
+    const { client } = await v1Client(target, {
+      elicit: (message) => accept(message.includes("name") ? { name: answers[0] } : { color: answers[1] }),
+      roots: () => ({ roots: [{ uri: "file:///work", name: "work" }] }),
+    });
     const multi = await client.callTool({ name: "test_input_required_result_multi_round", arguments: {} });
     const roots = await client.callTool({ name: "test_input_required_result_list_roots", arguments: {} });
     await client.close();
     expect(multi.content).toEqual([{ type: "text", text: "Ada likes green." }]);
     expect(roots.content).toEqual([{ type: "text", text: "Roots: file:///work" }]);
-    expect((await roundsOf(env, "test_input_required_result_multi_round")).map((r) => r.status)).toEqual(["input_required", "input_required", "succeeded"]);
+    expect((await roundsOf(env, "test_input_required_result_multi_round")).map((r) => r.status)).toEqual([
+      "input_required",
+      "input_required",
+      "succeeded",
+    ]);
   });
 
   it("a declined elicitation is the tool's answer to read", async () => {
@@ -69,7 +96,10 @@ describe("a legacy client that declared what it answers is asked on the call's s
     const afterQuestion = (frames: Sse[]) => frames.slice(frames.findIndex((f) => f.data?.id === question.id) + 1);
     // Two in a row: comments go on for as long as the stream is silent, not once.
     await call.until((frames) => afterQuestion(frames).filter(isKeepalive).length >= 2);
-    expect((await respond(target, headers, question.id, { result: accept({ username: "kept", email: "k@example.com" }) })).status).toBe(202);
+    expect(
+      (await respond(target, headers, question.id, { result: accept({ username: "kept", email: "k@example.com" }) }))
+        .status,
+    ).toBe(202);
     expect((await call.answer()).result.content[0].text).toContain('"username":"kept"');
     const frames = await call.frames();
     expect(afterQuestion(frames).filter(isKeepalive).length).toBeGreaterThanOrEqual(2);
@@ -83,7 +113,16 @@ describe("a legacy client that declared what it answers is asked on the call's s
       const result = await client.callTool({ name: "test_url_elicitation", arguments: {} });
       await client.close();
       expect(asked).toEqual([]);
-      expect(result).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/asks its caller \(elicitation\/create in URL mode\), and this caller cannot be asked that/) }] });
+      expect(result).toMatchObject({
+        isError: true,
+        content: [
+          {
+            text: expect.stringMatching(
+              /asks its caller \(elicitation\/create in URL mode\), and this caller cannot be asked that/,
+            ),
+          },
+        ],
+      });
     }
     // Declared URL mode only: asked URL-mode questions, and never a form.
     const urlOnly = await v1Client(target, { elicit: () => ({ action: "accept" }), elicitation: { url: {} } });
@@ -104,9 +143,21 @@ describe("a legacy client that declared what it answers is asked on the call's s
     expect(result).toMatchObject({ isError: true, content: [{ text: expect.stringContaining("cannot be asked") }] });
 
     const { headers } = await rawSession(target, { elicitation: {} });
-    const jsonOnly = await post({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "test_elicitation", arguments: { message: "?" } } }, { ...headers, accept: "application/json" }, target);
+    const jsonOnly = await post(
+      {
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: { name: "test_elicitation", arguments: { message: "?" } },
+      },
+      { ...headers, accept: "application/json" },
+      target,
+    );
     expect(jsonOnly.headers.get("content-type")).toContain("application/json");
-    expect(((await jsonOnly.json()) as any).result).toMatchObject({ isError: true, content: [{ text: expect.stringContaining("cannot be asked") }] });
+    expect(((await jsonOnly.json()) as any).result).toMatchObject({
+      isError: true,
+      content: [{ text: expect.stringContaining("cannot be asked") }],
+    });
   });
 });
 
@@ -125,7 +176,12 @@ describe('approval: "user" over a legacy session', () => {
     const refused = await no.client.callTool({ name: "echo", arguments: { text: "no" } });
     await no.client.close();
     expect(refused).toMatchObject({ isError: true, content: [{ text: expect.stringContaining("did not approve") }] });
-    expect((await roundsOf(env, "echo")).map((r) => r.status).sort()).toEqual(["denied", "input_required", "input_required", "succeeded"]);
+    expect((await roundsOf(env, "echo")).map((r) => r.status).sort()).toEqual([
+      "denied",
+      "input_required",
+      "input_required",
+      "succeeded",
+    ]);
   });
 
   it("a client that did not declare elicitation still has the call parked for an admin", async () => {
@@ -154,7 +210,11 @@ describe("the answer travels only through durable state", () => {
       statuses.push(res.status);
       return res;
     };
-    const { client } = await v1Client({}, { elicit: () => accept({ username: "linus", email: "l@example.com" }), sample: () => modelSays("from afar") }, routed);
+    const { client } = await v1Client(
+      {},
+      { elicit: () => accept({ username: "linus", email: "l@example.com" }), sample: () => modelSays("from afar") },
+      routed,
+    );
     const elicited = await client.callTool({ name: "test_elicitation", arguments: { message: "Who?" } });
     const sampled = await client.callTool({ name: "test_sampling", arguments: { prompt: "?" } });
     await client.close();
@@ -169,7 +229,15 @@ describe("the answer travels only through durable state", () => {
     const call = await rawCall(target, headers, 3, "test_elicitation", { message: "Who?" });
     const question = await call.asked();
     expect(question).toMatchObject({ jsonrpc: "2.0", method: "elicitation/create", params: { message: "Who?" } });
-    expect(await ledger.for(callIdOf(3)).answerAsk(callIdOf(3), question.id, JSON.stringify({ result: accept({ username: "direct", email: "d@example.com" }) }))).toBe("accepted");
+    expect(
+      await ledger
+        .for(callIdOf(3))
+        .answerAsk(
+          callIdOf(3),
+          question.id,
+          JSON.stringify({ result: accept({ username: "direct", email: "d@example.com" }) }),
+        ),
+    ).toBe("accepted");
     expect((await call.answer()).result.content[0].text).toContain('"username":"direct"');
   });
 });

@@ -4,7 +4,17 @@ import { checkSessionId } from "../../../worker/mcp/v2025/session";
 import { eventually } from "../../wait";
 import { faultTenant } from "../helpers/faults";
 import { CALL_KEY_HASH, json, request } from "../helpers/requests";
-import { connect, connectV2, MCP_URL, mcpFetch, MODERN, modernMeta, openSession, post, type McpTarget } from "../helpers/mcp";
+import {
+  connect,
+  connectV2,
+  MCP_URL,
+  mcpFetch,
+  MODERN,
+  modernMeta,
+  openSession,
+  post,
+  type McpTarget,
+} from "../helpers/mcp";
 
 /**
  * Calls that outlive their request, over MCP: a tools/call of a detached tool (the demo's
@@ -21,7 +31,9 @@ function tenant(prefix: string, patch: Record<string, unknown> = {}) {
 }
 
 async function records(env: Record<string, unknown>, tool: string): Promise<any[]> {
-  return (await json(await request(`/v1/calls?tool=${tool}`, { env }))).calls.map((entry: { record: unknown }) => entry.record);
+  return (await json(await request(`/v1/calls?tool=${tool}`, { env }))).calls.map(
+    (entry: { record: unknown }) => entry.record,
+  );
 }
 
 describe("a detached tool over MCP", () => {
@@ -29,7 +41,10 @@ describe("a detached tool over MCP", () => {
     const { target } = tenant("mdet");
     const client = await connectV2({ pin: MODERN }, target);
     const progress: [number, number | undefined][] = [];
-    const result = await client.callTool({ name: "slow_report", arguments: { seconds: 2 } }, { onprogress: (p) => progress.push([p.progress, p.total]) });
+    const result = await client.callTool(
+      { name: "slow_report", arguments: { seconds: 2 } },
+      { onprogress: (p) => progress.push([p.progress, p.total]) },
+    );
     await client.close();
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toMatchObject({ seconds: 2 });
@@ -42,7 +57,9 @@ describe("a detached tool over MCP", () => {
     const { target } = tenant("mdet1");
     const { client } = await connect(target);
     const progress: number[] = [];
-    const result = await client.callTool({ name: "slow_report", arguments: { seconds: 1 } }, undefined, { onprogress: (p) => progress.push(p.progress) });
+    const result = await client.callTool({ name: "slow_report", arguments: { seconds: 1 } }, undefined, {
+      onprogress: (p) => progress.push(p.progress),
+    });
     await client.close();
     expect(result.structuredContent).toMatchObject({ seconds: 1 });
     expect(progress.at(-1)).toBe(1);
@@ -61,10 +78,20 @@ describe("a detached tool over MCP", () => {
     const { env, target } = tenant("mdetc");
     const headers = await openSession(target);
     const { ref } = (await checkSessionId(headers["mcp-session-id"]!, keyHash))!;
-    const answer = post({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "slow_report", arguments: { seconds: 60 } } }, headers, target);
+    const answer = post(
+      { jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "slow_report", arguments: { seconds: 60 } } },
+      headers,
+      target,
+    );
     const callId = sessionCallId(ref, 5);
-    await eventually(async () => (await request(`/v1/calls/${callId}`, { env })).status === 200, "the report is claimed");
-    expect((await post({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 5 } }, headers, target)).status).toBe(202);
+    await eventually(
+      async () => (await request(`/v1/calls/${callId}`, { env })).status === 200,
+      "the report is claimed",
+    );
+    expect(
+      (await post({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 5 } }, headers, target))
+        .status,
+    ).toBe(202);
     const { result } = (await (await answer).json()) as any;
     expect(result).toMatchObject({ isError: true, content: [{ text: expect.stringContaining("cancelled") }] });
     expect((await json(await request(`/v1/calls/${callId}`, { env }))).record.status).toBe("cancelled");
@@ -73,10 +100,21 @@ describe("a detached tool over MCP", () => {
   it("2026-07-28: a client that closes its request cancels the detached run through the ledger", async () => {
     const { env, target } = tenant("mdetg");
     const client = new AbortController();
-    const body = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "slow_report", arguments: { seconds: 60 }, _meta: modernMeta() } };
+    const body = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "slow_report", arguments: { seconds: 60 }, _meta: modernMeta() },
+    };
     const answered = mcpFetch(target)(MCP_URL, {
       method: "POST",
-      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": MODERN, "mcp-method": "tools/call", "mcp-name": "slow_report" },
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": MODERN,
+        "mcp-method": "tools/call",
+        "mcp-name": "slow_report",
+      },
       body: JSON.stringify(body),
       signal: client.signal,
     }).catch(() => undefined);

@@ -1,6 +1,15 @@
 import type { Client as V2Client } from "@modelcontextprotocol/client";
 import { afterEach, describe, expect, it } from "vitest";
-import { connect, connectV2, FIXTURE_VARS, MCP_URL, mcpFetch, MODERN, modernPost, type VersionMode } from "../helpers/mcp";
+import {
+  connect,
+  connectV2,
+  FIXTURE_VARS,
+  MCP_URL,
+  mcpFetch,
+  MODERN,
+  modernPost,
+  type VersionMode,
+} from "../helpers/mcp";
 
 /**
  * Both eras on one endpoint, driven by the official clients: the v2 client (@modelcontextprotocol/client)
@@ -33,7 +42,10 @@ function recorder() {
 
 async function progressOf(client: V2Client) {
   const progress: { progress: number; total?: number }[] = [];
-  const result = await client.callTool({ name: "test_tool_with_progress", arguments: {} }, { onprogress: (p) => progress.push(p) });
+  const result = await client.callTool(
+    { name: "test_tool_with_progress", arguments: {} },
+    { onprogress: (p) => progress.push(p) },
+  );
   return { result, progress: progress.map(({ progress, total }) => [progress, total]) };
 }
 

@@ -14,7 +14,11 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((c) => c.close()));
 });
 
-const rpcError = (promise: Promise<unknown>) => promise.then(() => expect.unreachable("expected a JSON-RPC error"), (error: unknown) => error as McpError);
+const rpcError = (promise: Promise<unknown>) =>
+  promise.then(
+    () => expect.unreachable("expected a JSON-RPC error"),
+    (error: unknown) => error as McpError,
+  );
 
 describe("MCP: initialize and tools/list", () => {
   it("negotiates 2025-11-25 and offers tools (no listChanged: it is never sent) and logging", async () => {
@@ -39,10 +43,18 @@ describe("MCP: initialize and tools/list", () => {
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
     expect([...byName.keys()]).toEqual(expect.arrayContaining(["add", "echo", "sleep", "send_message", "fail"]));
     const add = byName.get("add")!;
-    expect(add.inputSchema).toMatchObject({ type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] });
+    expect(add.inputSchema).toMatchObject({
+      type: "object",
+      properties: { a: { type: "number" }, b: { type: "number" } },
+      required: ["a", "b"],
+    });
     expect(add.outputSchema).toMatchObject({ type: "object", properties: { sum: { type: "number" } } });
     expect(add.annotations).toEqual({ readOnlyHint: true, destructiveHint: false, idempotentHint: true });
-    expect(byName.get("send_message")!.annotations).toEqual({ readOnlyHint: false, destructiveHint: true, idempotentHint: false });
+    expect(byName.get("send_message")!.annotations).toEqual({
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: false,
+    });
     expect(byName.get("echo")!.outputSchema).toBeUndefined();
   });
 
@@ -81,14 +93,18 @@ describe("MCP: tools/call through the pipeline", () => {
     const { client: c } = await client();
     const result = await c.callTool({ name: "add", arguments: { a: 2, b: 3 } });
     expect(result).toEqual({ content: [{ type: "text", text: '{"sum":5}' }], structuredContent: { sum: 5 } });
-    expect(await c.callTool({ name: "echo", arguments: { text: "hi" } })).toEqual({ content: [{ type: "text", text: "hi" }] });
+    expect(await c.callTool({ name: "echo", arguments: { text: "hi" } })).toEqual({
+      content: [{ type: "text", text: "hi" }],
+    });
   });
 
   it("answers invalid arguments as a readable isError result (the model can fix them)", async () => {
     const { client: c } = await client();
     const result = await c.callTool({ name: "add", arguments: { a: "two", b: 3 } });
     expect(result.isError).toBe(true);
-    expect((result.content as any)[0].text).toMatch(/^Error \[invalid_arguments\]: Invalid arguments for tool "add": .*\ba\b/);
+    expect((result.content as any)[0].text).toMatch(
+      /^Error \[invalid_arguments\]: Invalid arguments for tool "add": .*\ba\b/,
+    );
   });
 
   it("answers -32602 for an unknown tool and for params that are not an object of arguments", async () => {
@@ -97,14 +113,19 @@ describe("MCP: tools/call through the pipeline", () => {
     expect(unknown).toBeInstanceOf(McpError);
     expect(unknown.code).toBe(ErrorCode.InvalidParams);
     expect(unknown.message).toContain('Unknown tool "no_such_tool"');
-    const malformed = await rpcError(c.request({ method: "tools/call", params: { name: "add", arguments: "a=1" } as never }, CallToolResultSchema));
+    const malformed = await rpcError(
+      c.request({ method: "tools/call", params: { name: "add", arguments: "a=1" } as never }, CallToolResultSchema),
+    );
     expect(malformed.code).toBe(ErrorCode.InvalidParams);
   });
 
   it("answers a tool's failure as isError with its message", async () => {
     const { client: c } = await client();
     const result = await c.callTool({ name: "fail", arguments: { message: "the printer is on fire" } });
-    expect(result).toEqual({ isError: true, content: [{ type: "text", text: "Error [tool_error]: the printer is on fire" }] });
+    expect(result).toEqual({
+      isError: true,
+      content: [{ type: "text", text: "Error [tool_error]: the printer is on fire" }],
+    });
   });
 
   it("parks a call needing approval and says so with the pending call id; the ledger holds it", async () => {

@@ -21,12 +21,18 @@ async function messages(res: Response): Promise<any[]> {
 
 describe("MCP 2026-07-28: the request envelope", () => {
   it("refuses a request of that revision without its _meta, or without its capabilities: 400, -32602", async () => {
-    const bare = await post({ jsonrpc: "2.0", id: 7, method: "tools/list", params: {} }, { "mcp-protocol-version": MODERN, "mcp-method": "tools/list" });
+    const bare = await post(
+      { jsonrpc: "2.0", id: 7, method: "tools/list", params: {} },
+      { "mcp-protocol-version": MODERN, "mcp-method": "tools/list" },
+    );
     expect(bare.status).toBe(400);
     expect(await body(bare)).toMatchObject({ id: 7, error: { code: -32602 } });
     const meta = modernMeta();
     delete (meta as Record<string, unknown>)["io.modelcontextprotocol/clientCapabilities"];
-    const noCapabilities = await post({ jsonrpc: "2.0", id: 8, method: "tools/list", params: { _meta: meta } }, { "mcp-protocol-version": MODERN, "mcp-method": "tools/list" });
+    const noCapabilities = await post(
+      { jsonrpc: "2.0", id: 8, method: "tools/list", params: { _meta: meta } },
+      { "mcp-protocol-version": MODERN, "mcp-method": "tools/list" },
+    );
     expect(noCapabilities.status).toBe(400);
     expect(await body(noCapabilities)).toMatchObject({ id: 8, error: { code: -32602 } });
     const badLevel = await modernPost("tools/list", {}, { meta: { "io.modelcontextprotocol/logLevel": "loud" } });
@@ -36,12 +42,23 @@ describe("MCP 2026-07-28: the request envelope", () => {
   it("serves a request without clientInfo (a SHOULD)", async () => {
     const meta = modernMeta();
     delete (meta as Record<string, unknown>)["io.modelcontextprotocol/clientInfo"];
-    const res = await post({ jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: meta } }, { "mcp-protocol-version": MODERN, "mcp-method": "server/discover" });
+    const res = await post(
+      { jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: meta } },
+      { "mcp-protocol-version": MODERN, "mcp-method": "server/discover" },
+    );
     expect(res.status).toBe(200);
   });
 
   it("answers a revision it does not serve with 400 and UnsupportedProtocolVersion (-32022) listing what it serves", async () => {
-    const res = await modernPost("tools/list", {}, { id: 9, headers: { "mcp-protocol-version": "2099-01-01" }, meta: { "io.modelcontextprotocol/protocolVersion": "2099-01-01" } });
+    const res = await modernPost(
+      "tools/list",
+      {},
+      {
+        id: 9,
+        headers: { "mcp-protocol-version": "2099-01-01" },
+        meta: { "io.modelcontextprotocol/protocolVersion": "2099-01-01" },
+      },
+    );
     expect(res.status).toBe(400);
     expect(await body(res)).toEqual({
       jsonrpc: "2.0",
@@ -49,11 +66,19 @@ describe("MCP 2026-07-28: the request envelope", () => {
       error: {
         code: -32022,
         message: "Unsupported protocol version",
-        data: { supported: ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"], requested: "2099-01-01" },
+        data: {
+          supported: ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"],
+          requested: "2099-01-01",
+        },
       },
     });
     // A legacy client's unknown header gets the same list.
-    const legacy: any = await body(await post({ jsonrpc: "2.0", id: 1, method: "ping" }, { "mcp-protocol-version": "1999-01-01", "mcp-session-id": "x" }));
+    const legacy: any = await body(
+      await post(
+        { jsonrpc: "2.0", id: 1, method: "ping" },
+        { "mcp-protocol-version": "1999-01-01", "mcp-session-id": "x" },
+      ),
+    );
     expect(legacy.error).toMatchObject({ code: -32022, data: { requested: "1999-01-01" } });
   });
 
@@ -71,22 +96,35 @@ describe("MCP 2026-07-28: headers that mirror the body (-32020)", () => {
   };
 
   it("refuses a missing or disagreeing MCP-Protocol-Version, Mcp-Method or Mcp-Name", async () => {
-    expect(await refused(await modernPost("tools/list", {}, { headers: { "mcp-protocol-version": "2025-11-25" } }))).toBe(-32020);
-    const noVersion = await post({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: modernMeta() } }, { "mcp-method": "tools/list" });
+    expect(
+      await refused(await modernPost("tools/list", {}, { headers: { "mcp-protocol-version": "2025-11-25" } })),
+    ).toBe(-32020);
+    const noVersion = await post(
+      { jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: modernMeta() } },
+      { "mcp-method": "tools/list" },
+    );
     expect(await refused(noVersion)).toBe(-32020);
-    const noMethod = await post({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: modernMeta() } }, { "mcp-protocol-version": MODERN });
+    const noMethod = await post(
+      { jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: modernMeta() } },
+      { "mcp-protocol-version": MODERN },
+    );
     expect(await refused(noMethod)).toBe(-32020);
     expect(await refused(await modernPost("tools/list", {}, { headers: { "mcp-method": "TOOLS/LIST" } }))).toBe(-32020);
     const args = { name: "add", arguments: { a: 1, b: 2 } };
     expect(await refused(await modernPost("tools/call", args, { headers: { "mcp-name": "echo" } }))).toBe(-32020);
-    const noName = await post({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { ...args, _meta: modernMeta() } }, { "mcp-protocol-version": MODERN, "mcp-method": "tools/call" });
+    const noName = await post(
+      { jsonrpc: "2.0", id: 1, method: "tools/call", params: { ...args, _meta: modernMeta() } },
+      { "mcp-protocol-version": MODERN, "mcp-method": "tools/call" },
+    );
     expect(await refused(noName)).toBe(-32020);
   });
 
   it("reads Mcp-Name without surrounding whitespace and decodes its Base64 form", async () => {
     const args = { name: "add", arguments: { a: 1, b: 2 } };
     expect((await modernPost("tools/call", args, { headers: { "mcp-name": "  add  " } })).status).toBe(200);
-    expect((await modernPost("tools/call", args, { headers: { "mcp-name": `=?base64?${btoa("add")}?=` } })).status).toBe(200);
+    expect(
+      (await modernPost("tools/call", args, { headers: { "mcp-name": `=?base64?${btoa("add")}?=` } })).status,
+    ).toBe(200);
     expect((await modernPost("tools/call", args, { headers: { "mcp-name": "=?base64?YWR!?=" } })).status).toBe(400);
   });
 
@@ -96,10 +134,19 @@ describe("MCP 2026-07-28: headers that mirror the body (-32020)", () => {
     const ok = await call("us-west1", { "mcp-param-region": "us-west1" });
     expect(ok.status).toBe(200);
     expect((await body(ok)).result.structuredContent).toEqual({ received: { region: "us-west1" } });
-    expect((await call("Grüße", { "mcp-param-region": `=?base64?${btoa(String.fromCharCode(...new TextEncoder().encode("Grüße")))}?=` })).status).toBe(200);
+    expect(
+      (
+        await call("Grüße", {
+          "mcp-param-region": `=?base64?${btoa(String.fromCharCode(...new TextEncoder().encode("Grüße")))}?=`,
+        })
+      ).status,
+    ).toBe(200);
     const missing = await call("us-west1", {});
     expect(missing.status).toBe(400);
-    expect((await body(missing)).error).toMatchObject({ code: -32020, message: expect.stringContaining("Mcp-Param-Region") });
+    expect((await body(missing)).error).toMatchObject({
+      code: -32020,
+      message: expect.stringContaining("Mcp-Param-Region"),
+    });
     expect((await call("us-west1", { "mcp-param-region": "eu-west1" })).status).toBe(400);
     expect((await call("us-west1", { "mcp-param-region": "=?base64?SGVsbG8?=" })).status).toBe(400);
   });
@@ -115,24 +162,46 @@ describe("MCP 2026-07-28: methods", () => {
   });
 
   it("refuses an initialize that names a 2026 revision only in its header (-32020)", async () => {
-    const res = await post({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "x", version: "1" } } }, { "mcp-protocol-version": MODERN });
+    const res = await post(
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "x", version: "1" } },
+      },
+      { "mcp-protocol-version": MODERN },
+    );
     expect(res.status).toBe(400);
     expect((await body(res)).error.code).toBe(-32020);
   });
 
   it("answers a notification with 202 and a batch carrying 2026 requests with 400", async () => {
-    const note = await post({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } }, { "mcp-protocol-version": MODERN, "mcp-method": "notifications/cancelled" });
+    const note = await post(
+      { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } },
+      { "mcp-protocol-version": MODERN, "mcp-method": "notifications/cancelled" },
+    );
     expect(note.status).toBe(202);
-    const batch = await post([{ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: modernMeta() } }], { "mcp-protocol-version": MODERN });
+    const batch = await post([{ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: modernMeta() } }], {
+      "mcp-protocol-version": MODERN,
+    });
     expect(batch.status).toBe(400);
     expect((await body(batch)).error.code).toBe(-32600);
   });
 
   it("gives every result its resultType and the server's identity; tools/list its caching hints; a tool's failure stays in-band", async () => {
     const list = (await body(await modernPost("tools/list"))).result;
-    expect(list).toMatchObject({ resultType: "complete", ttlMs: 60_000, cacheScope: "private", _meta: { "io.modelcontextprotocol/serverInfo": { name: "toolgate" } } });
+    expect(list).toMatchObject({
+      resultType: "complete",
+      ttlMs: 60_000,
+      cacheScope: "private",
+      _meta: { "io.modelcontextprotocol/serverInfo": { name: "toolgate" } },
+    });
     const call = await modernPost("tools/call", { name: "add", arguments: { a: 2, b: 3 } });
-    expect((await body(call)).result).toMatchObject({ resultType: "complete", structuredContent: { sum: 5 }, _meta: { "io.modelcontextprotocol/serverInfo": { name: "toolgate" } } });
+    expect((await body(call)).result).toMatchObject({
+      resultType: "complete",
+      structuredContent: { sum: 5 },
+      _meta: { "io.modelcontextprotocol/serverInfo": { name: "toolgate" } },
+    });
     const unknown = await modernPost("tools/call", { name: "nope", arguments: {} });
     expect(unknown.status).toBe(200);
     expect((await body(unknown)).error.code).toBe(-32602);
@@ -141,19 +210,36 @@ describe("MCP 2026-07-28: methods", () => {
 
 describe("MCP 2026-07-28: logs and progress follow each request's _meta", () => {
   it("sends a tool's logs only to a request that set a logLevel, at or above it", async () => {
-    const quiet = await messages(await modernPost("tools/call", { name: "test_logging_tool", arguments: {} }, fixtures));
+    const quiet = await messages(
+      await modernPost("tools/call", { name: "test_logging_tool", arguments: {} }, fixtures),
+    );
     expect(quiet.filter((m) => m.method === "notifications/message")).toEqual([]);
-    const loud = await messages(await modernPost("tools/call", { name: "test_logging_tool", arguments: {} }, { ...fixtures, meta: { "io.modelcontextprotocol/logLevel": "warning" } }));
-    expect(loud.filter((m) => m.method === "notifications/message").map((m) => m.params.level)).toEqual(["warning", "error"]);
+    const loud = await messages(
+      await modernPost(
+        "tools/call",
+        { name: "test_logging_tool", arguments: {} },
+        { ...fixtures, meta: { "io.modelcontextprotocol/logLevel": "warning" } },
+      ),
+    );
+    expect(loud.filter((m) => m.method === "notifications/message").map((m) => m.params.level)).toEqual([
+      "warning",
+      "error",
+    ]);
     expect(loud.at(-1).result.resultType).toBe("complete");
   });
 
   it("streams notifications/progress for the request's progressToken before its result", async () => {
-    const res = await modernPost("tools/call", { name: "test_tool_with_progress", arguments: {} }, { ...fixtures, meta: { progressToken: "p-1" } });
+    const res = await modernPost(
+      "tools/call",
+      { name: "test_tool_with_progress", arguments: {} },
+      { ...fixtures, meta: { progressToken: "p-1" } },
+    );
     expect(res.headers.get("content-type")).toContain("text/event-stream");
     expect(res.headers.get("x-accel-buffering")).toBe("no");
     const all = await messages(res);
-    expect(all.filter((m) => m.method === "notifications/progress").map((m) => [m.params.progressToken, m.params.progress])).toEqual([
+    expect(
+      all.filter((m) => m.method === "notifications/progress").map((m) => [m.params.progressToken, m.params.progress]),
+    ).toEqual([
       ["p-1", 0],
       ["p-1", 50],
       ["p-1", 100],

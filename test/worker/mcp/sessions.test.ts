@@ -30,7 +30,12 @@ async function sessionOf(target: McpTarget) {
   return { headers, session };
 }
 
-const callOf = (id: number | string, name: string, args: unknown) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } });
+const callOf = (id: number | string, name: string, args: unknown) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: { name, arguments: args },
+});
 const ping = { jsonrpc: "2.0", id: 1, method: "ping" };
 
 /** The data lines of an SSE body (or the one JSON body), parsed. */
@@ -43,7 +48,8 @@ async function messages(res: Response): Promise<any[]> {
     .map((line) => JSON.parse(line.slice(6)));
 }
 
-const logLevels = async (res: Response) => (await messages(res)).filter((m) => m.method === "notifications/message").map((m) => m.params.level);
+const logLevels = async (res: Response) =>
+  (await messages(res)).filter((m) => m.method === "notifications/message").map((m) => m.params.level);
 
 async function untilRunning(env: Record<string, unknown>, callId: string) {
   await eventually(async () => {
@@ -62,7 +68,12 @@ describe("a legacy session's state lives in the ledger", () => {
 
     // As if another isolate had received logging/setLevel "debug".
     await ledger.for(session.ref).setMcpSessionLevel(session.ref, "debug", session.expiresAt);
-    expect(await logLevels(await post(callOf(4, "test_logging_tool", {}), headers, target))).toEqual(["debug", "info", "warning", "error"]);
+    expect(await logLevels(await post(callOf(4, "test_logging_tool", {}), headers, target))).toEqual([
+      "debug",
+      "info",
+      "warning",
+      "error",
+    ]);
   });
 
   it("a DELETE is stored too: the id is refused from then on wherever it lands", async () => {
@@ -93,7 +104,9 @@ describe("a legacy session's state lives in the ledger", () => {
   it("an id past its lifetime is refused, and its row leaves the ledger once it expired", async () => {
     const { target, ledger } = tenant("mexp");
     const old = await createSessionId(keyHash, Date.now() - SESSION_TTL_MS - 1_000);
-    expect((await post(ping, { "mcp-session-id": old, "mcp-protocol-version": "2025-11-25" }, target)).status).toBe(404);
+    expect((await post(ping, { "mcp-session-id": old, "mcp-protocol-version": "2025-11-25" }, target)).status).toBe(
+      404,
+    );
 
     const { session } = await sessionOf(target);
     // The session's shard itself (the alarm runs on a real stub): fixed by version 1 of the map.
@@ -114,20 +127,32 @@ describe("a legacy session's cancels go through the ledger", () => {
     // Any isolate can name the call: its id derives from the session and the request id alone.
     const callId = sessionCallId(session.ref, "job-7");
     await untilRunning(env, callId);
-    const cancel = await post({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "job-7", reason: "changed my mind" } }, headers, target);
+    const cancel = await post(
+      { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "job-7", reason: "changed my mind" } },
+      headers,
+      target,
+    );
     expect(cancel.status).toBe(202);
     const answer: any = await (await running).json();
-    expect(answer.result).toEqual({ isError: true, content: [{ type: "text", text: 'Error [cancelled]: The call to "sleep_pool" was cancelled.' }] });
+    expect(answer.result).toEqual({
+      isError: true,
+      content: [{ type: "text", text: 'Error [cancelled]: The call to "sleep_pool" was cancelled.' }],
+    });
     expect((await json(await request(`/v1/calls/${callId}`, { env }))).record.status).toBe("cancelled");
   });
 
   it("a cancel that arrives before its call is claimed is tried again until the ledger knows the call", async () => {
     const { env, target } = tenant("mcanx");
     const { headers, session } = await sessionOf(target);
-    expect((await post({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 8 } }, headers, target)).status).toBe(202);
+    expect(
+      (await post({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 8 } }, headers, target))
+        .status,
+    ).toBe(202);
     const answer: any = await (await post(callOf(8, "sleep_pool", { ms: 20_000 }), headers, target)).json();
     expect(answer.result.isError).toBe(true);
-    expect((await json(await request(`/v1/calls/${sessionCallId(session.ref, 8)}`, { env }))).record.status).toBe("cancelled");
+    expect((await json(await request(`/v1/calls/${sessionCallId(session.ref, 8)}`, { env }))).record.status).toBe(
+      "cancelled",
+    );
   });
 
   it("the same request id sent again in a session is the same call: its outcome is answered again, the tool does not run twice", async () => {
@@ -146,7 +171,9 @@ describe("a legacy session's cancels go through the ledger", () => {
     const b = await sessionOf(target);
     expect(sessionCallId(a.session.ref, 1)).not.toBe(sessionCallId(b.session.ref, 1));
     expect(sessionCallId(a.session.ref, 1)).not.toBe(sessionCallId(a.session.ref, "1"));
-    expect((await post(initializeRequest(), {}, target)).headers.get("mcp-session-id")).not.toBe(a.headers["mcp-session-id"]);
+    expect((await post(initializeRequest(), {}, target)).headers.get("mcp-session-id")).not.toBe(
+      a.headers["mcp-session-id"],
+    );
   });
 });
 
@@ -161,7 +188,7 @@ function otherSpellings(id: string): Record<string, string> {
   const unusedBitSet = (part: string) => part.slice(0, -1) + BASE64URL[BASE64URL.indexOf(part.at(-1)!) ^ 1];
   return {
     "a trailing dot": `${id}.`,
-    "padding": `${id}==`,
+    padding: `${id}==`,
     "an unused bit set in the tag": `${issued}.${random}.${unusedBitSet(tag)}`,
     "an unused bit set in the random part": `${issued}.${unusedBitSet(random)}.${tag}`,
     "base64 instead of base64url": id.replace(/-/g, "+").replace(/_/g, "/"),

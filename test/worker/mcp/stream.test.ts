@@ -38,7 +38,9 @@ describe("MCP: progress and logging notifications", () => {
   it("sends the tool's progress to a client that gave a progressToken, before the result", async () => {
     const c = await client({ vars: FIXTURE_VARS });
     const seen: Progress[] = [];
-    const result = await c.callTool({ name: "test_tool_with_progress", arguments: {} }, undefined, { onprogress: (p) => seen.push(p) });
+    const result = await c.callTool({ name: "test_tool_with_progress", arguments: {} }, undefined, {
+      onprogress: (p) => seen.push(p),
+    });
     expect(seen.map(({ progress, total }) => [progress, total])).toEqual([
       [0, 100],
       [50, 100],
@@ -49,7 +51,9 @@ describe("MCP: progress and logging notifications", () => {
 
   it("answers SSE when notifications come with the result, JSON when none do", async () => {
     const session = await openSession({ vars: FIXTURE_VARS });
-    const streamed = await post(call(1, "test_tool_with_progress", {}, { progressToken: "p1" }), session, { vars: FIXTURE_VARS });
+    const streamed = await post(call(1, "test_tool_with_progress", {}, { progressToken: "p1" }), session, {
+      vars: FIXTURE_VARS,
+    });
     expect(streamed.headers.get("content-type")).toBe("text/event-stream");
     const messages = await sseMessages(streamed);
     expect(messages.map((m) => m.method ?? `result ${m.id}`)).toEqual([
@@ -68,7 +72,11 @@ describe("MCP: progress and logging notifications", () => {
 
   it("drops notifications for a client that reads only JSON", async () => {
     const session = await openSession({ vars: FIXTURE_VARS });
-    const res = await post(call(1, "test_tool_with_progress", {}, { progressToken: 7 }), { ...session, accept: "application/json" }, { vars: FIXTURE_VARS });
+    const res = await post(
+      call(1, "test_tool_with_progress", {}, { progressToken: 7 }),
+      { ...session, accept: "application/json" },
+      { vars: FIXTURE_VARS },
+    );
     expect(res.headers.get("content-type")).toMatch(/^application\/json/);
     expect(((await res.json()) as any).id).toBe(1);
   });
@@ -103,9 +111,14 @@ async function untilSleepRunsWatched(): Promise<string> {
   // The running sleep from the records: the gate may list its slot under an earlier call of the
   // isolate, which kept the slot and passed it on.
   await eventually(async () => {
-    const running = (await json(await request("/v1/calls?tool=sleep&status=running"))).calls as Array<{ record: { callId: string } }>;
+    const running = (await json(await request("/v1/calls?tool=sleep&status=running"))).calls as Array<{
+      record: { callId: string };
+    }>;
     callId = running[0]?.record.callId ?? "";
-    return callId !== "" && (await waitersOn(tenantLedger(env, "demo").for(callId) as unknown as DurableObjectStub, callId)) > 0;
+    return (
+      callId !== "" &&
+      (await waitersOn(tenantLedger(env, "demo").for(callId) as unknown as DurableObjectStub, callId)) > 0
+    );
   }, "a sleep runs and its journal watches it");
   return callId;
 }
@@ -130,11 +143,20 @@ describe("MCP: cancellation", () => {
     const running = post(call(41, "sleep", { ms: 20_000 }), session);
     const callId = await untilSleepRunsWatched();
     // The cancel arrives as a request of its own: it only flags the call, which its own request aborts.
-    const cancel = await post({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 41, reason: "test" } }, session);
+    const cancel = await post(
+      { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 41, reason: "test" } },
+      session,
+    );
     expect(cancel.status).toBe(202);
     const answer: any = await (await running).json();
-    expect(answer.result).toEqual({ isError: true, content: [{ type: "text", text: 'Error [cancelled]: The call to "sleep" was cancelled.' }] });
-    expect((await json(await request(`/v1/calls/${callId}?wait=10`))).record).toMatchObject({ status: "cancelled", attempts: 1 });
+    expect(answer.result).toEqual({
+      isError: true,
+      content: [{ type: "text", text: 'Error [cancelled]: The call to "sleep" was cancelled.' }],
+    });
+    expect((await json(await request(`/v1/calls/${callId}?wait=10`))).record).toMatchObject({
+      status: "cancelled",
+      attempts: 1,
+    });
     // The release lands after the answer (under waitUntil).
     await eventually(async () => (await sleepGate().snapshot()).holders.length === 0, "the slot is free");
   });

@@ -31,9 +31,19 @@ function tenant(prefix: string, patch: Record<string, unknown> = {}) {
 
 type Target = McpTarget;
 
-async function rpc(target: Target, method: string, params: Record<string, unknown>, meta: Record<string, unknown> = withTasks) {
-  const name = typeof params.taskId === "string" ? params.taskId : typeof params.name === "string" ? params.name : undefined;
-  const res = await modernPost(method, params, { target, meta, headers: name === undefined ? {} : { "mcp-name": name } });
+async function rpc(
+  target: Target,
+  method: string,
+  params: Record<string, unknown>,
+  meta: Record<string, unknown> = withTasks,
+) {
+  const name =
+    typeof params.taskId === "string" ? params.taskId : typeof params.name === "string" ? params.name : undefined;
+  const res = await modernPost(method, params, {
+    target,
+    meta,
+    headers: name === undefined ? {} : { "mcp-name": name },
+  });
   return { status: res.status, body: (await res.json()) as any };
 }
 
@@ -50,8 +60,10 @@ async function untilStatus(target: Target, taskId: string, status: string): Prom
   return last.result;
 }
 
-const runnerOf = (tenantName: string, callId: string) => tenantRunners(bindings, tenantName).for(callId) as unknown as DurableObjectStub;
-const shardOf = (tenantName: string, callId: string) => tenantLedger(bindings, tenantName).for(callId) as unknown as DurableObjectStub;
+const runnerOf = (tenantName: string, callId: string) =>
+  tenantRunners(bindings, tenantName).for(callId) as unknown as DurableObjectStub;
+const shardOf = (tenantName: string, callId: string) =>
+  tenantLedger(bindings, tenantName).for(callId) as unknown as DurableObjectStub;
 
 describe("MCP tasks (io.modelcontextprotocol/tasks) kept in the ledger", () => {
   it("is advertised by server/discover and shown per tool in tools/list", async () => {
@@ -61,7 +73,13 @@ describe("MCP tasks (io.modelcontextprotocol/tasks) kept in the ledger", () => {
     expect(discover.body.result.capabilities.tasks).toBeUndefined();
     const { tools } = (await rpc(target, "tools/list", {})).body.result;
     const support = Object.fromEntries(tools.map((t: any) => [t.name, t.execution?.taskSupport ?? "none"]));
-    expect(support).toMatchObject({ greet: "none", slow_compute: "optional", failing_job: "required", protocol_error_job: "optional", hold: "optional" });
+    expect(support).toMatchObject({
+      greet: "none",
+      slow_compute: "optional",
+      failing_job: "required",
+      protocol_error_job: "optional",
+      hold: "optional",
+    });
   });
 
   it("a detached tool's call is a task: created durably, read from any request, its result inlined once completed; its record is the task", async () => {
@@ -93,7 +111,9 @@ describe("MCP tasks (io.modelcontextprotocol/tasks) kept in the ledger", () => {
     await eventually(async () => (await latch(id).arrivals()) === 1, "the run is under way");
     // Memory of both objects is gone; only their storage stays.
     await evictDurableObject(shardOf(name, taskId));
-    await runInDurableObject(runnerOf(name, taskId), (_instance, state) => state.abort("a crash, for the test")).catch(() => undefined);
+    await runInDurableObject(runnerOf(name, taskId), (_instance, state) => state.abort("a crash, for the test")).catch(
+      () => undefined,
+    );
     expect((await getTask(target, taskId)).result).toMatchObject({ taskId, status: "working" });
     // The platform retries the dead run's alarm; the watchdog alarm stands for it (the GET is idempotent: it runs again).
     const rerun = runDurableObjectAlarm(runnerOf(name, taskId));
@@ -121,7 +141,10 @@ describe("MCP tasks (io.modelcontextprotocol/tasks) kept in the ledger", () => {
     const failing = (await call(target, "failing_job", {})).result.taskId as string;
     const broken = (await call(target, "protocol_error_job", {})).result.taskId as string;
     const completed = await untilStatus(target, failing, "completed");
-    expect(completed.result).toMatchObject({ isError: true, content: [{ type: "text", text: expect.stringContaining("always does") }] });
+    expect(completed.result).toMatchObject({
+      isError: true,
+      content: [{ type: "text", text: expect.stringContaining("always does") }],
+    });
     const failed = await untilStatus(target, broken, "failed");
     expect(failed.error).toMatchObject({ code: -32603, message: expect.stringContaining("always does") });
     expect(failed.result).toBeUndefined();
@@ -132,24 +155,40 @@ describe("MCP tasks (io.modelcontextprotocol/tasks) kept in the ledger", () => {
     const none = { "io.modelcontextprotocol/clientCapabilities": {} };
     const required = await rpc(target, "tools/call", { name: "failing_job", arguments: {} }, none);
     expect(required.status).toBe(400);
-    expect(required.body.error).toMatchObject({ code: -32021, data: { requiredCapabilities: { extensions: { [TASKS]: {} } } } });
+    expect(required.body.error).toMatchObject({
+      code: -32021,
+      data: { requiredCapabilities: { extensions: { [TASKS]: {} } } },
+    });
     for (const method of ["tasks/get", "tasks/cancel"]) {
       expect((await rpc(target, method, { taskId: "t" }, none)).body.error.code).toBe(-32021);
     }
     const sync = (await call(target, "slow_compute", { seconds: 0 }, none)).result;
-    expect(sync).toMatchObject({ resultType: "complete", content: [{ type: "text", text: expect.stringContaining("Computed") }] });
+    expect(sync).toMatchObject({
+      resultType: "complete",
+      content: [{ type: "text", text: expect.stringContaining("Computed") }],
+    });
     expect(sync.taskId).toBeUndefined();
-    expect((await call(target, "greet", { name: "World" })).result).toMatchObject({ resultType: "complete", content: [{ text: "Hello, World!" }] });
+    expect((await call(target, "greet", { name: "World" })).result).toMatchObject({
+      resultType: "complete",
+      content: [{ text: "Hello, World!" }],
+    });
     expect((await rpc(target, "tasks/get", { taskId: "no-such-task" })).body.error.code).toBe(-32602);
     expect((await rpc(target, "tasks/cancel", { taskId: "no-such-task" })).body.error.code).toBe(-32602);
-    expect((await rpc(target, "tasks/update", { taskId: "no-such-task", inputResponses: {} })).body.error.code).toBe(-32602);
-    for (const method of ["tasks/result", "tasks/list"]) expect((await rpc(target, method, {})).body.error.code).toBe(-32601);
+    expect((await rpc(target, "tasks/update", { taskId: "no-such-task", inputResponses: {} })).body.error.code).toBe(
+      -32602,
+    );
+    for (const method of ["tasks/result", "tasks/list"])
+      expect((await rpc(target, method, {})).body.error.code).toBe(-32601);
   });
 
   it("tasks/get's Mcp-Name must name the task (-32020)", async () => {
     const { target } = tenant("thdr");
     const taskId = (await call(target, "slow_compute", { seconds: 0 })).result.taskId as string;
-    const res = await modernPost("tasks/get", { taskId }, { target, meta: withTasks, headers: { "mcp-name": "another" } });
+    const res = await modernPost(
+      "tasks/get",
+      { taskId },
+      { target, meta: withTasks, headers: { "mcp-name": "another" } },
+    );
     expect(res.status).toBe(400);
     expect(((await res.json()) as any).error.code).toBe(-32020);
   });
@@ -160,12 +199,20 @@ describe("MCP tasks (io.modelcontextprotocol/tasks) kept in the ledger", () => {
     const created = (await call(target, "hold", { id })).result;
     expect(created).toMatchObject({ resultType: "task", status: "input_required" });
     const taskId = created.taskId as string;
-    expect((await getTask(target, taskId)).result).toMatchObject({ status: "input_required", statusMessage: expect.stringContaining("approval") });
+    expect((await getTask(target, taskId)).result).toMatchObject({
+      status: "input_required",
+      statusMessage: expect.stringContaining("approval"),
+    });
     // The caller's answers cannot approve it: acknowledged, and the task still waits for the admin.
-    const update = await rpc(target, "tasks/update", { taskId, inputResponses: { approve: { action: "accept", content: {} } } });
+    const update = await rpc(target, "tasks/update", {
+      taskId,
+      inputResponses: { approve: { action: "accept", content: {} } },
+    });
     expect(update.body.result).toMatchObject({ resultType: "complete" });
     expect((await getTask(target, taskId)).result.status).toBe("input_required");
-    expect((await request(`/v1/approvals/${taskId}`, { env, key: ADMIN_KEY, body: { decision: "approve" } })).status).toBe(202);
+    expect(
+      (await request(`/v1/approvals/${taskId}`, { env, key: ADMIN_KEY, body: { decision: "approve" } })).status,
+    ).toBe(202);
     await eventually(async () => (await latch(id).arrivals()) === 1, "the approved call runs");
     expect((await getTask(target, taskId)).result.status).toBe("working");
     await latch(id).open();

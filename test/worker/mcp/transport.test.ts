@@ -57,10 +57,16 @@ describe("MCP transport: Host and Origin (DNS rebinding)", () => {
   });
 
   it("accepts loopback names, the tenant's console origins and its configured hosts", async () => {
-    expect((await post(initializeRequest(), { host: "localhost:8787", origin: "http://localhost:8787" })).status).toBe(200);
+    expect((await post(initializeRequest(), { host: "localhost:8787", origin: "http://localhost:8787" })).status).toBe(
+      200,
+    );
     expect((await post(initializeRequest(), { origin: "http://localhost:5173" })).status).toBe(200);
     const vars = { TOOLGATE_CONFIG: JSON.stringify({ ...DEMO_CONFIG, hosts: ["tools.example.com"] }) };
-    const custom = await post(initializeRequest(), { host: "tools.example.com", origin: "https://tools.example.com" }, { vars });
+    const custom = await post(
+      initializeRequest(),
+      { host: "tools.example.com", origin: "https://tools.example.com" },
+      { vars },
+    );
     expect(custom.status).toBe(200);
     expect((await post(initializeRequest(), { host: "other.example.com" }, { vars })).status).toBe(403);
   });
@@ -149,7 +155,9 @@ describe("MCP transport: messages and versions", () => {
     const bad = await post("{not json", session);
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as any).error.code).toBe(-32700);
-    const level: any = await (await post({ jsonrpc: "2.0", id: 6, method: "logging/setLevel", params: { level: "loud" } }, session)).json();
+    const level: any = await (
+      await post({ jsonrpc: "2.0", id: 6, method: "logging/setLevel", params: { level: "loud" } }, session)
+    ).json();
     expect(level.error.code).toBe(-32602);
     expect((await post(ping(), { ...session, "content-type": "text/plain" })).status).toBe(415);
     expect((await post(ping(), { ...session, accept: "text/html" })).status).toBe(406);

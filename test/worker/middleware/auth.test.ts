@@ -60,6 +60,9 @@ describe("keys and scopes", () => {
   });
 
   it("tells a key who it is", async () => {
-    expect(await json(await request("/v1/whoami"))).toEqual({ tenant: "demo", key: { name: "dev-call", scopes: ["call"] } });
+    expect(await json(await request("/v1/whoami"))).toEqual({
+      tenant: "demo",
+      key: { name: "dev-call", scopes: ["call"] },
+    });
   });
 });

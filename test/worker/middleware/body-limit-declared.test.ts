@@ -59,7 +59,11 @@ describe("the body limit", () => {
   it("counts a body whose Content-Length is not a number as it streams, and refuses one past the limit", async () => {
     const app = appWithLimit(8);
     const { result, readers } = await readersDuring(async () => {
-      const over = await app.request("/", { method: "POST", headers: { "content-length": "abc" }, body: new Blob(["123456789"]).stream() });
+      const over = await app.request("/", {
+        method: "POST",
+        headers: { "content-length": "abc" },
+        body: new Blob(["123456789"]).stream(),
+      });
       return over.status;
     });
     expect(result).toBe(413);

@@ -26,7 +26,11 @@ describe("body size limit", () => {
   });
 
   it("refuses a chunked body without Content-Length once it passes the limit: 413", async () => {
-    const req = new Request("http://127.0.0.1/v1/calls", { method: "POST", body: chunked(2 * MiB), duplex: "half" } as RequestInit);
+    const req = new Request("http://127.0.0.1/v1/calls", {
+      method: "POST",
+      body: chunked(2 * MiB),
+      duplex: "half",
+    } as RequestInit);
     expect(req.headers.has("content-length")).toBe(false);
     await req.body?.cancel();
     const res = await request("/v1/calls", { body: chunked(2 * MiB) });
@@ -95,13 +99,22 @@ describe("body time limit", () => {
 
   it("answers 408 to a body that stalls with no bytes at all, on /mcp and on the call routes alike", async () => {
     for (const path of ["/mcp", "/v1/calls", "/v1/calls/anything/cancel"]) {
-      const res = await request(path, { body: new ReadableStream<Uint8Array>(), env, headers: { accept: "application/json, text/event-stream" } });
-      expect({ path, status: res.status, code: (await json(res)).error.code }).toEqual({ path, status: 408, code: "body_timeout" });
+      const res = await request(path, {
+        body: new ReadableStream<Uint8Array>(),
+        env,
+        headers: { accept: "application/json, text/event-stream" },
+      });
+      expect({ path, status: res.status, code: (await json(res)).error.code }).toEqual({
+        path,
+        status: 408,
+        code: "body_timeout",
+      });
     }
   });
 
   it("lets a slow body through that ends within the deadline", async () => {
-    const body = '{"role":"assistant","content":null,"tool_calls":[{"id":"t1","type":"function","function":{"name":"add","arguments":"{\\"a\\":1,\\"b\\":2}"}}]}';
+    const body =
+      '{"role":"assistant","content":null,"tool_calls":[{"id":"t1","type":"function","function":{"name":"add","arguments":"{\\"a\\":1,\\"b\\":2}"}}]}';
     const bytes = new TextEncoder().encode(body);
     const parts = [bytes.slice(0, 20), bytes.slice(20, 60), bytes.slice(60)];
     const slow = new ReadableStream<Uint8Array>({
@@ -137,10 +150,15 @@ describe("body time limit", () => {
   });
 
   it("is checked in the tenant configuration with a readable error", async () => {
-    const res = await request("/v1/whoami", { env: { TOOLGATE_CONFIG: tenantConfig({ limits: { bodyTimeoutMs: 5 } }) } });
+    const res = await request("/v1/whoami", {
+      env: { TOOLGATE_CONFIG: tenantConfig({ limits: { bodyTimeoutMs: 5 } }) },
+    });
     expect(res.status).toBe(500);
     expect(await json(res)).toEqual({
-      error: { code: "config_invalid", message: "TOOLGATE_CONFIG is invalid: limits.bodyTimeoutMs: must be at least 100" },
+      error: {
+        code: "config_invalid",
+        message: "TOOLGATE_CONFIG is invalid: limits.bodyTimeoutMs: must be at least 100",
+      },
     });
   });
 });
@@ -158,6 +176,8 @@ describe("malformed requests", () => {
     expect((await json(route)).error.code).toBe("not_found");
     const format = await request("/v1/tools/klingon");
     expect(format.status).toBe(404);
-    expect((await json(format)).error.message).toMatch(/Unknown format "klingon"\. Known formats: openai, openai-responses, anthropic, gemini, mcp/);
+    expect((await json(format)).error.message).toMatch(
+      /Unknown format "klingon"\. Known formats: openai, openai-responses, anthropic, gemini, mcp/,
+    );
   });
 });

@@ -10,7 +10,11 @@ function preflight(origin: string) {
   return request("/v1/calls/openai", {
     method: "OPTIONS",
     key: null,
-    headers: { origin, "access-control-request-method": "POST", "access-control-request-headers": "authorization, content-type" },
+    headers: {
+      origin,
+      "access-control-request-method": "POST",
+      "access-control-request-headers": "authorization, content-type",
+    },
   });
 }
 
@@ -53,7 +57,10 @@ describe("CORS", () => {
       .get("/own", () => new Response("own", { headers: { vary: "Accept" } }));
     for (const path of ["/json", "/own"]) {
       const res = await app.request(path);
-      expect({ path, vary: res.headers.get("vary")?.split(/, */).sort() }).toEqual({ path, vary: path === "/own" ? ["Accept", "Origin"] : ["Origin"] });
+      expect({ path, vary: res.headers.get("vary")?.split(/, */).sort() }).toEqual({
+        path,
+        vary: path === "/own" ? ["Accept", "Origin"] : ["Origin"],
+      });
     }
   });
 

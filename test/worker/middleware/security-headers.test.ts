@@ -20,7 +20,10 @@ function expectHardened(res: Response, what: string): void {
   expect(res.headers.get("x-content-type-options"), what).toBe("nosniff");
   expect(res.headers.get("x-frame-options"), what).toBe("DENY");
   const policy = res.headers.get("content-security-policy");
-  expect(policy?.split(";").map((directive) => directive.trim()), what).toContain("frame-ancestors 'none'");
+  expect(
+    policy?.split(";").map((directive) => directive.trim()),
+    what,
+  ).toContain("frame-ancestors 'none'");
   if (!res.headers.get("location")?.includes("#/consent/")) expect(policy, what).toBe(POLICY);
 }
 

@@ -9,15 +9,28 @@ import { ADMIN_KEY, json, request } from "../helpers/requests";
  * run fails with unhandled errors even though every record ends right.
  */
 
-const toolCall = (id: string, name: string, args: unknown) => ({ id, type: "function", function: { name, arguments: JSON.stringify(args) } });
+const toolCall = (id: string, name: string, args: unknown) => ({
+  id,
+  type: "function",
+  function: { name, arguments: JSON.stringify(args) },
+});
 
 describe("detached runs started together", () => {
   it("each write their records on their own: sixteen approvals decided at once all succeed", async () => {
     const parked = Array.from({ length: 16 }, (_, i) => `together${i}-${uid()}`);
-    const res = await request("/v1/calls/openai", { body: { role: "assistant", content: null, tool_calls: parked.map((id) => toolCall(id, "send_message", { to: "bob", text: "hi" })) } });
+    const res = await request("/v1/calls/openai", {
+      body: {
+        role: "assistant",
+        content: null,
+        tool_calls: parked.map((id) => toolCall(id, "send_message", { to: "bob", text: "hi" })),
+      },
+    });
     expect(res.status).toBe(200);
-    const decisions = await Promise.all(parked.map((id) => request(`/v1/approvals/${id}`, { key: ADMIN_KEY, body: { decision: "approve" } })));
+    const decisions = await Promise.all(
+      parked.map((id) => request(`/v1/approvals/${id}`, { key: ADMIN_KEY, body: { decision: "approve" } })),
+    );
     expect(decisions.map((r) => r.status)).toEqual(parked.map(() => 202));
-    for (const id of parked) expect((await json(await request(`/v1/calls/${id}?wait=10`))).record.status).toBe("succeeded");
+    for (const id of parked)
+      expect((await json(await request(`/v1/calls/${id}?wait=10`))).record.status).toBe("succeeded");
   });
 });

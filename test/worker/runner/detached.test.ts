@@ -24,7 +24,8 @@ function holdTenant(prefix: string, policy: Record<string, unknown>, patch: Reco
 const record = async (env: Record<string, unknown>, id: string, wait = 0) =>
   (await json(await request(`/v1/calls/${id}${wait ? `?wait=${wait}` : ""}`, { env, key: ADMIN_KEY }))).record;
 
-const runnerOf = (tenant: string, callId: string) => tenantRunners(bindings, tenant).for(callId) as unknown as DurableObjectStub;
+const runnerOf = (tenant: string, callId: string) =>
+  tenantRunners(bindings, tenant).for(callId) as unknown as DurableObjectStub;
 
 /**
  * The object dies mid-run, as on an eviction or a deploy: ctx.abort() resets it at once, cutting its
@@ -156,7 +157,10 @@ describe("execution: auto", () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(300);
     expect(records[0]).toMatchObject({ status: "running", error: { code: "running" } });
     await latch(slow).open();
-    expect(await record(env, ids[0]!, 10)).toMatchObject({ status: "succeeded", output: { structured: { id: slow, n: 1 } } });
+    expect(await record(env, ids[0]!, 10)).toMatchObject({
+      status: "succeeded",
+      output: { structured: { id: slow, n: 1 } },
+    });
   });
 });
 
@@ -174,7 +178,9 @@ describe("progress", () => {
     expect(done).toMatchObject({ status: "succeeded", progress: { progress: 1, total: 1, message: "done" } });
     expect(done.output.structured.seconds).toBe(1);
     const frames = await sse.until((fs) => fs.some((f) => f.event === "call.finished" && f.data.callId === id));
-    const progress = frames.filter((f) => f.event === "call.progress" && f.data.callId === id).map((f) => f.data.progress.progress);
+    const progress = frames
+      .filter((f) => f.event === "call.progress" && f.data.callId === id)
+      .map((f) => f.data.progress.progress);
     expect(progress.length).toBeGreaterThanOrEqual(1);
     expect(progress).toEqual([...progress].sort((a, b) => a - b));
   });

@@ -31,7 +31,11 @@ const cases: [string, { tools?: string[]; risk?: string[] } | undefined, Expecte
   ["a tool by name", { tools: ["add"] }, { add: ["requireApprovalFor.tools"], echo: [] }],
   ["a risk", { risk: ["medium"] }, { add: [], echo: ["requireApprovalFor.risk"] }],
   ["the default risk", { risk: ["low"] }, { add: ["requireApprovalFor.risk"], echo: [] }],
-  ["name and risk at once", { tools: ["echo"], risk: ["medium", "high"] }, { add: [], echo: ["requireApprovalFor.tools", "requireApprovalFor.risk"] }],
+  [
+    "name and risk at once",
+    { tools: ["echo"], risk: ["medium", "high"] },
+    { add: [], echo: ["requireApprovalFor.tools", "requireApprovalFor.risk"] },
+  ],
 ];
 
 describe("the tenant's approval rule", () => {
@@ -46,15 +50,23 @@ describe("the tenant's approval rule", () => {
         const tool = tenant.registry.get(name)!;
         const held = expected[name].length > 0;
         expect(approval.rules(tool)).toEqual(expected[name]);
-        const result = await executeCall({ id: `c-${name}`, name, arguments: ARGS[name] }, { registry: tenant.registry, hooks: tenant.hooks });
+        const result = await executeCall(
+          { id: `c-${name}`, name, arguments: ARGS[name] },
+          { registry: tenant.registry, hooks: tenant.hooks },
+        );
         expect(result.ok ? "ran" : result.error.code).toBe(held ? "approval_required" : "ran");
         expect(toolInfo(tool, tenant).policy.approval).toBe(held ? "always" : "never");
-        expect(approvalReasons(tool, tenant.config).map((reason) => reason.rule)).toEqual(held ? expected[name] : ["hook"]);
+        expect(approvalReasons(tool, tenant.config).map((reason) => reason.rule)).toEqual(
+          held ? expected[name] : ["hook"],
+        );
       }
       // The tool's own policy asks on every call, whatever the tenant's rule says; the tenant's parts are added to it.
       const send = tenant.registry.get("send_message")!;
       expect(toolInfo(send, tenant).policy.approval).toBe("always");
-      expect(approvalReasons(send, tenant.config).map((reason) => reason.rule)).toEqual(["policy.approval", ...approval.rules(send)]);
+      expect(approvalReasons(send, tenant.config).map((reason) => reason.rule)).toEqual([
+        "policy.approval",
+        ...approval.rules(send),
+      ]);
     });
   }
 
@@ -64,6 +76,8 @@ describe("the tenant's approval rule", () => {
       { rule: "requireApprovalFor.tools", detail: 'The tenant requires approval for "echo".' },
       { rule: "requireApprovalFor.risk", detail: 'The tenant requires approval for tools of risk "medium".' },
     ]);
-    expect(approvalReasons(undefined, tenant.config)).toEqual([{ rule: "unknown", detail: "The tool is no longer offered; no rule can be named." }]);
+    expect(approvalReasons(undefined, tenant.config)).toEqual([
+      { rule: "unknown", detail: "The tool is no longer offered; no rule can be named." },
+    ]);
   });
 });

@@ -36,16 +36,26 @@ describe("where a tenant's configuration comes from", () => {
   });
 
   it("refuses to start without any configuration outside the demo", () => {
-    expect(loadError({ TOOLGATE_DEMO: "false" }, undefined)).toMatch(/^TOOLGATE_CONFIG is not set and no configuration is bundled/);
+    expect(loadError({ TOOLGATE_DEMO: "false" }, undefined)).toMatch(
+      /^TOOLGATE_CONFIG is not set and no configuration is bundled/,
+    );
   });
 
   it("names the bundled file in its errors, whichever check fails", () => {
     const { keys } = JSON.parse(tenantConfig());
-    expect(loadError({}, bundle({ name: "x", tools: ["add"], keys: [] }, "tenants/x.json"))).toMatch(/^tenants\/x\.json is invalid: keys: /);
-    expect(loadError({}, bundle({ name: "x", tools: ["teleport"], keys }, "tenants/x.json"))).toMatch(/^tenants\/x\.json is invalid: tools\[0\]: unknown tool "teleport"/);
+    expect(loadError({}, bundle({ name: "x", tools: ["add"], keys: [] }, "tenants/x.json"))).toMatch(
+      /^tenants\/x\.json is invalid: keys: /,
+    );
+    expect(loadError({}, bundle({ name: "x", tools: ["teleport"], keys }, "tenants/x.json"))).toMatch(
+      /^tenants\/x\.json is invalid: tools\[0\]: unknown tool "teleport"/,
+    );
     const http = [{ name: "w", description: "d", url: "ftp://x.example/w" }];
-    expect(loadError({}, bundle({ name: "x", tools: [], keys, http }, "tenants/x.json"))).toMatch(/^tenants\/x\.json is invalid: http\[0\]: /);
+    expect(loadError({}, bundle({ name: "x", tools: [], keys, http }, "tenants/x.json"))).toMatch(
+      /^tenants\/x\.json is invalid: http\[0\]: /,
+    );
     // The var keeps its own name.
-    expect(loadError({ TOOLGATE_CONFIG: JSON.stringify({ name: "x", tools: ["teleport"], keys }) }, bundled)).toMatch(/^TOOLGATE_CONFIG is invalid: tools\[0\]/);
+    expect(loadError({ TOOLGATE_CONFIG: JSON.stringify({ name: "x", tools: ["teleport"], keys }) }, bundled)).toMatch(
+      /^TOOLGATE_CONFIG is invalid: tools\[0\]/,
+    );
   });
 });

@@ -25,12 +25,20 @@ describe("tenant configuration", () => {
   it("fills in the default limits and empty lists", () => {
     const config = parseTenantConfig(JSON.stringify(base));
     expect(config.limits).toEqual({ maxBodyBytes: 1024 * 1024, maxCallsPerBatch: 128, bodyTimeoutMs: 10_000 });
-    expect(config).toMatchObject({ deny: [], consoleOrigins: [], secrets: {}, policies: {}, readOnlyRecords: "before-answer" });
+    expect(config).toMatchObject({
+      deny: [],
+      consoleOrigins: [],
+      secrets: {},
+      policies: {},
+      readOnlyRecords: "before-answer",
+    });
   });
 
   it("takes when read-only records are stored, and names a wrong value", () => {
     expect(parseTenantConfig(withConfig({ readOnlyRecords: "after-answer" })).readOnlyRecords).toBe("after-answer");
-    expect(configError(withConfig({ readOnlyRecords: "later" }))).toMatch(/readOnlyRecords: must be "before-answer" or "after-answer"/);
+    expect(configError(withConfig({ readOnlyRecords: "later" }))).toMatch(
+      /readOnlyRecords: must be "before-answer" or "after-answer"/,
+    );
   });
 
   it("names the field in every error", () => {
@@ -38,23 +46,37 @@ describe("tenant configuration", () => {
     expect(configError(withConfig({ keys: [{ name: "ops", hash: "abc", scopes: ["admin"] }] }))).toMatch(
       /keys\[0\]\.hash: must be the SHA-256 of the key as 64 lowercase hex/,
     );
-    expect(configError(withConfig({ keys: [{ name: "ops", hash: HASH, scopes: ["root"] }] }))).toMatch(/keys\[0\]\.scopes\[0\]: must be "call" or "admin"/);
-    expect(configError(withConfig({ limits: { maxCallsPerBatch: 0 } }))).toMatch(/limits\.maxCallsPerBatch: must be at least 1/);
-    expect(configError(withConfig({ consoleOrigins: ["https://x.example/console"] }))).toMatch(/consoleOrigins\[0\]: must be an origin/);
+    expect(configError(withConfig({ keys: [{ name: "ops", hash: HASH, scopes: ["root"] }] }))).toMatch(
+      /keys\[0\]\.scopes\[0\]: must be "call" or "admin"/,
+    );
+    expect(configError(withConfig({ limits: { maxCallsPerBatch: 0 } }))).toMatch(
+      /limits\.maxCallsPerBatch: must be at least 1/,
+    );
+    expect(configError(withConfig({ consoleOrigins: ["https://x.example/console"] }))).toMatch(
+      /consoleOrigins\[0\]: must be an origin/,
+    );
     expect(configError(withConfig({ policies: { add: { timeoutMs: -5 } } }))).toMatch(/policies\.add\.timeoutMs/);
     expect(configError(withConfig({ tols: [] }))).toMatch(/tols/);
     expect(configError(JSON.stringify({ ...base, keys: [] }))).toMatch(/keys: must hold at least one key/);
-    expect(configError(withConfig({ keys: [base.keys[0], base.keys[0]] }))).toMatch(/keys\[1\]\.name: duplicate key name "ops"/);
+    expect(configError(withConfig({ keys: [base.keys[0], base.keys[0]] }))).toMatch(
+      /keys\[1\]\.name: duplicate key name "ops"/,
+    );
   });
 
   it("checks tool names against the catalogue and the tenant's own tools", () => {
-    expect(configError({ ...base, tools: ["add", "teleport"] })).toContain(`tools[1]: unknown tool "teleport" (known: ${[...CATALOG.keys()].join(", ")})`);
+    expect(configError({ ...base, tools: ["add", "teleport"] })).toContain(
+      `tools[1]: unknown tool "teleport" (known: ${[...CATALOG.keys()].join(", ")})`,
+    );
     expect(configError({ ...base, deny: ["sleep"] })).toMatch(/deny: "sleep" is not one of the tenant's tools/);
     expect(configError({ ...base, policies: { sleep: { timeoutMs: 5 } } })).toMatch(/policies: "sleep" is not one of/);
   });
 
   it("lays policy overrides over the tool's own policy", () => {
-    const tenant = createTenant({ ...base, tools: ["sleep"], policies: { sleep: { concurrency: { limit: 2 }, risk: "medium" } } });
+    const tenant = createTenant({
+      ...base,
+      tools: ["sleep"],
+      policies: { sleep: { concurrency: { limit: 2 }, risk: "medium" } },
+    });
     const sleep = tenant.registry.get("sleep")!;
     expect(sleep.policy.concurrency).toEqual({ limit: 2 });
     expect(sleep.policy.risk).toBe("medium");
@@ -62,8 +84,14 @@ describe("tenant configuration", () => {
   });
 
   it("checks a gate's key pointer and maxWaitMs with a readable error", () => {
-    const gate = (concurrency: Record<string, unknown>) => ({ ...base, tools: ["sleep"], policies: { sleep: { concurrency: { limit: 1, ...concurrency } } } });
-    expect(configError(gate({ key: "ms" }))).toMatch(/policies\.sleep\.concurrency\.key: must be a JSON Pointer into the arguments \(RFC 6901, at most 256 characters\), like "\/repo"/);
+    const gate = (concurrency: Record<string, unknown>) => ({
+      ...base,
+      tools: ["sleep"],
+      policies: { sleep: { concurrency: { limit: 1, ...concurrency } } },
+    });
+    expect(configError(gate({ key: "ms" }))).toMatch(
+      /policies\.sleep\.concurrency\.key: must be a JSON Pointer into the arguments \(RFC 6901, at most 256 characters\), like "\/repo"/,
+    );
     expect(configError(gate({ key: "/a~2" }))).toMatch(/policies\.sleep\.concurrency\.key: must be a JSON Pointer/);
     expect(configError(gate({ key: "/mss" }))).toMatch(
       /policies\.sleep: Tool "sleep": invalid policy\.concurrency\.key "\/mss": the arguments declare no property "mss" \(declared: ms\)/,
@@ -71,17 +99,36 @@ describe("tenant configuration", () => {
     expect(configError(gate({ maxWaitMs: -1 }))).toMatch(/policies\.sleep\.concurrency\.maxWaitMs/);
     const http = (key: string) => ({
       ...base,
-      http: [{ name: "get_repo", description: "d", url: "https://api.example.com/repos/{owner}/{name}", concurrency: { limit: 1, key },
-        input: { type: "object", properties: { owner: { type: "string" }, name: { type: "string" } } } }],
+      http: [
+        {
+          name: "get_repo",
+          description: "d",
+          url: "https://api.example.com/repos/{owner}/{name}",
+          concurrency: { limit: 1, key },
+          input: { type: "object", properties: { owner: { type: "string" }, name: { type: "string" } } },
+        },
+      ],
     });
-    expect(configError(http("/repo"))).toMatch(/^TOOLGATE_CONFIG is invalid: http\[0\]: Tool "get_repo": invalid policy\.concurrency\.key "\/repo": the arguments declare no property "repo" \(declared: owner, name\)/);
-    expect(configError(http("owner"))).toMatch(/^TOOLGATE_CONFIG is invalid: http\[0\]: HTTP tool "get_repo": invalid concurrency\.key: must be a JSON Pointer/);
-    const tenant = createTenant({ ...http("/owner"), policies: { get_repo: { concurrency: { limit: 2, key: "/name", maxWaitMs: 0 } } } });
+    expect(configError(http("/repo"))).toMatch(
+      /^TOOLGATE_CONFIG is invalid: http\[0\]: Tool "get_repo": invalid policy\.concurrency\.key "\/repo": the arguments declare no property "repo" \(declared: owner, name\)/,
+    );
+    expect(configError(http("owner"))).toMatch(
+      /^TOOLGATE_CONFIG is invalid: http\[0\]: HTTP tool "get_repo": invalid concurrency\.key: must be a JSON Pointer/,
+    );
+    const tenant = createTenant({
+      ...http("/owner"),
+      policies: { get_repo: { concurrency: { limit: 2, key: "/name", maxWaitMs: 0 } } },
+    });
     expect(tenant.registry.get("get_repo")!.policy.concurrency).toEqual({ limit: 2, key: "/name", maxWaitMs: 0 });
   });
 
   it("turns deny lists and approval rules into pipeline outcomes", async () => {
-    const tenant = createTenant({ ...base, tools: ["add", "echo", "fail"], deny: ["fail"], requireApprovalFor: { tools: ["echo"] } });
+    const tenant = createTenant({
+      ...base,
+      tools: ["add", "echo", "fail"],
+      deny: ["fail"],
+      requireApprovalFor: { tools: ["echo"] },
+    });
     const options = { registry: tenant.registry, hooks: tenant.hooks, tenant: tenant.name };
     const add = await executeCall({ id: "c1", name: "add", arguments: { a: 1, b: 2 } }, options);
     const echo = await executeCall({ id: "c2", name: "echo", arguments: { text: "hi" } }, options);
@@ -92,8 +139,16 @@ describe("tenant configuration", () => {
   });
 
   it("requires approval by risk level", async () => {
-    const tenant = createTenant({ ...base, tools: ["add"], policies: { add: { risk: "high" } }, requireApprovalFor: { risk: ["high"] } });
-    const add = await executeCall({ id: "c1", name: "add", arguments: { a: 1, b: 2 } }, { registry: tenant.registry, hooks: tenant.hooks });
+    const tenant = createTenant({
+      ...base,
+      tools: ["add"],
+      policies: { add: { risk: "high" } },
+      requireApprovalFor: { risk: ["high"] },
+    });
+    const add = await executeCall(
+      { id: "c1", name: "add", arguments: { a: 1, b: 2 } },
+      { registry: tenant.registry, hooks: tenant.hooks },
+    );
     expect(add.ok ? "ok" : add.error.code).toBe("approval_required");
   });
 
@@ -130,4 +185,3 @@ describe("configuration through the app", () => {
     expect(await json(own)).toEqual({ tenant: "acme", key: { name: "ops", scopes: ["call"] } });
   });
 });
-

@@ -15,7 +15,9 @@ import { ADMIN_KEY, BASE, CALL_KEY, CALL_KEY_HASH } from "../helpers/requests";
 
 const SOURCE = "tenants/precomputed.json";
 const sha256 = async (text: string) =>
-  Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text))), (b) => b.toString(16).padStart(2, "0")).join("");
+  Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text))), (b) =>
+    b.toString(16).padStart(2, "0"),
+  ).join("");
 const ADMIN_KEY_HASH = await sha256(ADMIN_KEY);
 
 /** A tenant configuration with the test keys, under a name of its own (its runtime keys live in its own Keys object). */
@@ -45,10 +47,17 @@ async function get(app: App, path: string, key: string): Promise<Response> {
 }
 
 const MCP_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
-const MODERN = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} };
+const MODERN = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
 
 async function mcp(app: App, key: string, body: unknown, headers: Record<string, string>): Promise<Response> {
-  const init = { method: "POST", headers: { ...MCP_HEADERS, authorization: `Bearer ${key}`, ...headers }, body: JSON.stringify(body) };
+  const init = {
+    method: "POST",
+    headers: { ...MCP_HEADERS, authorization: `Bearer ${key}`, ...headers },
+    body: JSON.stringify(body),
+  };
   return app.request(`${BASE}/mcp`, init, ENV);
 }
 
@@ -76,7 +85,11 @@ async function mcpPages(app: App, key: string, era: "modern" | "legacy"): Promis
 
 /** A runtime key (admin API) allowed only these tools. */
 async function allowListKey(app: App, tools: readonly string[]): Promise<string> {
-  const init = { method: "POST", headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json" }, body: JSON.stringify({ name: "allow-list", scopes: ["call"], tools }) };
+  const init = {
+    method: "POST",
+    headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json" },
+    body: JSON.stringify({ name: "allow-list", scopes: ["call"], tools }),
+  };
   const res = await app.request(`${BASE}/v1/keys`, init, ENV);
   expect(res.status, await res.clone().text()).toBe(201);
   return ((await res.json()) as { secret: string }).secret;
@@ -115,12 +128,17 @@ async function compare(config: Record<string, unknown>, allowed: (names: readonl
 
 describe("a bundled tenant's precomputed listings", () => {
   it("answer every listing byte for byte as built for acme, for every key", async () => {
-    const acme = JSON.parse(JSON.stringify((await import("../../../tenants/acme.json")).default)) as Record<string, unknown>;
+    const acme = JSON.parse(JSON.stringify((await import("../../../tenants/acme.json")).default)) as Record<
+      string,
+      unknown
+    >;
     await compare(withKeys(acme), (names) => names.filter((_, i) => i % 2 === 0));
   });
 
   it("answer every listing byte for byte as built for 1,000 declared tools, MCP pages and allow-lists included", async () => {
-    const { served, names } = await compare(withKeys({ ...httpToolsConfig(1000) }), (names) => names.filter((_, i) => i % 5 === 2).slice(0, 150));
+    const { served, names } = await compare(withKeys({ ...httpToolsConfig(1000) }), (names) =>
+      names.filter((_, i) => i % 5 === 2).slice(0, 150),
+    );
     expect(names).toHaveLength(1000);
     expect(Object.keys(served).filter((what) => what.startsWith("call MCP modern"))).toHaveLength(10);
     expect(Object.keys(served).filter((what) => what.startsWith("allow-list MCP legacy"))).toHaveLength(2);
@@ -138,7 +156,11 @@ describe("a bundled tenant's precomputed listings", () => {
     const header = JSON.parse(text.slice(0, text.indexOf("\n")));
     // Not vacuous: some tool runs as a task, Gemini's schema subset skips some, the listings hold effective policies.
     expect(Object.keys(header.tasks).length).toBeGreaterThan(0);
-    expect(Object.entries(header.sections).filter(([, section]) => (section as { skipped: number[] }).skipped.length > 0).map(([name]) => name)).toEqual(["gemini"]);
+    expect(
+      Object.entries(header.sections)
+        .filter(([, section]) => (section as { skipped: number[] }).skipped.length > 0)
+        .map(([name]) => name),
+    ).toEqual(["gemini"]);
     expect(served["call GET /v1/tools/gemini"]).toContain(',"skipped":[{"name":');
     expect(served["call MCP modern page 0"]).toContain('"taskSupport"');
     expect(served["call GET /v1/tools"]).toContain('"denied":true');
@@ -150,22 +172,41 @@ describe("a bundled tenant's precomputed listings", () => {
     expect(text).toContain("Add two numbers");
     // Same length, so every entry stays where the header says: the Worker serves the file's text.
     const marked = text.replace("Add two numbers", "ADD TWO NUMBERS");
-    const served = await (await get(appWith({ config, source: SOURCE, listings: loader(marked) }), "/v1/tools/openai", CALL_KEY)).text();
+    const served = await (
+      await get(appWith({ config, source: SOURCE, listings: loader(marked) }), "/v1/tools/openai", CALL_KEY)
+    ).text();
     expect(served).toContain("ADD TWO NUMBERS");
 
     // Computed for another configuration (another description of nothing the listing shows, even): built instead.
     const other = await precomputed({ ...config, limits: { maxCallsPerBatch: 7 } });
     const stale = other.replace("Add two numbers", "ADD TWO NUMBERS");
     const fresh = await (await get(appWith({ config, source: SOURCE }), "/v1/tools/openai", CALL_KEY)).text();
-    expect(await (await get(appWith({ config, source: SOURCE, listings: loader(stale) }), "/v1/tools/openai", CALL_KEY)).text()).toBe(fresh);
+    expect(
+      await (
+        await get(appWith({ config, source: SOURCE, listings: loader(stale) }), "/v1/tools/openai", CALL_KEY)
+      ).text(),
+    ).toBe(fresh);
     // Built with another definition of a code tool the tenant offers (here, its policy): built instead.
-    const otherCatalog = createCatalog([...TEST_CATALOG.values()], [withPolicy(TEST_CATALOG.get("add")!, { timeoutMs: 999 })]);
+    const otherCatalog = createCatalog(
+      [...TEST_CATALOG.values()],
+      [withPolicy(TEST_CATALOG.get("add")!, { timeoutMs: 999 })],
+    );
     const otherTools = (await precomputed(config, otherCatalog)).replace("Add two numbers", "ADD TWO NUMBERS");
-    expect(await (await get(appWith({ config, source: SOURCE, listings: loader(otherTools) }), "/v1/tools/openai", CALL_KEY)).text()).toBe(fresh);
+    expect(
+      await (
+        await get(appWith({ config, source: SOURCE, listings: loader(otherTools) }), "/v1/tools/openai", CALL_KEY)
+      ).text(),
+    ).toBe(fresh);
     // Not a file of this layout, or not loadable: built too.
-    expect(await (await get(appWith({ config, source: SOURCE, listings: loader("{}\n") }), "/v1/tools/openai", CALL_KEY)).text()).toBe(fresh);
+    expect(
+      await (
+        await get(appWith({ config, source: SOURCE, listings: loader("{}\n") }), "/v1/tools/openai", CALL_KEY)
+      ).text(),
+    ).toBe(fresh);
     const failing = async () => Promise.reject(new Error("no such module"));
-    expect(await (await get(appWith({ config, source: SOURCE, listings: failing }), "/v1/tools/openai", CALL_KEY)).text()).toBe(fresh);
+    expect(
+      await (await get(appWith({ config, source: SOURCE, listings: failing }), "/v1/tools/openai", CALL_KEY)).text(),
+    ).toBe(fresh);
   });
 
   it("give way to a listing built with the remote MCP tools of a tenant's servers", async () => {
@@ -173,12 +214,21 @@ describe("a bundled tenant's precomputed listings", () => {
       name: "remote",
       tools: ["add"],
       egress: { allowHttpHosts: ["127.0.0.1"] },
-      mcp: [{ name: "t", url: upstreams.mcp, prefix: "t_", tools: ["echo", "add"], auth: { type: "bearer", secret: "MCP" } }],
+      mcp: [
+        {
+          name: "t",
+          url: upstreams.mcp,
+          prefix: "t_",
+          tools: ["echo", "add"],
+          auth: { type: "bearer", secret: "MCP" },
+        },
+      ],
       secrets: { MCP: "ADAPTER_MCP_TOKEN" },
     });
     const marked = (await precomputed(config)).replace("Add two numbers", "ADD TWO NUMBERS");
     const vars = { ...ENV, ADAPTER_MCP_TOKEN: "mcp-token-for-the-test-server" };
-    const list = async (app: App) => (await app.request(`${BASE}/v1/tools/openai`, { headers: { authorization: `Bearer ${CALL_KEY}` } }, vars)).text();
+    const list = async (app: App) =>
+      (await app.request(`${BASE}/v1/tools/openai`, { headers: { authorization: `Bearer ${CALL_KEY}` } }, vars)).text();
     const served = await list(appWith({ config, source: SOURCE, listings: loader(marked) }));
     expect(served).toContain('"name":"t_echo"');
     expect(served).not.toContain("ADD TWO NUMBERS");
@@ -189,7 +239,11 @@ describe("a bundled tenant's precomputed listings", () => {
     const config = withKeys({ name: "bundled", tools: ["add", "echo"] });
     const marked = (await precomputed(config)).replace("Add two numbers", "ADD TWO NUMBERS");
     const app = appWith({ config, source: SOURCE, listings: loader(marked) });
-    const res = await app.request(`${BASE}/v1/tools/openai`, { headers: { authorization: `Bearer ${CALL_KEY}` } }, { ...ENV, TOOLGATE_CONFIG: JSON.stringify(config) });
+    const res = await app.request(
+      `${BASE}/v1/tools/openai`,
+      { headers: { authorization: `Bearer ${CALL_KEY}` } },
+      { ...ENV, TOOLGATE_CONFIG: JSON.stringify(config) },
+    );
     const text = await res.text();
     expect(text).toContain("Add two numbers");
     expect(text).not.toContain("ADD TWO NUMBERS");

@@ -8,7 +8,10 @@ import { createTenant } from "../../../worker/tenant/tenant";
 import { upstreams } from "../helpers/adapters";
 
 const base = { name: "acme", keys: [{ name: "ops", hash: "a".repeat(64), scopes: ["admin"] }] };
-const names = (tools: readonly string[], catalog = CATALOG) => createTenant({ ...base, tools }, undefined, "test", catalog).registry.list().map((tool) => tool.name);
+const names = (tools: readonly string[], catalog = CATALOG) =>
+  createTenant({ ...base, tools }, undefined, "test", catalog)
+    .registry.list()
+    .map((tool) => tool.name);
 
 function configError(config: Record<string, unknown>, catalog = CATALOG): string {
   try {
@@ -30,7 +33,10 @@ const fetchEcho = (name: string, needs?: { secrets?: string[]; egress?: string[]
     tags: ["net"],
     ...(needs ? { needs } : {}),
     async run(_args, ctx) {
-      const res = await ctx.fetch(`${api}/echo/${name}`, { headers: { "x-key": ctx.secrets.API_KEY ?? "" }, signal: ctx.signal });
+      const res = await ctx.fetch(`${api}/echo/${name}`, {
+        headers: { "x-key": ctx.secrets.API_KEY ?? "" },
+        signal: ctx.signal,
+      });
       return (await res.json()) as { path: string };
     },
   });
@@ -45,7 +51,11 @@ const TAGS = [...new Set(TOOLS.flatMap((tool) => tool.tags ?? []))].sort();
 
 describe("a tenant's tools: names, tags and *", () => {
   it("offers each tool once, in the order first named; a tag or * in catalogue (file-name) order", () => {
-    expect(names(["echo", "tag:gates", "add", "sleep"])).toEqual(["echo", ...tagged("gates").filter((name) => name !== "echo"), "add"]);
+    expect(names(["echo", "tag:gates", "add", "sleep"])).toEqual([
+      "echo",
+      ...tagged("gates").filter((name) => name !== "echo"),
+      "add",
+    ]);
     expect(tagged("gates")).toEqual(expect.arrayContaining(["sleep", "sleep_pool"]));
     expect(names(["*"])).toEqual([...CATALOG.keys()]);
     expect(names(["tag:demo"])).toEqual(tagged("demo"));
@@ -53,15 +63,23 @@ describe("a tenant's tools: names, tags and *", () => {
   });
 
   it("names an unknown tool, an unknown tag and a malformed entry", () => {
-    expect(configError({ tools: ["add", "tag:nope"] })).toBe(`TOOLGATE_CONFIG is invalid: tools[1]: no tool has the tag "nope" (tags: ${TAGS.join(", ")})`);
-    expect(configError({ tools: ["teleport"] })).toBe(`TOOLGATE_CONFIG is invalid: tools[0]: unknown tool "teleport" (known: ${[...CATALOG.keys()].join(", ")})`);
+    expect(configError({ tools: ["add", "tag:nope"] })).toBe(
+      `TOOLGATE_CONFIG is invalid: tools[1]: no tool has the tag "nope" (tags: ${TAGS.join(", ")})`,
+    );
+    expect(configError({ tools: ["teleport"] })).toBe(
+      `TOOLGATE_CONFIG is invalid: tools[0]: unknown tool "teleport" (known: ${[...CATALOG.keys()].join(", ")})`,
+    );
     expect(configError({ tools: ["tag:"] })).toMatch(/tools\[0\]: must be a tool name, "tag:<tag>" or "\*"/);
     expect(configError({ tools: ["tag:Math"] })).toMatch(/tools\[0\]: must be a tool name, "tag:<tag>" or "\*"/);
   });
 
   it("checks a file's tool against its name", () => {
-    expect(() => catalogFromFiles([["sum", CATALOG.get("add")!]])).toThrow('tools/sum.ts default-exports the tool "add": a tool file is named after its tool');
-    expect(() => catalogFromFiles([["sum", undefined as never]])).toThrow(/tools\/sum\.ts default-exports no tool \(export default defineTool/);
+    expect(() => catalogFromFiles([["sum", CATALOG.get("add")!]])).toThrow(
+      'tools/sum.ts default-exports the tool "add": a tool file is named after its tool',
+    );
+    expect(() => catalogFromFiles([["sum", undefined as never]])).toThrow(
+      /tools\/sum\.ts default-exports no tool \(export default defineTool/,
+    );
   });
 });
 
@@ -72,12 +90,16 @@ describe("what a code tool needs", () => {
     expect(configError({ tools: ["add", "declared"], egress: netConfig.egress }, NET)).toBe(
       'TOOLGATE_CONFIG is invalid: tools[1]: the tool "declared" needs the secret "API_KEY": map it in "secrets" ("API_KEY": "<Worker secret name>")',
     );
-    expect(configError({ tools: ["tag:net"], egress: netConfig.egress }, NET)).toMatch(/^TOOLGATE_CONFIG is invalid: tools\[0\] \("tag:net"\): the tool "declared" needs the secret "API_KEY"/);
+    expect(configError({ tools: ["tag:net"], egress: netConfig.egress }, NET)).toMatch(
+      /^TOOLGATE_CONFIG is invalid: tools\[0\] \("tag:net"\): the tool "declared" needs the secret "API_KEY"/,
+    );
   });
 
   it("refuses plain http egress a tool needs unless the tenant allows the loopback host", () => {
     expect(configError({ tools: ["declared"], secrets: netConfig.secrets }, NET)).toMatch(
-      new RegExp(`tools\\[0\\]: the tool "declared" needs egress to "${api}": http is not allowed for 127\\.0\\.0\\.1 .*egress\\.allowHttpHosts \\(loopback only\\)$`),
+      new RegExp(
+        `tools\\[0\\]: the tool "declared" needs egress to "${api}": http is not allowed for 127\\.0\\.0\\.1 .*egress\\.allowHttpHosts \\(loopback only\\)$`,
+      ),
     );
   });
 
@@ -85,11 +107,17 @@ describe("what a code tool needs", () => {
     const call = async (tools: string[], name: string) => {
       const tenant = createTenant({ ...base, tools, ...netConfig }, undefined, "test", NET);
       expect(tenant.adapters.egress.allowHosts.includes(api)).toBe(tools.includes("declared"));
-      return executeCall({ id: `c-${name}`, name, arguments: {} }, { registry: tenant.registry, fetch: tenant.adapters.fetch, secrets: { API_KEY: "k-1" } });
+      return executeCall(
+        { id: `c-${name}`, name, arguments: {} },
+        { registry: tenant.registry, fetch: tenant.adapters.fetch, secrets: { API_KEY: "k-1" } },
+      );
     };
     const reached = await call(["declared"], "declared");
     expect(reached.ok && reached.output.structured).toMatchObject({ path: "/echo/declared" });
     const refused = await call(["undeclared"], "undeclared");
-    expect(!refused.ok && refused.error).toMatchObject({ code: "denied", message: expect.stringMatching(/Egress refused: origin http:\/\/127\.0\.0\.1:\d+ is not in the allow-list/) });
+    expect(!refused.ok && refused.error).toMatchObject({
+      code: "denied",
+      message: expect.stringMatching(/Egress refused: origin http:\/\/127\.0\.0\.1:\d+ is not in the allow-list/),
+    });
   });
 });

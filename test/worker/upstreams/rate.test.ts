@@ -6,7 +6,8 @@ import { backOff, take, type BucketState } from "../../../worker/upstreams/bucke
 import { adapterConfig, callTools, uid, upstreams } from "../helpers/adapters";
 
 const meter = upstreams.meter;
-const arrivals = async (bucket: string): Promise<number[]> => (await (await fetch(`${meter}/log/${bucket}`)).json()) as number[];
+const arrivals = async (bucket: string): Promise<number[]> =>
+  (await (await fetch(`${meter}/log/${bucket}`)).json()) as number[];
 
 describe("the token bucket (GCRA with reservations)", () => {
   const limit = { requests: 5, intervalMs: 1000, burst: 2 }; // one token per 200 ms, two at once
@@ -45,7 +46,11 @@ describe("the token bucket (GCRA with reservations)", () => {
 describe("shared upstream rate limits through the Upstream Durable Object", () => {
   it("makes a caller wait its turn in its own request, and stop waiting when its call is cancelled", async () => {
     const upstreams: UpstreamNamespace = env.UPSTREAMS; // the binding fits the structural type the tenant code uses
-    const gate = createUpstreamGate(tenantUpstreams({ UPSTREAMS: upstreams }, `gate-${uid()}`), "https://api.example.com", { requests: 1, intervalMs: 600 });
+    const gate = createUpstreamGate(
+      tenantUpstreams({ UPSTREAMS: upstreams }, `gate-${uid()}`),
+      "https://api.example.com",
+      { requests: 1, intervalMs: 600 },
+    );
     const live = new AbortController().signal;
     // Timed from before the first take: the object schedules the second one step (600 ms) after it
     // granted the first, and that grant came after this clock read, however slow the round trips.
@@ -55,7 +60,11 @@ describe("shared upstream rate limits through the Upstream Durable Object", () =
     expect(Date.now() - started).toBeGreaterThanOrEqual(600);
     // A caller whose turn is a whole step (5 s) away stops waiting when its call is cancelled after
     // 100 ms, long before its turn (a margin no round trip on a loaded machine comes near).
-    const slow = createUpstreamGate(tenantUpstreams({ UPSTREAMS: upstreams }, `gate-${uid()}`), "https://api.example.com", { requests: 1, intervalMs: 5_000 });
+    const slow = createUpstreamGate(
+      tenantUpstreams({ UPSTREAMS: upstreams }, `gate-${uid()}`),
+      "https://api.example.com",
+      { requests: 1, intervalMs: 5_000 },
+    );
     expect(await slow.take(0, live)).toEqual({ ok: true });
     const cancelled = Date.now();
     await expect(slow.take(10_000, AbortSignal.timeout(100))).rejects.toThrow();
@@ -68,7 +77,16 @@ describe("shared upstream rate limits through the Upstream Durable Object", () =
     const rateLimit = { requests: 4, intervalMs: 1600, burst: 2 }; // a step of 400 ms: well above request jitter
     const env = {
       TOOLGATE_CONFIG: adapterConfig(`rl-${uid()}`, {
-        http: [{ name: "metered", description: "Counts arrivals", url: `${meter}/m/${bucket}`, input: { type: "object", properties: { n: { type: "integer" } } }, rateLimit, timeoutMs: 10_000 }],
+        http: [
+          {
+            name: "metered",
+            description: "Counts arrivals",
+            url: `${meter}/m/${bucket}`,
+            input: { type: "object", properties: { n: { type: "integer" } } },
+            rateLimit,
+            timeoutMs: 10_000,
+          },
+        ],
       }),
     };
     // Two requests at once (as two isolates would send), three calls each.
@@ -93,13 +111,26 @@ describe("shared upstream rate limits through the Upstream Durable Object", () =
     const bucket = `bo-${uid()}`;
     const rateLimit = { requests: 100, intervalMs: 1000, burst: 100 };
     const input = { type: "object", properties: { status: { type: "integer" }, retry: { type: "string" } } };
-    const declared = (name: string, timeoutMs: number) => ({ name, description: "Answers ?status", url: `${meter}/m/${bucket}`, input, rateLimit, timeoutMs, retry: { attempts: 1 } });
-    const env = { TOOLGATE_CONFIG: adapterConfig(`bo-${uid()}`, { http: [declared("patient", 5_000), declared("hasty", 400)] }) };
+    const declared = (name: string, timeoutMs: number) => ({
+      name,
+      description: "Answers ?status",
+      url: `${meter}/m/${bucket}`,
+      input,
+      rateLimit,
+      timeoutMs,
+      retry: { attempts: 1 },
+    });
+    const env = {
+      TOOLGATE_CONFIG: adapterConfig(`bo-${uid()}`, { http: [declared("patient", 5_000), declared("hasty", 400)] }),
+    };
 
     const first = await callTools(env, ["patient", { status: 429, retry: "2" }]);
     expect(first.records[0].error).toMatchObject({ code: "upstream_error" });
     const hasty = await callTools(env, ["hasty", { status: 200 }]);
-    expect(hasty.records[0].error).toMatchObject({ code: "busy", message: expect.stringMatching(/rate limited; try again in [12] s/) });
+    expect(hasty.records[0].error).toMatchObject({
+      code: "busy",
+      message: expect.stringMatching(/rate limited; try again in [12] s/),
+    });
     expect(await arrivals(bucket)).toHaveLength(1); // the busy caller never reached the upstream
 
     const patient = await callTools(env, ["patient", { status: 200 }]);

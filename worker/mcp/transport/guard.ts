@@ -21,7 +21,12 @@ export function hostAllowed(host: string, hosts: readonly string[], tenant: stri
   return name.startsWith(own) && /^[a-z0-9-]+\.workers\.dev$/.test(name.slice(own.length));
 }
 
-function originAllowed(origin: string, hosts: readonly string[], consoleOrigins: readonly string[], tenant: string): boolean {
+function originAllowed(
+  origin: string,
+  hosts: readonly string[],
+  consoleOrigins: readonly string[],
+  tenant: string,
+): boolean {
   if (consoleOrigins.some((allowed) => allowed.toLowerCase() === origin)) return true;
   const match = /^https?:\/\/([^/]+)$/.exec(origin);
   return match !== null && hostAllowed(match[1]!.toLowerCase(), hosts, tenant);
@@ -38,7 +43,10 @@ export const hostGuard = createMiddleware<AppEnv>(async (c, next) => {
   const tenant = c.var.tenant.name;
   const host = (c.req.header("host") ?? new URL(c.req.url).host).toLowerCase();
   if (!hostAllowed(host, hosts, tenant)) {
-    return c.json(rpcError(null, RpcCode.badRequest, `Host "${host}" is not allowed here; add it to the tenant's hosts.`), 403);
+    return c.json(
+      rpcError(null, RpcCode.badRequest, `Host "${host}" is not allowed here; add it to the tenant's hosts.`),
+      403,
+    );
   }
   const origin = c.req.header("origin");
   if (origin !== undefined && !originAllowed(origin.toLowerCase(), hosts, consoleOrigins, tenant)) {

@@ -18,16 +18,28 @@ export { handleDelete } from "../v2025/legacy";
 
 export type TransportOptions = RespondOptions;
 
-function refuse(c: Context<AppEnv>, status: ContentfulStatusCode, code: number, message: string, headers?: Record<string, string>): Response {
+function refuse(
+  c: Context<AppEnv>,
+  status: ContentfulStatusCode,
+  code: number,
+  message: string,
+  headers?: Record<string, string>,
+): Response {
   return c.json(rpcError(null, code, message), status, headers);
 }
 
 export async function handlePost(c: Context<AppEnv>, options: TransportOptions = {}): Promise<Response> {
   const type = c.req.header("content-type")?.split(";")[0]?.trim().toLowerCase();
-  if (type !== "application/json") return refuse(c, 415, RpcCode.badRequest, "Unsupported Media Type: send JSON-RPC as application/json.");
+  if (type !== "application/json")
+    return refuse(c, 415, RpcCode.badRequest, "Unsupported Media Type: send JSON-RPC as application/json.");
   const accept = accepted(c.req.header("accept"));
   if (!accept.json && !accept.sse) {
-    return refuse(c, 406, RpcCode.badRequest, "Not Acceptable: the client must accept application/json and text/event-stream.");
+    return refuse(
+      c,
+      406,
+      RpcCode.badRequest,
+      "Not Acceptable: the client must accept application/json and text/event-stream.",
+    );
   }
   let body: unknown;
   try {
@@ -38,7 +50,9 @@ export async function handlePost(c: Context<AppEnv>, options: TransportOptions =
   const headers = mcpHeadersOf(c.req.raw.headers);
   const route = classifyPost(body, headers);
   if ("refuse" in route) return refusal(c, route.refuse);
-  return route.era === "modern" ? serveModern(c, route, headers, accept, options) : serveLegacy(c, body, accept, options);
+  return route.era === "modern"
+    ? serveModern(c, route, headers, accept, options)
+    : serveLegacy(c, body, accept, options);
 }
 
 /** The methods /mcp takes. */
@@ -50,9 +64,15 @@ const ALLOW = "POST, DELETE";
  * deployment), and 2026-07-28 has no GET at all, so it answers 405.
  */
 export function handleGet(c: Context<AppEnv>): Response {
-  return refuse(c, 405, RpcCode.badRequest, "Method Not Allowed: this server sends no messages outside a request's response.", {
-    Allow: ALLOW,
-  });
+  return refuse(
+    c,
+    405,
+    RpcCode.badRequest,
+    "Method Not Allowed: this server sends no messages outside a request's response.",
+    {
+      Allow: ALLOW,
+    },
+  );
 }
 
 /** Any method but POST, GET and DELETE: 405, with the methods /mcp takes. */

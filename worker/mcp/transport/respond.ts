@@ -39,7 +39,11 @@ export interface RespondOptions {
 
 /** A 2026-07-28 error that the spec gives its own HTTP status even when a handler raised it. */
 function statusOf(responses: readonly RpcResponse[]): 200 | 400 {
-  return responses.length === 1 && "error" in responses[0]! && responses[0].error.code === RpcCode.missingClientCapability ? 400 : 200;
+  return responses.length === 1 &&
+    "error" in responses[0]! &&
+    responses[0].error.code === RpcCode.missingClientCapability
+    ? 400
+    : 200;
 }
 
 /**
@@ -71,21 +75,33 @@ export async function respond(
     send: (message) => queue.send(message),
     streams: accept.sse,
     mask: (text) => (mask ??= createTextMasker(Object.values(exchange.options().secrets ?? {})))(text),
-    follow: { ledger: tenantLedger(c.env, c.var.tenant.name), viewer: viewerOf(c.var.caller), ...(waitUntil ? { waitUntil } : {}) },
+    follow: {
+      ledger: tenantLedger(c.env, c.var.tenant.name),
+      viewer: viewerOf(c.var.caller),
+      ...(waitUntil ? { waitUntil } : {}),
+    },
     ...(options.pageSize === undefined ? {} : { pageSize: options.pageSize }),
     ...(c.var.caller.tools ? { allowed: c.var.caller.tools } : {}),
   };
   const pending: Promise<RpcResponse>[] = [];
   for (const item of incoming) {
     if (item.kind === "request") pending.push(answer(item.message, exchange));
-    else if (item.kind === "invalid") pending.push(Promise.resolve(rpcError(item.id, RpcCode.invalidRequest, `Invalid Request: ${item.reason}`)));
-    else if (item.kind === "refused") pending.push(Promise.resolve(rpcError(null, item.refusal.code, item.refusal.message)));
+    else if (item.kind === "invalid")
+      pending.push(Promise.resolve(rpcError(item.id, RpcCode.invalidRequest, `Invalid Request: ${item.reason}`)));
+    else if (item.kind === "refused")
+      pending.push(Promise.resolve(rpcError(null, item.refusal.code, item.refusal.message)));
   }
   const all = Promise.all(pending);
   const first = await Promise.race([all.then(() => "done" as const), queue.first.then(() => "notified" as const)]);
   if (accept.sse && (first === "notified" || !accept.json)) {
     // A client that closes the stream cancels what it was waiting for (2026: that is how it cancels).
-    return sseResponse(queue, all, (reason) => abort.abort(toolError("cancelled", reason)), { "X-Accel-Buffering": "no" }, options.keepaliveMs);
+    return sseResponse(
+      queue,
+      all,
+      (reason) => abort.abort(toolError("cancelled", reason)),
+      { "X-Accel-Buffering": "no" },
+      options.keepaliveMs,
+    );
   }
   queue.close();
   const responses = await all;

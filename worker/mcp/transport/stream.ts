@@ -86,12 +86,14 @@ export function sseResponse(
   const write = (message: Message) => send(sseEvent(message));
   queue.drain(write);
   // A rejection (a bug: answers are caught where they are made) still ends the stream and its keepalives.
-  void responses.catch((): RpcResponse[] => []).then(async (answers) => {
-    queue.close();
-    for (const answer of answers) write(answer);
-    clearTimeout(silence);
-    await writer.close().catch(() => undefined);
-  });
+  void responses
+    .catch((): RpcResponse[] => [])
+    .then(async (answers) => {
+      queue.close();
+      for (const answer of answers) write(answer);
+      clearTimeout(silence);
+      await writer.close().catch(() => undefined);
+    });
   return new Response(readable, {
     status: 200,
     headers: { "Content-Type": "text/event-stream", "Cache-Control": "no-cache", ...headers },

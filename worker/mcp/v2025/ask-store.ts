@@ -20,10 +20,13 @@ export interface AskStore {
 export function createAskStore(ledger: LedgerAddress): AskStore {
   const shard = (callId: string) => () => ledger.for(callId);
   return {
-    open: (callId, roundCallId, askIds, expiresAt) => callDurable(shard(callId), (stub) => stub.openAsks(callId, roundCallId, askIds, expiresAt)),
+    open: (callId, roundCallId, askIds, expiresAt) =>
+      callDurable(shard(callId), (stub) => stub.openAsks(callId, roundCallId, askIds, expiresAt)),
     answer: (callId, askId, response) => callDurable(shard(callId), (stub) => stub.answerAsk(callId, askId, response)),
-    wait: (callId, waitMs, nextRoundCallId) => callDurable(shard(callId), (stub) => stub.awaitAsks(callId, waitMs, nextRoundCallId)),
-    cancel: (callId, reason, expiresAt) => callDurable(shard(callId), (stub) => stub.cancelAsks(callId, reason, expiresAt)),
+    wait: (callId, waitMs, nextRoundCallId) =>
+      callDurable(shard(callId), (stub) => stub.awaitAsks(callId, waitMs, nextRoundCallId)),
+    cancel: (callId, reason, expiresAt) =>
+      callDurable(shard(callId), (stub) => stub.cancelAsks(callId, reason, expiresAt)),
     close: (callId) => callDurable(shard(callId), (stub) => stub.closeAsks(callId)),
   };
 }

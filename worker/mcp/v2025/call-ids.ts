@@ -42,7 +42,8 @@ export function askRequestId(sessionRef: string, callId: string): string {
 export function callOfAskId(sessionRef: string, id: unknown): string | undefined {
   if (typeof id !== "string") return undefined;
   const [tag, part, nonce, extra] = id.split("~");
-  if (tag !== "ask" || extra !== undefined || !part || !nonce || !REQUEST_PART.test(part) || !ASK_NONCE.test(nonce)) return undefined;
+  if (tag !== "ask" || extra !== undefined || !part || !nonce || !REQUEST_PART.test(part) || !ASK_NONCE.test(nonce))
+    return undefined;
   return `${sessionCallPrefix(sessionRef)}${part}`;
 }
 

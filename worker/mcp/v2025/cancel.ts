@@ -46,13 +46,20 @@ export async function cancelByNotification(notification: RpcNotification, target
   const callId = sessionCallId(target.sessionRef, requestId);
   const why = `The MCP client cancelled the call${reason ? `: ${reason.slice(0, 200)}` : "."}`;
   const asking = target.asks.cancel(callId, why, Date.now() + CANCEL_MARK_MS).catch(() => callId);
-  await Promise.all([cancelUntilKnown(target, callId, why), asking.then((round) => (round === callId ? undefined : cancelUntilKnown(target, round, why)))]);
+  await Promise.all([
+    cancelUntilKnown(target, callId, why),
+    asking.then((round) => (round === callId ? undefined : cancelUntilKnown(target, round, why))),
+  ]);
 }
 
 async function cancelUntilKnown(target: CancelTarget, callId: string, why: string): Promise<void> {
   const until = Date.now() + RETRY_FOR_MS;
   for (;;) {
-    const outcome = await callDurable(() => target.ledger.for(callId), (ledger) => ledger.cancel(callId, target.viewer, why), { tries: 1 }).catch(() => undefined);
+    const outcome = await callDurable(
+      () => target.ledger.for(callId),
+      (ledger) => ledger.cancel(callId, target.viewer, why),
+      { tries: 1 },
+    ).catch(() => undefined);
     if ((outcome && (outcome.ok || outcome.error === "finished")) || Date.now() + RETRY_MS > until) return;
     await pause(RETRY_MS);
   }
@@ -62,5 +69,11 @@ async function cancelUntilKnown(target: CancelTarget, callId: string, why: strin
 export async function cancelSessionCalls(target: CancelTarget): Promise<void> {
   const prefix = sessionCallPrefix(target.sessionRef);
   const reason = "The MCP client ended its session.";
-  await Promise.all((await target.ledger.all()).map((shard) => callDurable(shard, (ledger) => ledger.cancelCallsWithPrefix(prefix, target.viewer, reason)).catch(() => undefined)));
+  await Promise.all(
+    (await target.ledger.all()).map((shard) =>
+      callDurable(shard, (ledger) => ledger.cancelCallsWithPrefix(prefix, target.viewer, reason)).catch(
+        () => undefined,
+      ),
+    ),
+  );
 }

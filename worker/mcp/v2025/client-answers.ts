@@ -18,20 +18,30 @@ export interface Refusal {
 }
 
 /** Stores one response: undefined when taken (or a repeat of one taken), else why it was refused. */
-export async function takeAnswer(response: ClientResponse, sessionRef: string, store: AskStore): Promise<Refusal | undefined> {
+export async function takeAnswer(
+  response: ClientResponse,
+  sessionRef: string,
+  store: AskStore,
+): Promise<Refusal | undefined> {
   const callId = callOfAskId(sessionRef, response.id);
   const unknown: Refusal = {
     code: RpcCode.invalidRequest,
     message: `No request of this session waits for the response ${JSON.stringify(response.id).slice(0, 100)}: it is not one this server sent, or its wait ended (answered, timed out, cancelled).`,
   };
   if (!callId) return unknown;
-  const text = JSON.stringify(response.error === undefined ? { result: response.result ?? null } : { error: response.error });
+  const text = JSON.stringify(
+    response.error === undefined ? { result: response.result ?? null } : { error: response.error },
+  );
   // One response over the bound of all a call's answers (src/ask.ts) is refused; the waiting call
   // learns why it gets no answer instead of waiting until it times out.
   const tooLarge = answersOverLimit(text.length, "This answer");
   if (tooLarge) {
     const message = `${tooLarge}.`;
-    const outcome = await store.answer(callId, String(response.id), JSON.stringify({ error: { code: RpcCode.invalidParams, message } }));
+    const outcome = await store.answer(
+      callId,
+      String(response.id),
+      JSON.stringify({ error: { code: RpcCode.invalidParams, message } }),
+    );
     return outcome === "unknown" ? unknown : { code: RpcCode.invalidParams, message };
   }
   return (await store.answer(callId, String(response.id), text)) === "unknown" ? unknown : undefined;

@@ -48,10 +48,15 @@ export interface LegacyAsker {
 export type RunRound = (callId: string, channel: AskChannel | undefined, signal: AbortSignal) => Promise<CallResult>;
 
 /** The questions of a round that ended asking, when the client answers every one (its method, an elicitation's mode). */
-function questionsOf(result: CallResult, askable: Pick<AskChannel, "methods" | "elicitationModes">): Record<string, InputRequest> | undefined {
+function questionsOf(
+  result: CallResult,
+  askable: Pick<AskChannel, "methods" | "elicitationModes">,
+): Record<string, InputRequest> | undefined {
   if (result.ok || result.error.code !== "input_required" || !result.error.inputRequests) return undefined;
   const questions = result.error.inputRequests;
-  return Object.values(questions).every((question) => canBeAsked({ ...askable, responses: {} }, question)) ? questions : undefined;
+  return Object.values(questions).every((question) => canBeAsked({ ...askable, responses: {} }, question))
+    ? questions
+    : undefined;
 }
 
 interface RoundOutcome {
@@ -63,8 +68,14 @@ interface RoundOutcome {
 
 const questionName = (key: string, question: InputRequest) => `${question.method} ("${key}")`;
 
-function failAll(questions: Record<string, InputRequest>, failure: (what: string) => AskFailure, gone?: true): RoundOutcome {
-  const failures = Object.fromEntries(Object.entries(questions).map(([key, question]) => [key, failure(questionName(key, question))]));
+function failAll(
+  questions: Record<string, InputRequest>,
+  failure: (what: string) => AskFailure,
+  gone?: true,
+): RoundOutcome {
+  const failures = Object.fromEntries(
+    Object.entries(questions).map(([key, question]) => [key, failure(questionName(key, question))]),
+  );
   return gone ? { answers: {}, failures, gone } : { answers: {}, failures };
 }
 
@@ -76,11 +87,18 @@ function fromResponse(text: string, what: string): { answer: JsonValue } | { fai
     const said = `${typeof code === "number" ? `${code} ` : ""}${typeof message === "string" ? message.slice(0, 500) : "(no message)"}`;
     return { failure: { code: "tool_error", message: `The MCP client answered ${what} with an error: ${said}` } };
   }
-  if (!isPlainObject(response.result)) return { failure: { code: "tool_error", message: `The MCP client answered ${what} with a result that is not an object.` } };
+  if (!isPlainObject(response.result))
+    return {
+      failure: { code: "tool_error", message: `The MCP client answered ${what} with a result that is not an object.` },
+    };
   return { answer: response.result };
 }
 
-type Waited = { kind: "answered"; state: AskState } | { kind: "cancelled"; reason: string } | { kind: "timeout" } | { kind: "gone" };
+type Waited =
+  | { kind: "answered"; state: AskState }
+  | { kind: "cancelled"; reason: string }
+  | { kind: "timeout" }
+  | { kind: "gone" };
 
 /** Waits for the round's answers in the ledger shard: long-polls until answered, cancelled, the deadline, or the client leaves. */
 async function waitAnswers(asker: LegacyAsker, callId: string, nextRoundId: string): Promise<Waited> {
@@ -102,20 +120,33 @@ async function waitAnswers(asker: LegacyAsker, callId: string, nextRoundId: stri
 }
 
 /** Sends the round's questions to the client and waits for its answers. */
-async function askRound(asker: LegacyAsker, callId: string, roundId: string, nextRoundId: string, questions: Record<string, InputRequest>): Promise<RoundOutcome> {
+async function askRound(
+  asker: LegacyAsker,
+  callId: string,
+  roundId: string,
+  nextRoundId: string,
+  questions: Record<string, InputRequest>,
+): Promise<RoundOutcome> {
   const entries = Object.entries(questions);
   if (entries.length > MAX_QUESTIONS) {
-    return failAll(questions, (what) => ({ code: "tool_error", message: `The tool asked ${entries.length} questions at once (${what} among them); an MCP client is asked at most ${MAX_QUESTIONS} at a time.` }));
+    return failAll(questions, (what) => ({
+      code: "tool_error",
+      message: `The tool asked ${entries.length} questions at once (${what} among them); an MCP client is asked at most ${MAX_QUESTIONS} at a time.`,
+    }));
   }
   const refused: Record<string, AskFailure> = {};
   const sent: [id: string, key: string, question: InputRequest][] = [];
   for (const [key, question] of entries) {
     const why = unsupportedBy(asker.flags, question);
-    if (why) refused[key] = { code: "input_required", message: `The tool asks ${questionName(key, question)}, and ${why}.` };
+    if (why)
+      refused[key] = { code: "input_required", message: `The tool asks ${questionName(key, question)}, and ${why}.` };
     else sent.push([askRequestId(asker.sessionRef, callId), key, question]);
   }
   const pending = Object.fromEntries(sent.map(([, key, question]) => [key, question]));
-  const settled = sent.length === 0 ? { answers: {}, failures: {} } : await sendAndWait(asker, callId, roundId, nextRoundId, sent, pending);
+  const settled =
+    sent.length === 0
+      ? { answers: {}, failures: {} }
+      : await sendAndWait(asker, callId, roundId, nextRoundId, sent, pending);
   return { ...settled, failures: { ...refused, ...settled.failures } };
 }
 
@@ -129,9 +160,15 @@ async function sendAndWait(
 ): Promise<RoundOutcome> {
   let waited: Waited;
   try {
-    const cancelled = await asker.store.open(callId, roundId, sent.map(([id]) => id), Date.now() + asker.timeoutMs + ROW_MARGIN_MS);
+    const cancelled = await asker.store.open(
+      callId,
+      roundId,
+      sent.map(([id]) => id),
+      Date.now() + asker.timeoutMs + ROW_MARGIN_MS,
+    );
     if (cancelled !== null) return failAll(pending, () => ({ code: "cancelled", message: cancelled }));
-    for (const [id, , question] of sent) asker.send({ jsonrpc: "2.0", id, method: question.method, params: question.params });
+    for (const [id, , question] of sent)
+      asker.send({ jsonrpc: "2.0", id, method: question.method, params: question.params });
     waited = await waitAnswers(asker, callId, nextRoundId);
   } catch (error) {
     // The ledger shard cannot be reached: the call ends busy, as any call whose storage is overloaded.
@@ -141,10 +178,20 @@ async function sendAndWait(
   switch (waited.kind) {
     case "timeout": {
       const seconds = Math.round(asker.timeoutMs / 100) / 10;
-      return failAll(pending, (what) => ({ code: "timeout", message: `The MCP client did not answer ${what} within ${seconds} s.` }));
+      return failAll(pending, (what) => ({
+        code: "timeout",
+        message: `The MCP client did not answer ${what} within ${seconds} s.`,
+      }));
     }
     case "gone":
-      return failAll(pending, (what) => ({ code: "cancelled", message: `The MCP client closed the request while ${what} waited for its answer.` }), true);
+      return failAll(
+        pending,
+        (what) => ({
+          code: "cancelled",
+          message: `The MCP client closed the request while ${what} waited for its answer.`,
+        }),
+        true,
+      );
     case "cancelled":
       return failAll(pending, () => ({ code: "cancelled", message: waited.reason }));
   }
@@ -161,7 +208,8 @@ async function sendAndWait(
 function withinLimit(responses: Record<string, JsonValue>, outcome: RoundOutcome): Record<string, JsonValue> {
   const tooLarge = answersOverLimit(JSON.stringify({ ...responses, ...outcome.answers }).length);
   if (!tooLarge) return outcome.answers;
-  for (const key of Object.keys(outcome.answers)) outcome.failures[key] = { code: "tool_error", message: `${tooLarge}.` };
+  for (const key of Object.keys(outcome.answers))
+    outcome.failures[key] = { code: "tool_error", message: `${tooLarge}.` };
   return {};
 }
 
@@ -189,7 +237,10 @@ export async function runAsking(callId: string, run: RunRound, asker: LegacyAske
       asked = true;
       const outcome =
         round === MAX_ASK_ROUNDS
-          ? failAll(questions, (what) => ({ code: "tool_error", message: `The tool asked ${what} after ${MAX_ASK_ROUNDS} rounds of questions; an MCP call is asked at most ${MAX_ASK_ROUNDS}.` }))
+          ? failAll(questions, (what) => ({
+              code: "tool_error",
+              message: `The tool asked ${what} after ${MAX_ASK_ROUNDS} rounds of questions; an MCP call is asked at most ${MAX_ASK_ROUNDS}.`,
+            }))
           : await askRound(asker, callId, roundId, nextRoundId, questions);
       Object.assign(responses, withinLimit(responses, outcome));
       Object.assign(failures, outcome.failures);

@@ -46,11 +46,18 @@ interface OpenSession {
 
 async function openSession(c: Context<AppEnv>): Promise<OpenSession | Response> {
   const id = c.req.header(MCP_HEADERS.sessionId);
-  if (!id) return refuse(c, 400, RpcCode.badRequest, "Bad Request: the Mcp-Session-Id header is required; send initialize first.");
+  if (!id)
+    return refuse(
+      c,
+      400,
+      RpcCode.badRequest,
+      "Bad Request: the Mcp-Session-Id header is required; send initialize first.",
+    );
   const session = await checkSessionId(id, keyHash(c));
   const store = createSessionStore(tenantLedger(c.env, c.var.tenant.name));
   const state = session && (await store.read(session));
-  if (!session || !state || state.ended) return refuse(c, 404, RpcCode.sessionNotFound, "Session not found: initialize a new session.");
+  if (!session || !state || state.ended)
+    return refuse(c, 404, RpcCode.sessionNotFound, "Session not found: initialize a new session.");
   return { session, state, store };
 }
 
@@ -76,7 +83,12 @@ async function takeAnswers(c: Context<AppEnv>, incoming: readonly Incoming[], se
 function sessionAsks(c: Context<AppEnv>, session: Session, options: RespondOptions): SessionAsks | undefined {
   if (session.asks === 0) return undefined;
   const store = createAskStore(tenantLedger(c.env, c.var.tenant.name));
-  return { flags: session.asks, sessionRef: session.ref, store, timeoutMs: options.askTimeoutMs ?? DEFAULT_ASK_TIMEOUT_MS };
+  return {
+    flags: session.asks,
+    sessionRef: session.ref,
+    store,
+    timeoutMs: options.askTimeoutMs ?? DEFAULT_ASK_TIMEOUT_MS,
+  };
 }
 
 /** initialize: a new session bound to the caller's key; its id travels in the Mcp-Session-Id header. */
@@ -95,7 +107,12 @@ async function startSession(c: Context<AppEnv>, request: RpcRequest): Promise<Re
 }
 
 /** A legacy POST: initialize, or messages of an open session. */
-export async function serveLegacy(c: Context<AppEnv>, body: unknown, accept: Accepts, options: RespondOptions): Promise<Response> {
+export async function serveLegacy(
+  c: Context<AppEnv>,
+  body: unknown,
+  accept: Accepts,
+  options: RespondOptions,
+): Promise<Response> {
   const batch = Array.isArray(body);
   const items = batch ? (body as unknown[]) : [body];
   if (items.length === 0) return refuse(c, 400, RpcCode.invalidRequest, "Invalid Request: an empty batch.");
@@ -111,10 +128,21 @@ export async function serveLegacy(c: Context<AppEnv>, body: unknown, accept: Acc
   const version = c.req.header(MCP_HEADERS.protocolVersion)?.trim();
   if (version !== undefined && !isLegacyVersion(version)) {
     const data = unsupportedVersionData(version);
-    return refuse(c, 400, RpcCode.unsupportedVersion, `Unsupported protocol version ${JSON.stringify(data.requested)}.`, data);
+    return refuse(
+      c,
+      400,
+      RpcCode.unsupportedVersion,
+      `Unsupported protocol version ${JSON.stringify(data.requested)}.`,
+      data,
+    );
   }
   if (batch && !allowsBatches(version ?? DEFAULT_LEGACY_VERSION)) {
-    return refuse(c, 400, RpcCode.invalidRequest, `Invalid Request: MCP ${version} has no JSON-RPC batches; send one message per request.`);
+    return refuse(
+      c,
+      400,
+      RpcCode.invalidRequest,
+      `Invalid Request: MCP ${version} has no JSON-RPC batches; send one message per request.`,
+    );
   }
   const open = await openSession(c);
   if (open instanceof Response) return open;
@@ -134,16 +162,23 @@ export async function serveLegacy(c: Context<AppEnv>, body: unknown, accept: Acc
   }
   let level = state.level;
   const asks = sessionAsks(c, session, options);
-  return respond(c, taken, batch, accept, {
-    era: "legacy",
-    logLevel: () => level,
-    callId: (id) => sessionCallId(session.ref, id),
-    setLevel: async (next) => {
-      await store.setLevel(session, next);
-      level = next;
+  return respond(
+    c,
+    taken,
+    batch,
+    accept,
+    {
+      era: "legacy",
+      logLevel: () => level,
+      callId: (id) => sessionCallId(session.ref, id),
+      setLevel: async (next) => {
+        await store.setLevel(session, next);
+        level = next;
+      },
+      ...(asks ? { asks } : {}),
     },
-    ...(asks ? { asks } : {}),
-  }, options);
+    options,
+  );
 }
 
 /** DELETE ends the session: its id is refused from then on, by every isolate, and its running calls are cancelled. */

@@ -28,7 +28,8 @@ export function createSessionStore(ledger: LedgerAddress): SessionStore {
       const stored = await callDurable(shard(session), (stub) => stub.mcpSession(session.ref));
       return { level: isLogLevel(stored.level) ? stored.level : DEFAULT_SESSION_LEVEL, ended: stored.ended };
     },
-    setLevel: (session, level) => callDurable(shard(session), (stub) => stub.setMcpSessionLevel(session.ref, level, session.expiresAt)),
+    setLevel: (session, level) =>
+      callDurable(shard(session), (stub) => stub.setMcpSessionLevel(session.ref, level, session.expiresAt)),
     end: (session) => callDurable(shard(session), (stub) => stub.endMcpSession(session.ref, session.expiresAt)),
   };
 }

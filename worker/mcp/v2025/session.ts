@@ -13,7 +13,6 @@
 import { fromBase64Url, toBase64Url } from "../base64url";
 import { MAX_ASK_FLAGS } from "../client-asks";
 
-
 const encoder = new TextEncoder();
 const RANDOM_BYTES = 16;
 const TAG_BYTES = 16;
@@ -37,7 +36,11 @@ export interface Session {
 /** The tag covers the capability bits when there are any (ids without them keep the earlier form). */
 async function tagOf(issued: string, random: string, asks: string, keyHash: Uint8Array): Promise<Uint8Array> {
   const key = await crypto.subtle.importKey("raw", keyHash, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  const mac = await crypto.subtle.sign("HMAC", key, encoder.encode(`${TAG_DOMAIN}.${issued}.${random}${asks ? `.${asks}` : ""}`));
+  const mac = await crypto.subtle.sign(
+    "HMAC",
+    key,
+    encoder.encode(`${TAG_DOMAIN}.${issued}.${random}${asks ? `.${asks}` : ""}`),
+  );
   return new Uint8Array(mac).slice(0, TAG_BYTES);
 }
 

@@ -36,14 +36,20 @@ export function readEnvelope(params: unknown): Envelope | { problem: string } {
   if (typeof version !== "string") return { problem: `_meta["${META_KEYS.protocolVersion}"] must be a string` };
   if (capabilities === undefined) return { problem: `_meta["${META_KEYS.clientCapabilities}"] is missing` };
   if (!isPlainObject(capabilities)) return { problem: `_meta["${META_KEYS.clientCapabilities}"] must be an object` };
-  if (clientInfo !== undefined && !(isPlainObject(clientInfo) && typeof clientInfo.name === "string" && typeof clientInfo.version === "string")) {
+  if (
+    clientInfo !== undefined &&
+    !(isPlainObject(clientInfo) && typeof clientInfo.name === "string" && typeof clientInfo.version === "string")
+  ) {
     return { problem: `_meta["${META_KEYS.clientInfo}"] must be { name, version }` };
   }
-  if (logLevel !== undefined && !isLogLevel(logLevel)) return { problem: `_meta["${META_KEYS.logLevel}"] is not a log level` };
+  if (logLevel !== undefined && !isLogLevel(logLevel))
+    return { problem: `_meta["${META_KEYS.logLevel}"] is not a log level` };
   return {
     version,
     capabilities,
-    ...(clientInfo === undefined ? {} : { clientInfo: { name: clientInfo.name as string, version: clientInfo.version as string } }),
+    ...(clientInfo === undefined
+      ? {}
+      : { clientInfo: { name: clientInfo.name as string, version: clientInfo.version as string } }),
     ...(logLevel === undefined ? {} : { logLevel }),
   };
 }

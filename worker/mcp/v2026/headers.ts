@@ -13,7 +13,12 @@ import { trimOws, type McpHeaders } from "../transport/headers";
 const MAX_ANNOTATIONS = 32;
 const MAX_DEPTH = 8;
 
-const refusal = (request: RpcRequest, message: string): Refusal => ({ status: 400, code: RpcCode.headerMismatch, message: `Header mismatch: ${message}.`, id: request.id });
+const refusal = (request: RpcRequest, message: string): Refusal => ({
+  status: 400,
+  code: RpcCode.headerMismatch,
+  message: `Header mismatch: ${message}.`,
+  id: request.id,
+});
 
 /** MCP-Protocol-Version, Mcp-Method and (for tools/call and the task methods) Mcp-Name: present and matching the body. */
 export function checkStandardHeaders(request: RpcRequest, headers: McpHeaders): Refusal | undefined {
@@ -21,10 +26,15 @@ export function checkStandardHeaders(request: RpcRequest, headers: McpHeaders): 
   if (headers.method === undefined) return refusal(request, "the Mcp-Method header is missing");
   const source = mirroredName(request.method, request.params);
   if (typeof source !== "string") return undefined;
-  if (headers.name === undefined) return refusal(request, `the Mcp-Name header is missing (the body names ${JSON.stringify(source.slice(0, 100))})`);
+  if (headers.name === undefined)
+    return refusal(request, `the Mcp-Name header is missing (the body names ${JSON.stringify(source.slice(0, 100))})`);
   const name = decodeHeaderValue(headers.name);
   if (name === undefined) return refusal(request, "the Mcp-Name header is not a valid value");
-  if (name !== source) return refusal(request, `Mcp-Name is ${JSON.stringify(name.slice(0, 100))} but the body names ${JSON.stringify(source.slice(0, 100))}`);
+  if (name !== source)
+    return refusal(
+      request,
+      `Mcp-Name is ${JSON.stringify(name.slice(0, 100))} but the body names ${JSON.stringify(source.slice(0, 100))}`,
+    );
   return undefined;
 }
 
@@ -40,7 +50,10 @@ function annotationsOf(schema: unknown, path: string[] = [], found: Annotation[]
   if (typeof properties !== "object" || properties === null) return found;
   for (const [key, property] of Object.entries(properties)) {
     if (found.length >= MAX_ANNOTATIONS) break;
-    const header = typeof property === "object" && property !== null ? (property as Record<string, unknown>)["x-mcp-header"] : undefined;
+    const header =
+      typeof property === "object" && property !== null
+        ? (property as Record<string, unknown>)["x-mcp-header"]
+        : undefined;
     if (typeof header === "string") found.push({ path: [...path, key], header });
     else annotationsOf(property, [...path, key], found);
   }
@@ -49,7 +62,11 @@ function annotationsOf(schema: unknown, path: string[] = [], found: Annotation[]
 
 function valueAt(args: unknown, path: readonly string[]): unknown {
   let value = args;
-  for (const key of path) value = typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>)[key] : undefined;
+  for (const key of path)
+    value =
+      typeof value === "object" && value !== null && !Array.isArray(value)
+        ? (value as Record<string, unknown>)[key]
+        : undefined;
   return value;
 }
 

@@ -26,7 +26,8 @@ export const RetryParams = v.object({
  * `elicitation.url`; a form one `elicitation: {}`, which the spec makes the same as `{ form: {} }`.
  */
 function capabilityFor(request: InputRequest): [name: string, value: Record<string, unknown>] {
-  if (request.method === "elicitation/create") return ["elicitation", elicitationModeOf(request) === "url" ? { url: {} } : {}];
+  if (request.method === "elicitation/create")
+    return ["elicitation", elicitationModeOf(request) === "url" ? { url: {} } : {}];
   return [request.method === "sampling/createMessage" ? "sampling" : "roots", {}];
 }
 
@@ -40,9 +41,20 @@ export interface Retry {
  * The ask channel of a modern tools/call: what its client answers, and every answer so far. `waits`:
  * the call runs as a task in its Runner, whose questions wait in the task (input_required, tasks/update).
  */
-export async function openRetry(params: unknown, envelope: Envelope, target: FollowTarget, tool: string, args: unknown, waits = false): Promise<Retry> {
+export async function openRetry(
+  params: unknown,
+  envelope: Envelope,
+  target: FollowTarget,
+  tool: string,
+  args: unknown,
+  waits = false,
+): Promise<Retry> {
   const parsed = v.safeParse(RetryParams, params);
-  if (!parsed.success) throw new RpcFailure(RpcCode.invalidParams, "tools/call: inputResponses must be an object of answers (objects), requestState a string this server gave.");
+  if (!parsed.success)
+    throw new RpcFailure(
+      RpcCode.invalidParams,
+      "tools/call: inputResponses must be an object of answers (objects), requestState a string this server gave.",
+    );
   const call = callDigest(tool, args);
   const responses: Record<string, JsonValue> = {};
   const { requestState, inputResponses } = parsed.output;
@@ -52,7 +64,8 @@ export async function openRetry(params: unknown, envelope: Envelope, target: Fol
     Object.assign(responses, opened.answers);
   }
   // Answers under keys no tool asks with are ignored, as the spec says of information a server does not recognise.
-  for (const [key, answer] of Object.entries(inputResponses ?? {})) if (ASK_KEY_PATTERN.test(key)) responses[key] = answer as JsonValue;
+  for (const [key, answer] of Object.entries(inputResponses ?? {}))
+    if (ASK_KEY_PATTERN.test(key)) responses[key] = answer as JsonValue;
   return { call, channel: { responses, ...askableBy(askFlagsOf(envelope.capabilities)), ...(waits ? { waits } : {}) } };
 }
 
@@ -61,7 +74,11 @@ export async function openRetry(params: unknown, envelope: Envelope, target: Fol
  * a question the client did not declare it answers is -32021, naming the capabilities it needs (for
  * an elicitation, the mode: a URL-mode one is never sent to a client that declared only forms).
  */
-export async function inputRequiredResult(result: CallResult, retry: Retry, target: FollowTarget): Promise<Record<string, unknown> | undefined> {
+export async function inputRequiredResult(
+  result: CallResult,
+  retry: Retry,
+  target: FollowTarget,
+): Promise<Record<string, unknown> | undefined> {
   if (result.ok || result.error.code !== "input_required" || !result.error.inputRequests) return undefined;
   const inputRequests: Record<string, InputRequest> = result.error.inputRequests;
   const required: Record<string, Record<string, unknown>> = {};
@@ -72,9 +89,13 @@ export async function inputRequiredResult(result: CallResult, retry: Retry, targ
   }
   if (Object.keys(required).length > 0) {
     const names = Object.entries(required).map(([name, value]) => [name, ...Object.keys(value)].join("."));
-    throw new RpcFailure(RpcCode.missingClientCapability, `Missing required client capability: the tool asks for ${names.join(", ")}, which this request did not declare.`, {
-      requiredCapabilities: required,
-    });
+    throw new RpcFailure(
+      RpcCode.missingClientCapability,
+      `Missing required client capability: the tool asks for ${names.join(", ")}, which this request did not declare.`,
+      {
+        requiredCapabilities: required,
+      },
+    );
   }
   let requestState: string;
   try {

@@ -42,29 +42,53 @@ type ModernRoute = Extract<Route, { era: "modern" }>;
  * standard headers are there and agree (-32020), the method exists in this revision (404, -32601),
  * a tool's x-mcp-header arguments have their headers (-32020); then it runs.
  */
-export async function serveModern(c: Context<AppEnv>, route: ModernRoute, headers: McpHeaders, accept: Accepts, options: RespondOptions): Promise<Response> {
+export async function serveModern(
+  c: Context<AppEnv>,
+  route: ModernRoute,
+  headers: McpHeaders,
+  accept: Accepts,
+  options: RespondOptions,
+): Promise<Response> {
   // 2026-07-28 defines no client notification over HTTP (closing the stream is the cancel): accepted, nothing to do.
   if (route.kind === "notification") return c.body(null, 202);
   const { message: request, envelope } = route;
   if (!isModernVersion(envelope.version)) {
     const data = unsupportedVersionData(envelope.version);
-    return refusal(c, { status: 400, code: RpcCode.unsupportedVersion, message: "Unsupported protocol version", data, id: request.id });
+    return refusal(c, {
+      status: 400,
+      code: RpcCode.unsupportedVersion,
+      message: "Unsupported protocol version",
+      data,
+      id: request.id,
+    });
   }
   const headerProblem = checkStandardHeaders(request, headers);
   if (headerProblem) return refusal(c, headerProblem);
   if (!methodOf(request.method, "modern")) {
-    return refusal(c, { status: 404, code: RpcCode.methodNotFound, message: `Method not found: ${request.method} (not part of MCP ${envelope.version} here).`, id: request.id });
+    return refusal(c, {
+      status: 404,
+      code: RpcCode.methodNotFound,
+      message: `Method not found: ${request.method} (not part of MCP ${envelope.version} here).`,
+      id: request.id,
+    });
   }
   if (request.method === "tools/call" && typeof request.params?.name === "string") {
     const tool = (await needRemoteTools(c, [request.params.name])).registry.get(request.params.name);
     const paramProblem = tool && checkParamHeaders(request, tool.inputSchema, c.req.raw.headers);
     if (paramProblem) return refusal(c, paramProblem);
   }
-  return respond(c, [{ kind: "request", message: request }], false, accept, {
-    era: "modern",
-    envelope,
-    logLevel: () => envelope.logLevel,
-    callId: randomCallId,
-    ...(declaresTasks(envelope) ? { tasks: taskHost(c) } : {}),
-  }, options);
+  return respond(
+    c,
+    [{ kind: "request", message: request }],
+    false,
+    accept,
+    {
+      era: "modern",
+      envelope,
+      logLevel: () => envelope.logLevel,
+      callId: randomCallId,
+      ...(declaresTasks(envelope) ? { tasks: taskHost(c) } : {}),
+    },
+    options,
+  );
 }

@@ -42,8 +42,17 @@ async function signingKey(ledger: LedgerAddress): Promise<CryptoKey> {
   const { tenant } = ledger;
   const kept = keys.get(tenant);
   if (kept) return kept;
-  const raw = await callDurable(() => ledger.fixed(KEY_SHARD), (shard) => shard.secret("mcp-request-state"));
-  const key = await crypto.subtle.importKey("raw", raw as Uint8Array<ArrayBuffer>, { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
+  const raw = await callDurable(
+    () => ledger.fixed(KEY_SHARD),
+    (shard) => shard.secret("mcp-request-state"),
+  );
+  const key = await crypto.subtle.importKey(
+    "raw",
+    raw as Uint8Array<ArrayBuffer>,
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign", "verify"],
+  );
   keys.set(tenant, key);
   return key;
 }
@@ -54,10 +63,16 @@ export function callDigest(tool: string, args: unknown): string {
   return hashJson({ tool, args: args ?? {} });
 }
 
-export async function signState(ledger: LedgerAddress, call: string, answers: Record<string, JsonValue>): Promise<string> {
+export async function signState(
+  ledger: LedgerAddress,
+  call: string,
+  answers: Record<string, JsonValue>,
+): Promise<string> {
   const tooLarge = answersOverLimit(JSON.stringify(answers).length, "The answers so far");
   if (tooLarge) throw new RangeError(tooLarge);
-  const body = toBase64Url(encoder.encode(JSON.stringify({ call, answers, expiresAt: Date.now() + STATE_TTL_MS } satisfies StatePayload)));
+  const body = toBase64Url(
+    encoder.encode(JSON.stringify({ call, answers, expiresAt: Date.now() + STATE_TTL_MS } satisfies StatePayload)),
+  );
   const tag = await crypto.subtle.sign("HMAC", await signingKey(ledger), encoder.encode(body));
   const state = `${body}.${toBase64Url(new Uint8Array(tag))}`;
   return state;
@@ -77,7 +92,8 @@ export async function openState(
     return { problem: "requestState failed its integrity check (it was not made by this server, or was altered)" };
   }
   const payload = JSON.parse(new TextDecoder().decode(fromBase64Url(body))) as StatePayload;
-  if (payload.call !== call) return { problem: "requestState belongs to another call (another tool or other arguments)" };
+  if (payload.call !== call)
+    return { problem: "requestState belongs to another call (another tool or other arguments)" };
   if (payload.expiresAt <= Date.now()) return { problem: "requestState has expired: call the tool again without it" };
   return { answers: payload.answers };
 }

@@ -21,10 +21,12 @@ const encoder = new TextEncoder();
  */
 export async function listingsKey(config: unknown, tenant: Tenant, catalog: Catalog): Promise<string> {
   const names = tenant.registry.names();
-  const code = names.filter((name) => catalog.has(name)).map((name) => {
-    const tool = tenant.registry.get(name)!;
-    return `${JSON.stringify(toolInfo(tool, tenant))} ${taskSupportOf(tool)}`;
-  });
+  const code = names
+    .filter((name) => catalog.has(name))
+    .map((name) => {
+      const tool = tenant.registry.get(name)!;
+      return `${JSON.stringify(toolInfo(tool, tenant))} ${taskSupportOf(tool)}`;
+    });
   const text = [PRECOMPUTED_LAYOUT, SOURCE_HASH, names.join(","), ...code, JSON.stringify(config)].join("\n");
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(text)));
   return Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("");

@@ -66,7 +66,10 @@ export function joinEntries(entries: readonly Entry[], spans?: number[]): string
  * The file's text: the header line, then the sections' texts, then their spans (parsed only when a
  * listing is joined from entries: the whole answer needs none).
  */
-export function renderLayout(header: Omit<Header, "sections">, sections: Record<string, { text: string; spans: number[]; skipped: number[] }>): string {
+export function renderLayout(
+  header: Omit<Header, "sections">,
+  sections: Record<string, { text: string; spans: number[]; skipped: number[] }>,
+): string {
   let body = "";
   const placed: Record<string, Section> = {};
   for (const [name, { text, skipped }] of Object.entries(sections)) {
@@ -89,7 +92,8 @@ export interface Layout {
 }
 
 const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
-const within = (body: string, at: unknown, length: unknown) => isCount(at) && isCount(length) && at + length <= body.length;
+const within = (body: string, at: unknown, length: unknown) =>
+  isCount(at) && isCount(length) && at + length <= body.length;
 
 /**
  * The header and body of a file's text, checked against the sections the Worker will read;
@@ -105,11 +109,23 @@ export function readLayout(text: string, layout: number, sectionNames: readonly 
     return undefined;
   }
   const body = text.slice(end + 1);
-  if (header?.layout !== layout || typeof header.key !== "string" || !isCount(header.count) || typeof header.tasks !== "object") return undefined;
+  if (
+    header?.layout !== layout ||
+    typeof header.key !== "string" ||
+    !isCount(header.count) ||
+    typeof header.tasks !== "object"
+  )
+    return undefined;
   for (const name of sectionNames) {
     const section = header.sections?.[name];
-    if (!section || !within(body, section.at, section.length) || !within(body, section.spans?.at, section.spans?.length)) return undefined;
-    if (!Array.isArray(section.skipped) || !section.skipped.every((i) => isCount(i) && i < header.count)) return undefined;
+    if (
+      !section ||
+      !within(body, section.at, section.length) ||
+      !within(body, section.spans?.at, section.spans?.length)
+    )
+      return undefined;
+    if (!Array.isArray(section.skipped) || !section.skipped.every((i) => isCount(i) && i < header.count))
+      return undefined;
   }
   return { header, body, spans: new Map() };
 }
@@ -124,7 +140,10 @@ function spansOf(layout: Layout, name: string): number[] | undefined {
   } catch {
     spans = undefined;
   }
-  const valid = Array.isArray(spans) && spans.length === 2 * layout.header.count && spans.every((n) => isCount(n) && n <= section.length);
+  const valid =
+    Array.isArray(spans) &&
+    spans.length === 2 * layout.header.count &&
+    spans.every((n) => isCount(n) && n <= section.length);
   layout.spans.set(name, valid ? (spans as number[]) : undefined);
   return layout.spans.get(name);
 }
@@ -140,7 +159,10 @@ export function entriesOf(layout: Layout, name: string, indexes: readonly number
   const spans = spansOf(layout, name);
   if (!spans) return undefined;
   const { at, skipped } = layout.header.sections[name]!;
-  return indexes.map((i) => ({ text: layout.body.slice(at + spans[2 * i]!, at + spans[2 * i + 1]!), skipped: skipped.includes(i) }));
+  return indexes.map((i) => ({
+    text: layout.body.slice(at + spans[2 * i]!, at + spans[2 * i + 1]!),
+    skipped: skipped.includes(i),
+  }));
 }
 
 /** The indexes of the tools an allow-list keeps (all without one), in registry order. */

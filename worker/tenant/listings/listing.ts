@@ -14,8 +14,16 @@ export interface Listing<Definition = unknown> {
  * tenant view and format (a view's registry is fixed). With `allowed` (a caller's allow-list), only
  * those tools, computed for the request.
  */
-export function toolListing<Definition>(tenant: Tenant, format: Format<Definition>, allowed?: ReadonlySet<string>): Listing<Definition> {
-  if (allowed) return listingOf(tenant.registry.list().filter((tool) => allowed.has(tool.name)), format);
+export function toolListing<Definition>(
+  tenant: Tenant,
+  format: Format<Definition>,
+  allowed?: ReadonlySet<string>,
+): Listing<Definition> {
+  if (allowed)
+    return listingOf(
+      tenant.registry.list().filter((tool) => allowed.has(tool.name)),
+      format,
+    );
   const cached = tenant.listings.get(format.name) as Listing<Definition> | undefined;
   if (cached) return cached;
   const result = listingOf(tenant.registry.list(), format);

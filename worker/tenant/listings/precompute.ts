@@ -22,7 +22,8 @@ function formatEntry(format: Format, tool: Tool): Entry {
 function section(entries: readonly Entry[], expected: string, what: string) {
   const spans: number[] = [];
   const text = joinEntries(entries, spans);
-  if (text !== expected) throw new Error(`precomputed listings: the ${what} listing joined from its entries differs from the built one`);
+  if (text !== expected)
+    throw new Error(`precomputed listings: the ${what} listing joined from its entries differs from the built one`);
   return { text, spans, skipped: entries.flatMap((entry, i) => (entry.skipped ? [i] : [])) };
 }
 

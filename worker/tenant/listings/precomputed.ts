@@ -16,7 +16,9 @@ const checked = new WeakMap<Tenant, Layout | null>();
 const SECTIONS = [...FORMAT_NAMES, INFO_SECTION];
 
 async function verified(tenant: Tenant, from: PrecomputedSource): Promise<Layout | undefined> {
-  const unused = (why: string) => (logLine({ msg: "listings_precomputed_unused", tenant: tenant.name, source: from.source, why }), undefined);
+  const unused = (why: string) => (
+    logLine({ msg: "listings_precomputed_unused", tenant: tenant.name, source: from.source, why }), undefined
+  );
   let text: string;
   try {
     text = (await from.load()).default;
@@ -27,7 +29,8 @@ async function verified(tenant: Tenant, from: PrecomputedSource): Promise<Layout
   if (!layout) return unused("not a listings file of this layout");
   const names = tenant.registry.names();
   if (layout.header.count !== names.length) return unused("other tools");
-  if (layout.header.key !== (await listingsKey(from.config, tenant, from.catalog))) return unused("computed for another configuration or build");
+  if (layout.header.key !== (await listingsKey(from.config, tenant, from.catalog)))
+    return unused("computed for another configuration or build");
   return layout;
 }
 
