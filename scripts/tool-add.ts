@@ -4,6 +4,7 @@
  * test). Nothing else changes: every build derives the catalogue from tools/ (scripts/tools-catalog.mjs),
  * so the next `npm run dev`, `npm test` or deploy includes the tool. Refuses to overwrite.
  */
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -33,6 +34,11 @@ for (const [path] of files) if (existsSync(join(root, path))) fail(`${path} alre
 for (const [path, text] of files) {
   mkdirSync(dirname(join(root, path)), { recursive: true });
   writeFileSync(join(root, path), text, { flag: "wx" });
+}
+// Formatted as the project formats (a long name can push a line past the width); skipped where Biome is absent.
+const biome = join(root, "node_modules/@biomejs/biome/bin/biome");
+if (existsSync(biome)) {
+  spawnSync(process.execPath, [biome, "format", "--write", ...files.map(([path]) => path)], { cwd: root, stdio: "ignore" });
 }
 // Builds write the catalogue anyway; writing it now lets the editor and tsc see the tool at once.
 writeToolCatalog(root);

@@ -39,7 +39,8 @@ export function renderToolTest(name: string): string {
 import { createRegistry, executeCall } from "../../../src";
 import tool from "../../../tools/${name}";
 
-const call = (args: unknown) => executeCall({ id: "call_1", name: tool.name, arguments: args }, { registry: createRegistry([tool]) });
+const call = (args: unknown) =>
+  executeCall({ id: "call_1", name: tool.name, arguments: args }, { registry: createRegistry([tool]) });
 
 describe("${name}", () => {
   it("answers", async () => {
