@@ -87,7 +87,9 @@ const sample = (items: string[]) =>
     ? ""
     : `: ${items.slice(0, 3).join("; ")}${items.length > 3 ? ` (+${items.length - 3} more)` : ""}`;
 
-/** Appends each check to `checks` as it is made (so a failure midway keeps the earlier ones); answers the run's records. */
+/**
+ * Appends each check to `checks` as it is made (so a failure midway keeps the earlier ones); answers the run's records.
+ */
 export async function runChecks(
   base: string,
   tag: string,

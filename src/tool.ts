@@ -85,7 +85,8 @@ export interface ToolAnnotations {
 }
 
 /** A tool: data plus one function. Built by defineTool() or by adapters; always frozen. */
-// biome-ignore lint/suspicious/noExplicitAny: a Tool of any arguments and result is assignable to Tool (the registry holds them all)
+// The registry holds them all, so:
+// biome-ignore lint/suspicious/noExplicitAny: a Tool of any arguments and result is assignable to Tool
 export interface Tool<A = any, R = any> {
   readonly name: string;
   readonly title?: string;

@@ -42,7 +42,10 @@ function checkFields(fields: readonly string[], schema: JsonSchema, label: strin
   }
 }
 
-/** The shape check of a parsed declaration, or undefined when it declares neither `output` nor `response`. Throws a TypeError naming the field. */
+/**
+ * The shape check of a parsed declaration, or undefined when it declares neither `output`
+ * nor `response`. Throws a TypeError naming the field.
+ */
 export function outputShape(
   decl: Pick<HttpTool, "output" | "response">,
   label: string,

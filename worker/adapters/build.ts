@@ -34,7 +34,10 @@ export interface StaticAdapters {
 }
 
 export interface AdapterDeps {
-  /** The tenant's Upstream objects (tenantUpstreams). Without them (scripts, config checks) rate limits are parsed but not enforced. */
+  /**
+   * The tenant's Upstream objects (tenantUpstreams). Without them (scripts, config checks)
+   * rate limits are parsed but not enforced.
+   */
   upstreams?: UpstreamsAddress;
 }
 
@@ -131,7 +134,8 @@ export function buildAdapters(
     }
   }
 
-  // Pass 1: parse every declaration of every kind; collect origins and limits, so egress and gates are complete before any tool exists.
+  // Pass 1: parse every declaration of every kind; collect origins and limits, so egress and
+  // gates are complete before any tool exists.
   const declared: Declared[] = [];
   for (const section of ADAPTER_SECTIONS) {
     const kind: AdapterKind = ADAPTER_KINDS[section];

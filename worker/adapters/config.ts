@@ -48,7 +48,9 @@ const sections = Object.fromEntries(ADAPTER_SECTIONS.map((name) => [name, sectio
 >;
 
 export const ADAPTER_FIELDS = {
-  /** "http": HTTP API endpoints, "openapi": OpenAPI 3.x documents, "mcp": remote MCP servers … (src/adapters/kinds.ts). */
+  /**
+   * "http": HTTP API endpoints, "openapi": OpenAPI 3.x documents, "mcp": remote MCP servers … (src/adapters/kinds.ts).
+   */
   ...sections,
   /** Where tools may send requests besides the adapters' own origins (which are always allowed). */
   egress: v.optional(

@@ -45,7 +45,10 @@ export function overloaded(): DurableUnavailable {
   );
 }
 
-/** What to do after attempt `attempt` of `tries` failed with `error`: wait and retry with a fresh stub, or give up with `fail`. */
+/**
+ * What to do after attempt `attempt` of `tries` failed with `error`: wait and retry with a fresh
+ * stub, or give up with `fail`.
+ */
 export type AfterFailure = { retryInMs: number } | { fail: unknown };
 
 export function afterFailure(error: unknown, attempt: number, tries: number): AfterFailure {

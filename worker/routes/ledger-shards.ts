@@ -37,7 +37,8 @@ export const ledgerShards = new Hono<AppEnv>()
       { tries: 1 },
     );
     if (!outcome.ok) throw new ApiError(400, "invalid_shards", outcome.error);
-    // This isolate knows it at once; the others within MAP_TTL_MS (or at their next claim, which a sealed shard refuses).
+    // This isolate knows it at once; the others within MAP_TTL_MS (or at their next claim, which
+    // a sealed shard refuses).
     ledger.adopt(outcome.map);
     return c.json(shown(outcome.map));
   })

@@ -24,7 +24,10 @@ export interface Tenant {
   registry: Registry;
   keys: readonly TenantKey[];
   hooks: Hooks;
-  /** Per-format tool listings and their JSON text, filled on first request (a registry never changes; a new view gets a new map). */
+  /**
+   * Per-format tool listings and their JSON text, filled on first request (a registry never
+   * changes; a new view gets a new map).
+   */
   listings: Map<string, unknown>;
   /** Fetch adapters: egress-checked fetch, MCP servers, shared rate limits (their live tools: live-adapters.ts). */
   adapters: StaticAdapters;

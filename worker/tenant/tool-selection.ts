@@ -29,7 +29,10 @@ function expand(entry: string, where: string, catalog: Catalog): Tool[] {
   return [tool];
 }
 
-/** An egress entry a tool needs, checked as the tenant's own would be (plain http only to loopback hosts in allowHttpHosts). */
+/**
+ * An egress entry a tool needs, checked as the tenant's own would be (plain http only to
+ * loopback hosts in allowHttpHosts).
+ */
 function checkToolEgress(entry: string, config: TenantConfig): string | undefined {
   const parsed = parseEgressEntry(entry);
   if (typeof parsed === "string") return parsed;

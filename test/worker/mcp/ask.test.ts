@@ -37,7 +37,10 @@ async function call(
   return { status: res.status, body: (await res.json()) as any };
 }
 
-/** The v2 client pinned to 2026-07-28, answering elicitations with `answer` (and counting them); `elicitation`: the modes it declares. */
+/**
+ * The v2 client pinned to 2026-07-28, answering elicitations with `answer` (and counting
+ * them); `elicitation`: the modes it declares.
+ */
 async function v2WithElicitation(
   target: McpTarget,
   answer: (message: string) => Record<string, unknown>,

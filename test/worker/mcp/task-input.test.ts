@@ -103,7 +103,8 @@ describe("MCP tasks waiting for their caller's input", () => {
     expect(done.inputRequests).toBeUndefined();
     const entry = await json(await request(`/v1/calls/${taskId}`, { env }));
     expect(entry.record).toMatchObject({ status: "succeeded", attempts: 1 });
-    // The Runner's re-claim ran the call again (a later startedAt); the task was still created when it was first accepted.
+    // The Runner's re-claim ran the call again (a later startedAt); the task was still created
+    // when it was first accepted.
     expect(entry.record.startedAt).toBeGreaterThan(Date.parse(waiting.createdAt));
     expect(done.createdAt).toBe(waiting.createdAt);
     expect(entry.createdAt).toBe(Date.parse(waiting.createdAt));

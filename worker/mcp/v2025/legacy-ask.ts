@@ -47,7 +47,9 @@ export interface LegacyAsker {
 /** One round of the call: made as `callId` with the channel; `signal` cancels it. */
 export type RunRound = (callId: string, channel: AskChannel | undefined, signal: AbortSignal) => Promise<CallResult>;
 
-/** The questions of a round that ended asking, when the client answers every one (its method, an elicitation's mode). */
+/**
+ * The questions of a round that ended asking, when the client answers every one (its method, an elicitation's mode).
+ */
 function questionsOf(
   result: CallResult,
   askable: Pick<AskChannel, "methods" | "elicitationModes">,
@@ -100,7 +102,10 @@ type Waited =
   | { kind: "timeout" }
   | { kind: "gone" };
 
-/** Waits for the round's answers in the ledger shard: long-polls until answered, cancelled, the deadline, or the client leaves. */
+/**
+ * Waits for the round's answers in the ledger shard: long-polls until answered, cancelled,
+ * the deadline, or the client leaves.
+ */
 async function waitAnswers(asker: LegacyAsker, callId: string, nextRoundId: string): Promise<Waited> {
   const deadline = Date.now() + asker.timeoutMs;
   const gone = new Promise<"gone">((resolve) => {
@@ -204,7 +209,10 @@ async function sendAndWait(
   return outcome;
 }
 
-/** The round's answers, unless with the answers so far they pass the bound of a call's answers: then each is a failure saying so. */
+/**
+ * The round's answers, unless with the answers so far they pass the bound of a call's
+ * answers: then each is a failure saying so.
+ */
 function withinLimit(responses: Record<string, JsonValue>, outcome: RoundOutcome): Record<string, JsonValue> {
   const tooLarge = answersOverLimit(JSON.stringify({ ...responses, ...outcome.answers }).length);
   if (!tooLarge) return outcome.answers;
