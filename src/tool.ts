@@ -135,7 +135,8 @@ export interface ToolSpec<I extends v.GenericSchema, O extends v.GenericSchema |
 export function checkToolName(name: unknown): string {
   if (typeof name !== "string" || !TOOL_NAME_PATTERN.test(name)) {
     throw new TypeError(
-      `Invalid tool name ${JSON.stringify(name)}: must match ${TOOL_NAME_PATTERN} (letters, digits, _ and -, at most 64)`,
+      `Invalid tool name ${JSON.stringify(name)}: must match ${TOOL_NAME_PATTERN} ` +
+        `(letters, digits, _ and -, at most 64)`,
     );
   }
   return name;

@@ -16,7 +16,10 @@ function allowHostsProblem(entry: string): string | undefined {
   const parsed = parseEgressEntry(entry);
   if (typeof parsed === "string") return parsed;
   if (parsed.scheme === undefined && !HOST_PATTERN.test(entry)) {
-    return 'must be a lowercase host name ("api.example.com", "*.example.com", "*") or an origin ("https://api.example.com:8443")';
+    return (
+      'must be a lowercase host name ("api.example.com", "*.example.com", "*") ' +
+      'or an origin ("https://api.example.com:8443")'
+    );
   }
   if (parsed.scheme === "http:")
     return `plain http is for local development: list "${entry}" in egress.allowHttpHosts (loopback only)`;
@@ -28,7 +31,10 @@ function allowHttpHostsProblem(entry: string): string | undefined {
   const parsed = parseEgressEntry(entry);
   if (typeof parsed === "string") return parsed;
   if (parsed.host === "localhost" || classifyIpLiteral(parsed.host) === "loopback") return undefined;
-  return 'must be a loopback host or origin (127.0.0.1, ::1, localhost, "http://127.0.0.1:9001"): plain http is for local development only';
+  return (
+    'must be a loopback host or origin (127.0.0.1, ::1, localhost, "http://127.0.0.1:9001"): ' +
+    "plain http is for local development only"
+  );
 }
 
 /** A string entry checked by `problem`, whose message is the config error. */

@@ -51,8 +51,8 @@ export const ledgerShards = new Hono<AppEnv>()
     ledger.adopt(outcome.map);
     if (blocked && outcome.dropped.length === 0) {
       const message =
-        `Version ${blocked.version} of the shard map still holds ${blocked.stranded} records that no newer version places; ` +
-        `they leave with retention (LEDGER_RETENTION_DAYS), then it can be dropped.`;
+        `Version ${blocked.version} of the shard map still holds ${blocked.stranded} records ` +
+        `that no newer version places; they leave with retention (LEDGER_RETENTION_DAYS), then it can be dropped.`;
       throw new ApiError(409, "records_remain", message);
     }
     return c.json({ dropped: outcome.dropped, ...shown(outcome.map), ...(blocked ? { blocked } : {}) });

@@ -157,7 +157,8 @@ export function loadTenant(
       entry = cached(catalog, "(demo)", () => build(DEMO_CONFIG, env, VAR, catalog));
     } else {
       throw new ConfigError(
-        "TOOLGATE_CONFIG is not set and no configuration is bundled: deploy the tenant's environment (its main is tenants/<name>.ts, see npm run tenant:add) or set TOOLGATE_CONFIG",
+        "TOOLGATE_CONFIG is not set and no configuration is bundled: deploy the tenant's environment " +
+          "(its main is tenants/<name>.ts, see npm run tenant:add) or set TOOLGATE_CONFIG",
       );
     }
   } else {

@@ -62,7 +62,8 @@ export function selectTools(config: TenantConfig, catalog: Catalog): ToolSelecti
       for (const secret of tool.needs?.secrets ?? []) {
         if (secret in config.secrets) continue;
         throw new ConfigError(
-          `${where}: the tool "${tool.name}" needs the secret "${secret}": map it in "secrets" ("${secret}": "<Worker secret name>")`,
+          `${where}: the tool "${tool.name}" needs the secret "${secret}": ` +
+            `map it in "secrets" ("${secret}": "<Worker secret name>")`,
         );
       }
       for (const origin of tool.needs?.egress ?? []) {

@@ -86,7 +86,8 @@ function fromResponse(text: string, what: string): { answer: JsonValue } | { fai
   const response = JSON.parse(text) as { result?: JsonValue; error?: { code?: unknown; message?: unknown } };
   if (response.error !== undefined) {
     const { code, message } = isPlainObject(response.error) ? response.error : {};
-    const said = `${typeof code === "number" ? `${code} ` : ""}${typeof message === "string" ? message.slice(0, 500) : "(no message)"}`;
+    const codeSaid = typeof code === "number" ? `${code} ` : "";
+    const said = `${codeSaid}${typeof message === "string" ? message.slice(0, 500) : "(no message)"}`;
     return { failure: { code: "tool_error", message: `The MCP client answered ${what} with an error: ${said}` } };
   }
   if (!isPlainObject(response.result))
@@ -136,7 +137,9 @@ async function askRound(
   if (entries.length > MAX_QUESTIONS) {
     return failAll(questions, (what) => ({
       code: "tool_error",
-      message: `The tool asked ${entries.length} questions at once (${what} among them); an MCP client is asked at most ${MAX_QUESTIONS} at a time.`,
+      message:
+        `The tool asked ${entries.length} questions at once (${what} among them); ` +
+        `an MCP client is asked at most ${MAX_QUESTIONS} at a time.`,
     }));
   }
   const refused: Record<string, AskFailure> = {};
@@ -247,7 +250,9 @@ export async function runAsking(callId: string, run: RunRound, asker: LegacyAske
         round === MAX_ASK_ROUNDS
           ? failAll(questions, (what) => ({
               code: "tool_error",
-              message: `The tool asked ${what} after ${MAX_ASK_ROUNDS} rounds of questions; an MCP call is asked at most ${MAX_ASK_ROUNDS}.`,
+              message:
+                `The tool asked ${what} after ${MAX_ASK_ROUNDS} rounds of questions; ` +
+                `an MCP call is asked at most ${MAX_ASK_ROUNDS}.`,
             }))
           : await askRound(asker, callId, roundId, nextRoundId, questions);
       Object.assign(responses, withinLimit(responses, outcome));
