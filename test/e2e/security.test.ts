@@ -6,7 +6,10 @@ import { apiCall, navigate, openView, signIn, usePage, viewUrl } from "./browser
 // never sniffed, no referrer; hostile text in arguments and outputs never runs in any view.
 const baseUrl = inject("baseUrl");
 const browser = usePage();
-const HOSTILE = `<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script><svg onload="window.__pwned=3"></svg>`;
+const HOSTILE =
+  '<img src=x onerror="window.__pwned=1">' +
+  "<script>window.__pwned=2</script>" +
+  '<svg onload="window.__pwned=3"></svg>';
 let model: ScriptedModel;
 
 beforeAll(async () => {

@@ -110,7 +110,10 @@ describe.each(["dual", "modern"] as const)("an SDK v2 server offering 2026-07-28
     expect(!sampling.result.ok && sampling.result.error).toMatchObject({
       code: "upstream_error",
       message: expect.stringMatching(
-        /^MCP server "remote" needs input toolgate cannot give a remote server \(sampling, elicitation or roots\) to answer tools\/call \(it requires \{"sampling":\{\}\}\)/,
+        new RegExp(
+          '^MCP server "remote" needs input toolgate cannot give a remote server ' +
+            String.raw`\(sampling, elicitation or roots\) to answer tools/call \(it requires \{"sampling":\{\}\}\)`,
+        ),
       ),
     });
   });

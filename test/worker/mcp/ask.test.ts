@@ -118,7 +118,10 @@ describe("ctx.ask over MCP 2026-07-28 (multi-round-trip requests)", () => {
     expect(tooLong.body.error).toMatchObject({
       code: -32602,
       message: expect.stringMatching(
-        /^tools\/call: The answers so far would take 70\d{3} characters of JSON, over the limit of 65536 characters for all of one call's answers\.$/,
+        new RegExp(
+          String.raw`^tools/call: The answers so far would take 70\d{3} characters of JSON, ` +
+            String.raw`over the limit of 65536 characters for all of one call's answers\.$`,
+        ),
       ),
     });
     expect(

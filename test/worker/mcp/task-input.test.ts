@@ -145,7 +145,10 @@ describe("MCP tasks waiting for their caller's input", () => {
     expect(huge.error).toMatchObject({
       code: -32602,
       message: expect.stringMatching(
-        /^tasks\/update: The answers to this call would take 700\d\d characters of JSON, over the limit of 65536 characters for all of one call's answers\.$/,
+        new RegExp(
+          String.raw`^tasks/update: The answers to this call would take 700\d\d characters of JSON, ` +
+            String.raw`over the limit of 65536 characters for all of one call's answers\.$`,
+        ),
       ),
     });
     expect((await getTask(target, taskId)).status).toBe("input_required");
