@@ -27,9 +27,10 @@ export function callerHooks(c: Context<AppEnv>, caller: Caller): Hooks | undefin
       const grant = await bucket.take(limit, 0).catch(() => ({ ok: false as const, retryAfterMs: 1_000 }));
       if (grant.ok) return undefined;
       c.set("rateLimitedMs", Math.max(c.get("rateLimitedMs") ?? 0, grant.retryAfterMs));
+      const seconds = Math.ceil(grant.retryAfterMs / 1000);
       throw toolError(
         "busy",
-        `Rate limit of ${rateLimit.perMinute} calls per minute reached for this caller; retry in ${Math.ceil(grant.retryAfterMs / 1000)} s.`,
+        `Rate limit of ${rateLimit.perMinute} calls per minute reached for this caller; retry in ${seconds} s.`,
         {
           retryAfterMs: grant.retryAfterMs,
         },

@@ -35,7 +35,8 @@ it.each([
     const validator = readFileSync(join(dir, "json-schema/library.generated.mjs"), "utf8");
     expect(validator).toContain(VALIDATOR_TEXT);
     expect(validator).toBe(readFileSync(JSON_SCHEMA_MODULE, "utf8"));
-    // Neither is in the bundle workerd compiles at startup: each reached by one dynamic import, at its module's upload name.
+    // Neither is in the bundle workerd compiles at startup: each reached by one dynamic import,
+    // at its module's upload name.
     expect(bundle).not.toContain(LIBRARY_TEXT);
     expect(bundle).not.toContain(VALIDATOR_TEXT);
     // A tenant's bundle imports one more module on first use: its precomputed listings, a text module
