@@ -38,7 +38,10 @@ for (const [path, text] of files) {
 // Formatted as the project formats (a long name can push a line past the width); skipped where Biome is absent.
 const biome = join(root, "node_modules/@biomejs/biome/bin/biome");
 if (existsSync(biome)) {
-  spawnSync(process.execPath, [biome, "format", "--write", ...files.map(([path]) => path)], { cwd: root, stdio: "ignore" });
+  spawnSync(process.execPath, [biome, "format", "--write", ...files.map(([path]) => path)], {
+    cwd: root,
+    stdio: "ignore",
+  });
 }
 // Builds write the catalogue anyway; writing it now lets the editor and tsc see the tool at once.
 writeToolCatalog(root);
