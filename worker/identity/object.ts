@@ -3,7 +3,9 @@
  * tenant: console sign-ins under way (single use, so a replayed callback or nonce finds nothing),
  * revoked sessions, the people who connected MCP clients, and the key that signs session cookies.
  * Made only for tenants with sign-in configured (signsPeopleIn, identity/config.ts); others never
- * address it. Bounded inputs: what a request sent is checked before it is stored.
+ * address it. Bounded inputs: a value out of bounds is answered "invalid" and never stored (callers
+ * check what a request sent first; this is the last wall, and an RPC that throws would be an error
+ * reported far from its cause).
  */
 import { DurableObject } from "cloudflare:workers";
 import {
@@ -24,9 +26,15 @@ const TOKEN = /^[A-Za-z0-9._~-]{1,128}$/;
 const SECRET_NAME = /^[a-z0-9_-]{1,64}$/;
 const USER_KEY = /^u_[A-Za-z0-9_-]{32}$/;
 
-function check(ok: boolean, what: string): void {
-  if (!ok) throw new TypeError(`Identity: ${what}`);
-}
+const validLogin = (tx: LoginTransaction) =>
+  HASH.test(tx.idHash) &&
+  [tx.state, tx.nonce, tx.verifier].every((value) => TOKEN.test(value)) &&
+  tx.returnTo.length <= 600 &&
+  tx.origin.length <= 300 &&
+  Number.isSafeInteger(tx.expiresAt);
+
+/** What a write answers: "stored", or "invalid" for a value out of bounds (nothing stored). */
+export type Stored = "stored" | "invalid";
 
 export class Identity extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
@@ -34,16 +42,14 @@ export class Identity extends DurableObject<Env> {
     createSchema(ctx.storage.sql);
   }
 
-  /** Stores a sign-in under way (its id's SHA-256, never the id). */
-  async beginLogin(tx: LoginTransaction): Promise<void> {
-    check(HASH.test(tx.idHash), "idHash must be 64 hex characters");
-    check(
-      [tx.state, tx.nonce, tx.verifier].every((value) => TOKEN.test(value)),
-      "state, nonce, verifier malformed",
-    );
-    check(tx.returnTo.length <= 600 && tx.origin.length <= 300, "returnTo or origin too long");
-    check(Number.isSafeInteger(tx.expiresAt), "expiresAt must be ms since the epoch");
+  /**
+   * Stores a sign-in under way (its id's SHA-256, never the id): idHash 64 hex characters; state, nonce
+   * and verifier 1-128 URL-safe characters; returnTo at most 600, origin at most 300.
+   */
+  async beginLogin(tx: LoginTransaction): Promise<Stored> {
+    if (!validLogin(tx)) return "invalid";
     beginLogin(this.ctx.storage.sql, tx, Date.now());
+    return "stored";
   }
 
   /** The sign-in with this id hash, deleted as it is read; null when absent, taken or expired. */
@@ -52,10 +58,11 @@ export class Identity extends DurableObject<Env> {
     return takeLogin(this.ctx.storage.sql, idHash, Date.now());
   }
 
-  /** Revokes a session id until `expiresAt`, when its cookie expires anyway. */
-  async revokeSession(sid: string, expiresAt: number): Promise<void> {
-    check(TOKEN.test(sid), "sid malformed");
+  /** Revokes a session id (1-128 URL-safe characters) until `expiresAt`, when its cookie expires anyway. */
+  async revokeSession(sid: string, expiresAt: number): Promise<Stored> {
+    if (!TOKEN.test(sid) || !Number.isSafeInteger(expiresAt)) return "invalid";
     revokeSession(this.ctx.storage.sql, sid, expiresAt, Date.now());
+    return "stored";
   }
 
   /** Revoked session ids not expired yet (isolates re-read them every few seconds). */
@@ -63,11 +70,12 @@ export class Identity extends DurableObject<Env> {
     return revokedSessions(this.ctx.storage.sql, Date.now());
   }
 
-  /** Notes a person who connected an MCP client for themselves (key: their user key). */
-  async noteGrantOwner(key: string, user: { id: string; name?: string }): Promise<void> {
-    check(USER_KEY.test(key), "key must be a user key (u_ and 32 base64url characters)");
-    check(user.id.length >= 1 && user.id.length <= 256 && (user.name?.length ?? 0) <= 200, "user out of bounds");
+  /** Notes a person who connected an MCP client for themselves (key: their user key; id 1-256, name ≤ 200). */
+  async noteGrantOwner(key: string, user: { id: string; name?: string }): Promise<Stored> {
+    if (!USER_KEY.test(key) || user.id.length < 1 || user.id.length > 256 || (user.name?.length ?? 0) > 200)
+      return "invalid";
     noteGrantOwner(this.ctx.storage.sql, key, user, Date.now());
+    return "stored";
   }
 
   /** People who connected clients, by key after `after` (null: from the start), at most `limit` (≤ 100). */
@@ -75,9 +83,9 @@ export class Identity extends DurableObject<Env> {
     return grantOwners(this.ctx.storage.sql, after, limit);
   }
 
-  /** The tenant's 32-byte secret of this name, made on first use and stable after. */
-  async secret(name: string): Promise<Uint8Array> {
-    check(SECRET_NAME.test(name), "secret name malformed");
+  /** The tenant's 32-byte secret of this name (1-64 of a-z 0-9 _ -), made on first use and stable after. */
+  async secret(name: string): Promise<Uint8Array | "invalid"> {
+    if (!SECRET_NAME.test(name)) return "invalid";
     return secret(this.ctx.storage.sql, name);
   }
 }
