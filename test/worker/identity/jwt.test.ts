@@ -166,44 +166,52 @@ describe("verifyJwt", () => {
     // Past an hour the set is too old to trust: the issuer's keys are unavailable.
     expect(reason(await verify(token, { now: t0 + 61 * 60 * SECOND }))).toBe("keys_unavailable");
   });
+});
 
-  it("verifies an ID token of the lab's scripted OpenID provider, found through its discovery document", async () => {
+describe("discover", () => {
+  it("reads a provider's metadata through oauth4webapi, and an ID token of its verifies against its keys", async () => {
     const name = labName("provider");
     await scriptIssuer(name, { sub: "bob", claims: { email: "bob@example.test" } });
-    const discovery = (await (await fetch(`${issuerUrl(name)}/.well-known/openid-configuration`)).json()) as Record<
-      string,
-      string
-    >;
-    expect(discovery.issuer).toBe(issuerUrl(name));
-    const authorize = new URL(discovery.authorization_endpoint!);
+    const library = await identityLibrary();
+    const found = await library.discover(issuerUrl(name));
+    if (!found.ok) throw new Error(found.detail);
+    const { metadata } = found;
+    expect(metadata).toMatchObject({
+      issuer: issuerUrl(name),
+      jwks_uri: jwksUri(name),
+      token_endpoint: `${issuerUrl(name)}/token`,
+    });
+    // The provider's authorize endpoint sends the browser back with a code; its token endpoint answers an ID token.
+    const authorize = new URL(metadata.authorization_endpoint!);
     const redirect = "http://127.0.0.1:8787/auth/callback";
-    for (const [key, value] of Object.entries({
-      client_id: AUDIENCE,
-      redirect_uri: redirect,
-      response_type: "code",
-      state: "s1",
-      nonce: "n1",
-    }))
-      authorize.searchParams.set(key, value);
+    const query = { client_id: AUDIENCE, redirect_uri: redirect, response_type: "code", state: "s1", nonce: "n1" };
+    for (const [key, value] of Object.entries(query)) authorize.searchParams.set(key, value);
     const back = new URL((await fetch(authorize, { redirect: "manual" })).headers.get("location")!);
     expect([back.origin + back.pathname, back.searchParams.get("state"), back.searchParams.get("iss")]).toEqual([
       redirect,
       "s1",
       issuerUrl(name),
     ]);
-    const answer = (await (
-      await fetch(discovery.token_endpoint!, {
-        method: "POST",
-        body: new URLSearchParams({ grant_type: "authorization_code", code: back.searchParams.get("code")! }),
-      })
-    ).json()) as { id_token: string };
-    const verified = await (await identityLibrary()).verifyJwt(answer.id_token, {
-      jwksUri: discovery.jwks_uri!,
-      issuer: discovery.issuer!,
+    const form = new URLSearchParams({ grant_type: "authorization_code", code: back.searchParams.get("code")! });
+    const answer = (await (await fetch(metadata.token_endpoint!, { method: "POST", body: form })).json()) as {
+      id_token: string;
+    };
+    const verified = await library.verifyJwt(answer.id_token, {
+      jwksUri: metadata.jwks_uri!,
+      issuer: metadata.issuer,
       audience: AUDIENCE,
       algorithms: ["RS256"],
     });
     expect(verified).toMatchObject({ ok: true, claims: { sub: "bob", nonce: "n1", email: "bob@example.test" } });
-    expect(tokenLab).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+  });
+
+  it("refuses metadata naming another issuer, and a provider that cannot be reached", async () => {
+    const library = await identityLibrary();
+    const name = labName("provider-elsewhere");
+    // Configured with a trailing slash, the provider names itself without one: not the same issuer.
+    const other = await library.discover(`${issuerUrl(name)}/`);
+    expect(other).toEqual({ ok: false, reason: "discovery_failed", detail: expect.stringMatching(/issuer/) });
+    const missing = await library.discover(`${tokenLab}/nowhere`);
+    expect(missing).toMatchObject({ ok: false, reason: "discovery_failed" });
   });
 });

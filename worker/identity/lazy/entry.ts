@@ -14,4 +14,5 @@ export {
   type VerifyJwtOptions,
   verifyJwt,
 } from "./jwt";
+export { DISCOVERY_LIMITS, type DiscoveryResult, discover } from "./discovery";
 export { JWKS_LIMITS } from "./jwks";

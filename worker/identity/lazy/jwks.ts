@@ -1,4 +1,5 @@
 import type { JSONWebKeySet } from "jose";
+import { boundedFetch, UnreachableIssuer } from "./http";
 
 /**
  * Key sets (JWKS) of the issuers toolgate trusts, fetched and kept per isolate. Values only, never a
@@ -30,9 +31,6 @@ export interface KeySet {
   keys: Map<string, CryptoKey>;
 }
 
-/** Why a key set could not be had: its detail names the URI's answer, never a secret. */
-export class KeysUnavailable extends Error {}
-
 interface Entry {
   set?: KeySet;
   /** The last fetch tried, succeeded or not: the cooldown counts from it. */
@@ -40,30 +38,6 @@ interface Entry {
 }
 
 const entries = new Map<string, Entry>();
-
-/** The body's text, or KeysUnavailable past `max` bytes (read in chunks: a huge answer is never held whole). */
-async function boundedText(response: Response, max: number): Promise<string> {
-  const declared = Number(response.headers.get("content-length") ?? "0");
-  if (declared > max) throw new KeysUnavailable(`its key set is over ${max} bytes`);
-  if (!response.body) return "";
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > max) {
-      await reader.cancel();
-      throw new KeysUnavailable(`its key set is over ${max} bytes`);
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) bytes.set(chunk, (at += chunk.byteLength) - chunk.byteLength);
-  return new TextDecoder().decode(bytes);
-}
 
 function isKeySet(value: unknown): value is JSONWebKeySet {
   return (
@@ -74,35 +48,22 @@ function isKeySet(value: unknown): value is JSONWebKeySet {
   );
 }
 
-/** Fetches the key set at `uri` (no redirects: a redirect could downgrade to plain http). Throws KeysUnavailable. */
+/** Fetches the key set at `uri`. Throws UnreachableIssuer. */
 async function fetchKeySet(uri: string): Promise<JSONWebKeySet> {
-  let response: Response;
-  try {
-    response = await fetch(uri, {
-      redirect: "manual",
-      headers: { accept: "application/json" },
-      signal: AbortSignal.timeout(JWKS_LIMITS.timeoutMs),
-    });
-  } catch (error) {
-    const timedOut = error instanceof Error && error.name === "TimeoutError";
-    throw new KeysUnavailable(timedOut ? `no answer within ${JWKS_LIMITS.timeoutMs} ms` : "it could not be reached");
-  }
-  if (response.status !== 200) {
-    await response.body?.cancel();
-    throw new KeysUnavailable(`it answered HTTP ${response.status}`);
-  }
+  const bounds = { maxBytes: JWKS_LIMITS.bodyBytes, timeoutMs: JWKS_LIMITS.timeoutMs };
+  const response = await boundedFetch(uri, { headers: { accept: "application/json" } }, bounds);
+  if (response.status !== 200) throw new UnreachableIssuer(`it answered HTTP ${response.status}`);
   let value: unknown;
   try {
-    value = JSON.parse(await boundedText(response, JWKS_LIMITS.bodyBytes));
-  } catch (error) {
-    if (error instanceof KeysUnavailable) throw error;
-    throw new KeysUnavailable("its answer is not JSON");
+    value = await response.json();
+  } catch {
+    throw new UnreachableIssuer("its answer is not JSON");
   }
-  if (!isKeySet(value)) throw new KeysUnavailable('its answer is not a key set ({ "keys": [...] })');
+  if (!isKeySet(value)) throw new UnreachableIssuer('its answer is not a key set ({ "keys": [...] })');
   return value;
 }
 
-/** Fetches and keeps the set (the oldest of JWKS_LIMITS.uris goes). Throws KeysUnavailable. */
+/** Fetches and keeps the set (the oldest of JWKS_LIMITS.uris goes). Throws UnreachableIssuer. */
 async function refresh(uri: string, now: number): Promise<KeySet> {
   const entry = entries.get(uri);
   if (entry) entry.triedAt = now;
@@ -119,7 +80,7 @@ async function refresh(uri: string, now: number): Promise<KeySet> {
 /**
  * The set at `uri`: as kept while younger than JWKS_LIMITS.ttlMs, else fetched. While the issuer cannot
  * be reached, the set kept serves up to JWKS_LIMITS.staleMs (fetched again once per cooldown), so a
- * short outage of the issuer is no outage here. Throws KeysUnavailable.
+ * short outage of the issuer is no outage here. Throws UnreachableIssuer.
  */
 export async function keySet(uri: string, now: number): Promise<KeySet> {
   const entry = entries.get(uri);
@@ -138,7 +99,7 @@ export async function keySet(uri: string, now: number): Promise<KeySet> {
 /**
  * The set fetched again because a token named a key it lacks (the issuer rotated its keys), or null
  * when the last fetch is younger than JWKS_LIMITS.cooldownMs: tokens with made-up key ids never make
- * toolgate fetch more than once per cooldown. Throws KeysUnavailable.
+ * toolgate fetch more than once per cooldown. Throws UnreachableIssuer.
  */
 export async function rotatedKeySet(uri: string, now: number): Promise<KeySet | null> {
   const entry = entries.get(uri);

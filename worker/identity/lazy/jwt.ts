@@ -8,7 +8,8 @@ import {
   type JWTVerifyOptions,
   jwtVerify,
 } from "jose";
-import { type KeySet, KeysUnavailable, keySet, rotatedKeySet } from "./jwks";
+import { UnreachableIssuer } from "./http";
+import { type KeySet, keySet, rotatedKeySet } from "./jwks";
 
 /**
  * JWT verification for every token toolgate trusts (OIDC ID tokens, Cloudflare Access assertions,
@@ -80,7 +81,7 @@ function failureOf(error: unknown, options: VerifyJwtOptions): JwtResult {
     return failure("bad_signature", "its signature does not verify");
   if (error instanceof errors.JWKSInvalid || error instanceof errors.JWKInvalid)
     return failure("keys_unavailable", `the key set at ${options.jwksUri} holds an unusable key`);
-  if (error instanceof KeysUnavailable)
+  if (error instanceof UnreachableIssuer)
     return failure("keys_unavailable", `the key set at ${options.jwksUri} is unavailable: ${error.message}`);
   return failure("malformed", "it is not a well-formed signed JWT");
 }
