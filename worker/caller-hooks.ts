@@ -41,11 +41,9 @@ export function callerHooks(c: Context<AppEnv>, caller: Caller): Hooks | undefin
       if (retryAfterMs === 0) return undefined;
       c.set("rateLimitedMs", Math.max(c.get("rateLimitedMs") ?? 0, retryAfterMs));
       const whose = WHOSE[rateLimit.id.slice(0, rateLimit.id.indexOf(":"))] ?? "caller";
-      throw toolError(
-        "busy",
-        `Rate limit of ${rateLimit.perMinute} calls per minute reached for this ${whose}; retry in ${Math.ceil(retryAfterMs / 1000)} s.`,
-        { retryAfterMs },
-      );
+      const retry = `retry in ${Math.ceil(retryAfterMs / 1000)} s`;
+      const message = `Rate limit of ${rateLimit.perMinute} calls per minute reached for this ${whose}; ${retry}.`;
+      throw toolError("busy", message, { retryAfterMs });
     };
   }
   return hooks;

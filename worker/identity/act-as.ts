@@ -5,7 +5,7 @@ import { identityLibrary } from "../identity-library";
 import { keyActingFor, resolveUser } from "./caller";
 import { claimsFor } from "./config";
 import { jwtRefusal } from "./refusal";
-import { type ClaimedUser, userFromClaims, userFromHeader } from "./user";
+import { type ClaimedUser, userFromHeader } from "./user";
 
 /**
  * Chat-app backends speak for their users: after the credential check, a request may name the end
@@ -80,7 +80,7 @@ async function tokenUser(c: Context<AppEnv>, token: string): Promise<ClaimedUser
     maxLifetimeSeconds: entry.maxLifetimeSeconds,
   });
   if (!verified.ok) throw jwtRefusal(verified, "invalid_user_token", "The user token");
-  const read = userFromClaims(verified.claims, claimsFor(identity, "app-token", entry), "app-token");
+  const read = library.userFromClaims(verified.claims, claimsFor(identity, "app-token", entry), "app-token");
   if (!read.ok) throw refuse(read.reason);
   return read.user;
 }

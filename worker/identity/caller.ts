@@ -8,10 +8,10 @@ import { type ClaimedUser, userKey } from "./user";
 /**
  * A caller that acts for a user: the credential's own rights narrowed to the user's roles.
  *
- * | credential            | scopes              | tools        | rate limits      | binding                         |
- * | session / Access      | role scopes         | role tools   | user's           | the session / the user          |
- * | a person's OAuth grant | grant ∩ role scopes | grant ∩ role | grant's + user's | the grant's                     |
- * | key acting for a user | key ∩ role scopes   | key ∩ role   | key's + user's   | SHA-256(key's ‖ 0 ‖ user key)   |
+ * | credential             | scopes              | tools        | rate limits      | binding                   |
+ * | session / Access       | role scopes         | role tools   | user's           | the session / the user    |
+ * | a person's OAuth grant | grant ∩ role scopes | grant ∩ role | grant's + user's | the grant's               |
+ * | key acting for a user  | key ∩ role scopes   | key ∩ role   | key's + user's   | SHA-256(key's‖0‖user key) |
  *
  * `admin` survives an intersection only where both sides hold it.
  */

@@ -89,7 +89,8 @@ export function insertKey(
 ): KeyInfo | "name_taken" {
   if (sql.exec("SELECT 1 FROM keys WHERE name = ?", input.name).toArray().length > 0) return "name_taken";
   sql.exec(
-    "INSERT INTO keys (id, name, hash, scopes, tools, rate_per_minute, expires_at, act_as, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    `INSERT INTO keys (id, name, hash, scopes, tools, rate_per_minute, expires_at, act_as, created_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     id,
     input.name,
     hash,

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { Role } from "../../../worker/identity/config";
 import { intersectScopes, rightsOf, roleGroups } from "../../../worker/identity/rights";
-import { readClaim, userFromClaims, userFromHeader, userKey } from "../../../worker/identity/user";
+import { readClaim, userFromClaims } from "../../../worker/identity/lazy/claims";
+import { userFromHeader, userKey } from "../../../worker/identity/user";
 
 /**
  * Who a user is and what they may do: a bounded user from claims or a header, and roles matched by

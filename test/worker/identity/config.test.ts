@@ -108,7 +108,7 @@ describe("identity configuration", () => {
     expect(configError({ oidc: { ...OIDC, issuer: "http://192.168.1.2" } })).toMatch(/must be https/);
   });
 
-  it("reads claims per source: a source's own over the tenant's over the defaults (Access: email, custom.groups)", () => {
+  it("reads claims per source: its own over the tenant's over the defaults (Access: email, custom.groups)", () => {
     const { identity } = parseTenantConfig({
       ...base,
       identity: {
@@ -139,7 +139,8 @@ describe("identity configuration", () => {
       expect((await json(res)).error, path).toEqual({
         code: "config_invalid",
         message:
-          "identity.oidc.clientSecret: the Worker secret ACME_OIDC_SECRET is not set (wrangler secret put ACME_OIDC_SECRET)",
+          "identity.oidc.clientSecret: the Worker secret ACME_OIDC_SECRET is not set " +
+          "(wrangler secret put ACME_OIDC_SECRET)",
       });
     }
     const set = await request("/v1/tools", { env: { TOOLGATE_CONFIG: config, ACME_OIDC_SECRET: "s3cret" } });

@@ -127,7 +127,7 @@ describe("verifyJwt", () => {
     expect(await jwksFetches(set)).toBe(2);
   });
 
-  it("answers keys_unavailable (503 through jwtRefusal) when the key set cannot be had, whatever the reason", async () => {
+  it("answers keys_unavailable (503 through jwtRefusal) when the key set cannot be had, for any reason", async () => {
     for (const mode of ["down", "not-json", "huge", "redirect"] as const) {
       const { set, verify, sign } = setup(`unavailable-${mode}`);
       await serveKeys(set, mode);

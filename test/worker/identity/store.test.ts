@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { tenantIdentity } from "../../../worker/identity/address";
 import type { Identity } from "../../../worker/identity/object";
-import { beginLogin, type LoginTransaction, MAX_PENDING_LOGINS } from "../../../worker/identity/store";
+import { beginLogin, type LoginTransaction, MAX_PENDING_LOGINS } from "../../../worker/identity/lazy/store";
 import { userKey } from "../../../worker/identity/user";
 
 /**

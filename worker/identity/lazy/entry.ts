@@ -14,5 +14,8 @@ export {
   type VerifyJwtOptions,
   verifyJwt,
 } from "./jwt";
+export { type ClaimedUser, readClaim, USER_BOUNDS, type UserResult, userFromClaims } from "./claims";
 export { DISCOVERY_LIMITS, type DiscoveryResult, discover } from "./discovery";
 export { JWKS_LIMITS } from "./jwks";
+/** The Identity object's rows (worker/identity/object.ts). */
+export * as identityStore from "./store";

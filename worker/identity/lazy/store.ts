@@ -1,6 +1,9 @@
 /**
- * The SQLite rows of a tenant's Identity object. Every function is synchronous: one transaction each.
- * Expired rows are pruned on write, so the tables hold only what is still live.
+ * The SQLite rows of a tenant's Identity object (worker/identity/object.ts). Every function is
+ * synchronous: one transaction each. Expired rows are pruned on write, so the tables hold only what
+ * is still live. A value out of bounds is answered "invalid" and never stored: callers check what a
+ * request sent first, this is the last wall (an RPC that throws would be an error reported far from
+ * its cause). In the library module, so a tenant without sign-in never compiles it.
  */
 
 /** A console sign-in under way, from /auth/login to its callback: single use, ten minutes at most. */
@@ -32,6 +35,14 @@ export const MAX_PENDING_LOGINS = 10_000;
 /** Grant owners per page, at most. */
 export const MAX_OWNERS_PAGE = 100;
 
+/** What a write answers: "stored", or "invalid" for a value out of bounds (nothing stored). */
+export type Stored = "stored" | "invalid";
+
+const HASH = /^[0-9a-f]{64}$/;
+const TOKEN = /^[A-Za-z0-9._~-]{1,128}$/;
+const SECRET_NAME = /^[a-z0-9_-]{1,64}$/;
+const USER_KEY = /^u_[A-Za-z0-9_-]{32}$/;
+
 type TxRow = {
   id_hash: string;
   state: string;
@@ -54,8 +65,19 @@ export function createSchema(sql: SqlStorage): void {
   sql.exec("CREATE TABLE IF NOT EXISTS secrets (name TEXT PRIMARY KEY, value BLOB NOT NULL)");
 }
 
-/** Stores a sign-in under way; expired ones go, and the oldest past MAX_PENDING_LOGINS. */
-export function beginLogin(sql: SqlStorage, tx: LoginTransaction, now: number): void {
+/**
+ * Stores a sign-in under way (its id's SHA-256, never the id): idHash 64 hex characters; state, nonce
+ * and verifier 1-128 URL-safe characters; returnTo at most 600, origin at most 300. Expired ones go,
+ * and the oldest past MAX_PENDING_LOGINS.
+ */
+export function beginLogin(sql: SqlStorage, tx: LoginTransaction, now: number): Stored {
+  const valid =
+    HASH.test(tx.idHash) &&
+    [tx.state, tx.nonce, tx.verifier].every((value) => TOKEN.test(value)) &&
+    tx.returnTo.length <= 600 &&
+    tx.origin.length <= 300 &&
+    Number.isSafeInteger(tx.expiresAt);
+  if (!valid) return "invalid";
   sql.exec("DELETE FROM login_tx WHERE expires_at <= ?", now);
   const pending = sql.exec<{ n: number }>("SELECT count(*) AS n FROM login_tx").one().n;
   if (pending >= MAX_PENDING_LOGINS)
@@ -73,10 +95,12 @@ export function beginLogin(sql: SqlStorage, tx: LoginTransaction, now: number): 
     tx.origin,
     tx.expiresAt,
   );
+  return "stored";
 }
 
 /** The sign-in, deleted as it is read: a second callback (a replay) finds nothing. Null when absent or expired. */
 export function takeLogin(sql: SqlStorage, idHash: string, now: number): LoginTransaction | null {
+  if (!HASH.test(idHash)) return null;
   const row = sql.exec<TxRow>("DELETE FROM login_tx WHERE id_hash = ? RETURNING *", idHash).toArray()[0];
   if (!row || row.expires_at <= now) return null;
   return {
@@ -90,10 +114,12 @@ export function takeLogin(sql: SqlStorage, idHash: string, now: number): LoginTr
   };
 }
 
-/** Revokes a session until it would have expired anyway (signed-out cookies stay refused). */
-export function revokeSession(sql: SqlStorage, sid: string, expiresAt: number, now: number): void {
+/** Revokes a session id (1-128 URL-safe characters) until it would have expired anyway. */
+export function revokeSession(sql: SqlStorage, sid: string, expiresAt: number, now: number): Stored {
+  if (!TOKEN.test(sid) || !Number.isSafeInteger(expiresAt)) return "invalid";
   sql.exec("DELETE FROM revoked_sessions WHERE expires_at <= ?", now);
   if (expiresAt > now) sql.exec("INSERT OR REPLACE INTO revoked_sessions VALUES (?, ?)", sid, expiresAt);
+  return "stored";
 }
 
 /** The ids of revoked sessions that have not expired yet. */
@@ -104,8 +130,13 @@ export function revokedSessions(sql: SqlStorage, now: number): string[] {
     .map((row) => row.sid);
 }
 
-/** Notes a person who connected a client (their id and name kept current; when first, kept as it was). */
-export function noteGrantOwner(sql: SqlStorage, key: string, user: { id: string; name?: string }, now: number): void {
+/**
+ * Notes a person who connected a client (key: their user key; id 1-256, name ≤ 200): their id and
+ * name kept current, when first, kept as it was.
+ */
+export function noteGrantOwner(sql: SqlStorage, key: string, user: { id: string; name?: string }, now: number): Stored {
+  if (!USER_KEY.test(key) || user.id.length < 1 || user.id.length > 256 || (user.name?.length ?? 0) > 200)
+    return "invalid";
   sql.exec(
     `INSERT INTO grant_owners VALUES (?, ?, ?, ?)
       ON CONFLICT (user_key) DO UPDATE SET user_id = excluded.user_id, name = excluded.name`,
@@ -114,6 +145,7 @@ export function noteGrantOwner(sql: SqlStorage, key: string, user: { id: string;
     user.name ?? null,
     now,
   );
+  return "stored";
 }
 
 /** Grant owners by key, after `after` (exclusive; null from the start), at most `limit` (1-100). */
@@ -130,8 +162,12 @@ export function grantOwners(sql: SqlStorage, after: string | null, limit: number
     }));
 }
 
-/** A 32-byte secret of this tenant's, made on first use and the same ever after (the session cookie's key). */
-export function secret(sql: SqlStorage, name: string): Uint8Array {
+/**
+ * A 32-byte secret of this tenant's by name (1-64 of a-z 0-9 _ -), made on first use and the same ever
+ * after (the session cookie's key).
+ */
+export function secret(sql: SqlStorage, name: string): Uint8Array | "invalid" {
+  if (!SECRET_NAME.test(name)) return "invalid";
   const stored = sql.exec<{ value: ArrayBuffer }>("SELECT value FROM secrets WHERE name = ?", name).toArray()[0];
   if (stored) return new Uint8Array(stored.value);
   const value = crypto.getRandomValues(new Uint8Array(32));
