@@ -9,8 +9,9 @@ import { writeOAuthModule } from "./scripts/oauth-module.mjs";
 import { writeJsonSchemaModule } from "./scripts/json-schema-module.mjs";
 import { writeIdentityModule } from "./scripts/identity-module.mjs";
 
-// The catalogue module of tools/ and the library modules (OAuth, JSON Schema, identity; all git-ignored), written before
-// either project bundles worker code: the vitest plugin reads wrangler.toml but does not run its [build] command.
+// The catalogue module of tools/ and the library modules (OAuth, JSON Schema, identity; all git-ignored),
+// written before either project bundles worker code: the vitest plugin reads wrangler.toml but does not
+// run its [build] command.
 const root = fileURLToPath(new URL(".", import.meta.url));
 writeToolCatalog(root);
 await writeOAuthModule(root);

@@ -40,7 +40,10 @@ const ROUNDS = Number(process.env.ROUNDS ?? 10);
 /** Consecutive cycles resampled together: load shifts over seconds, so neighbouring cycles are alike. */
 const BLOCK = Number(process.env.BLOCK ?? 20);
 const BASE = process.env.BASE;
-/** With BURST=n: a { limit: 1 } server of its own called n times back to back per cycle (its slot kept, with the keep it sends). */
+/**
+ * With BURST=n: a { limit: 1 } server of its own called n times back to back per cycle (its slot
+ * kept, with the keep it sends).
+ */
 const BURST = Number(process.env.BURST ?? 0);
 const CLIENTS = 16;
 const ROUND_MS = 1_000;
@@ -68,7 +71,9 @@ interface Comparison {
   subject: Endpoint;
   baseline: Endpoint;
   diffs: number[];
-  /** Pairs made back to back per cycle: the first acquires, and the cycle's sample is the mean difference of the rest. */
+  /**
+   * Pairs made back to back per cycle: the first acquires, and the cycle's sample is the mean difference of the rest.
+   */
   burst?: number;
 }
 
@@ -128,7 +133,9 @@ const [noGate, ...gatedAll] = tools;
 /** The gated endpoints called sparsely (each call acquires), with throughput rounds. */
 const gated = gatedAll.filter((g) => g.spaced);
 const doWrite: Comparison = { name: "one DO write − constant", subject: write, baseline: constant, diffs: [] };
-/** The known answer: the same comparison again, whose ratio to the first must be about 1 (its interval containing 1). */
+/**
+ * The known answer: the same comparison again, whose ratio to the first must be about 1 (its interval containing 1).
+ */
 const doWriteAgain: Comparison = {
   name: "one DO write − constant, again",
   subject: write,

@@ -141,7 +141,8 @@ async function main(): Promise<void> {
       toolgateFloorTarget("wrangler dev, hello-world Worker", hello.url),
     ];
     for (const target of targets) await checkTarget(target);
-    for (const target of targets) assertClean(target, await loadTarget(target, 2, CONNECTIONS)); // warm up isolates, JIT, Durable Objects
+    // Warm up isolates, JIT, Durable Objects
+    for (const target of targets) assertClean(target, await loadTarget(target, 2, CONNECTIONS));
     for (let round = 0; round < ROUNDS; round++) {
       for (const target of targets) {
         const result = await loadTarget(target, SECONDS, CONNECTIONS);

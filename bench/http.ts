@@ -5,7 +5,8 @@
  * and of CPU time per request (/proc: the whole wrangler dev process tree of each server).
  *
  * Each fixture route runs twice: on its own, and "routed", behind the static-assets router as
- * toolgate's wrangler.toml ([assets] run_worker_first) puts every API request (bench/fixtures/platform/wrangler-assets.toml).
+ * toolgate's wrangler.toml ([assets] run_worker_first) puts every API request
+ * (bench/fixtures/platform/wrangler-assets.toml).
  *
  *   whoami        GET /v1/whoami (key check, no tool)        vs  /const, the same request headers
  *   write first   an `echo` call made not read-only: its id is claimed before it runs and its record
@@ -47,7 +48,10 @@ const dir = resolve(".tmp/bench-http");
 const BASE = process.env.BASE;
 const ONE_SHARD = process.env.ONE_SHARD === "on";
 
-/** The demo tenant, with `echo` made not read-only (so its calls claim first) and read-only records written after the answer. */
+/**
+ * The demo tenant, with `echo` made not read-only (so its calls claim first) and read-only
+ * records written after the answer.
+ */
 const BENCH_CONFIG = { ...DEMO_CONFIG, policies: { echo: { readOnly: false } }, readOnlyRecords: "after-answer" };
 
 async function main(): Promise<void> {
@@ -114,7 +118,8 @@ async function main(): Promise<void> {
   const measured: Measured[] = targets.map(([target, server]) => ({ target, server, results: [], cpuUs: [] }));
   let loads: number[];
   try {
-    for (const server of servers) await waitReady(server); // one at a time: each gets the whole timeout after the one before
+    // One at a time: each gets the whole timeout after the one before
+    for (const server of servers) await waitReady(server);
     loads = await alternateRounds(measured, ROUNDS, SECONDS, CONNECTIONS);
   } finally {
     await Promise.all(servers.map(stopDev));

@@ -35,7 +35,8 @@ interface Profile {
 /** One DevTools session: send(method, params) answers the result of that command. */
 async function devtools(port: number) {
   const targets = (await (await fetch(`http://127.0.0.1:${port}/json`)).json()) as { webSocketDebuggerUrl: string }[];
-  // wrangler's inspector proxy wants an Origin of localhost from a client that sends a User-Agent (undici's init takes headers).
+  // wrangler's inspector proxy wants an Origin of localhost from a client that sends a User-Agent
+  // (undici's init takes headers).
   const socket = new WebSocket(targets[0]!.webSocketDebuggerUrl, {
     headers: { origin: "http://localhost" },
   } as unknown as string[]);

@@ -57,7 +57,9 @@ interface Variant {
   /** The native part of each startup profile ("(program)" samples). */
   native: number[];
   gzipKb: number;
-  /** Per first request (FIRSTS): wall and CPU ms of the first answer of a fresh isolate, and of the warm one after it. */
+  /**
+   * Per first request (FIRSTS): wall and CPU ms of the first answer of a fresh isolate, and of the warm one after it.
+   */
   first: Record<string, Timings>;
   warm: Record<string, Timings>;
   /** The tool its first call names. */

@@ -70,7 +70,6 @@ if (problems.length > 0) {
   console.error(`build: ${failure.message}`);
   if (!underDev) process.exit(1);
   writeFailedCatalog(ROOT, failure);
-  console.error(
-    `build: the dev server answers every request 503 build_failed${failure.file ? ` (${failure.file})` : ""} until this is fixed.`,
-  );
+  const where = failure.file ? ` (${failure.file})` : "";
+  console.error(`build: the dev server answers every request 503 build_failed${where} until this is fixed.`);
 }

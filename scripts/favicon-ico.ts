@@ -37,9 +37,8 @@ try {
   const images = [];
   for (const size of SIZES) {
     const page = await browser.newPage({ viewport: { width: size, height: size } });
-    await page.setContent(
-      `<style>html,body{margin:0;background:transparent}svg{display:block;width:${size}px;height:${size}px}</style>${svg}`,
-    );
+    const style = `html,body{margin:0;background:transparent}svg{display:block;width:${size}px;height:${size}px}`;
+    await page.setContent(`<style>${style}</style>${svg}`);
     images.push({ size, png: await page.screenshot({ omitBackground: true, type: "png" }) });
     await page.close();
   }

@@ -23,7 +23,11 @@ export function identityInputAllowed(input) {
   const path = input.split(sep).join("/");
   return (
     path.startsWith("worker/identity/lazy/") ||
-    IDENTITY_PACKAGES.some((name) => path.startsWith(`node_modules/${name}/`))
+    // Anywhere under a node_modules folder of the package: a checkout whose node_modules is a link
+    // (a scratch copy of the tree) resolves it to the real folder, outside the root.
+    IDENTITY_PACKAGES.some(
+      (name) => path.startsWith(`node_modules/${name}/`) || path.includes(`/node_modules/${name}/`),
+    )
   );
 }
 

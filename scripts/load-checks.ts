@@ -87,7 +87,9 @@ const sample = (items: string[]) =>
     ? ""
     : `: ${items.slice(0, 3).join("; ")}${items.length > 3 ? ` (+${items.length - 3} more)` : ""}`;
 
-/** Appends each check to `checks` as it is made (so a failure midway keeps the earlier ones); answers the run's records. */
+/**
+ * Appends each check to `checks` as it is made (so a failure midway keeps the earlier ones); answers the run's records.
+ */
 export async function runChecks(
   base: string,
   tag: string,
@@ -130,11 +132,12 @@ export async function runChecks(
   for (const record of records) byId.set(record.callId, [...(byId.get(record.callId) ?? []), record]);
   const missing = sent.filter((c) => !byId.has(c.id)).map((c) => c.id);
   const doubled = [...byId].filter(([, list]) => list.length > 1).map(([id]) => id);
+  const odd = [...missing.map((id) => `missing ${id}`), ...doubled.map((id) => `twice ${id}`)];
   checks.push(
     check(
       "one record per call",
       missing.length === 0 && doubled.length === 0 && byId.size === sent.length,
-      `${records.length} records for ${sent.length} calls${sample([...missing.map((id) => `missing ${id}`), ...doubled.map((id) => `twice ${id}`)])}`,
+      `${records.length} records for ${sent.length} calls${sample(odd)}`,
     ),
   );
   const open = records.filter((r) => !TERMINAL.has(r.status)).map((r) => `${r.callId} ${r.status}`);

@@ -93,8 +93,10 @@ function makeCall(random: () => number, id: string, index: number): SentCall {
 function problemOf(call: SentCall, record: any): string | null {
   if (!record) return "no record in the answer";
   const want = call.tool === "send_message" ? "pending" : "succeeded";
-  if (record.status !== want)
-    return `${call.tool} answered ${record.status}${record.error ? ` (${record.error.code}: ${record.error.message})` : ""}`;
+  if (record.status !== want) {
+    const why = record.error ? ` (${record.error.code}: ${record.error.message})` : "";
+    return `${call.tool} answered ${record.status}${why}`;
+  }
   const out = record.output?.structured;
   if (call.tool === "add" && out?.sum !== (call.args.a as number) + (call.args.b as number))
     return `add answered ${JSON.stringify(out)}`;

@@ -32,12 +32,14 @@ function figures(stats: RunStats, records: any[]): void {
   const seconds = stats.elapsedMs / 1000;
   const all = stats.latencies.map((l) => l.ms).sort((a, b) => a - b);
   const ms = (v: number) => `${v.toFixed(1)} ms`;
+  const stopped = stats.stoppedByTime ? " (stopped by the time bound)" : "";
   console.log(
-    `\n${stats.calls.length} calls in ${stats.latencies.length} requests over ${seconds.toFixed(1)} s${stats.stoppedByTime ? " (stopped by the time bound)" : ""}`,
+    `\n${stats.calls.length} calls in ${stats.latencies.length} requests over ${seconds.toFixed(1)} s${stopped}`,
   );
-  console.log(
-    `${(stats.calls.length / seconds).toFixed(0)} calls/s, ${(stats.latencies.length / seconds).toFixed(0)} requests/s; request latency p50 ${ms(percentile(all, 50))}, p99 ${ms(percentile(all, 99))}, max ${ms(all.at(-1) ?? NaN)}`,
-  );
+  const callRate = (stats.calls.length / seconds).toFixed(0);
+  const requestRate = (stats.latencies.length / seconds).toFixed(0);
+  const latency = `p50 ${ms(percentile(all, 50))}, p99 ${ms(percentile(all, 99))}, max ${ms(all.at(-1) ?? NaN)}`;
+  console.log(`${callRate} calls/s, ${requestRate} requests/s; request latency ${latency}`);
   const rows: Record<string, Record<string, string | number>> = {};
   for (const tool of new Set(stats.calls.map((c) => c.call.tool))) {
     const single = stats.latencies

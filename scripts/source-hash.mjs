@@ -12,7 +12,10 @@ const SOURCE_DIRS = ["src", "worker", "tools"];
 const SOURCE_FILES = ["package.json", "package-lock.json"];
 const SOURCE_FILE = /\.(ts|mts|mjs|js|json)$/;
 
-/** Every source file under `dir` whose name matches `pattern`, sorted: generated files, temporary files and dot-files left out. */
+/**
+ * Every source file under `dir` whose name matches `pattern`, sorted: generated files,
+ * temporary files and dot-files left out.
+ */
 function filesUnder(root, dir, pattern) {
   const found = [];
   const walk = (path) => {

@@ -61,6 +61,10 @@ writeFileSync(jsonFile, json);
 writeFileSync(moduleFile, renderTenantModule(name));
 writeFileSync(file, toml.replace(/\n*$/, "\n") + renderTenantEnv(name, readTopLevel(toml)));
 
+const keyCommand =
+  `node -e "const k='tg_'+require('crypto').randomBytes(32).toString('base64url');` +
+  `console.log(k, require('crypto').createHash('sha256').update(k).digest('hex'))"`;
+const origin = `https://toolgate-${name}.<your-subdomain>.workers.dev`;
 console.log(`Wrote ${jsonFile} and ${moduleFile}; added [env.${name}] to ${file}.
 
 Admin key for "${name}" (shown once; only its SHA-256 is stored in ${jsonFile}):
@@ -70,11 +74,11 @@ Admin key for "${name}" (shown once; only its SHA-256 is stored in ${jsonFile}):
 Next:
   1. Edit ${jsonFile}: tools, policies, limits, adapters, consoleOrigins (npm test checks it).
      More keys: after the deploy, in the console's Keys view or POST /v1/keys (no redeploy); or here:
-     node -e "const k='tg_'+require('crypto').randomBytes(32).toString('base64url');console.log(k, require('crypto').createHash('sha256').update(k).digest('hex'))"
+     ${keyCommand}
   2. For each secret the config names ("secrets": { "NAME": "ENV_VAR" }):
        npx wrangler secret put ENV_VAR --env ${name}
   3. npx wrangler types --strict-vars=false         (the Env type covers the new environment)
   4. npx wrangler deploy --dry-run --env ${name} --outdir .tmp/dry-${name}   (offline build check)
   5. npx wrangler deploy --env ${name}                (deploys the Worker "toolgate-${name}", provisions its OAUTH_KV)
-  6. curl -H "Authorization: Bearer <key>" https://toolgate-${name}.<your-subdomain>.workers.dev/v1/whoami
-  7. MCP clients: paste https://toolgate-${name}.<your-subdomain>.workers.dev/mcp into the connector; an admin approves its sign-in.`);
+  6. curl -H "Authorization: Bearer <key>" ${origin}/v1/whoami
+  7. MCP clients: paste ${origin}/mcp into the connector; an admin approves its sign-in.`);

@@ -41,9 +41,8 @@ export function runSuites(suites, { log = console.log } = {}) {
     const skipped = suite.skip?.();
     if (skipped) {
       const failed = suite.required?.() ?? false;
-      log(
-        `\n${failed ? "✘" : "–"} ${suite.name} ${failed ? "FAILED" : "SKIPPED"}: ${skipped}${failed ? ", but CI must run it" : ""}`,
-      );
+      const [mark, outcome, note] = failed ? ["✘", "FAILED", ", but CI must run it"] : ["–", "SKIPPED", ""];
+      log(`\n${mark} ${suite.name} ${outcome}: ${skipped}${note}`);
       results.push({ name: suite.name, outcome: failed ? "failed" : "skipped", detail: skipped, ms: 0 });
       continue;
     }

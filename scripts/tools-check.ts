@@ -100,8 +100,6 @@ export async function checkTools(dir = TENANTS_DIR): Promise<CheckResult> {
     }
   }
   if (problems.length > 0) return { ok: false, problems };
-  return {
-    ok: true,
-    summary: `tools: ${[...CATALOG.keys()].join(", ")}; tenants checked: ${tenants.map(([source]) => source).join(", ")}`,
-  };
+  const checked = tenants.map(([source]) => source).join(", ");
+  return { ok: true, summary: `tools: ${[...CATALOG.keys()].join(", ")}; tenants checked: ${checked}` };
 }

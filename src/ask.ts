@@ -34,7 +34,10 @@ export const MAX_CALL_ANSWERS_CHARS = 64 * 1024;
 /** Why answers of this JSON length cannot be kept (naming the limit), or undefined when they fit. */
 export function answersOverLimit(chars: number, what = "The answers to this call"): string | undefined {
   if (chars <= MAX_CALL_ANSWERS_CHARS) return undefined;
-  return `${what} would take ${chars} characters of JSON, over the limit of ${MAX_CALL_ANSWERS_CHARS} characters for all of one call's answers`;
+  return (
+    `${what} would take ${chars} characters of JSON, ` +
+    `over the limit of ${MAX_CALL_ANSWERS_CHARS} characters for all of one call's answers`
+  );
 }
 
 /** A key a question is asked under: short, and safe in JSON and logs. */

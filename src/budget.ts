@@ -32,8 +32,8 @@ export function truncationNote(callId: string, shown: number, total: number): st
 
 /**
  * Cut an output to `budget` characters of its text (outputText), with a note saying so. Images, audio
- * and binary resources are kept (they are not text); text items and links become one prefix; structured output is dropped,
- * since a prefix of JSON is not JSON. The ledger stores the full output; this is what reaches the model.
+ * and binary resources are kept (they are not text); text items and links become one prefix; structured output is
+ * dropped, since a prefix of JSON is not JSON. The ledger stores the full output; this is what reaches the model.
  */
 export function applyBudget(output: CallOutput, budget: number, callId: string): CallOutput {
   const text = outputText(output);

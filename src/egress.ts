@@ -75,7 +75,10 @@ export function parseEgressEntry(entry: string): EgressEntry | string {
   }
   const colons = text.split(":").length - 1;
   if (colons === 1 || (text.startsWith("[") && text.includes("]:"))) {
-    return `"${entry}" names a port: write the origin with its scheme, e.g. "https://${text}" (a host entry means https on port 443)`;
+    return (
+      `"${entry}" names a port: write the origin with its scheme, e.g. "https://${text}" ` +
+      `(a host entry means https on port 443)`
+    );
   }
   if (/[/?#@\s]/.test(text)) return `"${entry}" is not a host name or an origin`;
   return { host: canonicalHost(text.startsWith("[") ? text.slice(1, -1) : text) };
@@ -151,7 +154,9 @@ export function checkEgress(input: string | URL, policy: EgressPolicy): EgressCh
     return { ok: false, reason: `host ${host} is not in the allow-list` };
   return {
     ok: false,
-    reason: `origin ${origin} is not in the allow-list (only other ports or schemes of ${host} are; a host entry means its default port)`,
+    reason:
+      `origin ${origin} is not in the allow-list ` +
+      `(only other ports or schemes of ${host} are; a host entry means its default port)`,
   };
 }
 

@@ -51,7 +51,8 @@ export function pointerMissesSchema(schema: unknown, pointer: string): string | 
       if (!Object.hasOwn(properties, token)) {
         const known = Object.keys(properties);
         const where = path === "" ? "the arguments declare" : `"${path}" declares`;
-        return `${where} no property "${token}" (${known.length > 0 ? `declared: ${known.join(", ")}` : "none declared"})`;
+        const declared = known.length > 0 ? `declared: ${known.join(", ")}` : "none declared";
+        return `${where} no property "${token}" (${declared})`;
       }
       at = properties[token];
     } else if (at.items !== undefined) {

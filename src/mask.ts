@@ -128,7 +128,9 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
-/** Every form of every secret worth masking, longest first (so a full form wins over a shorter form that is its prefix). */
+/**
+ * Every form of every secret worth masking, longest first (so a full form wins over a shorter form that is its prefix).
+ */
 function allForms(secrets: readonly string[]): string[] {
   const forms = new Set<string>();
   for (const secret of secrets) {

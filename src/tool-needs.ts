@@ -41,7 +41,10 @@ export function checkTags(tool: string, tags: unknown): readonly string[] {
   return Object.freeze([...checked]);
 }
 
-/** Needs, checked: secret names and egress entries as a tenant's configuration writes them. Throws a TypeError naming the tool. */
+/**
+ * Needs, checked: secret names and egress entries as a tenant's configuration writes them.
+ * Throws a TypeError naming the tool.
+ */
 export function checkNeeds(tool: string, needs: unknown): ToolNeeds {
   if (typeof needs !== "object" || needs === null || Array.isArray(needs))
     throw new TypeError(`Tool "${tool}": invalid needs: must be an object`);

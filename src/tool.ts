@@ -85,7 +85,8 @@ export interface ToolAnnotations {
 }
 
 /** A tool: data plus one function. Built by defineTool() or by adapters; always frozen. */
-// biome-ignore lint/suspicious/noExplicitAny: a Tool of any arguments and result is assignable to Tool (the registry holds them all)
+// The registry holds them all, so:
+// biome-ignore lint/suspicious/noExplicitAny: a Tool of any arguments and result is assignable to Tool
 export interface Tool<A = any, R = any> {
   readonly name: string;
   readonly title?: string;
@@ -134,7 +135,8 @@ export interface ToolSpec<I extends v.GenericSchema, O extends v.GenericSchema |
 export function checkToolName(name: unknown): string {
   if (typeof name !== "string" || !TOOL_NAME_PATTERN.test(name)) {
     throw new TypeError(
-      `Invalid tool name ${JSON.stringify(name)}: must match ${TOOL_NAME_PATTERN} (letters, digits, _ and -, at most 64)`,
+      `Invalid tool name ${JSON.stringify(name)}: must match ${TOOL_NAME_PATTERN} ` +
+        `(letters, digits, _ and -, at most 64)`,
     );
   }
   return name;

@@ -13,7 +13,8 @@ export const MAX_REPORT_SECONDS = 600;
 export default defineTool({
   name: "slow_report",
   description:
-    "Write a report that takes `seconds` seconds (runs detached: the call answers at once as running; its progress and result follow).",
+    "Write a report that takes `seconds` seconds " +
+    "(runs detached: the call answers at once as running; its progress and result follow).",
   input: v.object({
     seconds: v.pipe(
       v.number(),

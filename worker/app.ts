@@ -37,7 +37,9 @@ export interface AppOptions {
   catalog: Catalog;
   /** The bundled configuration; by default the one the entry module registered (tests pass their own). */
   bundled?: BundledConfig;
-  /** A failed dev build: every request answers 503 with it; by default the catalogue module's (tests pass their own). */
+  /**
+   * A failed dev build: every request answers 503 with it; by default the catalogue module's (tests pass their own).
+   */
   buildFailure?: BuildFailure;
 }
 

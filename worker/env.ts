@@ -68,7 +68,10 @@ export interface AppEnv {
     caller: Caller;
     /** Set when a call of this request was refused by its caller's rate limit: when to retry. */
     rateLimitedMs: number | undefined;
-    /** The request body as bodyLimit read it (undefined for a request without one): routes parse it without reading a stream again. */
+    /**
+     * The request body as bodyLimit read it (undefined for a request without one): routes parse
+     * it without reading a stream again.
+     */
     bodyBytes: Uint8Array | undefined;
   };
 }

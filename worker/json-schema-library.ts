@@ -27,7 +27,8 @@ export const Validator = class {
   constructor(...args: ConstructorParameters<Library["Validator"]>) {
     if (!library)
       throw new Error(
-        "The JSON Schema library is not loaded: readyTenant (worker/tenant/ready.ts) loads it before a tenant that may declare tools is built",
+        "The JSON Schema library is not loaded: readyTenant (worker/tenant/ready.ts) loads it " +
+          "before a tenant that may declare tools is built",
       );
     // biome-ignore lint/correctness/noConstructorReturn: stands in for the package's class until it is loaded
     return new library.Validator(...args);

@@ -21,10 +21,18 @@ export function bundleTenant(app: string, name: string, config: unknown): string
     ? `useBundledConfig(config, "tenants/${name}.json", () => import("./${name}.listings.generated.txt"));`
     : `useBundledConfig(config, "tenants/${name}.json");`;
   const entry = resolve(app, "tenants", `${name}.ts`);
-  writeFileSync(
-    entry,
-    `import { useBundledConfig } from "${bundledConfig}";\nimport app from "../worker/index";\nimport config from "./${name}.json";\n\n${register}\n\nexport * from "../worker/index";\nexport default app;\n`,
-  );
+  const source = [
+    `import { useBundledConfig } from "${bundledConfig}";`,
+    'import app from "../worker/index";',
+    `import config from "./${name}.json";`,
+    "",
+    register,
+    "",
+    'export * from "../worker/index";',
+    "export default app;",
+    "",
+  ];
+  writeFileSync(entry, source.join("\n"));
   execFileSync(NODE, ["scripts/run-ts.mjs", "scripts/tools-check.ts"], {
     cwd: app,
     stdio: ["ignore", "ignore", "inherit"],

@@ -28,7 +28,8 @@ export function snapshotOf(ref: string, dir: string): string {
     maxBuffer: 1 << 28,
   });
   execFileSync("tar", ["-x", "-C", app], { input: tar });
-  // The catalogue of tools/ is git-ignored: written as the ref's own build writes it (a generated config has no build command).
+  // The catalogue of tools/ is git-ignored: written as the ref's own build writes it (a generated
+  // config has no build command).
   if (existsSync(resolve(app, "scripts/tools-catalog.mjs")))
     execFileSync(process.execPath, [resolve(app, "scripts/tools-catalog.mjs")], { cwd: app });
   // So is the OAuth library's module, where the ref has one.

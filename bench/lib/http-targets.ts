@@ -120,15 +120,10 @@ export async function checkTarget(target: Target): Promise<void> {
   }
   const res = await fetch(target.url + target.path, { method: "POST", headers: target.headers, body: target.body() });
   const text = await res.text();
+  const expected = target.expect ?? ADD_CALL.expect;
   const ok =
-    res.status === 200 &&
-    text.includes(target.expect ?? ADD_CALL.expect) &&
-    !text.includes('"isError":true') &&
-    !text.includes('"error"');
-  if (!ok)
-    throw new Error(
-      `${target.name}: the call did not answer ${target.expect ?? ADD_CALL.expect}: ${res.status} ${text.slice(0, 300)}`,
-    );
+    res.status === 200 && text.includes(expected) && !text.includes('"isError":true') && !text.includes('"error"');
+  if (!ok) throw new Error(`${target.name}: the call did not answer ${expected}: ${res.status} ${text.slice(0, 300)}`);
 }
 
 /** autocannon against one target for `seconds`, `connections` at once; a fresh body per request. */

@@ -4,7 +4,10 @@ import { assertClean, checkTarget, loadTarget, type Target } from "./http-target
 import { treeCpuMs } from "./process-cpu";
 import type { DevServer } from "./wrangler-dev";
 
-/** A route under load and what its rounds measured: autocannon's results, CPU µs per request of its server's process tree. */
+/**
+ * A route under load and what its rounds measured: autocannon's results, CPU µs per request
+ * of its server's process tree.
+ */
 export interface Measured {
   target: Target;
   server: DevServer;

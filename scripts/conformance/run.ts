@@ -14,8 +14,8 @@ import { startAuthProxy } from "./proxy";
  *
  * Two lists excuse failures, each scenario-wide or `<scenario>:<check>`: expected-failures.yaml,
  * what toolgate deliberately does not offer (resources, prompts, completions), and not-yet.yaml,
- * what it does not offer yet (none today). The runner reports them apart. Exit code 0 only when every other scenario passes
- * and no listed failure passes (a stale entry fails the run, so the lists stay true).
+ * what it does not offer yet (none today). The runner reports them apart. Exit code 0 only when every other scenario
+ * passes and no listed failure passes (a stale entry fails the run, so the lists stay true).
  */
 
 const HERE = resolve("scripts/conformance");

@@ -29,9 +29,8 @@ function checkFields(fields: readonly string[], schema: JsonSchema, label: strin
   if (properties && schema.additionalProperties === false) {
     for (const field of fields) {
       if (!Object.hasOwn(properties, field)) {
-        throw new TypeError(
-          `${label}: invalid response.${field}: not a property of output (declared: ${Object.keys(properties).join(", ") || "none"})`,
-        );
+        const declared = Object.keys(properties).join(", ") || "none";
+        throw new TypeError(`${label}: invalid response.${field}: not a property of output (declared: ${declared})`);
       }
     }
   }
@@ -42,7 +41,10 @@ function checkFields(fields: readonly string[], schema: JsonSchema, label: strin
   }
 }
 
-/** The shape check of a parsed declaration, or undefined when it declares neither `output` nor `response`. Throws a TypeError naming the field. */
+/**
+ * The shape check of a parsed declaration, or undefined when it declares neither `output`
+ * nor `response`. Throws a TypeError naming the field.
+ */
 export function outputShape(
   decl: Pick<HttpTool, "output" | "response">,
   label: string,

@@ -46,7 +46,10 @@ export interface AdapterKind<Declaration extends AdapterDeclaration = AdapterDec
    * its tool is built. Its output holds those fields only.
    */
   readonly head?: v.GenericSchema<unknown, Declaration>;
-  /** What an admin listing shows besides its name, upstream and rate limit (never a credential); `tools` is empty for a kind with toolName. */
+  /**
+   * What an admin listing shows besides its name, upstream and rate limit (never a credential);
+   * `tools` is empty for a kind with toolName.
+   */
   summary?(declaration: Declaration, tools: readonly Tool[]): Record<string, unknown>;
 }
 

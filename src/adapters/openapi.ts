@@ -30,7 +30,10 @@ export const OpenApiSchema = v.strictObject({
   auth: v.optional(AuthSchema),
   maxResponseBytes,
   rateLimit: v.optional(RateLimitSchema),
-  /** Each operation's 2xx JSON response schema becomes its tool's output schema, checked on every answer; false ignores them. */
+  /**
+   * Each operation's 2xx JSON response schema becomes its tool's output schema, checked on
+   * every answer; false ignores them.
+   */
   outputSchemas: v.optional(v.boolean(), true),
   ...policyEntries,
 });

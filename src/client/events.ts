@@ -38,8 +38,8 @@ const sleep = (ms: number, signal?: AbortSignal) =>
 /**
  * GET /v1/events read with fetch, so the key travels as a header (works in browsers and Node).
  * Each connection opens with a `ready` event: every event after it is delivered, so wait for it
- * before making calls to watch. Heartbeats (comments) are skipped. Auth and scope failures end the stream with their ApiError;
- * anything else reconnects with Last-Event-ID, so no event is lost or repeated across reconnects.
+ * before making calls to watch. Heartbeats (comments) are skipped. Auth and scope failures end the stream with their
+ * ApiError; anything else reconnects with Last-Event-ID, so no event is lost or repeated across reconnects.
  */
 export async function* streamEvents(
   transport: Transport,

@@ -1,9 +1,15 @@
 /** The request plumbing of the typed client: one JSON request, errors as ApiError. */
 
 export interface ClientOptions {
-  /** Origin (and optional path prefix) of the toolgate API, e.g. "https://tools.example.com". Default: same origin (browsers). */
+  /**
+   * Origin (and optional path prefix) of the toolgate API, e.g. "https://tools.example.com".
+   * Default: same origin (browsers).
+   */
   baseUrl?: string;
-  /** The API key, or a function reading it per request (e.g. from sessionStorage). Sent as a Bearer header, never in a URL. */
+  /**
+   * The API key, or a function reading it per request (e.g. from sessionStorage). Sent as a Bearer
+   * header, never in a URL.
+   */
   key?: string | (() => string | null | undefined);
   /** Default: globalThis.fetch. */
   fetch?: typeof fetch;

@@ -32,7 +32,9 @@ function isToolCallList(value: unknown): value is ToolCall[] {
   );
 }
 
-/** The API itself failed (network, auth, limits): each remote call becomes a failed result, so the answer stays whole. */
+/**
+ * The API itself failed (network, auth, limits): each remote call becomes a failed result, so the answer stays whole.
+ */
 function failedResult(call: ToolCall, error: unknown): CallResult {
   const api = isApiError(error) ? error : undefined;
   const callError: CallError = {

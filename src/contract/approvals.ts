@@ -4,7 +4,10 @@ import type { CallEntry } from "./calls";
 import type { CallSurface } from "./surface";
 import type { UserRef } from "./users";
 
-/** One rule that asks for approval: where it is written (`policy.approval`, `requireApprovalFor.risk` …) and what it says. */
+/**
+ * One rule that asks for approval: where it is written (`policy.approval`,
+ * `requireApprovalFor.risk` …) and what it says.
+ */
 export interface ApprovalReason {
   rule: "policy.approval" | "requireApprovalFor.tools" | "requireApprovalFor.risk" | "hook" | "unknown" | (string & {});
   detail: string;

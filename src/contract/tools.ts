@@ -37,7 +37,10 @@ export interface ToolInfo {
     /** "conditional": a predicate on the arguments decides per call. */
     approval: "never" | "always" | "conditional";
     /** Absent: unlimited. keyed: one gate per resource; key: the JSON Pointer naming it, when it is one. */
-    /** The gate's rules (see src/gates/rules.ts), its group, whether calls are gated per resource and, for a pointer, which. */
+    /**
+     * The gate's rules (see src/gates/rules.ts), its group, whether calls are gated per resource
+     * and, for a pointer, which.
+     */
     concurrency?: GateRules & { group?: string; keyed: boolean; key?: string };
     timeoutMs?: number;
     retry?: { attempts: number };

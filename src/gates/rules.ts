@@ -21,7 +21,10 @@ export const GateRulesSchema = v.strictObject({
 
 export type GateRules = v.InferOutput<typeof GateRulesSchema>;
 
-/** Rules as the queue applies them: limit a whole number ≥ 1 and maxQueue ≥ 0 (NaN or a non-number, a bug upstream, becomes the minimum). */
+/**
+ * Rules as the queue applies them: limit a whole number ≥ 1 and maxQueue ≥ 0 (NaN or a non-number,
+ * a bug upstream, becomes the minimum).
+ */
 export function normaliseRules(rules: GateRules): GateRules {
   return {
     ...rules,

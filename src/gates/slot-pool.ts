@@ -23,7 +23,10 @@ import { averageHold, busyMessage, DEFAULT_HOLD_MS, queueFull, retryAfterMs, wai
 export interface PooledSlot {
   /** The call id the gate granted the slot to: its holder row there. */
   readonly id: string;
-  /** Until when (this isolate's clock) the gate's lease runs: a call starts on the slot only if its own lease ends by then. */
+  /**
+   * Until when (this isolate's clock) the gate's lease runs: a call starts on the slot only if
+   * its own lease ends by then.
+   */
   coveredUntil: number;
   busy: boolean;
   /** Counts hand-overs, so the end of an earlier idle spell does nothing. */
@@ -91,7 +94,10 @@ export type Admission =
 export class GatePool {
   readonly slots = new Map<string, PooledSlot>();
   private readonly waiters: LocalWaiter[] = [];
-  /** Other isolates' calls were waiting at the gate at its last answer: nothing is passed on, slots go back as they free. */
+  /**
+   * Other isolates' calls were waiting at the gate at its last answer: nothing is passed on,
+   * slots go back as they free.
+   */
   contended = false;
   /** Slots are passed on until then: keepMs after the gate last answered that no other isolate's call waited. */
   private quietUntil = 0;
@@ -190,7 +196,9 @@ export class GatePool {
     return this.queueAtGate();
   }
 
-  /** A slot the gate granted a call of this isolate: busy with it. `sentAt`: when the request that got the answer left. */
+  /**
+   * A slot the gate granted a call of this isolate: busy with it. `sentAt`: when the request that got the answer left.
+   */
   add(id: string, validMs: number, othersWaiting: number, sentAt: number): { slot: PooledSlot; giveBack: string[] } {
     const slot: PooledSlot = { id, coveredUntil: sentAt + validMs, busy: true, turn: 0 };
     this.slots.set(id, slot);
@@ -317,7 +325,9 @@ export class GatePool {
     return this.slots.size === 0 && this.waiters.length === 0 && !this.keeping && this.atGate === 0;
   }
 
-  /** What the gate said of its queue (at sentAt): no other isolate's call waits, or some do and the idle slots go back. */
+  /**
+   * What the gate said of its queue (at sentAt): no other isolate's call waits, or some do and the idle slots go back.
+   */
   private heard(othersWaiting: number, sentAt: number): string[] {
     if (othersWaiting === 0) {
       this.contended = false;
@@ -356,7 +366,10 @@ export interface SlotPools {
  */
 export const LINE_PATIENCE_MS = 1_000;
 
-/** How long after the gate last said nobody waits an isolate passes its slots on (a kept lease runs this much longer than its call's). */
+/**
+ * How long after the gate last said nobody waits an isolate passes its slots on (a kept
+ * lease runs this much longer than its call's).
+ */
 export const KEEP_MS = 400;
 
 /** Pools past this many are pruned of empty ones (per-key gates come and go). */

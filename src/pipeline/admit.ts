@@ -41,7 +41,8 @@ export function admitArguments(state: CallState): StepOutcome {
   const validated = tool.validateInput(input);
   if (!validated.ok) {
     state.validation = { ok: false, issues: validated.issues };
-    const message = `Invalid arguments for tool "${tool.name}": ${withoutFinalStop(describeIssues(validated.issues))}. Fix them and call again.`;
+    const issues = withoutFinalStop(describeIssues(validated.issues));
+    const message = `Invalid arguments for tool "${tool.name}": ${issues}. Fix them and call again.`;
     return fail(state, "invalid_arguments", message, validated.issues);
   }
   state.validation = VALID;

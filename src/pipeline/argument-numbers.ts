@@ -33,9 +33,12 @@ function describeValue(n: number): string {
 
 function describeLiteral(literal: string, n: number): string {
   const long = literal.length > MAX_SHOWN;
-  if (!Number.isFinite(n))
-    return `${long ? `a number of ${literal.length} characters` : literal} is too large for a JSON number (it overflows to ${n})`;
-  return `${long ? `an integer of ${literal.replace("-", "").length} digits` : `the integer ${literal}`} is ${RANGE}; ${ADVICE}`;
+  if (!Number.isFinite(n)) {
+    const number = long ? `a number of ${literal.length} characters` : literal;
+    return `${number} is too large for a JSON number (it overflows to ${n})`;
+  }
+  const integer = long ? `an integer of ${literal.replace("-", "").length} digits` : `the integer ${literal}`;
+  return `${integer} is ${RANGE}; ${ADVICE}`;
 }
 
 /** The first number of an already-parsed value that is not exact, as an issue naming its path. */

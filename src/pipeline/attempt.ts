@@ -63,7 +63,8 @@ function checkOutput(tool: Tool, returned: unknown, attempt: number): AttemptOut
   if (tool.validateOutput) {
     const checked = tool.validateOutput(outputValue(returned));
     if (!checked.ok) {
-      const message = `Tool "${tool.name}" returned output that does not match its output schema: ${describeIssues(checked.issues)}`;
+      const issues = describeIssues(checked.issues);
+      const message = `Tool "${tool.name}" returned output that does not match its output schema: ${issues}`;
       return failure(toolError("tool_error", message, { retryable: false, issues: checked.issues }), attempt);
     }
   }

@@ -9,8 +9,8 @@ export const DEFAULT_DETACH_AFTER_MS = 5_000;
 
 /**
  * execution "detached": the journal hands the claimed call to the runner, which runs it to its end
- * beyond this request; the caller is answered that it runs as soon as the call is claimed. Without a claim to hand (a journal that
- * cannot), the call runs inline.
+ * beyond this request; the caller is answered that it runs as soon as the call is claimed. Without a claim to hand
+ * (a journal that cannot), the call runs inline.
  */
 export function detachCall(state: CallState): StepOutcome {
   const { env } = state;

@@ -196,6 +196,7 @@ export function internalError(state: CallState, error: unknown): CallResult | Pr
     if (error.retryAfterMs !== undefined) busy.retryAfterMs = error.retryAfterMs;
     return finish(state, { ok: false, error: busy });
   }
-  const message = `Internal error while running "${state.name}": ${error instanceof Error ? error.message : String(error)}`;
+  const reason = error instanceof Error ? error.message : String(error);
+  const message = `Internal error while running "${state.name}": ${reason}`;
   return finish(state, { ok: false, error: { code: "internal", message } });
 }

@@ -20,7 +20,8 @@ export function holdSlot(state: CallState): StepOutcome {
   try {
     gate = gateName(state.env.tenant, tool.name, concurrency, state.input);
   } catch (error) {
-    const message = `Could not compute the concurrency key of "${tool.name}": ${error instanceof Error ? error.message : String(error)}`;
+    const reason = error instanceof Error ? error.message : String(error);
+    const message = `Could not compute the concurrency key of "${tool.name}": ${reason}`;
     return fail(state, "tool_error", message);
   }
   const { watch, cancel } = state;
@@ -64,7 +65,8 @@ async function refusedStart(state: CallState, tool: Tool, watch: ClaimWatch): Pr
     return fail(
       state,
       "internal",
-      `The call to "${tool.name}" did not start: its journal could not confirm that it was not cancelled while it waited.`,
+      `The call to "${tool.name}" did not start: ` +
+        `its journal could not confirm that it was not cancelled while it waited.`,
     );
   }
   return mayStart

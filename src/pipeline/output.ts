@@ -67,7 +67,8 @@ function checkContent(content: unknown): Content[] | string {
     )
       continue;
     if (type === "resource" && isEmbeddedResource((item as { resource?: unknown }).resource)) continue;
-    // Named by place and type, never by an excerpt: a cut excerpt could end inside a secret, where masking no longer finds it.
+    // Named by place and type, never by an excerpt: a cut excerpt could end inside a secret,
+    // where masking no longer finds it.
     const shown = typeof type === "string" && type.length <= 40 ? `type ${JSON.stringify(type)}` : "no known type";
     return `Unsupported content item at content[${i}] (${shown}, or a field its type needs is missing).`;
   }

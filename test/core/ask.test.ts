@@ -5,7 +5,9 @@ import { executeCall } from "../../src/pipeline/execute";
 import { createRegistry } from "../../src/registry";
 import { defineTool } from "../../src/tool";
 
-/** ctx.ask and approval: "user" in the core: a call that asks ends input_required; made again with the answers, it runs. */
+/**
+ * ctx.ask and approval: "user" in the core: a call that asks ends input_required; made again with the answers, it runs.
+ */
 
 const elicit = (message: string) => ({ method: "elicitation/create" as const, params: { message } });
 const channel = (

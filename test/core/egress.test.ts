@@ -106,7 +106,8 @@ describe("checkEgress: scheme, allow-list and local development", () => {
   it("matches origins: a host entry allows only its default port, an origin entry only its scheme, host and port", () => {
     // Allowing localhost for development no longer opens every port on it.
     expect(reason("http://127.0.0.1:8080/x", policy)).toBe(
-      "origin http://127.0.0.1:8080 is not in the allow-list (only other ports or schemes of 127.0.0.1 are; a host entry means its default port)",
+      "origin http://127.0.0.1:8080 is not in the allow-list " +
+        "(only other ports or schemes of 127.0.0.1 are; a host entry means its default port)",
     );
     expect(reason("http://localhost:1/", policy)).toMatch(/^origin http:\/\/localhost:1 is not in the allow-list/);
     expect(reason("https://api.example.com:8443/", policy)).toMatch(
@@ -249,7 +250,8 @@ describe("createEgressFetch", () => {
     }) as unknown as typeof fetch;
     const error = await createEgressFetch(local, base)("http://127.0.0.1:9001/go").catch((e: unknown) => e);
     expect(isToolError(error) && error.message).toBe(
-      "Egress refused: origin http://127.0.0.1:6379 is not in the allow-list (only other ports or schemes of 127.0.0.1 are; a host entry means its default port)",
+      "Egress refused: origin http://127.0.0.1:6379 is not in the allow-list " +
+        "(only other ports or schemes of 127.0.0.1 are; a host entry means its default port)",
     );
     expect(seen).toEqual(["http://127.0.0.1:9001/go"]);
   });

@@ -16,7 +16,9 @@ interface Violation {
   nodes: { target: unknown[] }[];
 }
 
-/** The serious and critical violations on the page now (axe is evaluated through the driver: the page's CSP stays on). */
+/**
+ * The serious and critical violations on the page now (axe is evaluated through the driver: the page's CSP stays on).
+ */
 async function seriousViolations(page: Page): Promise<{ id: string; help: string; targets: string[] }[]> {
   if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(AXE);
   const violations = (await page.evaluate(async () => {

@@ -139,7 +139,8 @@ describe("console flows", () => {
   });
 
   it("keeps the list of the last filters when an earlier load answers late", async () => {
-    await apiCall(baseUrl, [{ id: `late-${Date.now()}`, name: "add", args: { a: 1, b: 1 } }]); // the unfiltered list is not empty
+    // The unfiltered list is not empty
+    await apiCall(baseUrl, [{ id: `late-${Date.now()}`, name: "add", args: { a: 1, b: 1 } }]);
     await navigate(page, "Tools", "tools");
     // History's first load (no filters) is held until the filtered list is on screen, then answers.
     const unfiltered = (url: URL) =>

@@ -9,7 +9,10 @@ declare module "vitest" {
 
 let server: DevServer | undefined;
 
-/** Serves the console and the API with `wrangler dev` (demo tenant, fresh state); its build command builds the console when its sources changed. */
+/**
+ * Serves the console and the API with `wrangler dev` (demo tenant, fresh state); its build
+ * command builds the console when its sources changed.
+ */
 export async function setup(project: TestProject): Promise<void> {
   server = await startDevServer();
   project.provide("baseUrl", server.url);

@@ -45,7 +45,8 @@ describe("Playground", () => {
         expect(await call.textContent()).toBe("succeeded Add 2 and 3 record");
         await screenshot(page, `playground-${api}`);
 
-        // The model got the tools in its API's shape, and the key; toolgate got neither the key nor the prompt's answer.
+        // The model got the tools in its API's shape, and the key; toolgate got neither the key nor
+        // the prompt's answer.
         const asked = model.requests.slice(before);
         expect(asked).toHaveLength(2);
         expect(asked[0]!.path).toBe(api === "openai" ? "/v1/chat/completions" : "/v1/messages");

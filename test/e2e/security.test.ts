@@ -2,11 +2,14 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startScriptedModel, type ScriptedModel } from "../servers/scripted-model";
 import { apiCall, navigate, openView, signIn, usePage, viewUrl } from "./browser";
 
-// The console's two documents (the console, and the Playground that calls model endpoints): a strict CSP, never framed, never sniffed, no referrer; hostile text in
-// arguments and outputs never runs in any view.
+// The console's two documents (the console, and the Playground that calls model endpoints): a strict CSP, never framed,
+// never sniffed, no referrer; hostile text in arguments and outputs never runs in any view.
 const baseUrl = inject("baseUrl");
 const browser = usePage();
-const HOSTILE = `<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script><svg onload="window.__pwned=3"></svg>`;
+const HOSTILE =
+  '<img src=x onerror="window.__pwned=1">' +
+  "<script>window.__pwned=2</script>" +
+  '<svg onload="window.__pwned=3"></svg>';
 let model: ScriptedModel;
 
 beforeAll(async () => {

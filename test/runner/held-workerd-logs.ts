@@ -53,7 +53,8 @@ export class HeldWorkerdLogs implements Reporter {
     if (defects.length > 0) {
       process.exitCode = 1;
       process.stderr.write(
-        `\nworkerd logged ${defects.length} line(s) that are a bug in any run, so the run fails:\n${defects.join("")}\n`,
+        `\nworkerd logged ${defects.length} line(s) that are a bug in any run, so the run fails:\n` +
+          `${defects.join("")}\n`,
       );
     }
     if ((reason === "passed" && defects.length === 0) || this.held.length === 0) return;

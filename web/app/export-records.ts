@@ -29,12 +29,8 @@ export async function downloadExport(
     // Kept until the next export: revoking at once can cancel a download the browser has not read yet.
     if (lastUrl) URL.revokeObjectURL(lastUrl);
     lastUrl = url;
-    replace(
-      out,
-      notice(
-        `Exported ${lines.length} call${lines.length === 1 ? "" : "s"}${more ? " (the first 10,000; narrow the filters for the rest)" : ""}.`,
-      ),
-    );
+    const rest = more ? " (the first 10,000; narrow the filters for the rest)" : "";
+    replace(out, notice(`Exported ${lines.length} call${lines.length === 1 ? "" : "s"}${rest}.`));
   } catch (error) {
     replace(out, notice(`Could not export: ${(error as Error).message}`, "error"));
   }

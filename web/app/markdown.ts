@@ -54,8 +54,15 @@ export function markdown(source: string, kind?: string): HTMLElement {
 }
 
 // Underscores inside a word (snake_case names) are not emphasis, as in CommonMark.
-const INLINE =
-  /(\*\*([^*]+)\*\*|(?<![\p{L}\p{N}])__([^_]+)__(?![\p{L}\p{N}])|\*([^*]+)\*|(?<![\p{L}\p{N}_])_([^_]+)_(?![\p{L}\p{N}_])|`([^`]+)`|\[([^\]]+)\]\(([^)\s]+)\))/u;
+const INLINE_SPANS = [
+  String.raw`\*\*([^*]+)\*\*`, // **strong**
+  String.raw`(?<![\p{L}\p{N}])__([^_]+)__(?![\p{L}\p{N}])`, // __strong__
+  String.raw`\*([^*]+)\*`, // *emphasis*
+  String.raw`(?<![\p{L}\p{N}_])_([^_]+)_(?![\p{L}\p{N}_])`, // _emphasis_
+  "`([^`]+)`", // `code`
+  String.raw`\[([^\]]+)\]\(([^)\s]+)\)`, // [link](href)
+];
+const INLINE = new RegExp(`(${INLINE_SPANS.join("|")})`, "u");
 
 /** Inline spans of a block (or of a field's one-line hint) as nodes; links only to http(s) addresses. */
 export function inlineMarkdown(text: string): Child[] {

@@ -20,17 +20,14 @@ export function resultTable(name: string, rows: Row[]): HTMLElement {
   for (const row of rows.slice(0, MAX_ROWS))
     for (const key of Object.keys(row)) if (!columns.includes(key) && columns.length < MAX_COLUMNS) columns.push(key);
   const cell = (value: unknown) => (typeof value === "string" ? value : (JSON.stringify(value) ?? ""));
+  const shown = rows.length > MAX_ROWS ? `, first ${MAX_ROWS} shown` : "";
   return h(
     "div",
     { class: "table-wrap", tabindex: 0, role: "region", "aria-label": `Table: ${name}` },
     h(
       "table",
       {},
-      h(
-        "caption",
-        {},
-        `${name} (${rows.length} row${rows.length === 1 ? "" : "s"}${rows.length > MAX_ROWS ? `, first ${MAX_ROWS} shown` : ""})`,
-      ),
+      h("caption", {}, `${name} (${rows.length} row${rows.length === 1 ? "" : "s"}${shown})`),
       h(
         "thead",
         {},

@@ -73,7 +73,8 @@ function item(content: Content, layout: ResultLayout | undefined, index: number)
         : h(
             "p",
             { class: "muted" },
-            `[resource ${content.resource.uri}: ${content.resource.mimeType ?? "bytes"}, ${content.resource.blob.length} base64 characters]`,
+            `[resource ${content.resource.uri}: ${content.resource.mimeType ?? "bytes"}, ` +
+              `${content.resource.blob.length} base64 characters]`,
           );
   }
 }

@@ -27,7 +27,8 @@ function askedBy(approval: PendingApproval): string {
       : approval.key.startsWith("oauth:")
         ? `OAuth client ${approval.key.slice(6)}`
         : `key ${approval.key}`;
-  return `Asked by ${who}${approval.surface ? ` through ${approval.surface === "binding" ? "a service binding" : approval.surface === "mcp" ? "MCP" : "HTTP"}` : ""}`;
+  const surface = approval.surface === "binding" ? "a service binding" : approval.surface === "mcp" ? "MCP" : "HTTP";
+  return `Asked by ${who}${approval.surface ? ` through ${surface}` : ""}`;
 }
 
 /** After a decision: a denial is final; an approved call runs after the answer, so wait for its record. */

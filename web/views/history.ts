@@ -16,7 +16,8 @@ const PAGE = 25;
 function when(ms: number): string {
   const d = new Date(ms);
   const two = (n: number) => String(n).padStart(2, "0");
-  return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
+  const date = `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())}`;
+  return `${date} ${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
 }
 
 /** " — Add 2 and 3" when the tool gives a call summary (its render hint), else nothing. */
@@ -111,7 +112,8 @@ export const historyView: View = {
         if (!append) list.replaceChildren();
         list.append(...page.calls.map((entry) => item(session, entry)));
         replace(state, page.calls.length === 0 && !append ? notice("No calls match.") : null);
-        shown.textContent = `${list.childElementCount} call${list.childElementCount === 1 ? "" : "s"} shown${cursor ? "; older ones match too" : ""}.`;
+        const count = list.childElementCount;
+        shown.textContent = `${count} call${count === 1 ? "" : "s"} shown${cursor ? "; older ones match too" : ""}.`;
         more.hidden = cursor === null;
       } catch (error) {
         if (mine !== latest) return;

@@ -16,15 +16,14 @@ function sourceLabel(source: string): string {
 
 export function badges(tool: ToolInfo): HTMLElement {
   const p = tool.policy;
+  const gate = p.concurrency;
+  const concurrency = gate
+    ? `concurrency ${gate.limit}${gate.group ? ` (${gate.group})` : ""}${gate.keyed ? " per key" : ""}`
+    : "concurrency unlimited";
   const items: [string, string][] = [
     [`risk ${p.risk}`, `risk-${p.risk}`],
     [p.readOnly ? "read-only" : "writes", p.readOnly ? "ok" : "plain"],
-    [
-      p.concurrency
-        ? `concurrency ${p.concurrency.limit}${p.concurrency.group ? ` (${p.concurrency.group})` : ""}${p.concurrency.keyed ? " per key" : ""}`
-        : "concurrency unlimited",
-      "plain",
-    ],
+    [concurrency, "plain"],
     [`approval ${p.approval}`, p.approval === "never" ? "plain" : "warn"],
     [`source ${sourceLabel(tool.source)}`, "plain"],
   ];

@@ -13,6 +13,9 @@ import { ConfigError } from "../errors";
 import type { UpstreamsAddress } from "../upstreams/address";
 import { createUpstreamGate } from "../upstreams/upstream-gate";
 
+/** Added to an egress refusal of a plain http URL. */
+const PLAIN_HTTP_HINT = "; plain http needs the host in egress.allowHttpHosts (loopback only)";
+
 /** What GET /v1/adapters shows of one declaration (never its credentials): its kind's summary fields besides these. */
 export interface AdapterSummary {
   name: string;
@@ -34,7 +37,10 @@ export interface StaticAdapters {
 }
 
 export interface AdapterDeps {
-  /** The tenant's Upstream objects (tenantUpstreams). Without them (scripts, config checks) rate limits are parsed but not enforced. */
+  /**
+   * The tenant's Upstream objects (tenantUpstreams). Without them (scripts, config checks)
+   * rate limits are parsed but not enforced.
+   */
   upstreams?: UpstreamsAddress;
 }
 
@@ -131,7 +137,8 @@ export function buildAdapters(
     }
   }
 
-  // Pass 1: parse every declaration of every kind; collect origins and limits, so egress and gates are complete before any tool exists.
+  // Pass 1: parse every declaration of every kind; collect origins and limits, so egress and
+  // gates are complete before any tool exists.
   const declared: Declared[] = [];
   for (const section of ADAPTER_SECTIONS) {
     const kind: AdapterKind = ADAPTER_KINDS[section];
@@ -164,11 +171,7 @@ export function buildAdapters(
     const key = url.username || url.password ? url.href : origin;
     if (checked.has(key)) continue;
     const check = checkEgress(url, egress);
-    if (!check.ok)
-      throw invalid(
-        `${where}.url`,
-        `${check.reason}${url.protocol === "http:" ? "; plain http needs the host in egress.allowHttpHosts (loopback only)" : ""}`,
-      );
+    if (!check.ok) throw invalid(`${where}.url`, `${check.reason}${url.protocol === "http:" ? PLAIN_HTTP_HINT : ""}`);
     checked.add(key);
   }
 

@@ -16,7 +16,10 @@ function allowHostsProblem(entry: string): string | undefined {
   const parsed = parseEgressEntry(entry);
   if (typeof parsed === "string") return parsed;
   if (parsed.scheme === undefined && !HOST_PATTERN.test(entry)) {
-    return 'must be a lowercase host name ("api.example.com", "*.example.com", "*") or an origin ("https://api.example.com:8443")';
+    return (
+      'must be a lowercase host name ("api.example.com", "*.example.com", "*") ' +
+      'or an origin ("https://api.example.com:8443")'
+    );
   }
   if (parsed.scheme === "http:")
     return `plain http is for local development: list "${entry}" in egress.allowHttpHosts (loopback only)`;
@@ -28,7 +31,10 @@ function allowHttpHostsProblem(entry: string): string | undefined {
   const parsed = parseEgressEntry(entry);
   if (typeof parsed === "string") return parsed;
   if (parsed.host === "localhost" || classifyIpLiteral(parsed.host) === "loopback") return undefined;
-  return 'must be a loopback host or origin (127.0.0.1, ::1, localhost, "http://127.0.0.1:9001"): plain http is for local development only';
+  return (
+    'must be a loopback host or origin (127.0.0.1, ::1, localhost, "http://127.0.0.1:9001"): ' +
+    "plain http is for local development only"
+  );
 }
 
 /** A string entry checked by `problem`, whose message is the config error. */
@@ -48,7 +54,9 @@ const sections = Object.fromEntries(ADAPTER_SECTIONS.map((name) => [name, sectio
 >;
 
 export const ADAPTER_FIELDS = {
-  /** "http": HTTP API endpoints, "openapi": OpenAPI 3.x documents, "mcp": remote MCP servers … (src/adapters/kinds.ts). */
+  /**
+   * "http": HTTP API endpoints, "openapi": OpenAPI 3.x documents, "mcp": remote MCP servers … (src/adapters/kinds.ts).
+   */
   ...sections,
   /** Where tools may send requests besides the adapters' own origins (which are always allowed). */
   egress: v.optional(

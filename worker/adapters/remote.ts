@@ -7,9 +7,13 @@ import type { TenantPins } from "../pins/store";
 
 /** A listing in the background gives up after this long (a declaration's timeoutMs wins, up to MAX_LIST_TIMEOUT_MS). */
 const LIST_TIMEOUT_MS = 10_000;
-/** waitUntil keeps a request's work alive 30 s after its response at most: a listing ends before, so it always settles. */
+/**
+ * waitUntil keeps a request's work alive 30 s after its response at most: a listing ends before, so it always settles.
+ */
 const MAX_LIST_TIMEOUT_MS = 20_000;
-/** Requests that need a server's first list wait for it until this long after its listing started, then go on without. */
+/**
+ * Requests that need a server's first list wait for it until this long after its listing started, then go on without.
+ */
 export const LIST_WAIT_MS = 3_000;
 
 export interface RemoteServer {

@@ -45,14 +45,18 @@ export function overloaded(): DurableUnavailable {
   );
 }
 
-/** What to do after attempt `attempt` of `tries` failed with `error`: wait and retry with a fresh stub, or give up with `fail`. */
+/**
+ * What to do after attempt `attempt` of `tries` failed with `error`: wait and retry with a fresh
+ * stub, or give up with `fail`.
+ */
 export type AfterFailure = { retryInMs: number } | { fail: unknown };
 
 export function afterFailure(error: unknown, attempt: number, tries: number): AfterFailure {
   if (isOverloaded(error)) return { fail: overloaded() };
   if (!isRetryable(error)) return { fail: error };
   if (attempt >= tries) {
-    const message = `toolgate's storage did not answer after ${tries} attempts; try again in ${RETRY_AFTER_MS / 1000} s.`;
+    const wait = RETRY_AFTER_MS / 1000;
+    const message = `toolgate's storage did not answer after ${tries} attempts; try again in ${wait} s.`;
     return { fail: new DurableUnavailable("unavailable", message) };
   }
   // Full jitter: callers that failed together do not come back together.

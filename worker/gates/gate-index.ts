@@ -14,7 +14,8 @@ export class GateIndex extends DurableObject<Env> {
   /** `at`: the gate's clock when it registered (added_at keeps the latest registration). */
   async register(gate: string, at = Date.now()): Promise<void> {
     this.ctx.storage.sql.exec(
-      "INSERT INTO gates (gate, added_at) VALUES (?, ?) ON CONFLICT (gate) DO UPDATE SET added_at = MAX(added_at, excluded.added_at)",
+      `INSERT INTO gates (gate, added_at) VALUES (?, ?)
+       ON CONFLICT (gate) DO UPDATE SET added_at = MAX(added_at, excluded.added_at)`,
       gate,
       at,
     );

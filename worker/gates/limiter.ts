@@ -18,7 +18,9 @@ export interface GateLimiterOptions {
    * Shorter waits cost the journal nothing: no claim, no watch. Default QUIET_WAIT_MS.
    */
   quietWaitMs?: number;
-  /** Fresh stubs to try after a retryable RPC failure before giving up (an overloaded gate is never retried). Default 2. */
+  /**
+   * Fresh stubs to try after a retryable RPC failure before giving up (an overloaded gate is never retried). Default 2.
+   */
   retries?: number;
   /**
    * The request's ctx.waitUntil. Given one, release() hands the release RPC to it and returns at

@@ -29,8 +29,13 @@ export interface GateAcquireInput {
 }
 
 export type GateAcquireResult =
-  /** queueDepth: calls waiting once the slot was granted (the caller's isolate keeps the slot for its next calls only when none did). */
-  /** validMs: how long the lease still ran when the gate answered (the caller's clock need not agree with the gate's). */
+  /**
+   * queueDepth: calls waiting once the slot was granted (the caller's isolate keeps the slot
+   * for its next calls only when none did).
+   */
+  /**
+   * validMs: how long the lease still ran when the gate answered (the caller's clock need not agree with the gate's).
+   */
   /** waited: granted from the queue (the caller may not have been told that it waited: see quietWaitMs). */
   /** othersWaiting: of those, how many wait from another isolate than the input's (all, without one). */
   | { ok: true; expiresAt: number; validMs: number; queueDepth: number; othersWaiting: number; waited?: true }
@@ -55,7 +60,9 @@ export interface GateKeepResult {
   held: Array<{ callId: string; validMs: number }>;
   /** Calls waiting at the gate. */
   queueDepth: number;
-  /** Of those, the ones from other isolates: when any do, no lease was extended and the isolate gives its slots back. */
+  /**
+   * Of those, the ones from other isolates: when any do, no lease was extended and the isolate gives its slots back.
+   */
   othersWaiting: number;
 }
 

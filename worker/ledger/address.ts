@@ -105,7 +105,10 @@ export interface LedgerAddress {
   holder(): LedgerStub;
 }
 
-/** Object ids by name, per namespace: a name's id never changes, and idFromName hashes the name each time. Stubs stay per request. */
+/**
+ * Object ids by name, per namespace: a name's id never changes, and idFromName hashes the name
+ * each time. Stubs stay per request.
+ */
 const ids = new WeakMap<LedgerNamespace, Map<string, DurableObjectId>>();
 const IDS_KEPT = 1_024;
 

@@ -15,7 +15,10 @@ import type { CommitInput, WriteOutcome } from "./types";
 /** How long a record waits for others before its group leaves (its own round trip comes on top). */
 export const RECORD_DELAY_MS = 50;
 
-/** Per scope (a journal's write scope in its tenant) and call id: the commit this isolate answered and has not stored yet. */
+/**
+ * Per scope (a journal's write scope in its tenant) and call id: the commit this isolate
+ * answered and has not stored yet.
+ */
 const unstored = new Map<string, CommitInput>();
 const entryKey = (scope: string, callId: string) => `${scope}\n${callId}`;
 

@@ -39,7 +39,8 @@ export function decide(
   const owner = crypto.randomUUID();
   const args = readBlob(ctx.sql, callId, "args");
   ctx.sql.exec(
-    `UPDATE calls SET status = 'running', owner = ?, deadline = ?, approval = 'approved', approval_reason = ?, decided_at = ?
+    `UPDATE calls SET status = 'running', owner = ?, deadline = ?,
+       approval = 'approved', approval_reason = ?, decided_at = ?
      WHERE call_id = ?`,
     owner,
     now + leaseMs,

@@ -54,7 +54,8 @@ export function openAsks(
   const row = sql
     .exec<{ cancelled: string | null }>(
       `INSERT INTO mcp_asks (call_id, round_call_id, waiting, cancelled, expires_at) VALUES (?, ?, ?, NULL, ?)
-       ON CONFLICT (call_id) DO UPDATE SET round_call_id = excluded.round_call_id, waiting = excluded.waiting, expires_at = excluded.expires_at
+       ON CONFLICT (call_id) DO UPDATE SET round_call_id = excluded.round_call_id, waiting = excluded.waiting,
+         expires_at = excluded.expires_at
        RETURNING cancelled`,
       callId,
       roundCallId,

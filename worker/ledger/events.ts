@@ -132,7 +132,8 @@ export function readEvents(
 export function recentEventTimes(sql: SqlStorage, count: number, viewer: Viewer): RecentEvent[] {
   return sql
     .exec<{ id: number; at: SqlStorageValue }>(
-      "SELECT id, json_extract(data, '$.at') AS at FROM events WHERE ? IS NULL OR key_name = ? ORDER BY id DESC LIMIT ?",
+      `SELECT id, json_extract(data, '$.at') AS at FROM events
+       WHERE ? IS NULL OR key_name = ? ORDER BY id DESC LIMIT ?`,
       viewer,
       viewer,
       count,

@@ -104,7 +104,9 @@ export function expireInputs(ctx: ShardContext, limit: number): number {
   for (const row of rows) {
     const keys = Object.keys(toEntry(row).record.error?.inputRequests ?? {});
     const minutes = Math.round(ctx.settings.inputTtlMs / 60_000);
-    const message = `Nobody answered what "${row.tool}" asked (${keys.join(", ")}) within ${minutes} min; the call ended without running on.`;
+    const message =
+      `Nobody answered what "${row.tool}" asked (${keys.join(", ")}) within ${minutes} min; ` +
+      `the call ended without running on.`;
     closeWaiting(ctx, row, "timed_out", { code: "timeout", message });
   }
   return rows.length;

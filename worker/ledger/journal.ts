@@ -92,7 +92,9 @@ const PLACE_TRIES = 3;
 
 const isMoved = (outcome: { kind: string }): outcome is Moved => outcome.kind === "moved";
 
-/** A shard that is overloaded or unreachable ends the call as `busy` with when to retry: a result the model can act on. */
+/**
+ * A shard that is overloaded or unreachable ends the call as `busy` with when to retry: a result the model can act on.
+ */
 function asBusy(error: unknown): never {
   if (!(error instanceof DurableUnavailable)) throw error;
   throw toolError("busy", error.message, { retryAfterMs: error.retryAfterMs });
@@ -154,7 +156,9 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
     return callDurable(stubFor(callId), run).catch(asBusy);
   }
 
-  /** A shard refused to insert the id (see shard-map.ts insertRefusal): learn the map it names, forget where the id was. */
+  /**
+   * A shard refused to insert the id (see shard-map.ts insertRefusal): learn the map it names, forget where the id was.
+   */
   async function placeAgain(callId: string, moved: Moved, tries: number): Promise<void> {
     if (tries >= PLACE_TRIES)
       throw toolError("busy", `The ledger's shard map for ${callId} kept changing; try again.`, {
@@ -263,7 +267,8 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
         }
       },
     });
-    // A call told that it waits at a gate (past the limiter's quiet time) is claimed (visible, cancellable) from then on.
+    // A call told that it waits at a gate (past the limiter's quiet time) is claimed (visible,
+    // cancellable) from then on.
     const waits: ClaimWatch = {
       queued: () => void claimNow(),
       mayStart: async () => {

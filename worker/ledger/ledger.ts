@@ -277,7 +277,10 @@ export class Ledger extends DurableObject<Env> {
     this.wakeBy(expiresAt);
   }
 
-  /** Requests the cancel of the viewer's running calls whose ids start with `prefix` (a session's calls), and of their questions. */
+  /**
+   * Requests the cancel of the viewer's running calls whose ids start with `prefix` (a session's
+   * calls), and of their questions.
+   */
   cancelCallsWithPrefix(prefix: string, viewer: Viewer, reason: string): string[] {
     return this.transact(() => {
       cancelAsksWithPrefix(this.shard, prefix, reason);

@@ -114,7 +114,8 @@ export function storeRecord(sql: SqlStorage, record: CallRecord, now: number): v
   // started_at follows record.startedAt (an approved or re-run call starts again): listings sort and
   // page by the record's value, so a stale column would repeat or skip rows and loop the cursor.
   sql.exec(
-    "UPDATE calls SET status = ?, started_at = ?, record = ?, truncated = ?, result_chars = ?, updated_at = ? WHERE call_id = ?",
+    `UPDATE calls SET status = ?, started_at = ?, record = ?, truncated = ?, result_chars = ?, updated_at = ?
+     WHERE call_id = ?`,
     record.status,
     record.startedAt,
     fitted.json,
@@ -134,7 +135,8 @@ type RowFields = {
   surface: CallSurface | null;
 };
 
-const INSERT_ROW = `INSERT INTO calls (call_id, tool, args_hash, status, started_at, created_at, updated_at, deadline, owner, approval, key_name, surface, record, truncated, result_chars)
+const INSERT_ROW = `INSERT INTO calls (call_id, tool, args_hash, status, started_at, created_at, updated_at, deadline,
+       owner, approval, key_name, surface, record, truncated, result_chars)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 /**

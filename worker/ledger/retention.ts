@@ -68,7 +68,9 @@ export function prune(ctx: ShardContext): number {
   const { sql, settings } = ctx;
   const old = sql
     .exec<{ call_id: string }>(
-      `DELETE FROM calls WHERE call_id IN (SELECT call_id FROM calls WHERE status IN ${TERMINAL_SQL} AND started_at < ? LIMIT ?)
+      `DELETE FROM calls WHERE call_id IN (
+         SELECT call_id FROM calls WHERE status IN ${TERMINAL_SQL} AND started_at < ? LIMIT ?
+       )
        RETURNING call_id`,
       ctx.now() - settings.retentionMs,
       BATCH,

@@ -75,7 +75,8 @@ const MIGRATIONS: readonly Migration[] = [
   `CREATE TABLE IF NOT EXISTS mcp_asks (
      call_id TEXT PRIMARY KEY,         -- the session's tools/call (worker/mcp/v2025/call-ids.ts)
      round_call_id TEXT NOT NULL,      -- the ledger id its current round runs as: a cancel reaches it
-     waiting TEXT NOT NULL,            -- JSON: the JSON-RPC id of each request sent to the client → its response, or null
+     waiting TEXT NOT NULL,            -- JSON: the JSON-RPC id of each request sent to the client → its
+                                       -- response, or null
      cancelled TEXT,                   -- why the client cancelled the call; NULL
      expires_at INTEGER NOT NULL       -- when the row may go (the wait's bound, and a margin)
    );

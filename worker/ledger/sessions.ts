@@ -22,7 +22,8 @@ export function readSession(sql: SqlStorage, ref: string): McpSessionState {
 
 export function writeSessionLevel(sql: SqlStorage, ref: string, level: string, expiresAt: number): void {
   sql.exec(
-    "INSERT INTO mcp_sessions (ref, level, ended, expires_at) VALUES (?, ?, 0, ?) ON CONFLICT (ref) DO UPDATE SET level = excluded.level",
+    `INSERT INTO mcp_sessions (ref, level, ended, expires_at) VALUES (?, ?, 0, ?)
+     ON CONFLICT (ref) DO UPDATE SET level = excluded.level`,
     ref,
     level,
     expiresAt,
@@ -31,7 +32,8 @@ export function writeSessionLevel(sql: SqlStorage, ref: string, level: string, e
 
 export function writeSessionEnded(sql: SqlStorage, ref: string, expiresAt: number): void {
   sql.exec(
-    "INSERT INTO mcp_sessions (ref, level, ended, expires_at) VALUES (?, NULL, 1, ?) ON CONFLICT (ref) DO UPDATE SET ended = 1",
+    `INSERT INTO mcp_sessions (ref, level, ended, expires_at) VALUES (?, NULL, 1, ?)
+     ON CONFLICT (ref) DO UPDATE SET ended = 1`,
     ref,
     expiresAt,
   );

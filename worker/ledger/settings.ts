@@ -2,7 +2,10 @@
 export interface LedgerSettings {
   /** A pending approval turns denied after this long. LEDGER_APPROVAL_TTL_SECONDS, default 24 h. */
   approvalTtlMs: number;
-  /** A call waiting for its caller's answers (an MCP task's input_required) ends timed_out after this long. LEDGER_INPUT_TTL_SECONDS, default 1 h. */
+  /**
+   * A call waiting for its caller's answers (an MCP task's input_required) ends timed_out
+   * after this long. LEDGER_INPUT_TTL_SECONDS, default 1 h.
+   */
   inputTtlMs: number;
   /** Finished records older than this are pruned. LEDGER_RETENTION_DAYS, default 30. */
   retentionMs: number;

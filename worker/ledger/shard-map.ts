@@ -88,7 +88,10 @@ export function changeError(map: ShardMap, shards: unknown): string | undefined 
   }
   if (shards === currentOf(map).shards) return `The ledger already has ${shards} shards.`;
   if (map.versions.length >= MAX_LIVE_VERSIONS) {
-    return `${map.versions.length} shard map versions are live (at most ${MAX_LIVE_VERSIONS}): drop the old ones first (POST /v1/ledger/shards/drop).`;
+    return (
+      `${map.versions.length} shard map versions are live (at most ${MAX_LIVE_VERSIONS}): ` +
+      `drop the old ones first (POST /v1/ledger/shards/drop).`
+    );
   }
   return undefined;
 }

@@ -19,7 +19,9 @@ export type Viewer = string | null;
 export interface LedgerClaim {
   callId: string;
   tool: string;
-  /** hashJson({ tool, args }) of the arguments as the model sent them: the same id with other arguments is a conflict. */
+  /**
+   * hashJson({ tool, args }) of the arguments as the model sent them: the same id with other arguments is a conflict.
+   */
   argsHash: string;
   /** running: about to run; pending: parked for approval. */
   status: "running" | "pending";

@@ -52,7 +52,10 @@ interface ShardQueue {
    * makes them due at once, delayed ones once the delay of the first of them has passed.
    */
   due: boolean;
-  /** Counts the sets of waiting writes (a set starts when a write finds none waiting): an earlier set's delay timer changes nothing. */
+  /**
+   * Counts the sets of waiting writes (a set starts when a write finds none waiting): an earlier
+   * set's delay timer changes nothing.
+   */
   generation: number;
   /** When the group on its way left; undefined when none is. */
   sentAt: number | undefined;
@@ -60,7 +63,9 @@ interface ShardQueue {
   stallMs: number;
 }
 
-/** Per shard of this isolate (and write scope): the key names the shard, e.g. "tenant/ledger/3", after its scope if any. */
+/**
+ * Per shard of this isolate (and write scope): the key names the shard, e.g. "tenant/ledger/3", after its scope if any.
+ */
 const queues = new Map<string, ShardQueue>();
 
 /** Sends `write` with the other writes to the same shard; answers what writeMany() answered for it. */
@@ -74,7 +79,8 @@ export function submitWrite(shard: string, write: LedgerWrite, context: WriteCon
     const settle = (outcome: WriteOutcome) => ((settled = true), resolve(outcome));
     const fail = (error: unknown) => ((settled = true), reject(error));
     const pending: Pending = { write, settle, fail, wake: () => undefined };
-    // The wake-up promise is made, and its reaction registered, in this request: a group it sends is this request's I/O.
+    // The wake-up promise is made, and its reaction registered, in this request: a group it
+    // sends is this request's I/O.
     const arm = () => {
       void new Promise<void>((r) => (pending.wake = r)).then(() => {
         if (settled) return;

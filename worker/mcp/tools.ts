@@ -67,7 +67,9 @@ export function listTools(
   return end < listed.length ? { tools: shown, nextCursor: `o${end}` } : { tools: shown };
 }
 
-/** What one POST's requests need of the remote tools: all of them for tools/list, else the names tools/call asks for. */
+/**
+ * What one POST's requests need of the remote tools: all of them for tools/list, else the names tools/call asks for.
+ */
 export function toolsNeeded(requests: readonly RpcRequest[]): "all" | string[] {
   if (requests.some((request) => request.method === "tools/list")) return "all";
   const names = requests.filter((request) => request.method === "tools/call").map((request) => request.params?.name);

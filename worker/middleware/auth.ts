@@ -144,11 +144,10 @@ export const requireKey = createMiddleware<AppEnv>(async (c, next) => {
 
 /** The 403 for a caller without `scope`; an OAuth client is told which scope to ask for (step-up). */
 export function forbidden(caller: Caller, scope: Scope): ApiError {
-  const headers: Record<string, string> = caller.oauth
-    ? {
-        "WWW-Authenticate": `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${caller.oauth.metadataUrl}"`,
-      }
-    : {};
+  const challenge = caller.oauth
+    ? `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${caller.oauth.metadataUrl}"`
+    : undefined;
+  const headers: Record<string, string> = challenge ? { "WWW-Authenticate": challenge } : {};
   return new ApiError(403, "forbidden", `This ${caller.oauth ? "grant" : "key"} lacks the "${scope}" scope.`, headers);
 }
 

@@ -90,7 +90,8 @@ export class AdapterPins extends DurableObject<Env> {
       this.ctx.storage.sql.exec("DELETE FROM pins WHERE tool = ? AND hash = ?", entry.tool, entry.hash);
       this.ctx.storage.sql.exec(
         `INSERT INTO denials (tool, server, hash, denied_by, denied_at) VALUES (?, ?, ?, ?, ?)
-         ON CONFLICT(tool) DO UPDATE SET server = excluded.server, hash = excluded.hash, denied_by = excluded.denied_by, denied_at = excluded.denied_at`,
+         ON CONFLICT(tool) DO UPDATE SET server = excluded.server, hash = excluded.hash,
+           denied_by = excluded.denied_by, denied_at = excluded.denied_at`,
         entry.tool,
         entry.server,
         entry.hash,
@@ -122,8 +123,8 @@ export class AdapterPins extends DurableObject<Env> {
       this.ctx.storage.sql.exec("DELETE FROM denials WHERE tool = ?", entry.tool);
       this.ctx.storage.sql.exec(
         `INSERT INTO pins (tool, server, hash, definition, approved_by, approved_at) VALUES (?, ?, ?, ?, ?, ?)
-         ON CONFLICT(tool) DO UPDATE SET server = excluded.server, hash = excluded.hash, definition = excluded.definition,
-           approved_by = excluded.approved_by, approved_at = excluded.approved_at`,
+         ON CONFLICT(tool) DO UPDATE SET server = excluded.server, hash = excluded.hash,
+           definition = excluded.definition, approved_by = excluded.approved_by, approved_at = excluded.approved_at`,
         entry.tool,
         entry.server,
         entry.hash,

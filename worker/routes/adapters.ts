@@ -132,12 +132,11 @@ async function review(c: Context<AppEnv>, verdict: "approve" | "deny") {
   const entries = parsed.output.tools.map((item) => {
     const { tool, hash } = typeof item === "string" ? { tool: item, hash: undefined } : item;
     const def = definitions.find((d) => d.tool === tool);
-    if (!def)
-      throw new ApiError(
-        404,
-        "unknown_tool",
-        `The server "${server.declaration.name}" does not offer "${tool}" (now: ${definitions.map((d) => d.tool).join(", ") || "nothing"}).`,
-      );
+    if (!def) {
+      const offered = definitions.map((d) => d.tool).join(", ") || "nothing";
+      const message = `The server "${server.declaration.name}" does not offer "${tool}" (now: ${offered}).`;
+      throw new ApiError(404, "unknown_tool", message);
+    }
     if (hash !== undefined && hash !== def.hash) {
       throw new ApiError(
         409,

@@ -30,7 +30,8 @@ function gone(): ApiError {
   return new ApiError(
     410,
     "consent_expired",
-    "This sign-in request expired, was already decided, or was started in another browser. Start the sign-in again from the client.",
+    "This sign-in request expired, was already decided, or was started in another browser. " +
+      "Start the sign-in again from the client.",
   );
 }
 

@@ -67,8 +67,8 @@ function frame(type: string, data: unknown, id: string): string {
 
 /**
  * Server-Sent Events merged from every ledger shard of a tenant. The first frame is `ready`, whose id
- * is the starting position (and whose `recent` counts the earlier events sent first, when asked for); then each shard is long-polled on its own and one writer interleaves
- * them, so every id sent covers all that was delivered before it.
+ * is the starting position (and whose `recent` counts the earlier events sent first, when asked for); then each shard
+ * is long-polled on its own and one writer interleaves them, so every id sent covers all that was delivered before it.
  */
 export function eventStream(options: EventStreamOptions): ReadableStream<Uint8Array> {
   let stopped = false;

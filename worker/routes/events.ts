@@ -47,9 +47,9 @@ async function streamCaller(c: Context<AppEnv>): Promise<Caller> {
  * approval.decided, gate.changed), masked, resumable with Last-Event-ID (or ?lastEventId=), with
  * heartbeats. The response starts once every shard's position is known, with a `ready` event: any
  * event after it is delivered. A new (not resumed) stream sends first the newest `?recent=` events
- * (at most 100) the caller may see, and its `ready` says how many. A call-scope key gets only the events of its own calls; admin all. POST /v1/events/token gives a short-lived token for EventSource, which cannot send
- * headers: the key itself never goes in a URL. Mount before the app's key check (the token is the
- * credential of the GET).
+ * (at most 100) the caller may see, and its `ready` says how many. A call-scope key gets only the events of its own
+ * calls; admin all. POST /v1/events/token gives a short-lived token for EventSource, which cannot send headers: the key
+ * itself never goes in a URL. Mount before the app's key check (the token is the credential of the GET).
  */
 export function eventRoutes(options: EventRouteOptions = {}) {
   const heartbeatMs = options.heartbeatMs ?? 15_000;

@@ -37,7 +37,8 @@ export const ledgerShards = new Hono<AppEnv>()
       { tries: 1 },
     );
     if (!outcome.ok) throw new ApiError(400, "invalid_shards", outcome.error);
-    // This isolate knows it at once; the others within MAP_TTL_MS (or at their next claim, which a sealed shard refuses).
+    // This isolate knows it at once; the others within MAP_TTL_MS (or at their next claim, which
+    // a sealed shard refuses).
     ledger.adopt(outcome.map);
     return c.json(shown(outcome.map));
   })
@@ -50,8 +51,8 @@ export const ledgerShards = new Hono<AppEnv>()
     ledger.adopt(outcome.map);
     if (blocked && outcome.dropped.length === 0) {
       const message =
-        `Version ${blocked.version} of the shard map still holds ${blocked.stranded} records that no newer version places; ` +
-        `they leave with retention (LEDGER_RETENTION_DAYS), then it can be dropped.`;
+        `Version ${blocked.version} of the shard map still holds ${blocked.stranded} records ` +
+        `that no newer version places; they leave with retention (LEDGER_RETENTION_DAYS), then it can be dropped.`;
       throw new ApiError(409, "records_remain", message);
     }
     return c.json({ dropped: outcome.dropped, ...shown(outcome.map), ...(blocked ? { blocked } : {}) });

@@ -141,7 +141,8 @@ export const records = new Hono<AppEnv>()
       throw new ApiError(
         400,
         "invalid_body",
-        "Send { inputResponses: { <key>: <answer object> } }, keyed as the call's open questions (error.inputRequests).",
+        "Send { inputResponses: { <key>: <answer object> } }, " +
+          "keyed as the call's open questions (error.inputRequests).",
       );
     const responses = parsed.output.inputResponses as Record<string, JsonValue>;
     const runners = c.env.RUNNERS ? tenantRunners(c.env, c.var.tenant.name) : undefined;

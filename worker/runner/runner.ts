@@ -219,7 +219,9 @@ export function createRunnerClass(catalog: Catalog) {
 
     /** The record ends unknown with why (only the owner's running or unknown row changes). */
     private async settleUnknown(job: RunJob, why: string): Promise<void> {
-      const message = `The outcome of this call is unknown: ${why}. It was not run again; check before calling it again with a new id.`;
+      const message =
+        `The outcome of this call is unknown: ${why}. ` +
+        `It was not run again; check before calling it again with a new id.`;
       await this.settle(job, "unknown", message);
     }
 

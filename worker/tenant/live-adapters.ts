@@ -19,7 +19,9 @@ const live = new WeakMap<Tenant, Live>();
 /** The tenant each view extends (a view passed in again resolves to its tenant). */
 const bases = new WeakMap<Tenant, Tenant>();
 
-/** The remote servers' tools joined to the tenant's own (which win a name clash), with the tenant's policy overrides. */
+/**
+ * The remote servers' tools joined to the tenant's own (which win a name clash), with the tenant's policy overrides.
+ */
 function registryWith(tenant: Tenant, parts: readonly Tool[][]): Tenant["registry"] {
   const taken = new Set(tenant.registry.names());
   const extra: Tool[] = [];
@@ -57,7 +59,10 @@ function liveOf(tenant: Tenant, env: Record<string, unknown>): Live {
   return entry;
 }
 
-/** The tenant's remote MCP servers as this isolate knows them; undefined before a request needed them (or without servers). */
+/**
+ * The tenant's remote MCP servers as this isolate knows them; undefined before a request
+ * needed them (or without servers).
+ */
 export function remoteToolsOf(tenant: Tenant): RemoteTools | undefined {
   return live.get(bases.get(tenant) ?? tenant)?.remote;
 }

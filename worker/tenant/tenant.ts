@@ -27,7 +27,10 @@ export interface Tenant {
   registry: Registry;
   keys: readonly TenantKey[];
   hooks: Hooks;
-  /** Per-format tool listings and their JSON text, filled on first request (a registry never changes; a new view gets a new map). */
+  /**
+   * Per-format tool listings and their JSON text, filled on first request (a registry never
+   * changes; a new view gets a new map).
+   */
   listings: Map<string, unknown>;
   /** Fetch adapters: egress-checked fetch, MCP servers, shared rate limits (their live tools: live-adapters.ts). */
   adapters: StaticAdapters;
@@ -162,7 +165,8 @@ export function loadTenant(
       entry = cached(catalog, "(demo)", () => build(DEMO_CONFIG, env, VAR, catalog));
     } else {
       throw new ConfigError(
-        "TOOLGATE_CONFIG is not set and no configuration is bundled: deploy the tenant's environment (its main is tenants/<name>.ts, see npm run tenant:add) or set TOOLGATE_CONFIG",
+        "TOOLGATE_CONFIG is not set and no configuration is bundled: deploy the tenant's environment " +
+          "(its main is tenants/<name>.ts, see npm run tenant:add) or set TOOLGATE_CONFIG",
       );
     }
   } else {

@@ -34,7 +34,9 @@ export function toolInfo(tool: Tool, tenant: Tenant): ToolInfo {
   };
 }
 
-/** The gate's rules as they are (every rule is JSON), its group, and its key: a pointer shown, a function only noted. */
+/**
+ * The gate's rules as they are (every rule is JSON), its group, and its key: a pointer shown, a function only noted.
+ */
 function concurrencyInfo({ group, key, ...rules }: ConcurrencyPolicy): NonNullable<ToolInfo["policy"]["concurrency"]> {
   return {
     ...rules,

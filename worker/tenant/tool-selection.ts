@@ -29,7 +29,10 @@ function expand(entry: string, where: string, catalog: Catalog): Tool[] {
   return [tool];
 }
 
-/** An egress entry a tool needs, checked as the tenant's own would be (plain http only to loopback hosts in allowHttpHosts). */
+/**
+ * An egress entry a tool needs, checked as the tenant's own would be (plain http only to
+ * loopback hosts in allowHttpHosts).
+ */
 function checkToolEgress(entry: string, config: TenantConfig): string | undefined {
   const parsed = parseEgressEntry(entry);
   if (typeof parsed === "string") return parsed;
@@ -59,7 +62,8 @@ export function selectTools(config: TenantConfig, catalog: Catalog): ToolSelecti
       for (const secret of tool.needs?.secrets ?? []) {
         if (secret in config.secrets) continue;
         throw new ConfigError(
-          `${where}: the tool "${tool.name}" needs the secret "${secret}": map it in "secrets" ("${secret}": "<Worker secret name>")`,
+          `${where}: the tool "${tool.name}" needs the secret "${secret}": ` +
+            `map it in "secrets" ("${secret}": "<Worker secret name>")`,
         );
       }
       for (const origin of tool.needs?.egress ?? []) {

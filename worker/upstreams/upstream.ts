@@ -14,7 +14,9 @@ export class Upstream extends DurableObject<Env> {
     super(ctx, env);
     const sql = ctx.storage.sql;
     sql.exec(
-      "CREATE TABLE IF NOT EXISTS bucket (id INTEGER PRIMARY KEY CHECK (id = 0), tat REAL NOT NULL, blocked_until REAL NOT NULL)",
+      `CREATE TABLE IF NOT EXISTS bucket (
+         id INTEGER PRIMARY KEY CHECK (id = 0), tat REAL NOT NULL, blocked_until REAL NOT NULL
+       )`,
     );
     const row = sql
       .exec<{ tat: number; blocked_until: number }>("SELECT tat, blocked_until FROM bucket WHERE id = 0")
@@ -26,7 +28,8 @@ export class Upstream extends DurableObject<Env> {
     if (next === this.state) return;
     this.state = next;
     this.ctx.storage.sql.exec(
-      "INSERT INTO bucket (id, tat, blocked_until) VALUES (0, ?, ?) ON CONFLICT(id) DO UPDATE SET tat = excluded.tat, blocked_until = excluded.blocked_until",
+      `INSERT INTO bucket (id, tat, blocked_until) VALUES (0, ?, ?)
+       ON CONFLICT(id) DO UPDATE SET tat = excluded.tat, blocked_until = excluded.blocked_until`,
       next.tat,
       next.blockedUntil,
     );

@@ -89,7 +89,10 @@ export function createLegacySession(options: McpClientOptions): LegacySession {
     return response;
   }
 
-  /** A 2025 server asking the client for sampling, elicitation or roots: toolgate has no one to ask, so it says so at once. */
+  /**
+   * A 2025 server asking the client for sampling, elicitation or roots: toolgate has no one to
+   * ask, so it says so at once.
+   */
   function refuse(request: Message, ctx: McpCallContext): void {
     const error = {
       code: RpcCode.methodNotFound,
@@ -184,7 +187,8 @@ export function createLegacySession(options: McpClientOptions): LegacySession {
           const end = sessionEndOf(error);
           if (end === undefined) throw error;
           if (ready === current) ready = undefined; // the next request starts a new session
-          // Once more only if the request cannot have run: it was not sent, the server refused the session, or it is a listing.
+          // Once more only if the request cannot have run: it was not sent, the server refused the session,
+          // or it is a listing.
           const harmless = !sent || end === "refused" || REPEATABLE.has(method);
           if (attempt > 1 || !harmless) throw error;
         }

@@ -124,7 +124,8 @@ export async function awaitTask(
         await cancel();
         throw toolError(
           "upstream_error",
-          `${label} asked for input during "${tool}" (its task is input_required), which toolgate cannot give a remote server; the task was cancelled`,
+          `${label} asked for input during "${tool}" (its task is input_required), ` +
+            `which toolgate cannot give a remote server; the task was cancelled`,
           {
             retryable: false,
           },

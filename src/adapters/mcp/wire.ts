@@ -188,7 +188,8 @@ export function rpcFailure(label: string, method: string, error: RpcError | unde
         : "";
     return toolError(
       "upstream_error",
-      `${label} needs input toolgate cannot give a remote server (sampling, elicitation or roots) to answer ${method}${required}: ${String(message)}`,
+      `${label} needs input toolgate cannot give a remote server (sampling, elicitation or roots) ` +
+        `to answer ${method}${required}: ${String(message)}`,
       { retryable: false },
     );
   }

@@ -78,7 +78,8 @@ describe.each(["dual", "modern"] as const)("an SDK v2 server offering 2026-07-28
       openWorldHint: false,
     });
     expect(echo.policy).toEqual({ risk: "high" }); // the hints are not policy
-    // The tenant said nothing of readOnly or idempotency: the server's word is shown; risk "high" keeps it destructive-capable unless read-only.
+    // The tenant said nothing of readOnly or idempotency: the server's word is shown; risk
+    // "high" keeps it destructive-capable unless read-only.
     expect(mcpFormat.toolDefinition(echo).annotations).toEqual({
       readOnlyHint: true,
       destructiveHint: false,
@@ -109,7 +110,10 @@ describe.each(["dual", "modern"] as const)("an SDK v2 server offering 2026-07-28
     expect(!sampling.result.ok && sampling.result.error).toMatchObject({
       code: "upstream_error",
       message: expect.stringMatching(
-        /^MCP server "remote" needs input toolgate cannot give a remote server \(sampling, elicitation or roots\) to answer tools\/call \(it requires \{"sampling":\{\}\}\)/,
+        new RegExp(
+          '^MCP server "remote" needs input toolgate cannot give a remote server ' +
+            String.raw`\(sampling, elicitation or roots\) to answer tools/call \(it requires \{"sampling":\{\}\}\)`,
+        ),
       ),
     });
   });

@@ -38,8 +38,9 @@ describe("a 2026-07-28 server that answers with tasks", () => {
 
   it("a task that asks for input is cancelled, with a clear error", async () => {
     const { result } = await report({ steps: 1, outcome: "input" });
-    expect(!result.ok && result.error.message).toMatch(
-      /asked for input during "report" \(its task is input_required\), which toolgate cannot give a remote server; the task was cancelled/,
+    expect(!result.ok && result.error.message).toContain(
+      'asked for input during "report" (its task is input_required), ' +
+        "which toolgate cannot give a remote server; the task was cancelled",
     );
     const last = server.requests.filter((r) => r.method === "tools/call").length;
     expect(server.cancelled).toContain(`task-${last}`);

@@ -177,7 +177,8 @@ describe("openApiTools", () => {
 });
 
 describe("openApiTools: response schemas", () => {
-  // The echo endpoint answers { method, path, query, headers, body }: Echo matches it, Pet (which needs a name) does not.
+  // The echo endpoint answers { method, path, query, headers, body }: Echo matches it, Pet
+  // (which needs a name) does not.
   const described = () => {
     const doc = document(api.url);
     const get = doc.paths["/pets/{petId}"].get as Record<string, unknown>;

@@ -52,7 +52,8 @@ function knots(tree: DependencyTree): string[][] {
 
 it("no import cycle in src/, worker/ or web/", async () => {
   const tree = await parseDependencyTree(["src/**/*.ts", "worker/**/*.ts", "web/**/*.{ts,tsx}"], { transform: false });
-  expect(Object.keys(tree).filter((file) => file.startsWith("worker/")).length).toBeGreaterThan(50); // the glob found the files
+  // The glob found the files
+  expect(Object.keys(tree).filter((file) => file.startsWith("worker/")).length).toBeGreaterThan(50);
   const cycles = knots(tree).map((knot) => knot.join(", "));
   expect(cycles).toEqual([]);
 });

@@ -18,7 +18,8 @@ describe("expected values", () => {
     expect(
       mismatch(
         shape(
-          String.raw`{"messages":[{"role":"tool","tool_call_id":"call_1","content":"{\"sum\":5}"}],"calls":[…records…]}`,
+          String.raw`{"messages":[{"role":"tool","tool_call_id":"call_1","content":"{\"sum\":5}"}],` +
+            '"calls":[…records…]}',
         ),
         actual,
       ),
@@ -90,7 +91,8 @@ describe("running an example", () => {
   it("passes an example whose steps print what they show", async () => {
     expect(
       await check(
-        'curl -s http://127.0.0.1:8787/ok\n# → 200 {"ok":true}\nN=$(curl -s http://127.0.0.1:8787/ok | jq .n)\necho "n=$N"\n# → n=2',
+        'curl -s http://127.0.0.1:8787/ok\n# → 200 {"ok":true}\n' +
+          'N=$(curl -s http://127.0.0.1:8787/ok | jq .n)\necho "n=$N"\n# → n=2',
       ),
     ).toEqual([]);
     expect(await check('curl -s http://127.0.0.1:8787/missing\n# → 404 {"error":{"code":"not_found"}}')).toEqual([]);

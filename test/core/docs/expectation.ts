@@ -261,7 +261,8 @@ function balancedEnd(text: string, start: number): number | undefined {
 /** Why `output` (with the step's curl statuses) does not meet `expectation`, or undefined when it does. */
 export function unmet(expectation: Expectation, output: string, statuses: number[]): string | undefined {
   if (expectation.status !== undefined && statuses.at(-1) !== expectation.status) {
-    return `expected status ${expectation.status}, the step's last curl got ${statuses.at(-1) ?? "no response (no curl ran)"}`;
+    const got = statuses.at(-1) ?? "no response (no curl ran)";
+    return `expected status ${expectation.status}, the step's last curl got ${got}`;
   }
   if (expectation.pattern && !expectation.pattern.test(output))
     return `the output does not contain ${JSON.stringify(expectation.text)}`;

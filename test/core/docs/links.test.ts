@@ -27,7 +27,8 @@ it("links every docs page from the README", () => {
 
 it("finds links and anchors as GitHub renders them", () => {
   const page =
-    "# A page\n\n## Sign-in for MCP clients (OAuth 2.1)\n\n## `GET /v1/gates`\n\n## Notes\n\n## Notes\n\n```md\n[not a link](nowhere.md)\n```\n";
+    "# A page\n\n## Sign-in for MCP clients (OAuth 2.1)\n\n## `GET /v1/gates`\n\n" +
+    "## Notes\n\n## Notes\n\n```md\n[not a link](nowhere.md)\n```\n";
   expect([...headingAnchors(page)]).toEqual([
     "a-page",
     "sign-in-for-mcp-clients-oauth-21",

@@ -128,7 +128,8 @@ export function problemsOf(
     const reason = step.expectation && unmet(step.expectation, step.output, step.statuses);
     if (reason)
       problems.push(
-        `line ${line}: ${reason}\n  expected: ${step.expectation!.text}\n  output: ${step.output.trim().slice(0, 1500)}`,
+        `line ${line}: ${reason}\n  expected: ${step.expectation!.text}\n` +
+          `  output: ${step.output.trim().slice(0, 1500)}`,
       );
   }
   if (run.code === 0 && run.steps.length < expectationCount + 1) problems.push("not every expectation was reached");

@@ -2,7 +2,10 @@ import { describe, expect, it } from "vitest";
 import { canBeAsked } from "../../../src/ask";
 import { askableBy, askFlagsOf, askMethodsOf, unsupportedBy } from "../../../worker/mcp/client-asks";
 
-/** What a client declared (a legacy one at initialize, as the bits its session id carries), and what it must not be sent. */
+/**
+ * What a client declared (a legacy one at initialize, as the bits its session id carries),
+ * and what it must not be sent.
+ */
 
 const methods = (capabilities: Record<string, unknown>) => [...askMethodsOf(askFlagsOf(capabilities))].sort();
 

@@ -122,7 +122,9 @@ describe("outputs JSON cannot represent are errors, never a null", () => {
   it("keeps real nulls, repeated references and the text 'null' as they are", async () => {
     const shared = { k: 1 };
     expect(await failure(() => ({ a: null, b: "nullable", c: [shared, shared], d: [undefined] }))).toBe(
-      'succeeded with {"content":[{"type":"text","text":"{\\"a\\":null,\\"b\\":\\"nullable\\",\\"c\\":[{\\"k\\":1},{\\"k\\":1}],\\"d\\":[null]}"}],"structured":{"a":null,"b":"nullable","c":[{"k":1},{"k":1}],"d":[null]}}',
+      'succeeded with {"content":[{"type":"text",' +
+        '"text":"{\\"a\\":null,\\"b\\":\\"nullable\\",\\"c\\":[{\\"k\\":1},{\\"k\\":1}],\\"d\\":[null]}"}],' +
+        '"structured":{"a":null,"b":"nullable","c":[{"k":1},{"k":1}],"d":[null]}}',
     );
   });
 

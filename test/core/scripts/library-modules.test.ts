@@ -41,7 +41,8 @@ it.each([
     const identity = readFileSync(join(dir, "identity/library.generated.mjs"), "utf8");
     expect(identity).toContain(IDENTITY_TEXT);
     expect(identity).toBe(readFileSync(IDENTITY_MODULE, "utf8"));
-    // None is in the bundle workerd compiles at startup: each reached by one dynamic import, at its module's upload name.
+    // None is in the bundle workerd compiles at startup: each reached by one dynamic import,
+    // at its module's upload name.
     expect(bundle).not.toContain(LIBRARY_TEXT);
     expect(bundle).not.toContain(VALIDATOR_TEXT);
     expect(bundle).not.toContain(IDENTITY_TEXT);

@@ -54,7 +54,8 @@ describe("tenant environments in wrangler.toml", () => {
     expect(toml).toContain(`[[env.acme.kv_namespaces]]\nbinding = "OAUTH_KV"\n`);
     expect(toml.match(/0123456789abcdef/g)).toHaveLength(1);
     expect(toml).toContain(
-      `[env.acme]\nmain = "tenants/acme.ts"\n\n[env.acme.vars]\nTOOLGATE_DEMO = "false"\nLEDGER_SHARDS = "4"\n\n[[env.acme.durable_objects.bindings]]`,
+      `[env.acme]\nmain = "tenants/acme.ts"\n\n[env.acme.vars]\nTOOLGATE_DEMO = "false"\nLEDGER_SHARDS = "4"\n\n` +
+        `[[env.acme.durable_objects.bindings]]`,
     );
     // The configuration is bundled from tenants/acme.json, never a (5 KB-capped) var.
     expect(toml).not.toContain("TOOLGATE_CONFIG");

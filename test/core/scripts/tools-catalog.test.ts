@@ -45,7 +45,8 @@ describe("the catalogue of tools/", () => {
     const root = folder("bad");
     writeFileSync(join(root, "tools", "my tool.ts"), "");
     expect(() => writeToolCatalog(root)).toThrow(
-      "tools/my tool.ts: every .ts file in tools/ is one tool, named after its file (letters, digits, _ and -, at most 64); shared code goes in tools/lib/",
+      "tools/my tool.ts: every .ts file in tools/ is one tool, " +
+        "named after its file (letters, digits, _ and -, at most 64); shared code goes in tools/lib/",
     );
   });
 });

@@ -26,7 +26,9 @@ describe("egress matches origins, through the Worker and real sockets", () => {
     const { records } = await callTools(env, ["leave", { to: `${upstreams.meter}/m/${bucket}` }]);
     expect(records[0].error).toEqual({
       code: "denied",
-      message: `Egress refused: origin ${upstreams.meter} is not in the allow-list (only other ports or schemes of 127.0.0.1 are; a host entry means its default port)`,
+      message:
+        `Egress refused: origin ${upstreams.meter} is not in the allow-list ` +
+        `(only other ports or schemes of 127.0.0.1 are; a host entry means its default port)`,
     });
     expect(await arrivals(bucket)).toEqual([]);
   });
@@ -58,10 +60,12 @@ describe("egress matches origins, through the Worker and real sockets", () => {
       throw new Error("expected a ConfigError");
     };
     expect(error({ allowHosts: ["api.example.com:8443"] })).toBe(
-      'TOOLGATE_CONFIG is invalid: egress.allowHosts[0]: "api.example.com:8443" names a port: write the origin with its scheme, e.g. "https://api.example.com:8443" (a host entry means https on port 443)',
+      'TOOLGATE_CONFIG is invalid: egress.allowHosts[0]: "api.example.com:8443" names a port: ' +
+        'write the origin with its scheme, e.g. "https://api.example.com:8443" (a host entry means https on port 443)',
     );
-    expect(error({ allowHosts: ["http://api.example.com:8080"] })).toMatch(
-      /egress\.allowHosts\[0\]: plain http is for local development: list "http:\/\/api\.example\.com:8080" in egress\.allowHttpHosts \(loopback only\)/,
+    expect(error({ allowHosts: ["http://api.example.com:8080"] })).toContain(
+      "egress.allowHosts[0]: plain http is for local development: " +
+        'list "http://api.example.com:8080" in egress.allowHttpHosts (loopback only)',
     );
     expect(error({ allowHosts: ["https://api.example.com/v1"] })).toMatch(
       /egress\.allowHosts\[0\]: "https:\/\/api\.example\.com\/v1" is not an origin/,

@@ -29,7 +29,9 @@ function declared(n: number) {
 }
 
 const BAD = 700;
-const BAD_MESSAGE = `TOOLGATE_CONFIG is invalid: http[${BAD}]: HTTP tool "item_0${BAD}": invalid url/query/headers/body: "nope" is not a property of input`;
+const BAD_MESSAGE =
+  `TOOLGATE_CONFIG is invalid: http[${BAD}]: HTTP tool "item_0${BAD}": ` +
+  `invalid url/query/headers/body: "nope" is not a property of input`;
 
 /** 1,000 declared tools, one of which (http[700]) maps a placeholder its input does not declare. */
 function withBadTool(name: string): string {

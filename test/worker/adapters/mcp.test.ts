@@ -43,7 +43,8 @@ describe("remote MCP servers in a tenant's configuration", () => {
       source: `mcp:${upstreams.mcp}`,
       output: { structured: { sum: 5 } },
     });
-    expect(records[1]).toMatchObject({ status: "rejected", error: { code: "invalid_arguments" } }); // the remote schema, checked here
+    // The remote schema, checked here
+    expect(records[1]).toMatchObject({ status: "rejected", error: { code: "invalid_arguments" } });
     expect(messages[0]!.content).toContain("5");
   });
 

@@ -121,7 +121,8 @@ describe("declared outputs through the Worker", () => {
     });
     expect(res.status).toBe(500);
     expect((await json(res)).error.message).toBe(
-      'TOOLGATE_CONFIG is invalid: http[0]: HTTP tool "get_weather": invalid response.celsius: not a property of output (declared: tempC)',
+      'TOOLGATE_CONFIG is invalid: http[0]: HTTP tool "get_weather": ' +
+        "invalid response.celsius: not a property of output (declared: tempC)",
     );
   });
 });

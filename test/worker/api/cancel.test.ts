@@ -29,7 +29,9 @@ async function runSleep(env: TenantEnv, id: string, ms: number, signal?: AbortSi
   return (await json(res)).calls[0];
 }
 
-/** A tenant whose sleep gate is held by "holder" (a slot the test frees when it wants); the call `id` waits behind it. */
+/**
+ * A tenant whose sleep gate is held by "holder" (a slot the test frees when it wants); the call `id` waits behind it.
+ */
 async function queuedBehindHolder(prefix: string, signal?: AbortSignal) {
   const { name, env } = faultTenant(prefix, { tools: ["sleep"] });
   const gate = `${name}:tool:sleep`;

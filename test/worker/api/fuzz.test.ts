@@ -203,8 +203,11 @@ const sample: fc.Arbitrary<Sample> = fc
     };
   });
 
-const describeSample = (s: Sample) =>
-  `${s.method} ${s.url} ${JSON.stringify(s.headers)} body ${typeof s.body === "string" ? JSON.stringify(s.body.slice(0, 200)) : s.body ? `${s.body.length} bytes` : "none"}`;
+const describeSample = (s: Sample) => {
+  const body =
+    typeof s.body === "string" ? JSON.stringify(s.body.slice(0, 200)) : s.body ? `${s.body.length} bytes` : "none";
+  return `${s.method} ${s.url} ${JSON.stringify(s.headers)} body ${body}`;
+};
 
 type Fetcher = (request: Request) => Promise<Response>;
 const deployed: Fetcher = (request) => exports.default.fetch(request);

@@ -5,7 +5,8 @@ import { openSession, post } from "../helpers/mcp";
 const uid = () => crypto.randomUUID().slice(0, 8);
 /** A body as raw text, so its number literals reach the Worker exactly as written. */
 const openaiBody = (id: string, args: string) =>
-  `{"role":"assistant","content":null,"tool_calls":[{"id":"${id}","type":"function","function":{"name":"add","arguments":${JSON.stringify(args)}}}]}`;
+  `{"role":"assistant","content":null,"tool_calls":[{"id":"${id}","type":"function",` +
+  `"function":{"name":"add","arguments":${JSON.stringify(args)}}}]}`;
 
 async function stored(id: string) {
   return (await json(await request(`/v1/calls/${id}`))).record;
@@ -82,7 +83,8 @@ describe("numbers JSON cannot carry exactly, through the Worker", () => {
       error: {
         code: "tool_error",
         message:
-          'Tool "add" failed: The tool returned a value that is not JSON: Infinity at sum (JSON numbers must be finite).',
+          'Tool "add" failed: The tool returned a value that is not JSON: ' +
+          "Infinity at sum (JSON numbers must be finite).",
       },
     });
     expect(messages[0].content).toMatch(/^Error \[tool_error\]: .*Infinity at sum/);

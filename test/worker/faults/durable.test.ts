@@ -98,7 +98,8 @@ describe("Durable Object eviction mid-call", () => {
     expect([a.status, b.status]).toEqual(["succeeded", "succeeded"]);
     expect(again).toMatchObject({ status: "succeeded", replay: true });
     expect(again.output.structured).toEqual(a.output.structured); // the same run, not a second one
-    expect(b.output.structured.startedAt).toBeGreaterThanOrEqual(a.output.structured.endedAt); // limit 1 held across the eviction
+    // Limit 1 held across the eviction
+    expect(b.output.structured.startedAt).toBeGreaterThanOrEqual(a.output.structured.endedAt);
     await expectOneTerminalRecordEach(env, [first, second]);
     await expectNoSlotHeld(env);
   });

@@ -8,7 +8,9 @@ import { runInDurableObject } from "cloudflare:test";
 
 export type PlatformFault = "retryable" | "overloaded" | "bug";
 
-/** An error as a stub throws it: the platform's flags (Durable Objects error handling), or a bug in the object's code. */
+/**
+ * An error as a stub throws it: the platform's flags (Durable Objects error handling), or a bug in the object's code.
+ */
 export function platformError(kind: PlatformFault): Error {
   if (kind === "overloaded")
     return Object.assign(new Error("Durable Object is overloaded. Too many requests queued."), {

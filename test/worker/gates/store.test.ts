@@ -9,11 +9,13 @@ const stubOf = (name: string) => env.GATES.get(env.GATES.idFromName(name)) as un
 it("reads a gate stored before its rules were kept whole (limit and maxQueue settings, a waiter's end of wait)", async () => {
   await runInDurableObject(stubOf(`legacy-${crypto.randomUUID()}`), (_instance, state) => {
     const sql = state.storage.sql;
-    // The shape of an older gate: no rules columns, settings as limit / maxQueue, the end of the wait in max_wait_until.
+    // The shape of an older gate: no rules columns, settings as limit / maxQueue, the end of the wait
+    // in max_wait_until.
     sql.exec("DROP TABLE IF EXISTS slots");
     sql.exec("DROP TABLE IF EXISTS meta");
-    sql.exec(`CREATE TABLE slots (call_id TEXT PRIMARY KEY, tool TEXT NOT NULL, state TEXT NOT NULL, seq INTEGER NOT NULL, since INTEGER NOT NULL,
-      expires_at INTEGER, lease_ms INTEGER NOT NULL, deadline INTEGER, max_wait_until INTEGER)`);
+    sql.exec(`CREATE TABLE slots (call_id TEXT PRIMARY KEY, tool TEXT NOT NULL, state TEXT NOT NULL,
+      seq INTEGER NOT NULL, since INTEGER NOT NULL, expires_at INTEGER, lease_ms INTEGER NOT NULL, deadline INTEGER,
+      max_wait_until INTEGER)`);
     sql.exec("CREATE TABLE meta (k TEXT PRIMARY KEY, v TEXT NOT NULL)");
     sql.exec("INSERT INTO meta (k, v) VALUES ('limit', '2'), ('maxQueue', '7')");
     sql.exec("INSERT INTO slots VALUES ('a', 't', 'held', 0, 100, 5100, 5000, NULL, NULL)");

@@ -44,7 +44,10 @@ export interface Answers {
 
 const promptOf = (params: any) => String(params.messages?.[0]?.content?.text ?? "");
 
-/** The official v1 client (@modelcontextprotocol/sdk) declaring and answering what `answers` has handlers for; `asked` lists the methods it was sent. */
+/**
+ * The official v1 client (@modelcontextprotocol/sdk) declaring and answering what `answers`
+ * has handlers for; `asked` lists the methods it was sent.
+ */
 export async function v1Client(target: McpTarget, answers: Answers, fetch: typeof globalThis.fetch = mcpFetch(target)) {
   const capabilities = {
     ...(answers.elicit ? { elicitation: answers.elicitation ?? {} } : {}),
@@ -111,7 +114,10 @@ export async function roundsOf(
   return calls.sort((a: any, b: any) => a.callId.localeCompare(b.callId));
 }
 
-/** A session opened by hand, declaring `capabilities`: its headers, and the id of the call a tools/call with JSON-RPC id `id` makes. */
+/**
+ * A session opened by hand, declaring `capabilities`: its headers, and the id of the call a tools/call
+ * with JSON-RPC id `id` makes.
+ */
 export async function rawSession(target: McpTarget, capabilities: Record<string, unknown>) {
   const init = {
     jsonrpc: "2.0",

@@ -30,7 +30,10 @@ function movingIds(prefix: string, count: number, from: number, to: number): str
   return ids;
 }
 
-/** Changes the tenant's shard count through its map object; the cache given learns it at once, as the admin route's isolate does. */
+/**
+ * Changes the tenant's shard count through its map object; the cache given learns it at
+ * once, as the admin route's isolate does.
+ */
 async function changeShards(tenant: string, shards: number, cache: MapCache) {
   const address = addressIn(tenant, cache);
   const outcome = await address.holder().changeShards(tenant, shards, FIRST_SHARDS);
@@ -98,7 +101,8 @@ describe("changing a live tenant's shard count", () => {
     expect(await holders(tenant, x!)).toEqual([shardOf(x!, 5)]);
     expect((await addressIn(tenant, stale).map()).versions[0]).toMatchObject({ version: 2, shards: 5 });
 
-    // A duplicate from another stale isolate of an id first claimed under the new map: refused on the old shard, then replayed.
+    // A duplicate from another stale isolate of an id first claimed under the new map: refused
+    // on the old shard, then replayed.
     await executeCall(call(y!, "y"), { registry, tenant, journal: journalIn(tenant, createMapCache()) });
     const otherStale = createMapCache();
     const firstMap = { versions: [{ version: 1, shards: 2, since: 0, eventStart: {} }], origin: 2, revision: 1 };

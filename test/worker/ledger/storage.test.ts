@@ -123,7 +123,8 @@ describe("schema migration", () => {
       sql.exec("UPDATE ledger_meta SET value = 1 WHERE key = 'schema'");
       const stored = JSON.stringify(record(tenant, "old", "succeeded"));
       sql.exec(
-        "INSERT INTO calls (call_id, tool, args_hash, status, started_at, updated_at, record) VALUES ('old', 'echo', 'h', 'succeeded', 1, 1, ?)",
+        `INSERT INTO calls (call_id, tool, args_hash, status, started_at, updated_at, record)
+         VALUES ('old', 'echo', 'h', 'succeeded', 1, 1, ?)`,
         stored,
       );
 

@@ -196,8 +196,10 @@ describe("responses toolgate cannot take", () => {
     const result = await client.callTool({ name: "test_input_required_result_multi_round", arguments: {} });
     await client.close();
     expect(asked).toEqual(["elicitation/create", "elicitation/create"]);
-    const said =
-      /The answers to this call would take 80\d{3} characters of JSON, over the limit of 65536 characters for all of one call's answers\./;
+    const said = new RegExp(
+      String.raw`The answers to this call would take 80\d{3} characters of JSON, ` +
+        String.raw`over the limit of 65536 characters for all of one call's answers\.`,
+    );
     expect(result).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(said) }] });
     const rounds = await roundsOf(env, "test_input_required_result_multi_round");
     expect(rounds.map((r) => r.status)).toEqual(["input_required", "input_required", "failed"]);

@@ -37,7 +37,10 @@ async function call(
   return { status: res.status, body: (await res.json()) as any };
 }
 
-/** The v2 client pinned to 2026-07-28, answering elicitations with `answer` (and counting them); `elicitation`: the modes it declares. */
+/**
+ * The v2 client pinned to 2026-07-28, answering elicitations with `answer` (and counting
+ * them); `elicitation`: the modes it declares.
+ */
 async function v2WithElicitation(
   target: McpTarget,
   answer: (message: string) => Record<string, unknown>,
@@ -115,7 +118,10 @@ describe("ctx.ask over MCP 2026-07-28 (multi-round-trip requests)", () => {
     expect(tooLong.body.error).toMatchObject({
       code: -32602,
       message: expect.stringMatching(
-        /^tools\/call: The answers so far would take 70\d{3} characters of JSON, over the limit of 65536 characters for all of one call's answers\.$/,
+        new RegExp(
+          String.raw`^tools/call: The answers so far would take 70\d{3} characters of JSON, ` +
+            String.raw`over the limit of 65536 characters for all of one call's answers\.$`,
+        ),
       ),
     });
     expect(

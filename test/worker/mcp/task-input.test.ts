@@ -103,7 +103,8 @@ describe("MCP tasks waiting for their caller's input", () => {
     expect(done.inputRequests).toBeUndefined();
     const entry = await json(await request(`/v1/calls/${taskId}`, { env }));
     expect(entry.record).toMatchObject({ status: "succeeded", attempts: 1 });
-    // The Runner's re-claim ran the call again (a later startedAt); the task was still created when it was first accepted.
+    // The Runner's re-claim ran the call again (a later startedAt); the task was still created
+    // when it was first accepted.
     expect(entry.record.startedAt).toBeGreaterThan(Date.parse(waiting.createdAt));
     expect(done.createdAt).toBe(waiting.createdAt);
     expect(entry.createdAt).toBe(Date.parse(waiting.createdAt));
@@ -144,7 +145,10 @@ describe("MCP tasks waiting for their caller's input", () => {
     expect(huge.error).toMatchObject({
       code: -32602,
       message: expect.stringMatching(
-        /^tasks\/update: The answers to this call would take 700\d\d characters of JSON, over the limit of 65536 characters for all of one call's answers\.$/,
+        new RegExp(
+          String.raw`^tasks/update: The answers to this call would take 700\d\d characters of JSON, ` +
+            String.raw`over the limit of 65536 characters for all of one call's answers\.$`,
+        ),
       ),
     });
     expect((await getTask(target, taskId)).status).toBe("input_required");

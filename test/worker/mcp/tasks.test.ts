@@ -115,7 +115,8 @@ describe("MCP tasks (io.modelcontextprotocol/tasks) kept in the ledger", () => {
       () => undefined,
     );
     expect((await getTask(target, taskId)).result).toMatchObject({ taskId, status: "working" });
-    // The platform retries the dead run's alarm; the watchdog alarm stands for it (the GET is idempotent: it runs again).
+    // The platform retries the dead run's alarm; the watchdog alarm stands for it (the GET is
+    // idempotent: it runs again).
     const rerun = runDurableObjectAlarm(runnerOf(name, taskId));
     await eventually(async () => (await latch(id).arrivals()) === 2, "the run begins again");
     await latch(id).open();

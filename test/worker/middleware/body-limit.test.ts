@@ -114,7 +114,8 @@ describe("body time limit", () => {
 
   it("lets a slow body through that ends within the deadline", async () => {
     const body =
-      '{"role":"assistant","content":null,"tool_calls":[{"id":"t1","type":"function","function":{"name":"add","arguments":"{\\"a\\":1,\\"b\\":2}"}}]}';
+      '{"role":"assistant","content":null,"tool_calls":[{"id":"t1","type":"function",' +
+      '"function":{"name":"add","arguments":"{\\"a\\":1,\\"b\\":2}"}}]}';
     const bytes = new TextEncoder().encode(body);
     const parts = [bytes.slice(0, 20), bytes.slice(20, 60), bytes.slice(60)];
     const slow = new ReadableStream<Uint8Array>({
@@ -133,7 +134,9 @@ describe("body time limit", () => {
   it("decodes the buffered body as UTF-8 as Request.text() would: a leading BOM dropped, a character split across chunks whole", async () => {
     // A tool name the tenant lacks comes back in the error: it shows what the route decoded.
     const name = "héllo✓𝄞";
-    const body = `\uFEFF{"role":"assistant","content":null,"tool_calls":[{"id":"u1","type":"function","function":{"name":"${name}","arguments":"{}"}}]}`;
+    const body =
+      `\uFEFF{"role":"assistant","content":null,"tool_calls":[{"id":"u1","type":"function",` +
+      `"function":{"name":"${name}","arguments":"{}"}}]}`;
     const bytes = new TextEncoder().encode(body);
     const cut = bytes.indexOf(0xf0) + 2; // inside the four bytes of 𝄞
     const parts = [bytes.slice(0, 5), bytes.slice(5, cut), bytes.slice(cut)];

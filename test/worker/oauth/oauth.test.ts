@@ -262,7 +262,8 @@ describe("OAuth refusals", () => {
     const res = await request("/v1/tenant", { key: tokens.access_token });
     expect(res.status).toBe(403);
     expect(res.headers.get("www-authenticate")).toBe(
-      `Bearer error="insufficient_scope", scope="admin", resource_metadata="${BASE}/.well-known/oauth-protected-resource/mcp"`,
+      `Bearer error="insufficient_scope", scope="admin", ` +
+        `resource_metadata="${BASE}/.well-known/oauth-protected-resource/mcp"`,
     );
     expect((await json(res)).error.code).toBe("forbidden");
     // An admin grant reaches it.

@@ -89,12 +89,14 @@ describe("tenant configuration", () => {
       tools: ["sleep"],
       policies: { sleep: { concurrency: { limit: 1, ...concurrency } } },
     });
-    expect(configError(gate({ key: "ms" }))).toMatch(
-      /policies\.sleep\.concurrency\.key: must be a JSON Pointer into the arguments \(RFC 6901, at most 256 characters\), like "\/repo"/,
+    expect(configError(gate({ key: "ms" }))).toContain(
+      "policies.sleep.concurrency.key: " +
+        'must be a JSON Pointer into the arguments (RFC 6901, at most 256 characters), like "/repo"',
     );
     expect(configError(gate({ key: "/a~2" }))).toMatch(/policies\.sleep\.concurrency\.key: must be a JSON Pointer/);
-    expect(configError(gate({ key: "/mss" }))).toMatch(
-      /policies\.sleep: Tool "sleep": invalid policy\.concurrency\.key "\/mss": the arguments declare no property "mss" \(declared: ms\)/,
+    expect(configError(gate({ key: "/mss" }))).toContain(
+      'policies.sleep: Tool "sleep": invalid policy.concurrency.key "/mss": ' +
+        'the arguments declare no property "mss" (declared: ms)',
     );
     expect(configError(gate({ maxWaitMs: -1 }))).toMatch(/policies\.sleep\.concurrency\.maxWaitMs/);
     const http = (key: string) => ({
@@ -110,7 +112,10 @@ describe("tenant configuration", () => {
       ],
     });
     expect(configError(http("/repo"))).toMatch(
-      /^TOOLGATE_CONFIG is invalid: http\[0\]: Tool "get_repo": invalid policy\.concurrency\.key "\/repo": the arguments declare no property "repo" \(declared: owner, name\)/,
+      new RegExp(
+        String.raw`^TOOLGATE_CONFIG is invalid: http\[0\]: Tool "get_repo": invalid policy\.concurrency\.key ` +
+          String.raw`"/repo": the arguments declare no property "repo" \(declared: owner, name\)`,
+      ),
     );
     expect(configError(http("owner"))).toMatch(
       /^TOOLGATE_CONFIG is invalid: http\[0\]: HTTP tool "get_repo": invalid concurrency\.key: must be a JSON Pointer/,

@@ -20,7 +20,9 @@ const sha256 = async (text: string) =>
   ).join("");
 const ADMIN_KEY_HASH = await sha256(ADMIN_KEY);
 
-/** A tenant configuration with the test keys, under a name of its own (its runtime keys live in its own Keys object). */
+/**
+ * A tenant configuration with the test keys, under a name of its own (its runtime keys live in its own Keys object).
+ */
 function withKeys(config: Record<string, unknown>): Record<string, unknown> {
   const keys = [
     { name: "admin", hash: ADMIN_KEY_HASH, scopes: ["admin"] },

@@ -88,7 +88,8 @@ describe("what a code tool needs", () => {
 
   it("names the tool and the secret it needs when the tenant does not map it", () => {
     expect(configError({ tools: ["add", "declared"], egress: netConfig.egress }, NET)).toBe(
-      'TOOLGATE_CONFIG is invalid: tools[1]: the tool "declared" needs the secret "API_KEY": map it in "secrets" ("API_KEY": "<Worker secret name>")',
+      'TOOLGATE_CONFIG is invalid: tools[1]: the tool "declared" needs the secret "API_KEY": ' +
+        'map it in "secrets" ("API_KEY": "<Worker secret name>")',
     );
     expect(configError({ tools: ["tag:net"], egress: netConfig.egress }, NET)).toMatch(
       /^TOOLGATE_CONFIG is invalid: tools\[0\] \("tag:net"\): the tool "declared" needs the secret "API_KEY"/,
@@ -98,7 +99,8 @@ describe("what a code tool needs", () => {
   it("refuses plain http egress a tool needs unless the tenant allows the loopback host", () => {
     expect(configError({ tools: ["declared"], secrets: netConfig.secrets }, NET)).toMatch(
       new RegExp(
-        `tools\\[0\\]: the tool "declared" needs egress to "${api}": http is not allowed for 127\\.0\\.0\\.1 .*egress\\.allowHttpHosts \\(loopback only\\)$`,
+        `tools\\[0\\]: the tool "declared" needs egress to "${api}": ` +
+          `http is not allowed for 127\\.0\\.0\\.1 .*egress\\.allowHttpHosts \\(loopback only\\)$`,
       ),
     );
   });

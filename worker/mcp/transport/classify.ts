@@ -93,7 +93,8 @@ export function classifyPost(body: unknown, headers: McpHeaders): Route {
   return refuse(
     400,
     RpcCode.invalidParams,
-    `Invalid params: MCP-Protocol-Version is ${headers.version}, and a request of that revision carries its _meta envelope: ${problem}.`,
+    `Invalid params: MCP-Protocol-Version is ${headers.version}, ` +
+      `and a request of that revision carries its _meta envelope: ${problem}.`,
     id,
   );
 }

@@ -22,7 +22,10 @@ const RETRY_FOR_MS = 3_000;
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** A cancel that comes before the call asks anything is kept this long, so the questions it asks a moment later are not sent. */
+/**
+ * A cancel that comes before the call asks anything is kept this long, so the questions it
+ * asks a moment later are not sent.
+ */
 const CANCEL_MARK_MS = 10 * 60_000;
 
 export interface CancelTarget {

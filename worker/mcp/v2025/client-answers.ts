@@ -26,7 +26,9 @@ export async function takeAnswer(
   const callId = callOfAskId(sessionRef, response.id);
   const unknown: Refusal = {
     code: RpcCode.invalidRequest,
-    message: `No request of this session waits for the response ${JSON.stringify(response.id).slice(0, 100)}: it is not one this server sent, or its wait ended (answered, timed out, cancelled).`,
+    message:
+      `No request of this session waits for the response ${JSON.stringify(response.id).slice(0, 100)}: ` +
+      `it is not one this server sent, or its wait ended (answered, timed out, cancelled).`,
   };
   if (!callId) return unknown;
   const text = JSON.stringify(

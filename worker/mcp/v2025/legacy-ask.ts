@@ -47,7 +47,9 @@ export interface LegacyAsker {
 /** One round of the call: made as `callId` with the channel; `signal` cancels it. */
 export type RunRound = (callId: string, channel: AskChannel | undefined, signal: AbortSignal) => Promise<CallResult>;
 
-/** The questions of a round that ended asking, when the client answers every one (its method, an elicitation's mode). */
+/**
+ * The questions of a round that ended asking, when the client answers every one (its method, an elicitation's mode).
+ */
 function questionsOf(
   result: CallResult,
   askable: Pick<AskChannel, "methods" | "elicitationModes">,
@@ -84,7 +86,8 @@ function fromResponse(text: string, what: string): { answer: JsonValue } | { fai
   const response = JSON.parse(text) as { result?: JsonValue; error?: { code?: unknown; message?: unknown } };
   if (response.error !== undefined) {
     const { code, message } = isPlainObject(response.error) ? response.error : {};
-    const said = `${typeof code === "number" ? `${code} ` : ""}${typeof message === "string" ? message.slice(0, 500) : "(no message)"}`;
+    const codeSaid = typeof code === "number" ? `${code} ` : "";
+    const said = `${codeSaid}${typeof message === "string" ? message.slice(0, 500) : "(no message)"}`;
     return { failure: { code: "tool_error", message: `The MCP client answered ${what} with an error: ${said}` } };
   }
   if (!isPlainObject(response.result))
@@ -100,7 +103,10 @@ type Waited =
   | { kind: "timeout" }
   | { kind: "gone" };
 
-/** Waits for the round's answers in the ledger shard: long-polls until answered, cancelled, the deadline, or the client leaves. */
+/**
+ * Waits for the round's answers in the ledger shard: long-polls until answered, cancelled,
+ * the deadline, or the client leaves.
+ */
 async function waitAnswers(asker: LegacyAsker, callId: string, nextRoundId: string): Promise<Waited> {
   const deadline = Date.now() + asker.timeoutMs;
   const gone = new Promise<"gone">((resolve) => {
@@ -131,7 +137,9 @@ async function askRound(
   if (entries.length > MAX_QUESTIONS) {
     return failAll(questions, (what) => ({
       code: "tool_error",
-      message: `The tool asked ${entries.length} questions at once (${what} among them); an MCP client is asked at most ${MAX_QUESTIONS} at a time.`,
+      message:
+        `The tool asked ${entries.length} questions at once (${what} among them); ` +
+        `an MCP client is asked at most ${MAX_QUESTIONS} at a time.`,
     }));
   }
   const refused: Record<string, AskFailure> = {};
@@ -204,7 +212,10 @@ async function sendAndWait(
   return outcome;
 }
 
-/** The round's answers, unless with the answers so far they pass the bound of a call's answers: then each is a failure saying so. */
+/**
+ * The round's answers, unless with the answers so far they pass the bound of a call's
+ * answers: then each is a failure saying so.
+ */
 function withinLimit(responses: Record<string, JsonValue>, outcome: RoundOutcome): Record<string, JsonValue> {
   const tooLarge = answersOverLimit(JSON.stringify({ ...responses, ...outcome.answers }).length);
   if (!tooLarge) return outcome.answers;
@@ -239,7 +250,9 @@ export async function runAsking(callId: string, run: RunRound, asker: LegacyAske
         round === MAX_ASK_ROUNDS
           ? failAll(questions, (what) => ({
               code: "tool_error",
-              message: `The tool asked ${what} after ${MAX_ASK_ROUNDS} rounds of questions; an MCP call is asked at most ${MAX_ASK_ROUNDS}.`,
+              message:
+                `The tool asked ${what} after ${MAX_ASK_ROUNDS} rounds of questions; ` +
+                `an MCP call is asked at most ${MAX_ASK_ROUNDS}.`,
             }))
           : await askRound(asker, callId, roundId, nextRoundId, questions);
       Object.assign(responses, withinLimit(responses, outcome));

@@ -66,7 +66,10 @@ function cancelTarget(c: Context<AppEnv>, session: Session): CancelTarget {
   return { ledger, asks: createAskStore(ledger), viewer: viewerOf(c.var.caller), sessionRef: session.ref };
 }
 
-/** The client's responses to what its calls asked it: stored where the waiting calls read them; a refused one becomes an error. */
+/**
+ * The client's responses to what its calls asked it: stored where the waiting calls read
+ * them; a refused one becomes an error.
+ */
 async function takeAnswers(c: Context<AppEnv>, incoming: readonly Incoming[], session: Session): Promise<Incoming[]> {
   if (!incoming.some((item) => item.kind === "response")) return [...incoming];
   const store = createAskStore(tenantLedger(c.env, c.var.tenant.name));

@@ -24,7 +24,9 @@ const MAX_ID_LENGTH = 80;
 /** A session lives this long from initialize; its client then gets 404 and initializes again. */
 export const SESSION_TTL_MS = 30 * 24 * 3600 * 1000;
 
-/** A checked session id: the reference its state and its calls are known by, when it expires, what its client answers. */
+/**
+ * A checked session id: the reference its state and its calls are known by, when it expires, what its client answers.
+ */
 export interface Session {
   /** A digest of the id (the id itself is never stored): the key of its ledger row and its call ids' prefix. */
   ref: string;

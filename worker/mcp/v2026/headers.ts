@@ -20,7 +20,9 @@ const refusal = (request: RpcRequest, message: string): Refusal => ({
   id: request.id,
 });
 
-/** MCP-Protocol-Version, Mcp-Method and (for tools/call and the task methods) Mcp-Name: present and matching the body. */
+/**
+ * MCP-Protocol-Version, Mcp-Method and (for tools/call and the task methods) Mcp-Name: present and matching the body.
+ */
 export function checkStandardHeaders(request: RpcRequest, headers: McpHeaders): Refusal | undefined {
   if (headers.version === undefined) return refusal(request, "the MCP-Protocol-Version header is missing");
   if (headers.method === undefined) return refusal(request, "the Mcp-Method header is missing");

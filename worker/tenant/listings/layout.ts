@@ -14,7 +14,10 @@ export interface Section {
   /** Where the section starts in the body, and its length. */
   at: number;
   length: number;
-  /** Where its spans are in the body: a JSON array, per tool (registry order), of its entry's start and end in the section. */
+  /**
+   * Where its spans are in the body: a JSON array, per tool (registry order), of its entry's
+   * start and end in the section.
+   */
   spans: { at: number; length: number };
   /** Indexes of the tools in the section's "skipped" list (a format's schema subset cannot express them). */
   skipped: number[];
