@@ -6,6 +6,6 @@ import { createToolgateService } from "./entrypoint";
 const app = createApp({ catalog: CATALOG });
 
 export const ToolgateService = createToolgateService(app);
-export { AdapterPins, Gate, GateIndex, Keys, Ledger, Runner, Upstream } from "./objects";
+export { AdapterPins, Gate, GateIndex, Identity, Keys, Ledger, Runner, Upstream } from "./objects";
 
 export default app;

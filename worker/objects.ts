@@ -5,6 +5,7 @@ export { Ledger } from "./ledger/ledger";
 export { AdapterPins } from "./pins/adapter-pins";
 export { Upstream } from "./upstreams/upstream";
 export { Keys } from "./keys/keys";
+export { Identity } from "./identity/object";
 
 import { CATALOG } from "./tenant/catalog";
 import { createRunnerClass } from "./runner/runner";
