@@ -17,7 +17,9 @@
  *                             (/rpc), + one awaited DO insert of the call's row (/rpc-write), + one log
  *                             line shaped like toolgate's (/rpc-write-log), the same behind the
  *                             static-assets router toolgate's wrangler.toml puts in front of it (routed),
- *                             and a log line with the row batched after the answer (/rpc-log-batch)
+ *                             and a log line with the row batched after the answer (/rpc-log-batch); and
+ *                             the log line with the row and two events written as toolgate's ledger
+ *                             writes them (its table's six indexes; /rpc-ledger-log), alone and routed
  *
  * Targets: a recorded call's CPU/request ≤ 1.3× /rpc-write-log's and req/s ≥ 0.9× its; the read-only
  * call recorded after its answer: req/s ≥ the agents handler's.
@@ -104,6 +106,8 @@ async function main(): Promise<void> {
       [modernMcpTarget("floor: + DO insert + log line", floor.url, "/rpc-write-log"), floor],
       [modernMcpTarget("floor, routed: + DO insert + log line", routed.url, "/rpc-write-log"), routed],
       [modernMcpTarget("floor: log line, row batched after the answer", floor.url, "/rpc-log-batch"), floor],
+      [modernMcpTarget("floor: + ledger row, indexes, events + log line", floor.url, "/rpc-ledger-log"), floor],
+      [modernMcpTarget("floor, routed: + ledger row, indexes, events + log", routed.url, "/rpc-ledger-log"), routed],
     ];
     if (BASE) {
       targets.push([
@@ -152,6 +156,8 @@ function report(measured: Measured[], loads: number[]): void {
     writeLog,
     byName(measured, "floor: + awaited DO insert"),
     byName(measured, "floor, routed: + DO insert + log line"),
+    byName(measured, "floor: + ledger row"),
+    byName(measured, "floor, routed: + ledger row"),
   ];
   const line = (m: Measured, f: Measured) =>
     `  ÷ ${f.target.name}: CPU ${perRound(m, f, cpuOf).toFixed(2)}×, req/s ${perRound(m, f, rpsOf).toFixed(2)}×`;
