@@ -27,7 +27,7 @@ export type { RpcAnswer } from "./entrypoint";
 export interface TenantSource {
   /** The configuration, as parsed JSON: checked on first use, a mistake answers 500 config_invalid naming it. */
   config: unknown;
-  /** Where it came from, for error messages ("tenants/main.json is invalid: …"). Default "the tenant configuration". */
+  /** Where it came from, for error messages ("tenants/main.json is invalid: …"). */
   source?: string;
   /** Its listings precomputed by a build, imported on the first listing; used only while their key matches. */
   listings?: ListingsLoader;

@@ -1,0 +1,47 @@
+import { defineConfig } from "tsdown";
+
+/**
+ * The package `toolgate`, built from the repository's sources: ESM and declarations, one file per
+ * entry point (package.json `exports`), shared code in chunks beside them in dist/.
+ */
+
+/** What the Worker kit loads on first use stays a module of its own, at the same path beside the bundle. */
+const LAZY_MODULE = /^\.\/(oauth\/provider|json-schema\/library)\.generated\.mjs$/;
+/** The repository's catalogue of tools/: a project hands the kit its own tools, so the package has none. */
+const CATALOG_MODULE = /\/catalog\.generated(\.ts)?$/;
+const EMPTY_CATALOG = "export const TOOL_FILES = [];\nexport const BUILD_FAILURE = undefined;\n";
+
+export default defineConfig({
+  entry: {
+    index: "../../src/index.ts",
+    client: "../../src/client/index.ts",
+    worker: "../../worker/kit.ts",
+    "worker-objects": "../../worker/objects.ts",
+    "json-schema-library": "../../worker/json-schema-library.ts",
+    "ai-sdk": "../../src/sdk/ai-sdk.ts",
+    "openai-agents": "../../src/sdk/openai-agents.ts",
+  },
+  outDir: "dist",
+  format: "esm",
+  platform: "neutral",
+  target: "es2022",
+  tsconfig: "./tsconfig.json",
+  dts: true,
+  clean: true,
+  treeshake: true,
+  // Every dependency stays an import (package.json dependencies and peers), as does the Workers runtime.
+  deps: { neverBundle: [/^cloudflare:/] },
+  plugins: [
+    {
+      name: "toolgate-lazy-modules",
+      resolveId(id) {
+        if (LAZY_MODULE.test(id)) return { id, external: true };
+        if (CATALOG_MODULE.test(id)) return "\0toolgate-empty-catalog";
+        return null;
+      },
+      load(id) {
+        return id === "\0toolgate-empty-catalog" ? EMPTY_CATALOG : null;
+      },
+    },
+  ],
+});
