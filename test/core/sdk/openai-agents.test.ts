@@ -38,7 +38,8 @@ describe("agentTools", () => {
     expect(result.finalOutput).toBe("done");
     // The model's second turn carries toolgate's answers, by call id.
     const outputs = Object.fromEntries(
-      model.calls[1]!.request.input.flatMap((item) =>
+      // The runner hands a model the conversation as items (a plain string only for a first turn's text).
+      [model.calls[1]!.request.input].flat().flatMap((item) =>
         typeof item === "object" && item.type === "function_call_result"
           ? [[item.callId, JSON.stringify(item.output)]]
           : [],
