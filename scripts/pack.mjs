@@ -5,8 +5,8 @@
 // package's devDependencies (its own lock file), installed here when missing, so `npm install` of the
 // repository does not bring them. Usage: node scripts/pack.mjs [--out <dir>] [--no-check]
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { buildConsole } from "./console-build.mjs";
@@ -35,18 +35,31 @@ export function ensurePackageTools() {
   run("npm", ["ci", "--no-audit", "--no-fund"], PACKAGE_DIR);
 }
 
+/**
+ * dist/ mirrors the sources (tsdown's unbundle mode, so apps' bundlers drop every module they do not
+ * use): a library module goes beside each dist/ file that imports it by its relative specifier.
+ */
+function copyBesideImporters(module) {
+  const specifier = `./${module.split("/").slice(-2).join("/")}`;
+  const importers = readdirSync(join(PACKAGE_DIR, "dist"), { recursive: true, encoding: "utf8" }).filter(
+    (file) => file.endsWith(".js") && readFileSync(join(PACKAGE_DIR, "dist", file), "utf8").includes(`"${specifier}"`),
+  );
+  if (importers.length === 0) throw new Error(`no module of dist/ imports ${specifier}`);
+  for (const importer of importers) {
+    const to = join(PACKAGE_DIR, "dist", dirname(importer), specifier);
+    mkdirSync(dirname(to), { recursive: true });
+    cpSync(join(ROOT, module), to);
+  }
+}
+
 /** Builds packages/toolgate: dist/ (tsdown), the library modules beside it, console/, CHANGELOG.md. */
 export async function buildPackage() {
   ensurePackageTools();
   await writeGeneratedModules(ROOT);
   await buildConsole(ROOT);
-  run(process.execPath, [join(PACKAGE_DIR, "node_modules/tsdown/dist/run.mjs"), "--log-level", "warn"], PACKAGE_DIR);
-  for (const module of LAZY_MODULES) {
-    // worker/oauth/provider.generated.mjs → dist/oauth/provider.generated.mjs: the kit imports it as ./oauth/….
-    const to = join(PACKAGE_DIR, "dist", module.replace(/^worker\//, ""));
-    mkdirSync(resolve(to, ".."), { recursive: true });
-    cpSync(join(ROOT, module), to);
-  }
+  const tsdown = join(PACKAGE_DIR, "node_modules/tsdown/dist/run.mjs");
+  run(process.execPath, [tsdown, "--log-level", "warn"], PACKAGE_DIR);
+  for (const module of LAZY_MODULES) copyBesideImporters(module);
   rmSync(join(PACKAGE_DIR, "console"), { recursive: true, force: true });
   cpSync(join(ROOT, "dist/web"), join(PACKAGE_DIR, "console"), { recursive: true });
   cpSync(join(ROOT, "CHANGELOG.md"), join(PACKAGE_DIR, "CHANGELOG.md"));
@@ -60,11 +73,21 @@ export function pack(dir, out) {
   return join(out, filename);
 }
 
-/** publint and @arethetypeswrong/cli on a tarball (ESM only: no CommonJS resolution is promised). */
+const tool = (path) => join(PACKAGE_DIR, "node_modules", path);
+
+/** publint on a tarball: its manifest, exports and files as npm would publish them. */
+export function publint(tarball) {
+  run(process.execPath, [tool("publint/src/cli.js"), "--strict", tarball], PACKAGE_DIR);
+}
+
+/** publint and @arethetypeswrong/cli on a typed tarball (ESM only: no CommonJS resolution is promised). */
 export function checkTarball(tarball) {
-  const bin = (path) => join(PACKAGE_DIR, "node_modules", path);
-  run(process.execPath, [bin("publint/src/cli.js"), "--strict", tarball], PACKAGE_DIR);
-  run(process.execPath, [bin("@arethetypeswrong/cli/dist/index.js"), "--profile", "esm-only", tarball], PACKAGE_DIR);
+  publint(tarball);
+  run(
+    process.execPath,
+    [tool("@arethetypeswrong/cli/dist/index.js"), "--profile", "esm-only", "--format", "table", tarball],
+    PACKAGE_DIR,
+  );
 }
 
 /** Builds and packs both packages into `out`; answers their tarballs. */
@@ -73,7 +96,10 @@ export async function packAll(out, { check = true } = {}) {
   await buildPackage();
   const toolgate = pack(PACKAGE_DIR, out);
   const create = pack(CREATE_DIR, out);
-  if (check) checkTarball(toolgate);
+  if (check) {
+    checkTarball(toolgate);
+    publint(create); // a command, no types: @arethetypeswrong/cli has nothing to check
+  }
   return { toolgate, create };
 }
 

@@ -1,8 +1,8 @@
 import { defineConfig } from "tsdown";
 
 /**
- * The package `toolgate`, built from the repository's sources: ESM and declarations, one file per
- * entry point (package.json `exports`), shared code in chunks beside them in dist/.
+ * The package `toolgate`, built from the repository's sources: ESM and declarations, a file per entry
+ * point (package.json `exports`) at dist/'s root, and every source module at its own path beside them.
  */
 
 /** What the Worker kit loads on first use stays a module of its own, at the same path beside the bundle. */
@@ -29,6 +29,11 @@ export default defineConfig({
   dts: true,
   clean: true,
   treeshake: true,
+  // dist/ mirrors the sources, one module per file: an app's bundler keeps only the modules it uses
+  // (sideEffects: false), where shared chunks would bring along everything they hold.
+  unbundle: true,
+  // The declarations plugin's time is no news on every build.
+  inputOptions: { checks: { bundlerTimings: false } },
   // Every dependency stays an import (package.json dependencies and peers), as does the Workers runtime.
   deps: { neverBundle: [/^cloudflare:/] },
   plugins: [
