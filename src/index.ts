@@ -1,4 +1,9 @@
-// Public API of the core. No side effects: importing this module runs nothing.
+/**
+ * The core, `toolgate`: tools, the registry, the pipeline, the formats, the adapters and the typed
+ * client, for browsers, Workers and Node. No side effects: importing this module runs nothing.
+ *
+ * @module toolgate
+ */
 export { defineTool, assembleTool, richResult, isRichResult, checkToolName, TOOL_NAME_PATTERN } from "./tool";
 export type {
   Tool,

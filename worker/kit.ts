@@ -6,6 +6,8 @@
  *   export const { Runner, ToolgateService } = toolgate;
  *   export * from "toolgate/worker/objects";
  *   export default toolgate;
+ *
+ * @module toolgate/worker
  */
 import type { Hono } from "hono";
 import type { Tool } from "../src/tool";

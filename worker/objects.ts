@@ -1,6 +1,8 @@
 /**
  * The Durable Object classes every entry module exports under the names wrangler.toml binds
  * (`toolgate/worker/objects`). Runner, which runs the entry's own tools, comes from createToolgate.
+ *
+ * @module toolgate/worker/objects
  */
 export { Gate } from "./gates/gate";
 export { GateIndex } from "./gates/gate-index";

@@ -4,6 +4,8 @@
  *
  *   const tools = await aiSdkTools(remoteTools(createClient({ baseUrl, key })));
  *   const { text } = await generateText({ model, tools, prompt, stopWhen: stepCountIs(5) });
+ *
+ * @module toolgate/ai-sdk
  */
 import { dynamicTool, jsonSchema, type JSONSchema7, type Tool as AiTool } from "ai";
 import { modelValue } from "./output";

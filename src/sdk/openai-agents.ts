@@ -3,6 +3,8 @@
  * the app's own run loop, while every call goes through toolgate (policy, gates, records).
  *
  *   const agent = new Agent({ name: "helper", tools: await agentTools(remoteTools(client)) });
+ *
+ * @module toolgate/openai-agents
  */
 import { tool, type FunctionTool, type UnknownContext } from "@openai/agents-core";
 import type { JsonObjectSchemaNonStrict } from "@openai/agents-core/types";
