@@ -7,13 +7,16 @@ import { secondIsolateWorker } from "./test/runner/second-isolate.ts";
 import { writeToolCatalog } from "./scripts/tools-catalog.mjs";
 import { writeOAuthModule } from "./scripts/oauth-module.mjs";
 import { writeJsonSchemaModule } from "./scripts/json-schema-module.mjs";
+import { writeIdentityModule } from "./scripts/identity-module.mjs";
 
-// The catalogue module of tools/ and the library modules (OAuth, JSON Schema; all git-ignored), written before
-// either project bundles worker code: the vitest plugin reads wrangler.toml but does not run its [build] command.
+// The catalogue module of tools/ and the library modules (OAuth, JSON Schema, identity; all git-ignored),
+// written before either project bundles worker code: the vitest plugin reads wrangler.toml but does not
+// run its [build] command.
 const root = fileURLToPath(new URL(".", import.meta.url));
 writeToolCatalog(root);
 await writeOAuthModule(root);
 await writeJsonSchemaModule(root);
+await writeIdentityModule(root);
 
 // Two projects: the runtime-agnostic core in Node, the Worker in workerd (real Durable Objects).
 

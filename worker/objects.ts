@@ -10,3 +10,4 @@ export { Ledger } from "./ledger/ledger";
 export { AdapterPins } from "./pins/adapter-pins";
 export { Upstream } from "./upstreams/upstream";
 export { Keys } from "./keys/keys";
+export { Identity } from "./identity/object";

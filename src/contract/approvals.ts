@@ -2,6 +2,7 @@ import type { JsonValue } from "../json";
 import type { Risk } from "../policy";
 import type { CallEntry } from "./calls";
 import type { CallSurface } from "./surface";
+import type { UserRef } from "./users";
 
 /**
  * One rule that asks for approval: where it is written (`policy.approval`,
@@ -29,6 +30,10 @@ export interface PendingApproval {
   risk: Risk;
   /** Why it waits: every rule that asks for approval of this call's tool. */
   reasons: ApprovalReason[];
+  /** The user the call was made for; null or absent for a call made for none. */
+  user?: UserRef | null;
+  /** Whether the reader may decide it: admins always, others the calls of theirs whose tool asks its user. */
+  decidable?: boolean;
 }
 
 export interface ApprovalPage {

@@ -2,6 +2,7 @@ import type { FormatName } from "../formats/index";
 import type { CallRecord, CallStatus } from "../result";
 import type { CallSurface } from "./surface";
 import type { AnswerOf } from "./tools";
+import type { UserRef } from "./users";
 
 /** The answer of POST /v1/calls/:format: the format's answer plus every call's record, in order. */
 export type RunAnswer<F extends FormatName> = AnswerOf<F> & { calls: CallRecord[] };
@@ -27,6 +28,8 @@ export interface CallEntry {
   key: string | null;
   /** Where the call came in; null for calls recorded before surfaces were (and for local runs). */
   surface: CallSurface | null;
+  /** The user the call was made for; null or absent for a call made for none. */
+  user?: UserRef | null;
 }
 
 export interface CallQuery {
@@ -37,6 +40,8 @@ export interface CallQuery {
   /** The name of the key (or `oauth:<client>#<grant>`) that made the calls; a call key sees only its own anyway. */
   key?: string;
   surface?: CallSurface;
+  /** The id of the user the calls were made for (admins; anyone else sees only their own anyway). */
+  user?: string;
   /** Epoch ms or an ISO date: calls started at or after it. */
   since?: number | string;
   /** Epoch ms or an ISO date: calls started at or before it. */

@@ -12,3 +12,4 @@ export type * from "./gates";
 export type * from "./keys";
 export type * from "./oauth";
 export type * from "./tools";
+export type * from "./users";

@@ -1,4 +1,5 @@
 import type { CallerRules } from "./keys";
+import type { CallUser } from "./users";
 
 /** A pending OAuth authorization, as its consent page shows it (every string comes from the client). */
 export interface ConsentDetails {
@@ -31,4 +32,8 @@ export interface GrantInfo {
   expiresAt?: number;
   redirectUri?: string;
   details?: { clientName?: string; approvedBy?: string } & CallerRules;
+  /** Whose grant it is, as the OAuth library stores it: "tenant", or the person's user key (`u_…`). */
+  owner?: string;
+  /** The person who connected the client for themselves; null for a grant an admin key approved for the tenant. */
+  user?: Pick<CallUser, "id" | "name"> | null;
 }

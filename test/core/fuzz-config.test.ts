@@ -16,7 +16,7 @@ const input = { type: "object", properties: { id: { type: "string" } }, required
 const FULL = {
   name: "acme",
   tools: ["add", "echo", "sleep", "send_message"],
-  keys: [KEY, { name: "c", hash: "b".repeat(64), scopes: ["call"] }],
+  keys: [KEY, { name: "c", hash: "b".repeat(64), scopes: ["call"], actAs: "header" }],
   policies: { sleep: { concurrency: { limit: 2, maxQueue: 4 }, timeoutMs: 1000, retry: { attempts: 2 } } },
   limits: { maxBodyBytes: 4096, maxCallsPerBatch: 8 },
   requireApprovalFor: { risk: ["high"], tools: ["echo"] },
@@ -55,6 +55,23 @@ const FULL = {
     },
   ],
   mcp: [{ name: "gh", url: "https://mcp.example.com/mcp", prefix: "gh_", tools: ["issue"] }],
+  identity: {
+    oidc: {
+      issuer: "https://acme.okta.com",
+      clientId: "0oa1",
+      clientSecret: "ACME_OIDC_SECRET",
+      requiredClaims: { hd: "acme.com", email_verified: true },
+      claims: { id: "email" },
+    },
+    appTokens: [{ issuer: "https://chat.example", audience: "tg", jwksUri: "https://chat.example/jwks" }],
+    claims: { groups: "custom.groups" },
+    roles: {
+      admins: { groups: ["admins"], scopes: ["admin"] },
+      support: { users: ["sam@acme.com"], tools: ["add", "echo"], ratePerMinute: 60 },
+      everyone: { groups: ["*"], tools: ["echo"] },
+    },
+    sessionHours: 12,
+  },
 };
 
 const leaf = fc.oneof(

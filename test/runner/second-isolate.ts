@@ -22,6 +22,7 @@ const OBJECTS = {
   ADAPTER_PINS: "AdapterPins",
   RUNNERS: "Runner",
   KEYS: "Keys",
+  IDENTITY: "Identity",
 };
 
 export function secondIsolateWorker(root: string) {

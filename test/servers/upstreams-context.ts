@@ -1,4 +1,4 @@
-// What test/servers/worker-setup.ts provides to the worker tests (inject("upstreams")).
+// What test/servers/worker-setup.ts provides to the worker tests (inject("upstreams"), inject("tokenLab")).
 declare module "vitest" {
   export interface ProvidedContext {
     upstreams: {
@@ -18,6 +18,8 @@ declare module "vitest" {
       /** GET /hold/<id> answers once POST /open/<id>; GET /arrivals/<id> counts them (test/servers/latch.ts). */
       latches: string;
     };
+    /** The token lab's origin (test/servers/token-lab.ts): key sets, tokens, a scripted OpenID provider. */
+    tokenLab: string;
   }
 }
 export {};

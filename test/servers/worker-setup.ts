@@ -10,6 +10,8 @@
  *   tasks    a 2026-07-28 server that answers with tasks (test/servers/mcp-tasks-server.ts)
  *   hung     accepts connections and never answers (test/servers/hung.ts)
  *   latches  requests held until the test opens their latch (test/servers/latch.ts)
+ * and the token lab (test/servers/token-lab.ts: key sets, signed and forged tokens, a scripted OpenID
+ * provider), its URL provided as "tokenLab".
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -21,6 +23,7 @@ import { startLatches } from "./latch";
 import { startMcpServer, type McpTestServer } from "./mcp-server";
 import { startTasksServer } from "./mcp-tasks-server";
 import { startV2Server } from "./mcp-v2-server";
+import { startTokenLab } from "./token-lab";
 import "./upstreams-context";
 
 /**
@@ -79,6 +82,7 @@ export default async function setup(project: TestProject) {
   const tasks = await startTasksServer();
   const hung = await startHungServer();
   const latches = await startLatches();
+  const tokenLab = await startTokenLab();
   project.provide("upstreams", {
     httpApi: httpApi.url,
     mcp: mcp.url,
@@ -90,8 +94,12 @@ export default async function setup(project: TestProject) {
     hung: hung.url,
     latches: latches.url,
   });
+  project.provide("tokenLab", tokenLab.url);
   return async () => {
-    const servers = [httpApi, mcp, meter, everything, reference, v2.dual, v2.modern, v2.legacy, tasks, hung, latches];
+    const servers = [
+      ...[httpApi, mcp, meter, everything, reference, v2.dual, v2.modern, v2.legacy, tasks, hung, latches],
+      tokenLab,
+    ];
     await Promise.all(servers.map((server) => server.close()));
   };
 }

@@ -1,3 +1,4 @@
+import type { ActAs } from "../identity/config";
 import type { ActiveKey, KeyInfo, KeyInput } from "./types";
 
 /** The SQLite rows of a tenant's Keys object. Every function is synchronous: one transaction each. */
@@ -16,13 +17,17 @@ type KeyRow = {
   previous_hash: string | null;
   previous_until: number | null;
   revoked_at: number | null;
+  act_as: string | null;
 };
 
 export function createSchema(sql: SqlStorage): void {
   sql.exec(`CREATE TABLE IF NOT EXISTS keys (
     id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, hash TEXT NOT NULL UNIQUE, scopes TEXT NOT NULL, tools TEXT,
     rate_per_minute INTEGER, expires_at INTEGER, created_at INTEGER NOT NULL, last_used_at INTEGER,
-    rotated_at INTEGER, previous_hash TEXT, previous_until INTEGER, revoked_at INTEGER)`);
+    rotated_at INTEGER, previous_hash TEXT, previous_until INTEGER, revoked_at INTEGER, act_as TEXT)`);
+  // Objects made before keys could act for users.
+  if (sql.exec("SELECT 1 FROM pragma_table_info('keys') WHERE name = 'act_as'").toArray().length === 0)
+    sql.exec("ALTER TABLE keys ADD COLUMN act_as TEXT");
 }
 
 function inputOf(row: KeyRow): KeyInput {
@@ -32,6 +37,7 @@ function inputOf(row: KeyRow): KeyInput {
     ...(row.tools === null ? {} : { tools: JSON.parse(row.tools) as string[] }),
     ...(row.rate_per_minute === null ? {} : { ratePerMinute: row.rate_per_minute }),
     ...(row.expires_at === null ? {} : { expiresAt: row.expires_at }),
+    ...(row.act_as === null ? {} : { actAs: row.act_as as ActAs }),
   };
 }
 
@@ -83,7 +89,8 @@ export function insertKey(
 ): KeyInfo | "name_taken" {
   if (sql.exec("SELECT 1 FROM keys WHERE name = ?", input.name).toArray().length > 0) return "name_taken";
   sql.exec(
-    "INSERT INTO keys (id, name, hash, scopes, tools, rate_per_minute, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    `INSERT INTO keys (id, name, hash, scopes, tools, rate_per_minute, expires_at, act_as, created_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     id,
     input.name,
     hash,
@@ -91,6 +98,7 @@ export function insertKey(
     input.tools === undefined ? null : JSON.stringify(input.tools),
     input.ratePerMinute ?? null,
     input.expiresAt ?? null,
+    input.actAs ?? null,
     now,
   );
   return infoOf(row(sql, id)!, now);

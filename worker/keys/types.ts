@@ -1,3 +1,4 @@
+import type { ActAs } from "../identity/config";
 import type { Scope } from "../tenant/config";
 
 /** What an admin sets on a key: who it is, what it may do. */
@@ -10,6 +11,8 @@ export interface KeyInput {
   ratePerMinute?: number;
   /** After this instant (ms since epoch) the key is refused; absent: never. */
   expiresAt?: number;
+  /** May act for its app's users (identity/act-as.ts); absent: a request naming a user is refused. */
+  actAs?: ActAs;
 }
 
 /** A stored key as the admin API shows it: never its secret or hash. */

@@ -4,6 +4,7 @@ import type { Scope } from "../tenant/config";
 import type { AppEnv, Caller } from "../env";
 import { ApiError } from "../errors";
 import { waitUntilOf } from "../execution";
+import { actAs } from "../identity/act-as";
 import { tenantKeys, type KeysNamespace } from "../keys/address";
 import { noteKeyUse, runtimeKeys, type RuntimeKey } from "../keys/cache";
 import { siteOf } from "../oauth/context";
@@ -30,13 +31,21 @@ function bearerOf(authorization: string | undefined): string | undefined {
 }
 
 /**
- * The caller behind an Authorization header: an OAuth access token (checked by the OAuth library,
- * only for tokens of its shape), or a key. A key is hashed first, so every comparison is between two
- * 32-byte digests, and every key is compared — configured ones and those created at runtime, current
- * and rotated-out secrets alike — with no early exit: neither the key's length nor which key matched
- * shows in the timing.
+ * The caller behind an Authorization header, acting for the user the request names if it names one
+ * (Toolgate-User, Toolgate-User-Token: identity/act-as.ts, which refuses credentials that may not).
  */
 export async function authenticate(c: Context<AppEnv>, authorization: string | undefined): Promise<Caller> {
+  return actAs(c, await credentialCaller(c, authorization));
+}
+
+/**
+ * The caller an Authorization header authenticates: an OAuth access token (checked by the OAuth
+ * library, only for tokens of its shape), or a key. A key is hashed first, so every comparison is
+ * between two 32-byte digests, and every key is compared — configured ones and those created at
+ * runtime, current and rotated-out secrets alike — with no early exit: neither the key's length nor
+ * which key matched shows in the timing.
+ */
+async function credentialCaller(c: Context<AppEnv>, authorization: string | undefined): Promise<Caller> {
   const token = bearerOf(authorization);
   if (token === undefined)
     throw new ApiError(
@@ -72,7 +81,13 @@ export async function authenticate(c: Context<AppEnv>, authorization: string | u
       (entry.key.previousValidUntil ?? 0) > now;
     if ((current || previous) && found === undefined) found = entry;
   }
-  if (configured) return { keyName: configured.name, scopes: configured.scopes, binding: configured.hash };
+  if (configured)
+    return {
+      keyName: configured.name,
+      scopes: configured.scopes,
+      binding: configured.hash,
+      ...(configured.actAs ? { actAs: configured.actAs } : {}),
+    };
   if (found) return runtimeCaller(c, found, now);
   if (unavailable !== undefined) throw unavailable;
   if (looksLikeAccessToken(token))
@@ -106,7 +121,8 @@ function runtimeCaller(c: Context<AppEnv>, entry: RuntimeKey, now: number): Call
     scopes: entry.scopes,
     binding: entry.binding,
     ...(entry.tools ? { tools: entry.tools } : {}),
-    ...(key.ratePerMinute ? { rateLimit: { id: `key:${key.id}`, perMinute: key.ratePerMinute } } : {}),
+    ...(key.ratePerMinute ? { rateLimits: [{ id: `key:${key.id}`, perMinute: key.ratePerMinute }] } : {}),
+    ...(key.actAs ? { actAs: key.actAs } : {}),
   };
 }
 
@@ -128,11 +144,10 @@ export const requireKey = createMiddleware<AppEnv>(async (c, next) => {
 
 /** The 403 for a caller without `scope`; an OAuth client is told which scope to ask for (step-up). */
 export function forbidden(caller: Caller, scope: Scope): ApiError {
-  const headers: Record<string, string> = caller.oauth
-    ? {
-        "WWW-Authenticate": `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${caller.oauth.metadataUrl}"`,
-      }
-    : {};
+  const challenge = caller.oauth
+    ? `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${caller.oauth.metadataUrl}"`
+    : undefined;
+  const headers: Record<string, string> = challenge ? { "WWW-Authenticate": challenge } : {};
   return new ApiError(403, "forbidden", `This ${caller.oauth ? "grant" : "key"} lacks the "${scope}" scope.`, headers);
 }
 

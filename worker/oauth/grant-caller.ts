@@ -47,7 +47,7 @@ export async function grantCaller(c: Context<AppEnv>, token: string): Promise<Ca
     scopes: scopesOf(validated.scope),
     binding: await bindingOf(`toolgate/grant/${grantId}`),
     ...(tools ? { tools: new Set(tools) } : {}),
-    ...(ratePerMinute ? { rateLimit: { id: `grant:${grantId}`, perMinute: ratePerMinute } } : {}),
+    ...(ratePerMinute ? { rateLimits: [{ id: `grant:${grantId}`, perMinute: ratePerMinute }] } : {}),
     oauth: { clientId: validated.clientId, grantId, metadataUrl: site.metadataUrl },
   };
 }

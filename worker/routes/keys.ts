@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import { Hono } from "../hono-lazy";
 import * as v from "valibot";
+import { ACT_AS } from "../identity/config";
 import { SCOPES } from "../tenant/config";
 import { callDurable } from "../durable/call";
 import type { AppEnv } from "../env";
@@ -18,6 +19,8 @@ const CreateBody = v.strictObject({
     v.array(v.picklist(SCOPES, 'must be "call" or "admin"')),
     v.minLength(1, "must name at least one scope"),
   ),
+  /** May act for its app's users: "token" (signed user tokens) or "header" (also plain user ids). */
+  actAs: v.optional(v.picklist(ACT_AS, 'must be "token" or "header"')),
   ...RulesFields,
 });
 
@@ -66,6 +69,7 @@ export const keys = new Hono<AppEnv>()
     const configured = c.var.tenant.config.keys.map((key) => ({
       name: key.name,
       scopes: key.scopes,
+      ...(key.actAs ? { actAs: key.actAs } : {}),
       source: "config" as const,
     }));
     return c.json({ keys: [...configured, ...stored.map((key) => ({ ...key, source: "runtime" as const }))] });

@@ -1,16 +1,23 @@
 import { Hono } from "../hono-lazy";
+import type { WhoAmI } from "../../src/contract/keys";
 import type { AppEnv } from "../env";
 import { requireScope } from "../middleware/auth";
 import { needRemoteTools } from "../middleware/tenant";
 
 /**
- * GET /whoami (any key): the tenant and the key's name and scopes, so a console knows what to show.
+ * GET /whoami (any key): the tenant, the key's name and effective scopes, and the user it acts for
+ * (with their roles; never their groups or user key), so a console knows what to show.
  * GET /tenant (admin): the effective configuration. Key hashes and secret names are never shown.
  */
 export const tenantInfo = new Hono<AppEnv>()
   .get("/whoami", (c) => {
     const { tenant, caller } = c.var;
-    return c.json({ tenant: tenant.name, key: { name: caller.keyName, scopes: [...caller.scopes] } });
+    const answer: WhoAmI = { tenant: tenant.name, key: { name: caller.keyName, scopes: [...caller.scopes] } };
+    if (caller.user) {
+      const { id, name, email, source, roles } = caller.user;
+      answer.user = { id, ...(name ? { name } : {}), ...(email ? { email } : {}), source, roles: [...roles] };
+    }
+    return c.json(answer);
   })
   .get("/tenant", requireScope("admin"), async (c) => {
     const { registry, config, name } = await needRemoteTools(c, "all");
@@ -22,6 +29,10 @@ export const tenantInfo = new Hono<AppEnv>()
       requireApprovalFor: config.requireApprovalFor ?? {},
       deny: config.deny,
       consoleOrigins: config.consoleOrigins,
-      keys: config.keys.map(({ name: keyName, scopes }) => ({ name: keyName, scopes })),
+      keys: config.keys.map(({ name: keyName, scopes, actAs }) => ({
+        name: keyName,
+        scopes,
+        ...(actAs ? { actAs } : {}),
+      })),
     });
   });

@@ -2,6 +2,9 @@ import * as v from "valibot";
 import { PolicyDataSchema } from "../../src/policy";
 import { ADAPTER_FIELDS } from "../adapters/config";
 import { ConfigError } from "../errors";
+import { ACT_AS, IDENTITY_FIELDS } from "../identity/config";
+import { intIn } from "./int-in";
+import { SCOPES } from "./scopes";
 
 /**
  * A tenant's configuration: which tools it offers and how, who may call them, and its limits.
@@ -22,16 +25,8 @@ const toolEntry = v.pipe(
   v.string(),
   v.regex(/^(\*|tag:[a-z0-9][a-z0-9_-]{0,31}|[a-zA-Z0-9_-]{1,64})$/, 'must be a tool name, "tag:<tag>" or "*"'),
 );
-const intIn = (min: number, max: number) =>
-  v.pipe(
-    v.number(),
-    v.integer("must be an integer"),
-    v.minValue(min, `must be at least ${min}`),
-    v.maxValue(max, `must be at most ${max}`),
-  );
 
-export const SCOPES = ["call", "admin"] as const;
-export type Scope = (typeof SCOPES)[number];
+export { SCOPES, type Scope } from "./scopes";
 
 const KeySchema = v.strictObject({
   name: v.pipe(v.string(), v.regex(/^[a-zA-Z0-9_.-]{1,64}$/, "must be 1-64 letters, digits, _ . or -")),
@@ -40,6 +35,8 @@ const KeySchema = v.strictObject({
     v.array(v.picklist(SCOPES, 'must be "call" or "admin"')),
     v.minLength(1, "must name at least one scope"),
   ),
+  /** May act for the app's users: "token" (signed user tokens) or "header" (also plain user ids). */
+  actAs: v.optional(v.picklist(ACT_AS, 'must be "token" or "header"')),
 });
 
 const origin = v.pipe(
@@ -105,6 +102,8 @@ export const TenantConfigSchema = v.strictObject({
   ),
   /** Fetch adapters (HTTP APIs, OpenAPI documents, remote MCP servers) and egress: see worker/adapters/config.ts. */
   ...ADAPTER_FIELDS,
+  /** Who the people behind calls are, and what their roles may do: see worker/identity/config.ts. */
+  ...IDENTITY_FIELDS,
 });
 
 export type TenantConfigInput = v.InferInput<typeof TenantConfigSchema>;

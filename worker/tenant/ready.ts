@@ -3,13 +3,16 @@ import { isPlainObject } from "../../src/json";
 import { bundledConfig, type BundledConfig } from "./bundled-config";
 import { CATALOG, type Catalog } from "./catalog";
 import { DEMO_CONFIG } from "../demo/tenant";
+import { oidcClientSecret } from "../identity/config";
 import { jsonSchemaLibraryLoaded, loadJsonSchemaLibrary } from "../json-schema-library";
 import { loadTenant, type Tenant } from "./tenant";
 
 /**
  * loadTenant, with the JSON Schema library loaded first whenever the configuration may declare tools
  * (http, openapi, mcp: their schemas are JSON Schemas, some checked as the tenant is built). A tenant
- * of code tools alone never loads it. Once loaded, no request waits for it again.
+ * of code tools alone never loads it. Once loaded, no request waits for it again. A tenant whose
+ * console sign-in needs a Worker secret that is not set throws ConfigError naming it: every request
+ * answers 500 config_invalid (as /healthz does), so a deploy missing it shows at once.
  */
 export async function readyTenant(
   env: Record<string, unknown>,
@@ -17,7 +20,9 @@ export async function readyTenant(
   catalog: Catalog = CATALOG,
 ): Promise<Tenant> {
   if (!jsonSchemaLibraryLoaded() && mayDeclareTools(env, bundled)) await loadJsonSchemaLibrary();
-  return loadTenant(env, bundled, catalog);
+  const tenant = loadTenant(env, bundled, catalog);
+  oidcClientSecret(tenant.config.identity, env);
+  return tenant;
 }
 
 /** The configuration loadTenant would take (same precedence); a var's text may declare anything. */

@@ -3,6 +3,7 @@ import type { Hooks } from "../../src/hooks";
 import { buildAdapters, type StaticAdapters } from "../adapters/build";
 import { bundledConfig, type BundledConfig, type ListingsLoader } from "./bundled-config";
 import { ConfigError } from "../errors";
+import type { ActAs } from "../identity/config";
 import { parseTenantConfig, type Scope, type TenantConfig } from "./config";
 import { CATALOG, type Catalog } from "./catalog";
 import { DEMO_CONFIG } from "../demo/tenant";
@@ -15,6 +16,8 @@ export interface TenantKey {
   /** SHA-256 of the key, as bytes for the constant-time comparison. */
   hash: Uint8Array;
   scopes: ReadonlySet<Scope>;
+  /** May act for its app's users (worker/identity/act-as.ts). */
+  actAs?: ActAs;
 }
 
 /** A parsed, checked tenant: built once per isolate per configuration text. */
@@ -83,7 +86,12 @@ export function createTenant(
       config,
       registry: buildRegistry(config, code.tools, adapterTools, prefixes),
       adapters,
-      keys: config.keys.map((key) => ({ name: key.name, hash: hexToBytes(key.hash), scopes: new Set(key.scopes) })),
+      keys: config.keys.map((key) => ({
+        name: key.name,
+        hash: hexToBytes(key.hash),
+        scopes: new Set(key.scopes),
+        ...(key.actAs ? { actAs: key.actAs } : {}),
+      })),
       hooks: approvalHooks(config),
       listings: new Map(),
     };

@@ -27,22 +27,40 @@ it("the core bundles for the browser with no Node built-ins", async () => {
   expect(code).not.toMatch(/\bnew Function\(|\beval\(/);
 });
 
-it("the Worker's bundle ships no test-only tool (they live in the test catalogue)", async () => {
-  // Built as wrangler builds the entry (wrangler.toml main); tenants' entries re-export it.
-  const result = await build({
+/**
+ * The Worker's entry built as wrangler builds it (wrangler.toml main; tenants' entries re-export it),
+ * the library modules left to their dynamic imports as wrangler leaves them. Once per run.
+ */
+let built: ReturnType<typeof buildWorker> | undefined;
+function buildWorker() {
+  return build({
     entryPoints: ["worker/index.ts"],
     bundle: true,
     platform: "neutral",
     conditions: ["workerd", "worker", "browser"],
     mainFields: ["module", "main"],
-    external: ["cloudflare:*"],
+    external: ["cloudflare:*", "*.generated.mjs"],
     format: "esm",
     write: false,
+    metafile: true,
     logLevel: "silent",
   });
+}
+const workerBundle = () => (built ??= buildWorker());
+
+it("the Worker's bundle ships no test-only tool (they live in the test catalogue)", async () => {
+  const result = await workerBundle();
   expect(result.errors).toEqual([]);
   const code = result.outputFiles[0]!.text;
   const shipped = (name: string) => code.includes(JSON.stringify(name));
   expect([...CATALOG.keys()].filter((name) => !shipped(name))).toEqual([]);
   expect([...MCP_FIXTURE_TOOLS, ...GATE_FIXTURE_TOOLS].map((tool) => tool.name).filter(shipped)).toEqual([]);
+});
+
+it("the Worker's bundle reaches the identity library only through its module (worker/identity/lazy/, jose, oauth4webapi)", async () => {
+  const reached = Object.keys((await workerBundle()).metafile.inputs);
+  expect(reached.some((input) => input.startsWith("worker/identity/"))).toBe(true);
+  expect(
+    reached.filter((input) => /^worker\/identity\/lazy\/|node_modules\/(jose|oauth4webapi)\//.test(input)),
+  ).toEqual([]);
 });

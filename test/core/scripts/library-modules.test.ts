@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, expect, it } from "vitest";
+import { IDENTITY_MODULE, identityInputAllowed, writeIdentityModule } from "../../../scripts/identity-module.mjs";
 import { JSON_SCHEMA_MODULE } from "../../../scripts/json-schema-module.mjs";
 import { OAUTH_MODULE } from "../../../scripts/oauth-module.mjs";
 
@@ -12,13 +13,15 @@ afterAll(() => rmSync(out, { recursive: true, force: true }));
 const LIBRARY_TEXT = "CIMD (Client ID Metadata Document) is disabled";
 // And one of the JSON Schema validator's (an error it reports).
 const VALIDATOR_TEXT = "Instance does not match";
+// And one of the identity library's (jose's error for a token naming no key of the set).
+const IDENTITY_TEXT = "no applicable key found in the JSON Web Key Set";
 
 // The demo (the top-level environment, entry worker/index.ts) and a tenant's (entry tenants/acme.ts).
 it.each([
   ["", "index.js"],
   ["acme", "acme.js"],
 ])(
-  "wrangler uploads the OAuth library and the JSON Schema validator as modules of their own, which the bundle imports only when asked (env %j)",
+  "wrangler uploads the OAuth, JSON Schema and identity libraries as modules of their own, which the bundle imports only when asked (env %j)",
   (env, main) => {
     const node = existsSync("node_modules/node/bin/node") ? resolve("node_modules/node/bin/node") : process.execPath;
     const dir = join(out, env || "top");
@@ -35,17 +38,25 @@ it.each([
     const validator = readFileSync(join(dir, "json-schema/library.generated.mjs"), "utf8");
     expect(validator).toContain(VALIDATOR_TEXT);
     expect(validator).toBe(readFileSync(JSON_SCHEMA_MODULE, "utf8"));
-    // Neither is in the bundle workerd compiles at startup: each reached by one dynamic import,
+    const identity = readFileSync(join(dir, "identity/library.generated.mjs"), "utf8");
+    expect(identity).toContain(IDENTITY_TEXT);
+    expect(identity).toBe(readFileSync(IDENTITY_MODULE, "utf8"));
+    // None is in the bundle workerd compiles at startup: each reached by one dynamic import,
     // at its module's upload name.
     expect(bundle).not.toContain(LIBRARY_TEXT);
     expect(bundle).not.toContain(VALIDATOR_TEXT);
+    expect(bundle).not.toContain(IDENTITY_TEXT);
     // A tenant's bundle imports one more module on first use: its precomputed listings, a text module
     // wrangler uploads under a content-hashed name (the build command wrote it).
     const imported = bundle
       .match(/import\("[^"]*"\)/g)!
       .map((call) => call.slice('import("'.length, -'")'.length))
       .sort();
-    const libraries = ["./json-schema/library.generated.mjs", "./oauth/provider.generated.mjs"];
+    const libraries = [
+      "./identity/library.generated.mjs",
+      "./json-schema/library.generated.mjs",
+      "./oauth/provider.generated.mjs",
+    ];
     expect(imported).toEqual(
       env ? [expect.stringMatching(/^\.\/[0-9a-f]{40}-acme\.listings\.generated\.txt$/), ...libraries] : libraries,
     );
@@ -56,3 +67,12 @@ it.each([
   },
   120_000,
 );
+
+// The bundle's side (nothing of it imported statically): test/core/architecture/bundle.test.ts.
+it("builds the identity library's module from the libraries and worker/identity/lazy/ alone", async () => {
+  const { inputs } = await writeIdentityModule();
+  expect(inputs.filter((input) => !identityInputAllowed(input))).toEqual([]);
+  expect(inputs.some((input) => input.startsWith("node_modules/jose/"))).toBe(true);
+  expect(inputs.some((input) => input.startsWith("worker/identity/lazy/"))).toBe(true);
+  expect(identityInputAllowed("worker/errors.ts")).toBe(false);
+}, 60_000);

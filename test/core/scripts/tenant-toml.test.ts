@@ -73,6 +73,8 @@ describe("tenant environments in wrangler.toml", () => {
       lines.find((l) => l.startsWith("binding"))!.replace(/^binding\s*=\s*"(.*)"$/, "$1"),
     );
     expect(topKv).toContain("OAUTH_KV");
+    expect(topBindings).toContain("IDENTITY");
+    expect(envDurableObjects(renderTenantEnv("newco", top), "newco")).toEqual(topBindings);
     expect(envNames(toml)).toContain("acme");
     for (const env of envNames(toml)) {
       // Environments inherit no bindings: a tenant missing one would crash on its first call.
@@ -80,6 +82,8 @@ describe("tenant environments in wrangler.toml", () => {
         [...topBindings].sort(),
       );
       expect(envKvNamespaces(toml, env).sort(), `[env.${env}] KV namespaces`).toEqual([...topKv].sort());
+      // Among them the Identity object (issue 29), which tenant:add writes like any other.
+      expect(envDurableObjects(toml, env), `[env.${env}] IDENTITY`).toContain("IDENTITY");
       // Its Worker bundles its configuration: the entry module exists and is the generated one.
       expect(toml, `[env.${env}] main`).toContain(`[env.${env}]\nmain = "tenants/${env}.ts"\n`);
       expect(readFileSync(`tenants/${env}.ts`, "utf8")).toBe(renderTenantModule(env));

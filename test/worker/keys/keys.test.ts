@@ -1,6 +1,9 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { runInDurableObject } from "cloudflare:test";
 import { KEY_SET_TTL_MS } from "../../../worker/keys/cache";
+import type { Keys } from "../../../worker/keys/keys";
+import { activeKeys, createSchema, insertKey } from "../../../worker/keys/store";
 import { ADMIN_KEY, CALL_KEY, json, request } from "../helpers/requests";
 
 let names = 0;
@@ -206,5 +209,46 @@ describe("keys managed at runtime", () => {
       body: { jsonrpc: "2.0", id: 2, method: "ping" },
     });
     expect(ping.status).toBe(200);
+  });
+
+  it("creates keys that may act for their app's users (actAs), lists it, and refuses other values", async () => {
+    const acting = await createKey({ actAs: "header" });
+    expect(acting.key).toMatchObject({ actAs: "header" });
+    const listed = await json(await request("/v1/keys", { key: ADMIN_KEY }));
+    expect(listed.keys).toContainEqual(expect.objectContaining({ id: acting.key.id, actAs: "header" }));
+    // The demo has no roles: a user may call every tool; the key's scopes stay call.
+    const whoami = await json(await request("/v1/whoami", { key: acting.secret, headers: { "toolgate-user": "bob" } }));
+    expect(whoami).toEqual({
+      tenant: "demo",
+      key: { name: acting.key.name, scopes: ["call"] },
+      user: { id: "bob", source: "header", roles: [] },
+    });
+    const plain = await createKey({});
+    const refused = await request("/v1/whoami", { key: plain.secret, headers: { "toolgate-user": "bob" } });
+    expect([refused.status, (await json(refused)).error.code]).toEqual([403, "act_as_forbidden"]);
+    const bad = await request("/v1/keys", {
+      key: ADMIN_KEY,
+      body: { name: uniqueName("bad"), scopes: ["call"], actAs: "always" },
+    });
+    expect([bad.status, (await json(bad)).error.message]).toEqual([400, 'actAs: must be "token" or "header"']);
+  });
+
+  it("adds actAs to a Keys object made before keys could act for users, keeping its keys", async () => {
+    const stub = env.KEYS.get(env.KEYS.idFromName(uniqueName("old-keys"))) as unknown as DurableObjectStub<Keys>;
+    const active = await runInDurableObject(stub, (_keys, state) => {
+      const sql = state.storage.sql;
+      sql.exec("ALTER TABLE keys DROP COLUMN act_as");
+      sql.exec(
+        "INSERT INTO keys (id, name, hash, scopes, created_at) VALUES ('k1', 'old', ?, '[\"call\"]', 1)",
+        "b".repeat(64),
+      );
+      createSchema(sql);
+      insertKey(sql, "k2", "c".repeat(64), { name: "new", scopes: ["call"], actAs: "token" }, 2);
+      return activeKeys(sql, 3);
+    });
+    expect(active.map(({ name, actAs }) => ({ name, actAs }))).toEqual([
+      { name: "old", actAs: undefined },
+      { name: "new", actAs: "token" },
+    ]);
   });
 });

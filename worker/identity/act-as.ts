@@ -1,0 +1,86 @@
+import type { Context } from "hono";
+import type { AppEnv, Caller } from "../env";
+import { ApiError } from "../errors";
+import { identityLibrary } from "../identity-library";
+import { keyActingFor, resolveUser } from "./caller";
+import { claimsFor } from "./config";
+import { jwtRefusal } from "./refusal";
+import { type ClaimedUser, userFromHeader } from "./user";
+
+/**
+ * Chat-app backends speak for their users: after the credential check, a request may name the end
+ * user it is for, with a plain id (`Toolgate-User`, keys with `actAs: "header"` only) or a signed user
+ * token from one of `identity.appTokens` (`Toolgate-User-Token`, keys with any `actAs`). The caller
+ * then acts for that user, its rights narrowed to the user's roles (caller.ts). A credential that may
+ * not act for users and sends either header is refused, so nothing runs and nothing is recorded under
+ * a user it could not vouch for.
+ */
+
+/** The end user's id, sent by a key with `actAs: "header"`. */
+export const USER_HEADER = "Toolgate-User";
+/** A signed user token (JWT) from an `identity.appTokens` issuer, sent by a key with any `actAs`. */
+export const USER_TOKEN_HEADER = "Toolgate-User-Token";
+
+function forbidden(message: string): ApiError {
+  return new ApiError(403, "act_as_forbidden", message);
+}
+
+/**
+ * The caller acting for the user the request names, or `caller` itself when it names none.
+ * Refusals (nothing runs): a grant or a person sending either header, a key without `actAs`, or with
+ * `actAs: "token"` sending a plain id → 403 act_as_forbidden; both headers, or an id that is not 1-256
+ * visible ASCII characters → 400 invalid_user; a token that does not verify → 401 invalid_user_token
+ * (503 keys_unavailable when its issuer's keys cannot be had); a user no role includes → 403 no_role.
+ */
+export async function actAs(c: Context<AppEnv>, caller: Caller): Promise<Caller> {
+  const header = c.req.header(USER_HEADER);
+  const token = c.req.header(USER_TOKEN_HEADER);
+  if (header === undefined && token === undefined) return caller;
+  const sent = header === undefined ? USER_TOKEN_HEADER : USER_HEADER;
+  if (caller.oauth || caller.person)
+    throw forbidden(`A ${caller.oauth ? "grant" : "signed-in person"} acts for its own user; it may not send ${sent}.`);
+  if (caller.actAs === undefined)
+    throw forbidden(`The key "${caller.keyName}" may not act for users (it sent ${sent}); an admin gives it actAs.`);
+  if (header !== undefined && token !== undefined)
+    throw new ApiError(400, "invalid_user", `Send ${USER_HEADER} or ${USER_TOKEN_HEADER}, not both.`);
+  if (header !== undefined && caller.actAs !== "header")
+    throw forbidden(
+      `The key "${caller.keyName}" sends signed user tokens only (${USER_TOKEN_HEADER}); its actAs is "token".`,
+    );
+  const claimed = header !== undefined ? headerUser(header) : await tokenUser(c, token!);
+  return keyActingFor(caller, await resolveUser(c.var.tenant, claimed));
+}
+
+function headerUser(value: string): ClaimedUser {
+  const read = userFromHeader(value);
+  if (!read.ok) throw new ApiError(400, "invalid_user", read.reason);
+  return read.user;
+}
+
+/**
+ * The user a signed user token names: its (unverified) `iss` picks the `identity.appTokens` entry,
+ * whose key set, audience, algorithms and lifetime bound then verify it (the library module, loaded
+ * on the first token). Refused with 401 invalid_user_token naming why, or 503 keys_unavailable when
+ * the issuer's keys cannot be had.
+ */
+async function tokenUser(c: Context<AppEnv>, token: string): Promise<ClaimedUser> {
+  const identity = c.var.tenant.config.identity;
+  const refuse = (why: string) => new ApiError(401, "invalid_user_token", `The user token is refused: ${why}.`);
+  if (!identity || identity.appTokens.length === 0)
+    throw refuse("this tenant trusts no app tokens (identity.appTokens)");
+  const library = await identityLibrary();
+  const issuer = library.readUnverified(token)?.claims.iss;
+  const entry = identity.appTokens.find((candidate) => candidate.issuer === issuer);
+  if (!entry) throw refuse("its issuer (iss) is not one of identity.appTokens");
+  const verified = await library.verifyJwt(token, {
+    jwksUri: entry.jwksUri,
+    issuer: entry.issuer,
+    audience: entry.audience,
+    algorithms: entry.algorithms,
+    maxLifetimeSeconds: entry.maxLifetimeSeconds,
+  });
+  if (!verified.ok) throw jwtRefusal(verified, "invalid_user_token", "The user token");
+  const read = library.userFromClaims(verified.claims, claimsFor(identity, "app-token", entry), "app-token");
+  if (!read.ok) throw refuse(read.reason);
+  return read.user;
+}
