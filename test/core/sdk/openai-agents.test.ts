@@ -39,11 +39,13 @@ describe("agentTools", () => {
     // The model's second turn carries toolgate's answers, by call id.
     const outputs = Object.fromEntries(
       // The runner hands a model the conversation as items (a plain string only for a first turn's text).
-      [model.calls[1]!.request.input].flat().flatMap((item) =>
-        typeof item === "object" && item.type === "function_call_result"
-          ? [[item.callId, JSON.stringify(item.output)]]
-          : [],
-      ),
+      [model.calls[1]!.request.input]
+        .flat()
+        .flatMap((item) =>
+          typeof item === "object" && item.type === "function_call_result"
+            ? [[item.callId, JSON.stringify(item.output)]]
+            : [],
+        ),
     );
     expect(outputs.call_ok).toContain('{\\"sum\\":5}');
     expect(outputs.call_bad).toMatch(/Error \[invalid_arguments\]/);
