@@ -8,9 +8,12 @@ declare module "oidc-provider" {
   }
 
   export default class Provider {
-    constructor(issuer: string, configuration: Record<string, unknown> & {
-      findAccount(ctx: unknown, sub: string): Account | undefined;
-    });
+    constructor(
+      issuer: string,
+      configuration: Record<string, unknown> & {
+        findAccount(ctx: unknown, sub: string): Account | undefined;
+      },
+    );
     proxy: boolean;
     callback(): (req: IncomingMessage, res: ServerResponse) => void;
   }

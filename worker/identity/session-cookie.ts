@@ -36,7 +36,11 @@ export function cookieNames(url: URL): { session: string; login: string; secure:
 }
 
 /** A Set-Cookie value: Path=/, HttpOnly, SameSite as given, Secure on https; Max-Age 0 clears it. */
-export function setCookie(name: string, value: string, options: { secure: boolean; sameSite: "Strict" | "Lax"; maxAge: number }) {
+export function setCookie(
+  name: string,
+  value: string,
+  options: { secure: boolean; sameSite: "Strict" | "Lax"; maxAge: number },
+) {
   const parts = [`${name}=${value}`, "Path=/", "HttpOnly", `SameSite=${options.sameSite}`, `Max-Age=${options.maxAge}`];
   if (options.secure) parts.push("Secure");
   return parts.join("; ");

@@ -8,7 +8,14 @@ import { type IdentityNamespace, tenantIdentity } from "../identity/address";
 import { checkSameOrigin, wantsSession } from "../identity/ambient";
 import { resolveUser } from "../identity/caller";
 import { claimsFor, isLoopbackHost, type OidcConfig, oidcClientSecret } from "../identity/config";
-import { cookieNames, readCookie, readSession, revokeSession, setCookie, signSession } from "../identity/session-cookie";
+import {
+  cookieNames,
+  readCookie,
+  readSession,
+  revokeSession,
+  setCookie,
+  signSession,
+} from "../identity/session-cookie";
 import { toBase64Url } from "../mcp/base64url";
 import { hostAllowed } from "../mcp/transport/guard";
 
@@ -120,7 +127,10 @@ export const auth = new Hono<AppEnv>()
     const names = cookieNames(new URL(c.req.url));
     const headers = new Headers({ location: begun.url, "cache-control": "no-store" });
     // Lax: it must come back on the provider's cross-site redirect to the callback.
-    headers.append("set-cookie", setCookie(names.login, txId, { secure: names.secure, sameSite: "Lax", maxAge: LOGIN_SECONDS }));
+    headers.append(
+      "set-cookie",
+      setCookie(names.login, txId, { secure: names.secure, sameSite: "Lax", maxAge: LOGIN_SECONDS }),
+    );
     return new Response(null, { status: 302, headers });
   })
   .get("/auth/callback", async (c) => {
@@ -132,7 +142,11 @@ export const auth = new Hono<AppEnv>()
     headers.append("set-cookie", setCookie(names.login, "", { secure: names.secure, sameSite: "Lax", maxAge: 0 }));
     const txId = readCookie(c.req.header("Cookie"), names.login);
     if (!txId || txId.length > 64)
-      return page(400, "no sign-in is under way in this browser (its cookie is missing or expired). Sign in again.", headers);
+      return page(
+        400,
+        "no sign-in is under way in this browser (its cookie is missing or expired). Sign in again.",
+        headers,
+      );
     const identity = identityOf(c);
     const tx = await identity.object().takeLogin(await sha256Hex(txId));
     if (!tx) return page(400, "this sign-in was already used or has expired. Sign in again.", headers);
@@ -150,15 +164,17 @@ export const auth = new Hono<AppEnv>()
     const { key: _key, roles: _roles, ...user } = resolved.user;
     const hours = c.var.tenant.config.identity!.sessionHours;
     const { value } = await signSession(identity, user, hours);
-    headers.append("set-cookie", setCookie(names.session, value, { secure: names.secure, sameSite: "Strict", maxAge: hours * 3600 }));
+    headers.append(
+      "set-cookie",
+      setCookie(names.session, value, { secure: names.secure, sameSite: "Strict", maxAge: hours * 3600 }),
+    );
     headers.set("location", `/${tx.returnTo}`);
     headers.set("cache-control", "no-store");
     return new Response(null, { status: 302, headers });
   })
   .post("/auth/logout", async (c) => {
     oidcOf(c);
-    if (!wantsSession(c))
-      throw new ApiError(403, "cross_site", "Sign out from the console: send Toolgate-Session: 1.");
+    if (!wantsSession(c)) throw new ApiError(403, "cross_site", "Sign out from the console: send Toolgate-Session: 1.");
     checkSameOrigin(c);
     const names = cookieNames(new URL(c.req.url));
     const identity = identityOf(c);

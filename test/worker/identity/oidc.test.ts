@@ -1,6 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { BASE, json, request } from "../helpers/requests";
-import { demoOidc, idp, idpSecretEnv, Jar, sessionHeaders, signIn, throughProvider, toToolgate } from "../helpers/sign-in";
+import {
+  demoOidc,
+  idp,
+  idpSecretEnv,
+  Jar,
+  sessionHeaders,
+  signIn,
+  throughProvider,
+  toToolgate,
+} from "../helpers/sign-in";
 
 /**
  * The console's sign-in with a real OpenID provider (oidc-provider, scripts/idp/demo-idp.ts), driven
@@ -81,7 +90,9 @@ describe("console sign-in with the tenant's OpenID provider", () => {
     expect(callback.status).toBe(302);
     expect(callback.headers.get("location")).toBe("/#/history");
     const line = cookieLine(callback, "tg_session");
-    expect(line).toMatch(/^tg_session=v1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Strict; Max-Age=28800$/);
+    expect(line).toMatch(
+      /^tg_session=v1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Strict; Max-Age=28800$/,
+    );
     expect(cookieLine(callback, "tg_login")).toContain("Max-Age=0");
     expect(jar.cookies.has("tg_login")).toBe(false);
     const me = await json(await whoami(jar));

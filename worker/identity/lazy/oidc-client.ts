@@ -73,9 +73,7 @@ export type OidcFailureReason =
 export type OidcFailure = { ok: false; reason: OidcFailureReason; detail: string };
 
 /** A login to begin: where to send the browser, and what its callback must match (stored single use). */
-export type OidcLoginResult =
-  | { ok: true; url: string; state: string; nonce: string; verifier: string }
-  | OidcFailure;
+export type OidcLoginResult = { ok: true; url: string; state: string; nonce: string; verifier: string } | OidcFailure;
 
 export type OidcCallbackResult = { ok: true; user: ClaimedUser } | OidcFailure;
 
@@ -127,7 +125,10 @@ export async function beginOidcLogin(config: OidcClientConfig, redirectUri: stri
 function failureOf(error: unknown): OidcFailure {
   if (error instanceof UnreachableIssuer) return fail("provider_unreachable", error.message);
   if (error instanceof AuthorizationResponseError)
-    return fail("provider_error", `the provider answered ${error.error}${error.error_description ? `: ${error.error_description}` : ""}`);
+    return fail(
+      "provider_error",
+      `the provider answered ${error.error}${error.error_description ? `: ${error.error_description}` : ""}`,
+    );
   if (error instanceof ResponseBodyError)
     return fail("token_refused", `the provider's token endpoint answered ${error.error} (HTTP ${error.status})`);
   if (error instanceof OperationProcessingError) {
@@ -214,7 +215,10 @@ export async function finishOidcLogin(
   }
   for (const [name, value] of Object.entries(config.requiredClaims))
     if (readClaim(claims, name) !== value)
-      return fail("claim_mismatch", `the claim "${name}" must be ${JSON.stringify(value)} (identity.oidc.requiredClaims)`);
+      return fail(
+        "claim_mismatch",
+        `the claim "${name}" must be ${JSON.stringify(value)} (identity.oidc.requiredClaims)`,
+      );
   const read = userFromClaims(claims, config.claims, "oidc");
   return read.ok ? { ok: true, user: read.user } : fail("no_user", read.reason);
 }
