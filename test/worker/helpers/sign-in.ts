@@ -76,7 +76,7 @@ export async function throughProvider(authorizeUrl: string, login: string, jar =
     if (response.status !== 200) throw new Error(`the provider answered ${response.status}: ${page.slice(0, 300)}`);
     const action = new URL(/action="([^"]+)"/.exec(page)![1]!, url).href;
     const prompt = /name="prompt" value="(\w+)"/.exec(page)![1]!;
-    const form = prompt === "login" ? { prompt, login, password: "any" } : { prompt };
+    const form: Record<string, string> = prompt === "login" ? { prompt, login, password: "any" } : { prompt };
     const submitted = await fetch(action, {
       method: "POST",
       redirect: "manual",
