@@ -1,5 +1,5 @@
 import { h } from "./dom";
-import { onUnauthorized, resume, signOut, type Session } from "./session";
+import { endPersonSession, onUnauthorized, resume, signOut, type Session } from "./session";
 import type { View } from "./view";
 import { renderSignIn } from "../views/sign-in";
 
@@ -32,18 +32,22 @@ export function startDocument(
   // A key revoked mid-session: the first 401 sends the user back to sign in, saying why.
   onUnauthorized(() => {
     if (!current) return;
+    const person = current.person;
     current = null;
     signOut();
-    void start("The API no longer accepts this key. Sign in again.");
+    void start(
+      person ? "Your sign-in has ended. Sign in again." : "The API no longer accepts this key. Sign in again.",
+    );
   });
 
   void start();
   return {
     session: () => current,
     signOut() {
+      const ending = current?.person ? endPersonSession(current) : Promise.resolve();
       signOut();
       current = null;
-      void start();
+      void ending.finally(() => start());
     },
   };
 }
@@ -57,7 +61,8 @@ export function topBar(session: Session, onSignOut: () => void, ...links: HTMLEl
     h(
       "span",
       { class: "who" },
-      `${session.who.tenant} · ${session.who.key.name} (${session.who.key.scopes.join(", ")})`,
+      `${session.who.tenant} · ${session.person ? (session.who.user!.name ?? session.who.user!.id) : session.who.key.name}` +
+        ` (${session.who.key.scopes.join(", ")})`,
     ),
     ...links,
     h("button", { type: "button", class: "quiet", onclick: onSignOut }, "Sign out"),
