@@ -38,7 +38,10 @@ let cleanup: (() => void) | undefined;
 const isView = (entry: View | DocumentLink): entry is View => "render" in entry;
 
 function visibleEntries(session: Session): (View | DocumentLink)[] {
-  return NAV.filter((entry) => !isView(entry) || !entry.admin || session.admin);
+  return NAV.filter(
+    (entry) =>
+      !isView(entry) || ((!entry.admin || session.admin) && (!entry.people || session.admin || !!session.person)),
+  );
 }
 
 /** The shell (header, nav, main) and the view the hash names. */

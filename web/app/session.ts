@@ -1,5 +1,6 @@
 import { createClient, type ToolgateClient } from "../../src/client";
 import type { WhoAmI } from "../../src/contract";
+import type { AuthMethods } from "../../src/contract/users";
 
 /**
  * Who uses the console: an API key, kept in sessionStorage (gone when the tab closes, not shared with
@@ -56,8 +57,23 @@ export async function signIn(key: string): Promise<Session> {
   return sessionOf(who);
 }
 
+/**
+ * Whether a person may be signed in: behind Access always; with the tenant's provider while its
+ * script-readable hint cookie says so (the session cookie itself is HttpOnly).
+ */
+async function maySignedIn(): Promise<boolean> {
+  if (/(^|;\s*)(__Host-)?tg_signed_in=1(;|$)/.test(document.cookie)) return true;
+  try {
+    const response = await fetch("/auth/methods", { credentials: "same-origin" });
+    return response.ok && ((await response.json()) as AuthMethods).access;
+  } catch {
+    return false;
+  }
+}
+
 /** The session of the key stored in this tab, else of the person's sign-in; null when there is neither. */
 export async function resume(): Promise<Session | null> {
+  if (!storedKey() && !(await maySignedIn())) return null;
   try {
     return sessionOf(await client.whoami());
   } catch {

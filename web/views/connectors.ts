@@ -58,6 +58,7 @@ function grantRow(session: Session, grant: GrantInfo, out: HTMLElement, reload: 
 export const connectorsView: View = {
   id: "connectors",
   label: "Connectors",
+  people: true,
   render(root, session) {
     const out = h("div", { "aria-live": "polite" });
     const list = h("ul", { class: "cards", "aria-label": "Signed-in clients" });

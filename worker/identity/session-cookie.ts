@@ -28,20 +28,25 @@ export interface SessionPayload {
   exp: number;
 }
 
-/** The cookies' names for a request's scheme: `__Host-` (and Secure) only on https. */
-export function cookieNames(url: URL): { session: string; login: string; secure: boolean } {
+/**
+ * The cookies' names for a request's scheme: `__Host-` (and Secure) only on https. `hint` is no
+ * credential: a cookie the console's script may read ("1" while signed in), so it asks the API who is
+ * signed in only when someone may be, instead of a 401 on every visit.
+ */
+export function cookieNames(url: URL): { session: string; login: string; hint: string; secure: boolean } {
   const secure = url.protocol === "https:";
   const prefix = secure ? "__Host-" : "";
-  return { session: `${prefix}tg_session`, login: `${prefix}tg_login`, secure };
+  return { session: `${prefix}tg_session`, login: `${prefix}tg_login`, hint: `${prefix}tg_signed_in`, secure };
 }
 
-/** A Set-Cookie value: Path=/, HttpOnly, SameSite as given, Secure on https; Max-Age 0 clears it. */
+/** A Set-Cookie value: Path=/, HttpOnly (unless told), SameSite as given, Secure on https; Max-Age 0 clears it. */
 export function setCookie(
   name: string,
   value: string,
-  options: { secure: boolean; sameSite: "Strict" | "Lax"; maxAge: number },
+  options: { secure: boolean; sameSite: "Strict" | "Lax"; maxAge: number; script?: boolean },
 ) {
-  const parts = [`${name}=${value}`, "Path=/", "HttpOnly", `SameSite=${options.sameSite}`, `Max-Age=${options.maxAge}`];
+  const parts = [`${name}=${value}`, "Path=/", ...(options.script ? [] : ["HttpOnly"])];
+  parts.push(`SameSite=${options.sameSite}`, `Max-Age=${options.maxAge}`);
   if (options.secure) parts.push("Secure");
   return parts.join("; ");
 }

@@ -164,10 +164,9 @@ export const auth = new Hono<AppEnv>()
     const { key: _key, roles: _roles, ...user } = resolved.user;
     const hours = c.var.tenant.config.identity!.sessionHours;
     const { value } = await signSession(identity, user, hours);
-    headers.append(
-      "set-cookie",
-      setCookie(names.session, value, { secure: names.secure, sameSite: "Strict", maxAge: hours * 3600 }),
-    );
+    const lasting = { secure: names.secure, sameSite: "Strict", maxAge: hours * 3600 } as const;
+    headers.append("set-cookie", setCookie(names.session, value, lasting));
+    headers.append("set-cookie", setCookie(names.hint, "1", { ...lasting, script: true }));
     headers.set("location", `/${tx.returnTo}`);
     headers.set("cache-control", "no-store");
     return new Response(null, { status: 302, headers });
@@ -182,6 +181,8 @@ export const auth = new Hono<AppEnv>()
     const session = value ? await readSession(identity, value) : undefined;
     if (session) await revokeSession(identity, session);
     const headers = new Headers({ "cache-control": "no-store" });
-    headers.append("set-cookie", setCookie(names.session, "", { secure: names.secure, sameSite: "Strict", maxAge: 0 }));
+    const cleared = { secure: names.secure, sameSite: "Strict", maxAge: 0 } as const;
+    headers.append("set-cookie", setCookie(names.session, "", cleared));
+    headers.append("set-cookie", setCookie(names.hint, "", { ...cleared, script: true }));
     return new Response(null, { status: 204, headers });
   });

@@ -94,6 +94,8 @@ describe("console sign-in with the tenant's OpenID provider", () => {
       /^tg_session=v1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Strict; Max-Age=28800$/,
     );
     expect(cookieLine(callback, "tg_login")).toContain("Max-Age=0");
+    // A hint the console's script may read (no credential): someone is signed in here.
+    expect(cookieLine(callback, "tg_signed_in")).toBe("tg_signed_in=1; Path=/; SameSite=Strict; Max-Age=28800");
     expect(jar.cookies.has("tg_login")).toBe(false);
     const me = await json(await whoami(jar));
     expect(me.tenant).toBe("people");
@@ -141,6 +143,7 @@ describe("console sign-in with the tenant's OpenID provider", () => {
     const out = await toToolgate("/auth/logout", ENV, jar, { method: "POST", headers: sessionHeaders(jar) });
     expect(out.status).toBe(204);
     expect(cookieLine(out, "tg_session")).toContain("Max-Age=0");
+    expect(cookieLine(out, "tg_signed_in")).toContain("Max-Age=0");
     const replayed = new Jar();
     replayed.cookies.set("tg_session", old);
     const res = await whoami(replayed);
