@@ -61,6 +61,12 @@ export async function startDemoIdp(options: { port?: number; redirectUris: strin
     pkce: { required: () => true },
     jwks: { keys: [jwk] },
     cookies: { keys: [randomBytes(32).toString("hex")] },
+    // Set, so the provider does not print a notice for each default it falls back to.
+    ttl: { Interaction: 600, Session: 3600, Grant: 3600, AccessToken: 600, IdToken: 600 },
+    renderError: (ctx: { type: string; body: string }, out: Record<string, unknown>) => {
+      ctx.type = "text/plain";
+      ctx.body = `Sign-in failed: ${String(out.error)}: ${String(out.error_description ?? "")}\n`;
+    },
   });
   // Plain http on loopback: the provider would otherwise refuse to set its cookies without TLS.
   provider.proxy = false;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { pkce, REDIRECT_URI, register, startConsent, tokenRequest, withEnv } from "../helpers/oauth";
+import { pkce, redeem, register, startConsent, withEnv } from "../helpers/oauth";
 import { ADMIN_KEY, BASE, json, request } from "../helpers/requests";
 import { demoOidc, idpSecretEnv, type Jar, sessionHeaders, signIn } from "../helpers/sign-in";
 
@@ -72,19 +72,8 @@ async function connect(who: { jar: Jar } | { key: string }, decision: Record<str
   const { clientId, verifier, consent } = await pending(env);
   const decided = await onConsent(consent, who, { decision: "approve", ...decision }, env);
   if (decided.status !== 200) throw new Error(`decision answered ${decided.status}: ${await decided.text()}`);
-  const code = new URL((await json(decided)).redirectTo).searchParams.get("code")!;
-  const res = await withEnv(env, () =>
-    tokenRequest(BASE, {
-      grant_type: "authorization_code",
-      code,
-      redirect_uri: REDIRECT_URI,
-      client_id: clientId,
-      code_verifier: verifier,
-      resource: `${BASE}/mcp`,
-    }),
-  );
-  if (res.status !== 200) throw new Error(`token answered ${res.status}: ${await res.text()}`);
-  const tokens = (await res.json()) as { access_token: string; refresh_token: string };
+  const { redirectTo } = await json(decided);
+  const tokens = await withEnv(env, () => redeem(BASE, clientId, verifier, redirectTo));
   return { clientId, tokens };
 }
 
@@ -96,6 +85,10 @@ async function grantsOf(who: { jar: Jar } | { key: string }, env = ENV) {
   expect(res.status).toBe(200);
   return (await json(res)).grants as { id: string; owner: string; user: { id: string } | null }[];
 }
+
+/** A person's revocation of grant `id` from the console. */
+const revokeAsPerson = (jar: Jar, id: string) =>
+  request(`/v1/oauth/grants/${id}/revoke`, { key: null, method: "POST", headers: sessionHeaders(jar), env: ENV });
 
 const uid = () => `conn-${crypto.randomUUID().slice(0, 8)}`;
 const openai = (id: string, name = "add") => [{ id, type: "function", function: { name, arguments: '{"a":1,"b":2}' } }];
@@ -170,13 +163,7 @@ describe("connectors signed in by the person who uses them", () => {
     expect(bobGrants.every((grant) => grant.user?.id === "bob")).toBe(true);
     const bobGrant = bobGrants.find((grant) => grant.id === his.tokens.access_token.split(":")[1])!;
     // Bob cannot revoke alice's: not found, and hers keeps working.
-    const theft = await request(`/v1/oauth/grants/${aliceGrant.id}/revoke`, {
-      key: null,
-      method: "POST",
-      headers: sessionHeaders(bob.jar),
-      env: ENV,
-    });
-    expect(theft.status).toBe(404);
+    expect((await revokeAsPerson(bob.jar, aliceGrant.id)).status).toBe(404);
     expect((await request("/v1/whoami", { key: hers.tokens.access_token, env: ENV })).status).toBe(200);
     // An admin key lists both people's, and revokes alice's naming its owner.
     const all = await grantsOf({ key: ADMIN_KEY });
@@ -190,13 +177,7 @@ describe("connectors signed in by the person who uses them", () => {
     expect(revoked.status).toBe(200);
     expect((await request("/v1/whoami", { key: hers.tokens.access_token, env: ENV })).status).toBe(401);
     // Bob revokes his own: its token stops at once.
-    const own = await request(`/v1/oauth/grants/${bobGrant.id}/revoke`, {
-      key: null,
-      method: "POST",
-      headers: sessionHeaders(bob.jar),
-      env: ENV,
-    });
-    expect(own.status).toBe(200);
+    expect((await revokeAsPerson(bob.jar, bobGrant.id)).status).toBe(200);
     expect((await request("/v1/whoami", { key: his.tokens.access_token, env: ENV })).status).toBe(401);
   });
 
