@@ -52,18 +52,19 @@ export function startDocument(
   };
 }
 
+/** Who is signed in, as the top bar names them: the person, or the key. */
+function whoName(session: Session): string {
+  const user = session.person ? session.who.user : undefined;
+  return user ? (user.name ?? user.id) : session.who.key.name;
+}
+
 /** The header both documents show: who is signed in, the document's own links, and Sign out. */
 export function topBar(session: Session, onSignOut: () => void, ...links: HTMLElement[]): HTMLElement {
   return h(
     "header",
     { class: "top" },
     h("span", { class: "brand" }, "toolgate"),
-    h(
-      "span",
-      { class: "who" },
-      `${session.who.tenant} · ${session.person ? (session.who.user!.name ?? session.who.user!.id) : session.who.key.name}` +
-        ` (${session.who.key.scopes.join(", ")})`,
-    ),
+    h("span", { class: "who" }, `${session.who.tenant} · ${whoName(session)} (${session.who.key.scopes.join(", ")})`),
     ...links,
     h("button", { type: "button", class: "quiet", onclick: onSignOut }, "Sign out"),
   );
