@@ -3,6 +3,7 @@ import type {
   StoredOAuthClientInformation,
   StoredOAuthTokens,
 } from "@modelcontextprotocol/client";
+import type { Page } from "playwright-core";
 
 /**
  * An MCP client application's side of OAuth, for the official SDK v2 client in the console tests: its
@@ -46,4 +47,26 @@ export class TestProvider {
   codeVerifier() {
     return this.verifier;
   }
+}
+
+/**
+ * Runs `browse` with the browser's visit to CALLBACK answered by the test (nothing listens there);
+ * answers the query the authorization server sent back.
+ */
+export async function throughCallback(page: Page, browse: () => Promise<void>): Promise<URLSearchParams> {
+  let callback: string | undefined;
+  await page.route(
+    (url) => url.href.startsWith(CALLBACK),
+    (route) => {
+      callback = route.request().url();
+      return route.fulfill({ status: 200, contentType: "text/plain", body: "Signed in; return to the app." });
+    },
+  );
+  try {
+    await browse();
+    await page.waitForURL((url) => url.href.startsWith(CALLBACK));
+  } finally {
+    await page.unrouteAll({ behavior: "wait" });
+  }
+  return new URL(callback!).searchParams;
 }

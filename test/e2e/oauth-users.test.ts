@@ -1,7 +1,7 @@
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from "@modelcontextprotocol/client";
 import { describe, expect, inject, it } from "vitest";
 import { navigate, screenshot, usePage, viewReady } from "./browser";
-import { CALLBACK, TestProvider } from "./mcp-oauth-client";
+import { TestProvider, throughCallback } from "./mcp-oauth-client";
 
 // A person connects an MCP client for themselves: the official SDK v2 client starts OAuth, the
 // browser lands on the console's consent page, bob signs in there with the demo identity provider,
@@ -19,15 +19,7 @@ describe("an MCP connector signed in by the person who uses it", () => {
     const first = new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider });
     await expect(client.connect(first)).rejects.toBeInstanceOf(UnauthorizedError);
 
-    let callback: string | undefined;
-    await page.route(
-      (url) => url.href.startsWith(CALLBACK),
-      (route) => {
-        callback = route.request().url();
-        return route.fulfill({ status: 200, contentType: "text/plain", body: "Signed in; return to the app." });
-      },
-    );
-    try {
+    const callback = await throughCallback(page, async () => {
       await page.goto(provider.authorizationUrls[0]!.href);
       // Not signed in: the consent page's address survives the provider's sign-in.
       await page.locator('main[data-view="sign-in"]').getByRole("link", { name: "Sign in with Demo IdP" }).click();
@@ -43,11 +35,8 @@ describe("an MCP connector signed in by the person who uses it", () => {
       expect(await consent.getByRole("radio").count()).toBe(1);
       await screenshot(page, "consent-for-you");
       await consent.getByRole("button", { name: "Approve" }).click();
-      await page.waitForURL((url) => url.href.startsWith(CALLBACK));
-    } finally {
-      await page.unrouteAll({ behavior: "wait" });
-    }
-    await first.finishAuth(new URL(callback!).searchParams);
+    });
+    await first.finishAuth(callback);
 
     // The client acts for bob.
     await client.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }));

@@ -1,7 +1,7 @@
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from "@modelcontextprotocol/client";
 import { describe, expect, inject, it } from "vitest";
 import { screenshot, usePage, viewReady } from "./browser";
-import { CALLBACK, TestProvider } from "./mcp-oauth-client";
+import { CALLBACK, TestProvider, throughCallback } from "./mcp-oauth-client";
 
 // The official MCP SDK v2 client signs in to toolgate with OAuth against `wrangler dev`: discovery,
 // dynamic registration, authorization with PKCE — the consent page driven in Chromium by an admin —,
@@ -13,15 +13,7 @@ const browserPage = usePage();
 /** The browser's part: the authorization URL → the console's consent page → an admin approves → the callback. */
 async function approveInBrowser(authorizationUrl: URL): Promise<URLSearchParams> {
   const { page } = browserPage;
-  let callback: string | undefined;
-  await page.route(
-    (url) => url.href.startsWith(CALLBACK),
-    (route) => {
-      callback = route.request().url();
-      return route.fulfill({ status: 200, contentType: "text/plain", body: "Signed in; return to the app." });
-    },
-  );
-  try {
+  return throughCallback(page, async () => {
     await page.goto(authorizationUrl.href);
     // Not signed in yet: the console asks for a key, and keeps the consent page's address.
     const signIn = page.locator('main[data-view="sign-in"]');
@@ -33,11 +25,7 @@ async function approveInBrowser(authorizationUrl: URL): Promise<URLSearchParams>
     expect(await consent.locator('[data-field="scope"]').textContent()).toBe("call");
     await screenshot(page, "consent");
     await consent.getByRole("button", { name: "Approve" }).click();
-    await page.waitForURL((url) => url.href.startsWith(CALLBACK));
-  } finally {
-    await page.unrouteAll({ behavior: "wait" });
-  }
-  return new URL(callback!).searchParams;
+  });
 }
 
 describe("sign-in for MCP clients (OAuth 2.1) with the SDK v2 client", () => {
