@@ -11,12 +11,20 @@ import { createCallRunner } from "./runner/host";
 import { surfaceOf } from "./surface";
 import { resolveSecrets, type Tenant } from "./tenant/tenant";
 import type { CallSurface } from "../src/contract/surface";
+import type { UserRef } from "../src/contract/users";
 
 type WaitUntil = (promise: Promise<unknown>) => void;
 
 /** Who runs the calls: a request for its key, or a host finishing a claimed call with its owner token. */
 export type ExecutionRun =
-  | { key: string; surface?: CallSurface; waitUntil?: WaitUntil; signal?: AbortSignal; configOverride?: string }
+  | {
+      key: string;
+      user?: UserRef;
+      surface?: CallSurface;
+      waitUntil?: WaitUntil;
+      signal?: AbortSignal;
+      configOverride?: string;
+    }
   | { owner: string; approved?: boolean; waitUntil?: WaitUntil; writeScope?: string };
 
 /**
@@ -59,6 +67,7 @@ export function pipelineOptions(env: Bindings, tenant: Tenant, run: ExecutionRun
     journal: createLedgerJournal({
       ledger,
       key: run.key,
+      ...(run.user ? { user: run.user } : {}),
       ...(run.surface ? { surface: run.surface } : {}),
       waitUntil: run.waitUntil,
       readOnlyRecords: tenant.config.readOnlyRecords,
@@ -76,6 +85,7 @@ export function executionOptions(c: Context<AppEnv>): BatchOptions {
   const waitUntil = waitUntilOf(c);
   const options = pipelineOptions(c.env, c.get("tenant"), {
     key: c.get("caller").keyName,
+    ...(c.get("caller").user ? { user: c.get("caller").user } : {}),
     surface: surfaceOf(c),
     signal: c.req.raw.signal,
     ...(waitUntil ? { waitUntil } : {}),

@@ -3,7 +3,7 @@ import type { CallError, CallRecord } from "../../src/result";
 import { deleteBlobs, readBlob } from "./blobs";
 import type { ShardContext } from "./context";
 import { callEvent, eventRecord } from "./events";
-import { readRow, readVisibleRow, storeRecord, toEntry, type CallRow } from "./records";
+import { readRow, readVisibleRow, storeRecord, toEntry, whoOf, type CallRow } from "./records";
 import type { ApprovalState, CancelOutcome, DecideOutcome, Decision, Viewer } from "./types";
 import { callKey } from "./waiters";
 import { closeWaiting } from "./inputs";
@@ -53,7 +53,7 @@ export function decide(
   const record: CallRecord = { ...rest, status: "running", permission: "allow" };
   storeRecord(ctx.sql, record, now);
   ctx.emit(
-    callEvent("approval.decided", record, row.key_name, now, { decision: "approved", ...(reason ? { reason } : {}) }),
+    callEvent("approval.decided", record, whoOf(row), now, { decision: "approved", ...(reason ? { reason } : {}) }),
   );
   ctx.wakeBy(now + leaseMs);
   const call = {
@@ -131,9 +131,7 @@ function closePending(
     ...(state === "cancelled" ? {} : { permission: "deny" }),
   };
   storeRecord(ctx.sql, record, now);
-  ctx.emit(
-    callEvent("approval.decided", record, row.key_name, now, { decision: state, ...(reason ? { reason } : {}) }),
-  );
-  ctx.emit(callEvent("call.finished", record, row.key_name, now, { record: eventRecord(record) }));
+  ctx.emit(callEvent("approval.decided", record, whoOf(row), now, { decision: state, ...(reason ? { reason } : {}) }));
+  ctx.emit(callEvent("call.finished", record, whoOf(row), now, { record: eventRecord(record) }));
   ctx.waiters.notify(callKey(row.call_id));
 }
