@@ -53,6 +53,7 @@ import type {
   CommitInput,
   CancelOutcome,
   DecideOutcome,
+  Decider,
   Decision,
   EventBatch,
   LedgerEntry,
@@ -229,8 +230,8 @@ export class Ledger extends DurableObject<Env> {
     return resultPage(this.ctx.storage.sql, row, offset, limit) ?? "no_output";
   }
 
-  decide(callId: string, decision: Decision, reason: string | undefined, leaseMs: number): DecideOutcome {
-    return this.transact(() => decide(this.shard, callId, decision, reason, leaseMs));
+  decide(callId: string, decision: Decision, reason: string | undefined, leaseMs: number, by?: Decider): DecideOutcome {
+    return this.transact(() => decide(this.shard, callId, decision, reason, leaseMs, by));
   }
 
   /** Answers to a waiting call's questions (tasks/update); all answered, it runs again (inputs.ts). */

@@ -127,6 +127,12 @@ export interface ApprovedCall {
 
 export type Decision = "approve" | "deny";
 
+/** Who decides a parked call: `user:<id>` or `key:<name>` (kept as decided_by), and whether as an admin. */
+export interface Decider {
+  by: string;
+  admin: boolean;
+}
+
 export type DecideOutcome =
   | { ok: true; decision: "deny"; entry: LedgerEntry }
   | { ok: true; decision: "approve"; approved: ApprovedCall }

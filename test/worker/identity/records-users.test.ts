@@ -27,7 +27,10 @@ const CONFIG = JSON.stringify({
 });
 const ENV = { TOOLGATE_CONFIG: CONFIG };
 const uid = (label: string) => `${label}-${crypto.randomUUID().slice(0, 8)}`;
-const as = (key: string, user?: string) => ({ key, env: ENV, headers: user ? { "toolgate-user": user } : {} });
+const as = (key: string, user?: string) => {
+  const headers: Record<string, string> = user ? { "toolgate-user": user } : {};
+  return { key, env: ENV, headers };
+};
 
 /** One `echo` call with `key` for `user`; answers its id once it is recorded. */
 async function call(key: string, user: string, id = uid("c")): Promise<string> {
