@@ -19,43 +19,57 @@ export type RpcAnswer<T = Record<string, unknown>> =
  *   const { value } = await env.TOOLGATE.runCalls(key, "openai", completion.choices[0].message);
  */
 export function createToolgateService(app: Hono<AppEnv>) {
+  /** One request through the app, as the binding's (the context is marked: surface "binding"). */
+  async function send(
+    env: Bindings,
+    ctx: ExecutionContext,
+    key: string,
+    method: string,
+    path: string,
+    body?: string,
+  ): Promise<RpcAnswer> {
+    const headers: Record<string, string> = { authorization: `Bearer ${key}` };
+    if (body !== undefined) headers["content-type"] = "application/json";
+    const request = new Request(`https://toolgate.internal${path}`, {
+      method,
+      headers,
+      ...(body === undefined ? {} : { body }),
+    });
+    const response = await app.fetch(request, env, markBindingContext(ctx));
+    const json = (await response.json()) as Record<string, unknown>;
+    if (response.ok) return { ok: true, status: response.status, value: json };
+    const error = (json as Partial<ErrorBody>).error ?? { code: "http_error", message: `HTTP ${response.status}` };
+    return { ok: false, status: response.status, error };
+  }
+
   return class ToolgateService extends WorkerEntrypoint<Bindings> {
     /** GET /v1/tools/:format */
     listTools(key: string, format: string): Promise<RpcAnswer> {
-      return this.send(key, "GET", `/v1/tools/${encodeURIComponent(format)}`);
+      return send(this.env, this.ctx, key, "GET", `/v1/tools/${encodeURIComponent(format)}`);
     }
 
     /** POST /v1/calls/:format, or POST /v1/calls (format detected) when format is null/undefined. */
     runCalls(key: string, format: string | null | undefined, body: unknown): Promise<RpcAnswer> {
       const path = format ? `/v1/calls/${encodeURIComponent(format)}` : "/v1/calls";
-      return this.send(key, "POST", path, JSON.stringify(body ?? null));
+      return send(this.env, this.ctx, key, "POST", path, JSON.stringify(body ?? null));
     }
 
     /** GET /v1/calls/:id, or with wait (seconds, at most 60) GET /v1/calls/:id?wait=: until the call is terminal. */
     getRecord(key: string, id: string, wait?: number): Promise<RpcAnswer> {
       const query = wait === undefined ? "" : `?wait=${encodeURIComponent(String(wait))}`;
-      return this.send(key, "GET", `/v1/calls/${encodeURIComponent(id)}${query}`);
+      return send(this.env, this.ctx, key, "GET", `/v1/calls/${encodeURIComponent(id)}${query}`);
     }
 
     /** POST /v1/calls/:id/input: answers to a call waiting for its caller's input, by question key. */
     answerCall(key: string, id: string, inputResponses: Record<string, unknown>): Promise<RpcAnswer> {
-      return this.send(key, "POST", `/v1/calls/${encodeURIComponent(id)}/input`, JSON.stringify({ inputResponses }));
-    }
-
-    private async send(key: string, method: string, path: string, body?: string): Promise<RpcAnswer> {
-      const headers: Record<string, string> = { authorization: `Bearer ${key}` };
-      if (body !== undefined) headers["content-type"] = "application/json";
-      const request = new Request(`https://toolgate.internal${path}`, {
-        method,
-        headers,
-        ...(body === undefined ? {} : { body }),
-      });
-      // Marked so the calls it makes are recorded as the binding's (surface "binding").
-      const response = await app.fetch(request, this.env, markBindingContext(this.ctx));
-      const json = (await response.json()) as Record<string, unknown>;
-      if (response.ok) return { ok: true, status: response.status, value: json };
-      const error = (json as Partial<ErrorBody>).error ?? { code: "http_error", message: `HTTP ${response.status}` };
-      return { ok: false, status: response.status, error };
+      return send(
+        this.env,
+        this.ctx,
+        key,
+        "POST",
+        `/v1/calls/${encodeURIComponent(id)}/input`,
+        JSON.stringify({ inputResponses }),
+      );
     }
   };
 }
