@@ -127,8 +127,8 @@ const PolicySchema = v.strictObject({
       key: v.optional(
         v.union(
           [v.function(), keyPart, keyParts],
-          'must be a function of the arguments, "@user", a JSON Pointer into them like "/repo", or an array of 1 to 4 ' +
-            "of those",
+          'must be a function of the arguments, "@user", a JSON Pointer into them like "/repo", ' +
+            "or an array of 1 to 4 of those",
         ),
       ),
     }),
