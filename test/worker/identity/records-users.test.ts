@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
+import { modernPost } from "../helpers/mcp";
 import { openSse } from "../helpers/sse";
 import { ADMIN_KEY, CALL_KEY, CALL_KEY_HASH, json, request } from "../helpers/requests";
 
@@ -137,6 +138,24 @@ describe("records of a key acting for users", () => {
         .filter((line) => line.includes('"msg":"call"') && line.includes(id))
         .map((line) => JSON.parse(line) as Record<string, unknown>);
       expect(lines).toEqual([expect.objectContaining({ key: "chat", user: "bob", callId: id })]);
+    } finally {
+      log.mockRestore();
+    }
+  });
+
+  it("logs the key and the user's id with a call over MCP too", async () => {
+    const log = vi.spyOn(console, "log").mockImplementation(() => {});
+    try {
+      const text = uid("mcp");
+      const target = { key: CHAT_KEY, vars: ENV, headers: { "toolgate-user": "carol" } };
+      const res = await modernPost("tools/call", { name: "echo", arguments: { text } }, { target });
+      expect(res.status).toBe(200);
+      await res.text();
+      const lines = log.mock.calls
+        .map((args) => args.join(" "))
+        .filter((line) => line.includes('"msg":"call"') && line.includes('"tool":"echo"'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(lines).toEqual([expect.objectContaining({ key: "chat", user: "carol", status: "succeeded" })]);
     } finally {
       log.mockRestore();
     }
