@@ -9,7 +9,7 @@ import type { CallRunner } from "../runner";
 import type { Limiter } from "../gates/limiter";
 import type { Registry } from "../registry";
 import type { ToolLogger } from "../tool";
-import { createLocalLimiter } from "../gates/local-limiter";
+import { processLimiter } from "../gates/process-limiter";
 import type { CallEvent } from "../events";
 
 /** ExecuteOptions resolved once: hooks composed, masker built, defaults filled in. */
@@ -39,12 +39,6 @@ const silent = () => {};
 const SILENT_LOGGER: ToolLogger = Object.freeze({ debug: silent, info: silent, warn: silent, error: silent });
 // Workers throw "Illegal invocation" when fetch is called detached from globalThis.
 const globalFetch: typeof fetch = (input, init) => fetch(input, init);
-
-let processLimiter: Limiter | undefined;
-/** One in-process limiter shared by every call that brings none, so policy.concurrency holds by default. */
-function defaultLimiter(): Limiter {
-  return (processLimiter ??= createLocalLimiter());
-}
 
 const identity = <T>(value: T): T => value;
 
@@ -76,7 +70,7 @@ function buildPipeline(options: ExecuteOptions): PipelineEnv {
     hooks,
     mask: customMask ? (value) => customMask(secretMask(value)) : secretMask,
     masks,
-    limiter: options.limiter ?? defaultLimiter(),
+    limiter: options.limiter ?? processLimiter,
     journal: options.journal,
     // Detaching needs a journal: the record is what tells the caller how the call ended.
     runner: options.journal ? options.runner : undefined,
