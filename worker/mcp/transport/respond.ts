@@ -7,7 +7,7 @@ import type { ExecuteOptions } from "../../../src/options";
 import type { AppEnv } from "../../env";
 import { executionOptions, waitUntilOf } from "../../execution";
 import { tenantLedger } from "../../ledger/address";
-import { viewerOf } from "../../middleware/auth";
+import { viewerOf } from "../../ledger/viewer";
 import { needListing, needRemoteTools } from "../../middleware/tenant";
 import { answer, type Exchange } from "../dispatch";
 import { rpcError, type Incoming } from "../jsonrpc";
