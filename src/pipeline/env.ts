@@ -9,7 +9,7 @@ import type { CallRunner } from "../runner";
 import type { Limiter } from "../gates/limiter";
 import type { Registry } from "../registry";
 import type { ToolLogger } from "../tool";
-import { createLocalLimiter } from "../gates/local-limiter";
+import { processLimiter } from "../gates/process-limiter";
 import type { CallEvent } from "../events";
 import type { CallUser } from "../contract/users";
 
@@ -43,12 +43,6 @@ const SILENT_LOGGER: ToolLogger = Object.freeze({ debug: silent, info: silent, w
 // Workers throw "Illegal invocation" when fetch is called detached from globalThis.
 const globalFetch: typeof fetch = (input, init) => fetch(input, init);
 
-let processLimiter: Limiter | undefined;
-/** One in-process limiter shared by every call that brings none, so policy.concurrency holds by default. */
-function defaultLimiter(): Limiter {
-  return (processLimiter ??= createLocalLimiter());
-}
-
 const identity = <T>(value: T): T => value;
 
 const cache = new WeakMap<ExecuteOptions, PipelineEnv>();
@@ -79,7 +73,7 @@ function buildPipeline(options: ExecuteOptions): PipelineEnv {
     hooks,
     mask: customMask ? (value) => customMask(secretMask(value)) : secretMask,
     masks,
-    limiter: options.limiter ?? defaultLimiter(),
+    limiter: options.limiter ?? processLimiter,
     journal: options.journal,
     // Detaching needs a journal: the record is what tells the caller how the call ended.
     runner: options.journal ? options.runner : undefined,

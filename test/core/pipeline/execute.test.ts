@@ -250,7 +250,10 @@ describe("executeCall: every error code is a result", () => {
     expect(r.record.status).toBe("cancelled");
   });
 
-  it("busy when a gate's queue is full", async () => {
+  it.each([
+    ["its own limiter", { limiter: createLocalLimiter() }],
+    ["no limiter: the process-wide one, loaded on first use", {}],
+  ])("busy when a gate's queue is full (%s)", async (_, limiter) => {
     const held = latch();
     const running = latch();
     const gated = defineTool({
@@ -264,7 +267,7 @@ describe("executeCall: every error code is a result", () => {
         return "ok";
       },
     });
-    const options = { registry: createRegistry([gated]), limiter: createLocalLimiter() };
+    const options = { registry: createRegistry([gated]), ...limiter };
     const first = executeCall(call("gated", {}, "first"), options);
     await running.opened; // the first holds the only slot
     const r = await expectError(executeCall(call("gated", {}, "second"), options), "busy");
