@@ -7,8 +7,9 @@
  * (bench/lib/token-issuer.ts: ES256, jose). Alternating rounds, medians of CPU time per request of
  * the server's process tree (bench/lib/rounds.ts):
  *
- *   key alone        an `add` call with the key `chat`
- *   user token       the same with one Toolgate-User-Token, sent with every call (kept after the first)
+ *   user token       an `add` call with the key `chat` and one Toolgate-User-Token, sent with every call
+ *                    (kept after the first)
+ *   key alone        the same call with the key alone
  *   Toolgate-User    the same with a plain user id
  *   new token each   the same with another token each call (verified each time; what the cache saves)
  *   /log-batch       the platform fixture's log, answer, batched write (as bench/http.ts)
@@ -83,9 +84,10 @@ async function main(): Promise<void> {
     return { ...target, headers: { ...target.headers, authorization: `Bearer ${CHAT_KEY}`, ...headers } };
   };
   const alone = call("toolgate: add call, key alone");
+  // The two compared side by side, so the alternation puts each before and after the other alike.
   const targets: Target[] = [
-    alone,
     call("toolgate: add call, one user token (kept)", { "toolgate-user-token": await issuer.mint("alice") }),
+    alone,
     call("toolgate: add call, Toolgate-User", { "toolgate-user": "alice" }),
     {
       ...call("toolgate: add call, a new user token each (verified)"),
@@ -123,7 +125,7 @@ async function main(): Promise<void> {
       `load average ${loads.map((l) => l.toFixed(1)).join(" → ")}; the issuer's key set fetched ` +
       `${issuer.jwksFetches()} times.`,
   );
-  const [keyAlone, token, header, verified] = measured as [Measured, Measured, Measured, Measured];
+  const [token, keyAlone, header, verified] = measured as [Measured, Measured, Measured, Measured];
   const ratio = (m: Measured) => cpu(m) / cpu(keyAlone);
   for (const m of [header, verified])
     console.log(`${m.target.name}: ${ratio(m).toFixed(3)} × the key alone's CPU/request`);
