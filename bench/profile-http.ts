@@ -13,6 +13,7 @@ import { resolve } from "node:path";
 import { DEMO_CONFIG } from "../worker/demo/tenant";
 import { ADD_CALL, checkTarget, loadTarget, toolgateOpenAiTarget } from "./lib/http-targets";
 import { writeWranglerConfig } from "./lib/wrangler-config";
+import { devtools, type Profile } from "./lib/devtools";
 import { INSPECTOR, snapshot, startDev, stopDev, waitReady } from "./lib/wrangler-dev";
 
 const SECONDS = Number(process.env.SECONDS ?? 6);
@@ -20,48 +21,6 @@ const CONNECTIONS = Number(process.env.CONNECTIONS ?? 16);
 const TOP = Number(process.env.TOP ?? 40);
 const dir = resolve(".tmp/bench-profile-http");
 const BENCH_CONFIG = { ...DEMO_CONFIG, policies: { echo: { readOnly: false } }, readOnlyRecords: "after-answer" };
-
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
-  children?: number[];
-}
-interface Profile {
-  nodes: ProfileNode[];
-  samples: number[];
-  timeDeltas: number[];
-}
-
-/** One DevTools session: send(method, params) answers the result of that command. */
-async function devtools(port: number) {
-  const targets = (await (await fetch(`http://127.0.0.1:${port}/json`)).json()) as { webSocketDebuggerUrl: string }[];
-  // wrangler's inspector proxy wants an Origin of localhost from a client that sends a User-Agent
-  // (undici's init takes headers).
-  const socket = new WebSocket(targets[0]!.webSocketDebuggerUrl, {
-    headers: { origin: "http://localhost" },
-  } as unknown as string[]);
-  await new Promise(
-    (ok, fail) => (
-      (socket.onopen = ok),
-      (socket.onerror = (event) => fail(new Error(`DevTools socket: ${(event as ErrorEvent).message}`)))
-    ),
-  );
-  let next = 0;
-  const waiting = new Map<number, (result: unknown) => void>();
-  socket.onmessage = (event) => {
-    const message = JSON.parse(String(event.data)) as { id?: number; result?: unknown };
-    if (message.id !== undefined) waiting.get(message.id)?.(message.result);
-  };
-  return {
-    send: <T>(method: string, params: object = {}) =>
-      new Promise<T>((ok) => {
-        const id = ++next;
-        waiting.set(id, ok as (result: unknown) => void);
-        socket.send(JSON.stringify({ id, method, params }));
-      }),
-    close: () => socket.close(),
-  };
-}
 
 async function main(): Promise<void> {
   if (!INSPECTOR) throw new Error("run with INSPECTOR=on: the profile is taken through wrangler dev's inspector");

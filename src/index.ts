@@ -1,4 +1,9 @@
-// Public API of the core. No side effects: importing this module runs nothing.
+/**
+ * The core, `toolgate`: tools, the registry, the pipeline, the formats, the adapters and the typed
+ * client, for browsers, Workers and Node. No side effects: importing this module runs nothing.
+ *
+ * @module toolgate
+ */
 export { defineTool, assembleTool, richResult, isRichResult, checkToolName, TOOL_NAME_PATTERN } from "./tool";
 export type {
   Tool,
@@ -38,6 +43,14 @@ export type { ToolCall } from "./tool-call";
 export type { Format, Decoded, SampleCall } from "./formats/format";
 export type { FormatName } from "./formats/index";
 export { FORMATS, FORMAT_NAMES, getFormat, detectFormat, toCallToolResult, FormatSchemaError } from "./formats/index";
+// Each format on its own too: an app that uses one bundles that one (FORMATS holds them all).
+export {
+  openai as openaiFormat,
+  openaiResponses as openaiResponsesFormat,
+  anthropic as anthropicFormat,
+  gemini as geminiFormat,
+  mcp as mcpFormat,
+} from "./formats/index";
 export { toOpenAIParameters } from "./formats/openai-schema";
 export { toGeminiParameters } from "./formats/gemini-schema";
 export { dropNullOptionals } from "./schema/strict-nulls";

@@ -45,8 +45,11 @@ export interface CallToClaim {
   status: "running" | "pending";
   /** An admin approved this parked call: pending → running for the same id and arguments. */
   approved: boolean;
-  /** The record so far (masked), stored as the row's first state. */
-  record: CallRecord;
+  /**
+   * The record so far (masked), stored as the row's first state. Read it only to store it: the
+   * pipeline builds it when first read (a journal that defers the claim may never need it).
+   */
+  readonly record: CallRecord;
 }
 
 /**

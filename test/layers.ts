@@ -30,7 +30,9 @@ export interface Arrow {
 }
 
 /** Where the scanned files live: every folder of the repository that holds code. */
-export const CODE_FOLDERS = ["src", "worker", "web", "tools", "tenants", "scripts", "bench", "test"];
+export const CODE_FOLDERS = [
+  ...["src", "worker", "web", "tools", "tenants", "packages", "examples", "scripts", "bench", "test"],
+];
 const CODE_FILES = "**/*.{ts,tsx,mts,mjs}";
 
 export function readParts(file = RULES_FILE): Parts {

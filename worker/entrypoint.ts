@@ -48,46 +48,57 @@ function actingHeaders(as: unknown): { headers: Record<string, string> } | { ref
  *   await env.TOOLGATE.runCalls(key, "openai", message, { userToken }); // or { user: "alice@acme.example" }
  */
 export function createToolgateService(app: Hono<AppEnv>) {
+  /**
+   * One request through the app, as the binding's (the context is marked: surface "binding"), for the
+   * user `as` names; an `as` that names none is refused before anything is sent.
+   */
+  async function send(
+    env: Bindings,
+    ctx: ExecutionContext,
+    key: string,
+    as: unknown,
+    method: string,
+    path: string,
+    body?: string,
+  ): Promise<RpcAnswer> {
+    const acting = actingHeaders(as);
+    if ("refused" in acting) return acting.refused;
+    const headers: Record<string, string> = { authorization: `Bearer ${key}`, ...acting.headers };
+    if (body !== undefined) headers["content-type"] = "application/json";
+    const request = new Request(`https://toolgate.internal${path}`, {
+      method,
+      headers,
+      ...(body === undefined ? {} : { body }),
+    });
+    const response = await app.fetch(request, env, markBindingContext(ctx));
+    const json = (await response.json()) as Record<string, unknown>;
+    if (response.ok) return { ok: true, status: response.status, value: json };
+    const error = (json as Partial<ErrorBody>).error ?? { code: "http_error", message: `HTTP ${response.status}` };
+    return { ok: false, status: response.status, error };
+  }
+
   return class ToolgateService extends WorkerEntrypoint<Bindings> {
     /** GET /v1/tools/:format */
     listTools(key: string, format: string, as?: ActingFor): Promise<RpcAnswer> {
-      return this.send(key, as, "GET", `/v1/tools/${encodeURIComponent(format)}`);
+      return send(this.env, this.ctx, key, as, "GET", `/v1/tools/${encodeURIComponent(format)}`);
     }
 
     /** POST /v1/calls/:format, or POST /v1/calls (format detected) when format is null/undefined. */
     runCalls(key: string, format: string | null | undefined, body: unknown, as?: ActingFor): Promise<RpcAnswer> {
       const path = format ? `/v1/calls/${encodeURIComponent(format)}` : "/v1/calls";
-      return this.send(key, as, "POST", path, JSON.stringify(body ?? null));
+      return send(this.env, this.ctx, key, as, "POST", path, JSON.stringify(body ?? null));
     }
 
     /** GET /v1/calls/:id, or with wait (seconds, at most 60) GET /v1/calls/:id?wait=: until the call is terminal. */
     getRecord(key: string, id: string, wait?: number | null, as?: ActingFor): Promise<RpcAnswer> {
       const query = wait === undefined || wait === null ? "" : `?wait=${encodeURIComponent(String(wait))}`;
-      return this.send(key, as, "GET", `/v1/calls/${encodeURIComponent(id)}${query}`);
+      return send(this.env, this.ctx, key, as, "GET", `/v1/calls/${encodeURIComponent(id)}${query}`);
     }
 
     /** POST /v1/calls/:id/input: answers to a call waiting for its caller's input, by question key. */
     answerCall(key: string, id: string, inputResponses: Record<string, unknown>, as?: ActingFor): Promise<RpcAnswer> {
       const body = JSON.stringify({ inputResponses });
-      return this.send(key, as, "POST", `/v1/calls/${encodeURIComponent(id)}/input`, body);
-    }
-
-    private async send(key: string, as: unknown, method: string, path: string, body?: string): Promise<RpcAnswer> {
-      const acting = actingHeaders(as);
-      if ("refused" in acting) return acting.refused;
-      const headers: Record<string, string> = { authorization: `Bearer ${key}`, ...acting.headers };
-      if (body !== undefined) headers["content-type"] = "application/json";
-      const request = new Request(`https://toolgate.internal${path}`, {
-        method,
-        headers,
-        ...(body === undefined ? {} : { body }),
-      });
-      // Marked so the calls it makes are recorded as the binding's (surface "binding").
-      const response = await app.fetch(request, this.env, markBindingContext(this.ctx));
-      const json = (await response.json()) as Record<string, unknown>;
-      if (response.ok) return { ok: true, status: response.status, value: json };
-      const error = (json as Partial<ErrorBody>).error ?? { code: "http_error", message: `HTTP ${response.status}` };
-      return { ok: false, status: response.status, error };
+      return send(this.env, this.ctx, key, as, "POST", `/v1/calls/${encodeURIComponent(id)}/input`, body);
     }
   };
 }

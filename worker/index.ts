@@ -1,11 +1,13 @@
-import { createApp } from "./app";
-import { CATALOG } from "./tenant/catalog";
-import { createToolgateService } from "./entrypoint";
+import { createToolgate } from "toolgate/worker";
+import { BUILD_FAILURE, CATALOG } from "./tenant/catalog";
 
-/** The Worker: the HTTP API over this build's catalogue, its RPC entrypoint and its Durable Objects. */
-const app = createApp({ catalog: CATALOG });
+/**
+ * The demo Worker (wrangler.toml's top-level environment), built with the kit as any project builds
+ * one: its tools are this build's catalogue of tools/. A tenant's entry, tenants/<name>.ts, adds its
+ * bundled configuration.
+ */
+const toolgate = createToolgate({ tools: CATALOG, buildFailure: BUILD_FAILURE });
 
-export const ToolgateService = createToolgateService(app);
-export { AdapterPins, Gate, GateIndex, Identity, Keys, Ledger, Runner, Upstream } from "./objects";
-
-export default app;
+export const { Runner, ToolgateService } = toolgate;
+export * from "toolgate/worker/objects";
+export default toolgate;

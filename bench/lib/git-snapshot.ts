@@ -3,6 +3,9 @@ import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:
 import { resolve } from "node:path";
 import { READY_PATH } from "./wrangler-dev";
 
+/** The scripts of package.json's postinstall, which write the git-ignored sources a build needs. */
+const GENERATORS = ["tools-catalog.mjs", "oauth-module.mjs", "json-schema-module.mjs", "identity-module.mjs"];
+
 /**
  * The sources of a git ref under `dir`/app, laid out as snapshot() lays out the working tree (its own
  * wrangler.toml and bindings), for A/B runs against another build in the same run.
@@ -28,13 +31,12 @@ export function snapshotOf(ref: string, dir: string): string {
     maxBuffer: 1 << 28,
   });
   execFileSync("tar", ["-x", "-C", app], { input: tar });
-  // The catalogue of tools/ is git-ignored: written as the ref's own build writes it (a generated
-  // config has no build command).
-  if (existsSync(resolve(app, "scripts/tools-catalog.mjs")))
-    execFileSync(process.execPath, [resolve(app, "scripts/tools-catalog.mjs")], { cwd: app });
-  // So is the OAuth library's module, where the ref has one.
-  if (existsSync(resolve(app, "scripts/oauth-module.mjs")))
-    execFileSync(process.execPath, [resolve(app, "scripts/oauth-module.mjs")], { cwd: app });
+  // The catalogue of tools/ and the lazily loaded libraries' modules are git-ignored: written as the
+  // ref's own install writes them, where the ref has their scripts (a generated config has no build command).
+  for (const script of GENERATORS) {
+    const path = resolve(app, "scripts", script);
+    if (existsSync(path)) execFileSync(process.execPath, [path], { cwd: app });
+  }
   writeFileSync(resolve(app, "dist/web", READY_PATH.slice(1)), "ready\n");
   symlinkSync(resolve("node_modules"), resolve(app, "node_modules"));
   return app;

@@ -87,6 +87,50 @@ export async function toolgateMcpTarget(name: string, url: string): Promise<Targ
   return { name, url, path: "/mcp", headers, body: mcpCall };
 }
 
+/** MCP 2026-07-28: no session; the envelope in params._meta, the method and tool in headers. */
+const MODERN_VERSION = "2026-07-28";
+const modernCall = () =>
+  JSON.stringify({
+    jsonrpc: "2.0",
+    id: ++seq,
+    method: "tools/call",
+    params: {
+      name: "add",
+      arguments: { a: 1, b: 2 },
+      _meta: {
+        "io.modelcontextprotocol/protocolVersion": MODERN_VERSION,
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": { name: "bench", version: "1" },
+      },
+    },
+  });
+
+/**
+ * One 2026-07-28 tools/call of `add` per request to `path` (an MCP endpoint, or a fixture route that
+ * reads the same body); `headers` adds to the MCP ones (toolgate's key).
+ */
+export function modernMcpTarget(
+  name: string,
+  url: string,
+  path = "/mcp",
+  headers: Record<string, string> = {},
+): Target {
+  return {
+    name,
+    url,
+    path,
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": MODERN_VERSION,
+      "mcp-method": "tools/call",
+      "mcp-name": "add",
+      ...headers,
+    },
+    body: modernCall,
+  };
+}
+
 export function toolgateOpenAiTarget(name: string, url: string, calls = 1, tool: OpenAiCall = ADD_CALL): Target {
   return {
     name,

@@ -1,3 +1,8 @@
+/**
+ * The typed client of the toolgate HTTP API, `toolgate/client`, for browsers and Node.
+ *
+ * @module toolgate/client
+ */
 import { openEventSource, streamEvents, type EventSourceOptions, type EventStreamOptions } from "./events";
 import { createTransport, type ClientOptions } from "./http";
 import { runMixed, type MixedAnswer, type MixedOptions } from "./mixed";

@@ -1,4 +1,5 @@
-import type { JournalClaim } from "../journal";
+import type { CallToClaim, JournalClaim } from "../journal";
+import type { CallRecord } from "../result";
 import { buildRecord, fail, maskRecord, replay } from "./finish";
 import type { CallState, StepOutcome } from "./state";
 
@@ -10,17 +11,27 @@ import type { CallState, StepOutcome } from "./state";
 export function claimCallId(state: CallState): StepOutcome {
   const { env } = state;
   const status = state.permission === "approval" ? "pending" : "running";
-  const record = maskRecord(env, buildRecord(state, status));
-  return env
-    .journal!.begin({
-      callId: state.callId,
-      tool: state.tool!,
-      args: state.args,
-      status,
-      approved: env.approved,
-      record,
-    })
-    .then((claim) => claimed(state, claim));
+  return env.journal!.begin(toClaim(state, status)).then((claim) => claimed(state, claim));
+}
+
+/**
+ * The call as its journal claims it. Its record so far is built and masked when the journal reads it,
+ * once: a journal that defers the claim of a short call never does, and the call's record is made
+ * once, at its finish.
+ */
+function toClaim(state: CallState, status: CallToClaim["status"]): CallToClaim {
+  let record: CallRecord | undefined;
+  return {
+    callId: state.callId,
+    tool: state.tool!,
+    args: state.args,
+    status,
+    approved: state.env.approved,
+    get record() {
+      record ??= maskRecord(state.env, buildRecord(state, status));
+      return record;
+    },
+  };
 }
 
 function claimed(state: CallState, claim: JournalClaim): StepOutcome {

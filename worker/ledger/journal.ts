@@ -104,13 +104,13 @@ function asBusy(error: unknown): never {
  * The ledger's claim of a call: its arguments by hash (the same id with other arguments is a
  * conflict), the unmasked arguments only while it waits for approval, and the tool's policy flags.
  */
-export function claimOf(call: CallToClaim): LedgerClaim {
+export function claimOf(call: CallToClaim, argsHash = argsHashOf(call)): LedgerClaim {
   const { tool } = call;
   const pending = call.status === "pending";
   return {
     callId: call.callId,
     tool: tool.name,
-    argsHash: hashJson({ tool: tool.name, args: call.args }),
+    argsHash,
     status: call.status,
     ...(call.approved ? { approved: true } : {}),
     // The ledger keeps the unmasked arguments of a parked call so that an approval can run it.
@@ -119,6 +119,20 @@ export function claimOf(call: CallToClaim): LedgerClaim {
     ...(tool.policy.readOnly ? { readOnly: true } : {}),
     ...(tool.policy.idempotent ? { idempotent: true } : {}),
   };
+}
+
+/** What tells the same call from another under one id: its tool and arguments, by hash. */
+function argsHashOf(call: CallToClaim): string {
+  return hashJson({ tool: call.tool.name, args: call.args });
+}
+
+/**
+ * A read-only call about to run, not approved, not detached: its claim is deferred (see
+ * createLedgerJournal). A journal finishing an owner's call never defers.
+ */
+function defers(call: CallToClaim): boolean {
+  const { policy } = call.tool;
+  return policy.readOnly === true && call.status === "running" && !call.approved && policy.execution !== "detached";
 }
 
 /**
@@ -230,8 +244,13 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
     return { ...entry, owner, leaseMs, key, surface, ...(entry.idempotent ? { rerunUnknown: true } : {}) };
   }
 
-  /** A read-only call: claimed only if it is still running after deferMs, or once it queues at a gate. */
-  function defer(entry: LedgerClaim): JournalClaim {
+  /**
+   * A read-only call: claimed only if it is still running after deferMs, or once it queues at a gate.
+   * Most end sooner, so its claim (the record so far, built and masked by the pipeline when read) is
+   * made only then.
+   */
+  function defer(call: CallToClaim, argsHash: string): JournalClaim {
+    const callId = call.callId;
     const controller = new AbortController();
     let stopWatch: (() => void) | undefined;
     let stopped = false;
@@ -244,17 +263,17 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
       clearTimeout(timer);
       const token = crypto.randomUUID();
       // joinMs 0: a running duplicate elsewhere is not waited for here; commit() joins it at the end.
-      const outcome = await placedCall(entry.callId, (ledger, at) =>
-        ledger.begin({ ...beginInput(entry, token), joinMs: 0 }, at),
+      const outcome = await placedCall(callId, (ledger, at) =>
+        ledger.begin({ ...beginInput(claimOf(call, argsHash), token), joinMs: 0 }, at),
       ).catch(() => undefined);
       const claimedIt = outcome?.kind === "new";
-      if (claimedIt && !stopped) stopWatch = watchCall(target(entry.callId, token), controller, 0).stop;
+      if (claimedIt && !stopped) stopWatch = watchCall(target(callId, token), controller, 0).stop;
       settle(claimedIt ? token : undefined);
     };
     const timer = setTimeout(() => void claimNow(), deferMs);
-    claimed.set(entry.callId, {
+    claimed.set(callId, {
       owner,
-      argsHash: entry.argsHash,
+      argsHash: argsHash,
       done: keepAlive(),
       claimNow: () => void claimNow(),
       stop() {
@@ -275,7 +294,7 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
         // Never claimed: nobody could cancel it (it was unknown to the ledger), so it may start.
         if (!fired) return true;
         const token = await owner;
-        return token === undefined || mayStart(target(entry.callId, token));
+        return token === undefined || mayStart(target(callId, token));
       },
     };
     return { kind: "new", signal: controller.signal, watch: waits };
@@ -334,21 +353,16 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
 
   return {
     async begin(call: CallToClaim): Promise<JournalClaim> {
-      const entry = claimOf(call);
       // A detached call goes on elsewhere at once: its claim is made now, not deferred.
-      if (
-        entry.readOnly === true &&
-        entry.status === "running" &&
-        !entry.approved &&
-        !options.owner &&
-        call.tool.policy.execution !== "detached"
-      ) {
+      if (!options.owner && defers(call)) {
+        const argsHash = argsHashOf(call);
         // Answered here a moment ago, its record still on its way: the ledger's answer, from memory.
-        const earlier = afterAnswer ? unstoredClaim(unstoredScope, entry.callId, key, entry.argsHash) : undefined;
+        const earlier = afterAnswer ? unstoredClaim(unstoredScope, call.callId, key, argsHash) : undefined;
         if (earlier) return earlier;
-        replace(entry.callId);
-        return defer(entry);
+        replace(call.callId);
+        return defer(call, argsHash);
       }
+      const entry = claimOf(call);
       // One owner per claim, so the same id twice in one batch is a duplicate, not the same claimant.
       const owner = options.owner ?? crypto.randomUUID();
       const input = beginInput(entry, owner);

@@ -18,7 +18,7 @@ import { pipelineOptions } from "../execution";
 import { tenantLedger } from "../ledger/address";
 import { DEFAULT_LEASE_MS } from "../ledger/journal";
 import { readyTenant } from "../tenant/ready";
-import type { RunJob } from "./address";
+import type { RunJob, RunnerStub } from "./address";
 import { beginRun, clearJob, migrate, readJob, setJobState, writeJob, type StoredJob } from "./store";
 import type { AskChannel } from "../../src/ask";
 import type { JsonValue } from "../../src/json";
@@ -51,7 +51,10 @@ function askChannelOf(job: RunJob): { ask?: AskChannel } {
   return { ask: { responses: job.answers ?? {}, methods: new Set(job.asks), ...modes, waits: true } };
 }
 
-export function createRunnerClass(catalog: Catalog) {
+/** The Runner class as an entry module exports it: a Durable Object answering RunnerStub's methods. */
+export type RunnerClass = new (ctx: DurableObjectState, env: Env) => DurableObject<Env> & RunnerStub;
+
+export function createRunnerClass(catalog: Catalog): RunnerClass {
   return class Runner extends DurableObject<Env> {
     /** This instance is running the job now (a repeated alarm must not start it twice). */
     private running = false;

@@ -41,4 +41,4 @@ export function catalogFromFiles(files: readonly (readonly [file: string, tool: 
  * Every code tool this build ships: one per file of tools/ (worker/catalog.generated.ts is written
  * from that folder before every build). Test-only tools are added by test/fixtures/catalog.ts.
  */
-export const CATALOG: Catalog = catalogFromFiles(TOOL_FILES);
+export const CATALOG: Catalog = /* @__PURE__ */ catalogFromFiles(TOOL_FILES);

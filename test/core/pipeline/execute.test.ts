@@ -8,6 +8,7 @@ import type { CallEvent } from "../../../src/events";
 import { hashJson } from "../../../src/hash";
 import type { CallJournal, CallToClaim } from "../../../src/journal";
 import type { CallRecord } from "../../../src/result";
+import type { JsonValue } from "../../../src/json";
 import { createLocalLimiter } from "../../../src/gates/local-limiter";
 import { add, boom, echo } from "../fixtures";
 import { latch } from "../../wait";
@@ -566,6 +567,30 @@ describe("idempotency through a journal", () => {
     expect(again.ok && again.output.structured).toBe(4);
     expect(again.record.replay).toBe(true);
     expect(!other.ok && other.error.code).toBe("conflict");
+  });
+
+  it("builds and masks a call's record once, at its finish, when the journal does not read its claim's", async () => {
+    let masked = 0;
+    const hooks = { mask: (value: JsonValue) => (masked++, value) };
+    const registry = createRegistry([add]);
+    const masksOf = async (journal?: CallJournal) => {
+      masked = 0;
+      const result = await executeCall(call("add", { a: 1, b: 2 }), { registry, hooks, journal });
+      expect(result.ok).toBe(true);
+      return masked;
+    };
+    const deferring: CallJournal = { begin: async () => ({ kind: "new" }), finish: async () => {} };
+    const claims: CallRecord[] = [];
+    const reading: CallJournal = {
+      begin: async (entry) => (claims.push(entry.record, entry.record), { kind: "new" }),
+      finish: async () => {},
+    };
+    const alone = await masksOf();
+    expect(await masksOf(deferring)).toBe(alone);
+    // A journal that stores the claim's record gets it built and masked once, however often it reads it.
+    expect(await masksOf(reading)).toBe(alone + 1);
+    expect(claims[0]).toBe(claims[1]);
+    expect(claims[0]).toMatchObject({ status: "running", args: { a: 1, b: 2 } });
   });
 
   it("tells the journal the tool (its readOnly and idempotent policy), so it can defer or re-run a claim", async () => {

@@ -18,15 +18,17 @@ describe("tenant files", () => {
     expect(text.endsWith("}\n")).toBe(true);
   });
 
-  it("renders an entry module that bundles the tenant's JSON and re-exports the Worker", () => {
+  it("renders an entry module that bundles the tenant's JSON into the kit's Worker", () => {
     const module = renderTenantModule("acme");
     expect(module).toContain(`import config from "./acme.json";`);
-    // With its listings precomputed by the build, imported on the first listing (a text module).
+    // Built from the kit's public entry points, with its listings precomputed by the build, imported on
+    // the first listing (a text module).
+    expect(module).toContain(`import { createToolgate } from "toolgate/worker";`);
     expect(module).toContain(
-      `useBundledConfig(config, "tenants/acme.json", () => import("./acme.listings.generated.txt"));`,
+      `tenant: { config, source: "tenants/acme.json", listings: () => import("./acme.listings.generated.txt") },`,
     );
-    expect(module).toContain(`export * from "../worker/index";`);
-    expect(module).toContain(`export default app;`);
+    expect(module).toContain(`export * from "toolgate/worker/objects";`);
+    expect(module).toContain(`export default toolgate;`);
   });
 
   // Every tenant's configuration passes the checks its Worker runs, so a bad one fails CI, not a deploy.

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import * as v from "valibot";
 import { executeCall } from "../../../src/pipeline/execute";
 import { createRegistry } from "../../../src/registry";
+import type { JsonValue } from "../../../src/json";
 import { resultText } from "../../../src/result";
 import { defineTool } from "../../../src/tool";
 import { eventually, latch } from "../../wait";
@@ -111,6 +112,36 @@ describe("deferred claims of read-only calls", () => {
     const result = await running;
     expect(!result.ok && result.error.code).toBe("cancelled");
     expect((await shard.get("r4", null))?.record.status).toBe("cancelled");
+  });
+
+  it("masks a short call's record once; a call claimed late stores its running record masked", async () => {
+    const tenant = `t-${uid()}`;
+    const { tool } = lookupTool();
+    const registry = createRegistry([tool]);
+    let masked = 0;
+    // A mask that counts what it masks, and hides every q.
+    const mask = (value: JsonValue): JsonValue => {
+      masked++;
+      return JSON.parse(JSON.stringify(value).replaceAll('"secret"', '"[masked]"')) as JsonValue;
+    };
+    const options = { registry, tenant, hooks: { mask } };
+    await executeCall(call("r7", { q: "secret" }), options);
+    const alone = masked;
+    masked = 0;
+    const short = await executeCall(call("r8", { q: "secret" }), { ...options, journal: journal(tenant) });
+    expect(short.ok).toBe(true);
+    expect(masked).toBe(alone);
+    expect((await shardOfCall(tenant, "r8").get("r8", null))?.record.args).toEqual({ q: "[masked]" });
+
+    const running = executeCall(call("r9", { q: "secret", ms: 20_000 }), {
+      ...options,
+      journal: journal(tenant, { deferMs: 30 }),
+    });
+    const shard = shardOfCall(tenant, "r9");
+    await eventually(async () => (await shard.get("r9", null))?.record.status === "running", "the call is claimed");
+    expect((await shard.get("r9", null))?.record.args).toEqual({ q: "[masked]", ms: 20_000 });
+    expect(await shard.cancel("r9", null, "enough")).toMatchObject({ ok: true });
+    expect((await running).ok).toBe(false);
   });
 
   it("a short duplicate of a claimed running call answers that call's outcome", async () => {

@@ -1,0 +1,5 @@
+// Imports of toolgate whose exports go unused bundle to nothing: every module is free of side effects.
+import "toolgate";
+import "toolgate/client";
+
+console.log("app");
