@@ -77,9 +77,9 @@ export interface ToolgateClient {
   cancel(callId: string, reason?: string): Promise<CancelAnswer>;
   /** Answers a call waiting for its caller (`awaiting_input`), keyed as its open questions (`error.inputRequests`). */
   answer(callId: string, inputResponses: Record<string, JsonObject>): Promise<InputAnswer>;
-  /** Calls awaiting approval, newest first (admin). */
+  /** Calls awaiting approval the caller sees (admin: all), newest first; `decidable` says which it may decide. */
   approvals(query?: { limit?: number; cursor?: string }): Promise<ApprovalPage>;
-  /** Approve (the call then runs; wait on record(id, { wait })) or deny it (admin). */
+  /** Approve (the call then runs; wait on record(id, { wait })) or deny it (admin; approval "user": its user). */
   decide(callId: string, decision: "approve" | "deny", reason?: string): Promise<DecisionAnswer>;
   /** Concurrency gates: limit, holders, queue depth (admin). */
   gates(options?: { after?: string; limit?: number }): Promise<GatePage>;

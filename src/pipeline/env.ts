@@ -11,6 +11,7 @@ import type { Registry } from "../registry";
 import type { ToolLogger } from "../tool";
 import { createLocalLimiter } from "../gates/local-limiter";
 import type { CallEvent } from "../events";
+import type { CallUser } from "../contract/users";
 
 /** ExecuteOptions resolved once: hooks composed, masker built, defaults filled in. */
 export interface PipelineEnv {
@@ -27,6 +28,8 @@ export interface PipelineEnv {
   /** The host of detached runs; undefined: every call runs inline. */
   runner: CallRunner | undefined;
   approved: boolean;
+  /** The user the calls are made for (frozen: tools and hooks read it, none may change it). */
+  user: Readonly<CallUser> | undefined;
   /** The caller's answers and what it can be asked (ctx.ask); undefined: it cannot be asked. */
   ask: AskChannel | undefined;
   limits: Limits;
@@ -81,6 +84,7 @@ function buildPipeline(options: ExecuteOptions): PipelineEnv {
     // Detaching needs a journal: the record is what tells the caller how the call ended.
     runner: options.journal ? options.runner : undefined,
     approved: options.approved ?? false,
+    user: options.user ? Object.freeze({ ...options.user }) : undefined,
     ask: options.ask,
     limits: { ...DEFAULT_LIMITS, ...options.limits },
     log: options.log ?? SILENT_LOGGER,

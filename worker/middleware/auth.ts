@@ -140,11 +140,6 @@ export function hasScope(caller: Caller, scope: Scope): boolean {
   return caller.scopes.has(scope) || caller.scopes.has("admin");
 }
 
-/** Whose records the caller reads: admin every record (null), any other key or grant only its own calls. */
-export function viewerOf(caller: Caller): string | null {
-  return caller.scopes.has("admin") ? null : caller.keyName;
-}
-
 /** Requires a valid key or token: 401 without one or with a wrong one. Sets c.var.caller. */
 export const requireKey = createMiddleware<AppEnv>(async (c, next) => {
   c.set("caller", await authenticate(c, c.req.header("Authorization")));
