@@ -16,6 +16,8 @@ export interface Target {
   headers: Record<string, string>;
   /** A fresh body per request (toolgate's call ids must not repeat: a repeat is a replay, not a run). */
   body: () => string;
+  /** Headers made afresh for each request, over `headers` (a new user token per request). */
+  freshHeaders?: () => Record<string, string>;
   /** What the checked answer must contain (a POST's default: the add call's sum). */
   expect?: string;
 }
@@ -162,7 +164,8 @@ export async function checkTarget(target: Target): Promise<void> {
     if (res.status !== 200) throw new Error(`${target.name}: answered ${res.status}`);
     return;
   }
-  const res = await fetch(target.url + target.path, { method: "POST", headers: target.headers, body: target.body() });
+  const headers = { ...target.headers, ...target.freshHeaders?.() };
+  const res = await fetch(target.url + target.path, { method: "POST", headers, body: target.body() });
   const text = await res.text();
   const expected = target.expect ?? ADD_CALL.expect;
   const ok =
@@ -183,7 +186,11 @@ export function loadTarget(target: Target, seconds: number, connections: number)
         method: "POST",
         path: target.path,
         headers: target.headers,
-        setupRequest: (req) => ({ ...req, body: target.body() }),
+        setupRequest: (req) => ({
+          ...req,
+          body: target.body(),
+          ...(target.freshHeaders ? { headers: { ...target.headers, ...target.freshHeaders() } } : {}),
+        }),
       },
     ],
   });

@@ -53,3 +53,32 @@ describe("console: keys without a redeploy", () => {
     expect(await toolsWith(secret)).toBe(401);
   });
 });
+
+describe("console: keys that act for their app's users", () => {
+  const appPage = usePage();
+
+  it("creates a key that acts for its app's users", async () => {
+    const { page } = appPage;
+    await signIn(page, baseUrl, "dev-admin-key");
+    const view = await navigate(page, "Keys", "keys");
+    const form = view.getByRole("form", { name: "Create a key" });
+    await form.getByLabel("Name", { exact: true }).fill("e2e-app");
+    await form.getByLabel("Acts for users", { exact: true }).selectOption("header");
+    await form.getByRole("button", { name: "Create key" }).click();
+    const secret = (await view.getByLabel("Secret of e2e-app").textContent())!;
+    await view.locator('li[data-key="e2e-app"] [data-field="act-as"]').getByText("by id or signed token").waitFor();
+    const whoami = (headers: Record<string, string>) =>
+      fetch(`${baseUrl}/v1/whoami`, { headers: { authorization: `Bearer ${secret}`, ...headers } });
+    const bob = (await (await whoami({ "toolgate-user": "bob" })).json()) as { user?: { id: string } };
+    expect(bob.user?.id).toBe("bob");
+    // The form is back to "no" after a create: the next key acts for no one.
+    await form.getByLabel("Name", { exact: true }).fill("e2e-plain");
+    await form.getByRole("button", { name: "Create key" }).click();
+    const plain = (await view.getByLabel("Secret of e2e-plain").textContent())!;
+    const refused = await fetch(`${baseUrl}/v1/whoami`, {
+      headers: { authorization: `Bearer ${plain}`, "toolgate-user": "bob" },
+    });
+    expect(refused.status).toBe(403);
+    expect(await view.locator('li[data-key="e2e-plain"] [data-field="act-as"]').count()).toBe(0);
+  });
+});

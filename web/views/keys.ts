@@ -1,10 +1,16 @@
-import type { ConfiguredKey, KeySecret, RuntimeKey } from "../../src/contract";
+import type { ActAs, ConfiguredKey, KeySecret, RuntimeKey } from "../../src/contract";
 import { h, notice, replace, uid } from "../app/dom";
 import { rulesFields, rulesText } from "../app/rules-fields";
 import type { Session } from "../app/session";
 import type { View } from "../app/view";
 
 const when = (ms: number | undefined) => (ms === undefined ? "never" : new Date(ms).toLocaleString());
+
+/** What a key's actAs lets its app send for its users (worker/identity/act-as.ts). */
+const ACT_AS_TEXT: Record<ActAs, string> = {
+  token: "acts for users by signed token",
+  header: "acts for users by id or signed token",
+};
 
 /** The one place a secret is shown: after create or rotate, with what to do with it. */
 function secretNotice(answer: KeySecret, verb: string): HTMLElement {
@@ -27,7 +33,13 @@ function keyRow(
       "li",
       { class: "card", "data-key": key.name },
       h("h2", {}, key.name),
-      h("p", {}, `${key.scopes.join(", ")} · from the configuration (changes with a deploy)`),
+      h(
+        "p",
+        {},
+        [key.scopes.join(", "), key.actAs && ACT_AS_TEXT[key.actAs], "from the configuration (changes with a deploy)"]
+          .filter(Boolean)
+          .join(" · "),
+      ),
     );
   }
   const act = (run: () => Promise<HTMLElement | null>) => async () => {
@@ -50,6 +62,7 @@ function keyRow(
       h("dd", {}, key.scopes.join(", ")),
       h("dt", {}, "Limits"),
       h("dd", {}, rulesText(key)),
+      key.actAs ? [h("dt", {}, "Users"), h("dd", { "data-field": "act-as" }, ACT_AS_TEXT[key.actAs])] : null,
       h("dt", {}, "Created"),
       h("dd", {}, when(key.createdAt)),
       h("dt", {}, "Last used"),
@@ -109,6 +122,14 @@ export const keysView: View = {
       h("option", { value: "call" }, "call"),
       h("option", { value: "admin" }, "admin"),
     );
+    const actAsId = uid("key-act-as");
+    const actAs = h(
+      "select",
+      { id: actAsId },
+      h("option", { value: "" }, "no"),
+      h("option", { value: "token" }, "by signed user token"),
+      h("option", { value: "header" }, "by user id or signed token"),
+    );
     const rules = rulesFields();
     const submit = h("button", { type: "submit" }, "Create key");
     const out = h("div", { "aria-live": "polite" });
@@ -121,6 +142,7 @@ export const keysView: View = {
         { class: "row" },
         h("div", { class: "field" }, h("label", { for: nameId }, "Name"), name),
         h("div", { class: "field" }, h("label", { for: scopeId }, "Scope"), scope),
+        h("div", { class: "field" }, h("label", { for: actAsId }, "Acts for users"), actAs),
       ),
       rules.fields,
       submit,
@@ -141,6 +163,7 @@ export const keysView: View = {
         const answer = await session.client.createKey({
           name: name.value.trim(),
           scopes: [scope.value as "call" | "admin"],
+          ...(actAs.value ? { actAs: actAs.value as ActAs } : {}),
           ...read,
         });
         replace(out, secretNotice(answer, "Created"));

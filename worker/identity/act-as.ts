@@ -2,9 +2,10 @@ import type { Context } from "hono";
 import type { AppEnv, Caller } from "../env";
 import { ApiError } from "../errors";
 import { identityLibrary } from "../identity-library";
-import { keyActingFor, resolveUser } from "./caller";
+import { keyActingFor, type ResolvedUser, resolveUser } from "./caller";
 import { claimsFor } from "./config";
 import { jwtRefusal } from "./refusal";
+import { keepTokenUser, keptTokenUser } from "./token-cache";
 import { type ClaimedUser, userFromHeader } from "./user";
 
 /**
@@ -47,8 +48,9 @@ export async function actAs(c: Context<AppEnv>, caller: Caller): Promise<Caller>
     throw forbidden(
       `The key "${caller.keyName}" sends signed user tokens only (${USER_TOKEN_HEADER}); its actAs is "token".`,
     );
-  const claimed = header !== undefined ? headerUser(header) : await tokenUser(c, token!);
-  return keyActingFor(caller, await resolveUser(c.var.tenant, claimed));
+  const resolved =
+    header !== undefined ? await resolveUser(c.var.tenant, headerUser(header)) : await tokenUser(c, token!);
+  return keyActingFor(caller, resolved);
 }
 
 function headerUser(value: string): ClaimedUser {
@@ -58,13 +60,17 @@ function headerUser(value: string): ClaimedUser {
 }
 
 /**
- * The user a signed user token names: its (unverified) `iss` picks the `identity.appTokens` entry,
- * whose key set, audience, algorithms and lifetime bound then verify it (the library module, loaded
- * on the first token). Refused with 401 invalid_user_token naming why, or 503 keys_unavailable when
- * the issuer's keys cannot be had.
+ * The user a signed user token names, with their roles: kept from an earlier use of the same token in
+ * this tenant view while it lives (token-cache.ts), else verified: its (unverified) `iss` picks the
+ * `identity.appTokens` entry, whose key set, audience, algorithms and lifetime bound then verify it
+ * (the library module, loaded on the first token). Refused with 401 invalid_user_token naming why,
+ * 503 keys_unavailable when the issuer's keys cannot be had, or 403 no_role.
  */
-async function tokenUser(c: Context<AppEnv>, token: string): Promise<ClaimedUser> {
-  const identity = c.var.tenant.config.identity;
+async function tokenUser(c: Context<AppEnv>, token: string): Promise<ResolvedUser> {
+  const tenant = c.var.tenant;
+  const kept = keptTokenUser(tenant, token);
+  if (kept !== undefined) return kept;
+  const identity = tenant.config.identity;
   const refuse = (why: string) => new ApiError(401, "invalid_user_token", `The user token is refused: ${why}.`);
   if (!identity || identity.appTokens.length === 0)
     throw refuse("this tenant trusts no app tokens (identity.appTokens)");
@@ -82,5 +88,7 @@ async function tokenUser(c: Context<AppEnv>, token: string): Promise<ClaimedUser
   if (!verified.ok) throw jwtRefusal(verified, "invalid_user_token", "The user token");
   const read = library.userFromClaims(verified.claims, claimsFor(identity, "app-token", entry), "app-token");
   if (!read.ok) throw refuse(read.reason);
-  return read.user;
+  const resolved = await resolveUser(tenant, read.user);
+  keepTokenUser(tenant, token, resolved, verified.claims.exp as number);
+  return resolved;
 }

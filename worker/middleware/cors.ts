@@ -1,13 +1,23 @@
 import { cors as honoCors } from "hono/cors";
 import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../env";
+import { USER_HEADER, USER_TOKEN_HEADER } from "../identity/act-as";
 
 /** CORS for the tenant's console origins only; other origins get no Access-Control-Allow-Origin. */
 const consoleCors: MiddlewareHandler<AppEnv> = honoCors({
   origin: (origin, c) => ((c as Context<AppEnv>).get("tenant").config.consoleOrigins.includes(origin) ? origin : null),
   allowMethods: ["GET", "POST", "DELETE", "OPTIONS"],
-  // The MCP transport's headers, so a console origin can speak MCP from a browser.
-  allowHeaders: ["Authorization", "Content-Type", "Mcp-Session-Id", "Mcp-Protocol-Version", "Last-Event-ID"],
+  // The MCP transport's headers, so a console origin can speak MCP from a browser, and the end user a
+  // key with actAs acts for. Never Toolgate-Session: ambient credentials stay same-origin (CSRF).
+  allowHeaders: [
+    "Authorization",
+    "Content-Type",
+    "Mcp-Session-Id",
+    "Mcp-Protocol-Version",
+    "Last-Event-ID",
+    USER_HEADER,
+    USER_TOKEN_HEADER,
+  ],
   exposeHeaders: ["X-Request-Id", "Mcp-Session-Id"],
   maxAge: 600,
 });

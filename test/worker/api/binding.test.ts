@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { ADMIN_KEY, CALL_KEY } from "../helpers/requests";
+import { ADMIN_KEY, CALL_KEY, json, request } from "../helpers/requests";
 
 /** Ask the chat-app Worker to call one RPC method of toolgate through its service binding. */
 async function rpc(method: string, ...args: unknown[]): Promise<any> {
@@ -86,6 +86,69 @@ describe("service binding (ToolgateService over RPC from another Worker)", () =>
       ok: false,
       status: 404,
       error: { code: "not_found" },
+    });
+  });
+
+  describe("acting for an app's user (the last argument, as)", () => {
+    const addCall = (id: string) => ({
+      role: "assistant",
+      tool_calls: [{ id, type: "function", function: { name: "add", arguments: '{"a":1,"b":2}' } }],
+    });
+    /** A runtime key of the demo tenant with these scopes that may act for users by plain id. */
+    async function actingKey(scopes: string[]): Promise<string> {
+      const body = { name: `rpc-acting-${uid()}`, scopes, actAs: "header" };
+      const res = await request("/v1/keys", { key: ADMIN_KEY, body });
+      expect(res.status).toBe(201);
+      return (await json(res)).secret;
+    }
+    const recorded = async (id: string) => (await rpc("getRecord", ADMIN_KEY, id)).ok as boolean;
+
+    it("acts for the user it names: the key's rights narrowed to the user's", async () => {
+      const acting = await actingKey(["admin"]);
+      const id = `rpc-user-${uid()}`;
+      expect(await rpc("runCalls", acting, "openai", addCall(id), { user: "bob" })).toMatchObject({
+        ok: true,
+        value: { calls: [{ status: "succeeded" }] },
+      });
+      const other = `rpc-other-${uid()}`;
+      expect(await rpc("runCalls", CALL_KEY, "openai", addCall(other))).toMatchObject({ ok: true });
+      // The admin key reads any call; acting for bob (a user, so "call" here) only its own.
+      expect(await rpc("getRecord", acting, other)).toMatchObject({ ok: true });
+      expect(await rpc("getRecord", acting, other, null, { user: "bob" })).toMatchObject({ ok: false, status: 404 });
+      expect(await rpc("getRecord", acting, id, null, { user: "bob" })).toMatchObject({ ok: true });
+      expect(await rpc("listTools", acting, "openai", { user: "bob" })).toMatchObject({ ok: true });
+      const unknown = await rpc("answerCall", acting, `never-${uid()}`, {}, { user: "bob" });
+      expect(unknown).toMatchObject({ ok: false, status: 404 });
+    });
+
+    it("refuses a key without actAs on every method, and runs nothing", async () => {
+      const id = `rpc-refused-${uid()}`;
+      const refused = { ok: false, status: 403, error: { code: "act_as_forbidden" } };
+      expect(await rpc("runCalls", CALL_KEY, "openai", addCall(id), { user: "bob" })).toMatchObject(refused);
+      expect(await rpc("runCalls", CALL_KEY, null, addCall(id), { userToken: "a.b.c" })).toMatchObject(refused);
+      expect(await rpc("listTools", CALL_KEY, "openai", { user: "bob" })).toMatchObject(refused);
+      expect(await rpc("getRecord", CALL_KEY, id, undefined, { user: "bob" })).toMatchObject(refused);
+      expect(await rpc("answerCall", CALL_KEY, id, {}, { user: "bob" })).toMatchObject(refused);
+      expect(await recorded(id)).toBe(false);
+    });
+
+    it.each([
+      ["not an object", "bob"],
+      ["both", { user: "bob", userToken: "a.b.c" }],
+      ["neither", { someone: "bob" }],
+      ["a user that is not a string", { user: 7 }],
+      ["a line break", { user: "bob\nx-injected: 1" }],
+      ["an empty token", { userToken: "" }],
+      ["a space around the id", { user: " bob" }],
+    ])("refuses an as that is %s, before anything runs", async (_label, as) => {
+      const acting = await actingKey(["call"]);
+      const id = `rpc-bad-as-${uid()}`;
+      expect(await rpc("runCalls", acting, "openai", addCall(id), as)).toEqual({
+        ok: false,
+        status: 400,
+        error: { code: "invalid_user", message: expect.stringMatching(/^as/) },
+      });
+      expect(await recorded(id)).toBe(false);
     });
   });
 });

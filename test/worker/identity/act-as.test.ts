@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { SECOND_ISOLATE_CONFIG } from "../../fixtures/second-isolate-tenant";
 import { openSession, post } from "../helpers/mcp";
 import { signIn } from "../helpers/oauth";
-import { ADMIN_KEY, BASE, CALL_KEY, CALL_KEY_HASH, json, request } from "../helpers/requests";
+import { ACT_AS_KEYS, HEADER_KEY, TOKEN_KEY } from "../helpers/act-as";
+import { ADMIN_KEY, BASE, CALL_KEY, json, request } from "../helpers/requests";
 import { claims, jwksUri, labName, serveKeys, signToken } from "../helpers/token-lab";
 
 /**
@@ -12,10 +13,6 @@ import { claims, jwksUri, labName, serveKeys, signToken } from "../helpers/token
  * the user's own rate limit and MCP sessions. Every refusal answers before anything runs: no record.
  */
 
-const ADMIN_KEY_HASH = "df76ff796f70d2c9cb055ea6280553caa27eda26b70e01082c160de75a05a4a9";
-/** Keys of this test's tenant: SHA-256 of "chat-header-key" and "chat-token-key". */
-const HEADER_KEY = "chat-header-key";
-const TOKEN_KEY = "chat-token-key";
 const CHAT_B_KEY = "chat-b-key";
 const APP_SET = labName("chat-app");
 const APP_ISSUER = `https://chat.test/${APP_SET}`;
@@ -24,22 +21,7 @@ const APP_AUDIENCE = "toolgate-acme";
 const CONFIG = JSON.stringify({
   name: "act-as",
   tools: ["add", "echo"],
-  keys: [
-    { name: "k", hash: CALL_KEY_HASH, scopes: ["call"] },
-    { name: "admin", hash: ADMIN_KEY_HASH, scopes: ["admin"] },
-    {
-      name: "chat",
-      hash: "4df506aaf65544de90410bb89044c2c43cecba63a4f536ea3e75f4d7f5891518",
-      scopes: ["admin"],
-      actAs: "header",
-    },
-    {
-      name: "chat-token",
-      hash: "9203dbcc8191e7cc8e31d43d98724ed8e7eeb39340a7bcc2743eefbce6eaf0dc",
-      scopes: ["call"],
-      actAs: "token",
-    },
-  ],
+  keys: ACT_AS_KEYS,
   identity: {
     appTokens: [{ issuer: APP_ISSUER, audience: APP_AUDIENCE, jwksUri: jwksUri(APP_SET), algorithms: ["RS256"] }],
     roles: {

@@ -6,15 +6,11 @@ import { request } from "../helpers/requests";
 
 const CONSOLE = "http://localhost:5173"; // one of the demo tenant's console origins
 
-function preflight(origin: string) {
+function preflight(origin: string, headers = "authorization, content-type") {
   return request("/v1/calls/openai", {
     method: "OPTIONS",
     key: null,
-    headers: {
-      origin,
-      "access-control-request-method": "POST",
-      "access-control-request-headers": "authorization, content-type",
-    },
+    headers: { origin, "access-control-request-method": "POST", "access-control-request-headers": headers },
   });
 }
 
@@ -25,6 +21,14 @@ describe("CORS", () => {
     expect(res.headers.get("access-control-allow-origin")).toBe(CONSOLE);
     expect(res.headers.get("access-control-allow-methods")).toContain("POST");
     expect(res.headers.get("access-control-allow-headers")?.toLowerCase()).toContain("authorization");
+  });
+
+  it("lets a console origin name the user a key acts for, never send an ambient session", async () => {
+    const res = await preflight(CONSOLE, "authorization, toolgate-user, toolgate-user-token");
+    expect(res.status).toBe(204);
+    const allowed = (res.headers.get("access-control-allow-headers") ?? "").toLowerCase().split(/, */);
+    expect(allowed).toEqual(expect.arrayContaining(["toolgate-user", "toolgate-user-token"]));
+    expect(allowed).not.toContain("toolgate-session");
   });
 
   it("does not allow another origin", async () => {
