@@ -4,6 +4,7 @@ import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { HeldWorkerdLogs } from "./test/runner/held-workerd-logs.ts";
 import { quietDependencySourcemaps } from "./test/runner/quiet-dependency-sourcemaps.ts";
 import { secondIsolateWorker } from "./test/runner/second-isolate.ts";
+import { SECOND_ISOLATE_SECRETS } from "./test/fixtures/second-isolate-tenant.ts";
 import { writeToolCatalog } from "./scripts/tools-catalog.mjs";
 import { writeOAuthModule } from "./scripts/oauth-module.mjs";
 import { writeJsonSchemaModule } from "./scripts/json-schema-module.mjs";
@@ -44,6 +45,8 @@ export default defineConfig({
             // wrangler.toml's bindings, with the test entry: the same Worker over the test catalogue (fixture tools).
             main: "./test/fixtures/worker.ts",
             miniflare: {
+              // The second isolate's tenant signs people in: its client secret's binding, here too.
+              bindings: SECOND_ISOLATE_SECRETS,
               // A second Worker bound to toolgate's RPC entrypoint (test/worker/api/binding.test.ts), and
               // toolgate in an isolate of its own over the same objects (test/runner/second-isolate.ts).
               serviceBindings: { CHAT_APP: "chat-app", SECOND_ISOLATE: "toolgate-second-isolate" },

@@ -6,18 +6,23 @@
  * API: wrangler at level warn (its warnings and errors, a failed build, still show), and every line
  * the Worker logs printed as it is, errors and warnings on stderr. Without the debugger (`npx wrangler
  * dev` has it), whose relay of each console.log costs CPU per line. Edits reload it, as wrangler dev.
- * Usage: node scripts/run-ts.mjs scripts/dev.ts [--ip 127.0.0.1] [--port 8787] [--persist-to <dir>]
+ * With --idp <port> it also starts the demo identity provider (scripts/idp/demo-idp.ts) on that port
+ * and hands the demo tenant its issuer and client secret (worker/demo/identity.ts): `npm run dev:idp`.
+ * Usage: node scripts/run-ts.mjs scripts/dev.ts [--ip 127.0.0.1] [--port 8787] [--persist-to <dir>] [--idp <port>]
  */
 import { watchFile } from "node:fs";
 import { parseArgs } from "node:util";
 import { unstable_startWorker } from "wrangler";
 import { buildStatusPath, readBuildStatus } from "./build-status.mjs";
+import { type DemoIdp, startDemoIdp } from "./idp/demo-idp";
 
 const options = {
   ip: { type: "string", default: "127.0.0.1" },
   port: { type: "string", default: "8787" },
   // Where Durable Objects, KV and the rest keep local state: .wrangler/state by default, as wrangler dev.
   "persist-to": { type: "string" },
+  // The demo identity provider's port: people sign in to the console as alice or bob.
+  idp: { type: "string" },
 } as const;
 const { values } = parseArgs({ options });
 const port = Number(values.port);
@@ -28,8 +33,26 @@ if (!Number.isInteger(port) || port < 1 || port > 65_535) {
 // toolgate never reads request.cf: no download of its template (and no network needed).
 process.env.CLOUDFLARE_CF_FETCH_ENABLED ??= "false";
 
+let idp: DemoIdp | undefined;
+if (values.idp !== undefined) {
+  const idpPort = Number(values.idp);
+  if (!Number.isInteger(idpPort) || idpPort < 1 || idpPort > 65_535 || idpPort === port) {
+    console.error(`--idp must be a TCP port other than --port, not ${JSON.stringify(values.idp)}`);
+    process.exit(2);
+  }
+  const hosts = new Set([values.ip, "127.0.0.1", "localhost"]);
+  idp = await startDemoIdp({ port: idpPort, redirectUris: [...hosts].map((h) => `http://${h}:${port}/auth/callback`) });
+}
+const idpVars = idp
+  ? {
+      TOOLGATE_DEV_IDP: { type: "plain_text" as const, value: idp.url },
+      TOOLGATE_DEV_IDP_SECRET: { type: "plain_text" as const, value: idp.clientSecret },
+    }
+  : {};
+
 const worker = await unstable_startWorker({
   config: "wrangler.toml",
+  ...(idp ? { bindings: idpVars } : {}),
   dev: {
     server: { hostname: values.ip, port },
     ...(values["persist-to"] === undefined ? {} : { persist: values["persist-to"] }),
@@ -40,18 +63,20 @@ const worker = await unstable_startWorker({
     },
   },
 });
-const stop = () => void worker.dispose().then(() => process.exit(0));
+const stop = () => void Promise.all([worker.dispose(), idp?.stop()]).then(() => process.exit(0));
 process.once("SIGINT", stop);
 process.once("SIGTERM", stop);
 try {
   await worker.ready;
 } catch (error) {
   console.error(error instanceof Error ? error.message : String(error));
-  await worker.dispose();
+  await Promise.all([worker.dispose(), idp?.stop()]);
   process.exit(1);
 }
 printBuildStatus();
-console.log(`toolgate: ready on ${(await worker.url).origin} (Ctrl-C stops it)`);
+const origin = (await worker.url).origin;
+console.log(`toolgate: ready on ${origin} (Ctrl-C stops it)`);
+if (idp) console.log(`Demo sign-in: ${origin} → "Sign in with Demo IdP" → alice (admin) or bob, any password`);
 
 /**
  * Each build's outcome, printed when it changes: wrangler shows the build command's own output only at

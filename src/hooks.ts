@@ -2,11 +2,14 @@ import type { JsonValue } from "./json";
 import type { CallEvent } from "./events";
 import type { CallRecord, PermissionDecision } from "./result";
 import type { Tool } from "./tool";
+import type { CallUser } from "./contract/users";
 
 export interface HookCall {
   callId: string;
   tenant: string;
   tool: Tool;
+  /** The user the call is made for (ExecuteOptions.user); absent: nobody. */
+  user?: Readonly<CallUser>;
 }
 
 /** What beforeCall may answer: nothing (go on), new arguments, or a denial. */

@@ -5,6 +5,7 @@ import type { Hooks } from "./hooks";
 import type { Limiter } from "./gates/limiter";
 import type { Registry } from "./registry";
 import type { ToolLogger } from "./tool";
+import type { CallUser } from "./contract/users";
 
 export interface Limits {
   /** Largest arguments, in UTF-16 code units of their JSON text. Default 1 MiB. */
@@ -31,6 +32,11 @@ export interface ExecuteOptions {
   runner?: CallRunner;
   /** The caller's cancellation (client gone, batch abort). */
   signal?: AbortSignal;
+  /**
+   * The user the calls are made for (a person, or the user an app acts for): tools read it as ctx.user,
+   * hooks as call.user, and a gate keyed "@user" has one gate per user. Absent: made for nobody.
+   */
+  user?: CallUser;
   /** Run as approved: skips the approval requirement (the admin decided). */
   approved?: boolean;
   limits?: Partial<Limits>;

@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { GateRulesSchema, type GateRules } from "./gates/rules";
 import { isJsonPointer } from "./json-pointer";
+import type { CallUser } from "./contract/users";
 
 export type Risk = "low" | "medium" | "high";
 
@@ -20,11 +21,13 @@ export interface ConcurrencyPolicy<A = unknown> extends GateRules {
   /** Share one gate between several tools. */
   group?: string;
   /**
-   * One gate per resource: a function of the validated arguments, e.g. (args) => args.accountId, or
-   * a JSON Pointer into them, e.g. "/accountId" (the form configuration uses). A pointer that finds
-   * nothing gives the empty key: such calls share one gate.
+   * One gate per resource: a function of the validated arguments (and the call's user), e.g.
+   * (args) => args.accountId; a JSON Pointer into the arguments, e.g. "/accountId" (the form
+   * configuration uses); "@user", one gate per user; or an array of up to 4 pointers and "@user",
+   * joined with ":". A pointer that finds nothing, or "@user" for a call made for nobody, gives the
+   * empty part: such calls share one gate.
    */
-  key?: ((args: A) => string) | string;
+  key?: ((args: A, call: { user?: Readonly<CallUser> }) => string) | string | readonly string[];
 }
 
 /**
@@ -74,12 +77,24 @@ export const RetryPolicySchema = v.strictObject({
 });
 
 const gateName = v.pipe(v.string(), v.regex(/^[a-zA-Z0-9_.:-]{1,64}$/, "must match ^[a-zA-Z0-9_.:-]{1,64}$"));
-const keyPointer = v.pipe(
+/** The key that names the call's user (not a JSON Pointer, which starts with "/" or is empty). */
+export const USER_KEY = "@user";
+const keyPart = v.pipe(
   v.string(),
   v.check(
-    isJsonPointer,
-    'must be a JSON Pointer into the arguments (RFC 6901, at most 256 characters), like "/repo" or "/owner/name"',
+    (key) => key === USER_KEY || isJsonPointer(key),
+    'must be "@user" or a JSON Pointer into the arguments (RFC 6901, at most 256 characters), like "/repo"',
   ),
+);
+const KEY_PARTS = 'an array of 1 to 4 of "@user" and JSON Pointers';
+const keyParts = v.pipe(
+  v.array(keyPart),
+  v.minLength(1, `must be ${KEY_PARTS}`),
+  v.maxLength(4, `must be ${KEY_PARTS}`),
+);
+const keyPointer = v.union(
+  [keyPart, keyParts],
+  'must be "@user", a JSON Pointer into the arguments like "/repo", or an array of 1 to 4 of those',
 );
 
 /** Policy fields that can come from configuration (JSON): everything but functions. */
@@ -111,8 +126,9 @@ const PolicySchema = v.strictObject({
       ...PolicyDataSchema.entries.concurrency.wrapped.entries,
       key: v.optional(
         v.union(
-          [v.function(), keyPointer],
-          'must be a function of the arguments or a JSON Pointer into them, like "/repo"',
+          [v.function(), keyPart, keyParts],
+          'must be a function of the arguments, "@user", a JSON Pointer into them like "/repo", ' +
+            "or an array of 1 to 4 of those",
         ),
       ),
     }),

@@ -1,4 +1,5 @@
 import type { AskMethod, ElicitationMode } from "./ask";
+import type { CallUser } from "./contract/users";
 
 /**
  * A host that runs a call detached from the request that made it (in the Worker: a Durable Object
@@ -31,6 +32,8 @@ export interface DetachedCall {
   idempotent: boolean;
   /** An admin approved the call: it runs without asking again. */
   approved?: boolean;
+  /** The user the call is made for (ExecuteOptions.user): the run keeps it. */
+  user?: CallUser;
   /**
    * Its caller answers questions later, on this call (an MCP task): what it can be asked. The run
    * asks (ctx.ask, approval: "user") and, unanswered, the call waits in its record (awaiting_input).

@@ -2,6 +2,7 @@ import type * as v from "valibot";
 import type { AskMethod, ElicitationMode, InputRequest } from "./ask";
 import type { JsonSchema, JsonValue } from "./json";
 import type { Content, Progress } from "./result";
+import type { CallUser } from "./contract/users";
 
 export type { Progress } from "./result";
 import { checkPolicy, type ToolPolicy } from "./policy";
@@ -32,6 +33,11 @@ export interface ToolContext {
   /** 1 on the first attempt, 2 on the first retry, … */
   readonly attempt: number;
   readonly secrets: Readonly<Record<string, string>>;
+  /**
+   * The user the call is made for (a person signed in, a person's connector, or the user an app acts
+   * for), as the runtime verified it; undefined for a call made for nobody. Never a credential.
+   */
+  readonly user: Readonly<CallUser> | undefined;
   /** fetch bound to the runtime's egress policy. */
   readonly fetch: typeof fetch;
   progress(update: Progress): void;

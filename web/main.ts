@@ -6,6 +6,7 @@ import { hrefOf, parseHash, type DocumentLink, type View } from "./app/view";
 import { adaptersView } from "./views/adapters";
 import { approvalsView } from "./views/approvals";
 import { batchView } from "./views/batch";
+import { connectorsView } from "./views/connectors";
 import { consentView } from "./views/consent";
 import { gatesView } from "./views/gates";
 import { historyView } from "./views/history";
@@ -28,6 +29,7 @@ const NAV: (View | DocumentLink)[] = [
   gatesView,
   adaptersView,
   keysView,
+  connectorsView,
   consentView,
 ];
 const app = document.getElementById("app")!;
@@ -36,7 +38,10 @@ let cleanup: (() => void) | undefined;
 const isView = (entry: View | DocumentLink): entry is View => "render" in entry;
 
 function visibleEntries(session: Session): (View | DocumentLink)[] {
-  return NAV.filter((entry) => !isView(entry) || !entry.admin || session.admin);
+  return NAV.filter(
+    (entry) =>
+      !isView(entry) || ((!entry.admin || session.admin) && (!entry.people || session.admin || !!session.person)),
+  );
 }
 
 /** The shell (header, nav, main) and the view the hash names. */

@@ -18,6 +18,7 @@ import { securityHeaders } from "./middleware/security-headers";
 import { loadTenantFrom, remoteTools } from "./middleware/tenant";
 import { calls } from "./routes/calls";
 import { approvals } from "./routes/approvals";
+import { auth } from "./routes/auth";
 import { consents } from "./routes/consents";
 import { keys } from "./routes/keys";
 import { oauth } from "./routes/oauth";
@@ -58,6 +59,8 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   // OAuth's metadata, token, registration and authorize endpoints: before CORS (the library answers
   // its own preflights, for browser-based MCP clients) and before any key check.
   app.route("/", oauth);
+  // The console's sign-in with the tenant's OpenID provider: pages of this origin's own, no CORS.
+  app.route("/", auth);
   app.use(cors);
   app.use(bodyLimit);
   app.route("/", health);

@@ -7,17 +7,26 @@ import { createGateLimiter } from "./gates/limiter";
 import { isolateSlots } from "./gates/slot-pool";
 import { tenantLedger } from "./ledger/address";
 import { createLedgerJournal } from "./ledger/journal";
+import { storedUser } from "./ledger/viewer";
 import { createCallRunner } from "./runner/host";
 import { surfaceOf } from "./surface";
 import { resolveSecrets, type Tenant } from "./tenant/tenant";
 import type { CallSurface } from "../src/contract/surface";
+import type { CallUser, UserRef } from "../src/contract/users";
 
 type WaitUntil = (promise: Promise<unknown>) => void;
 
 /** Who runs the calls: a request for its key, or a host finishing a claimed call with its owner token. */
 export type ExecutionRun =
-  | { key: string; surface?: CallSurface; waitUntil?: WaitUntil; signal?: AbortSignal; configOverride?: string }
-  | { owner: string; approved?: boolean; waitUntil?: WaitUntil; writeScope?: string };
+  | {
+      key: string;
+      user?: UserRef;
+      surface?: CallSurface;
+      waitUntil?: WaitUntil;
+      signal?: AbortSignal;
+      configOverride?: string;
+    }
+  | { owner: string; user?: CallUser; approved?: boolean; waitUntil?: WaitUntil; writeScope?: string };
 
 /**
  * Everything the core pipeline needs to run a tenant's calls: its registry, secrets and rules, gates
@@ -38,6 +47,8 @@ export function pipelineOptions(env: Bindings, tenant: Tenant, run: ExecutionRun
       tenantGates(env, tenant.name),
       "key" in run ? { waitUntil: run.waitUntil, pools: isolateSlots } : { waitUntil: run.waitUntil },
     ),
+    // Whom the calls are for: ctx.user, hooks' call.user, "@user" gate keys (a claimed call keeps its row's).
+    ...(run.user ? { user: run.user } : {}),
   };
   if ("owner" in run) {
     // A claimed call finished by its owner token (an approved call, a detached run): its record stays
@@ -59,6 +70,7 @@ export function pipelineOptions(env: Bindings, tenant: Tenant, run: ExecutionRun
     journal: createLedgerJournal({
       ledger,
       key: run.key,
+      ...(run.user ? { user: run.user } : {}),
       ...(run.surface ? { surface: run.surface } : {}),
       waitUntil: run.waitUntil,
       readOnlyRecords: tenant.config.readOnlyRecords,
@@ -76,6 +88,7 @@ export function executionOptions(c: Context<AppEnv>): BatchOptions {
   const waitUntil = waitUntilOf(c);
   const options = pipelineOptions(c.env, c.get("tenant"), {
     key: c.get("caller").keyName,
+    ...(c.get("caller").user ? { user: storedUser(c.get("caller").user)! } : {}),
     surface: surfaceOf(c),
     signal: c.req.raw.signal,
     ...(waitUntil ? { waitUntil } : {}),

@@ -7,7 +7,13 @@
  * same reason as oauth-library.ts: the import's specifier is resolved from the bundle's root.
  */
 export type IdentityLibrary = typeof import("./identity/lazy/entry");
-export type { DiscoveryResult, JwtFailureReason, JwtResult, VerifyJwtOptions } from "./identity/lazy/entry";
+export type {
+  DiscoveryResult,
+  JwtFailureReason,
+  JwtResult,
+  OidcFailureReason,
+  VerifyJwtOptions,
+} from "./identity/lazy/entry";
 
 export function identityLibrary(): Promise<IdentityLibrary> {
   return import("./identity/library.generated.mjs");

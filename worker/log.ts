@@ -9,12 +9,16 @@ export function logLine(fields: Record<string, unknown>): void {
   console.log(JSON.stringify(fields));
 }
 
-/** The one log line per call: who, what happened; never the arguments or the output. */
-export function logCall(requestId: string, record: CallRecord, keyName?: string): void {
+/**
+ * The one log line per call: who (the key's name, the user's id: never their name or email), what
+ * happened; never the arguments or the output.
+ */
+export function logCall(requestId: string, record: CallRecord, keyName?: string, userId?: string): void {
   logLine({
     msg: "call",
     requestId,
     ...(keyName === undefined ? {} : { key: keyName }),
+    ...(userId === undefined ? {} : { user: userId }),
     tenant: record.tenant,
     callId: record.callId,
     tool: record.tool,

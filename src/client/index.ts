@@ -77,9 +77,9 @@ export interface ToolgateClient {
   cancel(callId: string, reason?: string): Promise<CancelAnswer>;
   /** Answers a call waiting for its caller (`awaiting_input`), keyed as its open questions (`error.inputRequests`). */
   answer(callId: string, inputResponses: Record<string, JsonObject>): Promise<InputAnswer>;
-  /** Calls awaiting approval, newest first (admin). */
+  /** Calls awaiting approval the caller sees (admin: all), newest first; `decidable` says which it may decide. */
   approvals(query?: { limit?: number; cursor?: string }): Promise<ApprovalPage>;
-  /** Approve (the call then runs; wait on record(id, { wait })) or deny it (admin). */
+  /** Approve (the call then runs; wait on record(id, { wait })) or deny it (admin; approval "user": its user). */
   decide(callId: string, decision: "approve" | "deny", reason?: string): Promise<DecisionAnswer>;
   /** Concurrency gates: limit, holders, queue depth (admin). */
   gates(options?: { after?: string; limit?: number }): Promise<GatePage>;
@@ -98,13 +98,14 @@ export interface ToolgateClient {
   /** A new secret; the old one keeps working for `graceSeconds` (default 3600) (admin). */
   rotateKey(id: string, graceSeconds?: number): Promise<KeySecret>;
   revokeKey(id: string): Promise<{ key: RuntimeKey }>;
-  /** A pending OAuth sign-in's details (admin). */
+  /** A pending OAuth sign-in's details (a person signed in, or admin). */
   consent(handle: string): Promise<ConsentDetails>;
-  /** Approve or deny it; the answer says where to send the browser back to the client (admin). */
+  /** Approve or deny it (for the person signed in, or the tenant); where to send the browser back to. */
   decideConsent(handle: string, decision: ConsentDecision): Promise<{ redirectTo: string }>;
-  /** OAuth grants made so far (admin). */
+  /** OAuth grants: a person's own; an admin's every grant. */
   grants(): Promise<GrantInfo[]>;
-  revokeGrant(id: string): Promise<{ revoked: string }>;
+  /** Revokes a grant: a person their own; an admin anyone's, naming its `owner` (default "tenant"). */
+  revokeGrant(id: string, owner?: string): Promise<{ revoked: string }>;
   /** The live event stream, read with fetch (the key as a header); reconnects and resumes by default. */
   events(options?: EventStreamOptions): AsyncGenerator<ServerEvent>;
   /** The live event stream as an EventSource, opened with a short-lived token (never the key in a URL). */
@@ -172,7 +173,8 @@ export function createClient(options: ClientOptions = {}): ToolgateClient {
     consent: (handle) => http.json(`/v1/oauth/consents/${seg(handle)}`),
     decideConsent: (handle, decision) => http.json(`/v1/oauth/consents/${seg(handle)}`, { body: decision }),
     grants: async () => (await http.json<{ grants: GrantInfo[] }>("/v1/oauth/grants")).grants,
-    revokeGrant: (id) => http.json(`/v1/oauth/grants/${seg(id)}/revoke`, { method: "POST" }),
+    revokeGrant: (id, owner) =>
+      http.json(`/v1/oauth/grants/${seg(id)}/revoke`, owner ? { body: { owner } } : { method: "POST" }),
     events: (o) => streamEvents(http, o),
     eventSource: (o) => openEventSource(http, o),
     runMixed: (input, o) => runMixed(http, input, o),

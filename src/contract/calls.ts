@@ -11,6 +11,8 @@ export interface ApprovalInfo {
   state: "requested" | "approved" | "denied" | "expired" | "cancelled";
   reason?: string;
   decidedAt?: number;
+  /** Who decided: `user:<id>` (a person, or a key acting for them) or `key:<name>`; absent for older records. */
+  decidedBy?: string;
   expiresAt?: number;
 }
 

@@ -14,8 +14,10 @@ export interface ConsentDetails {
     redirectIsLoopback: boolean;
     scope: string[];
   };
-  /** The tenant's tools, for the grant's allow-list. */
+  /** The tools the approver may hand on (the tenant's, or their role's), for the grant's allow-list. */
   tools: string[];
+  /** Who decides: a person for themselves (`user`), or an admin key; only admins may grant admin. */
+  approver?: { user?: Pick<CallUser, "id" | "name">; admin: boolean };
 }
 
 export interface ConsentDecision extends CallerRules {
@@ -23,7 +25,7 @@ export interface ConsentDecision extends CallerRules {
   scope?: "call" | "admin";
 }
 
-/** An OAuth grant, as admins list it. */
+/** An OAuth grant, as its person or an admin lists it. */
 export interface GrantInfo {
   id: string;
   clientId: string;

@@ -6,7 +6,7 @@
  * matters and running expiry twice is a no-op.
  */
 
-import { normaliseRules, type GateRules } from "./rules";
+import type { GateRules } from "./rules";
 import type {
   AcquireInput,
   AcquireOutcome,
@@ -17,7 +17,7 @@ import type {
   Transition,
   Waiter,
 } from "./types";
-import { averageHold, DEFAULT_HOLD_MS, queueFull, retryAfterMs as waitFor, waitEnd } from "./waits";
+import { averageHold, DEFAULT_HOLD_MS, normaliseRules, queueFull, retryAfterMs as waitFor, waitEnd } from "./waits";
 
 export type * from "./types";
 export { waitEnd };

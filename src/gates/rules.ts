@@ -1,8 +1,5 @@
 import * as v from "valibot";
 
-/** Waiting calls a gate holds before new ones answer `busy`, unless the policy says otherwise. */
-export const DEFAULT_MAX_QUEUE = 64;
-
 const whole = (min: number, max: number) => v.pipe(v.number(), v.integer(), v.minValue(min), v.maxValue(max));
 
 /**
@@ -20,19 +17,3 @@ export const GateRulesSchema = v.strictObject({
 });
 
 export type GateRules = v.InferOutput<typeof GateRulesSchema>;
-
-/**
- * Rules as the queue applies them: limit a whole number ≥ 1 and maxQueue ≥ 0 (NaN or a non-number,
- * a bug upstream, becomes the minimum).
- */
-export function normaliseRules(rules: GateRules): GateRules {
-  return {
-    ...rules,
-    limit: wholeAtLeast(rules.limit, 1),
-    maxQueue: wholeAtLeast(rules.maxQueue ?? DEFAULT_MAX_QUEUE, 0),
-  };
-}
-
-function wholeAtLeast(value: number, min: number): number {
-  return Number.isFinite(value) ? Math.max(min, Math.floor(value)) : min;
-}

@@ -3,7 +3,27 @@
  * isolate keeps waiting for its own slots (slot-pool.ts): when a wait ends, when a queue is full, and
  * what a call refused as busy is told.
  */
-import { DEFAULT_MAX_QUEUE, type GateRules } from "./rules";
+import type { GateRules } from "./rules";
+
+/** Waiting calls a gate holds before new ones answer `busy`, unless the policy says otherwise. */
+export const DEFAULT_MAX_QUEUE = 64;
+
+/**
+ * Rules as the queue applies them: limit a whole number ≥ 1 and maxQueue ≥ 0 (NaN or a non-number,
+ * a bug upstream, becomes the minimum). Here, not beside the schema (rules.ts): a tool's policy
+ * needs the schema, and only a limiter needs this, so an app bundles it only with its limiter.
+ */
+export function normaliseRules(rules: GateRules): GateRules {
+  return {
+    ...rules,
+    limit: wholeAtLeast(rules.limit, 1),
+    maxQueue: wholeAtLeast(rules.maxQueue ?? DEFAULT_MAX_QUEUE, 0),
+  };
+}
+
+function wholeAtLeast(value: number, min: number): number {
+  return Number.isFinite(value) ? Math.max(min, Math.floor(value)) : min;
+}
 
 /** The hold time assumed before any slot was released. */
 export const DEFAULT_HOLD_MS = 1_000;

@@ -77,7 +77,8 @@ function retryDelay(state: CallState, outcome: Failed, firstAt: number): number 
   if (error.code === "cancelled") return outcome;
   // Only calls that are safe to repeat are repeated after a failure that may have had a side effect.
   const idempotent = tool.policy.idempotent ?? tool.policy.readOnly ?? false;
-  const answer = env.hooks.shouldRetry?.({ callId, tenant: env.tenant, tool }, cause, outcome.attempts);
+  const call = env.user ? { callId, tenant: env.tenant, tool, user: env.user } : { callId, tenant: env.tenant, tool };
+  const answer = env.hooks.shouldRetry?.(call, cause, outcome.attempts);
   const decided = typeof answer === "object" && answer !== null ? answer : undefined;
   const retryable = isToolError(cause) ? cause.retryable : isRetryableCode(error.code);
   if (!((decided ? decided.retry : answer) ?? (retryable && idempotent))) return outcome;

@@ -10,6 +10,7 @@ import {
 import { toolError } from "../errors";
 import type { JsonValue } from "../json";
 import type { Progress, ToolContext, ToolLogger } from "../tool";
+import type { CallUser } from "../contract/users";
 import { emit } from "./env";
 import type { CallState } from "./state";
 
@@ -22,6 +23,7 @@ export class CallContext implements ToolContext {
   readonly tenant: string;
   readonly callId: string;
   readonly secrets: Readonly<Record<string, string>>;
+  readonly user: Readonly<CallUser> | undefined;
   readonly fetch: typeof fetch;
   readonly log: ToolLogger;
   #controller: AbortController | undefined = undefined;
@@ -34,6 +36,7 @@ export class CallContext implements ToolContext {
     this.tenant = env.tenant;
     this.callId = state.callId;
     this.secrets = env.secrets;
+    this.user = env.user;
     this.fetch = env.fetch;
     this.log = env.log;
   }

@@ -9,8 +9,9 @@ import type { CallRunner } from "../runner";
 import type { Limiter } from "../gates/limiter";
 import type { Registry } from "../registry";
 import type { ToolLogger } from "../tool";
-import { createLocalLimiter } from "../gates/local-limiter";
+import { processLimiter } from "../gates/process-limiter";
 import type { CallEvent } from "../events";
+import type { CallUser } from "../contract/users";
 
 /** ExecuteOptions resolved once: hooks composed, masker built, defaults filled in. */
 export interface PipelineEnv {
@@ -27,6 +28,8 @@ export interface PipelineEnv {
   /** The host of detached runs; undefined: every call runs inline. */
   runner: CallRunner | undefined;
   approved: boolean;
+  /** The user the calls are made for (frozen: tools and hooks read it, none may change it). */
+  user: Readonly<CallUser> | undefined;
   /** The caller's answers and what it can be asked (ctx.ask); undefined: it cannot be asked. */
   ask: AskChannel | undefined;
   limits: Limits;
@@ -39,12 +42,6 @@ const silent = () => {};
 const SILENT_LOGGER: ToolLogger = Object.freeze({ debug: silent, info: silent, warn: silent, error: silent });
 // Workers throw "Illegal invocation" when fetch is called detached from globalThis.
 const globalFetch: typeof fetch = (input, init) => fetch(input, init);
-
-let processLimiter: Limiter | undefined;
-/** One in-process limiter shared by every call that brings none, so policy.concurrency holds by default. */
-function defaultLimiter(): Limiter {
-  return (processLimiter ??= createLocalLimiter());
-}
 
 const identity = <T>(value: T): T => value;
 
@@ -76,11 +73,12 @@ function buildPipeline(options: ExecuteOptions): PipelineEnv {
     hooks,
     mask: customMask ? (value) => customMask(secretMask(value)) : secretMask,
     masks,
-    limiter: options.limiter ?? defaultLimiter(),
+    limiter: options.limiter ?? processLimiter,
     journal: options.journal,
     // Detaching needs a journal: the record is what tells the caller how the call ended.
     runner: options.journal ? options.runner : undefined,
     approved: options.approved ?? false,
+    user: options.user ? Object.freeze({ ...options.user }) : undefined,
     ask: options.ask,
     limits: { ...DEFAULT_LIMITS, ...options.limits },
     log: options.log ?? SILENT_LOGGER,

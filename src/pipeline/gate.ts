@@ -18,7 +18,7 @@ export function holdSlot(state: CallState): StepOutcome {
   const concurrency = tool.policy.concurrency!;
   let gate: string;
   try {
-    gate = gateName(state.env.tenant, tool.name, concurrency, state.input);
+    gate = gateName(state.env.tenant, tool.name, concurrency, state.input, state.env.user);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     const message = `Could not compute the concurrency key of "${tool.name}": ${reason}`;

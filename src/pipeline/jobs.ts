@@ -7,6 +7,8 @@ export function jobOf(state: CallState, owner: string): DetachedCall {
   const idempotent = (tool.policy.idempotent ?? tool.policy.readOnly) === true;
   const job: DetachedCall = { callId: state.callId, tool: tool.name, args: state.args, owner, idempotent };
   if (state.env.approved) job.approved = true;
+  // The run is for the same user: ctx.user, hooks and "@user" gates see them there too.
+  if (state.env.user) job.user = { ...state.env.user };
   // Its caller answers later (an MCP task, an HTTP call): the run may ask what the caller answers.
   if (state.env.ask?.waits) {
     job.asks = [...state.env.ask.methods];

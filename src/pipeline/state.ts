@@ -65,7 +65,10 @@ export function createCallState(call: ToolCall, env: PipelineEnv, cancel: AbortS
 
 /** The hooks' view of the call (after resolveTool). */
 export function hookCallOf(state: CallState): HookCall {
-  return { callId: state.callId, tenant: state.env.tenant, tool: state.tool! };
+  const { env } = state;
+  return env.user
+    ? { callId: state.callId, tenant: env.tenant, tool: state.tool!, user: env.user }
+    : { callId: state.callId, tenant: env.tenant, tool: state.tool! };
 }
 
 /**

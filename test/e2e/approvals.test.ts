@@ -35,4 +35,18 @@ describe("Approvals with context", () => {
     await a.getByRole("button", { name: `Deny send_message ${tag}-a` }).click();
     await expect.poll(() => approvals.getByText("Denied send_message.").count()).toBe(2);
   });
+
+  it("shows a call key its own pending calls, without deciding those an admin must", async () => {
+    // A page of its own: the first test's admin key stays in its page's session storage.
+    const page = await browser.page.context().newPage();
+    const tag = `own-${Date.now()}`;
+    await apiCall(baseUrl, [{ id: `${tag}-a`, name: "send_message", args: { to: "cy@example.com", text: "Hi." } }]);
+    await signIn(page, baseUrl, "dev-call-key");
+    const approvals = await navigate(page, "Approvals", "approvals");
+    const card = approvals.locator(`li.approval[data-call-id="${tag}-a"]`);
+    await card.getByText("Asked by key dev-call through HTTP", { exact: true }).waitFor();
+    await card.getByText("Waiting for an admin's decision.", { exact: true }).waitFor();
+    expect(await card.getByRole("button").count()).toBe(0);
+    await page.close();
+  });
 });

@@ -1,71 +1,19 @@
-import {
-  Client,
-  StreamableHTTPClientTransport,
-  UnauthorizedError,
-  type OAuthClientMetadata,
-  type StoredOAuthClientInformation,
-  type StoredOAuthTokens,
-} from "@modelcontextprotocol/client";
+import { Client, StreamableHTTPClientTransport, UnauthorizedError } from "@modelcontextprotocol/client";
 import { describe, expect, inject, it } from "vitest";
 import { screenshot, usePage, viewReady } from "./browser";
+import { CALLBACK, TestProvider, throughCallback } from "./mcp-oauth-client";
 
 // The official MCP SDK v2 client signs in to toolgate with OAuth against `wrangler dev`: discovery,
 // dynamic registration, authorization with PKCE — the consent page driven in Chromium by an admin —,
 // the token, a tool call, a refresh, and revocation. The redirect URI is on loopback, as a desktop
 // client's is; the browser's visit to it is answered by the test (nothing listens there).
 const baseUrl = inject("baseUrl");
-const CALLBACK = "http://127.0.0.1:9/oauth/callback";
 const browserPage = usePage();
-
-/** The client application's side: where it keeps its registration, tokens and verifier. */
-class TestProvider {
-  client?: StoredOAuthClientInformation;
-  saved?: StoredOAuthTokens;
-  verifier = "";
-  authorizationUrls: URL[] = [];
-  readonly redirectUrl = CALLBACK;
-  readonly clientMetadata: OAuthClientMetadata = {
-    client_name: "SDK v2 e2e client",
-    redirect_uris: [CALLBACK],
-    grant_types: ["authorization_code", "refresh_token"],
-    response_types: ["code"],
-    token_endpoint_auth_method: "none",
-  };
-  clientInformation() {
-    return this.client;
-  }
-  saveClientInformation(info: StoredOAuthClientInformation) {
-    this.client = info;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: StoredOAuthTokens) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrls.push(url);
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-}
 
 /** The browser's part: the authorization URL → the console's consent page → an admin approves → the callback. */
 async function approveInBrowser(authorizationUrl: URL): Promise<URLSearchParams> {
   const { page } = browserPage;
-  let callback: string | undefined;
-  await page.route(
-    (url) => url.href.startsWith(CALLBACK),
-    (route) => {
-      callback = route.request().url();
-      return route.fulfill({ status: 200, contentType: "text/plain", body: "Signed in; return to the app." });
-    },
-  );
-  try {
+  return throughCallback(page, async () => {
     await page.goto(authorizationUrl.href);
     // Not signed in yet: the console asks for a key, and keeps the consent page's address.
     const signIn = page.locator('main[data-view="sign-in"]');
@@ -77,11 +25,7 @@ async function approveInBrowser(authorizationUrl: URL): Promise<URLSearchParams>
     expect(await consent.locator('[data-field="scope"]').textContent()).toBe("call");
     await screenshot(page, "consent");
     await consent.getByRole("button", { name: "Approve" }).click();
-    await page.waitForURL((url) => url.href.startsWith(CALLBACK));
-  } finally {
-    await page.unrouteAll({ behavior: "wait" });
-  }
-  return new URL(callback!).searchParams;
+  });
 }
 
 describe("sign-in for MCP clients (OAuth 2.1) with the SDK v2 client", () => {

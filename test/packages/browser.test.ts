@@ -11,6 +11,7 @@ const app = join(work, "browser-app");
 interface PageResult {
   failed?: string;
   inPage: { ok: boolean; output?: { structured?: unknown } };
+  gated: string[];
   mixed: {
     results: { ok: boolean; callId: string; output?: { structured?: unknown }; record: { tenant: string } }[];
     answer: { messages: { tool_call_id: string; content: string }[] };
@@ -50,6 +51,8 @@ describe("a Vite app of the packed toolgate, in Chromium", () => {
     const result = JSON.parse((await output.textContent()) ?? "") as PageResult;
     expect(result.failed).toBeUndefined();
     expect(result.inPage).toMatchObject({ ok: true, output: { structured: { loud: "HELLO" } } });
+    // policy.concurrency holds in the page, through the limiter the page loaded when the gate was first used.
+    expect(result.gated).toEqual(["ok", "busy"]);
     const [local, edge] = result.mixed.results;
     expect(local).toMatchObject({ ok: true, callId: "call_local", output: { structured: { loud: "MIXED" } } });
     // The edge call ran in the starter's Worker, recorded under its tenant.

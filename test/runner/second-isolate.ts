@@ -1,7 +1,7 @@
 import { buildSync } from "esbuild";
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { SECOND_ISOLATE_CONFIG } from "../fixtures/second-isolate-tenant.ts";
+import { SECOND_ISOLATE_CONFIG, SECOND_ISOLATE_SECRETS } from "../fixtures/second-isolate-tenant.ts";
 
 /**
  * toolgate once more, as an auxiliary Worker of the workerd test project: the same test entry
@@ -49,6 +49,6 @@ export function secondIsolateWorker(root: string) {
       Object.entries(OBJECTS).map(([binding, className]) => [binding, { className, scriptName: RUNNER }]),
     ),
     kvNamespaces: ["OAUTH_KV"],
-    bindings: { TOOLGATE_CONFIG: SECOND_ISOLATE_CONFIG },
+    bindings: { TOOLGATE_CONFIG: SECOND_ISOLATE_CONFIG, ...SECOND_ISOLATE_SECRETS },
   };
 }

@@ -24,6 +24,8 @@
  *        what the next answers hold (a claim set to null is left out); authorize: { error?, iss? };
  *        token: { status, body } answers that instead of an ID token
  *   GET  /issuers/<name>/authorizations      every authorization request's query, in order
+ * Cloudflare Access with the lab's origin as its team domain (its keys: the set "access"):
+ *   GET  /cdn-cgi/access/certs               the set "access"'s JWKS
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -222,11 +224,13 @@ export async function startTokenLab() {
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     const [, kind, name = "", ...rest] = url.pathname.split("/");
     const route =
-      kind === "sets"
-        ? setRoute(req, res, name, rest.join("/"))
-        : kind === "issuers"
-          ? issuerRoute(req, res, name, rest.join("/"), url)
-          : Promise.resolve(send(res, 404, { error: "not found" }));
+      url.pathname === "/cdn-cgi/access/certs"
+        ? serveJwks(res, "access")
+        : kind === "sets"
+          ? setRoute(req, res, name, rest.join("/"))
+          : kind === "issuers"
+            ? issuerRoute(req, res, name, rest.join("/"), url)
+            : Promise.resolve(send(res, 404, { error: "not found" }));
     route.catch((error: unknown) => send(res, 500, { error: String(error) }));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

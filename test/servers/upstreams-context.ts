@@ -20,6 +20,8 @@ declare module "vitest" {
     };
     /** The token lab's origin (test/servers/token-lab.ts): key sets, tokens, a scripted OpenID provider. */
     tokenLab: string;
+    /** The demo OpenID provider (scripts/idp/demo-idp.ts): alice and bob, for toolgate's callbacks. */
+    idp: { url: string; clientId: string; clientSecret: string };
   }
 }
 export {};

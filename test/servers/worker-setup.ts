@@ -11,11 +11,12 @@
  *   hung     accepts connections and never answers (test/servers/hung.ts)
  *   latches  requests held until the test opens their latch (test/servers/latch.ts)
  * and the token lab (test/servers/token-lab.ts: key sets, signed and forged tokens, a scripted OpenID
- * provider), its URL provided as "tokenLab".
+ * provider), its URL provided as "tokenLab", and the demo OpenID provider (scripts/idp/demo-idp.ts) as "idp".
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { TestProject } from "vitest/node";
+import { startDemoIdp } from "../../scripts/idp/demo-idp";
 import { startEverything } from "./everything";
 import { startHttpApi } from "./http-api";
 import { startHungServer } from "./hung";
@@ -66,6 +67,9 @@ async function startMeter(mcp: McpTestServer) {
   };
 }
 
+/** Where the demo provider may send people back: the workerd tests' origin, and an https host of a test tenant. */
+export const IDP_REDIRECT_URIS = ["http://127.0.0.1:8787/auth/callback", "https://people.acme.test/auth/callback"];
+
 export default async function setup(project: TestProject) {
   const httpApi = await startHttpApi();
   const mcp = await startMcpServer();
@@ -83,6 +87,8 @@ export default async function setup(project: TestProject) {
   const hung = await startHungServer();
   const latches = await startLatches();
   const tokenLab = await startTokenLab();
+  // Callbacks of the workerd tests' origin (BASE) and of an https host the tests name in a tenant's hosts.
+  const idp = await startDemoIdp({ redirectUris: [...IDP_REDIRECT_URIS] });
   project.provide("upstreams", {
     httpApi: httpApi.url,
     mcp: mcp.url,
@@ -95,10 +101,12 @@ export default async function setup(project: TestProject) {
     latches: latches.url,
   });
   project.provide("tokenLab", tokenLab.url);
+  project.provide("idp", { url: idp.url, clientId: idp.clientId, clientSecret: idp.clientSecret });
   return async () => {
     const servers = [
       ...[httpApi, mcp, meter, everything, reference, v2.dual, v2.modern, v2.legacy, tasks, hung, latches],
       tokenLab,
+      { close: idp.stop },
     ];
     await Promise.all(servers.map((server) => server.close()));
   };

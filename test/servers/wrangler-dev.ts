@@ -33,6 +33,8 @@ export interface DevServerOptions {
   root?: string;
   /** Rebuild and reload when tools/ or tenants/ change, as `wrangler dev` does. */
   watch?: boolean;
+  /** The port on 127.0.0.1 (default: a free one), for callers that must name it first (an IdP's redirect URI). */
+  port?: number;
 }
 
 /**
@@ -56,7 +58,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     ...(options.root ? { build: { custom: { workingDirectory: options.root } } } : {}),
     bindings,
     dev: {
-      server: { hostname: "127.0.0.1", port: await freePort() },
+      server: { hostname: "127.0.0.1", port: options.port ?? (await freePort()) },
       inspector: false,
       watch: options.watch ?? false,
       persist: state,

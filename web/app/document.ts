@@ -1,5 +1,5 @@
 import { h } from "./dom";
-import { onUnauthorized, resume, signOut, type Session } from "./session";
+import { endPersonSession, onUnauthorized, resume, signOut, type Session } from "./session";
 import type { View } from "./view";
 import { renderSignIn } from "../views/sign-in";
 
@@ -32,20 +32,30 @@ export function startDocument(
   // A key revoked mid-session: the first 401 sends the user back to sign in, saying why.
   onUnauthorized(() => {
     if (!current) return;
+    const person = current.person;
     current = null;
     signOut();
-    void start("The API no longer accepts this key. Sign in again.");
+    void start(
+      person ? "Your sign-in has ended. Sign in again." : "The API no longer accepts this key. Sign in again.",
+    );
   });
 
   void start();
   return {
     session: () => current,
     signOut() {
+      const ending = current?.person ? endPersonSession(current) : Promise.resolve();
       signOut();
       current = null;
-      void start();
+      void ending.finally(() => start());
     },
   };
+}
+
+/** Who is signed in, as the top bar names them: the person, or the key. */
+function whoName(session: Session): string {
+  const user = session.person ? session.who.user : undefined;
+  return user ? (user.name ?? user.id) : session.who.key.name;
 }
 
 /** The header both documents show: who is signed in, the document's own links, and Sign out. */
@@ -54,11 +64,7 @@ export function topBar(session: Session, onSignOut: () => void, ...links: HTMLEl
     "header",
     { class: "top" },
     h("span", { class: "brand" }, "toolgate"),
-    h(
-      "span",
-      { class: "who" },
-      `${session.who.tenant} · ${session.who.key.name} (${session.who.key.scopes.join(", ")})`,
-    ),
+    h("span", { class: "who" }, `${session.who.tenant} · ${whoName(session)} (${session.who.key.scopes.join(", ")})`),
     ...links,
     h("button", { type: "button", class: "quiet", onclick: onSignOut }, "Sign out"),
   );

@@ -48,6 +48,13 @@ export function historyFilters(callIdValue = ""): HistoryFilters {
     autocomplete: "off",
     placeholder: "key name",
   });
+  const user = h("input", {
+    id: "history-user",
+    type: "search",
+    maxlength: 256,
+    autocomplete: "off",
+    placeholder: "user id",
+  });
   const surface = h(
     "select",
     { id: "history-surface" },
@@ -56,7 +63,7 @@ export function historyFilters(callIdValue = ""): HistoryFilters {
   );
   const since = h("input", { id: "history-since", type: "datetime-local", step: 1 });
   const until = h("input", { id: "history-until", type: "datetime-local", step: 1 });
-  const controls = [callId, tool, status, key, surface, since, until];
+  const controls = [callId, tool, status, key, user, surface, since, until];
   const element = h(
     "div",
     { class: "row filters" },
@@ -64,6 +71,7 @@ export function historyFilters(callIdValue = ""): HistoryFilters {
     field("history-tool", "Tool", tool),
     field("history-status", "Status", status),
     field("history-key", "Key", key),
+    field("history-user", "User", user),
     field("history-surface", "Surface", surface),
     field("history-since", "From", since),
     field("history-until", "To", until),
@@ -77,6 +85,7 @@ export function historyFilters(callIdValue = ""): HistoryFilters {
       if (tool.value) query.tool = tool.value;
       if (status.value) query.status = status.value as CallStatus;
       if (key.value.trim()) query.key = key.value.trim();
+      if (user.value.trim()) query.user = user.value.trim();
       if (surface.value) query.surface = surface.value as CallQuery["surface"] & string;
       const from = epochOf(since.value);
       const to = epochOf(until.value);

@@ -14,6 +14,8 @@ export interface View {
   label: string;
   /** Shown only to keys with the admin scope (the API enforces it too). */
   admin?: boolean;
+  /** Shown only to admins and to people signed in (not to call keys): a person's own things. */
+  people?: boolean;
   /** Not in the navigation: reached by its link only (the OAuth consent page). */
   hidden?: boolean;
   render(root: HTMLElement, session: Session, param: string | undefined): Rendered;

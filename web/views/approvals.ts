@@ -28,7 +28,8 @@ function askedBy(approval: PendingApproval): string {
         ? `OAuth client ${approval.key.slice(6)}`
         : `key ${approval.key}`;
   const surface = approval.surface === "binding" ? "a service binding" : approval.surface === "mcp" ? "MCP" : "HTTP";
-  return `Asked by ${who}${approval.surface ? ` through ${surface}` : ""}`;
+  const user = approval.user ? ` for ${approval.user.name ?? approval.user.id}` : "";
+  return `Asked by ${who}${user}${approval.surface ? ` through ${surface}` : ""}`;
 }
 
 /** After a decision: a denial is final; an approved call runs after the answer, so wait for its record. */
@@ -76,6 +77,7 @@ function card(session: Session, approval: PendingApproval, decided: HTMLElement,
       h("li", { class: `badge risk-${approval.risk}` }, `risk ${approval.risk}`),
       approval.surface ? h("li", { class: "badge" }, approval.surface) : null,
       h("li", { class: "badge" }, approval.key ?? "unknown key"),
+      approval.user ? h("li", { class: "badge user" }, `user ${approval.user.id}`) : null,
     ),
     h("p", { class: "mono" }, approval.callId),
     h("p", {}, askedBy(approval)),
@@ -106,25 +108,28 @@ function card(session: Session, approval: PendingApproval, decided: HTMLElement,
       h("label", { for: reasonId }, "Reason ", h("span", { class: "muted" }, "(optional, recorded)")),
       reason,
     ),
-    h(
-      "div",
-      { class: "row" },
-      h(
-        "button",
-        { type: "button", "aria-label": `Approve ${approval.tool} ${approval.callId}`, onclick: act("approve") },
-        "Approve",
-      ),
-      h(
-        "button",
-        {
-          type: "button",
-          class: "danger",
-          "aria-label": `Deny ${approval.tool} ${approval.callId}`,
-          onclick: act("deny"),
-        },
-        "Deny",
-      ),
-    ),
+    // Calls an admin must decide show to their caller too, without the buttons.
+    approval.decidable === false
+      ? h("p", { class: "muted" }, "Waiting for an admin's decision.")
+      : h(
+          "div",
+          { class: "row" },
+          h(
+            "button",
+            { type: "button", "aria-label": `Approve ${approval.tool} ${approval.callId}`, onclick: act("approve") },
+            "Approve",
+          ),
+          h(
+            "button",
+            {
+              type: "button",
+              class: "danger",
+              "aria-label": `Deny ${approval.tool} ${approval.callId}`,
+              onclick: act("deny"),
+            },
+            "Deny",
+          ),
+        ),
   );
   return item;
 }
@@ -132,7 +137,6 @@ function card(session: Session, approval: PendingApproval, decided: HTMLElement,
 export const approvalsView: View = {
   id: "approvals",
   label: "Approvals",
-  admin: true,
   render(root, session) {
     const list = h("ul", { class: "cards", "aria-label": "Pending approvals" });
     const decided = h("ul", { class: "cards", "aria-label": "Decided here" });
@@ -160,7 +164,12 @@ export const approvalsView: View = {
     replace(
       root,
       h("h1", { tabindex: -1 }, "Approvals"),
-      h("p", {}, "Calls waiting for an admin. Approving runs the call; denying records the reason."),
+      h(
+        "p",
+        {},
+        "Calls waiting for a decision: an admin's, or yours for tools that ask their user. " +
+          "Approving runs the call; denying records the reason.",
+      ),
       state,
       list,
       h("h2", {}, "Decided here"),

@@ -39,7 +39,7 @@ function describe(details: ConsentDetails): HTMLElement {
 
 function decisionForm(session: Session, handle: string, details: ConsentDetails, out: HTMLElement): HTMLElement {
   const scopeName = uid("scope");
-  const asked = details.consent.scope.includes("admin") ? "admin" : "call";
+  const asked = details.consent.scope.includes("admin") && (details.approver?.admin ?? true) ? "admin" : "call";
   const radio = (value: "call" | "admin", text: string) => {
     const id = uid("scope");
     return h(
@@ -50,6 +50,8 @@ function decisionForm(session: Session, handle: string, details: ConsentDetails,
     );
   };
   const rules = rulesFields(details.tools);
+  // Only admins may grant admin: others are offered call alone.
+  const mayAdmin = details.approver?.admin ?? true;
   const approve = h("button", { type: "submit" }, "Approve");
   const deny = h("button", { type: "button", class: "danger" }, "Deny");
   const form = h(
@@ -60,7 +62,7 @@ function decisionForm(session: Session, handle: string, details: ConsentDetails,
       {},
       h("legend", {}, "Grant"),
       radio("call", "call: list tools, run calls, read its own records"),
-      radio("admin", "admin: everything, including every record"),
+      mayAdmin ? radio("admin", "admin: everything, including every record") : null,
     ),
     rules.fields,
     h("div", { class: "row" }, approve, deny),
@@ -94,7 +96,8 @@ function decisionForm(session: Session, handle: string, details: ConsentDetails,
 }
 
 /**
- * Where GET /authorize sends the browser (#/consent/<handle>): an admin sees which client asks, where
+ * Where GET /authorize sends the browser (#/consent/<handle>): a person (for themselves) or an admin
+ * key (for the tenant) sees which client asks, where
  * the sign-in goes and what it asks for, then approves (with a scope and optional limits) or denies.
  * Not in the navigation. Every string about the client is the client's own: shown as text only.
  */
@@ -115,9 +118,14 @@ export const consentView: View = {
         const loopback = details.consent.redirectIsLoopback
           ? notice("The sign-in goes to a program on this computer: approve only if you started it here.")
           : null;
+        const person = details.approver?.user;
+        const asks = person
+          ? `Connect ${details.consent.clientName} for you (${person.name ?? person.id}): ` +
+            `it will use this tenant's tools (${session.who.tenant}) as you, within your role.`
+          : `An MCP client asks to use this tenant's tools (${session.who.tenant}).`;
         replace(
           body,
-          h("p", {}, `An MCP client asks to use this tenant's tools (${session.who.tenant}).`),
+          h("p", { "data-field": "asks" }, asks),
           describe(details),
           loopback,
           decisionForm(session, handle, details, out),
@@ -126,7 +134,7 @@ export const consentView: View = {
       (error: unknown) => {
         const message =
           isApiError(error) && error.status === 403
-            ? "Only an admin key can approve sign-ins: sign out and sign in with one."
+            ? "Only a person signed in or an admin key can approve sign-ins: sign out and sign in that way."
             : isApiError(error) && error.status === 410
               ? "This sign-in request expired or was already decided. Start the sign-in again from the client."
               : `Could not load the sign-in request: ${(error as Error).message}`;

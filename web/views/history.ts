@@ -26,6 +26,13 @@ function summaryLine(tool: string, args: unknown): string {
   return summary === undefined ? "" : ` — ${summary}`;
 }
 
+/** Who a call was made for: the user's name and id ("Bob Builder (bob)"), or the id alone. */
+function userLabel(entry: CallEntry): string {
+  const { user } = entry;
+  if (!user) return "";
+  return user.name && user.name !== user.id ? `${user.name} (${user.id})` : user.id;
+}
+
 /** One call as a disclosure: the summary line, and the full entry fetched when opened. */
 function item(session: Session, entry: CallEntry): HTMLElement {
   const { record } = entry;
@@ -46,6 +53,9 @@ function item(session: Session, entry: CallEntry): HTMLElement {
         { class: "muted" },
         [entry.key ? ` · ${entry.key}` : "", entry.surface ? ` · ${entry.surface}` : ""].join(""),
       ),
+      entry.user
+        ? h("span", { class: "user", title: entry.user.email ?? entry.user.id }, ` · ${userLabel(entry)}`)
+        : "",
     ),
     body,
   );

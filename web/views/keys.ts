@@ -1,4 +1,4 @@
-import type { ConfiguredKey, GrantInfo, KeySecret, RuntimeKey } from "../../src/contract";
+import type { ConfiguredKey, KeySecret, RuntimeKey } from "../../src/contract";
 import { h, notice, replace, uid } from "../app/dom";
 import { rulesFields, rulesText } from "../app/rules-fields";
 import type { Session } from "../app/session";
@@ -88,45 +88,6 @@ function keyRow(
   );
 }
 
-function grantRow(session: Session, grant: GrantInfo, out: HTMLElement, reload: () => Promise<void>): HTMLElement {
-  const name = grant.details?.clientName ?? grant.clientId;
-  return h(
-    "li",
-    { class: "card", "data-grant": grant.id },
-    h("h2", {}, name),
-    h(
-      "dl",
-      { class: "facts" },
-      h("dt", {}, "Client"),
-      h("dd", { class: "mono" }, grant.clientId),
-      h("dt", {}, "Scope"),
-      h("dd", {}, grant.scope.join(" ")),
-      h("dt", {}, "Limits"),
-      h("dd", {}, rulesText(grant.details ?? {})),
-      h("dt", {}, "Approved"),
-      h("dd", {}, `${when(grant.createdAt)}${grant.details?.approvedBy ? ` by ${grant.details.approvedBy}` : ""}`),
-    ),
-    h(
-      "button",
-      {
-        type: "button",
-        class: "danger",
-        "aria-label": `Revoke the sign-in of ${name}`,
-        onclick: async () => {
-          try {
-            await session.client.revokeGrant(grant.id);
-            replace(out, notice(`Revoked the sign-in of ${name}.`));
-            await reload();
-          } catch (error) {
-            replace(out, notice(`That failed: ${(error as Error).message}`, "error"));
-          }
-        },
-      },
-      "Revoke",
-    ),
-  );
-}
-
 export const keysView: View = {
   id: "keys",
   label: "Keys",
@@ -152,7 +113,6 @@ export const keysView: View = {
     const submit = h("button", { type: "submit" }, "Create key");
     const out = h("div", { "aria-live": "polite" });
     const list = h("ul", { class: "cards", "aria-label": "Keys" });
-    const grants = h("ul", { class: "cards", "aria-label": "Signed-in clients" });
     const form = h(
       "form",
       { "aria-label": "Create a key" },
@@ -166,16 +126,10 @@ export const keysView: View = {
       submit,
     );
     const load = async () => {
-      const [keys, signedIn] = await Promise.all([session.client.keys(), session.client.grants()]);
+      const keys = await session.client.keys();
       replace(
         list,
         keys.map((key) => keyRow(session, key, out, load)),
-      );
-      replace(
-        grants,
-        signedIn.length === 0
-          ? h("li", { class: "muted" }, "No MCP client has signed in yet.")
-          : signedIn.map((grant) => grantRow(session, grant, out, load)),
       );
     };
     form.addEventListener("submit", async (event) => {
@@ -210,8 +164,6 @@ export const keysView: View = {
       out,
       h("h2", {}, "Keys"),
       list,
-      h("h2", {}, "Signed-in MCP clients (OAuth)"),
-      grants,
     );
     const ready = load().catch((error: unknown) =>
       replace(out, notice(`Could not load the keys: ${(error as Error).message}`, "error")),

@@ -1,4 +1,5 @@
 import { isApiError } from "../../src/client";
+import type { AuthMethods } from "../../src/contract/users";
 import { h, notice, replace } from "../app/dom";
 import { signIn, type Session } from "../app/session";
 
@@ -14,10 +15,12 @@ export function renderSignIn(root: HTMLElement, message: string | undefined, don
   });
   const status = h("div", { "aria-live": "polite" }, message ? notice(message, "error") : null);
   const button = h("button", { type: "submit" }, "Sign in");
+  const provider = h("div", { class: "sign-in-provider" });
   const form = h(
     "form",
     { class: "sign-in", "aria-labelledby": "sign-in-title" },
     h("h1", { id: "sign-in-title", tabindex: -1 }, "toolgate console"),
+    provider,
     h("p", {}, "Sign in with a tenant API key. It is kept for this tab only and sent as a header, never in a URL."),
     h("label", { for: "api-key" }, "API key"),
     input,
@@ -43,4 +46,22 @@ export function renderSignIn(root: HTMLElement, message: string | undefined, don
   });
   replace(root, h("main", { id: "content", "data-view": "sign-in" }, form));
   input.focus();
+  void showProvider(provider);
+}
+
+/** "Sign in with <provider>" above the key form, when the tenant signs people in with one. */
+async function showProvider(slot: HTMLElement): Promise<void> {
+  let methods: AuthMethods;
+  try {
+    const response = await fetch("/auth/methods", { credentials: "same-origin" });
+    if (!response.ok) return;
+    methods = (await response.json()) as AuthMethods;
+  } catch {
+    return;
+  }
+  if (!methods.oidc) return;
+  // Back to the view asked for once signed in (the server takes only the console's own routes).
+  const back = /^#\/[A-Za-z0-9/_.~%-]{0,512}$/.test(location.hash) ? location.hash : "#/";
+  const href = `/auth/login?return=${encodeURIComponent(back)}`;
+  replace(slot, h("a", { class: "button", href, "data-sign-in": "oidc" }, `Sign in with ${methods.oidc.name}`));
 }

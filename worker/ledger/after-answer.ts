@@ -26,17 +26,13 @@ const entryKey = (scope: string, callId: string) => `${scope}\n${callId}`;
 export function unstoredClaim(
   scope: string,
   callId: string,
-  key: string | null,
+  who: { key: string | null; userId: string | null },
   argsHash: string,
 ): JournalEnd | undefined {
   const input = unstored.get(entryKey(scope, callId));
   if (!input) return undefined;
-  return (
-    takenConflict(callId, { key: input.key, tool: input.record.tool, argsHash: input.argsHash }, key, argsHash) ?? {
-      kind: "replay",
-      record: input.record,
-    }
-  );
+  const taken = { key: input.key, userId: input.user?.id ?? null, tool: input.record.tool, argsHash: input.argsHash };
+  return takenConflict(callId, taken, who, argsHash) ?? { kind: "replay", record: input.record };
 }
 
 /**

@@ -3,15 +3,17 @@ import type { CallError, CallRecord } from "../../src/result";
 import { deleteBlobs, readBlob } from "./blobs";
 import type { ShardContext } from "./context";
 import { callEvent, eventRecord } from "./events";
-import { readRow, readVisibleRow, storeRecord, toEntry, type CallRow } from "./records";
-import type { ApprovalState, CancelOutcome, DecideOutcome, Decision, Viewer } from "./types";
+import { readRow, readVisibleRow, storeRecord, toEntry, whoOf, type CallRow } from "./records";
+import type { ApprovalState, CancelOutcome, DecideOutcome, Decider, Decision, Viewer } from "./types";
 import { callKey } from "./waiters";
 import { closeWaiting } from "./inputs";
 
 /**
- * An admin's decision on a parked call. Only a row still awaiting a decision can be decided, so a
- * second decision (or one after expiry or cancel) is refused. Approving hands the raw arguments and
- * an owner token to the approver, which runs the call through the pipeline as that owner.
+ * A decision on a parked call, by an admin or (approval: "user") the call's own user or key. Only a
+ * row still awaiting a decision can be decided, so a second decision (or one after expiry or cancel)
+ * is refused. `by` is kept as decided_by (`user:<id>` or `key:<name>`; absent: not recorded) and names
+ * the decider in a denial. Approving hands the raw arguments, an owner token and the call's user to
+ * the approver, which runs the call through the pipeline as that owner, for that user.
  */
 export function decide(
   ctx: ShardContext,
@@ -19,6 +21,7 @@ export function decide(
   decision: Decision,
   reason: string | undefined,
   leaseMs: number,
+  by?: Decider,
 ): DecideOutcome {
   const row = readRow(ctx.sql, callId);
   if (!row) return { ok: false, error: "not_found" };
@@ -26,12 +29,14 @@ export function decide(
     return { ok: false, error: "not_pending", entry: toEntry(row) };
   if (decision === "deny") {
     const why = reason ? `: ${reason}` : ".";
+    const who = by === undefined || by.admin ? "An admin" : by.by.startsWith("user:") ? "Its user" : "Its caller";
     closePending(
       ctx,
       row,
       "denied",
-      { code: "denied", message: `An admin denied the call to "${row.tool}"${why}` },
+      { code: "denied", message: `${who} denied the call to "${row.tool}"${why}` },
       reason,
+      by?.by,
     );
     return { ok: true, decision: "deny", entry: toEntry(readRow(ctx.sql, callId)!) };
   }
@@ -40,28 +45,30 @@ export function decide(
   const args = readBlob(ctx.sql, callId, "args");
   ctx.sql.exec(
     `UPDATE calls SET status = 'running', owner = ?, deadline = ?,
-       approval = 'approved', approval_reason = ?, decided_at = ?
+       approval = 'approved', approval_reason = ?, decided_at = ?, decided_by = ?
      WHERE call_id = ?`,
     owner,
     now + leaseMs,
     reason ?? null,
     now,
+    by?.by ?? null,
     callId,
   );
   deleteBlobs(ctx.sql, callId, "args");
   const { error: _parked, ...rest } = toEntry(row).record;
   const record: CallRecord = { ...rest, status: "running", permission: "allow" };
   storeRecord(ctx.sql, record, now);
-  ctx.emit(
-    callEvent("approval.decided", record, row.key_name, now, { decision: "approved", ...(reason ? { reason } : {}) }),
-  );
+  const who = whoOf(row);
+  const decided = { decision: "approved", ...(reason ? { reason } : {}), ...(by ? { decidedBy: by.by } : {}) };
+  ctx.emit(callEvent("approval.decided", record, who, now, decided));
   ctx.wakeBy(now + leaseMs);
   const call = {
     id: callId,
     name: row.tool,
     arguments: args === undefined ? undefined : (JSON.parse(args) as JsonValue),
   };
-  return { ok: true, decision: "approve", approved: { call, owner, record } };
+  const approved = who.user ? { call, owner, record, user: who.user } : { call, owner, record };
+  return { ok: true, decision: "approve", approved };
 }
 
 /** Cancel from anywhere: a pending or waiting call ends here; a running one is flagged for its journal to abort. */
@@ -111,14 +118,17 @@ function closePending(
   state: ApprovalState,
   error: CallError,
   reason: string | undefined,
+  decidedBy?: string,
 ): void {
   const now = ctx.now();
   const status = state === "cancelled" ? "cancelled" : "denied";
   ctx.sql.exec(
-    "UPDATE calls SET deadline = NULL, approval = ?, approval_reason = ?, decided_at = ? WHERE call_id = ?",
+    `UPDATE calls SET deadline = NULL, approval = ?, approval_reason = ?, decided_at = ?, decided_by = ?
+     WHERE call_id = ?`,
     state,
     reason ?? null,
     now,
+    decidedBy ?? null,
     row.call_id,
   );
   deleteBlobs(ctx.sql, row.call_id, "args");
@@ -132,8 +142,12 @@ function closePending(
   };
   storeRecord(ctx.sql, record, now);
   ctx.emit(
-    callEvent("approval.decided", record, row.key_name, now, { decision: state, ...(reason ? { reason } : {}) }),
+    callEvent("approval.decided", record, whoOf(row), now, {
+      decision: state,
+      ...(reason ? { reason } : {}),
+      ...(decidedBy ? { decidedBy } : {}),
+    }),
   );
-  ctx.emit(callEvent("call.finished", record, row.key_name, now, { record: eventRecord(record) }));
+  ctx.emit(callEvent("call.finished", record, whoOf(row), now, { record: eventRecord(record) }));
   ctx.waiters.notify(callKey(row.call_id));
 }

@@ -1,14 +1,16 @@
 import type { JsonValue } from "../../src/json";
 import type { CallRecord, Progress } from "../../src/result";
 import type { CallSurface } from "../../src/contract/surface";
+import type { UserRef } from "../../src/contract/users";
 import { deleteBlobs, writeBlob } from "./blobs";
 import type { ShardContext } from "./context";
 import { callEvent, callEventJson, eventRecord, eventRecordJson, type EventRow } from "./events";
-import { fullRecord, insertNewRow, insertRow, readRow, storeRecord, TERMINAL, type CallRow } from "./records";
+import { fullRecord, insertNewRow, insertRow, readRow, storeRecord, TERMINAL, whoOf, type CallRow } from "./records";
 import type { BeginInput, Claim, CommitInput, LedgerWrite, WatchOutcome, WriteOutcome } from "./types";
 import { takenConflict } from "./taken";
 import { awaitInput } from "./inputs";
 import { callKey } from "./waiters";
+import { storedUser, type CallWho } from "./viewer";
 
 /**
  * The check-and-write that makes call ids idempotent. Synchronous SQL inside one Durable Object, so
@@ -21,7 +23,7 @@ export function claim(ctx: ShardContext, input: BeginInput): Claim {
     else insertRunning(ctx, input);
     return { kind: "new" };
   }
-  const taken = takenBy(row, input.callId, input.key, input.argsHash, input.owner);
+  const taken = takenBy(row, input.callId, input, input.argsHash, input.owner);
   if (taken) return taken;
   if (row.status === "running") return row.owner === input.owner ? refresh(ctx, row, input) : { kind: "wait" };
   if (row.status === "pending") {
@@ -33,22 +35,22 @@ export function claim(ctx: ShardContext, input: BeginInput): Claim {
 }
 
 /**
- * The id belongs to the key that first used it: another key learns only that it is taken, never its
- * outcome (an approver holds the row's owner token instead of the caller's key). The same id with
+ * The id belongs to the key and user that first used it: another learns only that it is taken, never
+ * its outcome (an approver holds the row's owner token instead of the caller's key). The same id with
  * other arguments is another call.
  */
 function takenBy(
   row: CallRow,
   callId: string,
-  key: string | null,
+  who: CallWho,
   argsHash: string,
   owner: string | null,
 ): Claim | undefined {
   const sameOwner = owner !== null && row.owner === owner;
   return takenConflict(
     callId,
-    { key: row.key_name, tool: row.tool, argsHash: row.args_hash },
-    key,
+    { key: row.key_name, userId: row.user_id, tool: row.tool, argsHash: row.args_hash },
+    { key: who.key, userId: who.user?.id ?? null },
     argsHash,
     sameOwner,
   );
@@ -64,12 +66,17 @@ export function commit(ctx: ShardContext, input: CommitInput): Claim {
   // A new id (the common case) is inserted without being looked up first.
   if (
     TERMINAL.has(record.status) &&
-    insertFinished(ctx, record, { argsHash: input.argsHash, key: input.key, surface: input.surface ?? null }, true)
+    insertFinished(
+      ctx,
+      record,
+      { argsHash: input.argsHash, key: input.key, user: storedUser(input.user), surface: input.surface ?? null },
+      true,
+    )
   )
     return { kind: "new" };
   const row = readRow(ctx.sql, record.callId);
   if (!row) throw new Error(`commit() needs a terminal record, got ${record.status}`);
-  const taken = takenBy(row, record.callId, input.key, input.argsHash, null);
+  const taken = takenBy(row, record.callId, input, input.argsHash, null);
   if (taken) return taken;
   return row.status === "running" ? { kind: "wait" } : { kind: "replay", record: fullRecord(ctx.sql, row) };
 }
@@ -82,7 +89,7 @@ export function commit(ctx: ShardContext, input: CommitInput): Claim {
 function insertFinished(
   ctx: ShardContext,
   record: CallRecord,
-  who: { argsHash: string; key: string | null; surface: CallSurface | null },
+  who: { argsHash: string; key: string | null; user: UserRef | null; surface: CallSurface | null },
   ran: boolean,
 ): boolean {
   const now = ctx.now();
@@ -94,7 +101,8 @@ function insertFinished(
   const finished: EventRow = {
     type: "call.finished",
     key,
-    json: callEventJson("call.finished", record, key, now, `"record":${shown}`),
+    userId: who.user?.id ?? null,
+    json: callEventJson("call.finished", record, who, now, `"record":${shown}`),
   };
   if (!ran) ctx.emitRows([finished]);
   else {
@@ -106,7 +114,8 @@ function insertFinished(
       {
         type: "call.started",
         key,
-        json: callEventJson("call.started", record, key, now, `"args":${args},"attempt":1`),
+        userId: who.user?.id ?? null,
+        json: callEventJson("call.started", record, who, now, `"args":${args},"attempt":1`),
       },
       finished,
     ]);
@@ -127,11 +136,12 @@ function insertRunning(ctx: ShardContext, input: BeginInput): void {
       owner: input.owner,
       approval: null,
       key: input.key,
+      user: storedUser(input.user),
       surface: input.surface ?? null,
     },
     ctx.now(),
   );
-  ctx.emit(callEvent("call.started", record, input.key, ctx.now(), { args: eventArgs(record), attempt: 1 }));
+  ctx.emit(callEvent("call.started", record, input, ctx.now(), { args: eventArgs(record), attempt: 1 }));
   ctx.wakeBy(deadline);
 }
 
@@ -155,12 +165,13 @@ function park(ctx: ShardContext, input: BeginInput): void {
       owner: null,
       approval: "requested",
       key: input.key,
+      user: storedUser(input.user),
       surface: input.surface ?? null,
     },
     ctx.now(),
   );
   if (input.args !== undefined) writeBlob(ctx.sql, input.callId, "args", JSON.stringify(input.args));
-  ctx.emit(callEvent("approval.requested", record, input.key, ctx.now(), { record: eventRecord(record), expiresAt }));
+  ctx.emit(callEvent("approval.requested", record, input, ctx.now(), { record: eventRecord(record), expiresAt }));
   ctx.wakeBy(expiresAt);
 }
 
@@ -172,7 +183,7 @@ function refresh(ctx: ShardContext, row: CallRow, input: BeginInput): Claim {
   storeRecord(ctx.sql, record, ctx.now());
   // An approver taking the row the decision gave it: this is when the call starts.
   if (input.approved)
-    ctx.emit(callEvent("call.started", record, row.key_name, ctx.now(), { args: eventArgs(record), attempt: 1 }));
+    ctx.emit(callEvent("call.started", record, whoOf(row), ctx.now(), { args: eventArgs(record), attempt: 1 }));
   ctx.wakeBy(deadline);
   return { kind: "new" };
 }
@@ -195,8 +206,9 @@ function start(ctx: ShardContext, row: CallRow, input: BeginInput): Claim {
   deleteBlobs(ctx.sql, row.call_id, "args");
   const record: CallRecord = { ...input.record, status: "running" };
   storeRecord(ctx.sql, record, now);
-  if (wasRequested) ctx.emit(callEvent("approval.decided", record, row.key_name, now, { decision: "approved" }));
-  ctx.emit(callEvent("call.started", record, row.key_name, now, { args: eventArgs(record), attempt: 1 }));
+  const who = whoOf(row);
+  if (wasRequested) ctx.emit(callEvent("approval.decided", record, who, now, { decision: "approved" }));
+  ctx.emit(callEvent("call.started", record, who, now, { args: eventArgs(record), attempt: 1 }));
   ctx.wakeBy(deadline);
   return { kind: "new" };
 }
@@ -214,7 +226,7 @@ export function complete(ctx: ShardContext, owner: string, record: CallRecord): 
   // A call that waited for answers keeps them no longer than its run.
   deleteBlobs(ctx.sql, record.callId, "answers");
   storeRecord(ctx.sql, record, ctx.now());
-  ctx.emit(callEvent("call.finished", record, row.key_name, ctx.now(), { record: eventRecord(record) }));
+  ctx.emit(callEvent("call.finished", record, whoOf(row), ctx.now(), { record: eventRecord(record) }));
   ctx.waiters.notify(callKey(record.callId));
   return true;
 }
@@ -225,8 +237,10 @@ export function recordUnclaimed(
   record: CallRecord,
   key: string | null,
   surface: CallSurface | null = null,
+  user: UserRef | null = null,
 ): boolean {
-  return TERMINAL.has(record.status) && insertFinished(ctx, record, { argsHash: "", key, surface }, false);
+  const who = { argsHash: "", key, user: storedUser(user), surface };
+  return TERMINAL.has(record.status) && insertFinished(ctx, record, who, false);
 }
 
 /** One write of a group (Ledger.writeMany), as its own method would do it. */
@@ -239,7 +253,10 @@ export function applyWrite(ctx: ShardContext, write: LedgerWrite): WriteOutcome 
     case "complete":
       return { kind: "done", ok: complete(ctx, write.owner, write.record) };
     case "record":
-      return { kind: "done", ok: recordUnclaimed(ctx, write.record, write.key, write.surface ?? null) };
+      return {
+        kind: "done",
+        ok: recordUnclaimed(ctx, write.record, write.key, write.surface ?? null, write.user ?? null),
+      };
   }
 }
 
@@ -253,7 +270,7 @@ export function noteProgress(ctx: ShardContext, callId: string, owner: string, p
   const now = ctx.now();
   const record: CallRecord = { ...fullRecord(ctx.sql, row), progress };
   storeRecord(ctx.sql, record, now);
-  ctx.emit(callEvent("call.progress", record, row.key_name, now, { progress: progress as unknown as JsonValue }));
+  ctx.emit(callEvent("call.progress", record, whoOf(row), now, { progress: progress as unknown as JsonValue }));
   return true;
 }
 

@@ -4,7 +4,7 @@ import type { CallError, CallRecord, CallStatus } from "../../src/result";
 import { deleteBlobs, readBlob, writeBlob } from "./blobs";
 import type { ShardContext } from "./context";
 import { callEvent, eventRecord } from "./events";
-import { readVisibleRow, storeRecord, toEntry, type CallRow } from "./records";
+import { readVisibleRow, storeRecord, toEntry, whoOf, type CallRow } from "./records";
 import type { AnswerOutcome, Viewer } from "./types";
 import { callKey } from "./waiters";
 
@@ -22,7 +22,7 @@ export function awaitInput(ctx: ShardContext, row: CallRow, record: CallRecord):
   ctx.sql.exec("UPDATE calls SET owner = NULL, deadline = ? WHERE call_id = ?", deadline, row.call_id);
   storeRecord(ctx.sql, record, now);
   ctx.emit(
-    callEvent("call.input_required", record, row.key_name, now, { record: eventRecord(record), expiresAt: deadline }),
+    callEvent("call.input_required", record, whoOf(row), now, { record: eventRecord(record), expiresAt: deadline }),
   );
   ctx.waiters.notify(callKey(row.call_id));
   ctx.wakeBy(deadline);
@@ -56,7 +56,7 @@ export function answerInput(
     const record: CallRecord = { ...stored, error: { ...stored.error!, inputRequests: open } };
     storeRecord(ctx.sql, record, now);
     ctx.emit(
-      callEvent("call.input_required", record, row.key_name, now, {
+      callEvent("call.input_required", record, whoOf(row), now, {
         record: eventRecord(record),
         expiresAt: row.deadline,
       }),
@@ -73,7 +73,7 @@ export function answerInput(
   const { error: _answered, ...rest } = stored;
   const record: CallRecord = { ...rest, status: "running" };
   storeRecord(ctx.sql, record, now);
-  ctx.emit(callEvent("call.started", record, row.key_name, now, { args: record.args ?? null, attempt: 1 }));
+  ctx.emit(callEvent("call.started", record, whoOf(row), now, { args: record.args ?? null, attempt: 1 }));
   ctx.waiters.notify(callKey(callId));
   ctx.wakeBy(now + leaseMs);
   return { ok: true, state: "resume", owner, answers, entry: toEntry(readVisibleRow(ctx.sql, callId, viewer)!) };
@@ -92,7 +92,7 @@ export function closeWaiting(ctx: ShardContext, row: CallRow, status: CallStatus
   const stored = toEntry(row).record;
   const record: CallRecord = { ...stored, status, error, durationMs: now - stored.startedAt };
   storeRecord(ctx.sql, record, now);
-  ctx.emit(callEvent("call.finished", record, row.key_name, now, { record: eventRecord(record) }));
+  ctx.emit(callEvent("call.finished", record, whoOf(row), now, { record: eventRecord(record) }));
   ctx.waiters.notify(callKey(row.call_id));
 }
 

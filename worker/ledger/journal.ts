@@ -3,6 +3,7 @@ import type { JsonValue } from "../../src/json";
 import type { CallJournal, CallToClaim, ClaimWatch, HandOff, JournalClaim, JournalEnd } from "../../src/journal";
 import type { CallRecord, Progress } from "../../src/result";
 import type { CallSurface } from "../../src/contract/surface";
+import type { UserRef } from "../../src/contract/users";
 import type { BeginOutcome, LedgerClaim, LedgerWrite, WriteOutcome } from "./types";
 import { toolError } from "../../src/errors";
 import { callDurable, DurableUnavailable } from "../durable/call";
@@ -11,6 +12,7 @@ import { RECORD_DELAY_MS, storeAfterAnswer, unstoredClaim } from "./after-answer
 import type { Moved, ShardGuard } from "./shard-map";
 import { submitWrite } from "./writes";
 import { mayStart, watchCall } from "./watch";
+import { storedUser } from "./viewer";
 
 export interface LedgerJournalOptions {
   /** The tenant's ledger shards (tenantLedger). */
@@ -39,6 +41,11 @@ export interface LedgerJournalOptions {
    * call-scope key alone may read, and their ids are taken for every other key.
    */
   key?: string;
+  /**
+   * The user the calls are made for: kept with each new record and its events; a person reads the
+   * records made for them, and the id is taken for every other user (even of the same key).
+   */
+  user?: UserRef;
   /** Where the calls came in (HTTP, MCP, a service binding): kept with each new record. */
   surface?: CallSurface;
   /**
@@ -154,6 +161,7 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
   const deferMs = options.deferMs ?? DEFAULT_DEFER_MS;
   const claimed = new Map<string, Claimed>();
   const key = options.key ?? null;
+  const user = storedUser(options.user);
   const surface = options.surface ?? null;
   const shards = options.ledger;
   const stubFor = (callId: string) => () => shards.for(callId);
@@ -241,7 +249,7 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
 
   /** An `unknown` call of an idempotent tool may run again under the same id. */
   function beginInput(entry: LedgerClaim, owner: string) {
-    return { ...entry, owner, leaseMs, key, surface, ...(entry.idempotent ? { rerunUnknown: true } : {}) };
+    return { ...entry, owner, leaseMs, key, user, surface, ...(entry.idempotent ? { rerunUnknown: true } : {}) };
   }
 
   /**
@@ -331,7 +339,7 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
     if (owner) {
       await write(record.callId, { op: "complete", owner, record });
     } else if (claim?.argsHash !== undefined && afterAnswer) {
-      const input = { record, argsHash: claim.argsHash, key, surface };
+      const input = { record, argsHash: claim.argsHash, key, user, surface };
       const delayMs = options.recordDelayMs ?? RECORD_DELAY_MS;
       storeAfterAnswer(
         unstoredScope,
@@ -340,14 +348,14 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
         options.waitUntil,
       );
     } else if (claim?.argsHash !== undefined) {
-      const input = { record, argsHash: claim.argsHash, key, surface };
+      const input = { record, argsHash: claim.argsHash, key, user, surface };
       const outcome = await claimWrite(record.callId, { op: "commit", input }, (ledger, at) =>
         ledger.commit(input, at),
       );
       if (outcome.kind !== "new") return outcome;
     } else {
       // Unclaimed ids (rejected before begin) are recorded only if the id is still free.
-      await write(record.callId, { op: "record", record, key, surface });
+      await write(record.callId, { op: "record", record, key, user, surface });
     }
   }
 
@@ -357,7 +365,8 @@ export function createLedgerJournal(options: LedgerJournalOptions): CallJournal 
       if (!options.owner && defers(call)) {
         const argsHash = argsHashOf(call);
         // Answered here a moment ago, its record still on its way: the ledger's answer, from memory.
-        const earlier = afterAnswer ? unstoredClaim(unstoredScope, call.callId, key, argsHash) : undefined;
+        const who = { key, userId: user?.id ?? null };
+        const earlier = afterAnswer ? unstoredClaim(unstoredScope, call.callId, who, argsHash) : undefined;
         if (earlier) return earlier;
         replace(call.callId);
         return defer(call, argsHash);

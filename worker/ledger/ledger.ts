@@ -2,6 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import type { JsonValue } from "../../src/json";
 import type { CallRecord, Progress } from "../../src/result";
 import type { CallSurface } from "../../src/contract/surface";
+import type { UserRef } from "../../src/contract/users";
 import { cancel, decide } from "./approvals";
 import {
   allAnswered,
@@ -52,6 +53,7 @@ import type {
   CommitInput,
   CancelOutcome,
   DecideOutcome,
+  Decider,
   Decision,
   EventBatch,
   LedgerEntry,
@@ -171,12 +173,18 @@ export class Ledger extends DurableObject<Env> {
     return this.transact(() => complete(this.shard, owner, record));
   }
 
-  /** A call that ended before claiming its id, made with the key named `key` through `surface`. */
-  record(record: CallRecord, key: string | null, surface: CallSurface | null = null, at?: ShardGuard): boolean | Moved {
+  /** A call that ended before claiming its id, made with the key named `key` (for `user`) through `surface`. */
+  record(
+    record: CallRecord,
+    key: string | null,
+    surface: CallSurface | null = null,
+    at?: ShardGuard,
+    user: UserRef | null = null,
+  ): boolean | Moved {
     const moved = this.refusal(record.callId, at);
     if (moved) return moved;
     this.prunesLater();
-    return this.transact(() => recordUnclaimed(this.shard, record, key, surface));
+    return this.transact(() => recordUnclaimed(this.shard, record, key, surface, user));
   }
 
   /**
@@ -222,8 +230,8 @@ export class Ledger extends DurableObject<Env> {
     return resultPage(this.ctx.storage.sql, row, offset, limit) ?? "no_output";
   }
 
-  decide(callId: string, decision: Decision, reason: string | undefined, leaseMs: number): DecideOutcome {
-    return this.transact(() => decide(this.shard, callId, decision, reason, leaseMs));
+  decide(callId: string, decision: Decision, reason: string | undefined, leaseMs: number, by?: Decider): DecideOutcome {
+    return this.transact(() => decide(this.shard, callId, decision, reason, leaseMs, by));
   }
 
   /** Answers to a waiting call's questions (tasks/update); all answered, it runs again (inputs.ts). */
@@ -341,14 +349,19 @@ export class Ledger extends DurableObject<Env> {
     this.shard.emit(data);
   }
 
-  /** An event token standing for the key named `key` with its scopes. */
-  async issueToken(scopes: string[], key: string, ttlMs: number): Promise<{ token: string; expiresAt: number }> {
+  /** An event token standing for the key named `key` with its scopes, seeing as `viewer`. */
+  async issueToken(
+    scopes: string[],
+    key: string,
+    ttlMs: number,
+    viewer?: Viewer,
+  ): Promise<{ token: string; expiresAt: number }> {
     const expiresAt = Date.now() + ttlMs;
     this.wakeBy(expiresAt);
-    return { token: await issueToken(this.ctx.storage.sql, scopes, key, expiresAt), expiresAt };
+    return { token: await issueToken(this.ctx.storage.sql, scopes, key, expiresAt, viewer), expiresAt };
   }
 
-  checkToken(token: string): Promise<{ scopes: string[]; key: string } | null> {
+  checkToken(token: string): Promise<{ scopes: string[]; key: string; viewer?: Viewer } | null> {
     return checkToken(this.ctx.storage.sql, token, Date.now());
   }
 

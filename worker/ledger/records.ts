@@ -1,8 +1,10 @@
 import { outputText, truncationNote } from "../../src/budget";
 import { TERMINAL_STATUSES, type CallOutput, type CallRecord, type CallStatus } from "../../src/result";
 import type { CallSurface } from "../../src/contract/surface";
+import type { UserRef } from "../../src/contract/users";
 import { deleteBlobs, readBlob, readBlobRange, writeBlob } from "./blobs";
 import type { ApprovalState, LedgerEntry, ListQuery, ResultPage, Viewer } from "./types";
+import { sees, type CallWho } from "./viewer";
 
 /** A stored record stays under this many characters of JSON; the rest of a large output goes to blobs. */
 export const RECORD_CAP = 64_000;
@@ -31,6 +33,11 @@ export type CallRow = {
   result_chars: number | null;
   key_name: string | null;
   surface: CallSurface | null;
+  /** The id of the user the call was made for, and the UserRef as JSON; null: none (or an older row). */
+  user_id: string | null;
+  user: string | null;
+  /** Who decided its approval: `user:<id>` or `key:<name>`; null when undecided, expired, or older. */
+  decided_by: string | null;
 };
 
 export function readRow(sql: SqlStorage, callId: string): CallRow | undefined {
@@ -40,7 +47,12 @@ export function readRow(sql: SqlStorage, callId: string): CallRow | undefined {
 /** The row if the viewer may see it: another key's call reads as absent (no hint that it exists). */
 export function readVisibleRow(sql: SqlStorage, callId: string, viewer: Viewer): CallRow | undefined {
   const row = readRow(sql, callId);
-  return row && (viewer === null || row.key_name === viewer) ? row : undefined;
+  return row && sees(viewer, row.key_name, row.user_id) ? row : undefined;
+}
+
+/** Who the row's call was made for: its key and user, as its events and taken-id checks need them. */
+export function whoOf(row: CallRow): CallWho {
+  return { key: row.key_name, user: row.user === null ? null : (JSON.parse(row.user) as UserRef) };
 }
 
 export function toEntry(row: CallRow): LedgerEntry {
@@ -51,6 +63,7 @@ export function toEntry(row: CallRow): LedgerEntry {
         state: row.approval,
         ...(row.approval_reason === null ? {} : { reason: row.approval_reason }),
         ...(row.decided_at === null ? {} : { decidedAt: row.decided_at }),
+        ...(row.decided_by === null ? {} : { decidedBy: row.decided_by }),
         ...(row.approval === "requested" && row.deadline !== null ? { expiresAt: row.deadline } : {}),
       }
     : null;
@@ -63,6 +76,7 @@ export function toEntry(row: CallRow): LedgerEntry {
     cancelRequested: row.cancel_requested === 1,
     key: row.key_name,
     surface: row.surface ?? null,
+    ...(row.user === null ? {} : { user: JSON.parse(row.user) as UserRef }),
   };
 }
 
@@ -132,12 +146,14 @@ type RowFields = {
   owner: string | null;
   approval: ApprovalState | null;
   key: string | null;
+  /** The user the call is made for (storedUser: the UserRef alone); null: none. */
+  user: UserRef | null;
   surface: CallSurface | null;
 };
 
 const INSERT_ROW = `INSERT INTO calls (call_id, tool, args_hash, status, started_at, created_at, updated_at, deadline,
-       owner, approval, key_name, surface, record, truncated, result_chars)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+       owner, approval, key_name, user_id, user, surface, record, truncated, result_chars)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 /**
  * Inserts a new row with its record in one statement. A new id has no blobs: retention deletes a
@@ -187,6 +203,8 @@ function insertRowIfNew(
     fields.owner,
     fields.approval,
     fields.key,
+    fields.user?.id ?? null,
+    fields.user === null ? null : JSON.stringify(fields.user),
     fields.surface,
     fitted.json,
     fitted.truncated ? 1 : 0,
@@ -217,14 +235,16 @@ const ID_END = "\u{10FFFF}";
 
 /**
  * Newest first by (startedAt, callId), filtered; the keyset cursor makes pages stable under inserts.
- * Every filter is an equality or a range on an indexed column (tool, status, key, surface, the id's
+ * Every filter is an equality or a range on an indexed column (tool, status, key, user, surface, the id's
  * primary key, the time), and LIMIT bounds what one page reads.
  */
 export function listRows(sql: SqlStorage, query: ListQuery): CallRow[] {
   const where: string[] = [];
   const bind: (string | number)[] = [];
-  if (query.viewer !== null) where.push("key_name = ?"), bind.push(query.viewer);
+  if (query.viewer?.key !== undefined) where.push("key_name = ?"), bind.push(query.viewer.key);
+  if (query.viewer?.user !== undefined) where.push("user_id = ?"), bind.push(query.viewer.user);
   if (query.key !== undefined) where.push("key_name = ?"), bind.push(query.key);
+  if (query.user !== undefined) where.push("user_id = ?"), bind.push(query.user);
   if (query.tool !== undefined) where.push("tool = ?"), bind.push(query.tool);
   if (query.status !== undefined) where.push("status = ?"), bind.push(query.status);
   if (query.surface !== undefined) where.push("surface = ?"), bind.push(query.surface);

@@ -4,7 +4,7 @@ import { expireApprovals } from "./approvals";
 import { expireInputs } from "./inputs";
 import type { ShardContext } from "./context";
 import { callEvent, eventRecord } from "./events";
-import { storeRecord, toEntry, TERMINAL_SQL, type CallRow } from "./records";
+import { storeRecord, toEntry, TERMINAL_SQL, whoOf, type CallRow } from "./records";
 import { nextAskExpiry, pruneAsks } from "./asks";
 import { nextSessionExpiry, pruneSessions } from "./sessions";
 import { callKey } from "./waiters";
@@ -57,7 +57,7 @@ function expireLeases(ctx: ShardContext, limit: number): number {
     };
     ctx.sql.exec("UPDATE calls SET deadline = NULL WHERE call_id = ?", row.call_id);
     storeRecord(ctx.sql, record, ctx.now());
-    ctx.emit(callEvent("call.finished", record, row.key_name, ctx.now(), { record: eventRecord(record) }));
+    ctx.emit(callEvent("call.finished", record, whoOf(row), ctx.now(), { record: eventRecord(record) }));
     ctx.waiters.notify(callKey(row.call_id));
   }
   return rows.length;

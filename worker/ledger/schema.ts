@@ -84,6 +84,19 @@ const MIGRATIONS: readonly Migration[] = [
   // When the ledger first accepted each call (its first record's startedAt), kept while started_at
   // follows the re-runs: an MCP task's createdAt. NULL for older rows (their started_at stands in).
   (sql) => addColumn(sql, "calls", "created_at", "INTEGER"),
+  // Who each call was made for (worker/ledger/viewer.ts): the user's id, which a person's reads and the
+  // admin's ?user= filter match, and the UserRef as JSON; who decided an approval (user:<id> or
+  // key:<name>); the user of each event and each event token. NULL for older rows: a person never
+  // sees those, admins and the key that made them still do.
+  (sql) => {
+    addColumn(sql, "calls", "user_id", "TEXT");
+    addColumn(sql, "calls", "user", "TEXT");
+    addColumn(sql, "calls", "decided_by", "TEXT");
+    addColumn(sql, "events", "user_id", "TEXT");
+    addColumn(sql, "tokens", "user_id", "TEXT");
+    addColumn(sql, "tokens", "viewer", "TEXT");
+    sql.exec("CREATE INDEX IF NOT EXISTS calls_by_user ON calls (user_id, started_at)");
+  },
 ];
 
 /** ALTER TABLE … ADD COLUMN unless the column is there already, so re-running it is harmless. */

@@ -2,6 +2,7 @@ import type { JsonValue } from "../../src/json";
 import type { ApprovalInfo, CallEntry } from "../../src/contract/calls";
 import type { CallRecord, CallStatus } from "../../src/result";
 import type { CallSurface } from "../../src/contract/surface";
+import type { UserRef } from "../../src/contract/users";
 import type { Moved, ShardGuard } from "./shard-map";
 
 // The wire shapes are the HTTP API's (src/contract/); the ledger answers them as they are.
@@ -9,11 +10,8 @@ export type { ApprovalInfo, ResultPage } from "../../src/contract/calls";
 export type LedgerEntry = CallEntry;
 export type ApprovalState = ApprovalInfo["state"];
 
-/**
- * Whose records a reader may see: a key's name (a call-scope key sees the calls made with it), or
- * null for every record of the tenant (admin).
- */
-export type Viewer = string | null;
+import type { Viewer } from "./viewer";
+export type { Viewer } from "./viewer";
 
 /** A call's claim as the ledger keeps it: built by the journal from the pipeline's CallToClaim. */
 export interface LedgerClaim {
@@ -52,6 +50,8 @@ export interface BeginInput extends LedgerClaim {
   joinMs?: number;
   /** The name of the key making the call (null: none); another key reusing the id gets `conflict`. */
   key: string | null;
+  /** The user the call is made for (absent or null: none); another user reusing the id gets `conflict`. */
+  user?: UserRef | null;
   /** Where the call came in; kept with a new row (absent or null: unknown). */
   surface?: CallSurface | null;
 }
@@ -61,6 +61,7 @@ export interface CommitInput {
   record: CallRecord;
   argsHash: string;
   key: string | null;
+  user?: UserRef | null;
   surface?: CallSurface | null;
   /** Longest wait for a running duplicate before answering that it is still running. */
   joinMs?: number;
@@ -82,7 +83,7 @@ export type LedgerWrite = (
   | { op: "begin"; input: BeginInput }
   | { op: "commit"; input: CommitInput }
   | { op: "complete"; owner: string; record: CallRecord }
-  | { op: "record"; record: CallRecord; key: string | null; surface?: CallSurface | null }
+  | { op: "record"; record: CallRecord; key: string | null; user?: UserRef | null; surface?: CallSurface | null }
 ) & { at?: ShardGuard };
 
 /**
@@ -101,6 +102,8 @@ export interface ListQuery {
   callIdPrefix?: string;
   /** Only calls made with the key (or grant) of this name. */
   key?: string;
+  /** Only calls made for the user of this id (the admin's filter; a viewer's own user narrows already). */
+  user?: string;
   surface?: CallSurface;
   /** Only calls started at or after this time (ms). */
   since?: number;
@@ -118,9 +121,17 @@ export interface ApprovedCall {
   call: { id: string; name: string; arguments: JsonValue | undefined };
   owner: string;
   record: CallRecord;
+  /** The user the call was made for (from its row): the run keeps it (ctx.user, gates). */
+  user?: UserRef;
 }
 
 export type Decision = "approve" | "deny";
+
+/** Who decides a parked call: `user:<id>` or `key:<name>` (kept as decided_by), and whether as an admin. */
+export interface Decider {
+  by: string;
+  admin: boolean;
+}
 
 export type DecideOutcome =
   | { ok: true; decision: "deny"; entry: LedgerEntry }

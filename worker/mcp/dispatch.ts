@@ -11,6 +11,7 @@ import {
 import { META_KEYS } from "../../src/mcp/meta";
 import type { Era } from "../../src/mcp/versions";
 import type { ExecuteOptions } from "../../src/options";
+import type { CallRecord } from "../../src/result";
 import { ConfigError } from "../errors";
 import { logLine } from "../log";
 import type { Tenant } from "../tenant/tenant";
@@ -28,6 +29,8 @@ export interface Exchange {
   era: Era;
   tenant: Tenant;
   requestId: string;
+  /** Prints a call's one log line, naming this request, its key and its user. */
+  logCall(record: CallRecord): void;
   /** The pipeline's options for this request (built once, on the first tools/call). */
   options(): ExecuteOptions;
   /** Aborted when the client goes away. */
@@ -127,7 +130,7 @@ function runCall(request: RpcRequest, exchange: Exchange): Promise<Record<string
     signal: exchange.signal,
     notify: exchange.notify,
     logLevel: exchange.logLevel,
-    requestId: exchange.requestId,
+    logCall: exchange.logCall,
     follow: exchange.follow,
     ...(exchange.asks && exchange.streams ? { asker: askerOf(exchange.asks, exchange) } : {}),
     ...(exchange.tasks ? { tasks: exchange.tasks } : {}),

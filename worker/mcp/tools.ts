@@ -6,10 +6,9 @@ import type { LogLevel, NotificationMethod, RpcRequest } from "../../src/mcp/mes
 import type { Era } from "../../src/mcp/versions";
 import type { ExecuteOptions } from "../../src/options";
 import { executeCall } from "../../src/pipeline/execute";
-import { isRunning, resultOfRecord, type Progress } from "../../src/result";
+import { type CallRecord, isRunning, resultOfRecord, type Progress } from "../../src/result";
 import { toolListing } from "../tenant/listings/listing";
 import { precomputedMcp, type McpListing } from "../tenant/listings/precomputed";
-import { logCall } from "../log";
 import type { Tenant } from "../tenant/tenant";
 import { createCallLogger } from "./call-logger";
 import { tasksRequired } from "./capabilities";
@@ -92,8 +91,8 @@ export interface CallContext {
   notify(method: NotificationMethod, params: Record<string, unknown>): void;
   /** The minimum level of the tool's logs sent as notifications/message; undefined sends none. */
   logLevel(): LogLevel | undefined;
-  /** The HTTP request's id, for the call's log line. */
-  requestId: string;
+  /** Prints the call's one log line (the request's id, the key's name and the user's id with it). */
+  logCall(record: CallRecord): void;
   /** Where a call that runs on beyond its answer (detached, auto) is waited for. */
   follow: FollowTarget;
   era: Era;
@@ -158,7 +157,7 @@ export async function callTool(params: unknown, ctx: CallContext): Promise<Recor
       { id: callId, name, arguments: args ?? {} },
       { ...base, hooks, signal, log, ...(ask ? { ask } : {}) },
     );
-    logCall(ctx.requestId, ended.record);
+    ctx.logCall(ended.record);
     return ended;
   };
   let result = ctx.asker

@@ -5,6 +5,8 @@ import type { AppEnv, Caller } from "../env";
 import { ApiError } from "../errors";
 import { waitUntilOf } from "../execution";
 import { actAs } from "../identity/act-as";
+import { ambientCaller, wantsSession } from "../identity/ambient";
+import { signsPeopleIn } from "../identity/config";
 import { tenantKeys, type KeysNamespace } from "../keys/address";
 import { noteKeyUse, runtimeKeys, type RuntimeKey } from "../keys/cache";
 import { siteOf } from "../oauth/context";
@@ -33,9 +35,16 @@ function bearerOf(authorization: string | undefined): string | undefined {
 /**
  * The caller behind an Authorization header, acting for the user the request names if it names one
  * (Toolgate-User, Toolgate-User-Token: identity/act-as.ts, which refuses credentials that may not).
+ * Without one, a person's console session or Access assertion counts on /v1/* when the request sends
+ * Toolgate-Session: 1 and the tenant signs people in (identity/ambient.ts); never on /mcp.
  */
 export async function authenticate(c: Context<AppEnv>, authorization: string | undefined): Promise<Caller> {
-  return actAs(c, await credentialCaller(c, authorization));
+  const ambient =
+    authorization === undefined &&
+    wantsSession(c) &&
+    signsPeopleIn(c.var.tenant.config.identity) &&
+    c.req.path.startsWith("/v1/");
+  return actAs(c, ambient ? await ambientCaller(c) : await credentialCaller(c, authorization));
 }
 
 /**
@@ -129,11 +138,6 @@ function runtimeCaller(c: Context<AppEnv>, entry: RuntimeKey, now: number): Call
 /** admin holds every scope. */
 export function hasScope(caller: Caller, scope: Scope): boolean {
   return caller.scopes.has(scope) || caller.scopes.has("admin");
-}
-
-/** Whose records the caller reads: admin every record (null), any other key or grant only its own calls. */
-export function viewerOf(caller: Caller): string | null {
-  return caller.scopes.has("admin") ? null : caller.keyName;
 }
 
 /** Requires a valid key or token: 401 without one or with a wrong one. Sets c.var.caller. */

@@ -2,14 +2,30 @@ import type { Context } from "hono";
 import * as v from "valibot";
 import type { AppEnv, Caller } from "../env";
 import { ApiError } from "../errors";
+import { grantOfUser, resolveUser } from "../identity/caller";
 import { bindingOf } from "../keys/cache";
 import { SCOPES, type Scope } from "../tenant/config";
 import { siteOf } from "./context";
 import { looksLikeAccessToken, oauthServers } from "./site";
 
-/** What an admin's consent stored with a grant (encrypted by the library; only the token unlocks it). */
+/** The person a grant is for, as their consent stored them: roles are recomputed from these groups at each use. */
+const GrantUserSchema = v.object({
+  id: v.string(),
+  name: v.optional(v.string()),
+  email: v.optional(v.string()),
+  groups: v.array(v.string()),
+  source: v.picklist(["oidc", "access"]),
+});
+
+/**
+ * What a consent stored with a grant (encrypted by the library; only the token unlocks it): the tenant
+ * it was made at (absent on grants made before people signed in), who approved it (a key's name or
+ * `user:<id>`), the person it is for (absent: a tenant grant an admin key approved), and its rules.
+ */
 export const GrantPropsSchema = v.object({
+  tenant: v.optional(v.string()),
   approvedBy: v.string(),
+  user: v.optional(GrantUserSchema),
   tools: v.optional(v.array(v.string())),
   ratePerMinute: v.optional(v.number()),
   expiresAt: v.optional(v.number()),
@@ -23,8 +39,10 @@ function scopesOf(list: readonly string[]): Set<Scope> {
 
 /**
  * The caller behind an OAuth access token issued by this tenant for this origin's resource, or null
- * when the token is not one (another shape, unknown, expired, revoked, or another audience: the
- * library checks each). Only tokens of the library's shape cost a KV read; keys never do.
+ * when the token is not one (another shape, unknown, expired, revoked, another audience: the library
+ * checks each; or made at another tenant). Only tokens of the library's shape cost a KV read; keys
+ * never do. A person's grant acts for them, its rights narrowed to their roles now (403 no_role when
+ * none includes them any more).
  */
 export async function grantCaller(c: Context<AppEnv>, token: string): Promise<Caller | null> {
   if (!looksLikeAccessToken(token)) return null;
@@ -35,6 +53,8 @@ export async function grantCaller(c: Context<AppEnv>, token: string): Promise<Ca
   if (!validated) return null;
   const props = v.safeParse(GrantPropsSchema, validated.props);
   if (!props.success) return null;
+  const tenant = c.get("tenant");
+  if (props.output.tenant !== undefined && props.output.tenant !== tenant.name) return null;
   const grantId = token.split(":")[1]!;
   const { tools, ratePerMinute, expiresAt } = props.output;
   if (expiresAt !== undefined && expiresAt <= Date.now()) {
@@ -42,7 +62,7 @@ export async function grantCaller(c: Context<AppEnv>, token: string): Promise<Ca
       "WWW-Authenticate": `Bearer realm="toolgate", error="invalid_token", resource_metadata="${site.metadataUrl}"`,
     });
   }
-  return {
+  const caller: Caller = {
     keyName: `oauth:${validated.clientId}#${grantId}`,
     scopes: scopesOf(validated.scope),
     binding: await bindingOf(`toolgate/grant/${grantId}`),
@@ -50,4 +70,6 @@ export async function grantCaller(c: Context<AppEnv>, token: string): Promise<Ca
     ...(ratePerMinute ? { rateLimits: [{ id: `grant:${grantId}`, perMinute: ratePerMinute }] } : {}),
     oauth: { clientId: validated.clientId, grantId, metadataUrl: site.metadataUrl },
   };
+  const { user } = props.output;
+  return user ? grantOfUser(caller, await resolveUser(tenant, user)) : caller;
 }

@@ -7,8 +7,9 @@ import type { AppEnv } from "../env";
 import { ApiError } from "../errors";
 import { tenantLedger } from "../ledger/address";
 import { DEFAULT_LEASE_MS } from "../ledger/journal";
-import type { ApprovedCall } from "../ledger/types";
-import { forbidden, hasScope, requireScope, viewerOf } from "../middleware/auth";
+import type { ApprovedCall, Decider } from "../ledger/types";
+import { forbidden, hasScope, requireScope } from "../middleware/auth";
+import { viewerOf } from "../ledger/viewer";
 import { tenantTextMasker } from "../tenant/mask";
 import { needRemoteTools } from "../middleware/tenant";
 import { createCallRunner } from "../runner/host";
@@ -42,6 +43,7 @@ export const runApprovedCall: ApprovedRunner = async (c, approved) => {
     owner: approved.owner,
     idempotent,
     approved: true,
+    ...(approved.user ? { user: approved.user } : {}),
   });
 };
 
@@ -58,32 +60,39 @@ async function startOrSettle(c: Context<AppEnv>, run: ApprovedRunner, approved: 
 }
 
 /**
- * Who decides: an admin, always; for a tool whose policy is approval: "user", also the key (or OAuth
- * grant) that made the call, which sees it in its records. Another caller's call is not found.
+ * Who decides: an admin, always; for a tool whose policy is approval: "user", also a caller who sees
+ * the call in its records: the person it was made for (any surface), or the key (or OAuth grant) that
+ * made it, acting for the same user. Another caller's call is not found. Answers who decides, as
+ * decided_by keeps it: `user:<id>` for a caller acting for a user, else `key:<name>`.
  */
-async function requireDecider(c: Context<AppEnv>, callId: string): Promise<void> {
+async function requireDecider(c: Context<AppEnv>, callId: string): Promise<Decider> {
   const { caller } = c.var;
-  if (hasScope(caller, "admin")) return;
+  const by = caller.user ? `user:${caller.user.id}` : `key:${caller.keyName}`;
+  if (hasScope(caller, "admin")) return { by, admin: true };
   if (!hasScope(caller, "call")) throw forbidden(caller, "admin");
   const shard = () => tenantLedger(c.env, c.var.tenant.name).for(callId);
   const entry = await callDurable(shard, (ledger) => ledger.get(callId, viewerOf(caller)));
   if (!entry) throw new ApiError(404, "not_found", `No call ${callId} is recorded.`);
   const tool = (await needRemoteTools(c, [entry.record.tool])).registry.get(entry.record.tool);
   if (tool?.policy.approval !== "user") throw forbidden(caller, "admin");
+  return { by, admin: false };
 }
 
 /**
- * GET /v1/approvals (admin): calls awaiting a decision, newest first, with masked arguments.
- * POST /v1/approvals/:id (admin; for approval: "user" tools, also the caller who made the call)
+ * GET /v1/approvals (call): the calls awaiting a decision the caller may see (admin: all; a person:
+ * theirs; a key: its own, per user), newest first, with masked arguments, each saying whether the
+ * caller may decide it. POST /v1/approvals/:id (admin; for approval: "user" tools, also the caller
+ * who made the call, or the person it was made for)
  * { decision, reason? }: deny records the reason; approve starts the call's detached run and answers
  * 202; GET /v1/calls/:id?wait= tells its outcome. Deciding twice, or after expiry or cancel, answers 409.
  */
 export function approvalRoutes(run: ApprovedRunner = runApprovedCall) {
   return new Hono<AppEnv>()
-    .get("/", requireScope("admin"), async (c) => {
+    .get("/", requireScope("call"), async (c) => {
       const limit = intParam(c.req.query("limit"), "limit", 1, 200, 50);
       const before = decodeCursor(c.req.query("cursor"));
-      const query = { limit, viewer: null, awaitingApproval: true, ...(before ? { before } : {}) };
+      const viewer = viewerOf(c.var.caller);
+      const query = { limit, viewer, awaitingApproval: true, ...(before ? { before } : {}) };
       const { entries, nextCursor } = await listNewest(c, query);
       const tenant =
         entries.length > 0
@@ -92,8 +101,10 @@ export function approvalRoutes(run: ApprovedRunner = runApprovedCall) {
               entries.map((entry) => entry.record.tool),
             )
           : c.var.tenant;
-      const approvals = entries.map(({ record, approval, key, surface }) => {
+      const approvals = entries.map(({ record, approval, key, surface, user }) => {
         const tool = tenant.registry.get(record.tool);
+        // Admins decide every call; others see their own, and decide those whose tool asks its user.
+        const decidable = viewer === null || tool?.policy.approval === "user";
         return {
           callId: record.callId,
           tool: record.tool,
@@ -104,13 +115,15 @@ export function approvalRoutes(run: ApprovedRunner = runApprovedCall) {
           surface,
           risk: tool?.policy.risk ?? "low",
           reasons: approvalReasons(tool, tenant.config),
+          user: user ?? null,
+          decidable,
         };
       });
       return c.json({ approvals, nextCursor });
     })
     .post("/:id", async (c) => {
       const callId = c.req.param("id");
-      await requireDecider(c, callId);
+      const by = await requireDecider(c, callId);
       const parsed = v.safeParse(DecisionBody, await c.req.json().catch(() => undefined));
       if (!parsed.success)
         throw new ApiError(400, "invalid_body", parsed.issues[0]?.message ?? "Send { decision, reason? }.");
@@ -119,9 +132,13 @@ export function approvalRoutes(run: ApprovedRunner = runApprovedCall) {
       const reason = parsed.output.reason === undefined ? undefined : tenantTextMasker(c)(parsed.output.reason);
       const shard = () => tenantLedger(c.env, c.var.tenant.name).for(callId);
       // Not repeated: a decision that reached the shard and is sent again answers already_decided.
-      const outcome = await callDurable(shard, (ledger) => ledger.decide(callId, decision, reason, DEFAULT_LEASE_MS), {
-        tries: 1,
-      });
+      const outcome = await callDurable(
+        shard,
+        (ledger) => ledger.decide(callId, decision, reason, DEFAULT_LEASE_MS, by),
+        {
+          tries: 1,
+        },
+      );
       if (!outcome.ok && outcome.error === "not_found")
         throw new ApiError(404, "not_found", `No call ${callId} is recorded.`);
       if (!outcome.ok) {

@@ -54,7 +54,8 @@ async function runCalls(c: Context<AppEnv>, body: unknown, format: Format): Prom
   const asks = c.env.RUNNERS ? { ask: HTTP_CALLER } : {};
   const results = await executeBatch(decoded.calls, { ...executionOptions(c), ...asks });
   const calls = results.map((result) => result.record);
-  for (const record of calls) logCall(c.get("requestId"), record, c.get("caller").keyName);
+  const { keyName, user } = c.get("caller");
+  for (const record of calls) logCall(c.get("requestId"), record, keyName, user?.id);
   // A lone call whose id was already used with other arguments: the request itself conflicts (409);
   // in a batch the conflict is one result among others, so the batch still answers 200. A lone call
   // over its caller's rate limit is the request's 429 (in a batch, a `busy` result).

@@ -7,7 +7,8 @@ import { callDurable, DurableUnavailable } from "../durable/call";
 import { tenantLedger, type LedgerAddress } from "../ledger/address";
 import { MAP_TTL_MS } from "../ledger/map-cache";
 import { eventStartOf, spanOf } from "../ledger/shard-map";
-import { authenticate, hasScope, requireKey, requireScope, viewerOf } from "../middleware/auth";
+import { authenticate, hasScope, requireKey, requireScope } from "../middleware/auth";
+import { viewerOf, type Viewer } from "../ledger/viewer";
 import { MAX_RECENT_EVENTS, recentStarts } from "./event-recent";
 import { eventStream, parseEventId, startPositions, type GrownShard } from "./event-stream";
 import { intParam } from "./ledger-paging";
@@ -22,11 +23,17 @@ export interface EventRouteOptions {
   growMs?: number;
 }
 
-/** The stream's caller: a key in the Authorization header, or a token from POST /v1/events/token. */
-async function streamCaller(c: Context<AppEnv>): Promise<Caller> {
+/**
+ * The stream's caller and what it sees: a key in the Authorization header, or a token from
+ * POST /v1/events/token (which keeps the viewer of the caller that asked for it).
+ */
+async function streamCaller(c: Context<AppEnv>): Promise<{ caller: Caller; viewer: Viewer }> {
   const header = c.req.header("Authorization");
   const token = c.req.query("token");
-  if (header !== undefined || token === undefined) return authenticate(c, header);
+  if (header !== undefined || token === undefined) {
+    const caller = await authenticate(c, header);
+    return { caller, viewer: viewerOf(caller) };
+  }
   // Tokens live on shard 0.
   const found = await callDurable(
     () => tenantLedger(c.env, c.var.tenant.name).shard(0),
@@ -38,8 +45,9 @@ async function streamCaller(c: Context<AppEnv>): Promise<Caller> {
       "invalid_token",
       "The event token is unknown or expired; get a new one from POST /v1/events/token.",
     );
-  // Streams bind no session: the token stands for the key (or grant) that asked for it.
-  return { keyName: found.key, scopes: new Set(found.scopes as Scope[]), binding: new Uint8Array(0) };
+  // Streams bind no session: the token stands for the key (or grant, or person) that asked for it.
+  const caller: Caller = { keyName: found.key, scopes: new Set(found.scopes as Scope[]), binding: new Uint8Array(0) };
+  return { caller, viewer: found.viewer === undefined ? viewerOf(caller) : found.viewer };
 }
 
 /**
@@ -60,15 +68,14 @@ export function eventRoutes(options: EventRouteOptions = {}) {
       const scopes = [...c.var.caller.scopes];
       const shard = () => tenantLedger(c.env, c.var.tenant.name).shard(0);
       const { token, expiresAt } = await callDurable(shard, (ledger) =>
-        ledger.issueToken(scopes, c.var.caller.keyName, TOKEN_TTL_MS),
+        ledger.issueToken(scopes, c.var.caller.keyName, TOKEN_TTL_MS, viewerOf(c.var.caller)),
       );
       return c.json({ token, expiresAt, url: `/v1/events?token=${encodeURIComponent(token)}` });
     })
     .get("/", async (c) => {
-      const caller = await streamCaller(c);
+      const { caller, viewer } = await streamCaller(c);
       if (!hasScope(caller, "call")) throw new ApiError(403, "forbidden", 'This key lacks the "call" scope.');
       const recent = intParam(c.req.query("recent"), "recent", 0, MAX_RECENT_EVENTS, 0);
-      const viewer = viewerOf(caller);
       const ledger = tenantLedger(c.env, c.var.tenant.name);
       const start = await (async (): Promise<{ positions: number[]; recent?: number }> => {
         const map = await ledger.map();

@@ -11,7 +11,8 @@ import type { AppEnv } from "../env";
 import { ApiError } from "../errors";
 import { tenantLedger, type LedgerStub } from "../ledger/address";
 import type { ListQuery } from "../ledger/types";
-import { requireScope, viewerOf } from "../middleware/auth";
+import { requireScope } from "../middleware/auth";
+import { viewerOf } from "../ledger/viewer";
 import { tenantTextMasker } from "../tenant/mask";
 import { getFormat } from "../../src/formats";
 import { formatTakesPost } from "../formats";
@@ -66,6 +67,7 @@ function listFilters(c: Context<AppEnv>): Omit<ListQuery, "limit"> {
   const tool = textParam(c.req.query("tool"), "tool");
   const callIdPrefix = textParam(c.req.query("callId"), "callId");
   const key = textParam(c.req.query("key"), "key");
+  const user = textParam(c.req.query("user"), "user");
   const since = timeParam(c.req.query("since"), "since");
   const until = timeParam(c.req.query("until"), "until");
   const before = decodeCursor(c.req.query("cursor"));
@@ -74,6 +76,7 @@ function listFilters(c: Context<AppEnv>): Omit<ListQuery, "limit"> {
   if (surface) query.surface = surface as CallSurface;
   if (callIdPrefix) query.callIdPrefix = callIdPrefix;
   if (key) query.key = key;
+  if (user) query.user = user;
   if (since !== undefined) query.since = since;
   if (until !== undefined) query.until = until;
   if (before) query.before = before;

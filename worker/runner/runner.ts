@@ -140,6 +140,7 @@ export function createRunnerClass(catalog: Catalog): RunnerClass {
         }
         const options = pipelineOptions(local, tenant, {
           owner: job.owner,
+          ...(job.user ? { user: job.user } : {}),
           approved: job.approved === true,
           waitUntil: (p) => this.ctx.waitUntil(p),
           // Its ledger writes are its own: grouped with another object's, their I/O would cross objects.

@@ -6,6 +6,7 @@ import { ConfigError } from "../errors";
 import type { ActAs } from "../identity/config";
 import { parseTenantConfig, type Scope, type TenantConfig } from "./config";
 import { CATALOG, type Catalog } from "./catalog";
+import { demoConfig } from "../demo/identity";
 import { DEMO_CONFIG } from "../demo/tenant";
 import { approvalHooks, buildRegistry } from "./registry";
 import { selectTools } from "./tool-selection";
@@ -162,7 +163,10 @@ export function loadTenant(
       }
       entry = fromBundle.entry;
     } else if (env.TOOLGATE_DEMO === "true") {
-      entry = cached(catalog, "(demo)", () => build(DEMO_CONFIG, env, VAR, catalog));
+      // With the demo identity provider when TOOLGATE_DEV_IDP names one (npm run dev:idp).
+      const demo = demoConfig(env);
+      const key = demo === DEMO_CONFIG ? "(demo)" : `(demo)\n${env.TOOLGATE_DEV_IDP}`;
+      entry = cached(catalog, key, () => build(demo, env, VAR, catalog));
     } else {
       throw new ConfigError(
         "TOOLGATE_CONFIG is not set and no configuration is bundled: deploy the tenant's environment " +

@@ -41,7 +41,7 @@ describe("client: tools and calls", { timeout: 30_000 }, () => {
       status: 401,
       code: "invalid_key",
     });
-    const wrongScope = await rejection(call.approvals());
+    const wrongScope = await rejection(call.gates());
     expect(isApiError(wrongScope) && { status: wrongScope.status, code: wrongScope.code }).toEqual({
       status: 403,
       code: "forbidden",

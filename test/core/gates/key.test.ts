@@ -34,6 +34,57 @@ describe("gate names", () => {
   });
 });
 
+describe("gate keys naming the user", () => {
+  const bob = { id: "bob", name: "Bob" };
+  const args = { repo: "acme/web" };
+
+  it('"@user" is one gate per user; a call for nobody takes the empty key', () => {
+    expect(gateName("t", "x", { limit: 1, key: "@user" }, args, bob)).toBe("t:tool:x:key:user:bob");
+    expect(gateName("t", "x", { limit: 1, key: "@user" }, args, { id: "alice" })).toBe("t:tool:x:key:user:alice");
+    expect(gateName("t", "x", { limit: 1, key: "@user" }, args)).toBe("t:tool:x:key:");
+  });
+
+  it("an array joins its parts with colons, pointers and the user alike", () => {
+    expect(gateName("t", "x", { limit: 1, key: ["@user", "/repo"] }, args, bob)).toBe("t:tool:x:key:user:bob:acme/web");
+    expect(gateName("t", "x", { limit: 1, key: ["/repo", "@user"] }, args)).toBe("t:tool:x:key:acme/web:");
+  });
+
+  it("a function key gets the user beside the arguments", () => {
+    const key = (a: { repo: string }, call: { user?: { id: string } }) => `${call.user?.id ?? "none"}@${a.repo}`;
+    expect(gateName("t", "x", { limit: 1, key: key as never }, args, bob)).toBe("t:tool:x:key:bob@acme/web");
+    expect(gateName("t", "x", { limit: 1, key: key as never }, args)).toBe("t:tool:x:key:none@acme/web");
+  });
+
+  it("checks each pointer of an array against the schema, and lets @user pass", () => {
+    const tool = (key: string | string[]) =>
+      defineTool({
+        name: "deploy",
+        description: "",
+        input: v.object({ repo: v.string() }),
+        policy: { concurrency: { limit: 1, key } },
+        run: () => "",
+      });
+    expect(() => checkKeyPointer(tool(["@user", "/repo"]))).not.toThrow();
+    expect(() => checkKeyPointer(tool("@user"))).not.toThrow();
+    expect(() => checkKeyPointer(tool(["@user", "/branch"]))).toThrow(/invalid policy.concurrency.key "\/branch"/);
+  });
+
+  it("refuses keys that are neither the user nor a pointer, and arrays of more than 4 parts", () => {
+    const tool = (key: unknown) => () =>
+      defineTool({
+        name: "deploy",
+        description: "",
+        input: v.object({ repo: v.string() }),
+        policy: { concurrency: { limit: 1, key: key as string } },
+        run: () => "",
+      });
+    expect(tool("user")).toThrow(/"@user"/);
+    expect(tool(["@user", "repo"])).toThrow(/"@user"/);
+    expect(tool(["/repo", "/repo", "/repo", "/repo", "@user"])).toThrow(/1 to 4/);
+    expect(tool([])).toThrow(/1 to 4/);
+  });
+});
+
 describe("JSON Pointers", () => {
   it("accepts only non-empty pointers with valid escapes, at most 256 characters", () => {
     for (const ok of ["/a", "/a/0", "/~0~1", "/", "/a b"]) expect(isJsonPointer(ok), ok).toBe(true);

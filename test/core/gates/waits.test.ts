@@ -1,7 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { acquireSlot, createGateState } from "../../../src/gates/queue";
-import { DEFAULT_MAX_QUEUE } from "../../../src/gates/rules";
-import { averageHold, busyMessage, queueFull, retryAfterMs, waitEnd } from "../../../src/gates/waits";
+import {
+  averageHold,
+  busyMessage,
+  DEFAULT_MAX_QUEUE,
+  queueFull,
+  retryAfterMs,
+  waitEnd,
+} from "../../../src/gates/waits";
 
 /** The rules of a gate's waits (src/gates/waits.ts), one for the gate's queue and an isolate's waiting calls. */
 describe("gate waits", () => {

@@ -250,7 +250,10 @@ describe("executeCall: every error code is a result", () => {
     expect(r.record.status).toBe("cancelled");
   });
 
-  it("busy when a gate's queue is full", async () => {
+  it.each([
+    ["its own limiter", { limiter: createLocalLimiter() }],
+    ["no limiter: the process-wide one, loaded on first use", {}],
+  ])("busy when a gate's queue is full (%s)", async (_, limiter) => {
     const held = latch();
     const running = latch();
     const gated = defineTool({
@@ -264,7 +267,7 @@ describe("executeCall: every error code is a result", () => {
         return "ok";
       },
     });
-    const options = { registry: createRegistry([gated]), limiter: createLocalLimiter() };
+    const options = { registry: createRegistry([gated]), ...limiter };
     const first = executeCall(call("gated", {}, "first"), options);
     await running.opened; // the first holds the only slot
     const r = await expectError(executeCall(call("gated", {}, "second"), options), "busy");
@@ -620,6 +623,66 @@ describe("idempotency through a journal", () => {
       { tool: "lookup", readOnly: true, idempotent: undefined },
       { tool: "put", readOnly: undefined, idempotent: true },
       { tool: "send", readOnly: undefined, idempotent: undefined },
+    ]);
+  });
+});
+
+describe("executeCall: the user a call is made for", () => {
+  const seen: unknown[] = [];
+  const whoami = defineTool({
+    name: "whoami",
+    description: "",
+    input: v.object({}),
+    policy: { concurrency: { limit: 1, key: "@user" } },
+    run: (_args, ctx) => ({ user: ctx.user ?? null }),
+  });
+  const users = createRegistry([whoami]);
+  const hooks = {
+    isAllowed: (hook: { user?: unknown }) => (seen.push(["isAllowed", hook.user ?? null]), true),
+    beforeCall: (hook: { user?: unknown }) => void seen.push(["beforeCall", hook.user ?? null]),
+  };
+
+  it("gives tools ctx.user and hooks call.user, frozen, and keys the gate by it", async () => {
+    seen.length = 0;
+    const gates: string[] = [];
+    const limiter = createLocalLimiter();
+    const watched = {
+      acquire: (request: Parameters<typeof limiter.acquire>[0]) => (gates.push(request.gate), limiter.acquire(request)),
+    };
+    const user = { id: "bob", name: "Bob Builder", email: "bob@example.test" };
+    const result = await executeCall(call("whoami", "{}"), {
+      registry: users,
+      tenant: "t",
+      user,
+      hooks,
+      limiter: watched,
+    });
+    expect(result.ok && result.output.structured).toEqual({ user });
+    expect(seen).toEqual([
+      ["isAllowed", user],
+      ["beforeCall", user],
+    ]);
+    expect(gates).toEqual(["t:tool:whoami:key:user:bob"]);
+    const frozen = defineTool({
+      name: "mutate",
+      description: "",
+      input: v.object({}),
+      run: (_args, ctx) => {
+        (ctx.user as { id: string }).id = "alice";
+      },
+    });
+    const mutated = await executeCall(call("mutate", "{}"), { registry: createRegistry([frozen]), user });
+    expect(mutated.ok).toBe(false);
+    expect(user.id).toBe("bob");
+  });
+
+  it("leaves ctx.user undefined for a call made for nobody", async () => {
+    seen.length = 0;
+    const result = await executeCall(call("whoami", "{}"), { registry: users, hooks });
+    expect(result.ok && result.output.structured).toEqual({ user: null });
+    expect(seen).toEqual([
+      ["isAllowed", null],
+      ["beforeCall", null],
     ]);
   });
 });

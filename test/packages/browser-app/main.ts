@@ -16,7 +16,28 @@ const shout = defineTool({
   output: v.object({ loud: v.string() }),
   run: ({ text }) => ({ loud: text.toUpperCase() }),
 });
-const registry = createRegistry([shout]);
+// One call at a time: its gate is the in-process limiter, a chunk of its own the page loads on first use.
+let letGo = () => {};
+const held = new Promise<void>((resolve) => (letGo = resolve));
+const single = defineTool({
+  name: "single",
+  description: "Hold the only slot until let go, in the page.",
+  input: v.object({}),
+  policy: { concurrency: { limit: 1, maxQueue: 0 } },
+  run: async () => {
+    await held;
+    return { done: true };
+  },
+});
+const registry = createRegistry([shout, single]);
+
+/** Two calls of `single` at once: the first holds the slot, the second finds no place in the queue. */
+async function gated(): Promise<string[]> {
+  const first = executeCall({ id: "call_held", name: "single", arguments: {} }, { registry });
+  const second = await executeCall({ id: "call_busy", name: "single", arguments: {} }, { registry });
+  letGo();
+  return [await first, second].map((result) => (result.ok ? "ok" : result.error.code));
+}
 
 async function main(): Promise<unknown> {
   const inPage = await executeCall({ id: "call_page", name: "shout", arguments: { text: "hello" } }, { registry });
@@ -26,7 +47,7 @@ async function main(): Promise<unknown> {
     { id: "call_edge", type: "function", function: { name: "add", arguments: '{"a":2,"b":40}' } },
   ];
   const mixed = await client.runMixed(modelOutput, { localRegistry: registry, format: "openai" });
-  return { inPage, mixed };
+  return { inPage, gated: await gated(), mixed };
 }
 
 const result = document.querySelector("#result")!;

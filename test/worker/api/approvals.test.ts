@@ -84,10 +84,15 @@ describe("approvals", () => {
     await tune(shardStub(id), { approvalTtlMs: 24 * 3600_000 });
   });
 
-  it("needs the admin scope and a valid decision", async () => {
+  it("needs the admin scope to decide (a call key lists its own, not decidable) and a valid decision", async () => {
     const id = `scope-${uid()}`;
     await send(id);
-    expect((await request("/v1/approvals")).status).toBe(403);
+    const own = await json(await request("/v1/approvals?limit=200"));
+    expect(own.approvals.find((a: { callId: string }) => a.callId === id)).toMatchObject({
+      decidable: false,
+      user: null,
+    });
+    expect(own.approvals.every((a: { key: string }) => a.key === "dev-call")).toBe(true);
     expect((await request(`/v1/approvals/${id}`, { body: { decision: "approve" } })).status).toBe(403);
     expect((await decide(id, "maybe")).status).toBe(400);
     expect((await decide(`missing-${uid()}`, "deny")).status).toBe(404);

@@ -27,8 +27,11 @@ describe("recentStarts", () => {
     ]);
     const empty = shard([], 9); // only other keys' events: it starts at its newest
     // The newest three are 50 (a:3), 40 (b:6) and 30 (a:2).
-    expect(await recentStarts([a.reader, b.reader, empty.reader], 3, "k")).toEqual({ positions: [1, 5, 9], count: 3 });
-    expect(a.asked).toEqual([{ count: 3, viewer: "k" }]);
+    expect(await recentStarts([a.reader, b.reader, empty.reader], 3, { key: "k" })).toEqual({
+      positions: [1, 5, 9],
+      count: 3,
+    });
+    expect(a.asked).toEqual([{ count: 3, viewer: { key: "k" } }]);
     // More than there are: every shard from its oldest event.
     expect(await recentStarts([a.reader, b.reader, empty.reader], 10, null)).toEqual({
       positions: [0, 4, 9],

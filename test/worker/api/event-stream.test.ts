@@ -30,16 +30,19 @@ function fakeShard(lastId: number, failures = 0, retryable = true) {
   return { reader, append, calls };
 }
 
+/** A call-scope key's viewer. */
+const K = { key: "k" };
+
 describe("event stream start", () => {
   it("reads each unknown shard's position (retrying a reset one) and keeps resumed ones", async () => {
     const resumed = fakeShard(9);
     const fresh = fakeShard(7, 1);
-    const positions = await startPositions([resumed.reader, fresh.reader], [3, -1], "k");
+    const positions = await startPositions([resumed.reader, fresh.reader], [3, -1], K);
     expect(positions).toEqual([3, 7]);
     expect(resumed.calls).toEqual([]); // a known position is not read again
     expect(fresh.calls).toEqual([
-      { after: -1, viewer: "k" },
-      { after: -1, viewer: "k" },
+      { after: -1, viewer: K },
+      { after: -1, viewer: K },
     ]);
     await expect(startPositions([fakeShard(0, 5).reader], null, null)).rejects.toMatchObject({
       status: 503,
@@ -57,8 +60,8 @@ describe("event stream start", () => {
     const shards = [a.reader, b.reader];
     const stream = eventStream({
       shards,
-      positions: await startPositions(shards, null, "k"),
-      viewer: "k",
+      positions: await startPositions(shards, null, K),
+      viewer: K,
       heartbeatMs: 60_000,
       pollMs: 1_000,
     });
@@ -71,6 +74,6 @@ describe("event stream start", () => {
     const delivered = frames.filter((f) => f.event === "call.finished");
     expect(delivered.map((f) => f.data.callId).sort()).toEqual(["x", "y"]);
     expect(delivered.at(-1)!.id).toBe("4.8");
-    expect(b.calls.every((c) => c.viewer === "k")).toBe(true);
+    expect(b.calls.every((c) => c.viewer === K)).toBe(true);
   });
 });

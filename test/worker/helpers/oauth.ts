@@ -140,15 +140,20 @@ export async function signIn(
   const consent = await startConsent({ origin, clientId, challenge, scope: "call" });
   const decided = await decide(origin, consent, { decision: "approve", ...grant });
   if (decided.status !== 200) throw new Error(`decision answered ${decided.status}: ${await decided.text()}`);
-  const code = new URL(((await decided.json()) as { redirectTo: string }).redirectTo).searchParams.get("code")!;
+  const { redirectTo } = (await decided.json()) as { redirectTo: string };
+  return { clientId, tokens: await redeem(origin, clientId, verifier, redirectTo) };
+}
+
+/** The approved consent's code (in `redirectTo`) redeemed with the PKCE verifier for tokens. */
+export async function redeem(origin: string, clientId: string, verifier: string, redirectTo: string): Promise<Tokens> {
   const res = await tokenRequest(origin, {
     grant_type: "authorization_code",
-    code,
+    code: new URL(redirectTo).searchParams.get("code")!,
     redirect_uri: REDIRECT_URI,
     client_id: clientId,
     code_verifier: verifier,
     resource: `${origin}/mcp`,
   });
   if (res.status !== 200) throw new Error(`token answered ${res.status}: ${await res.text()}`);
-  return { clientId, tokens: (await res.json()) as Tokens };
+  return (await res.json()) as Tokens;
 }

@@ -40,10 +40,10 @@ describe("a committed record's events", () => {
       const shown = eventRecord(rec);
       const args = (shown as unknown as CallRecord).args ?? null;
       expect(started).toEqual(
-        JSON.parse(JSON.stringify(callEvent("call.started", rec, "k1", at, { args, attempt: 1 }))),
+        JSON.parse(JSON.stringify(callEvent("call.started", rec, { key: "k1" }, at, { args, attempt: 1 }))),
       );
       expect(finished).toEqual(
-        JSON.parse(JSON.stringify(callEvent("call.finished", rec, "k1", at, { record: shown }))),
+        JSON.parse(JSON.stringify(callEvent("call.finished", rec, { key: "k1" }, at, { record: shown }))),
       );
     });
   }
@@ -56,7 +56,7 @@ describe("appendEventRows", () => {
     const counts = await runInDurableObject(stub, (_: DurableObject, state: DurableObjectState) => {
       const sql = state.storage.sql;
       const limit = 10;
-      const row = (n: number) => ({ type: "call.started", key: null, json: JSON.stringify({ n }) });
+      const row = (n: number) => ({ type: "call.started", key: null, userId: null, json: JSON.stringify({ n }) });
       const count = () =>
         sql
           .exec<{ n: number; low: number; high: number }>(

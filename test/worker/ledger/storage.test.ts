@@ -142,7 +142,7 @@ describe("schema migration", () => {
       return {
         columns: ["calls", "events", "tokens"].map((t) => columns(t).includes("key_name")),
         asAdmin: ledger.list({ limit: 5, viewer: null }),
-        asKey: ledger.list({ limit: 5, viewer: "k" }),
+        asKey: ledger.list({ limit: 5, viewer: { key: "k" } }),
       };
     });
     expect(old.columns).toEqual([true, true, true]);
@@ -153,7 +153,11 @@ describe("schema migration", () => {
       .shard(0)
       .record(record(tenant, "new", "failed"), "k");
     expect(
-      (await tenantLedger(env, tenant).shard(0).list({ limit: 5, viewer: "k" })).map((e) => e.record.callId),
+      (
+        await tenantLedger(env, tenant)
+          .shard(0)
+          .list({ limit: 5, viewer: { key: "k" } })
+      ).map((e) => e.record.callId),
     ).toEqual(["new"]);
   });
 });
@@ -167,14 +171,14 @@ describe("events by key", () => {
     await shard.record(record(tenant, "b1", "failed"), "b");
     const all = await shard.events(0, 0, null);
     expect(all.events.map((e) => e.type)).toEqual(["call.finished", "gate.changed", "call.finished"]);
-    const forB = await shard.events(0, 0, "b");
+    const forB = await shard.events(0, 0, { key: "b" });
     expect(forB.events.map((e) => (e.data as { callId: string }).callId)).toEqual(["b1"]);
     expect(forB.last).toBe(all.last);
     // Nothing of a's after the last id: a's reader moves past b's events without waiting for its own.
-    const forA = await shard.events(1, 0, "a");
+    const forA = await shard.events(1, 0, { key: "a" });
     expect(forA).toEqual({ events: [], last: all.last });
     // A waiting reader is woken by its own event, not by another key's.
-    const waiting = shard.events(all.last, 5_000, "a");
+    const waiting = shard.events(all.last, 5_000, { key: "a" });
     await shard.record(record(tenant, "b2", "failed"), "b");
     await shard.record(record(tenant, "a2", "failed"), "a");
     expect((await waiting).events.map((e) => (e.data as { callId: string }).callId)).toEqual(["a2"]);

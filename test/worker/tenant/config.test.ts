@@ -91,9 +91,13 @@ describe("tenant configuration", () => {
     });
     expect(configError(gate({ key: "ms" }))).toContain(
       "policies.sleep.concurrency.key: " +
-        'must be a JSON Pointer into the arguments (RFC 6901, at most 256 characters), like "/repo"',
+        'must be "@user" or a JSON Pointer into the arguments (RFC 6901, at most 256 characters), like "/repo"',
     );
-    expect(configError(gate({ key: "/a~2" }))).toMatch(/policies\.sleep\.concurrency\.key: must be a JSON Pointer/);
+    const keyError = /policies\.sleep\.concurrency\.key: must be "@user" or a JSON Pointer/;
+    expect(configError(gate({ key: "/a~2" }))).toMatch(keyError);
+    // A part of an array is named by its index.
+    expect(configError(gate({ key: ["@user", "ms"] }))).toMatch(/concurrency\.key\[1\]: must be "@user" or a JSON/);
+    expect(() => checkTenant(gate({ key: ["@user", "/ms"] }))).not.toThrow();
     expect(configError(gate({ key: "/mss" }))).toContain(
       'policies.sleep: Tool "sleep": invalid policy.concurrency.key "/mss": ' +
         'the arguments declare no property "mss" (declared: ms)',
@@ -118,7 +122,7 @@ describe("tenant configuration", () => {
       ),
     );
     expect(configError(http("owner"))).toMatch(
-      /^TOOLGATE_CONFIG is invalid: http\[0\]: HTTP tool "get_repo": invalid concurrency\.key: must be a JSON Pointer/,
+      /^TOOLGATE_CONFIG is invalid: http\[0\]: HTTP tool "get_repo": invalid concurrency\.key: must be "@user" or/,
     );
     const tenant = createTenant({
       ...http("/owner"),

@@ -19,3 +19,11 @@ export { DISCOVERY_LIMITS, type DiscoveryResult, discover } from "./discovery";
 export { JWKS_LIMITS } from "./jwks";
 /** The Identity object's rows (worker/identity/object.ts). */
 export * as identityStore from "./store";
+export {
+  beginOidcLogin,
+  finishOidcLogin,
+  type OidcCallbackResult,
+  type OidcClientConfig,
+  type OidcFailureReason,
+  type OidcLoginResult,
+} from "./oidc-client";

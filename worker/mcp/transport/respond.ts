@@ -6,8 +6,9 @@ import type { RpcResponse } from "../../../src/mcp/messages";
 import type { ExecuteOptions } from "../../../src/options";
 import type { AppEnv } from "../../env";
 import { executionOptions, waitUntilOf } from "../../execution";
+import { logCall } from "../../log";
 import { tenantLedger } from "../../ledger/address";
-import { viewerOf } from "../../middleware/auth";
+import { viewerOf } from "../../ledger/viewer";
 import { needListing, needRemoteTools } from "../../middleware/tenant";
 import { answer, type Exchange } from "../dispatch";
 import { rpcError, type Incoming } from "../jsonrpc";
@@ -69,6 +70,7 @@ export async function respond(
     ...parts,
     tenant: c.var.tenant,
     requestId: c.var.requestId,
+    logCall: (record) => logCall(c.var.requestId, record, c.var.caller.keyName, c.var.caller.user?.id),
     options: () => (built ??= executionOptions(c)),
     signal: AbortSignal.any([c.req.raw.signal, abort.signal]),
     notify: (method, params) => queue.push(method, params),

@@ -7,7 +7,7 @@ import { overBatchLimit } from "../../tenant/batch-limit";
 import type { AppEnv } from "../../env";
 import { waitUntilOf } from "../../execution";
 import { tenantLedger } from "../../ledger/address";
-import { viewerOf } from "../../middleware/auth";
+import { viewerOf } from "../../ledger/viewer";
 import type { SessionAsks } from "../dispatch";
 import { classify, rpcError, RpcFailure, rpcResult, type Incoming } from "../jsonrpc";
 import { respond, type Accepts, type RespondOptions } from "../transport/respond";
