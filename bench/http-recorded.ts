@@ -10,14 +10,16 @@
  *                             ledger write): /mcp tools/call as 2026-07-28 and in a 2025-11-25
  *                             session, and POST /v1/calls/openai
  *   toolgate, after-answer    the same /mcp 2026-07-28 call of a tenant whose read-only records are
- *                             written after the answer (readOnlyRecords: "after-answer")
+ *                             written after the answer (readOnlyRecords: "after-answer"), with the
+ *                             demo's 4 ledger shards and with one (LEDGER_SHARDS=1)
  *   agents                    `createMcpHandler` (agents/mcp) with a new McpServer per request and zod
  *                             (bench/fixtures/agents-mcp): no auth, no record
  *   call floor                bench/fixtures/call-floor, the same JSON-RPC body: parse + valibot + add
  *                             (/rpc), + one awaited DO insert of the call's row (/rpc-write), + one log
  *                             line shaped like toolgate's (/rpc-write-log), the same behind the
  *                             static-assets router toolgate's wrangler.toml puts in front of it (routed),
- *                             and a log line with the row batched after the answer (/rpc-log-batch); and
+ *                             and a log line with the row batched after the answer (/rpc-log-batch, also
+ *                             routed); and
  *                             the log line with the row and two events written as toolgate's ledger
  *                             writes them (its table's six indexes; /rpc-ledger-log), alone and routed
  *
@@ -57,14 +59,18 @@ function fixture(name: string, modules: string): string {
   return app;
 }
 
-/** toolgate from a copy of `source` (each wrangler dev builds in its own), the demo's tools under `config`. */
-function toolgate(source: string, name: string, config: object): Promise<DevServer> {
+/**
+ * toolgate from a copy of `source` (each wrangler dev builds in its own), the demo's tools under `config`,
+ * with `vars` beside them.
+ */
+function toolgate(source: string, name: string, config: object, vars: Record<string, string> = {}): Promise<DevServer> {
   const app = resolve(dir, `${name}-app`);
   rmSync(app, { recursive: true, force: true });
   cpSync(source, app, { recursive: true, verbatimSymlinks: true });
   const file = writeWranglerConfig(app, resolve(dir, `${name}.json`), {
     TOOLGATE_DEMO: "false",
     TOOLGATE_CONFIG: JSON.stringify(config),
+    ...vars,
   });
   return startDev({ app, home: resolve(dir, `${name}-home`), config: file });
 }
@@ -76,6 +82,7 @@ async function main(): Promise<void> {
   const agentsApp = fixture("agents-mcp", resolve("bench/node_modules"));
   const recorded = await toolgate(app, "recorded", RECORDED);
   const after = await toolgate(app, "after-answer", AFTER_ANSWER);
+  const afterOne = await toolgate(app, "after-answer-one-shard", AFTER_ANSWER, { LEDGER_SHARDS: "1" });
   const floor = await startDev({ app: floorApp, home: resolve(dir, "floor-home"), readyPath: "/bench-ready" });
   const routed = await startDev({
     app: floorApp,
@@ -83,7 +90,7 @@ async function main(): Promise<void> {
     config: resolve(floorApp, "wrangler-assets.toml"),
   });
   const agents = await startDev({ app: agentsApp, home: resolve(dir, "agents-home"), readyPath: "/bench-ready" });
-  const servers = [recorded, after, floor, routed, agents];
+  const servers = [recorded, after, afterOne, floor, routed, agents];
   const bases: DevServer[] = [];
   if (BASE) {
     const baseApp = snapshotOf(BASE, resolve(dir, "base"));
@@ -100,12 +107,17 @@ async function main(): Promise<void> {
       [await toolgateMcpTarget("toolgate /mcp 2025-11-25 session, recorded", recorded.url), recorded],
       [toolgateOpenAiTarget("toolgate /v1/calls/openai, recorded", recorded.url), recorded],
       [modernMcpTarget("toolgate /mcp 2026-07-28, record after answer", after.url, "/mcp", AUTH), after],
+      [
+        modernMcpTarget("toolgate /mcp 2026-07-28, one shard, record after answer", afterOne.url, "/mcp", AUTH),
+        afterOne,
+      ],
       [modernMcpTarget("agents createMcpHandler", agents.url), agents],
       [modernMcpTarget("floor: parse + valibot + add", floor.url, "/rpc"), floor],
       [modernMcpTarget("floor: + awaited DO insert", floor.url, "/rpc-write"), floor],
       [modernMcpTarget("floor: + DO insert + log line", floor.url, "/rpc-write-log"), floor],
       [modernMcpTarget("floor, routed: + DO insert + log line", routed.url, "/rpc-write-log"), routed],
       [modernMcpTarget("floor: log line, row batched after the answer", floor.url, "/rpc-log-batch"), floor],
+      [modernMcpTarget("floor, routed: log line, row batched after the answer", routed.url, "/rpc-log-batch"), routed],
       [modernMcpTarget("floor: + ledger row, indexes, events + log line", floor.url, "/rpc-ledger-log"), floor],
       [modernMcpTarget("floor, routed: + ledger row, indexes, events + log", routed.url, "/rpc-ledger-log"), routed],
     ];
@@ -178,6 +190,7 @@ function report(measured: Measured[], loads: number[]): void {
     );
     console.log(line(m, agents));
     console.log(line(m, byName(measured, "floor: log line, row batched")));
+    console.log(line(m, byName(measured, "floor, routed: log line, row batched")));
   }
   if (process.env.OUT) {
     const rows = measured.map((m) => ({

@@ -86,6 +86,8 @@ export interface LedgerAddress {
   readonly tenant: string;
   /** The tenant's shard map (cached in the isolate, refreshed every MAP_TTL_MS). */
   map(): Promise<ShardMap>;
+  /** The shard map if this isolate has it, without waiting for it (a stale one is refreshed behind). */
+  known(): ShardMap | undefined;
   /** The map at version `atLeast` or newer (a sealed shard named it), and forgets where `callId` was found. */
   learn(atLeast: number, callId?: string): Promise<ShardMap>;
   /** Keeps a map this isolate was answered by a change it made (the others learn it within MAP_TTL_MS). */
@@ -177,6 +179,7 @@ export function tenantLedger(
   return {
     tenant,
     map,
+    known: () => maps.peek(tenant, fetch),
     learn(atLeast, callId) {
       if (callId !== undefined) maps.forget(tenant, callId);
       return maps.learn(tenant, atLeast, fetch);

@@ -1,3 +1,4 @@
+import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../env";
 import { ApiError } from "../errors";
@@ -28,6 +29,17 @@ export const bodyLimit = createMiddleware<AppEnv>(async (c, next) => {
   c.set("bodyBytes", body);
   await next();
 });
+
+const utf8 = new TextDecoder();
+
+/**
+ * The request body as text: the bytes bodyLimit buffered, decoded as Request.text() would (UTF-8, a
+ * BOM dropped, bad bytes replaced), else read here. A call route reads it once, not a second stream.
+ */
+export function bodyText(c: Context<AppEnv>): Promise<string> | string {
+  const bytes = c.get("bodyBytes");
+  return bytes === undefined ? c.req.text() : utf8.decode(bytes);
+}
 
 function tooLarge(maxBytes: number): ApiError {
   return new ApiError(413, "body_too_large", `The request body is larger than the limit of ${maxBytes} bytes.`);

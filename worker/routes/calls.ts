@@ -10,9 +10,8 @@ import { executionOptions } from "../execution";
 import { formatNamed, formatOf, refuseOtherMethods } from "../formats";
 import { logCall } from "../log";
 import { requireScope } from "../middleware/auth";
+import { bodyText } from "../middleware/body-limit";
 import { needRemoteTools } from "../middleware/tenant";
-
-const utf8 = new TextDecoder();
 
 /**
  * What an HTTP caller answers: anything a tool asks (ctx.ask), later, through POST /v1/calls/:id/input.
@@ -27,10 +26,9 @@ const HTTP_CALLER: AskChannel = Object.freeze({
   parksUserApproval: true,
 });
 
-/** The body as JSON: from the bytes bodyLimit buffered (decoded as Request.text() would), else read here. */
+/** The body as JSON (see bodyText). */
 async function readJson(c: Context<AppEnv>): Promise<unknown> {
-  const bytes = c.get("bodyBytes");
-  const text = bytes === undefined ? await c.req.text() : utf8.decode(bytes);
+  const text = await bodyText(c);
   try {
     return JSON.parse(text);
   } catch {

@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { RpcCode } from "../../../src/mcp/errors";
 import type { AppEnv } from "../../env";
+import { bodyText } from "../../middleware/body-limit";
 import { rpcError } from "../jsonrpc";
 import { serveLegacy } from "../v2025/legacy";
 import { refusal, serveModern } from "../v2026/modern";
@@ -43,7 +44,7 @@ export async function handlePost(c: Context<AppEnv>, options: TransportOptions =
   }
   let body: unknown;
   try {
-    body = JSON.parse(await c.req.text());
+    body = JSON.parse(await bodyText(c));
   } catch {
     return refuse(c, 400, RpcCode.parseError, "Parse error: the body is not JSON.");
   }

@@ -2,6 +2,8 @@ import type { Context } from "hono";
 import { RpcCode, unsupportedVersionData } from "../../../src/mcp/errors";
 import { isModernVersion } from "../../../src/mcp/versions";
 import type { AppEnv } from "../../env";
+import { tenantLedger } from "../../ledger/address";
+import { isolateCallId } from "../../ledger/isolate-shard";
 import { settingsFromEnv } from "../../ledger/settings";
 import { needRemoteTools } from "../../middleware/tenant";
 import { tenantRunners } from "../../runner/address";
@@ -26,9 +28,13 @@ function taskHost(c: Context<AppEnv>): TaskHost {
   return c.env.RUNNERS ? { ttlMs, runners: tenantRunners(c.env, c.var.tenant.name) } : { ttlMs };
 }
 
-/** A fresh id for a call no other request needs to find (a 2026 request is cancelled by closing its stream). */
-function randomCallId(): string {
-  return `mcp-${crypto.randomUUID()}`;
+/**
+ * A fresh id for a call no other request needs to find (a 2026 request is cancelled by closing its
+ * stream), on this isolate's ledger shard (isolate-shard.ts).
+ */
+function newCallId(c: Context<AppEnv>): () => string {
+  const ledger = tenantLedger(c.env, c.var.tenant.name);
+  return () => isolateCallId(ledger, "mcp-");
 }
 
 export function refusal(c: Context<AppEnv>, refused: Refusal): Response {
@@ -86,7 +92,7 @@ export async function serveModern(
       era: "modern",
       envelope,
       logLevel: () => envelope.logLevel,
-      callId: randomCallId,
+      callId: newCallId(c),
       ...(declaresTasks(envelope) ? { tasks: taskHost(c) } : {}),
     },
     options,
