@@ -39,7 +39,8 @@ const toolgate = createToolgate({
 });
 
 export const { Runner, ToolgateService } = toolgate;
-export * from "toolgate/worker/objects";
+// Named, not "export *": wrangler types reads the classes the bindings name from these exports.
+export { AdapterPins, Gate, GateIndex, Identity, Keys, Ledger, Upstream } from "toolgate/worker/objects";
 export default toolgate;
 `;
 }

@@ -9,5 +9,6 @@ import { BUILD_FAILURE, CATALOG } from "./tenant/catalog";
 const toolgate = createToolgate({ tools: CATALOG, buildFailure: BUILD_FAILURE });
 
 export const { Runner, ToolgateService } = toolgate;
-export * from "toolgate/worker/objects";
+// Named, not "export *": wrangler types reads the classes the bindings name from these exports.
+export { AdapterPins, Gate, GateIndex, Identity, Keys, Ledger, Upstream } from "toolgate/worker/objects";
 export default toolgate;

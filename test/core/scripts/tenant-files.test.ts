@@ -27,7 +27,9 @@ describe("tenant files", () => {
     expect(module).toContain(
       `tenant: { config, source: "tenants/acme.json", listings: () => import("./acme.listings.generated.txt") },`,
     );
-    expect(module).toContain(`export * from "toolgate/worker/objects";`);
+    expect(module).toContain(
+      `export { AdapterPins, Gate, GateIndex, Identity, Keys, Ledger, Upstream } from "toolgate/worker/objects";`,
+    );
     expect(module).toContain(`export default toolgate;`);
   });
 

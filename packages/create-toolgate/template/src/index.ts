@@ -10,7 +10,7 @@ const toolgate = createToolgate({
   tenant: { config, source: "tenants/main.json" },
 });
 
-// Exported under the names wrangler.toml binds.
+// Exported under the names wrangler.toml binds (named: wrangler types reads the classes from them).
 export const { Runner, ToolgateService } = toolgate;
-export * from "toolgate/worker/objects";
+export { AdapterPins, Gate, GateIndex, Identity, Keys, Ledger, Upstream } from "toolgate/worker/objects";
 export default toolgate;
