@@ -116,10 +116,11 @@ describe("console quality", () => {
       "History",
       "Live",
       "Playground",
+      "Approvals",
     ]);
     // An admin view asked for by URL falls back to the first view (a new render of it).
-    await openView(page, "tools", () => page.goto(`${baseUrl}/#/approvals`));
-    expect(await page.locator('main[data-view="approvals"]').count()).toBe(0);
+    await openView(page, "tools", () => page.goto(`${baseUrl}/#/keys`));
+    expect(await page.locator('main[data-view="keys"]').count()).toBe(0);
     await page.close();
   });
 
