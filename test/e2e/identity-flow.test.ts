@@ -1,35 +1,16 @@
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from "@modelcontextprotocol/client";
 import type { Page } from "playwright-core";
-import { afterEach, describe, expect, inject, it } from "vitest";
-import { apiCall, type Browser, launch, navigate, screenshot, viewReady } from "./browser";
+import { describe, expect, inject, it } from "vitest";
+import { apiCall, navigate, screenshot, viewReady } from "./browser";
 import { TestProvider, throughCallback } from "./mcp-oauth-client";
+import { throughDemoIdp, useFreshPages } from "./people";
 
 // Identity end to end, every part real: bob connects the official MCP SDK v2 client for himself
 // (consent in the console, sign-in at the demo identity provider), calls a tool through it, and finds
 // that call under his name in his History, without the call an app key made for nobody. Alice, an
 // admin signed in through the same provider, sees both, bob's marked as his.
 const baseUrl = inject("baseUrl");
-const browsers: Browser[] = [];
-
-afterEach(async () => {
-  await Promise.all(browsers.splice(0).map((browser) => browser.close()));
-});
-
-/** A fresh browser: its own cookies, the provider's session too. */
-async function freshPage(): Promise<Page> {
-  const browser = await launch();
-  browsers.push(browser);
-  return browser.context.newPage();
-}
-
-/** The provider's login and consent pages, from the console's "Sign in with Demo IdP". */
-async function throughProvider(page: Page, login: string) {
-  await page.locator('main[data-view="sign-in"]').getByRole("link", { name: "Sign in with Demo IdP" }).click();
-  await page.locator('input[name="login"]').fill(login);
-  await page.locator('input[name="password"]').fill("any password");
-  await page.getByRole("button", { name: "Sign-in" }).click();
-  await page.getByRole("button", { name: "Continue" }).click();
-}
+const freshPage = useFreshPages();
 
 /** History filtered to `tool`, once its answer has arrived. */
 async function historyOf(page: Page, tool: string) {
@@ -54,7 +35,7 @@ describe("a person's calls, from connector to History", () => {
     await expect(client.connect(first)).rejects.toBeInstanceOf(UnauthorizedError);
     const callback = await throughCallback(bobPage, async () => {
       await bobPage.goto(provider.authorizationUrls[0]!.href);
-      await throughProvider(bobPage, "bob");
+      await throughDemoIdp(bobPage, "bob");
       const consent = await viewReady(bobPage, "consent");
       await consent.getByRole("button", { name: "Approve" }).click();
     });
@@ -79,7 +60,7 @@ describe("a person's calls, from connector to History", () => {
     // Alice, an admin, sees both calls; only bob's names a user.
     const alicePage = await freshPage();
     await alicePage.goto(`${baseUrl}/#/tools`);
-    await throughProvider(alicePage, "alice");
+    await throughDemoIdp(alicePage, "alice");
     await viewReady(alicePage, "tools");
     const alices = await historyOf(alicePage, "add");
     const [bobsSeen, keysSeen] = [ofBob, ofKey].map((text) =>

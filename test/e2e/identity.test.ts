@@ -1,32 +1,18 @@
 import type { Page } from "playwright-core";
-import { afterEach, describe, expect, inject, it } from "vitest";
-import { type Browser, launch, navigate, screenshot, signIn, viewReady } from "./browser";
+import { describe, expect, inject, it } from "vitest";
+import { navigate, screenshot, signIn, viewReady } from "./browser";
+import { throughDemoIdp, useFreshPages } from "./people";
 
 // People sign in to the console with the demo identity provider (oidc-provider, started by
 // global-setup.ts for the demo tenant): alice (group admins) sees the admin views, bob does not;
 // signing out ends the session on the server; an API key still signs in as before.
 const baseUrl = inject("baseUrl");
-const browsers: Browser[] = [];
-
-afterEach(async () => {
-  await Promise.all(browsers.splice(0).map((browser) => browser.close()));
-});
-
-/** A fresh browser (its own cookies: the provider's session too). */
-async function freshPage(): Promise<Page> {
-  const browser = await launch();
-  browsers.push(browser);
-  return browser.context.newPage();
-}
+const freshPage = useFreshPages();
 
 /** From the console's sign-in page through the provider's login and consent, back to the view `id`. */
 async function signInAs(page: Page, login: string, hash: string, id: string) {
   await page.goto(`${baseUrl}/${hash}`);
-  await page.locator('main[data-view="sign-in"]').getByRole("link", { name: "Sign in with Demo IdP" }).click();
-  await page.locator('input[name="login"]').fill(login);
-  await page.locator('input[name="password"]').fill("any password");
-  await page.getByRole("button", { name: "Sign-in" }).click();
-  await page.getByRole("button", { name: "Continue" }).click();
+  await throughDemoIdp(page, login);
   return viewReady(page, id);
 }
 

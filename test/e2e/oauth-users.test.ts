@@ -2,6 +2,7 @@ import { Client, StreamableHTTPClientTransport, UnauthorizedError } from "@model
 import { describe, expect, inject, it } from "vitest";
 import { navigate, screenshot, usePage, viewReady } from "./browser";
 import { TestProvider, throughCallback } from "./mcp-oauth-client";
+import { throughDemoIdp } from "./people";
 
 // A person connects an MCP client for themselves: the official SDK v2 client starts OAuth, the
 // browser lands on the console's consent page, bob signs in there with the demo identity provider,
@@ -22,11 +23,7 @@ describe("an MCP connector signed in by the person who uses it", () => {
     const callback = await throughCallback(page, async () => {
       await page.goto(provider.authorizationUrls[0]!.href);
       // Not signed in: the consent page's address survives the provider's sign-in.
-      await page.locator('main[data-view="sign-in"]').getByRole("link", { name: "Sign in with Demo IdP" }).click();
-      await page.locator('input[name="login"]').fill("bob");
-      await page.locator('input[name="password"]').fill("any password");
-      await page.getByRole("button", { name: "Sign-in" }).click();
-      await page.getByRole("button", { name: "Continue" }).click();
+      await throughDemoIdp(page, "bob");
       const consent = await viewReady(page, "consent");
       expect(await consent.locator('[data-field="asks"]').textContent()).toContain(
         "Connect SDK v2 e2e client for you (Bob Builder)",
