@@ -6,8 +6,8 @@ import { unstable_readConfig } from "wrangler";
  * A wrangler config (JSON) for the Worker in `app` with other vars: what a tenant environment would
  * hold, written under .tmp/ so the checkout's wrangler.toml is never touched. Bindings, migrations,
  * compatibility and build settings come from `app`'s wrangler.toml (its top-level environment); `main`
- * another entry (a bundled tenant's, bench/lib/bundled-tenant.ts). `assets: false` leaves out `[assets]`, and with it the
- * static-assets router in front of the Worker (a bench variant: the console is then not served).
+ * another entry (a bundled tenant's, bench/lib/bundled-tenant.ts). `assets: false` leaves out `[assets]`, and
+ * with it the static-assets router in front of the Worker (a bench variant: the console is then not served).
  */
 export function writeWranglerConfig(
   app: string,

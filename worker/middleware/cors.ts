@@ -27,7 +27,7 @@ export function varyByOrigin(c: Context<AppEnv>): void {
   c.header("Vary", "Origin", { append: true });
 }
 
-/** After the route: a route that answered with a Response of its own (not through c.json and the like) did not take it. */
+/** After the route: a route that answered with a Response of its own (not through c.json) did not take it. */
 export function keepVaryByOrigin(c: Context<AppEnv>): void {
   if (!/\borigin\b/i.test(c.res.headers.get("vary") ?? "")) c.header("Vary", "Origin", { append: true });
 }
