@@ -47,7 +47,7 @@ const WORKER_STAGES: [stage: string, file: RegExp, fn?: RegExp][] = [
   ["envelope and format (decode, MCP transport)", /worker\/(mcp|routes|formats)|src\/(formats|mcp|json)/],
   [
     "routing and middleware (hono)",
-    /hono|worker\/(app|call-path|answer-error|hono-lazy|execution|surface|caller-hooks)\.ts$|worker\/middleware\//,
+    /hono|worker\/(app|hono-lazy|execution|surface|caller-hooks)\.ts$|worker\/middleware\//,
   ],
   ["other toolgate code", /src\/|worker\//],
 ];

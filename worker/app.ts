@@ -1,17 +1,19 @@
+import type { Context } from "hono";
 import { Hono } from "./hono-lazy";
+import { HTTPException } from "hono/http-exception";
+import { requestId } from "hono/request-id";
 import type { BuildFailure } from "./tenant/build-failure";
 import type { BundledConfig } from "./tenant/bundled-config";
 import { BUILD_FAILURE, type Catalog } from "./tenant/catalog";
+import { isOverloaded, overloaded } from "./durable/call";
 import type { AppEnv } from "./env";
-import { errorBody } from "./errors";
-import { answerError } from "./answer-error";
-import { createCallPath, takesCallPath } from "./call-path";
+import { ApiError, ConfigError, errorBody } from "./errors";
+import { logLine } from "./log";
 import { allowedMethods, methodNotAllowed } from "./routes/method-not-allowed";
 import { requireKey } from "./middleware/auth";
 import { bodyLimit } from "./middleware/body-limit";
 import { answerBuildFailure } from "./middleware/build-failure";
 import { cors } from "./middleware/cors";
-import { requestId } from "./middleware/request-id";
 import { securityHeaders } from "./middleware/security-headers";
 import { loadTenantFrom, remoteTools } from "./middleware/tenant";
 import { calls } from "./routes/calls";
@@ -29,6 +31,7 @@ import { ledgerShards } from "./routes/ledger-shards";
 import { mcp } from "./routes/mcp";
 import { tenantInfo } from "./routes/tenant";
 import { tools } from "./routes/tools";
+import { tenantTextMasker } from "./tenant/mask";
 
 export interface AppOptions {
   /** The code tools a tenant's configuration may name: worker/tenant/catalog.ts (tests add their fixtures). */
@@ -51,7 +54,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.use(securityHeaders);
   const buildFailure = options.buildFailure ?? BUILD_FAILURE;
   if (buildFailure) return app.use(answerBuildFailure(buildFailure));
-  app.use(requestId);
+  app.use(requestId());
   app.use(loadTenantFrom(options.catalog, options.bundled));
   // OAuth's metadata, token, registration and authorize endpoints: before CORS (the library answers
   // its own preflights, for browser-based MCP clients) and before any key check.
@@ -86,9 +89,28 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     return c.json(errorBody("not_found", `No route for ${c.req.method} ${c.req.path}.`), 404);
   });
   app.onError(answerError);
-  // A call skips the composition above: the same checks in the same order, straight (call-path.ts).
-  const callPath = createCallPath(options.catalog, options.bundled);
-  const routed = app.fetch;
-  app.fetch = (request, env, ctx) => (takesCallPath(request) ? callPath.fetch : routed)(request, env, ctx);
   return app;
+}
+
+/** Expected failures answer their own status; anything else is logged (masked) and answers 500 JSON. */
+function answerError(error: Error, c: Context<AppEnv>): Response {
+  // An overloaded Durable Object reached from a call site that did not classify it: 503 all the same.
+  if (isOverloaded(error)) error = overloaded();
+  if (error instanceof ApiError) {
+    return c.json(errorBody(error.code, error.message), error.status, error.headers);
+  }
+  if (error instanceof ConfigError) {
+    logLine({ msg: "config_invalid", requestId: c.var.requestId, error: error.message });
+    return c.json(errorBody("config_invalid", error.message), 500);
+  }
+  if (error instanceof HTTPException) {
+    return c.json(
+      errorBody(error.status === 413 ? "body_too_large" : "http_error", error.message || "Request failed."),
+      error.status,
+    );
+  }
+  const mask = tenantTextMasker(c);
+  const cause = error instanceof Error ? `${error.name}: ${error.message}\n${error.stack ?? ""}` : String(error);
+  logLine({ msg: "unhandled_error", requestId: c.var.requestId, path: c.req.path, error: mask(cause) });
+  return c.json(errorBody("internal", `Internal error (request ${c.var.requestId}).`), 500);
 }

@@ -4,15 +4,15 @@ import type { AppEnv } from "../env";
 import { ApiError } from "../errors";
 
 /**
- * The tenant's body limits, in size and in time: the whole body read before the route runs, or an
- * ApiError. A body over maxBodyBytes is 413 (by its Content-Length at once, or as it streams without
- * one); a body that has not arrived in full within bodyTimeoutMs (one trickling a byte at a time, or
- * stalled with no bytes at all) is 408, so no request holds the Worker open for as long as a client
- * cares to send. Sets c.var.bodyBytes; undefined for a request without a body.
+ * The tenant's body limits, in size and in time, for every route (the API and /mcp alike). The whole
+ * body is read here before any route runs: a body over maxBodyBytes answers 413 (by its
+ * Content-Length at once, or as it streams without one), and a body that has not arrived in full
+ * within bodyTimeoutMs (one trickling a byte at a time, or stalled with no bytes at all) answers 408,
+ * so no request holds the Worker open for as long as a client cares to send.
  */
-export async function readBodyWithin(c: Context<AppEnv>): Promise<Uint8Array | undefined> {
+export const bodyLimit = createMiddleware<AppEnv>(async (c, next) => {
   const raw = c.req.raw;
-  if (!raw.body) return undefined;
+  if (!raw.body) return next();
   const { maxBodyBytes, bodyTimeoutMs } = c.get("tenant").config.limits;
   const length = raw.headers.get("content-length");
   // Only digits declare a length (the runtime frames such a body by it); anything else is streamed and counted.
@@ -23,19 +23,10 @@ export async function readBodyWithin(c: Context<AppEnv>): Promise<Uint8Array | u
   const body = declared
     ? await readDeclared(raw, maxBodyBytes, bodyTimeoutMs)
     : await readBody(raw.body, maxBodyBytes, bodyTimeoutMs);
+  // Routes read the buffered copy (the call routes the bytes themselves, without a second stream);
+  // the request's signal (client gone) stays the original's.
+  c.req.raw = new Request(raw, { body, signal: raw.signal });
   c.set("bodyBytes", body);
-  return body;
-}
-
-/**
- * readBodyWithin for every route (the API and /mcp alike). Routes that read the body themselves
- * (JSON bodies of the console's routes, the OAuth library's) read a buffered copy; the request's
- * signal (client gone) stays the original's.
- */
-export const bodyLimit = createMiddleware<AppEnv>(async (c, next) => {
-  const raw = c.req.raw;
-  const body = await readBodyWithin(c);
-  if (body !== undefined) c.req.raw = new Request(raw, { body, signal: raw.signal });
   await next();
 });
 

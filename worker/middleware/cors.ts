@@ -22,24 +22,15 @@ const consoleCors: MiddlewareHandler<AppEnv> = honoCors({
   maxAge: 600,
 });
 
-/** A request without an Origin header: its answer differs from one to an Origin (`Vary: Origin`). */
-export function varyByOrigin(c: Context<AppEnv>): void {
-  c.header("Vary", "Origin", { append: true });
-}
-
-/** After the route: a route that answered with a Response of its own (not through c.json) did not take it. */
-export function keepVaryByOrigin(c: Context<AppEnv>): void {
-  if (!/\borigin\b/i.test(c.res.headers.get("vary") ?? "")) c.header("Vary", "Origin", { append: true });
-}
-
 /**
  * A request without an Origin header is no browser's cross-origin request: it needs no CORS headers,
- * only `Vary: Origin`. Skipping hono's middleware for it spares every API request the response
- * hono's CORS builds before the route and copies after it.
+ * only `Vary: Origin` (its answer differs from one to an Origin). Skipping hono's middleware for it
+ * spares every API request the response hono's CORS builds before the route and copies after it.
  */
 export const cors: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (c.req.method === "OPTIONS" || c.req.header("origin") !== undefined) return consoleCors(c, next);
-  varyByOrigin(c);
+  c.header("Vary", "Origin", { append: true });
   await next();
-  keepVaryByOrigin(c);
+  // A route that answered with a Response of its own (not through c.json and the like) did not take it.
+  if (!/\borigin\b/i.test(c.res.headers.get("vary") ?? "")) c.header("Vary", "Origin", { append: true });
 };

@@ -13,33 +13,20 @@ import { readyTenant } from "../tenant/ready";
  * Puts the tenant (parsed once per isolate, its tools taken from `catalog`; `bundled` defaults to
  * the configuration the entry module registered) on c.var; a bad config throws ConfigError → JSON 500.
  */
-export function tenantLoader(catalog: Catalog, bundled?: BundledConfig): (c: Context<AppEnv>) => Promise<void> {
-  return async (c) => {
-    c.set("tenant", await readyTenant(c.env, bundled ?? bundledConfig(), catalog));
-  };
-}
-
-/** tenantLoader for every route. */
 export function loadTenantFrom(catalog: Catalog, bundled?: BundledConfig) {
-  const load = tenantLoader(catalog, bundled);
   return createMiddleware<AppEnv>(async (c, next) => {
-    await load(c);
+    c.set("tenant", await readyTenant(c.env, bundled ?? bundledConfig(), catalog));
     await next();
   });
 }
 
 /**
  * Joins the remote MCP servers' last known tools into the tenant's registry, without waiting for
- * any server (due lists are refreshed after the response). Called after the key check, so a
+ * any server (due lists are refreshed after the response). Mounted after the key check, so a
  * request without a valid key never makes toolgate list an upstream.
  */
-export function joinRemoteTools(c: Context<AppEnv>): void {
-  c.set("tenant", withRemoteTools(c.get("tenant"), c.env, waitUntilOf(c)));
-}
-
-/** joinRemoteTools as middleware. */
 export const remoteTools = createMiddleware<AppEnv>(async (c, next) => {
-  joinRemoteTools(c);
+  c.set("tenant", withRemoteTools(c.get("tenant"), c.env, waitUntilOf(c)));
   await next();
 });
 

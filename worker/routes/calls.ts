@@ -68,21 +68,15 @@ async function runCalls(c: Context<AppEnv>, body: unknown, format: Format): Prom
   return c.json({ ...(format.encode(results) as object), calls }, status, headers);
 }
 
-/** POST /v1/calls once its checks have passed: the format is the body's own. */
-export async function postCalls(c: Context<AppEnv>): Promise<Response> {
-  const body = await readJson(c);
-  return runCalls(c, body, formatOf(body));
-}
-
-/** POST /v1/calls/:format once its checks have passed. */
-export async function postCallsAs(c: Context<AppEnv>, formatName: string): Promise<Response> {
-  const format = formatNamed(formatName);
-  return runCalls(c, await readJson(c), format);
-}
-
 export const calls = new Hono<AppEnv>()
-  .post("/", requireScope("call"), postCalls)
-  .post("/:format", requireScope("call"), (c) => postCallsAs(c, c.req.param("format")))
+  .post("/", requireScope("call"), async (c) => {
+    const body = await readJson(c);
+    return runCalls(c, body, formatOf(body));
+  })
+  .post("/:format", requireScope("call"), async (c) => {
+    const format = formatNamed(c.req.param("format"));
+    return runCalls(c, await readJson(c), format);
+  })
   .all("/:format", async (c, next) => {
     refuseOtherMethods(c.req.param("format"), c.req.method);
     await next();

@@ -1,4 +1,3 @@
-import type { Context } from "hono";
 import { Hono } from "../hono-lazy";
 import type { AppEnv } from "../env";
 import { requireKey, requireScope } from "../middleware/auth";
@@ -28,18 +27,13 @@ function secondsVar(value: unknown, min: number, max: number): number | undefine
   return value !== undefined && seconds >= min && seconds <= max ? Math.round(seconds * 1000) : undefined;
 }
 
-/** POST /mcp once its checks have passed: one JSON-RPC message, answered as JSON or SSE. */
-export function postMcp(c: Context<AppEnv>): Promise<Response> {
-  return handlePost(c, transportOptions(c.env));
-}
-
 /**
  * The tenant's registry as an MCP server (Streamable HTTP). Host/Origin are checked before the key,
  * so a rebinding page learns nothing; the key needs the "call" scope, as for POST /v1/calls.
  */
 export const mcp = new Hono<AppEnv>()
   .use(hostGuard, requireKey, requireScope("call"), remoteTools)
-  .post("/", postMcp)
+  .post("/", (c) => handlePost(c, transportOptions(c.env)))
   .get("/", handleGet)
   .delete("/", handleDelete)
   .all("/", handleOtherMethod);

@@ -1,4 +1,3 @@
-import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { RpcCode } from "../../../src/mcp/errors";
 import type { AppEnv } from "../../env";
@@ -37,9 +36,9 @@ function originAllowed(
  * DNS-rebinding protection: a page on evil.example whose name resolves to 127.0.0.1 makes the browser
  * send Host: evil.example and Origin: http://evil.example, so both must name this deployment. Allowed:
  * loopback names (wrangler dev), the tenant's `hosts`, and its console origins (browsers only send
- * Origin; other clients send none). The 403, or undefined when both pass.
+ * Origin; other clients send none).
  */
-export function hostRefusal(c: Context<AppEnv>): Response | undefined {
+export const hostGuard = createMiddleware<AppEnv>(async (c, next) => {
   const { hosts, consoleOrigins } = c.var.tenant.config;
   const tenant = c.var.tenant.name;
   const host = (c.req.header("host") ?? new URL(c.req.url).host).toLowerCase();
@@ -53,12 +52,5 @@ export function hostRefusal(c: Context<AppEnv>): Response | undefined {
   if (origin !== undefined && !originAllowed(origin.toLowerCase(), hosts, consoleOrigins, tenant)) {
     return c.json(rpcError(null, RpcCode.badRequest, `Origin "${origin}" is not allowed here.`), 403);
   }
-  return undefined;
-}
-
-/** hostRefusal as /mcp's first middleware. */
-export const hostGuard = createMiddleware<AppEnv>(async (c, next) => {
-  const refusal = hostRefusal(c);
-  if (refusal) return refusal;
   await next();
 });
