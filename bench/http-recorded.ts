@@ -12,6 +12,8 @@
  *   toolgate, after-answer    the same /mcp 2026-07-28 call of a tenant whose read-only records are
  *                             written after the answer (readOnlyRecords: "after-answer"), with the
  *                             demo's 4 ledger shards and with one (LEDGER_SHARDS=1)
+ *   without the router        the recorded and after-answer /mcp calls of a build without `[assets]` (no
+ *                             static-assets router in front of the Worker; a bench variant)
  *   agents                    `createMcpHandler` (agents/mcp) with a new McpServer per request and zod
  *                             (bench/fixtures/agents-mcp): no auth, no record
  *   call floor                bench/fixtures/call-floor, the same JSON-RPC body: parse + valibot + add
@@ -27,7 +29,8 @@
  * call recorded after its answer: req/s ≥ the agents handler's.
  * Run: node scripts/run-ts.mjs bench/http-recorded.ts   (ROUNDS=6, SECONDS=3, CONNECTIONS=16;
  * INSPECTOR=on runs every server through the CLI with its inspector, which relays each log line;
- * BASE=<git ref> adds that build's two /mcp 2026 calls to the same rounds; OUT=<file> writes the
+ * BASE=<git ref> adds that build's two /mcp 2026 calls to the same rounds; ONLY=<regular expression> measures
+ * only the targets it matches (every server still starts); OUT=<file> writes the
  * measurements as JSON; about 5 minutes, 7 with BASE)
  */
 import { cpSync, existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -44,6 +47,8 @@ const ROUNDS = Number(process.env.ROUNDS ?? 6);
 const SECONDS = Number(process.env.SECONDS ?? 3);
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 16);
 const BASE = process.env.BASE;
+/** Only the targets whose names match (a regular expression): an A/B of a few in shorter runs. */
+const ONLY = new RegExp(process.env.ONLY ?? "");
 const dir = resolve(".tmp/bench-http-recorded");
 
 /** The demo's tools, its records stored before the answer (the default) or after it. */
@@ -63,16 +68,21 @@ function fixture(name: string, modules: string): string {
  * toolgate from a copy of `source` (each wrangler dev builds in its own), the demo's tools under `config`,
  * with `vars` beside them.
  */
-function toolgate(source: string, name: string, config: object, vars: Record<string, string> = {}): Promise<DevServer> {
+function toolgate(
+  source: string,
+  name: string,
+  config: object,
+  vars: Record<string, string> = {},
+  options: { assets?: boolean } = {},
+): Promise<DevServer> {
   const app = resolve(dir, `${name}-app`);
   rmSync(app, { recursive: true, force: true });
   cpSync(source, app, { recursive: true, verbatimSymlinks: true });
-  const file = writeWranglerConfig(app, resolve(dir, `${name}.json`), {
-    TOOLGATE_DEMO: "false",
-    TOOLGATE_CONFIG: JSON.stringify(config),
-    ...vars,
-  });
-  return startDev({ app, home: resolve(dir, `${name}-home`), config: file });
+  const vared = { TOOLGATE_DEMO: "false", TOOLGATE_CONFIG: JSON.stringify(config), ...vars };
+  const file = writeWranglerConfig(app, resolve(dir, `${name}.json`), vared, undefined, options);
+  // Without assets there is no ready file: the Worker answers /healthz itself.
+  const ready = options.assets === false ? { readyPath: "/healthz" } : {};
+  return startDev({ app, home: resolve(dir, `${name}-home`), config: file, ...ready });
 }
 
 async function main(): Promise<void> {
@@ -90,7 +100,10 @@ async function main(): Promise<void> {
     config: resolve(floorApp, "wrangler-assets.toml"),
   });
   const agents = await startDev({ app: agentsApp, home: resolve(dir, "agents-home"), readyPath: "/bench-ready" });
-  const servers = [recorded, after, afterOne, floor, routed, agents];
+  // Bench-only: the same build without [assets], so no static-assets router in front of it.
+  const bare = await toolgate(app, "recorded-no-router", RECORDED, {}, { assets: false });
+  const bareAfter = await toolgate(app, "after-answer-no-router", AFTER_ANSWER, {}, { assets: false });
+  const servers = [recorded, after, afterOne, bare, bareAfter, floor, routed, agents];
   const bases: DevServer[] = [];
   if (BASE) {
     const baseApp = snapshotOf(BASE, resolve(dir, "base"));
@@ -110,6 +123,16 @@ async function main(): Promise<void> {
       [
         modernMcpTarget("toolgate /mcp 2026-07-28, one shard, record after answer", afterOne.url, "/mcp", AUTH),
         afterOne,
+      ],
+      [modernMcpTarget("toolgate /mcp 2026-07-28 without the router, recorded", bare.url, "/mcp", AUTH), bare],
+      [
+        modernMcpTarget(
+          "toolgate /mcp 2026-07-28 without the router, record after answer",
+          bareAfter.url,
+          "/mcp",
+          AUTH,
+        ),
+        bareAfter,
       ],
       [modernMcpTarget("agents createMcpHandler", agents.url), agents],
       [modernMcpTarget("floor: parse + valibot + add", floor.url, "/rpc"), floor],
@@ -131,7 +154,9 @@ async function main(): Promise<void> {
         bases[1]!,
       ]);
     }
-    for (const [target, server] of targets) measured.push({ target, server, results: [], cpuUs: [] });
+    for (const [target, server] of targets) {
+      if (ONLY.test(target.name)) measured.push({ target, server, results: [], cpuUs: [] });
+    }
     loads = await alternateRounds(measured, ROUNDS, SECONDS, CONNECTIONS);
   } finally {
     await Promise.all(servers.map(stopDev));
@@ -141,7 +166,7 @@ async function main(): Promise<void> {
 
 const rps = (m: Measured) => median(m.results.map((r) => r.requests.average));
 const cpu = (m: Measured) => median(m.cpuUs);
-const byName = (measured: Measured[], name: string) => measured.find((m) => m.target.name.startsWith(name))!;
+const byName = (measured: Measured[], name: string) => measured.find((m) => m.target.name.startsWith(name));
 /** The median over rounds of `a`'s figure ÷ `b`'s in the same round. */
 const perRound = (a: Measured, b: Measured, figure: (m: Measured, round: number) => number) =>
   median(a.cpuUs.map((_, round) => figure(a, round) / figure(b, round)));
@@ -171,26 +196,40 @@ function report(measured: Measured[], loads: number[]): void {
     byName(measured, "floor: + ledger row"),
     byName(measured, "floor, routed: + ledger row"),
   ];
-  const line = (m: Measured, f: Measured) =>
-    `  ÷ ${f.target.name}: CPU ${perRound(m, f, cpuOf).toFixed(2)}×, req/s ${perRound(m, f, rpsOf).toFixed(2)}×`;
+  const line = (m: Measured, f: Measured | undefined) => {
+    if (f)
+      console.log(
+        `  ÷ ${f.target.name}: CPU ${perRound(m, f, cpuOf).toFixed(2)}×, req/s ${perRound(m, f, rpsOf).toFixed(2)}×`,
+      );
+  };
+  const base = (m: Measured, kind: string) =>
+    m.target.name.startsWith("toolgate /mcp 2026-07-28")
+      ? byName(measured, `base ${BASE}: /mcp 2026-07-28, ${kind}`)
+      : undefined;
   for (const m of measured.filter((m) => m.target.name.endsWith("recorded"))) {
-    const cpuRatio = perRound(m, writeLog, cpuOf);
-    const rpsRatio = perRound(m, writeLog, rpsOf);
-    const met = cpuRatio <= 1.3 && rpsRatio >= 0.9;
-    console.log(
-      `${m.target.name} (target CPU ≤ 1.3×, req/s ≥ 0.9× the DO insert + log line): ${met ? "met" : "MISSED"}`,
-    );
-    for (const f of fixtures) console.log(line(m, f));
+    if (writeLog) {
+      const cpuRatio = perRound(m, writeLog, cpuOf);
+      const rpsRatio = perRound(m, writeLog, rpsOf);
+      const met = cpuRatio <= 1.3 && rpsRatio >= 0.9;
+      console.log(
+        `${m.target.name} (target CPU ≤ 1.3×, req/s ≥ 0.9× the DO insert + log line): ${met ? "met" : "MISSED"}`,
+      );
+    } else console.log(m.target.name);
+    for (const f of fixtures) line(m, f);
+    line(m, base(m, "recorded"));
   }
   const agents = byName(measured, "agents");
   for (const m of measured.filter((m) => m.target.name.endsWith("after answer"))) {
-    const rpsRatio = perRound(m, agents, rpsOf);
-    console.log(
-      `${m.target.name}: req/s ${rpsRatio.toFixed(2)}× agents' (target ≥ 1): ${rpsRatio >= 1 ? "met" : "MISSED"}`,
-    );
-    console.log(line(m, agents));
-    console.log(line(m, byName(measured, "floor: log line, row batched")));
-    console.log(line(m, byName(measured, "floor, routed: log line, row batched")));
+    if (agents) {
+      const rpsRatio = perRound(m, agents, rpsOf);
+      console.log(
+        `${m.target.name}: req/s ${rpsRatio.toFixed(2)}× agents' (target ≥ 1): ${rpsRatio >= 1 ? "met" : "MISSED"}`,
+      );
+    } else console.log(m.target.name);
+    line(m, agents);
+    line(m, byName(measured, "floor: log line, row batched"));
+    line(m, byName(measured, "floor, routed: log line, row batched"));
+    line(m, base(m, "record after answer"));
   }
   if (process.env.OUT) {
     const rows = measured.map((m) => ({

@@ -6,9 +6,16 @@ import { unstable_readConfig } from "wrangler";
  * A wrangler config (JSON) for the Worker in `app` with other vars: what a tenant environment would
  * hold, written under .tmp/ so the checkout's wrangler.toml is never touched. Bindings, migrations,
  * compatibility and build settings come from `app`'s wrangler.toml (its top-level environment); `main`
- * another entry (a bundled tenant's, bench/lib/bundled-tenant.ts).
+ * another entry (a bundled tenant's, bench/lib/bundled-tenant.ts). `assets: false` leaves out `[assets]`, and
+ * with it the static-assets router in front of the Worker (a bench variant: the console is then not served).
  */
-export function writeWranglerConfig(app: string, file: string, vars: Record<string, string>, main?: string): string {
+export function writeWranglerConfig(
+  app: string,
+  file: string,
+  vars: Record<string, string>,
+  main?: string,
+  options: { assets?: boolean } = {},
+): string {
   const configPath = resolve(app, "wrangler.toml");
   const base = unstable_readConfig({ config: configPath });
   const config = {
@@ -36,10 +43,14 @@ export function writeWranglerConfig(app: string, file: string, vars: Record<stri
         }
       : {}),
     kv_namespaces: base.kv_namespaces,
-    assets: {
-      directory: resolve(dirname(configPath), base.assets!.directory!),
-      run_worker_first: base.assets!.run_worker_first,
-    },
+    ...(options.assets === false
+      ? {}
+      : {
+          assets: {
+            directory: resolve(dirname(configPath), base.assets!.directory!),
+            run_worker_first: base.assets!.run_worker_first,
+          },
+        }),
     durable_objects: base.durable_objects,
     migrations: base.migrations,
     vars,
