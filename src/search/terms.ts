@@ -6,9 +6,10 @@
  */
 
 const STOP = new Set(
-  "a am an and are as at be by can do for from how i in is it me my of on or our please should some that the this to we what which with who whom whose you your".split(
-    " ",
-  ),
+  (
+    "a am an and are as at be by can do for from how i in is it me my of on or our please should some that the " +
+    "this to we what which with who whom whose you your"
+  ).split(" "),
 );
 
 /** Scripts written without spaces between words: each character is a word. */

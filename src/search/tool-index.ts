@@ -72,7 +72,7 @@ const SHORT_FORMS: readonly (readonly [string, string])[] = [
 ];
 const SAME_WEIGHT = 0.8;
 const SHORT_STEMS = SHORT_FORMS.map(([long, short]) => [stem(long), stem(short)] as const);
-/** A query word of at least this many letters also finds longer words it starts ("react" → "reaction"), at a lower weight. */
+/** A query word this long or longer also finds the longer words it starts ("react" → "reaction"), weighed less. */
 const PREFIX_MIN_LENGTH = 4;
 const PREFIX_WEIGHT = 0.5;
 /** The most longer words one query word adds, bounding a search's time. */
