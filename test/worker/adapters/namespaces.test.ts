@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError } from "../../../worker/errors";
 import { checkTenant } from "../../../worker/tenant/tenant";
+import { tenantConfigError as refusal } from "../helpers/config-error";
 
 const HASH = "a".repeat(64);
 const tenant = (mcp: unknown[]) => ({
@@ -14,16 +14,6 @@ const server = (name: string, extra: Record<string, unknown> = {}) => ({
   url: `https://${name}.example.com/mcp`,
   ...extra,
 });
-
-function refusal(config: unknown): string {
-  try {
-    checkTenant(config);
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    return (error as Error).message;
-  }
-  return expect.unreachable("expected a ConfigError");
-}
 
 describe("namespaced remote MCP tools", () => {
   it("refuses two servers without a prefix, naming the later one's prefix field", () => {

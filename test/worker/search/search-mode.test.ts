@@ -1,8 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { DEMO_CONFIG } from "../../../worker/demo/tenant";
-import { ConfigError } from "../../../worker/errors";
-import { checkTenant } from "../../../worker/tenant/tenant";
+import { tenantConfigError as error } from "../helpers/config-error";
 import { connect } from "../helpers/mcp";
 import { ADMIN_KEY, CALL_KEY, json, request } from "../helpers/requests";
 
@@ -102,15 +101,6 @@ describe("search mode", () => {
   });
 
   it("refuses a configuration naming an unknown pinned tool, or a search tool named like a tool", () => {
-    const error = (config: unknown) => {
-      try {
-        checkTenant(config);
-      } catch (caught) {
-        expect(caught).toBeInstanceOf(ConfigError);
-        return (caught as Error).message;
-      }
-      return expect.unreachable("expected a ConfigError");
-    };
     expect(error({ ...SEARCH_CONFIG, search: { pinned: ["nope"] } })).toMatch(
       /search\.pinned: "nope" is not one of the tenant's tools/,
     );
