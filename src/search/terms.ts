@@ -27,19 +27,34 @@ export function stem(word: string): string {
   return word;
 }
 
+/** A word's terms: its stem, or for unspaced scripts its characters (mixed runs keep their spaced part whole). */
+function wordTerms(word: string): readonly string[] {
+  if (!UNSPACED.test(word)) return [stem(word)];
+  return word
+    .split(/([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}])/u)
+    .filter((part) => part !== "")
+    .map((part) => (UNSPACED.test(part) ? part : stem(part)));
+}
+
+/** Words already cut, by word: a catalogue repeats its words, and the regular expressions are the cost. */
+const known = new Map<string, readonly string[]>();
+const KNOWN_LIMIT = 50_000;
+
 /** The search terms of `text`, in order, repeats kept (their count is the term frequency). */
 export function termsOf(text: string): string[] {
-  const spaced = text.normalize("NFKC").replace(/(\p{Ll}|\p{N})(\p{Lu})/gu, "$1 $2");
+  // Printable ASCII needs no normalising (NFKC leaves it as it is).
+  const normal = /^[ -~\t\n\r]*$/.test(text) ? text : text.normalize("NFKC");
+  const spaced = normal.replace(/(\p{Ll}|\p{N})(\p{Lu})/gu, "$1 $2");
   const terms: string[] = [];
   for (const word of spaced.toLowerCase().split(/[^\p{L}\p{N}]+/u)) {
     if (word === "" || STOP.has(word)) continue;
-    if (!UNSPACED.test(word)) {
-      terms.push(stem(word));
-      continue;
+    let cut = known.get(word);
+    if (cut === undefined) {
+      cut = wordTerms(word);
+      if (known.size >= KNOWN_LIMIT) known.clear();
+      known.set(word, cut);
     }
-    // Mixed runs ("api调用") keep their spaced part whole and cut the rest into characters.
-    for (const part of word.split(/([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}])/u))
-      if (part !== "") terms.push(UNSPACED.test(part) ? part : stem(part));
+    for (const term of cut) terms.push(term);
   }
   return terms;
 }

@@ -1,14 +1,10 @@
-import { isPlainObject } from "../json";
 import type { Tool } from "../tool";
 import { buildBm25, rankBm25, termsStartingWith, type Bm25Index, type Fields } from "./bm25";
 import { stem, termsOf } from "./terms";
 
-/** The longest query searched, in characters: a model's request, not a document. */
-export const MAX_QUERY_LENGTH = 500;
-/** The most distinct words of a query that are scored (the rest are ignored), bounding a search's time. */
-export const MAX_QUERY_TERMS = 32;
-/** The most tools one search answers. */
-export const MAX_SEARCH_RESULTS = 20;
+import { MAX_QUERY_LENGTH, MAX_QUERY_TERMS, MAX_SEARCH_RESULTS } from "./limits";
+
+export { MAX_QUERY_LENGTH, MAX_QUERY_TERMS, MAX_SEARCH_RESULTS } from "./limits";
 
 /**
  * Words a request uses for an action, and the words tool descriptions use for it (a query's word adds
@@ -85,12 +81,16 @@ export interface ToolIndex {
   readonly bm25: Bm25Index;
 }
 
+/** An object (the search module carries no other code of src/: it is loaded apart, scripts/search-module.mjs). */
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
 /** The names of an object schema's properties and their enumerated string values (and of objects one level down). */
 function parameterWords(schema: unknown, depth = 0): string[] {
-  if (!isPlainObject(schema) || !isPlainObject(schema.properties)) return [];
+  if (!isObject(schema) || !isObject(schema.properties)) return [];
   return Object.entries(schema.properties).flatMap(([name, property]) => [
     name,
-    ...(isPlainObject(property) && Array.isArray(property.enum)
+    ...(isObject(property) && Array.isArray(property.enum)
       ? property.enum.filter((value): value is string => typeof value === "string")
       : []),
     ...(depth < 1 ? parameterWords(property, depth + 1) : []),

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { MAX_SEARCH_RESULTS } from "../../src/search/tool-index";
+import { MAX_SEARCH_RESULTS } from "../../src/search/limits";
 import { intIn } from "../tenant/int-in";
 
 const toolName = v.pipe(

@@ -1,6 +1,6 @@
 import type { Registry } from "../../src/registry";
-import { buildToolIndex, type ToolIndex } from "../../src/search/tool-index";
 import type { Tool } from "../../src/tool";
+import { searchLibrary, type ToolIndex } from "../search-library";
 import type { SearchConfig } from "./config";
 import { createSearchTool, type SearchScope } from "./tool";
 
@@ -18,14 +18,15 @@ const INDEX = "search:index";
  * the first search and kept with the view's listings: a view with remote MCP tools is a new view
  * when they change, so its index is new too.
  */
-export function tenantSearchIndex(tenant: SearchedTenant): ToolIndex {
-  let index = tenant.listings.get(INDEX) as ToolIndex | undefined;
+export function tenantSearchIndex(tenant: SearchedTenant): Promise<ToolIndex> {
+  let index = tenant.listings.get(INDEX) as Promise<ToolIndex> | undefined;
   if (index === undefined) {
     const deny = new Set(tenant.config.deny);
     const tools = tenant.registry
       .list()
       .filter((tool) => tool.name !== tenant.config.search?.tool && !deny.has(tool.name));
-    tenant.listings.set(INDEX, (index = buildToolIndex(tools)));
+    index = searchLibrary().then(({ buildToolIndex }) => buildToolIndex(tools));
+    tenant.listings.set(INDEX, index);
   }
   return index;
 }

@@ -4,14 +4,9 @@ import { FormatSchemaError } from "../../src/formats/format";
 import { mcp, type McpTool } from "../../src/formats/mcp";
 import type { JsonValue } from "../../src/json";
 import type { Registry } from "../../src/registry";
-import {
-  MAX_QUERY_LENGTH,
-  MAX_SEARCH_RESULTS,
-  SearchQueryError,
-  searchTools,
-  type ToolIndex,
-} from "../../src/search/tool-index";
+import { MAX_QUERY_LENGTH, MAX_SEARCH_RESULTS } from "../../src/search/limits";
 import { defineTool, type Tool } from "../../src/tool";
+import { searchLibrary, type ToolIndex } from "../search-library";
 import type { SearchConfig } from "./config";
 
 /** What a search answers: the matching tools' full definitions (MCP's shape: JSON Schema), best first. */
@@ -24,7 +19,7 @@ export interface SearchResult {
 /** Who is searching: the tools they may use (a search never shows another). */
 export interface SearchScope {
   /** The index of the tenant's tools (built on first search). */
-  index(): ToolIndex;
+  index(): Promise<ToolIndex>;
   /** Where the answered tools' definitions come from. */
   registry(): Registry;
   visible(name: string): boolean;
@@ -46,10 +41,11 @@ function definitions(registry: Registry, names: readonly string[]): McpTool[] {
 
 /** The search tool's run over this scope. A bad query is invalid_arguments, with the reason. */
 export function searchRun(config: SearchConfig, scope: SearchScope) {
-  return ({ query, limit }: { query: string; limit?: number | undefined }): JsonValue => {
+  return async ({ query, limit }: { query: string; limit?: number | undefined }): Promise<JsonValue> => {
     const { index, registry, visible } = scope;
+    const { searchTools, SearchQueryError } = await searchLibrary();
     try {
-      const answer = searchTools(index(), query, { limit: limit ?? config.results, visible });
+      const answer = searchTools(await index(), query, { limit: limit ?? config.results, visible });
       const tools = definitions(registry(), answer.names);
       const result: SearchResult = answer.note === undefined ? { tools } : { tools, note: answer.note };
       // Definitions are JSON (the MCP format's output), typed by their shape rather than as JsonValue.
