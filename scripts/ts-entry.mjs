@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { writeIdentityModule } from "./identity-module.mjs";
 import { writeJsonSchemaModule } from "./json-schema-module.mjs";
 import { writeOAuthModule } from "./oauth-module.mjs";
+import { writeSearchModule } from "./search-module.mjs";
 import { writeToolCatalog } from "./tools-catalog.mjs";
 
 export const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -29,13 +30,15 @@ export async function useProjectNode() {
 }
 
 /**
- * The library modules (OAuth, JSON Schema, identity) and the catalogue of tools/: written before anything bundles
- * the Worker. The catalogue last: it is the one a mistake in tools/ stops, and the others are needed all the same.
+ * The library modules (OAuth, JSON Schema, identity, search) and the catalogue of tools/: written before
+ * anything bundles the Worker. The catalogue last: it is the one a mistake in tools/ stops, and the others
+ * are needed all the same.
  */
 export async function writeGeneratedModules(root = ROOT) {
   await writeOAuthModule(root);
   await writeJsonSchemaModule(root);
   await writeIdentityModule(root);
+  await writeSearchModule(root);
   writeToolCatalog(root);
 }
 

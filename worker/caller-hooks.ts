@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import { toolError } from "../src/errors";
 import type { Hooks } from "../src/hooks";
 import type { AppEnv, Caller, CallerRateLimit } from "./env";
+import { allowedBy } from "./search/mode";
 import { tenantUpstreams, type UpstreamNamespace } from "./upstreams/address";
 
 const MINUTE_MS = 60_000;
@@ -20,7 +21,8 @@ export function callerHooks(c: Context<AppEnv>, caller: Caller): Hooks | undefin
   const { tools, rateLimits = [] } = caller;
   if (!tools && rateLimits.length === 0) return undefined;
   const hooks: Hooks = {};
-  if (tools) hooks.isAllowed = (call) => tools.has(call.tool.name);
+  // A tenant's search tool is every caller's: it answers only the tools of the caller's list.
+  if (tools) hooks.isAllowed = (call) => allowedBy(c.get("tenant"), tools, call.tool.name);
   if (rateLimits.length > 0) {
     const upstreams = tenantUpstreams(
       { UPSTREAMS: c.env.UPSTREAMS as unknown as UpstreamNamespace },

@@ -10,6 +10,7 @@ import { createLedgerJournal } from "./ledger/journal";
 import { storedUser } from "./ledger/viewer";
 import { createCallRunner } from "./runner/host";
 import { surfaceOf } from "./surface";
+import { callerRegistry } from "./search/mode";
 import { resolveSecrets, type Tenant } from "./tenant/tenant";
 import type { CallSurface } from "../src/contract/surface";
 import type { CallUser, UserRef } from "../src/contract/users";
@@ -96,6 +97,8 @@ export function executionOptions(c: Context<AppEnv>): BatchOptions {
     // app an env of theirs): a detached run takes it along. Deployed tenants bundle theirs, so nothing travels.
     ...(c.env.TOOLGATE_CONFIG ? { configOverride: c.env.TOOLGATE_CONFIG } : {}),
   });
+  // A tenant in search mode: its search tool answers only what this caller may use.
+  options.registry = callerRegistry(c.get("tenant"), c.get("caller"));
   const own = callerHooks(c, c.get("caller"));
   if (own) options.hooks = [c.get("tenant").hooks, own];
   return options;

@@ -10,6 +10,7 @@ import type { ToolEntry } from "../../src/registry";
 import type { Tool } from "../../src/tool";
 import type { AdapterConfig } from "./config";
 import { ConfigError } from "../errors";
+import { checkNamespaces } from "./namespaces";
 import type { UpstreamsAddress } from "../upstreams/address";
 import { createUpstreamGate } from "../upstreams/upstream-gate";
 
@@ -165,6 +166,7 @@ export function buildAdapters(
       throw invalid(`${where}.name`, `"${declaration.name}" is also the name of ${seen.get(declaration.name)}`);
     seen.set(declaration.name, where);
   }
+  checkNamespaces(servers);
   // Once per origin (credentials in a URL are refused apart): many declarations share a few upstreams.
   const checked = new Set<string>();
   for (const { where, url, origin } of declared) {

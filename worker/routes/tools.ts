@@ -7,6 +7,7 @@ import { precomputedListing } from "../tenant/listings/precomputed";
 import { requireScope } from "../middleware/auth";
 import { needListing } from "../middleware/tenant";
 import { toolInfo } from "../tenant/tool-info";
+import { listedTools } from "../search/mode";
 
 const JSON_TYPE = { "content-type": "application/json" };
 
@@ -14,7 +15,7 @@ export const tools = new Hono<AppEnv>()
   // Every tool with its effective policy (the console's badges) and schemas, in toolgate's own shape.
   .get("/", requireScope("call"), async (c) => {
     const tenant = await needListing(c);
-    const allowed = c.var.caller.tools;
+    const allowed = listedTools(tenant, c.var.caller);
     const precomputed = precomputedListing(tenant, INFO_SECTION, allowed);
     if (precomputed !== undefined) return c.body(precomputed, 200, JSON_TYPE);
     const list = tenant.registry.list().filter((tool) => !allowed || allowed.has(tool.name));
@@ -23,5 +24,5 @@ export const tools = new Hono<AppEnv>()
   .get("/:format", requireScope("call"), async (c) => {
     const format = formatNamed(c.req.param("format"));
     const tenant = await needListing(c);
-    return c.body(toolListingJson(tenant, format, c.var.caller.tools), 200, JSON_TYPE);
+    return c.body(toolListingJson(tenant, format, listedTools(tenant, c.var.caller)), 200, JSON_TYPE);
   });

@@ -5,6 +5,7 @@ import { ConfigError } from "../errors";
 import { ACT_AS, IDENTITY_FIELDS } from "../identity/config";
 import { intIn } from "./int-in";
 import { SCOPES } from "./scopes";
+import { SEARCH_FIELDS } from "../search/config";
 
 /**
  * A tenant's configuration: which tools it offers and how, who may call them, and its limits.
@@ -104,6 +105,8 @@ export const TenantConfigSchema = v.strictObject({
   ...ADAPTER_FIELDS,
   /** Who the people behind calls are, and what their roles may do: see worker/identity/config.ts. */
   ...IDENTITY_FIELDS,
+  /** Search mode for large catalogues: see worker/search/config.ts. */
+  ...SEARCH_FIELDS,
 });
 
 export type TenantConfigInput = v.InferInput<typeof TenantConfigSchema>;

@@ -34,6 +34,7 @@ function checkNames(config: TenantConfig, offered: ReadonlySet<string>, remotePr
     ["policies", Object.keys(config.policies)],
     ["deny", config.deny],
     ["requireApprovalFor.tools", config.requireApprovalFor?.tools ?? []],
+    ["search.pinned", config.search?.pinned ?? []],
   ];
   for (const [field, names] of mentioned) {
     for (const name of names) {
@@ -57,6 +58,8 @@ export function buildRegistry(
   checkNames(config, new Set(chosen.map((tool) => tool.name)), remotePrefixes);
   const seen = new Set<string>();
   for (const tool of chosen) {
+    if (seen.has(tool.name) && tool.name === config.search?.tool)
+      throw new ConfigError(`search.tool: "${tool.name}" is the name of one of the tenant's tools; choose another`);
     if (seen.has(tool.name))
       throw new ConfigError(`the tool name "${tool.name}" is used twice (tools and adapters share one namespace)`);
     seen.add(tool.name);

@@ -10,6 +10,7 @@ import { demoConfig } from "../demo/identity";
 import { DEMO_CONFIG } from "../demo/tenant";
 import { approvalHooks, buildRegistry } from "./registry";
 import { selectTools } from "./tool-selection";
+import { searchToolOf } from "../search/setup";
 import { tenantUpstreams, type UpstreamNamespace } from "../upstreams/address";
 
 export interface TenantKey {
@@ -82,10 +83,12 @@ export function createTenant(
     const adapterTools = adapters.tools.map((tool) =>
       "build" in tool ? { name: tool.name, build: () => withSource(source, tool.build) } : tool,
     );
-    return {
+    const search = searchToolOf(config, () => tenant);
+    const registry = buildRegistry(config, search ? [...code.tools, search] : code.tools, adapterTools, prefixes);
+    const tenant: Tenant = {
       name: config.name,
       config,
-      registry: buildRegistry(config, code.tools, adapterTools, prefixes),
+      registry,
       adapters,
       keys: config.keys.map((key) => ({
         name: key.name,
@@ -96,6 +99,7 @@ export function createTenant(
       hooks: approvalHooks(config),
       listings: new Map(),
     };
+    return tenant;
   } catch (error) {
     throw inSource(source, error);
   }

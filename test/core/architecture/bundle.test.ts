@@ -64,3 +64,12 @@ it("the Worker's bundle reaches the identity library only through its module (wo
     reached.filter((input) => /^worker\/identity\/lazy\/|node_modules\/(jose|oauth4webapi)\//.test(input)),
   ).toEqual([]);
 });
+
+it("the Worker's bundle reaches tool search's index builder and ranker only through its module", async () => {
+  const reached = Object.keys((await workerBundle()).metafile.inputs);
+  expect(reached.some((input) => input.startsWith("worker/search/"))).toBe(true);
+  // Only the limits (the search tool's input schema): src/search/ is otherwise the module's.
+  expect(reached.filter((input) => /^worker\/search\/lazy\/|^src\/search\//.test(input))).toEqual([
+    "src/search/limits.ts",
+  ]);
+});

@@ -13,6 +13,7 @@ import { needListing, needRemoteTools } from "../../middleware/tenant";
 import { answer, type Exchange } from "../dispatch";
 import { rpcError, type Incoming } from "../jsonrpc";
 import { toolsNeeded } from "../tools";
+import { listedTools } from "../../search/mode";
 import { NotificationQueue, sseResponse } from "./stream";
 
 /** What the client can read: a missing Accept or a wildcard counts as both. */
@@ -66,6 +67,8 @@ export async function respond(
   let built: ExecuteOptions | undefined;
   let mask: ((text: string) => string) | undefined;
   const waitUntil = waitUntilOf(c);
+  // tools/list shows what the caller may use, or in search mode its pinned tools and the search tool.
+  const listed = listedTools(c.var.tenant, c.var.caller);
   const exchange: Exchange = {
     ...parts,
     tenant: c.var.tenant,
@@ -83,7 +86,7 @@ export async function respond(
       ...(waitUntil ? { waitUntil } : {}),
     },
     ...(options.pageSize === undefined ? {} : { pageSize: options.pageSize }),
-    ...(c.var.caller.tools ? { allowed: c.var.caller.tools } : {}),
+    ...(listed ? { allowed: listed } : {}),
   };
   const pending: Promise<RpcResponse>[] = [];
   for (const item of incoming) {

@@ -1,0 +1,74 @@
+// Tool search on a realistic large catalogue (GitHub's REST API, 1,223 operations, github-catalog.ts):
+// listing tokens with and without search mode (o200k_base, gpt-tokenizer), the search's time in V8
+// (Node; the isolate's engine), the index's build time, and how often the labelled request's tool is
+// first and in the top 5. Usage: node scripts/run-ts.mjs bench/search/search.ts [ROUNDS=200]
+import { encode } from "gpt-tokenizer";
+import { FORMATS } from "../../src/formats";
+import type { Format } from "../../src/formats/format";
+import { buildToolIndex, searchTools } from "../../src/search/tool-index";
+import { createSearchTool } from "../../worker/search/tool";
+import { listingOf } from "../../worker/tenant/listings/listing";
+import { githubQueries, githubTools } from "./github-catalog";
+
+const ROUNDS = Number(process.env.ROUNDS ?? 200);
+const tools = githubTools();
+const queries = githubQueries();
+
+const percentile = (sorted: readonly number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
+
+const builds: number[] = [];
+let index = buildToolIndex(tools);
+for (let i = 0; i < 10; i++) {
+  const started = performance.now();
+  index = buildToolIndex(tools);
+  builds.push(performance.now() - started);
+}
+builds.sort((a, b) => a - b);
+
+let top1 = 0;
+let top5 = 0;
+const misses: string[] = [];
+for (const { query, expected } of queries) {
+  const { names } = searchTools(index, query);
+  if (names[0] === expected) top1++;
+  if (names.includes(expected)) top5++;
+  else misses.push(`"${query}" → ${expected} (got ${names.slice(0, 3).join(", ")})`);
+}
+
+const times: number[] = [];
+for (let round = 0; round < ROUNDS; round++)
+  for (const { query } of queries) {
+    const started = performance.now();
+    searchTools(index, query);
+    times.push(performance.now() - started);
+  }
+times.sort((a, b) => a - b);
+
+const search = createSearchTool(
+  { tool: "search_tools", pinned: [], results: 5 },
+  { index: async () => index, registry: () => undefined as never, visible: () => true },
+);
+const tokens = (value: unknown) => encode(JSON.stringify(value)).length;
+const answer = (names: readonly string[]) => ({
+  tools: names.map((name) => FORMATS.mcp.toolDefinition(tools.find((tool) => tool.name === name)!)),
+});
+const answers = queries.map(({ query }) => tokens(answer(searchTools(index, query).names)));
+answers.sort((a, b) => a - b);
+
+console.log(`GitHub REST API: ${tools.length} tools, ${queries.length} labelled requests, ${ROUNDS} rounds\n`);
+console.log("| listing (o200k_base tokens) | every tool | search mode (search tool only) | fewer |");
+console.log("| --- | --- | --- | --- |");
+for (const format of Object.values(FORMATS) as Format[]) {
+  const full = tokens(listingOf(tools, format));
+  const small = tokens(listingOf([search], format));
+  console.log(`| ${format.name} | ${full} | ${small} | ${(100 * (1 - small / full)).toFixed(2)}% |`);
+}
+console.log(
+  `\nA search's answer (5 definitions, MCP shape): p50 ${percentile(answers, 0.5)} tokens, max ${answers.at(-1)}`,
+);
+console.log(`Search: p50 ${percentile(times, 0.5).toFixed(3)} ms, p99 ${percentile(times, 0.99).toFixed(3)} ms`);
+console.log(`Index build: median ${percentile(builds, 0.5).toFixed(1)} ms (${index.bm25.vocabulary.length} terms)`);
+console.log(`Top 1: ${top1}/${queries.length} (${((100 * top1) / queries.length).toFixed(1)}%)`);
+console.log(`Top 5: ${top5}/${queries.length} (${((100 * top5) / queries.length).toFixed(1)}%)`);
+for (const miss of misses) console.log(`  missed: ${miss}`);

@@ -1,0 +1,14 @@
+// Types of scripts/entry-module.mjs (plain Node, so every build step can run it before anything is bundled).
+export declare function writeEntryModule(
+  root: string,
+  options: {
+    entry: string;
+    module: string;
+    allowed: (input: string) => boolean;
+    only: string;
+    from: string;
+    declaration: string;
+    script: string;
+  },
+): Promise<{ path: string; changed: boolean; inputs: string[] }>;
+export declare function runIfMain(url: string, name: string, write: () => Promise<unknown>): Promise<void>;
