@@ -3,12 +3,12 @@ import type { CallJournal } from "../journal";
 import type { CallRecord } from "../result";
 import type { CallTracer } from "../tracer";
 import type { SpanAttribute, TraceSpan } from "./span";
-import { formatTraceparent, randomSpanId, randomTraceId, type TraceContext } from "./trace-context";
+import { formatTraceparent, parseTraceparent, randomSpanId, randomTraceId, type TraceContext } from "./trace-context";
 
 /** What one request's tracer is told up front. */
 export interface CallTracerOptions {
   /** The caller's trace (traceparent): the calls' spans continue it. Absent: a new trace. */
-  parent?: TraceContext;
+  parent?: TraceContext | undefined;
   /** Attributes of every call's span: who called, through which surface (toolgate.*, enduser.id). */
   attributes?: Record<string, SpanAttribute>;
   /** Most spans kept until taken (a call's children beyond it are dropped and counted). Default 1,000. */
@@ -19,6 +19,15 @@ export interface CallTracerOptions {
 /** A request's tracer: hand it to the pipeline (ExecuteOptions.tracer), then take its spans once calls end. */
 export interface RequestTracer extends CallTracer {
   readonly traceId: string;
+  /** The attributes every call's span gets: a host may add to them until its calls start. */
+  readonly attributes: Record<string, SpanAttribute>;
+  /**
+   * Continues the caller's trace named later than the tracer was made (an MCP request's
+   * `_meta.traceparent`). Only before any span: false when it came too late or the header is invalid.
+   */
+  adopt(traceparent: unknown, tracestate?: unknown): boolean;
+  /** Resolves once every call it has heard of has finished, its journal writes too (take() then has them all). */
+  idle(): Promise<void>;
   /**
    * The spans of the calls that have finished (their journal writes too), each call's span first;
    * each is handed over once. Take them when the request's calls are answered.
@@ -46,13 +55,34 @@ interface OpenCall {
  * each journal write. Every call of the request is in one trace: the caller's, or a new one.
  */
 export function createCallTracer(options: CallTracerOptions = {}): RequestTracer {
-  const { parent, attributes = {}, maxSpans = 1_000, now = Date.now } = options;
-  const traceId = parent?.traceId ?? randomTraceId();
+  const { attributes = {}, maxSpans = 1_000, now = Date.now } = options;
+  let parent = options.parent;
+  let traceId = parent?.traceId ?? randomTraceId();
+  let started = false;
   const open = new Map<string, OpenCall>();
   let kept = 0;
   let dropped = 0;
+  let waiters: (() => void)[] = [];
+  let checking = false;
+
+  /**
+   * Wakes idle() once no call is open. Checked a microtask later: a call's record write starts right
+   * after its call.finished event, in the same turn.
+   */
+  const checkIdle = () => {
+    if (checking || waiters.length === 0) return;
+    checking = true;
+    queueMicrotask(() => {
+      checking = false;
+      for (const call of open.values()) if (!call.finished || call.writing > 0) return;
+      const woken = waiters;
+      waiters = [];
+      for (const wake of woken) wake();
+    });
+  };
 
   const child = (call: OpenCall, name: string, kind: TraceSpan["kind"], startMs: number, spanParent = call.root) => {
+    started = true;
     if (kept >= maxSpans) {
       dropped++;
       return undefined;
@@ -67,6 +97,7 @@ export function createCallTracer(options: CallTracerOptions = {}): RequestTracer
   const callOf = (callId: string, tool: string, at: number): OpenCall | undefined => {
     let call = open.get(callId);
     if (call) return call;
+    started = true;
     if (kept >= maxSpans) {
       dropped++;
       return undefined;
@@ -133,10 +164,12 @@ export function createCallTracer(options: CallTracerOptions = {}): RequestTracer
         call.root.attributes["toolgate.approval.requested"] = true;
         endCall(call.root, event.record);
         call.finished = true;
+        checkIdle();
         return;
       case "call.finished":
         endCall(call.root, event.record);
         call.finished = true;
+        checkIdle();
         return;
       default:
         return;
@@ -187,6 +220,7 @@ export function createCallTracer(options: CallTracerOptions = {}): RequestTracer
       const end = () => {
         span.endMs = now();
         call.writing--;
+        checkIdle();
       };
       return write().then(
         (value) => (end(), value),
@@ -207,7 +241,24 @@ export function createCallTracer(options: CallTracerOptions = {}): RequestTracer
   };
 
   return {
-    traceId,
+    get traceId() {
+      return traceId;
+    },
+    attributes,
+    adopt(traceparent, tracestate) {
+      if (started || typeof traceparent !== "string") return false;
+      const context = parseTraceparent(traceparent, typeof tracestate === "string" ? tracestate : undefined);
+      if (!context) return false;
+      parent = context;
+      traceId = context.traceId;
+      return true;
+    },
+    idle() {
+      return new Promise<void>((resolve) => {
+        waiters.push(resolve);
+        checkIdle();
+      });
+    },
     onEvent,
     fetch: fetchFor,
     journal: journalFor,

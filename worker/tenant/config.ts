@@ -3,6 +3,7 @@ import { PolicyDataSchema } from "../../src/policy";
 import { ADAPTER_FIELDS } from "../adapters/config";
 import { ConfigError } from "../errors";
 import { ACT_AS, IDENTITY_FIELDS } from "../identity/config";
+import { TELEMETRY_FIELDS } from "../telemetry/config";
 import { intIn } from "./int-in";
 import { SCOPES } from "./scopes";
 
@@ -104,6 +105,8 @@ export const TenantConfigSchema = v.strictObject({
   ...ADAPTER_FIELDS,
   /** Who the people behind calls are, and what their roles may do: see worker/identity/config.ts. */
   ...IDENTITY_FIELDS,
+  /** OpenTelemetry traces sent to a collector: see worker/telemetry/config.ts and docs/telemetry.md. */
+  ...TELEMETRY_FIELDS,
 });
 
 export type TenantConfigInput = v.InferInput<typeof TenantConfigSchema>;

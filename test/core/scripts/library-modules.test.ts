@@ -5,6 +5,7 @@ import { afterAll, expect, it } from "vitest";
 import { IDENTITY_MODULE, identityInputAllowed, writeIdentityModule } from "../../../scripts/identity-module.mjs";
 import { JSON_SCHEMA_MODULE } from "../../../scripts/json-schema-module.mjs";
 import { OAUTH_MODULE } from "../../../scripts/oauth-module.mjs";
+import { TELEMETRY_MODULE, writeTelemetryModule } from "../../../scripts/telemetry-module.mjs";
 
 const out = join(".tmp", `library-modules-${crypto.randomUUID().slice(0, 8)}`);
 afterAll(() => rmSync(out, { recursive: true, force: true }));
@@ -15,13 +16,15 @@ const LIBRARY_TEXT = "CIMD (Client ID Metadata Document) is disabled";
 const VALIDATOR_TEXT = "Instance does not match";
 // And one of the identity library's (jose's error for a token naming no key of the set).
 const IDENTITY_TEXT = "no applicable key found in the JSON Web Key Set";
+// And one of the telemetry library's (the resource attribute counting dropped spans).
+const TELEMETRY_TEXT = "toolgate.telemetry.dropped_spans";
 
 // The demo (the top-level environment, entry worker/index.ts) and a tenant's (entry tenants/acme.ts).
 it.each([
   ["", "index.js"],
   ["acme", "acme.js"],
 ])(
-  "wrangler uploads the OAuth, JSON Schema and identity libraries as modules of their own, which the bundle imports only when asked (env %j)",
+  "wrangler uploads the OAuth, JSON Schema, identity and telemetry libraries as modules of their own, which the bundle imports only when asked (env %j)",
   (env, main) => {
     const node = existsSync("node_modules/node/bin/node") ? resolve("node_modules/node/bin/node") : process.execPath;
     const dir = join(out, env || "top");
@@ -41,11 +44,15 @@ it.each([
     const identity = readFileSync(join(dir, "identity/library.generated.mjs"), "utf8");
     expect(identity).toContain(IDENTITY_TEXT);
     expect(identity).toBe(readFileSync(IDENTITY_MODULE, "utf8"));
+    const telemetry = readFileSync(join(dir, "telemetry/library.generated.mjs"), "utf8");
+    expect(telemetry).toContain(TELEMETRY_TEXT);
+    expect(telemetry).toBe(readFileSync(TELEMETRY_MODULE, "utf8"));
     // None is in the bundle workerd compiles at startup: each reached by one dynamic import,
     // at its module's upload name.
     expect(bundle).not.toContain(LIBRARY_TEXT);
     expect(bundle).not.toContain(VALIDATOR_TEXT);
     expect(bundle).not.toContain(IDENTITY_TEXT);
+    expect(bundle).not.toContain(TELEMETRY_TEXT);
     // A tenant's bundle imports one more module on first use: its precomputed listings, a text module
     // wrangler uploads under a content-hashed name (the build command wrote it).
     const imported = bundle
@@ -56,6 +63,7 @@ it.each([
       "./identity/library.generated.mjs",
       "./json-schema/library.generated.mjs",
       "./oauth/provider.generated.mjs",
+      "./telemetry/library.generated.mjs",
     ];
     expect(imported).toEqual(
       env ? [expect.stringMatching(/^\.\/[0-9a-f]{40}-acme\.listings\.generated\.txt$/), ...libraries] : libraries,
@@ -76,3 +84,12 @@ it("builds the identity library's module from the libraries and worker/identity/
   expect(inputs.some((input) => input.startsWith("worker/identity/lazy/"))).toBe(true);
   expect(identityInputAllowed("worker/errors.ts")).toBe(false);
 }, 60_000);
+
+it("builds the telemetry library's module from worker/telemetry/lazy/ and src/telemetry/ alone", async () => {
+  const { inputs } = await writeTelemetryModule();
+  expect(inputs.some((input) => input.startsWith("worker/telemetry/lazy/"))).toBe(true);
+  expect(inputs.some((input) => input.startsWith("src/telemetry/"))).toBe(true);
+  expect(
+    inputs.every((input) => input.startsWith("worker/telemetry/lazy/") || input.startsWith("src/telemetry/")),
+  ).toBe(true);
+});
