@@ -10,9 +10,10 @@ import { writeOAuthModule } from "./scripts/oauth-module.mjs";
 import { writeJsonSchemaModule } from "./scripts/json-schema-module.mjs";
 import { writeIdentityModule } from "./scripts/identity-module.mjs";
 import { writeSearchModule } from "./scripts/search-module.mjs";
+import { writeTelemetryModule } from "./scripts/telemetry-module.mjs";
 
-// The catalogue module of tools/ and the library modules (OAuth, JSON Schema, identity, search; all git-ignored),
-// written before either project bundles worker code: the vitest plugin reads wrangler.toml but does not
+// The catalogue module of tools/ and the library modules (OAuth, JSON Schema, identity, search, telemetry;
+// all git-ignored), written before either project bundles worker code: the vitest plugin reads wrangler.toml but does not
 // run its [build] command.
 const root = fileURLToPath(new URL(".", import.meta.url));
 writeToolCatalog(root);
@@ -20,6 +21,7 @@ await writeOAuthModule(root);
 await writeJsonSchemaModule(root);
 await writeIdentityModule(root);
 await writeSearchModule(root);
+await writeTelemetryModule(root);
 
 // Two projects: the runtime-agnostic core in Node, the Worker in workerd (real Durable Objects).
 

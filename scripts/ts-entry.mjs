@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { writeIdentityModule } from "./identity-module.mjs";
+import { writeTelemetryModule } from "./telemetry-module.mjs";
 import { writeJsonSchemaModule } from "./json-schema-module.mjs";
 import { writeOAuthModule } from "./oauth-module.mjs";
 import { writeSearchModule } from "./search-module.mjs";
@@ -30,15 +31,16 @@ export async function useProjectNode() {
 }
 
 /**
- * The library modules (OAuth, JSON Schema, identity, search) and the catalogue of tools/: written before
- * anything bundles the Worker. The catalogue last: it is the one a mistake in tools/ stops, and the others
- * are needed all the same.
+ * The library modules (OAuth, JSON Schema, identity, search, telemetry) and the catalogue of tools/:
+ * written before anything bundles the Worker. The catalogue last: it is the one a mistake in tools/ stops,
+ * and the others are needed all the same.
  */
 export async function writeGeneratedModules(root = ROOT) {
   await writeOAuthModule(root);
   await writeJsonSchemaModule(root);
   await writeIdentityModule(root);
   await writeSearchModule(root);
+  await writeTelemetryModule(root);
   writeToolCatalog(root);
 }
 

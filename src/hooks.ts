@@ -36,7 +36,7 @@ export interface Hooks {
   permission?(call: HookCall, args: unknown): PermissionOutcome | Promise<PermissionOutcome>;
   /** Redact what leaves the pipeline: records, events, logs. Receives JSON values and returns masked copies. */
   mask?(value: JsonValue): JsonValue;
-  /** Lifecycle events (started, progress, finished, approval requested). Errors thrown here are ignored. */
+  /** Lifecycle events (started, progress, finished, approval requested, gate, attempt). Errors here are ignored. */
   onEvent?(event: CallEvent): void;
   /** Each attempt as it starts (the call.started event). */
   onStart?(event: Extract<CallEvent, { type: "call.started" }>): void;

@@ -4,6 +4,7 @@ import type { CallRunner } from "./runner";
 import type { Hooks } from "./hooks";
 import type { Limiter } from "./gates/limiter";
 import type { Registry } from "./registry";
+import type { CallTracer } from "./tracer";
 import type { ToolLogger } from "./tool";
 import type { CallUser } from "./contract/users";
 
@@ -43,6 +44,8 @@ export interface ExecuteOptions {
   log?: ToolLogger;
   /** Who made the call can be asked (ctx.ask): the answers it carries and what it answers. Default: nobody. */
   ask?: AskChannel;
+  /** Traces the calls (OpenTelemetry spans: src/telemetry/). Default: none, and nothing of it runs. */
+  tracer?: CallTracer;
   /** Clock, for tests. Default Date.now. */
   now?: () => number;
 }

@@ -15,6 +15,7 @@ import { bodyLimit } from "./middleware/body-limit";
 import { answerBuildFailure } from "./middleware/build-failure";
 import { cors } from "./middleware/cors";
 import { securityHeaders } from "./middleware/security-headers";
+import { tracing } from "./middleware/tracing";
 import { loadTenantFrom, remoteTools } from "./middleware/tenant";
 import { calls } from "./routes/calls";
 import { approvals } from "./routes/approvals";
@@ -63,6 +64,8 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.route("/", auth);
   app.use(cors);
   app.use(bodyLimit);
+  // A tenant with `telemetry`: the request's tracer, and its spans' export once its calls end.
+  app.use(tracing);
   app.route("/", health);
 
   // Before the key check: the event stream also takes a short-lived token (EventSource sends no headers).

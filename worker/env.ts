@@ -2,6 +2,7 @@ import type { UserRef } from "../src/contract/users";
 import type { ActAs } from "./identity/config";
 import type { Scope } from "./tenant/config";
 import type { Tenant } from "./tenant/tenant";
+import type { RequestTracer } from "./telemetry-library";
 
 /** The Worker's bindings: the generated Env plus the vars and secrets toolgate reads by name. */
 export type Bindings = Env & {
@@ -68,6 +69,8 @@ export interface AppEnv {
     caller: Caller;
     /** Set when a call of this request was refused by its caller's rate limit: when to retry. */
     rateLimitedMs: number | undefined;
+    /** This request's tracer, for a tenant with `telemetry` (middleware/tracing.ts); undefined otherwise. */
+    tracer: RequestTracer | undefined;
     /**
      * The request body as bodyLimit read it (undefined for a request without one): routes parse
      * it without reading a stream again.

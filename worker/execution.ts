@@ -101,6 +101,14 @@ export function executionOptions(c: Context<AppEnv>): BatchOptions {
   options.registry = callerRegistry(c.get("tenant"), c.get("caller"));
   const own = callerHooks(c, c.get("caller"));
   if (own) options.hooks = [c.get("tenant").hooks, own];
+  const tracer = c.get("tracer");
+  if (tracer) {
+    const caller = c.get("caller");
+    tracer.attributes["toolgate.surface"] = surfaceOf(c);
+    if (caller.keyName !== undefined) tracer.attributes["toolgate.key"] = caller.keyName;
+    if (caller.user) tracer.attributes["enduser.id"] = caller.user.id;
+    options.tracer = tracer;
+  }
   return options;
 }
 

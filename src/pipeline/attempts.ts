@@ -54,6 +54,7 @@ function retryOrEnd(
   maskedArgs: JsonValue | undefined,
   firstAt: number,
 ): AttemptOutcome | Promise<AttemptOutcome> {
+  if (state.env.hooks.onEvent) announceEnd(state, outcome);
   if (outcome.ok) return outcome;
   const delay = retryDelay(state, outcome, firstAt);
   if (typeof delay !== "number") return delay;
@@ -101,6 +102,24 @@ function hookDelay(state: CallState, outcome: Failed, delayMs: number, firstAt: 
   if (!Number.isFinite(delay)) return outcome;
   if (state.env.now() + delay + timeoutMs <= budgetEnd) return delay;
   return { ...outcome, error: { ...outcome.error, retryAfterMs: delay } };
+}
+
+/** attempt.finished, for each attempt, to onEvent. */
+function announceEnd(state: CallState, outcome: AttemptOutcome): void {
+  const { env } = state;
+  const base = {
+    type: "attempt.finished",
+    at: env.now(),
+    callId: state.callId,
+    tenant: env.tenant,
+    tool: state.name,
+  } as const;
+  emit(
+    env,
+    outcome.ok
+      ? { ...base, attempt: outcome.attempts }
+      : { ...base, attempt: outcome.attempts, error: outcome.error.code },
+  );
 }
 
 /** call.started, for each attempt, to onEvent and onStart. */

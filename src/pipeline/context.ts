@@ -37,7 +37,7 @@ export class CallContext implements ToolContext {
     this.callId = state.callId;
     this.secrets = env.secrets;
     this.user = env.user;
-    this.fetch = env.fetch;
+    this.fetch = env.tracer ? env.tracer.fetch(state.callId, attempt, env.fetch) : env.fetch;
     this.log = env.log;
   }
   get signal(): AbortSignal {

@@ -12,6 +12,7 @@ import type { ToolLogger } from "../tool";
 import { processLimiter } from "../gates/process-limiter";
 import type { CallEvent } from "../events";
 import type { CallUser } from "../contract/users";
+import type { CallTracer } from "../tracer";
 
 /** ExecuteOptions resolved once: hooks composed, masker built, defaults filled in. */
 export interface PipelineEnv {
@@ -34,6 +35,8 @@ export interface PipelineEnv {
   ask: AskChannel | undefined;
   limits: Limits;
   log: ToolLogger;
+  /** Traces the calls; undefined: nothing is traced. */
+  tracer: CallTracer | undefined;
   now: () => number;
 }
 
@@ -53,8 +56,11 @@ export function preparePipeline(options: ExecuteOptions): PipelineEnv {
 }
 
 function buildPipeline(options: ExecuteOptions): PipelineEnv {
-  const hookList =
+  const given =
     options.hooks === undefined ? [] : Array.isArray(options.hooks) ? options.hooks : [options.hooks as Hooks];
+  const { tracer } = options;
+  // The tracer hears every event, after the caller's own hooks.
+  const hookList: readonly Hooks[] = tracer ? [...given, { onEvent: (event) => tracer.onEvent(event) }] : given;
   const hooks = hookList.length === 0 ? {} : composeHooks(hookList);
   const secrets = options.secrets ?? NO_SECRETS;
   const secretValues = Object.values(secrets);
@@ -74,7 +80,7 @@ function buildPipeline(options: ExecuteOptions): PipelineEnv {
     mask: customMask ? (value) => customMask(secretMask(value)) : secretMask,
     masks,
     limiter: options.limiter ?? processLimiter,
-    journal: options.journal,
+    journal: tracer && options.journal ? tracer.journal(options.journal) : options.journal,
     // Detaching needs a journal: the record is what tells the caller how the call ended.
     runner: options.journal ? options.runner : undefined,
     approved: options.approved ?? false,
@@ -82,6 +88,7 @@ function buildPipeline(options: ExecuteOptions): PipelineEnv {
     ask: options.ask,
     limits: { ...DEFAULT_LIMITS, ...options.limits },
     log: options.log ?? SILENT_LOGGER,
+    tracer,
     now: options.now ?? Date.now,
   };
   cache.set(options, env);

@@ -3,6 +3,7 @@ import type { ClaimWatch } from "../journal";
 import type { CallError, CallResult } from "../result";
 import type { Tool } from "../tool";
 import { DEFAULT_TIMEOUT_MS } from "./attempt";
+import { emit } from "./env";
 import { fail, finish } from "./finish";
 import type { CallState, StepOutcome } from "./state";
 
@@ -29,7 +30,9 @@ export function holdSlot(state: CallState): StepOutcome {
   const { group: _group, key: _key, ...rules } = concurrency;
   const attempts = tool.policy.retry?.attempts ?? 1;
   let waited = false;
-  return state.env.limiter
+  const { env } = state;
+  const since = env.hooks.onEvent ? env.now() : 0;
+  return env.limiter
     .acquire({
       gate,
       rules,
@@ -40,6 +43,19 @@ export function holdSlot(state: CallState): StepOutcome {
       ...(watch ? { onQueued: () => ((waited = true), watch.queued()) } : {}),
     })
     .then((grant) => {
+      if (env.hooks.onEvent) {
+        const { callId, name: tool } = state;
+        emit(env, {
+          type: "gate.decided",
+          at: env.now(),
+          callId,
+          tenant: env.tenant,
+          tool,
+          gate,
+          since,
+          granted: grant.ok,
+        });
+      }
       if (!grant.ok) {
         const error: CallError =
           grant.code === "busy"

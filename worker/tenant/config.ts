@@ -3,6 +3,7 @@ import { PolicyDataSchema } from "../../src/policy";
 import { ADAPTER_FIELDS } from "../adapters/config";
 import { ConfigError } from "../errors";
 import { ACT_AS, IDENTITY_FIELDS } from "../identity/config";
+import { TELEMETRY_FIELDS } from "../telemetry/config";
 import { intIn } from "./int-in";
 import { SCOPES } from "./scopes";
 import { SEARCH_FIELDS } from "../search/config";
@@ -107,6 +108,8 @@ export const TenantConfigSchema = v.strictObject({
   ...IDENTITY_FIELDS,
   /** Search mode for large catalogues: see worker/search/config.ts. */
   ...SEARCH_FIELDS,
+  /** OpenTelemetry traces sent to a collector: see worker/telemetry/config.ts and docs/telemetry.md. */
+  ...TELEMETRY_FIELDS,
 });
 
 export type TenantConfigInput = v.InferInput<typeof TenantConfigSchema>;

@@ -69,6 +69,7 @@ describe("executeCallNow: a call that ends synchronously answers its result, as 
     expect(heard.map(([kind, what]: any) => (kind === "result" ? kind : `${kind}:${what.type}`))).toEqual([
       "event:call.started",
       "start:call.started",
+      "event:attempt.finished",
       "result",
       "event:call.finished",
     ]);

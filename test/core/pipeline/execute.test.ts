@@ -463,7 +463,7 @@ describe("hooks", () => {
       ],
     });
     expect(r.ok).toBe(true);
-    expect(events.map((e) => e.type)).toEqual(["call.started", "call.progress", "call.finished"]);
+    expect(events.map((e) => e.type)).toEqual(["call.started", "call.progress", "attempt.finished", "call.finished"]);
     expect(starts).toEqual(["progress#1"]);
   });
 

@@ -6,6 +6,7 @@ import { IDENTITY_MODULE, identityInputAllowed, writeIdentityModule } from "../.
 import { JSON_SCHEMA_MODULE } from "../../../scripts/json-schema-module.mjs";
 import { OAUTH_MODULE } from "../../../scripts/oauth-module.mjs";
 import { SEARCH_MODULE, searchInputAllowed, writeSearchModule } from "../../../scripts/search-module.mjs";
+import { TELEMETRY_MODULE, telemetryInputAllowed, writeTelemetryModule } from "../../../scripts/telemetry-module.mjs";
 
 const out = join(".tmp", `library-modules-${crypto.randomUUID().slice(0, 8)}`);
 afterAll(() => rmSync(out, { recursive: true, force: true }));
@@ -18,13 +19,15 @@ const VALIDATOR_TEXT = "Instance does not match";
 const IDENTITY_TEXT = "no applicable key found in the JSON Web Key Set";
 // And one of tool search's (its answer when no tool matches).
 const SEARCH_TEXT = "no tool matches these words";
+// And one of the telemetry library's (the resource attribute counting dropped spans).
+const TELEMETRY_TEXT = "toolgate.telemetry.dropped_spans";
 
 // The demo (the top-level environment, entry worker/index.ts) and a tenant's (entry tenants/acme.ts).
 it.each([
   ["", "index.js"],
   ["acme", "acme.js"],
 ])(
-  "wrangler uploads the OAuth, JSON Schema, identity and search libraries as modules of their own, which the bundle imports only when asked (env %j)",
+  "wrangler uploads the OAuth, JSON Schema, identity, search and telemetry libraries as modules of their own, which the bundle imports only when asked (env %j)",
   (env, main) => {
     const node = existsSync("node_modules/node/bin/node") ? resolve("node_modules/node/bin/node") : process.execPath;
     const dir = join(out, env || "top");
@@ -47,12 +50,16 @@ it.each([
     const search = readFileSync(join(dir, "search/library.generated.mjs"), "utf8");
     expect(search).toContain(SEARCH_TEXT);
     expect(search).toBe(readFileSync(SEARCH_MODULE, "utf8"));
+    const telemetry = readFileSync(join(dir, "telemetry/library.generated.mjs"), "utf8");
+    expect(telemetry).toContain(TELEMETRY_TEXT);
+    expect(telemetry).toBe(readFileSync(TELEMETRY_MODULE, "utf8"));
     // None is in the bundle workerd compiles at startup: each reached by one dynamic import,
     // at its module's upload name.
     expect(bundle).not.toContain(LIBRARY_TEXT);
     expect(bundle).not.toContain(VALIDATOR_TEXT);
     expect(bundle).not.toContain(IDENTITY_TEXT);
     expect(bundle).not.toContain(SEARCH_TEXT);
+    expect(bundle).not.toContain(TELEMETRY_TEXT);
     // A tenant's bundle imports one more module on first use: its precomputed listings, a text module
     // wrangler uploads under a content-hashed name (the build command wrote it).
     const imported = bundle
@@ -64,6 +71,7 @@ it.each([
       "./json-schema/library.generated.mjs",
       "./oauth/provider.generated.mjs",
       "./search/library.generated.mjs",
+      "./telemetry/library.generated.mjs",
     ];
     expect(imported).toEqual(
       env ? [expect.stringMatching(/^\.\/[0-9a-f]{40}-acme\.listings\.generated\.txt$/), ...libraries] : libraries,
@@ -91,3 +99,10 @@ it("builds tool search's module from src/search/ and worker/search/lazy/ alone",
   expect(inputs).toContain("src/search/bm25.ts");
   expect(searchInputAllowed("src/json.ts")).toBe(false);
 }, 60_000);
+
+it("builds the telemetry library's module from worker/telemetry/lazy/ and src/telemetry/ alone", async () => {
+  const { inputs } = await writeTelemetryModule();
+  expect(inputs.some((input) => input.startsWith("worker/telemetry/lazy/"))).toBe(true);
+  expect(inputs.some((input) => input.startsWith("src/telemetry/"))).toBe(true);
+  expect(inputs.every((input) => telemetryInputAllowed(input))).toBe(true);
+});

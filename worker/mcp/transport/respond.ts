@@ -62,6 +62,7 @@ export async function respond(
 ): Promise<Response> {
   const needed = toolsNeeded(incoming.flatMap((item) => (item.kind === "request" ? [item.message] : [])));
   await (needed === "all" ? needListing(c) : needRemoteTools(c, needed));
+  adoptTraceContext(c, incoming);
   const abort = new AbortController();
   const queue = new NotificationQueue(accept.sse);
   let built: ExecuteOptions | undefined;
@@ -111,4 +112,18 @@ export async function respond(
   queue.close();
   const responses = await all;
   return c.json(batch ? responses : responses[0], parts.era === "modern" ? statusOf(responses) : 200);
+}
+
+/**
+ * MCP carries W3C trace context in a request's `params._meta` (`traceparent`, `tracestate`): the first
+ * request naming one continues the caller's trace, before the HTTP header's.
+ */
+function adoptTraceContext(c: Context<AppEnv>, incoming: readonly Incoming[]): void {
+  const tracer = c.var.tracer;
+  if (!tracer) return;
+  for (const item of incoming) {
+    if (item.kind !== "request") continue;
+    const meta = (item.message.params as { _meta?: Record<string, unknown> } | undefined)?._meta;
+    if (meta && tracer.adopt(meta.traceparent, meta.tracestate)) return;
+  }
 }

@@ -1,0 +1,16 @@
+import type { CallEvent } from "./events";
+import type { CallJournal } from "./journal";
+
+/**
+ * Traces calls (ExecuteOptions.tracer): the pipeline hands it its lifecycle events and lets it wrap the
+ * fetch of each attempt and the journal. Nothing of it runs when no tracer is given.
+ * src/telemetry/call-tracer.ts builds OpenTelemetry spans with it.
+ */
+export interface CallTracer {
+  /** Every lifecycle event of the calls it traces (as the onEvent hook gets them). */
+  onEvent(event: CallEvent): void;
+  /** The fetch one attempt of a call uses (ctx.fetch): its requests become spans and carry the trace context. */
+  fetch(callId: string, attempt: number, fetch: typeof globalThis.fetch): typeof globalThis.fetch;
+  /** The journal the calls use, its writes timed. */
+  journal(journal: CallJournal): CallJournal;
+}
