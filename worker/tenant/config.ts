@@ -1,8 +1,9 @@
 import * as v from "valibot";
 import { PolicyDataSchema } from "../../src/policy";
 import { ADAPTER_FIELDS } from "../adapters/config";
+import { CONNECTION_FIELDS } from "../connections/config";
 import { ConfigError } from "../errors";
-import { ACT_AS, IDENTITY_FIELDS } from "../identity/config";
+import { ACT_AS, IDENTITY_FIELDS, signsPeopleIn } from "../identity/config";
 import { intIn } from "./int-in";
 import { SCOPES } from "./scopes";
 
@@ -104,6 +105,8 @@ export const TenantConfigSchema = v.strictObject({
   ...ADAPTER_FIELDS,
   /** Who the people behind calls are, and what their roles may do: see worker/identity/config.ts. */
   ...IDENTITY_FIELDS,
+  /** The OAuth providers through which tools act as the calling user: see worker/connections/config.ts. */
+  ...CONNECTION_FIELDS,
 });
 
 export type TenantConfigInput = v.InferInput<typeof TenantConfigSchema>;
@@ -143,5 +146,10 @@ export function parseTenantConfig(input: string | unknown, source = "TOOLGATE_CO
       throw new ConfigError(`${source} is invalid: keys[${i}].name: duplicate key name "${key.name}"`);
     keyNames.add(key.name);
   });
+  if (config.connections !== undefined && !signsPeopleIn(config.identity))
+    throw new ConfigError(
+      `${source} is invalid: connections: people connect in the console, so they must sign in to it ` +
+        "(set identity.oidc or identity.access)",
+    );
   return { ...config, limits: { ...DEFAULT_LIMITS, ...config.limits } };
 }
