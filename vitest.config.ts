@@ -9,8 +9,9 @@ import { writeToolCatalog } from "./scripts/tools-catalog.mjs";
 import { writeOAuthModule } from "./scripts/oauth-module.mjs";
 import { writeJsonSchemaModule } from "./scripts/json-schema-module.mjs";
 import { writeIdentityModule } from "./scripts/identity-module.mjs";
+import { writeConnectionsModule } from "./scripts/connections-module.mjs";
 
-// The catalogue module of tools/ and the library modules (OAuth, JSON Schema, identity; all git-ignored),
+// The catalogue module of tools/ and the library modules (OAuth, JSON Schema, identity, connections; all git-ignored),
 // written before either project bundles worker code: the vitest plugin reads wrangler.toml but does not
 // run its [build] command.
 const root = fileURLToPath(new URL(".", import.meta.url));
@@ -18,6 +19,7 @@ writeToolCatalog(root);
 await writeOAuthModule(root);
 await writeJsonSchemaModule(root);
 await writeIdentityModule(root);
+await writeConnectionsModule(root);
 
 // Two projects: the runtime-agnostic core in Node, the Worker in workerd (real Durable Objects).
 

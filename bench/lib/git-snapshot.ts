@@ -4,7 +4,13 @@ import { resolve } from "node:path";
 import { READY_PATH } from "./wrangler-dev";
 
 /** The scripts of package.json's postinstall, which write the git-ignored sources a build needs. */
-const GENERATORS = ["tools-catalog.mjs", "oauth-module.mjs", "json-schema-module.mjs", "identity-module.mjs"];
+const GENERATORS = [
+  "tools-catalog.mjs",
+  "oauth-module.mjs",
+  "json-schema-module.mjs",
+  "identity-module.mjs",
+  "connections-module.mjs",
+];
 
 /**
  * The sources of a git ref under `dir`/app, laid out as snapshot() lays out the working tree (its own

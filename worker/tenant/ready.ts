@@ -4,6 +4,7 @@ import { bundledConfig, type BundledConfig } from "./bundled-config";
 import { CATALOG, type Catalog } from "./catalog";
 import { DEMO_CONFIG } from "../demo/tenant";
 import { checkConnectionSecrets } from "../connections/config";
+import { connectionSecrets } from "../connections/secret";
 import { oidcClientSecret } from "../identity/config";
 import { jsonSchemaLibraryLoaded, loadJsonSchemaLibrary } from "../json-schema-library";
 import { loadTenant, type Tenant } from "./tenant";
@@ -23,7 +24,10 @@ export async function readyTenant(
   if (!jsonSchemaLibraryLoaded() && mayDeclareTools(env, bundled)) await loadJsonSchemaLibrary();
   const tenant = loadTenant(env, bundled, catalog);
   oidcClientSecret(tenant.config.identity, env);
-  checkConnectionSecrets(tenant.config.connections, env);
+  if (tenant.config.connections) {
+    checkConnectionSecrets(tenant.config.connections, env);
+    connectionSecrets(env);
+  }
   return tenant;
 }
 

@@ -3,6 +3,11 @@ import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, expect, it } from "vitest";
 import { IDENTITY_MODULE, identityInputAllowed, writeIdentityModule } from "../../../scripts/identity-module.mjs";
+import {
+  CONNECTIONS_MODULE,
+  connectionsInputAllowed,
+  writeConnectionsModule,
+} from "../../../scripts/connections-module.mjs";
 import { JSON_SCHEMA_MODULE } from "../../../scripts/json-schema-module.mjs";
 import { OAUTH_MODULE } from "../../../scripts/oauth-module.mjs";
 
@@ -15,13 +20,15 @@ const LIBRARY_TEXT = "CIMD (Client ID Metadata Document) is disabled";
 const VALIDATOR_TEXT = "Instance does not match";
 // And one of the identity library's (jose's error for a token naming no key of the set).
 const IDENTITY_TEXT = "no applicable key found in the JSON Web Key Set";
+// And one of the connections library's (its connect page's refusal).
+const CONNECTIONS_TEXT = "No connect is under way in this browser";
 
 // The demo (the top-level environment, entry worker/index.ts) and a tenant's (entry tenants/acme.ts).
 it.each([
   ["", "index.js"],
   ["acme", "acme.js"],
 ])(
-  "wrangler uploads the OAuth, JSON Schema and identity libraries as modules of their own, which the bundle imports only when asked (env %j)",
+  "wrangler uploads the OAuth, JSON Schema, identity and connections libraries as modules of their own, which the bundle imports only when asked (env %j)",
   (env, main) => {
     const node = existsSync("node_modules/node/bin/node") ? resolve("node_modules/node/bin/node") : process.execPath;
     const dir = join(out, env || "top");
@@ -41,11 +48,15 @@ it.each([
     const identity = readFileSync(join(dir, "identity/library.generated.mjs"), "utf8");
     expect(identity).toContain(IDENTITY_TEXT);
     expect(identity).toBe(readFileSync(IDENTITY_MODULE, "utf8"));
+    const connections = readFileSync(join(dir, "connections/library.generated.mjs"), "utf8");
+    expect(connections).toContain(CONNECTIONS_TEXT);
+    expect(connections).toBe(readFileSync(CONNECTIONS_MODULE, "utf8"));
     // None is in the bundle workerd compiles at startup: each reached by one dynamic import,
     // at its module's upload name.
     expect(bundle).not.toContain(LIBRARY_TEXT);
     expect(bundle).not.toContain(VALIDATOR_TEXT);
     expect(bundle).not.toContain(IDENTITY_TEXT);
+    expect(bundle).not.toContain(CONNECTIONS_TEXT);
     // A tenant's bundle imports one more module on first use: its precomputed listings, a text module
     // wrangler uploads under a content-hashed name (the build command wrote it).
     const imported = bundle
@@ -53,6 +64,7 @@ it.each([
       .map((call) => call.slice('import("'.length, -'")'.length))
       .sort();
     const libraries = [
+      "./connections/library.generated.mjs",
       "./identity/library.generated.mjs",
       "./json-schema/library.generated.mjs",
       "./oauth/provider.generated.mjs",
@@ -75,4 +87,12 @@ it("builds the identity library's module from the libraries and worker/identity/
   expect(inputs.some((input) => input.startsWith("node_modules/jose/"))).toBe(true);
   expect(inputs.some((input) => input.startsWith("worker/identity/lazy/"))).toBe(true);
   expect(identityInputAllowed("worker/errors.ts")).toBe(false);
+}, 60_000);
+
+it("builds the connections library's module from oauth4webapi and worker/connections/lazy/ alone", async () => {
+  const { inputs } = await writeConnectionsModule();
+  expect(inputs.filter((input) => !connectionsInputAllowed(input))).toEqual([]);
+  expect(inputs.some((input) => input.startsWith("node_modules/oauth4webapi/"))).toBe(true);
+  expect(inputs.some((input) => input.startsWith("worker/connections/lazy/"))).toBe(true);
+  expect(connectionsInputAllowed("worker/errors.ts")).toBe(false);
 }, 60_000);

@@ -128,7 +128,7 @@ describe("connections configuration", () => {
 
   it("answers every request with config_invalid naming a connection's client secret while it is not set", async () => {
     const config = tenantConfig({ identity, connections: { github: GITHUB } });
-    const secrets = { ACME_OIDC_SECRET: "s3cret" };
+    const secrets = { ACME_OIDC_SECRET: "s3cret", TOOLGATE_CONNECTIONS_SECRET: "x".repeat(32) };
     for (const path of ["/healthz", "/v1/tools"]) {
       const res = await request(path, { env: { TOOLGATE_CONFIG: config, ...secrets } });
       expect(res.status, path).toBe(500);
@@ -143,5 +143,19 @@ describe("connections configuration", () => {
       env: { TOOLGATE_CONFIG: config, ...secrets, GITHUB_CLIENT_SECRET: "gh-s3cret" },
     });
     expect(set.status).toBe(200);
+  });
+
+  it("answers every request with config_invalid while the connections secret is not set, or short", async () => {
+    const config = tenantConfig({ identity, connections: { github: GITHUB } });
+    const secrets = { ACME_OIDC_SECRET: "s3cret", GITHUB_CLIENT_SECRET: "gh-s3cret" };
+    for (const secret of [undefined, "short"]) {
+      const env = { TOOLGATE_CONFIG: config, ...secrets, TOOLGATE_CONNECTIONS_SECRET: secret };
+      const res = await request("/healthz", { env });
+      expect(res.status).toBe(500);
+      expect((await json(res)).error.message).toBe(
+        "connections: the Worker secret TOOLGATE_CONNECTIONS_SECRET must be set to at least 32 random characters " +
+          "(openssl rand -base64 32 | npx wrangler secret put TOOLGATE_CONNECTIONS_SECRET)",
+      );
+    }
   });
 });
