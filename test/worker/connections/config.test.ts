@@ -90,8 +90,12 @@ describe("connections configuration", () => {
   });
 
   it("needs people to sign in, since they connect in the console", () => {
+    const access = { access: { teamDomain: "https://acme.cloudflareaccess.com", audience: "a" } };
+    expect(() => parseTenantConfig({ ...base, identity: access, connections: { github: GITHUB } })).toThrow(
+      /with identity\.oidc/,
+    );
     expect(() => parseTenantConfig({ ...base, connections: { github: GITHUB } })).toThrow(
-      /connections: people connect in the console, so they must sign in to it \(set identity\.oidc or identity\.acc/,
+      /connections: people connect in the console, so they must sign in to it with identity\.oidc/,
     );
   });
 
