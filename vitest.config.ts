@@ -11,10 +11,11 @@ import { writeJsonSchemaModule } from "./scripts/json-schema-module.mjs";
 import { writeIdentityModule } from "./scripts/identity-module.mjs";
 import { writeSearchModule } from "./scripts/search-module.mjs";
 import { writeTelemetryModule } from "./scripts/telemetry-module.mjs";
+import { writeConnectionsModule } from "./scripts/connections-module.mjs";
 
-// The catalogue module of tools/ and the library modules (OAuth, JSON Schema, identity, search, telemetry;
-// all git-ignored), written before either project bundles worker code: the vitest plugin reads wrangler.toml but does not
-// run its [build] command.
+// The catalogue module of tools/ and the library modules (OAuth, JSON Schema, identity, search, telemetry,
+// connections; all git-ignored), written before either project bundles worker code: the vitest plugin
+// reads wrangler.toml but does not run its [build] command.
 const root = fileURLToPath(new URL(".", import.meta.url));
 writeToolCatalog(root);
 await writeOAuthModule(root);
@@ -22,6 +23,7 @@ await writeJsonSchemaModule(root);
 await writeIdentityModule(root);
 await writeSearchModule(root);
 await writeTelemetryModule(root);
+await writeConnectionsModule(root);
 
 // Two projects: the runtime-agnostic core in Node, the Worker in workerd (real Durable Objects).
 

@@ -12,3 +12,4 @@ export declare function writeEntryModule(
   },
 ): Promise<{ path: string; changed: boolean; inputs: string[] }>;
 export declare function runIfMain(url: string, name: string, write: () => Promise<unknown>): Promise<void>;
+export declare function inputUnder(input: string, folders: string[], packages?: string[]): boolean;

@@ -1,9 +1,22 @@
 // What the library modules bundled from an entry of the Worker's own (identity-module.mjs,
 // search-module.mjs) share: bundle the entry, minified, refuse inputs that would be a second copy of
 // code the Worker's bundle holds, write the module and its declaration only when they changed.
-import { relative, resolve } from "node:path";
+import { relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { writeIfChanged } from "./oauth-module.mjs";
+
+/**
+ * Whether a bundled input (a path relative to the root, as esbuild's metafile names it) is under one of
+ * `folders`, or anywhere under a node_modules folder of one of `packages`: a checkout whose node_modules
+ * is a link (a scratch copy of the tree) resolves it to the real folder, outside the root.
+ */
+export function inputUnder(input, folders, packages = []) {
+  const path = input.split(sep).join("/");
+  return (
+    folders.some((folder) => path.startsWith(folder)) ||
+    packages.some((name) => path.startsWith(`node_modules/${name}/`) || path.includes(`/node_modules/${name}/`))
+  );
+}
 
 /**
  * Writes <root>/`module` (and its .d.mts, `declaration`) from <root>/`entry`. `allowed` says which

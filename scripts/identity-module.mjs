@@ -6,8 +6,7 @@
 // it), with a declaration giving it the entry's types. The entry may import only the two packages and
 // files of its folder: anything else would be a second copy of code the bundle holds (a class that
 // fails instanceof), so the build stops naming it. Usage: node scripts/identity-module.mjs
-import { sep } from "node:path";
-import { runIfMain, writeEntryModule } from "./entry-module.mjs";
+import { inputUnder, runIfMain, writeEntryModule } from "./entry-module.mjs";
 
 export const IDENTITY_PACKAGES = ["jose", "oauth4webapi"];
 export const IDENTITY_ENTRY = "worker/identity/lazy/entry.ts";
@@ -19,15 +18,7 @@ export * from "./lazy/entry";
 
 /** Whether a bundled input (a path relative to the root, as esbuild's metafile names it) may be in the module. */
 export function identityInputAllowed(input) {
-  const path = input.split(sep).join("/");
-  return (
-    path.startsWith("worker/identity/lazy/") ||
-    // Anywhere under a node_modules folder of the package: a checkout whose node_modules is a link
-    // (a scratch copy of the tree) resolves it to the real folder, outside the root.
-    IDENTITY_PACKAGES.some(
-      (name) => path.startsWith(`node_modules/${name}/`) || path.includes(`/node_modules/${name}/`),
-    )
-  );
+  return inputUnder(input, ["worker/identity/lazy/"], IDENTITY_PACKAGES);
 }
 
 /**

@@ -10,6 +10,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { buildConsole } from "./console-build.mjs";
+import { CONNECTIONS_MODULE } from "./connections-module.mjs";
 import { IDENTITY_MODULE } from "./identity-module.mjs";
 import { TELEMETRY_MODULE } from "./telemetry-module.mjs";
 import { JSON_SCHEMA_MODULE } from "./json-schema-module.mjs";
@@ -20,7 +21,14 @@ import { ROOT, useProjectNode, writeGeneratedModules } from "./ts-entry.mjs";
 export const PACKAGE_DIR = join(ROOT, "packages/toolgate");
 export const CREATE_DIR = join(ROOT, "packages/create-toolgate");
 /** The library modules the kit imports on first use, at the paths its bundle names (beside dist/'s chunks). */
-const LAZY_MODULES = [OAUTH_MODULE, JSON_SCHEMA_MODULE, IDENTITY_MODULE, SEARCH_MODULE, TELEMETRY_MODULE];
+const LAZY_MODULES = [
+  OAUTH_MODULE,
+  JSON_SCHEMA_MODULE,
+  IDENTITY_MODULE,
+  SEARCH_MODULE,
+  TELEMETRY_MODULE,
+  CONNECTIONS_MODULE,
+];
 
 /** Runs a command, its output shown; throws naming it when it fails. */
 function run(command, args, cwd) {

@@ -6,6 +6,7 @@ import { constants } from "node:os";
 import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { writeConnectionsModule } from "./connections-module.mjs";
 import { writeIdentityModule } from "./identity-module.mjs";
 import { writeTelemetryModule } from "./telemetry-module.mjs";
 import { writeJsonSchemaModule } from "./json-schema-module.mjs";
@@ -31,9 +32,9 @@ export async function useProjectNode() {
 }
 
 /**
- * The library modules (OAuth, JSON Schema, identity, search, telemetry) and the catalogue of tools/:
- * written before anything bundles the Worker. The catalogue last: it is the one a mistake in tools/ stops,
- * and the others are needed all the same.
+ * The library modules (OAuth, JSON Schema, identity, search, telemetry, connections) and the catalogue of
+ * tools/: written before anything bundles the Worker. The catalogue last: it is the one a mistake in
+ * tools/ stops, and the others are needed all the same.
  */
 export async function writeGeneratedModules(root = ROOT) {
   await writeOAuthModule(root);
@@ -41,6 +42,7 @@ export async function writeGeneratedModules(root = ROOT) {
   await writeIdentityModule(root);
   await writeSearchModule(root);
   await writeTelemetryModule(root);
+  await writeConnectionsModule(root);
   writeToolCatalog(root);
 }
 

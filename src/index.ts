@@ -16,6 +16,8 @@ export type {
   ToolParts,
   ToolNeeds,
   ToolRender,
+  ConnectionNeed,
+  ConnectionTokens,
 } from "./tool";
 export { callSummary, RESULT_LAYOUTS, schemaDefaults } from "./tool-render";
 export type { ResultLayout } from "./tool-render";
@@ -67,7 +69,7 @@ export type { OpenApiDeclaration } from "./adapters/openapi";
 export { mcpServer } from "./adapters/mcp";
 export type { McpToolSource, McpServerDeps, McpServerDeclaration, RemoteDefinition, PinStore } from "./adapters/mcp";
 export type { UpstreamGate } from "./adapters/upstream";
-export type { HttpToolDeclaration, AuthDeclaration, RateLimit } from "./adapters/declarations";
+export type { HttpToolDeclaration, AuthDeclaration, ConnectionUse, RateLimit } from "./adapters/declarations";
 export { ADAPTER_KINDS } from "./adapters/kinds";
 export type { AdapterSection } from "./adapters/kinds";
 export type { AdapterKind, AdapterDeclaration, AdapterDeps } from "./adapters/kind";

@@ -5,7 +5,7 @@ import type { Hooks } from "./hooks";
 import type { Limiter } from "./gates/limiter";
 import type { Registry } from "./registry";
 import type { CallTracer } from "./tracer";
-import type { ToolLogger } from "./tool";
+import type { ConnectionTokens, ToolLogger } from "./tool";
 import type { CallUser } from "./contract/users";
 
 export interface Limits {
@@ -38,6 +38,11 @@ export interface ExecuteOptions {
    * hooks as call.user, and a gate keyed "@user" has one gate per user. Absent: made for nobody.
    */
   user?: CallUser;
+  /**
+   * The calling user's tokens of the host's connections, for tools acting as the user (ctx.connectionToken).
+   * Absent: such tools are refused.
+   */
+  connectionTokens?: ConnectionTokens;
   /** Run as approved: skips the approval requirement (the admin decided). */
   approved?: boolean;
   limits?: Partial<Limits>;

@@ -24,6 +24,15 @@ export interface ToolLogger {
   error(message: string, data?: unknown): void;
 }
 
+/** A connection a tool acts as the user through, and the scopes it needs of it. */
+export interface ConnectionNeed {
+  readonly name: string;
+  readonly scopes: readonly string[];
+}
+
+/** The host's per-user connections: the calling user's token of a connection (see ToolContext.connectionToken). */
+export type ConnectionTokens = (need: ConnectionNeed) => Promise<string>;
+
 /** What a tool's run() receives besides its arguments. */
 export interface ToolContext {
   /** Aborted on timeout, cancellation or batch abort. */
@@ -48,6 +57,12 @@ export interface ToolContext {
    * when the caller cannot be asked this (canAsk).
    */
   ask(key: string, request: InputRequest): Promise<JsonValue>;
+  /**
+   * The calling user's access token of a connection, granted `scopes` (a tool acting as the user: an
+   * adapter's `connection`). Rejects with the call's error when the call has no user or the user has
+   * not connected (naming where to connect). Absent where the runtime keeps no connections.
+   */
+  readonly connectionToken?: ConnectionTokens;
   /** Whether this call's caller answers questions of this method (an elicitation: in this mode, form by default). */
   canAsk(method: AskMethod, mode?: ElicitationMode): boolean;
 }

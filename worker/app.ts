@@ -20,6 +20,7 @@ import { loadTenantFrom, remoteTools } from "./middleware/tenant";
 import { calls } from "./routes/calls";
 import { approvals } from "./routes/approvals";
 import { auth } from "./routes/auth";
+import { connections } from "./routes/connections";
 import { consents } from "./routes/consents";
 import { keys } from "./routes/keys";
 import { oauth } from "./routes/oauth";
@@ -62,6 +63,8 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.route("/", oauth);
   // The console's sign-in with the tenant's OpenID provider: pages of this origin's own, no CORS.
   app.route("/", auth);
+  // A signed-in person connects their account at a connection's provider: pages of this origin's own, no CORS.
+  app.route("/", connections);
   app.use(cors);
   app.use(bodyLimit);
   // A tenant with `telemetry`: the request's tracer, and its spans' export once its calls end.

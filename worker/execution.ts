@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import type { BatchOptions } from "../src/options";
 import { callerHooks } from "./caller-hooks";
+import { connectionTokens } from "./connections/tokens";
 import type { AppEnv, Bindings } from "./env";
 import { tenantGates } from "./gates/address";
 import { createGateLimiter } from "./gates/limiter";
@@ -26,6 +27,8 @@ export type ExecutionRun =
       waitUntil?: WaitUntil;
       signal?: AbortSignal;
       configOverride?: string;
+      /** The request's origin: where a call needing a connection tells the user to connect. */
+      origin?: string;
     }
   | { owner: string; user?: CallUser; approved?: boolean; waitUntil?: WaitUntil; writeScope?: string };
 
@@ -50,6 +53,10 @@ export function pipelineOptions(env: Bindings, tenant: Tenant, run: ExecutionRun
     ),
     // Whom the calls are for: ctx.user, hooks' call.user, "@user" gate keys (a claimed call keeps its row's).
     ...(run.user ? { user: run.user } : {}),
+    // Tools acting as the user get its token of their connection (tenants with `connections` only).
+    ...(tenant.config.connections
+      ? { connectionTokens: connectionTokens(env, tenant, run.user, "origin" in run ? run.origin : undefined) }
+      : {}),
   };
   if ("owner" in run) {
     // A claimed call finished by its owner token (an approved call, a detached run): its record stays
@@ -92,6 +99,7 @@ export function executionOptions(c: Context<AppEnv>): BatchOptions {
     ...(c.get("caller").user ? { user: storedUser(c.get("caller").user)! } : {}),
     surface: surfaceOf(c),
     signal: c.req.raw.signal,
+    origin: new URL(c.req.url).origin,
     ...(waitUntil ? { waitUntil } : {}),
     // A local override of the configuration (TOOLGATE_CONFIG) may be this request's own (tests hand the
     // app an env of theirs): a detached run takes it along. Deployed tenants bundle theirs, so nothing travels.

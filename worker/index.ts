@@ -10,5 +10,5 @@ const toolgate = createToolgate({ tools: CATALOG, buildFailure: BUILD_FAILURE })
 
 export const { Runner, ToolgateService } = toolgate;
 // Named, not "export *": wrangler types reads the classes the bindings name from these exports.
-export { AdapterPins, Gate, GateIndex, Identity, Keys, Ledger, Upstream } from "toolgate/worker/objects";
+export { AdapterPins, Connections, Gate, GateIndex, Identity, Keys, Ledger, Upstream } from "toolgate/worker/objects";
 export default toolgate;

@@ -11,3 +11,4 @@ export { AdapterPins } from "./pins/adapter-pins";
 export { Upstream } from "./upstreams/upstream";
 export { Keys } from "./keys/keys";
 export { Identity } from "./identity/object";
+export { Connections } from "./connections/object";

@@ -11,6 +11,7 @@ const GENERATORS = [
   "identity-module.mjs",
   "search-module.mjs",
   "telemetry-module.mjs",
+  "connections-module.mjs",
 ];
 
 /**

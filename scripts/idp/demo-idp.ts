@@ -31,7 +31,12 @@ export interface DemoIdp {
 }
 
 /** Starts the provider on 127.0.0.1 (`port` 0 or absent: any free port) for toolgate's redirect URIs. */
-export async function startDemoIdp(options: { port?: number; redirectUris: string[] }): Promise<DemoIdp> {
+export async function startDemoIdp(options: {
+  port?: number;
+  redirectUris: string[];
+  /** Issue refresh tokens, and access tokens lasting this many seconds (an upstream provider of connections). */
+  refreshTokens?: { accessTokenSeconds: number };
+}): Promise<DemoIdp> {
   const clientSecret = randomBytes(24).toString("base64url");
   const { privateKey } = await generateKeyPair("RS256", { extractable: true });
   const jwk = { ...(await exportJWK(privateKey)), alg: "RS256", use: "sig", kid: randomBytes(6).toString("hex") };
@@ -46,7 +51,7 @@ export async function startDemoIdp(options: { port?: number; redirectUris: strin
         client_id: DEMO_CLIENT_ID,
         client_secret: clientSecret,
         redirect_uris: options.redirectUris,
-        grant_types: ["authorization_code"],
+        grant_types: options.refreshTokens ? ["authorization_code", "refresh_token"] : ["authorization_code"],
         response_types: ["code"],
         token_endpoint_auth_method: "client_secret_basic",
       },
@@ -62,7 +67,15 @@ export async function startDemoIdp(options: { port?: number; redirectUris: strin
     jwks: { keys: [jwk] },
     cookies: { keys: [randomBytes(32).toString("hex")] },
     // Set, so the provider does not print a notice for each default it falls back to.
-    ttl: { Interaction: 600, Session: 3600, Grant: 3600, AccessToken: 600, IdToken: 600 },
+    ttl: {
+      Interaction: 600,
+      Session: 3600,
+      Grant: 3600,
+      AccessToken: options.refreshTokens?.accessTokenSeconds ?? 600,
+      IdToken: 600,
+      RefreshToken: 3600,
+    },
+    ...(options.refreshTokens ? { issueRefreshToken: () => true } : {}),
     renderError: (ctx: { type: string; body: string }, out: Record<string, unknown>) => {
       ctx.type = "text/plain";
       ctx.body = `Sign-in failed: ${String(out.error)}: ${String(out.error_description ?? "")}\n`;

@@ -37,6 +37,24 @@ export const AuthSchema = v.variant("type", [
 ]);
 export type AuthDeclaration = v.InferOutput<typeof AuthSchema>;
 
+/** A connection's name in the tenant's `connections` (the worker checks that it is declared). */
+export const connectionName = v.pipe(
+  v.string(),
+  v.regex(/^[a-z][a-z0-9_-]{0,31}$/, "must be 1-32 lowercase letters, digits, _ or -, starting with a letter"),
+);
+/** An OAuth scope (RFC 6749 section 3.3: printable ASCII but space, " and \\). */
+export const oauthScope = v.pipe(v.string(), v.regex(/^[\x21\x23-\x5b\x5d-\x7e]{1,128}$/, "must be an OAuth scope"));
+
+/**
+ * The tool acts as the calling user: its requests carry that user's token of the named connection,
+ * which must have been granted `scopes` (besides the connection's own).
+ */
+export const ConnectionUseSchema = v.strictObject({
+  name: connectionName,
+  scopes: v.optional(v.pipe(v.array(oauthScope), v.maxLength(32, "may name at most 32 scopes")), []),
+});
+export type ConnectionUse = v.InferOutput<typeof ConnectionUseSchema>;
+
 /** Requests per interval (with an optional burst), shared by every caller of the upstream. */
 export const RateLimitSchema = v.strictObject({
   requests: v.pipe(v.number(), v.integer(), v.minValue(1)),
@@ -81,6 +99,8 @@ export const HttpToolSchema = v.strictObject({
   /** Where arguments not used above go: query (default for GET/HEAD/DELETE), JSON body (others) or nowhere. */
   rest: v.optional(v.picklist(["query", "body", "drop"])),
   auth: v.optional(AuthSchema),
+  /** Acts as the calling user through a connection (its token in Authorization: Bearer). */
+  connection: v.optional(ConnectionUseSchema),
   maxResponseBytes,
   rateLimit: v.optional(RateLimitSchema),
   /** JSON Schema of the result (after `response`): every 2xx answer is checked against it. */
@@ -112,6 +132,7 @@ export const HttpToolHeadSchema = v.looseObject({
   url: HttpToolSchema.entries.url,
   method: HttpToolSchema.entries.method,
   auth: HttpToolSchema.entries.auth,
+  connection: HttpToolSchema.entries.connection,
   rateLimit: HttpToolSchema.entries.rateLimit,
 });
 export type HttpToolDeclaration = v.InferInput<typeof HttpToolSchema>;

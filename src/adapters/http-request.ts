@@ -98,13 +98,15 @@ function addQuery(url: URL, name: string, value: unknown): void {
 
 /**
  * The request for one call: URL with encoded path parameters and query, headers, body, credential.
- * `mapped` is mappedNames(decl), computed once per tool rather than per call.
+ * `mapped` is mappedNames(decl), computed once per tool rather than per call. `userToken` is the
+ * calling user's token of the tool's connection, sent as the bearer (after everything else).
  */
 export function buildRequest(
   decl: HttpTool,
   mapped: ReadonlySet<string>,
   args: unknown,
   secrets: Readonly<Record<string, string>>,
+  userToken?: string,
 ): { url: string; init: RequestInit } {
   const values = isPlainObject(args) ? args : {};
   const url = new URL(fill(decl.url, values, encodePathSegment, "URL path"));
@@ -135,6 +137,7 @@ export function buildRequest(
   else if (mode === "body") body = JSON.stringify(rest);
   if (body !== undefined) headers.set("content-type", "application/json");
   if (decl.auth) applyAuth(decl.auth, url, headers, secrets, `HTTP tool "${decl.name}"`);
+  if (userToken !== undefined) headers.set("authorization", `Bearer ${userToken}`);
   return {
     url: url.href,
     init: body === undefined ? { method: decl.method, headers } : { method: decl.method, headers, body },

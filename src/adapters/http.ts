@@ -1,7 +1,7 @@
 import { isToolError, toolError } from "../errors";
 import { jsonSchemaValidator } from "../schema/json-schema";
 import type { JsonSchema } from "../json";
-import { assembleTool, type Tool } from "../tool";
+import { assembleTool, type ConnectionNeed, type Tool, type ToolContext } from "../tool";
 import {
   HttpToolHeadSchema,
   HttpToolSchema,
@@ -14,7 +14,7 @@ import { buildRequest, mappedNames } from "./http-request";
 import { DEFAULT_MAX_RESPONSE_BYTES, toToolResult, upstreamFailure } from "./http-response";
 import { outputShape } from "./http-output";
 import { fetchUpstream, maskerFor } from "./upstream";
-import type { Masker } from "../mask";
+import { createMasker, type Masker } from "../mask";
 import { labelOf, type AdapterDeps, type AdapterKind } from "./kind";
 import { parsedPolicy } from "../policy";
 
@@ -89,8 +89,11 @@ function toolOf(decl: HttpTool, label: string, deps: HttpToolDeps): Tool {
     ...(outputSchema ? { outputSchema: () => outputSchema } : {}),
     validateInput,
     async run(args, ctx) {
-      const { url, init } = buildRequest(decl, mapped, args, ctx.secrets);
-      const mask = maskerFor(ctx.secrets);
+      const userToken = decl.connection ? await connectionToken(ctx, decl.connection, label) : undefined;
+      const { url, init } = buildRequest(decl, mapped, args, ctx.secrets, userToken);
+      // An upstream echoing the user's token gets it masked like a secret.
+      const mask =
+        userToken === undefined ? maskerFor(ctx.secrets) : createMasker([...Object.values(ctx.secrets), userToken]);
       const response = await fetchUpstream(ctx, deps.gate, policy.timeoutMs ?? DEFAULT_MAX_WAIT_MS, url, init).catch(
         (error: unknown) => {
           throw networkFailure(error, ctx.signal, mask, `${upstream} could not be reached`);
@@ -105,6 +108,13 @@ function toolOf(decl: HttpTool, label: string, deps: HttpToolDeps): Tool {
         : read;
     },
   });
+}
+
+/** The user's token for a tool acting as the user; a runtime without connections refuses the call. */
+function connectionToken(ctx: ToolContext, use: ConnectionNeed, label: string): Promise<string> {
+  if (!ctx.connectionToken)
+    throw toolError("denied", `${label} acts as the user through connection "${use.name}", which is not set up here`);
+  return ctx.connectionToken(use);
 }
 
 /**

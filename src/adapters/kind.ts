@@ -1,6 +1,6 @@
 import type * as v from "valibot";
 import type { Tool } from "../tool";
-import type { AuthDeclaration, RateLimit } from "./declarations";
+import type { AuthDeclaration, ConnectionUse, RateLimit } from "./declarations";
 import type { UpstreamGate } from "./upstream";
 
 /** What every adapter declaration holds, whatever its kind: the checks shared by all kinds read these. */
@@ -9,6 +9,8 @@ export interface AdapterDeclaration {
   name: string;
   /** The credential, by secret name: every name must be declared in the tenant's secrets. */
   auth?: AuthDeclaration | undefined;
+  /** The connection whose user token the tool sends: it must be declared in the tenant's connections. */
+  connection?: ConnectionUse | undefined;
   /** Shared by every declaration of the same upstream origin, which must agree on it. */
   rateLimit?: RateLimit | undefined;
 }

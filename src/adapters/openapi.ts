@@ -3,6 +3,7 @@ import { isPlainObject, type JsonSchema } from "../json";
 import type { Tool } from "../tool";
 import {
   AuthSchema,
+  ConnectionUseSchema,
   httpUrl,
   jsonObject,
   maxResponseBytes,
@@ -28,6 +29,8 @@ export const OpenApiSchema = v.strictObject({
   /** Prefix prepended to each operationId to form the tool name. */
   prefix: v.optional(v.string(), ""),
   auth: v.optional(AuthSchema),
+  /** Every operation acts as the calling user through this connection. */
+  connection: v.optional(ConnectionUseSchema),
   maxResponseBytes,
   rateLimit: v.optional(RateLimitSchema),
   /**
@@ -160,6 +163,7 @@ function toDeclaration(
     ...(body ? { body: { arg: body } } : {}),
     rest: "drop",
     ...(decl.auth ? { auth: decl.auth } : {}),
+    ...(decl.connection ? { connection: decl.connection } : {}),
     ...(decl.maxResponseBytes ? { maxResponseBytes: decl.maxResponseBytes } : {}),
     ...(decl.rateLimit ? { rateLimit: decl.rateLimit } : {}),
     ...(output ? { output } : {}),

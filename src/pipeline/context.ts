@@ -9,7 +9,7 @@ import {
 } from "../ask";
 import { toolError } from "../errors";
 import type { JsonValue } from "../json";
-import type { Progress, ToolContext, ToolLogger } from "../tool";
+import type { ConnectionTokens, Progress, ToolContext, ToolLogger } from "../tool";
 import type { CallUser } from "../contract/users";
 import { emit } from "./env";
 import type { CallState } from "./state";
@@ -26,6 +26,7 @@ export class CallContext implements ToolContext {
   readonly user: Readonly<CallUser> | undefined;
   readonly fetch: typeof fetch;
   readonly log: ToolLogger;
+  readonly connectionToken: ConnectionTokens | undefined;
   #controller: AbortController | undefined = undefined;
   #reason: string | undefined = undefined;
   constructor(
@@ -39,6 +40,7 @@ export class CallContext implements ToolContext {
     this.user = env.user;
     this.fetch = env.tracer ? env.tracer.fetch(state.callId, attempt, env.fetch) : env.fetch;
     this.log = env.log;
+    this.connectionToken = env.connectionTokens;
   }
   get signal(): AbortSignal {
     this.#controller ??= new AbortController();

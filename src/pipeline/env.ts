@@ -8,7 +8,7 @@ import type { CallJournal } from "../journal";
 import type { CallRunner } from "../runner";
 import type { Limiter } from "../gates/limiter";
 import type { Registry } from "../registry";
-import type { ToolLogger } from "../tool";
+import type { ConnectionTokens, ToolLogger } from "../tool";
 import { processLimiter } from "../gates/process-limiter";
 import type { CallEvent } from "../events";
 import type { CallUser } from "../contract/users";
@@ -31,6 +31,8 @@ export interface PipelineEnv {
   approved: boolean;
   /** The user the calls are made for (frozen: tools and hooks read it, none may change it). */
   user: Readonly<CallUser> | undefined;
+  /** The user's tokens of the host's connections (ctx.connectionToken); undefined: none. */
+  connectionTokens: ConnectionTokens | undefined;
   /** The caller's answers and what it can be asked (ctx.ask); undefined: it cannot be asked. */
   ask: AskChannel | undefined;
   limits: Limits;
@@ -85,6 +87,7 @@ function buildPipeline(options: ExecuteOptions): PipelineEnv {
     runner: options.journal ? options.runner : undefined,
     approved: options.approved ?? false,
     user: options.user ? Object.freeze({ ...options.user }) : undefined,
+    connectionTokens: options.connectionTokens,
     ask: options.ask,
     limits: { ...DEFAULT_LIMITS, ...options.limits },
     log: options.log ?? SILENT_LOGGER,

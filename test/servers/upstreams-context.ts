@@ -22,6 +22,8 @@ declare module "vitest" {
     tokenLab: string;
     /** The demo OpenID provider (scripts/idp/demo-idp.ts): alice and bob, for toolgate's callbacks. */
     idp: { url: string; clientId: string; clientSecret: string };
+    /** A second demo provider, upstream of connections (refresh tokens), and an API acting for its tokens' users. */
+    connectionsUpstream: { idp: { url: string; clientId: string; clientSecret: string }; api: string };
   }
 }
 export {};

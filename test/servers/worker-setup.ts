@@ -17,6 +17,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { TestProject } from "vitest/node";
 import { startDemoIdp } from "../../scripts/idp/demo-idp";
+import { startConnectionsApi } from "./connections-api";
 import { startEverything } from "./everything";
 import { startHttpApi } from "./http-api";
 import { startHungServer } from "./hung";
@@ -89,6 +90,16 @@ export default async function setup(project: TestProject) {
   const tokenLab = await startTokenLab();
   // Callbacks of the workerd tests' origin (BASE) and of an https host the tests name in a tenant's hosts.
   const idp = await startDemoIdp({ redirectUris: [...IDP_REDIRECT_URIS] });
+  // A second provider, upstream of connections (refresh tokens; access tokens of 90 s), and its API.
+  const upstreamIdp = await startDemoIdp({
+    redirectUris: ["http://127.0.0.1:8787/connections/callback"],
+    refreshTokens: { accessTokenSeconds: 90 },
+  });
+  const connectionsApi = await startConnectionsApi(`${upstreamIdp.url}/me`);
+  project.provide("connectionsUpstream", {
+    idp: { url: upstreamIdp.url, clientId: upstreamIdp.clientId, clientSecret: upstreamIdp.clientSecret },
+    api: connectionsApi.url,
+  });
   project.provide("upstreams", {
     httpApi: httpApi.url,
     mcp: mcp.url,
@@ -107,6 +118,8 @@ export default async function setup(project: TestProject) {
       ...[httpApi, mcp, meter, everything, reference, v2.dual, v2.modern, v2.legacy, tasks, hung, latches],
       tokenLab,
       { close: idp.stop },
+      { close: upstreamIdp.stop },
+      connectionsApi,
     ];
     await Promise.all(servers.map((server) => server.close()));
   };

@@ -1,6 +1,11 @@
 import { canonicalJson } from "../../src/hash";
 import { checkEgress, createEgressFetch, type EgressPolicy } from "../../src/egress";
-import { parseDeclaration, type AuthDeclaration, type RateLimit } from "../../src/adapters/declarations";
+import {
+  parseDeclaration,
+  type AuthDeclaration,
+  type ConnectionUse,
+  type RateLimit,
+} from "../../src/adapters/declarations";
 import { labelOf, type AdapterDeclaration, type AdapterKind } from "../../src/adapters/kind";
 import { ADAPTER_KINDS, ADAPTER_SECTIONS, type AdapterSection } from "../../src/adapters/kinds";
 import type { McpServer } from "../../src/adapters/mcp";
@@ -138,6 +143,24 @@ export function buildAdapters(
     }
   }
 
+  /** A tool acting as the user names a declared connection, and sends no other Authorization. */
+  function checkConnection(where: string, use: ConnectionUse | undefined, auth: AuthDeclaration | undefined): void {
+    if (!use) return;
+    const declared = Object.keys(config.connections ?? {});
+    if (!declared.includes(use.name))
+      throw invalid(
+        `${where}.connection.name`,
+        `no connection "${use.name}" in "connections"` +
+          (declared.length ? ` (declared: ${declared.join(", ")})` : " (declare it there)"),
+      );
+    if (auth?.type === "bearer" || auth?.type === "basic")
+      throw invalid(
+        `${where}.auth`,
+        `a "${auth.type}" credential would replace the user's token of connection "${use.name}" in ` +
+          'Authorization; send a key beside it with auth "header" or "query"',
+      );
+  }
+
   // Pass 1: parse every declaration of every kind; collect origins and limits, so egress and
   // gates are complete before any tool exists.
   const declared: Declared[] = [];
@@ -151,6 +174,7 @@ export function buildAdapters(
         parseDeclaration(kind.toolName && kind.head ? kind.head : kind.schema, raw, label),
       );
       checkSecret(where, declaration.auth);
+      checkConnection(where, declaration.connection, declaration.auth);
       const { url, origin } = upstream(
         where,
         at(where, () => kind.upstreamUrl(declaration, label)),

@@ -72,8 +72,10 @@ export const ADAPTER_FIELDS = {
 
 /**
  * What the adapters' builder reads of a tenant's configuration (a TenantConfig is one): its adapter
- * sections, egress and the names of its secrets. Its own type, so adapters/ never imports tenant/.
+ * sections, egress and the names of its secrets and connections. Its own type, so adapters/ never imports tenant/.
  */
 export type AdapterConfig = v.InferOutput<v.ObjectSchema<typeof ADAPTER_FIELDS, undefined>> & {
   secrets: Readonly<Record<string, string>>;
+  /** The connections tools may act as the user through (only their names are read here). */
+  connections?: Readonly<Record<string, unknown>> | undefined;
 };

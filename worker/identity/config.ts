@@ -57,7 +57,8 @@ function urlProblem(text: string, origin: boolean): string | undefined {
   return undefined;
 }
 
-const url = (origin = false) =>
+/** A URL field of the configuration: see urlProblem (`origin`: an origin, no path). */
+export const url = (origin = false) =>
   v.pipe(
     v.string(),
     v.maxLength(512, "must be at most 512 characters"),
@@ -67,7 +68,8 @@ const url = (origin = false) =>
     ),
   );
 
-const text = (max: number) =>
+/** A text field of the configuration: 1 to `max` characters. */
+export const text = (max: number) =>
   v.pipe(v.string(), v.minLength(1, "must not be empty"), v.maxLength(max, `must be at most ${max} characters`));
 
 /**

@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { PolicyDataSchema } from "../../src/policy";
 import { ADAPTER_FIELDS } from "../adapters/config";
+import { CONNECTION_FIELDS } from "../connections/config";
 import { ConfigError } from "../errors";
 import { ACT_AS, IDENTITY_FIELDS } from "../identity/config";
 import { TELEMETRY_FIELDS } from "../telemetry/config";
@@ -110,6 +111,8 @@ export const TenantConfigSchema = v.strictObject({
   ...SEARCH_FIELDS,
   /** OpenTelemetry traces sent to a collector: see worker/telemetry/config.ts and docs/telemetry.md. */
   ...TELEMETRY_FIELDS,
+  /** The OAuth providers through which tools act as the calling user: see worker/connections/config.ts. */
+  ...CONNECTION_FIELDS,
 });
 
 export type TenantConfigInput = v.InferInput<typeof TenantConfigSchema>;
@@ -149,5 +152,11 @@ export function parseTenantConfig(input: string | unknown, source = "TOOLGATE_CO
       throw new ConfigError(`${source} is invalid: keys[${i}].name: duplicate key name "${key.name}"`);
     keyNames.add(key.name);
   });
+  // Connecting needs the console's own session (Cloudflare Access sign-ins are not supported yet).
+  if (config.connections !== undefined && config.identity?.oidc === undefined)
+    throw new ConfigError(
+      `${source} is invalid: connections: people connect in the console, so they must sign in to it ` +
+        "with identity.oidc",
+    );
   return { ...config, limits: { ...DEFAULT_LIMITS, ...config.limits } };
 }

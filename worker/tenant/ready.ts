@@ -3,6 +3,8 @@ import { isPlainObject } from "../../src/json";
 import { bundledConfig, type BundledConfig } from "./bundled-config";
 import { CATALOG, type Catalog } from "./catalog";
 import { DEMO_CONFIG } from "../demo/tenant";
+import { checkConnectionSecrets } from "../connections/config";
+import { connectionSecrets } from "../connections/secret";
 import { oidcClientSecret } from "../identity/config";
 import { jsonSchemaLibraryLoaded, loadJsonSchemaLibrary } from "../json-schema-library";
 import { loadTenant, type Tenant } from "./tenant";
@@ -11,7 +13,7 @@ import { loadTenant, type Tenant } from "./tenant";
  * loadTenant, with the JSON Schema library loaded first whenever the configuration may declare tools
  * (http, openapi, mcp: their schemas are JSON Schemas, some checked as the tenant is built). A tenant
  * of code tools alone never loads it. Once loaded, no request waits for it again. A tenant whose
- * console sign-in needs a Worker secret that is not set throws ConfigError naming it: every request
+ * console sign-in or connection needs a Worker secret that is not set throws ConfigError naming it: every request
  * answers 500 config_invalid (as /healthz does), so a deploy missing it shows at once.
  */
 export async function readyTenant(
@@ -22,6 +24,10 @@ export async function readyTenant(
   if (!jsonSchemaLibraryLoaded() && mayDeclareTools(env, bundled)) await loadJsonSchemaLibrary();
   const tenant = loadTenant(env, bundled, catalog);
   oidcClientSecret(tenant.config.identity, env);
+  if (tenant.config.connections) {
+    checkConnectionSecrets(tenant.config.connections, env);
+    connectionSecrets(env);
+  }
   return tenant;
 }
 

@@ -5,6 +5,8 @@ import { createEgressFetch } from "../../../src/egress";
 import { executeCall } from "../../../src/pipeline/execute";
 import { createRegistry } from "../../../src/registry";
 import type { Tool } from "../../../src/tool";
+import type { ExecuteOptions } from "../../../src/options";
+import { toolError } from "../../../src/errors";
 import { startHttpApi, type HttpApi } from "../../servers/http-api";
 
 let api: HttpApi;
@@ -284,5 +286,66 @@ describe("httpTool: declarations", () => {
     const result = await run(tool, { n: "x" });
     expect(!result.ok && result.error.code).toBe("invalid_arguments");
     expect(api.hits.get("/echo/v") ?? 0).toBe(before);
+  });
+});
+
+describe("httpTool: acting as the user through a connection", () => {
+  const USER_TOKEN = "gho_user-token-0123456789";
+  const acting = (over: Partial<HttpToolDeclaration> = {}) =>
+    httpTool(decl({ connection: { name: "github", scopes: ["repo"] }, ...over }));
+  const requests = () => api.hits.get("/echo") ?? 0;
+
+  async function runAs(tool: Tool, connectionTokens?: ExecuteOptions["connectionTokens"]) {
+    const sent: (string | null)[] = [];
+    const fetch: typeof globalThis.fetch = (input, init) => {
+      sent.push(new Headers(init?.headers).get("authorization"));
+      return egress()(input, init);
+    };
+    const result = await executeCall(
+      { id: `c_${Math.random()}`, name: tool.name, arguments: {} },
+      { registry: createRegistry([tool]), secrets: SECRETS, fetch, ...(connectionTokens ? { connectionTokens } : {}) },
+    );
+    return { result, sent };
+  }
+
+  it("sends the user's token as the bearer, asked for with the tool's connection and scopes", async () => {
+    const asked: unknown[] = [];
+    const { result, sent } = await runAs(
+      acting({ auth: { type: "header", name: "x-api-key", secret: "KEY" } }),
+      async (need) => {
+        asked.push(need);
+        return USER_TOKEN;
+      },
+    );
+    expect(result.ok).toBe(true);
+    expect(sent).toEqual([`Bearer ${USER_TOKEN}`]);
+    expect(asked).toEqual([{ name: "github", scopes: ["repo"] }]);
+    if (result.ok) expect((result.output.structured as { headers: object }).headers).toHaveProperty("x-api-key");
+  });
+
+  it("masks the user's token when the upstream echoes it", async () => {
+    const { result, sent } = await runAs(acting({ url: `${api.url}/fail?status=500` }), async () => USER_TOKEN);
+    expect(sent).toEqual([`Bearer ${USER_TOKEN}`]);
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.error.message).toContain("you sent Bearer [redacted]");
+    expect(JSON.stringify(result)).not.toContain(USER_TOKEN);
+  });
+
+  it("makes no request when the host has no connections, or refuses the user's token", async () => {
+    const before = requests();
+    const { result: none } = await runAs(acting());
+    expect(none.ok).toBe(false);
+    if (!none.ok)
+      expect(none.error).toMatchObject({
+        code: "denied",
+        message: 'HTTP tool "t" acts as the user through connection "github", which is not set up here',
+      });
+    const { result: refused } = await runAs(acting(), async () => {
+      throw toolError("denied", "Connect github first: https://tg.example/connections/github/connect");
+    });
+    expect(refused.ok).toBe(false);
+    if (!refused.ok)
+      expect(refused.error.message).toBe("Connect github first: https://tg.example/connections/github/connect");
+    expect(requests()).toBe(before);
   });
 });

@@ -3,6 +3,11 @@ import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, expect, it } from "vitest";
 import { IDENTITY_MODULE, identityInputAllowed, writeIdentityModule } from "../../../scripts/identity-module.mjs";
+import {
+  CONNECTIONS_MODULE,
+  connectionsInputAllowed,
+  writeConnectionsModule,
+} from "../../../scripts/connections-module.mjs";
 import { JSON_SCHEMA_MODULE } from "../../../scripts/json-schema-module.mjs";
 import { OAUTH_MODULE } from "../../../scripts/oauth-module.mjs";
 import { SEARCH_MODULE, searchInputAllowed, writeSearchModule } from "../../../scripts/search-module.mjs";
@@ -21,13 +26,15 @@ const IDENTITY_TEXT = "no applicable key found in the JSON Web Key Set";
 const SEARCH_TEXT = "no tool matches these words";
 // And one of the telemetry library's (the resource attribute counting dropped spans).
 const TELEMETRY_TEXT = "toolgate.telemetry.dropped_spans";
+// And one of the connections library's (its connect page's refusal).
+const CONNECTIONS_TEXT = "No connect is under way in this browser";
 
 // The demo (the top-level environment, entry worker/index.ts) and a tenant's (entry tenants/acme.ts).
 it.each([
   ["", "index.js"],
   ["acme", "acme.js"],
 ])(
-  "wrangler uploads the OAuth, JSON Schema, identity, search and telemetry libraries as modules of their own, which the bundle imports only when asked (env %j)",
+  "wrangler uploads the OAuth, JSON Schema, identity, search, telemetry and connections libraries as modules of their own, which the bundle imports only when asked (env %j)",
   (env, main) => {
     const node = existsSync("node_modules/node/bin/node") ? resolve("node_modules/node/bin/node") : process.execPath;
     const dir = join(out, env || "top");
@@ -53,6 +60,9 @@ it.each([
     const telemetry = readFileSync(join(dir, "telemetry/library.generated.mjs"), "utf8");
     expect(telemetry).toContain(TELEMETRY_TEXT);
     expect(telemetry).toBe(readFileSync(TELEMETRY_MODULE, "utf8"));
+    const connections = readFileSync(join(dir, "connections/library.generated.mjs"), "utf8");
+    expect(connections).toContain(CONNECTIONS_TEXT);
+    expect(connections).toBe(readFileSync(CONNECTIONS_MODULE, "utf8"));
     // None is in the bundle workerd compiles at startup: each reached by one dynamic import,
     // at its module's upload name.
     expect(bundle).not.toContain(LIBRARY_TEXT);
@@ -60,6 +70,7 @@ it.each([
     expect(bundle).not.toContain(IDENTITY_TEXT);
     expect(bundle).not.toContain(SEARCH_TEXT);
     expect(bundle).not.toContain(TELEMETRY_TEXT);
+    expect(bundle).not.toContain(CONNECTIONS_TEXT);
     // A tenant's bundle imports one more module on first use: its precomputed listings, a text module
     // wrangler uploads under a content-hashed name (the build command wrote it).
     const imported = bundle
@@ -67,6 +78,7 @@ it.each([
       .map((call) => call.slice('import("'.length, -'")'.length))
       .sort();
     const libraries = [
+      "./connections/library.generated.mjs",
       "./identity/library.generated.mjs",
       "./json-schema/library.generated.mjs",
       "./oauth/provider.generated.mjs",
@@ -106,3 +118,11 @@ it("builds the telemetry library's module from worker/telemetry/lazy/ and src/te
   expect(inputs.some((input) => input.startsWith("src/telemetry/"))).toBe(true);
   expect(inputs.every((input) => telemetryInputAllowed(input))).toBe(true);
 });
+
+it("builds the connections library's module from oauth4webapi and worker/connections/lazy/ alone", async () => {
+  const { inputs } = await writeConnectionsModule();
+  expect(inputs.filter((input) => !connectionsInputAllowed(input))).toEqual([]);
+  expect(inputs.some((input) => input.startsWith("node_modules/oauth4webapi/"))).toBe(true);
+  expect(inputs.some((input) => input.startsWith("worker/connections/lazy/"))).toBe(true);
+  expect(connectionsInputAllowed("worker/errors.ts")).toBe(false);
+}, 60_000);

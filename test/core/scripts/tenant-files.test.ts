@@ -28,7 +28,8 @@ describe("tenant files", () => {
       `tenant: { config, source: "tenants/acme.json", listings: () => import("./acme.listings.generated.txt") },`,
     );
     expect(module).toContain(
-      `export { AdapterPins, Gate, GateIndex, Identity, Keys, Ledger, Upstream } from "toolgate/worker/objects";`,
+      "export { AdapterPins, Connections, Gate, GateIndex, Identity, Keys, Ledger, Upstream } " +
+        'from "toolgate/worker/objects";',
     );
     expect(module).toContain(`export default toolgate;`);
   });

@@ -61,10 +61,15 @@ export async function toToolgate(
 }
 
 /** The browser at the provider: from its authorize URL through login and consent, to toolgate's callback URL. */
-export async function throughProvider(authorizeUrl: string, login: string, jar = new Jar()): Promise<string> {
+export async function throughProvider(
+  authorizeUrl: string,
+  login: string,
+  jar = new Jar(),
+  provider = idp.url,
+): Promise<string> {
   let url = authorizeUrl;
   for (let step = 0; step < 12; step++) {
-    if (!url.startsWith(idp.url)) return url;
+    if (!url.startsWith(provider)) return url;
     const response = await fetch(url, { redirect: "manual", headers: { cookie: jar.header() } });
     jar.take(response);
     const location = response.headers.get("location");

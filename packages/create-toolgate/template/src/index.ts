@@ -12,5 +12,5 @@ const toolgate = createToolgate({
 
 // Exported under the names wrangler.toml binds (named: wrangler types reads the classes from them).
 export const { Runner, ToolgateService } = toolgate;
-export { AdapterPins, Gate, GateIndex, Identity, Keys, Ledger, Upstream } from "toolgate/worker/objects";
+export { AdapterPins, Connections, Gate, GateIndex, Identity, Keys, Ledger, Upstream } from "toolgate/worker/objects";
 export default toolgate;

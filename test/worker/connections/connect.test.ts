@@ -1,0 +1,271 @@
+import { runInDurableObject } from "cloudflare:test";
+import { env as workerEnv } from "cloudflare:workers";
+import { describe, expect, inject, it } from "vitest";
+import "../../servers/upstreams-context";
+import { connectionsStore, type TokenSet } from "../../../worker/connections/lazy/entry";
+import { keyId, open, seal } from "../../../worker/connections/lazy/seal";
+import { userKey } from "../../../worker/identity/user";
+import { CALL_KEY, CALL_KEY_HASH, json, request } from "../helpers/requests";
+import { demoOidc, idpSecretEnv, Jar, signIn, throughProvider, toToolgate } from "../helpers/sign-in";
+
+/**
+ * Tools acting as the user, through real parts: the demo provider signs people in to the console, a
+ * second oidc-provider is the upstream OAuth provider of the connection, and a loopback API answers
+ * the items of whoever's token it gets (it asks the provider's userinfo). People connect in their
+ * browser (connect route, provider's forms, callback); calls are made by a key acting for them.
+ */
+
+const up = inject("connectionsUpstream");
+const SECRET = "connections-secret-0123456789-abcdefghij";
+const CONFIG = {
+  name: "conn",
+  tools: ["add"],
+  keys: [{ name: "chat", hash: CALL_KEY_HASH, scopes: ["call"], actAs: "header" }],
+  identity: { oidc: demoOidc() },
+  connections: {
+    demo: {
+      title: "Demo",
+      issuer: up.idp.url,
+      clientId: up.idp.clientId,
+      clientSecret: "UPSTREAM_CLIENT_SECRET",
+      scopes: ["openid"],
+    },
+  },
+  http: [{ name: "my_items", description: "The caller's items", url: `${up.api}/items`, connection: { name: "demo" } }],
+  egress: { allowHttpHosts: ["127.0.0.1"] },
+};
+/** The env of tenant `name` (a tenant of its own: its users' objects and this isolate's kept tokens are its own). */
+const tenantEnv = (name: string) => ({
+  TOOLGATE_CONFIG: JSON.stringify({ ...CONFIG, name }),
+  ...idpSecretEnv(),
+  UPSTREAM_CLIENT_SECRET: up.idp.clientSecret,
+  TOOLGATE_CONNECTIONS_SECRET: SECRET,
+});
+const ENV = tenantEnv("conn");
+type TenantEnv = ReturnType<typeof tenantEnv>;
+
+/** The person signs in to the console and starts a connect: the provider's authorize URL, and their jar. */
+async function startConnect(login: string, env: TenantEnv = ENV) {
+  const { jar } = await signIn(login, env);
+  const started = await toToolgate("/connections/demo/connect", env, jar);
+  expect(started.status, await started.clone().text()).toBe(302);
+  return { jar, authorize: started.headers.get("location")! };
+}
+
+/** The person connects Demo: signed in, through the upstream provider's forms, back to the callback. */
+async function connect(login: string, env: TenantEnv = ENV) {
+  const { jar, authorize } = await startConnect(login, env);
+  const back = await throughProvider(authorize, login, new Jar(), up.idp.url);
+  const cookie = jar.cookies.get("tg_connect")!;
+  const callback = await toToolgate(back, env, jar);
+  expect(callback.status, await callback.clone().text()).toBe(200);
+  return { jar, back, cookie };
+}
+
+/** A browser holding only this connect cookie. */
+function withConnectCookie(value: string): Jar {
+  const jar = new Jar();
+  jar.cookies.set("tg_connect", value);
+  return jar;
+}
+
+/** One call of my_items by the chat key acting for `user` (none: for nobody). */
+async function myItems(user?: string, env: TenantEnv = ENV) {
+  const id = `c-${crypto.randomUUID().slice(0, 8)}`;
+  const res = await request("/v1/calls", {
+    key: CALL_KEY,
+    env,
+    headers: user ? { "toolgate-user": user } : {},
+    body: { id, name: "my_items", arguments: {} },
+  });
+  const body = await json(res);
+  return { id, body, record: body.calls[0] };
+}
+
+const apiRequests = async () => ((await (await fetch(`${up.api}/requests`)).json()) as { requests: number }).requests;
+
+describe("tools acting as the user through a connection", () => {
+  it("sends each user's own token: two users call the same tool and each sees their own items", async () => {
+    await connect("alice");
+    await connect("bob");
+    const alice = await myItems("alice");
+    const bob = await myItems("bob");
+    expect(alice.record.status, JSON.stringify(alice.body)).toBe("succeeded");
+    expect(alice.record.output.structured).toMatchObject({
+      owner: "alice",
+      items: ["alice's first item", expect.any(String)],
+    });
+    expect(bob.record.output.structured).toMatchObject({ owner: "bob" });
+  });
+
+  it("makes no upstream request for a user who has not connected, nor for a call made for nobody", async () => {
+    const before = await apiRequests();
+    const stranger = await myItems("carol");
+    expect(stranger.record.status).toBe("denied");
+    expect(stranger.record.error.code).toBe("denied");
+    expect(stranger.record.error.message).toBe(
+      "Connect Demo first (not connected to demo): open http://127.0.0.1:8787/connections/demo/connect, " +
+        "then call again.",
+    );
+    const nobody = await myItems();
+    expect(nobody.record.error).toMatchObject({ code: "denied" });
+    expect(nobody.record.error.message).toMatch(/this call is made for no user/);
+    expect(await apiRequests()).toBe(before);
+  });
+
+  it("refuses a replayed callback, a state that is not the connect's, another's code and another tenant", async () => {
+    const alice = await connect("alice");
+    const replay = await toToolgate(alice.back, ENV, withConnectCookie(alice.cookie));
+    expect(replay.status).toBe(400);
+    expect(await replay.text()).toMatch(/already used or has expired/);
+
+    const bob = await startConnect("bob");
+    const bobBack = new URL(await throughProvider(bob.authorize, "bob", new Jar(), up.idp.url));
+    const bobCookie = bob.jar.cookies.get("tg_connect")!;
+    // Another tenant's callback finds no connect of its own for that cookie.
+    const otherTenant = { ...ENV, TOOLGATE_CONFIG: JSON.stringify({ ...CONFIG, name: "conn-other" }) };
+    const elsewhere = await toToolgate(bobBack.href, otherTenant, withConnectCookie(bobCookie));
+    expect(elsewhere.status).toBe(400);
+    // A forged state is refused, and uses the connect up.
+    const forged = new URL(bobBack);
+    forged.searchParams.set("state", "forged-state-value");
+    const refused = await toToolgate(forged.href, ENV, withConnectCookie(bobCookie));
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toMatch(/state_mismatch/);
+    expect((await toToolgate(bobBack.href, ENV, withConnectCookie(bobCookie))).status).toBe(400);
+
+    // A code and state brought to the browser of another connect: that connect's state is not theirs.
+    const other = await startConnect("alice");
+    const otherCookie = other.jar.cookies.get("tg_connect")!;
+    const aliceAgain = await startConnect("alice");
+    const aliceBack = await throughProvider(aliceAgain.authorize, "alice", new Jar(), up.idp.url);
+    const crossed = await toToolgate(aliceBack, ENV, withConnectCookie(otherCookie));
+    expect(crossed.status).toBe(400);
+    expect(await crossed.text()).toMatch(/state_mismatch/);
+  });
+
+  it("keeps tokens sealed at rest, and out of records", async () => {
+    await connect("alice");
+    const call = await myItems("alice");
+    expect(call.record.status).toBe("succeeded");
+    const seen = ((await (await fetch(`${up.api}/seen`)).json()) as { seen: string[] }).seen;
+    const tokens = seen.map((line) => line.replace(/^Bearer /, "")).filter((token) => token.length > 0);
+    expect(tokens.length).toBeGreaterThan(0);
+    const key = await userKey("conn", "alice");
+    const ns = workerEnv.CONNECTIONS;
+    const rows = await runInDurableObject(ns.get(ns.idFromName(`conn\n${key}`)), (_object, state) =>
+      state.storage.sql.exec("SELECT * FROM tokens").toArray(),
+    );
+    const stored = JSON.stringify(rows);
+    expect(stored).toContain("v1.");
+    const record = await request(`/v1/calls/${call.record.callId}`, {
+      key: CALL_KEY,
+      env: ENV,
+      headers: { "toolgate-user": "alice" },
+    });
+    const recorded = await record.text();
+    expect(record.status).toBe(200);
+    for (const token of tokens) {
+      expect(stored).not.toContain(token);
+      expect(recorded).not.toContain(token);
+      expect(JSON.stringify(call.body)).not.toContain(token);
+    }
+  });
+
+  it("refreshes an expiring token once for many concurrent calls, each of which succeeds", async () => {
+    const env = tenantEnv("conn-refresh");
+    await connect("alice", env);
+    const before = await storedTokens("conn-refresh", "alice");
+    await rewriteTokens("conn-refresh", "alice", (tokens) => ({ ...tokens, expiresAt: Date.now() - 1000 }));
+    const seenBefore = (await seenTokens()).length;
+    const calls = await Promise.all(Array.from({ length: 20 }, () => myItems("alice", env)));
+    for (const call of calls) expect(call.record.status, JSON.stringify(call.record.error)).toBe("succeeded");
+    const used = new Set((await seenTokens()).slice(seenBefore));
+    const after = await storedTokens("conn-refresh", "alice");
+    // One refresh: one new access token, which every call sent; the old one none.
+    expect([...used]).toEqual([after.accessToken]);
+    expect(after.accessToken).not.toBe(before.accessToken);
+    expect(after.expiresAt).toBeGreaterThan(Date.now());
+  });
+
+  it("marks the connection as needing the user when the provider refuses the refresh", async () => {
+    const env = tenantEnv("conn-refused");
+    await connect("bob", env);
+    await rewriteTokens("conn-refused", "bob", (tokens) => ({
+      ...tokens,
+      expiresAt: Date.now() - 1000,
+      refreshToken: "revoked-at-the-provider",
+    }));
+    const before = await apiRequests();
+    const refused = await myItems("bob", env);
+    expect(refused.record.error.code).toBe("denied");
+    expect(refused.record.error.message).toMatch(/^Connect Demo first \(the refresh was refused: .*invalid_grant/);
+    const again = await myItems("bob", env);
+    expect(again.record.error.message).toMatch(/^Connect Demo first \(the connection to demo must be made again\)/);
+    expect(await apiRequests()).toBe(before);
+    // Connecting again makes it whole.
+    await connect("bob", env);
+    expect((await myItems("bob", env)).record.status).toBe("succeeded");
+  });
+
+  it("opens rows sealed under the previous secret after a rotation, and seals them again under the new one", async () => {
+    await connect("alice", tenantEnv("conn-rotate"));
+    const object = await userObject("conn-rotate", "alice");
+    const owner = { tenant: "conn-rotate", userKey: await userKey("conn-rotate", "alice") };
+    const NEW = "rotated-connections-secret-0123456789-xyz";
+    const sealedBy = async () => (await sealedRow(object)).split(".")[1];
+    expect(await sealedBy()).toBe(await keyId(SECRET));
+    await runInDurableObject(object, async (_object, state) => {
+      const sql = state.storage.sql;
+      // Without the secret that sealed it, nothing opens.
+      expect(await connectionsStore.loadTokens(sql, [NEW], owner, "demo")).toBe("unreadable");
+      const loaded = await connectionsStore.loadTokens(sql, [NEW, SECRET], owner, "demo");
+      expect(loaded).toMatchObject({ needsUser: false, tokens: { accessToken: expect.any(String) } });
+    });
+    expect(await sealedBy()).toBe(await keyId(NEW));
+    await runInDurableObject(object, async (_object, state) => {
+      expect(await connectionsStore.loadTokens(state.storage.sql, [NEW], owner, "demo")).toMatchObject({
+        needsUser: false,
+      });
+      expect(await connectionsStore.loadTokens(state.storage.sql, [SECRET], owner, "demo")).toBe("unreadable");
+    });
+    // The calls of the rotated tenant work with the new secret and the previous one set.
+    const rotated = { ...tenantEnv("conn-rotate"), TOOLGATE_CONNECTIONS_SECRET: NEW };
+    const call = await myItems("alice", { ...rotated, TOOLGATE_CONNECTIONS_SECRET_PREVIOUS: SECRET } as TenantEnv);
+    expect(call.record.status).toBe("succeeded");
+  });
+});
+
+const seenTokens = async () =>
+  ((await (await fetch(`${up.api}/seen`)).json()) as { seen: string[] }).seen.map((line) =>
+    line.replace(/^Bearer /, ""),
+  );
+
+async function userObject(tenant: string, user: string) {
+  const ns = workerEnv.CONNECTIONS;
+  return ns.get(ns.idFromName(`${tenant}\n${await userKey(tenant, user)}`));
+}
+
+async function sealedRow(object: DurableObjectStub): Promise<string> {
+  return runInDurableObject(
+    object,
+    (_object, state) =>
+      state.storage.sql.exec<{ sealed: string }>("SELECT sealed FROM tokens WHERE connection = 'demo'").one().sealed,
+  );
+}
+
+/** The user's tokens as stored, opened with the test tenants' secret. */
+async function storedTokens(tenant: string, user: string): Promise<TokenSet> {
+  const info = `${tenant}\n${await userKey(tenant, user)}\ndemo`;
+  const opened = await open<TokenSet>([SECRET], info, await sealedRow(await userObject(tenant, user)));
+  return opened!.value;
+}
+
+/** Rewrites the user's stored tokens, sealed as toolgate seals them (what time or the provider would change). */
+async function rewriteTokens(tenant: string, user: string, change: (tokens: TokenSet) => TokenSet): Promise<void> {
+  const info = `${tenant}\n${await userKey(tenant, user)}\ndemo`;
+  const sealed = await seal(SECRET, info, change(await storedTokens(tenant, user)));
+  await runInDurableObject(await userObject(tenant, user), (_object, state) => {
+    state.storage.sql.exec("UPDATE tokens SET sealed = ? WHERE connection = 'demo'", sealed);
+  });
+}

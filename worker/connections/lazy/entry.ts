@@ -1,0 +1,23 @@
+/**
+ * The connections library: toolgate as the OAuth client of the providers tools act as the user
+ * through, and the sealed per-user token rows. A module apart from the Worker
+ * (scripts/connections-module.mjs → worker/connections/library.generated.mjs), loaded on first use:
+ * tenants without `connections` never compile it. It may import only oauth4webapi and files of this folder.
+ */
+export { accessToken, REFRESH_BEFORE_MS } from "./access";
+export {
+  beginConnect,
+  type BeginResult,
+  type ConnectFailure,
+  type ConnectFailureReason,
+  type ConnectionClient,
+  finishConnect,
+  refreshConnection,
+  type TokenSet,
+  type TokensResult,
+} from "./oauth-client";
+export { callbackPage, type ConnectPageDeps, connectPage } from "./routes";
+export { open, seal } from "./seal";
+export { type AccessTokenResult, userToken } from "./tokens";
+export * as connectionsStore from "./store";
+export type { ConnectionInfo, Loaded, Owner, PendingConnect } from "./store";

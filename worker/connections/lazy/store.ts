@@ -1,0 +1,144 @@
+import { open, seal } from "./seal";
+import type { TokenSet } from "./oauth-client";
+
+/**
+ * The rows of one user's Connections object (SQLite): connects under way (single use, by their id's
+ * SHA-256) and the user's tokens per connection, sealed (seal.ts). Plain functions over the object's
+ * SQL storage, so the object's class (in the bundle) stays small.
+ */
+
+/** Connects under way per user, and how long one may take (from the connect route to its callback). */
+export const CONNECT_LIMITS = { pending: 16, ttlMs: 10 * 60_000 } as const;
+
+/** A connect under way: what its callback must match. */
+export interface PendingConnect {
+  connection: string;
+  state: string;
+  verifier: string;
+  scopes: string[];
+  expiresAt: number;
+}
+
+/** What a listing shows of a connection (never a token). */
+export interface ConnectionInfo {
+  connection: string;
+  scopes: string[];
+  connectedAt: number;
+  usedAt: number | null;
+  needsUser: boolean;
+}
+
+/** Where a sealed row belongs: HKDF's info, so a row copied to another user or connection does not open. */
+export interface Owner {
+  tenant: string;
+  userKey: string;
+}
+const infoOf = (owner: Owner, connection: string) => `${owner.tenant}\n${owner.userKey}\n${connection}`;
+
+export function createSchema(sql: SqlStorage): void {
+  sql.exec(`CREATE TABLE IF NOT EXISTS pending (
+    id_hash TEXT PRIMARY KEY, body TEXT NOT NULL, expires_at INTEGER NOT NULL)`);
+  sql.exec(`CREATE TABLE IF NOT EXISTS tokens (
+    connection TEXT PRIMARY KEY, sealed TEXT NOT NULL, scopes TEXT NOT NULL,
+    connected_at INTEGER NOT NULL, used_at INTEGER, needs_user INTEGER NOT NULL DEFAULT 0)`);
+}
+
+/** Stores a connect under way; false when the user has too many already. */
+export function beginPending(sql: SqlStorage, idHash: string, pending: PendingConnect, now: number): boolean {
+  sql.exec("DELETE FROM pending WHERE expires_at <= ?", now);
+  const count = sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM pending").one().n;
+  if (count >= CONNECT_LIMITS.pending) return false;
+  sql.exec(
+    "INSERT INTO pending (id_hash, body, expires_at) VALUES (?, ?, ?)",
+    idHash,
+    JSON.stringify(pending),
+    pending.expiresAt,
+  );
+  return true;
+}
+
+/** The connect with this id hash, deleted as it is read; null when absent, taken or expired. */
+export function takePending(sql: SqlStorage, idHash: string, now: number): PendingConnect | null {
+  const row = sql
+    .exec<{ body: string; expires_at: number }>("SELECT body, expires_at FROM pending WHERE id_hash = ?", idHash)
+    .toArray()[0];
+  if (!row) return null;
+  sql.exec("DELETE FROM pending WHERE id_hash = ?", idHash);
+  return row.expires_at > now ? (JSON.parse(row.body) as PendingConnect) : null;
+}
+
+/** Seals and stores the user's tokens of a connection (a connect, or a refresh). */
+export async function saveTokens(
+  sql: SqlStorage,
+  secret: string,
+  owner: Owner,
+  connection: string,
+  tokens: TokenSet,
+  now: number,
+): Promise<void> {
+  const sealed = await seal(secret, infoOf(owner, connection), tokens);
+  sql.exec(
+    `INSERT INTO tokens (connection, sealed, scopes, connected_at, needs_user) VALUES (?, ?, ?, ?, 0)
+     ON CONFLICT (connection) DO UPDATE SET sealed = excluded.sealed, scopes = excluded.scopes, needs_user = 0`,
+    connection,
+    sealed,
+    JSON.stringify(tokens.scopes),
+    now,
+  );
+}
+
+export type Loaded = { tokens: TokenSet; needsUser: boolean } | "absent" | "unreadable";
+
+/**
+ * The user's tokens of a connection, opened with the current secret or a previous one; a row sealed
+ * by a previous one is sealed again under the current (rotation). "unreadable" when no secret opens it.
+ */
+export async function loadTokens(
+  sql: SqlStorage,
+  secrets: readonly string[],
+  owner: Owner,
+  connection: string,
+): Promise<Loaded> {
+  const row = sql
+    .exec<{ sealed: string; needs_user: number }>(
+      "SELECT sealed, needs_user FROM tokens WHERE connection = ?",
+      connection,
+    )
+    .toArray()[0];
+  if (!row) return "absent";
+  const opened = await open<TokenSet>(secrets, infoOf(owner, connection), row.sealed);
+  if (!opened) return "unreadable";
+  if (opened.stale)
+    sql.exec(
+      "UPDATE tokens SET sealed = ? WHERE connection = ?",
+      await seal(secrets[0]!, infoOf(owner, connection), opened.value),
+      connection,
+    );
+  return { tokens: opened.value, needsUser: row.needs_user === 1 };
+}
+
+/** Marks a connection as needing the user again (its refresh failed): its tokens are kept, unused. */
+export function markNeedsUser(sql: SqlStorage, connection: string): void {
+  sql.exec("UPDATE tokens SET needs_user = 1 WHERE connection = ?", connection);
+}
+
+/** Notes a use (the listing's "last used"). */
+export function noteUse(sql: SqlStorage, connection: string, now: number): void {
+  sql.exec("UPDATE tokens SET used_at = ? WHERE connection = ?", now, connection);
+}
+
+/** The user's connections, never their tokens. */
+export function listConnections(sql: SqlStorage): ConnectionInfo[] {
+  return sql
+    .exec<{ connection: string; scopes: string; connected_at: number; used_at: number | null; needs_user: number }>(
+      "SELECT connection, scopes, connected_at, used_at, needs_user FROM tokens ORDER BY connection",
+    )
+    .toArray()
+    .map((row) => ({
+      connection: row.connection,
+      scopes: JSON.parse(row.scopes) as string[],
+      connectedAt: row.connected_at,
+      usedAt: row.used_at,
+      needsUser: row.needs_user === 1,
+    }));
+}

@@ -1,0 +1,35 @@
+import type { CallUser } from "../../src/contract/users";
+import { toolError } from "../../src/errors";
+import type { ConnectionTokens } from "../../src/tool";
+import { connectionsLibrary } from "../connections-library";
+import { userKey } from "../identity/user";
+import type { Tenant } from "../tenant/tenant";
+import { type ConnectionsNamespace, userConnections } from "./address";
+import { connectionClient } from "./client";
+import { connectionSecrets } from "./secret";
+
+/**
+ * ctx.connectionToken for one tenant's calls made for `user` (absent: made for nobody, refused): the
+ * connections library's userToken (lazy/tokens.ts), given the user's Connections object. `origin`
+ * is where the connect URL a refusal names points.
+ */
+export function connectionTokens(
+  env: unknown,
+  tenant: Pick<Tenant, "name" | "config">,
+  user: CallUser | undefined,
+  origin: string | undefined,
+): ConnectionTokens {
+  const connections = tenant.config.connections ?? {};
+  return async ({ name, scopes }) =>
+    (await connectionsLibrary()).userToken(name, scopes, {
+      tenant: tenant.name,
+      userId: user?.id,
+      origin,
+      title: connections[name]?.title ?? name,
+      userKey: (id) => userKey(tenant.name, id),
+      object: (key) => userConnections(env as { CONNECTIONS: ConnectionsNamespace }, tenant.name, key),
+      client: () => connectionClient(connections, name, env),
+      secrets: () => connectionSecrets(env as object),
+      fail: (code, message, retryable) => toolError(code, message, { retryable }),
+    });
+}
