@@ -10,6 +10,7 @@
 import { type ActAsRequest, actAs } from "./act-as";
 import { type AmbientRequest, ambientCaller } from "./ambient";
 import { grantOfUser, resolveUser } from "./caller";
+import { type GrantsApi, revokeOwn } from "./connectors";
 import type { ClaimedUser } from "./claims";
 import { type Answer, answer } from "./refused";
 import { callback, login, logout, type SignInRequest } from "./sign-in";
@@ -55,6 +56,14 @@ export function personFor(request: AmbientRequest): Promise<Answer<Caller>> {
 /** A person's OAuth grant, its rights narrowed to their roles now (caller.ts), or 403 no_role. */
 export function grantFor(tenant: TenantView, grant: Caller, user: ClaimedUser) {
   return answer(async () => grantOfUser(grant, await resolveUser(tenant, user)));
+}
+
+/** An admin's page of every grant, the tenant's then each person's (connectors.ts). */
+export { adminGrants, type GrantPage, type GrantsApi } from "./connectors";
+
+/** Revokes a person's own grant, or 404 not_found (connectors.ts). */
+export function revokeOwnGrant<G extends { id: string }>(api: GrantsApi<G>, key: string, id: string) {
+  return answer(() => revokeOwn(api, key, id));
 }
 
 /** The answer of a sign-in route (sign-in.ts) at a tenant with identity.oidc. */

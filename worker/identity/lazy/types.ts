@@ -145,6 +145,7 @@ export interface IdentityObjectView {
   revokeSession(sid: string, expiresAt: number): Promise<Stored>;
   revokedSessions(): Promise<string[]>;
   secret(name: string): Promise<Uint8Array | "invalid">;
+  grantOwners(after: string | null, limit: number): Promise<{ key: string }[]>;
 }
 
 /** Where a tenant's Identity object is (worker/identity/address.ts makes one). */
