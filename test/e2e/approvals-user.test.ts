@@ -1,6 +1,6 @@
 import { describe, expect, inject, it } from "vitest";
 import { navigate, screenshot, viewReady } from "./browser";
-import { throughDemoIdp, useFreshPages } from "./people";
+import { actingKey, callFor, throughDemoIdp, useFreshPages } from "./people";
 
 // A person decides their own `approval: "user"` call: the demo with the demo IdP makes `flaky` ask the
 // person a call is for (worker/demo/identity.ts). An app's key calls it for bob; bob, signed in through
@@ -8,17 +8,6 @@ import { throughDemoIdp, useFreshPages } from "./people";
 // another user of the same app does not.
 const baseUrl = inject("baseUrl");
 const freshPage = useFreshPages();
-
-/** A runtime key that may name its app's users by id (actAs: "header"), made with the demo admin key. */
-async function appKey(): Promise<string> {
-  const response = await fetch(`${baseUrl}/v1/keys`, {
-    method: "POST",
-    headers: { authorization: "Bearer dev-admin-key", "content-type": "application/json" },
-    body: JSON.stringify({ name: `e2e-approve-${crypto.randomUUID().slice(0, 8)}`, scopes: ["call"], actAs: "header" }),
-  });
-  if (response.status !== 201) throw new Error(`POST /v1/keys answered ${response.status}: ${await response.text()}`);
-  return ((await response.json()) as { secret: string }).secret;
-}
 
 /** GET `path` with the app's key, for `user`. */
 async function asUser(key: string, user: string, path: string): Promise<Response> {
@@ -36,13 +25,9 @@ async function approvalsOf(login: string) {
 
 describe("console: a person decides their own approval", () => {
   it("bob approves the call an app made for him; alice sees it, another user does not", async () => {
-    const key = await appKey();
+    const key = await actingKey(baseUrl, "e2e-approve");
     const id = `user-approval-${crypto.randomUUID().slice(0, 8)}`;
-    const made = await fetch(`${baseUrl}/v1/calls/openai`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "toolgate-user": "bob" },
-      body: JSON.stringify([{ id, type: "function", function: { name: "flaky", arguments: '{"failures":0}' } }]),
-    });
+    const made = await callFor(baseUrl, key, "bob", id, "flaky", { failures: 0 });
     expect(made.status).toBe(200);
     const listed = async (user: string) => {
       const body = (await (await asUser(key, user, "/v1/approvals")).json()) as { approvals: { callId: string }[] };
