@@ -1,7 +1,7 @@
 /**
  * The budget of issue 29: a call that carries a user token costs at most 10% more CPU than the same
  * call with the key alone (verified tokens are kept per isolate until they expire:
- * worker/identity/token-cache.ts). One wrangler dev of the demo tenant (read-only records written after
+ * worker/identity/lazy/token-cache.ts). One wrangler dev of the demo tenant (read-only records written after
  * the answer, as bench/http.ts's read-only call) with a key `chat` that may act for users
  * (`actAs: "header"`) and `identity.appTokens` trusting a token issuer on loopback
  * (bench/lib/token-issuer.ts: ES256, jose). Alternating rounds, medians of CPU time per request of

@@ -8,6 +8,7 @@
  */
 export type IdentityLibrary = typeof import("./identity/lazy/entry");
 export type {
+  Answer,
   DiscoveryResult,
   JwtFailureReason,
   JwtResult,

@@ -29,3 +29,26 @@ export async function throughDemoIdp(page: Page, login: string): Promise<void> {
   await page.getByRole("button", { name: "Sign-in" }).click();
   await page.getByRole("button", { name: "Continue" }).click();
 }
+
+/**
+ * The secret of a new runtime key (scope call) that may name its app's users by id (`actAs: "header"`),
+ * made with the demo admin key; its name starts with `prefix` (names stay taken after a run).
+ */
+export async function actingKey(baseUrl: string, prefix: string): Promise<string> {
+  const response = await fetch(`${baseUrl}/v1/keys`, {
+    method: "POST",
+    headers: { authorization: "Bearer dev-admin-key", "content-type": "application/json" },
+    body: JSON.stringify({ name: `${prefix}-${crypto.randomUUID().slice(0, 8)}`, scopes: ["call"], actAs: "header" }),
+  });
+  if (response.status !== 201) throw new Error(`POST /v1/keys answered ${response.status}: ${await response.text()}`);
+  return ((await response.json()) as { secret: string }).secret;
+}
+
+/** Runs one call of `tool` with `key`, for the user `user` names (Toolgate-User): the API's answer. */
+export function callFor(baseUrl: string, key: string, user: string, id: string, tool: string, args: unknown) {
+  return fetch(`${baseUrl}/v1/calls/openai`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "toolgate-user": user },
+    body: JSON.stringify([{ id, type: "function", function: { name: tool, arguments: JSON.stringify(args) } }]),
+  });
+}

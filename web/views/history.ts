@@ -7,6 +7,7 @@ import { followCall } from "../app/follow-call";
 import { historyFilters } from "../app/history-filters";
 import { recordView } from "../app/record-view";
 import type { Session } from "../app/session";
+import { userPart } from "../app/user-label";
 import type { View } from "../app/view";
 
 const TERMINAL: ReadonlySet<string> = new Set(TERMINAL_STATUSES);
@@ -24,13 +25,6 @@ function when(ms: number): string {
 function summaryLine(tool: string, args: unknown): string {
   const summary = summaryOf(tool, args);
   return summary === undefined ? "" : ` — ${summary}`;
-}
-
-/** Who a call was made for: the user's name and id ("Bob Builder (bob)"), or the id alone. */
-function userLabel(entry: CallEntry): string {
-  const { user } = entry;
-  if (!user) return "";
-  return user.name && user.name !== user.id ? `${user.name} (${user.id})` : user.id;
 }
 
 /** One call as a disclosure: the summary line, and the full entry fetched when opened. */
@@ -53,9 +47,7 @@ function item(session: Session, entry: CallEntry): HTMLElement {
         { class: "muted" },
         [entry.key ? ` · ${entry.key}` : "", entry.surface ? ` · ${entry.surface}` : ""].join(""),
       ),
-      entry.user
-        ? h("span", { class: "user", title: entry.user.email ?? entry.user.id }, ` · ${userLabel(entry)}`)
-        : "",
+      userPart(entry.user),
     ),
     body,
   );

@@ -1,6 +1,7 @@
 import type { ServerEvent } from "../../src/contract";
 import { h, progressText, replace, statusBadge, time } from "../app/dom";
 import { subscribe, type LiveState } from "../app/live-source";
+import { type ShownUser, userPart } from "../app/user-label";
 import type { View } from "../app/view";
 
 const MAX_SHOWN = 200;
@@ -10,16 +11,33 @@ const RECENT = 50;
 /** When an event happened (its `at`), else now. */
 const atOf = (event: ServerEvent) => (typeof event.data.at === "number" ? event.data.at : Date.now());
 
-/** One event as a line of text: when, what, which tool and call, and the outcome when there is one. */
+/** The user an event's call is for ({ id, name }), when it names one. */
+function userOf(event: ServerEvent): ShownUser | undefined {
+  const user = event.data.user as { id?: unknown; name?: unknown } | undefined;
+  if (typeof user?.id !== "string") return undefined;
+  return typeof user.name === "string" ? { id: user.id, name: user.name } : { id: user.id };
+}
+
+/**
+ * One event as a line of text: when, what, which tool and call, the outcome when there is one, and
+ * who the call is for (as History shows it).
+ */
 function line(event: ServerEvent): HTMLElement {
   const d = event.data;
+  const user = userOf(event);
   const record = d.record as { status?: string; durationMs?: number } | undefined;
   const decision = typeof d.decision === "string" ? d.decision : typeof d.state === "string" ? d.state : undefined;
   const gate = typeof d.gate === "string" ? d.gate : undefined;
   const progress = d.progress as { progress?: number; total?: number; message?: string } | undefined;
   return h(
     "li",
-    { class: "event", "data-type": event.type, "data-tool": d.tool ?? gate ?? "", "data-at": atOf(event) },
+    {
+      class: "event",
+      "data-type": event.type,
+      "data-tool": d.tool ?? gate ?? "",
+      "data-user": user?.id ?? "",
+      "data-at": atOf(event),
+    },
     h("span", { class: "mono" }, time(atOf(event))),
     " ",
     h("span", { class: "event-type" }, event.type),
@@ -30,6 +48,7 @@ function line(event: ServerEvent): HTMLElement {
     typeof d.queueDepth === "number" ? ` queue ${d.queueDepth}` : "",
     progress ? ` ${progressText(progress)}` : "",
     d.callId ? [" ", h("span", { class: "mono muted" }, String(d.callId))] : "",
+    userPart(user),
   );
 }
 
@@ -59,7 +78,23 @@ export const liveView: View = {
       pause.textContent = paused ? "Resume" : "Pause";
     });
     const clear = h("button", { type: "button", class: "quiet", onclick: () => list.replaceChildren() }, "Clear");
-    replace(root, h("h1", { tabindex: -1 }, "Live events"), h("div", { class: "row" }, state, pause, clear), list);
+    // Only the events of one user's calls, as History's User filter (by the user's exact id).
+    const user = h("input", { id: "live-user", type: "search", placeholder: "user id", autocomplete: "off" });
+    const shown = (item: HTMLElement) => {
+      const wanted = user.value.trim();
+      item.hidden = wanted !== "" && item.dataset.user !== wanted;
+      return item;
+    };
+    user.addEventListener("input", () => {
+      for (const item of list.children) shown(item as HTMLElement);
+    });
+    const filter = h("label", { for: "live-user" }, "User ", user);
+    replace(
+      root,
+      h("h1", { tabindex: -1 }, "Live events"),
+      h("div", { class: "row" }, state, pause, clear, filter),
+      list,
+    );
     const labels: Record<LiveState, string> = {
       connecting: "Connecting…",
       open: "Connected: new events appear at the top.",
@@ -75,7 +110,7 @@ export const liveView: View = {
       (event) => {
         if (++received >= awaited) settle();
         if (paused) return;
-        show(list, line(event));
+        show(list, shown(line(event)));
       },
       (s) => (state.textContent = labels[s]),
       {

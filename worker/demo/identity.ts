@@ -6,7 +6,8 @@ import { DEMO_CONFIG } from "./tenant";
  * as `npm run dev:idp` and the console tests run it: identity.oidc from TOOLGATE_DEV_IDP (the
  * provider's issuer, which must be plain http on loopback: this is for a developer's machine) and the
  * client secret TOOLGATE_DEV_IDP_SECRET; alice (group admins) is an admin, everyone else may call.
- * Without TOOLGATE_DEV_IDP the demo is as before.
+ * `flaky` asks the person a call is for (`approval: "user"`): they decide it in the console's
+ * Approvals. Without TOOLGATE_DEV_IDP the demo is as before.
  */
 
 /** The demo provider's client (scripts/idp/demo-idp.ts DEMO_CLIENT_ID). */
@@ -42,6 +43,8 @@ export function demoConfig(env: Record<string, unknown>): TenantConfigInput {
         },
         roles: { admins: { groups: ["admins"], scopes: ["admin"] }, everyone: { groups: ["*"] } },
       },
+      // A tool no console test runs: its calls wait for their own user's decision.
+      policies: { ...DEMO_CONFIG.policies, flaky: { approval: "user" } },
     };
     withIdp.set(issuer, config);
   }

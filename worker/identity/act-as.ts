@@ -1,30 +1,22 @@
 import type { Context } from "hono";
 import type { AppEnv, Caller } from "../env";
-import { ApiError } from "../errors";
 import { identityLibrary } from "../identity-library";
-import { keyActingFor, type ResolvedUser, resolveUser } from "./caller";
-import { claimsFor } from "./config";
-import { jwtRefusal } from "./refusal";
-import { keepTokenUser, keptTokenUser } from "./token-cache";
-import { type ClaimedUser, userFromHeader } from "./user";
+import { answered } from "./answer";
 
 /**
  * Chat-app backends speak for their users: after the credential check, a request may name the end
  * user it is for, with a plain id (`Toolgate-User`, keys with `actAs: "header"` only) or a signed user
  * token from one of `identity.appTokens` (`Toolgate-User-Token`, keys with any `actAs`). The caller
- * then acts for that user, its rights narrowed to the user's roles (caller.ts). A credential that may
- * not act for users and sends either header is refused, so nothing runs and nothing is recorded under
- * a user it could not vouch for.
+ * then acts for that user, its rights narrowed to the user's roles. A request without either header
+ * costs nothing more; one with either loads the library module (lazy/act-as.ts), which refuses a
+ * credential that may not act for users, so nothing runs and nothing is recorded under a user it
+ * could not vouch for.
  */
 
 /** The end user's id, sent by a key with `actAs: "header"`. */
 export const USER_HEADER = "Toolgate-User";
 /** A signed user token (JWT) from an `identity.appTokens` issuer, sent by a key with any `actAs`. */
 export const USER_TOKEN_HEADER = "Toolgate-User-Token";
-
-function forbidden(message: string): ApiError {
-  return new ApiError(403, "act_as_forbidden", message);
-}
 
 /**
  * The caller acting for the user the request names, or `caller` itself when it names none.
@@ -37,58 +29,6 @@ export async function actAs(c: Context<AppEnv>, caller: Caller): Promise<Caller>
   const header = c.req.header(USER_HEADER);
   const token = c.req.header(USER_TOKEN_HEADER);
   if (header === undefined && token === undefined) return caller;
-  const sent = header === undefined ? USER_TOKEN_HEADER : USER_HEADER;
-  if (caller.oauth || caller.person)
-    throw forbidden(`A ${caller.oauth ? "grant" : "signed-in person"} acts for its own user; it may not send ${sent}.`);
-  if (caller.actAs === undefined)
-    throw forbidden(`The key "${caller.keyName}" may not act for users (it sent ${sent}); an admin gives it actAs.`);
-  if (header !== undefined && token !== undefined)
-    throw new ApiError(400, "invalid_user", `Send ${USER_HEADER} or ${USER_TOKEN_HEADER}, not both.`);
-  if (header !== undefined && caller.actAs !== "header")
-    throw forbidden(
-      `The key "${caller.keyName}" sends signed user tokens only (${USER_TOKEN_HEADER}); its actAs is "token".`,
-    );
-  const resolved =
-    header !== undefined ? await resolveUser(c.var.tenant, headerUser(header)) : await tokenUser(c, token!);
-  return keyActingFor(caller, resolved);
-}
-
-function headerUser(value: string): ClaimedUser {
-  const read = userFromHeader(value);
-  if (!read.ok) throw new ApiError(400, "invalid_user", read.reason);
-  return read.user;
-}
-
-/**
- * The user a signed user token names, with their roles: kept from an earlier use of the same token in
- * this tenant view while it lives (token-cache.ts), else verified: its (unverified) `iss` picks the
- * `identity.appTokens` entry, whose key set, audience, algorithms and lifetime bound then verify it
- * (the library module, loaded on the first token). Refused with 401 invalid_user_token naming why,
- * 503 keys_unavailable when the issuer's keys cannot be had, or 403 no_role.
- */
-async function tokenUser(c: Context<AppEnv>, token: string): Promise<ResolvedUser> {
-  const tenant = c.var.tenant;
-  const kept = keptTokenUser(tenant, token);
-  if (kept !== undefined) return kept;
-  const identity = tenant.config.identity;
-  const refuse = (why: string) => new ApiError(401, "invalid_user_token", `The user token is refused: ${why}.`);
-  if (!identity || identity.appTokens.length === 0)
-    throw refuse("this tenant trusts no app tokens (identity.appTokens)");
   const library = await identityLibrary();
-  const issuer = library.readUnverified(token)?.claims.iss;
-  const entry = identity.appTokens.find((candidate) => candidate.issuer === issuer);
-  if (!entry) throw refuse("its issuer (iss) is not one of identity.appTokens");
-  const verified = await library.verifyJwt(token, {
-    jwksUri: entry.jwksUri,
-    issuer: entry.issuer,
-    audience: entry.audience,
-    algorithms: entry.algorithms,
-    maxLifetimeSeconds: entry.maxLifetimeSeconds,
-  });
-  if (!verified.ok) throw jwtRefusal(verified, "invalid_user_token", "The user token");
-  const read = library.userFromClaims(verified.claims, claimsFor(identity, "app-token", entry), "app-token");
-  if (!read.ok) throw refuse(read.reason);
-  const resolved = await resolveUser(tenant, read.user);
-  keepTokenUser(tenant, token, resolved, verified.claims.exp as number);
-  return resolved;
+  return answered(await library.actFor({ tenant: c.var.tenant, header, token }, caller));
 }

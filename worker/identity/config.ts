@@ -2,6 +2,7 @@ import * as v from "valibot";
 import { classifyIpLiteral } from "../../src/ip";
 import { ConfigError } from "../errors";
 import type { ClaimNames } from "./lazy/claims";
+import type { ActAs } from "./lazy/types";
 import { RulesFields } from "../keys/rules";
 import { intIn } from "../tenant/int-in";
 import { SCOPES } from "../tenant/scopes";
@@ -14,8 +15,8 @@ import { SCOPES } from "../tenant/scopes";
  */
 
 /** What a key may send to act for users (`keys[].actAs`, POST /v1/keys): see ActAs in src/contract/keys.ts. */
-export const ACT_AS = ["token", "header"] as const;
-export type ActAs = (typeof ACT_AS)[number];
+export const ACT_AS = ["token", "header"] as const satisfies readonly ActAs[];
+export type { ActAs } from "./lazy/types";
 
 /**
  * ID-token, assertion and app-token signatures toolgate accepts: asymmetric ones only. `none` and the
@@ -232,33 +233,6 @@ export type AppTokenIssuer = IdentityConfig["appTokens"][number];
 
 /** The tenant schema's identity field. */
 export const IDENTITY_FIELDS = { identity: v.optional(v.lazy(identitySchema)) };
-
-/** Where a user came from, for picking the claims that name them. */
-export type ClaimSource = "oidc" | "access" | "app-token" | "header";
-
-const DEFAULT_CLAIMS: ClaimNames = { id: "sub", name: "name", email: "email", groups: "groups" };
-/** Access's assertion names people by email; the claims of the IdP behind Access come under `custom`. */
-const ACCESS_CLAIMS: ClaimNames = { ...DEFAULT_CLAIMS, id: "email", groups: "custom.groups" };
-
-/**
- * The claims naming a user of `source`: the source's own (an app-token issuer's entry, or
- * `oidc`/`access`) over the tenant's `claims`, over the defaults (Access: id email, groups custom.groups).
- */
-export function claimsFor(
-  identity: IdentityConfig,
-  source: ClaimSource,
-  issuer?: Pick<AppTokenIssuer, "claims">,
-): ClaimNames {
-  const own =
-    source === "oidc"
-      ? identity.oidc?.claims
-      : source === "access"
-        ? identity.access?.claims
-        : source === "app-token"
-          ? issuer?.claims
-          : undefined;
-  return { ...(source === "access" ? ACCESS_CLAIMS : DEFAULT_CLAIMS), ...identity.claims, ...own };
-}
 
 /** Whether people sign in to this tenant (OIDC or Access): only then does it have an Identity object. */
 export function signsPeopleIn(identity: IdentityConfig | undefined): boolean {

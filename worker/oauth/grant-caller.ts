@@ -2,7 +2,8 @@ import type { Context } from "hono";
 import * as v from "valibot";
 import type { AppEnv, Caller } from "../env";
 import { ApiError } from "../errors";
-import { grantOfUser, resolveUser } from "../identity/caller";
+import { identityLibrary } from "../identity-library";
+import { answered } from "../identity/answer";
 import { bindingOf } from "../keys/cache";
 import { SCOPES, type Scope } from "../tenant/config";
 import { siteOf } from "./context";
@@ -71,5 +72,5 @@ export async function grantCaller(c: Context<AppEnv>, token: string): Promise<Ca
     oauth: { clientId: validated.clientId, grantId, metadataUrl: site.metadataUrl },
   };
   const { user } = props.output;
-  return user ? grantOfUser(caller, await resolveUser(tenant, user)) : caller;
+  return user ? answered(await (await identityLibrary()).grantFor(tenant, caller, user)) : caller;
 }

@@ -6,7 +6,9 @@ import { createMiddleware } from "hono/factory";
 import type { GrantInfo } from "../../src/contract/oauth";
 import type { AppEnv, Caller } from "../env";
 import { ApiError } from "../errors";
-import { type IdentityNamespace, tenantIdentity } from "../identity/address";
+import { identityLibrary } from "../identity-library";
+import { identityOf } from "../identity/ambient";
+import { answered } from "../identity/answer";
 import { signsPeopleIn } from "../identity/config";
 import { readBody, RulesFields } from "../keys/rules";
 import { hasScope } from "../middleware/auth";
@@ -45,8 +47,6 @@ const RevokeBody = v.strictObject({
   /** Whose grant (admins): "tenant" (default) or the person's user key, as GET /grants lists it. */
   owner: v.optional(v.pipe(v.string(), v.regex(OWNER, 'must be "tenant" or a user key (u_…)'))),
 });
-/** Grant owners an admin's page lists at once (each owner's grants are read in parallel). */
-const OWNERS_PER_PAGE = 20;
 
 /** The person deciding (their own console session or Access), else undefined for an admin key. */
 function personOf(caller: Caller) {
@@ -95,30 +95,14 @@ function grantInfo(grant: Grant): GrantInfo {
 
 type Grant = Awaited<ReturnType<OAuthHelpers["listUserGrants"]>>["items"][number];
 
-/** People's grants, `OWNERS_PER_PAGE` owners after `after` at a time, each owner's read in parallel. */
-async function ownersGrants(c: Context<AppEnv>, oauth: OAuthHelpers, after: string) {
-  if (!signsPeopleIn(c.var.tenant.config.identity)) return { grants: [] };
-  const address = tenantIdentity(c.env as unknown as { IDENTITY: IdentityNamespace }, c.var.tenant.name);
-  const owners = await address.object().grantOwners(after || null, OWNERS_PER_PAGE);
-  const pages = await Promise.all(owners.map((owner) => oauth.listUserGrants(owner.key, { limit: 100 })));
-  const more = owners.length === OWNERS_PER_PAGE ? { cursor: `o:${owners.at(-1)!.key}` } : {};
-  return { grants: pages.flatMap((page) => page.items), ...more };
-}
-
 /**
- * An admin's page of grants: the tenant's (the library's cursor, `t:<cursor>`), then the people's,
- * `OWNERS_PER_PAGE` owners at a time (`o:<last owner's key>`). The page where the tenant's end goes
- * on with the first owners.
+ * An admin's page of grants: the tenant's alone, or where people sign in, the tenant's then each
+ * person's (the identity module's adminGrants, with its own cursors).
  */
 async function adminGrants(c: Context<AppEnv>, oauth: OAuthHelpers, cursor: string) {
-  if (cursor.startsWith("o:")) return ownersGrants(c, oauth, cursor.slice(2));
-  const page = await oauth.listUserGrants(GRANT_USER, {
-    limit: 100,
-    ...(cursor.startsWith("t:") ? { cursor: cursor.slice(2) } : {}),
-  });
-  if (page.cursor) return { grants: page.items, cursor: `t:${page.cursor}` };
-  const people = await ownersGrants(c, oauth, "");
-  return { grants: [...page.items, ...people.grants], ...(people.cursor ? { cursor: people.cursor } : {}) };
+  if (signsPeopleIn(c.var.tenant.config.identity))
+    return (await identityLibrary()).adminGrants(oauth, identityOf(c), GRANT_USER, cursor);
+  return oauth.listUserGrants(GRANT_USER, { limit: 100, ...(cursor ? { cursor } : {}) });
 }
 
 /**
@@ -203,8 +187,7 @@ export const consents = new Hono<AppEnv>()
         props,
       });
       if (person) {
-        const address = tenantIdentity(c.env as unknown as { IDENTITY: IdentityNamespace }, tenant.name);
-        await address
+        await identityOf(c)
           .object()
           .noteGrantOwner(person.key, { id: person.id, ...(person.name ? { name: person.name } : {}) });
       }
@@ -226,20 +209,17 @@ export const consents = new Hono<AppEnv>()
       return c.json({ grants: page.items.map(grantInfo), ...(page.cursor ? { cursor: page.cursor } : {}) });
     }
     const page = await adminGrants(c, oauth, cursor);
-    return c.json({ grants: page.grants.map(grantInfo), ...(page.cursor ? { cursor: page.cursor } : {}) });
+    return c.json({ grants: page.items.map(grantInfo), ...(page.cursor ? { cursor: page.cursor } : {}) });
   })
   .post("/grants/:id/revoke", async (c) => {
     const oauth = await api(c);
     const id = c.req.param("id");
     const person = personOf(c.var.caller);
     const body = await readBody(c.req.raw, RevokeBody);
-    if (person && !hasScope(c.var.caller, "admin")) {
-      // A person revokes only their own: a grant not in their list is not found, whoever's it is.
-      const own = await oauth.listUserGrants(person.key, { limit: 1000 });
-      if (!own.items.some((grant) => grant.id === id))
-        throw new ApiError(404, "not_found", `You have no connector with the grant ${id}.`);
-      await oauth.revokeGrant(id, person.key);
-    } else await oauth.revokeGrant(id, body.owner ?? GRANT_USER);
+    // A person revokes only their own: a grant not in their list is not found, whoever's it is.
+    if (person && !hasScope(c.var.caller, "admin"))
+      answered(await (await identityLibrary()).revokeOwnGrant(oauth, person.key, id));
+    else await oauth.revokeGrant(id, body.owner ?? GRANT_USER);
     return c.json({ revoked: id });
   });
 

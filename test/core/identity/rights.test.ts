@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { Role } from "../../../worker/identity/config";
-import { intersectScopes, rightsOf, roleGroups } from "../../../worker/identity/rights";
+import { intersectScopes, rightsOf, roleGroups } from "../../../worker/identity/lazy/rights";
 import { readClaim, userFromClaims } from "../../../worker/identity/lazy/claims";
-import { userFromHeader, userKey } from "../../../worker/identity/user";
+import { userFromHeader, userKey } from "../../../worker/identity/lazy/user";
 
 /**
  * Who a user is and what they may do: a bounded user from claims or a header, and roles matched by

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { JWKS_LIMITS } from "../../../worker/identity/lazy/jwks";
-import type { ResolvedUser } from "../../../worker/identity/caller";
-import { keepTokenUser, keptTokenUser, TOKEN_CACHE_LIMITS } from "../../../worker/identity/token-cache";
+import type { ResolvedUser } from "../../../worker/identity/lazy/caller";
+import { keepTokenUser, keptTokenUser, TOKEN_CACHE_LIMITS } from "../../../worker/identity/lazy/token-cache";
 import { ACT_AS_KEYS, HEADER_KEY, TOKEN_KEY } from "../helpers/act-as";
 import { ADMIN_KEY, CALL_KEY, json, request } from "../helpers/requests";
 import { claims, jwksFetches, jwksUri, labName, signToken } from "../helpers/token-lab";

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { Caller } from "../../../worker/env";
-import { ApiError } from "../../../worker/errors";
-import { grantOfUser, keyActingFor, personCaller, resolveUser } from "../../../worker/identity/caller";
+import { Refused } from "../../../worker/identity/lazy/refused";
+import { grantOfUser, keyActingFor, personCaller, resolveUser } from "../../../worker/identity/lazy/caller";
 import type { Role } from "../../../worker/identity/config";
-import { userKey } from "../../../worker/identity/user";
+import { userKey } from "../../../worker/identity/lazy/user";
 import { parseTenantConfig } from "../../../worker/tenant/config";
 
 /**
@@ -99,7 +99,7 @@ describe("callers acting for users", () => {
       config: { ...tenant.config, identity: { ...tenant.config.identity!, roles: { admins: ROLES.admins! } } },
     };
     const refused = await resolveUser(strict, { id: "zoe", source: "header", groups: [] }).catch((error) => error);
-    expect(refused).toBeInstanceOf(ApiError);
-    expect([refused.status, refused.code]).toEqual([403, "no_role"]);
+    expect(refused).toBeInstanceOf(Refused);
+    expect([refused.refusal.status, refused.refusal.code]).toEqual([403, "no_role"]);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../../../worker/errors";
-import { claimsFor } from "../../../worker/identity/config";
+import { claimsFor } from "../../../worker/identity/lazy/claims";
 import { parseTenantConfig } from "../../../worker/tenant/config";
 import { json, request, tenantConfig } from "../helpers/requests";
 

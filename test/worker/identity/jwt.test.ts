@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { identityLibrary, type VerifyJwtOptions } from "../../../worker/identity-library";
-import { jwtRefusal } from "../../../worker/identity/refusal";
+import { jwtRefusal } from "../../../worker/identity/lazy/refused";
 import {
   claims,
   issuerUrl,
@@ -136,14 +136,14 @@ describe("verifyJwt", () => {
       if (result.ok) continue;
       expect(result.reason, mode).toBe("keys_unavailable");
       expect(result.detail, mode).toContain(jwksUri(set));
-      const refusal = jwtRefusal(result, "invalid_user_token", "The user token");
+      const { refusal } = jwtRefusal(result, "invalid_user_token", "The user token");
       expect([refusal.status, refusal.code], mode).toEqual([503, "keys_unavailable"]);
     }
     // Any other failure is the token's: 401 with the code given.
     const { verify, sign } = setup("unavailable-contrast");
     const expired = await verify(await sign({ iat: 1, exp: 2 }));
     if (expired.ok) throw new Error("expected a refusal");
-    const refusal = jwtRefusal(expired, "invalid_user_token", "The user token");
+    const { refusal } = jwtRefusal(expired, "invalid_user_token", "The user token");
     expect([refusal.status, refusal.code, refusal.message]).toEqual([
       401,
       "invalid_user_token",

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { tenantIdentity } from "../../../worker/identity/address";
 import type { Identity } from "../../../worker/identity/object";
 import { beginLogin, type LoginTransaction, MAX_PENDING_LOGINS } from "../../../worker/identity/lazy/store";
-import { userKey } from "../../../worker/identity/user";
+import { userKey } from "../../../worker/identity/lazy/user";
 
 /**
  * The Identity object (one per tenant that signs people in), through its RPC methods as the Worker

@@ -1,4 +1,5 @@
 import type { UserRef, UserSource } from "../../../src/contract/users";
+import type { AppTokenView, ClaimNames, IdentityView } from "./types";
 
 /**
  * A user from a verified token's claims, bounded so sessions, grants and records stay small. In the
@@ -8,13 +9,7 @@ import type { UserRef, UserSource } from "../../../src/contract/users";
 /** Longest values kept: an id is refused past its bound; a name is cut; an email or group past it is dropped. */
 export const USER_BOUNDS = { id: 256, name: 200, email: 320, groups: 256, group: 256 } as const;
 
-/** Which claims give the user's id, name, email and groups: names or dot paths (worker/identity/config.ts). */
-export interface ClaimNames {
-  id: string;
-  name: string;
-  email: string;
-  groups: string;
-}
+export type { ClaimNames } from "./types";
 
 /** A user as read from a token or header, before roles: groups are every group it named (bounded). */
 export interface ClaimedUser extends UserRef {
@@ -106,4 +101,31 @@ export function userFromClaims(
       groups: groupsOf(readClaim(claims, names.groups)),
     },
   };
+}
+
+/** Where a user came from, for picking the claims that name them. */
+export type ClaimSource = "oidc" | "access" | "app-token" | "header";
+
+const DEFAULT_CLAIMS: ClaimNames = { id: "sub", name: "name", email: "email", groups: "groups" };
+/** Access's assertion names people by email; the claims of the IdP behind Access come under `custom`. */
+const ACCESS_CLAIMS: ClaimNames = { ...DEFAULT_CLAIMS, id: "email", groups: "custom.groups" };
+
+/**
+ * The claims naming a user of `source`: the source's own (an app-token issuer's entry, or
+ * `oidc`/`access`) over the tenant's `claims`, over the defaults (Access: id email, groups custom.groups).
+ */
+export function claimsFor(
+  identity: Pick<IdentityView, "oidc" | "access" | "claims">,
+  source: ClaimSource,
+  issuer?: Pick<AppTokenView, "claims">,
+): ClaimNames {
+  const own =
+    source === "oidc"
+      ? identity.oidc?.claims
+      : source === "access"
+        ? identity.access?.claims
+        : source === "app-token"
+          ? issuer?.claims
+          : undefined;
+  return { ...(source === "access" ? ACCESS_CLAIMS : DEFAULT_CLAIMS), ...identity.claims, ...own };
 }

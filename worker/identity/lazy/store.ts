@@ -5,20 +5,9 @@
  * request sent first, this is the last wall (an RPC that throws would be an error reported far from
  * its cause). In the library module, so a tenant without sign-in never compiles it.
  */
+import type { LoginTransaction, Stored } from "./types";
 
-/** A console sign-in under way, from /auth/login to its callback: single use, ten minutes at most. */
-export interface LoginTransaction {
-  /** SHA-256 (hex) of the random id the login cookie carries: storage alone never gives a usable cookie. */
-  idHash: string;
-  /** OAuth `state`, OIDC `nonce` and the PKCE code verifier the callback must match. */
-  state: string;
-  nonce: string;
-  verifier: string;
-  /** The console's hash route to return to (`#/…`), and the origin the sign-in started on. */
-  returnTo: string;
-  origin: string;
-  expiresAt: number;
-}
+export type { LoginTransaction, Stored } from "./types";
 
 /** Someone who connected an MCP client for themselves: listed to admins, who page through their grants. */
 export interface GrantOwner {
@@ -34,9 +23,6 @@ export interface GrantOwner {
 export const MAX_PENDING_LOGINS = 10_000;
 /** Grant owners per page, at most. */
 export const MAX_OWNERS_PAGE = 100;
-
-/** What a write answers: "stored", or "invalid" for a value out of bounds (nothing stored). */
-export type Stored = "stored" | "invalid";
 
 const HASH = /^[0-9a-f]{64}$/;
 const TOKEN = /^[A-Za-z0-9._~-]{1,128}$/;

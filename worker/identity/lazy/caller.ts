@@ -1,9 +1,7 @@
-import type { Caller, CallerRateLimit, CallerUser } from "../env";
-import { ApiError } from "../errors";
-import { bindingOf } from "../keys/cache";
-import type { Tenant } from "../tenant/tenant";
+import { refuse } from "./refused";
 import { intersectScopes, intersectTools, type Rights, rightsOf, roleGroups } from "./rights";
 import { type ClaimedUser, userKey } from "./user";
+import type { Caller, CallerRateLimit, CallerUser, TenantView } from "./types";
 
 /**
  * A caller that acts for a user: the credential's own rights narrowed to the user's roles.
@@ -24,16 +22,13 @@ export interface ResolvedUser {
 
 /**
  * The user's roles and rights in `tenant`, and their key; their groups cut to those a role names.
- * Throws 403 no_role when the tenant has roles and none includes them.
+ * Throws (Refused) 403 no_role when the tenant has roles and none includes them.
  */
-export async function resolveUser(
-  tenant: Pick<Tenant, "name" | "config">,
-  claimed: ClaimedUser,
-): Promise<ResolvedUser> {
+export async function resolveUser(tenant: TenantView, claimed: ClaimedUser): Promise<ResolvedUser> {
   const roles = tenant.config.identity?.roles;
   const rights = rightsOf(roles, claimed);
   if (rights === null)
-    throw new ApiError(
+    throw refuse(
       403,
       "no_role",
       `No role of this tenant includes the user "${claimed.id}" (identity.roles): an admin gives them one.`,
@@ -71,6 +66,11 @@ function narrowed(credential: Caller, resolved: ResolvedUser): Caller {
 }
 
 const encoder = new TextEncoder();
+
+/** SHA-256 of `label`: a caller's binding (as keys/cache.ts bindingOf makes a key's). */
+async function bindingOf(label: string): Promise<Uint8Array> {
+  return new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(label)));
+}
 
 /**
  * A key acting for its app's user: the key's name (records stay the key's), its rights narrowed to the

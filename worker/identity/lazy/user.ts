@@ -1,13 +1,12 @@
-import { toBase64Url } from "../mcp/base64url";
-import type { UserResult } from "./lazy/claims";
+import { base64url } from "jose";
+import type { UserResult } from "./claims";
 
 /**
  * A user from a key's plain header, and the key that names any user in toolgate's own state. Users
- * from verified claims are read in the library module (lazy/claims.ts, userFromClaims), which the
- * token's verification loaded.
+ * from verified claims are read by claims.ts (userFromClaims).
  */
 
-export type { ClaimedUser, UserResult } from "./lazy/claims";
+export type { ClaimedUser, UserResult } from "./claims";
 
 /** A header id: visible ASCII only (headers are bytes; anything else is ambiguous between apps). */
 const HEADER_ID = /^[\x21-\x7e]{1,256}$/;
@@ -23,7 +22,7 @@ const encoder = new TextEncoder();
  */
 export async function userKey(tenant: string, id: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", encoder.encode(`toolgate/user\n${tenant}\n${id}`));
-  return `u_${toBase64Url(new Uint8Array(digest)).slice(0, 32)}`;
+  return `u_${base64url.encode(new Uint8Array(digest)).slice(0, 32)}`;
 }
 
 /** The user a `Toolgate-User` header names: its whole value, visible ASCII, 1-256 characters. No groups. */

@@ -1,6 +1,6 @@
-import { fromBase64Url, toBase64Url } from "../mcp/base64url";
-import type { IdentityAddress } from "./address";
+import { base64url } from "jose";
 import type { ClaimedUser } from "./user";
+import type { IdentityAddressView } from "./types";
 
 /**
  * The console's session: a stateless cookie `v1.<payload>.<HMAC-SHA-256>` (base64url), signed with the
@@ -61,6 +61,19 @@ export function readCookie(header: string | undefined, name: string): string | u
   return undefined;
 }
 
+const toBase64Url = (bytes: Uint8Array) => base64url.encode(bytes);
+
+/** The bytes of canonical unpadded base64url text, or undefined when it is not that. */
+function fromBase64Url(text: string): Uint8Array | undefined {
+  if (!/^[A-Za-z0-9_-]+$/.test(text)) return undefined;
+  try {
+    const bytes = base64url.decode(text);
+    return toBase64Url(bytes) === text ? bytes : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 const keys = new Map<string, CryptoKey>();
 const verified = new Map<string, SessionPayload>();
 const revoked = new Map<string, { sids: Set<string>; at: number }>();
@@ -68,7 +81,7 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 /** The tenant's signing key, imported once per isolate (a settled value, never a pending promise). */
-async function signingKey(identity: IdentityAddress): Promise<CryptoKey> {
+async function signingKey(identity: IdentityAddressView): Promise<CryptoKey> {
   const kept = keys.get(identity.tenant);
   if (kept) return kept;
   const secret = await identity.object().secret("session");
@@ -83,7 +96,7 @@ async function signingKey(identity: IdentityAddress): Promise<CryptoKey> {
 
 /** A new session's cookie value for `user`, valid `hours`; answers it with its payload. */
 export async function signSession(
-  identity: IdentityAddress,
+  identity: IdentityAddressView,
   user: ClaimedUser,
   hours: number,
   now = Date.now(),
@@ -103,7 +116,7 @@ export async function signSession(
 }
 
 /** The revoked session ids of the tenant, from this isolate's copy while younger than the TTL. */
-async function revokedSids(identity: IdentityAddress, now: number): Promise<Set<string>> {
+async function revokedSids(identity: IdentityAddressView, now: number): Promise<Set<string>> {
   const kept = revoked.get(identity.tenant);
   if (kept && now - kept.at < SESSION_REVOCATION_TTL_MS) return kept.sids;
   const sids = new Set(await identity.object().revokedSessions());
@@ -112,7 +125,7 @@ async function revokedSids(identity: IdentityAddress, now: number): Promise<Set<
 }
 
 /** The cookie's payload when its signature verifies (constant time), it is this tenant's and not expired. */
-async function verifiedPayload(identity: IdentityAddress, value: string, now: number) {
+async function verifiedPayload(identity: IdentityAddressView, value: string, now: number) {
   const kept = verified.get(value);
   if (kept) return kept.exp * 1000 > now ? kept : undefined;
   const [version, body, mac, ...rest] = value.split(".");
@@ -131,7 +144,7 @@ async function verifiedPayload(identity: IdentityAddress, value: string, now: nu
 
 /** The session a cookie value carries, or undefined when it is forged, another tenant's, expired or revoked. */
 export async function readSession(
-  identity: IdentityAddress,
+  identity: IdentityAddressView,
   value: string,
   now = Date.now(),
 ): Promise<SessionPayload | undefined> {
@@ -141,7 +154,7 @@ export async function readSession(
 }
 
 /** Ends a session: revoked in the Identity object (every isolate within the TTL) and in this isolate at once. */
-export async function revokeSession(identity: IdentityAddress, payload: SessionPayload): Promise<void> {
+export async function revokeSession(identity: IdentityAddressView, payload: SessionPayload): Promise<void> {
   await identity.object().revokeSession(payload.sid, payload.exp * 1000);
   revoked.get(identity.tenant)?.sids.add(payload.sid);
 }

@@ -1,5 +1,4 @@
-import type { Scope } from "../tenant/scopes";
-import type { Role } from "./config";
+import type { RoleView, Scope } from "./types";
 
 /**
  * What a user may do, from the tenant's roles (`identity.roles`). A role matches when its `groups`
@@ -29,7 +28,7 @@ export interface RoleSubject {
 const EVERYONE: Rights = { roles: [], scopes: new Set(["call"]) };
 
 /** The rights of `who` under `roles`, or null when roles are configured and none matches. */
-export function rightsOf(roles: Readonly<Record<string, Role>> | undefined, who: RoleSubject): Rights | null {
+export function rightsOf(roles: Readonly<Record<string, RoleView>> | undefined, who: RoleSubject): Rights | null {
   if (roles === undefined) return EVERYONE;
   const groups = new Set(who.groups);
   const matched = Object.entries(roles).filter(
@@ -53,7 +52,7 @@ const named = new WeakMap<object, ReadonlySet<string>>();
  * The groups some role names ("*" aside), once per configuration: the only groups worth keeping of a
  * user's (an IdP may send hundreds), so sessions and grant props stay small.
  */
-export function roleGroups(roles: Readonly<Record<string, Role>> | undefined): ReadonlySet<string> {
+export function roleGroups(roles: Readonly<Record<string, RoleView>> | undefined): ReadonlySet<string> {
   if (roles === undefined) return new Set();
   let groups = named.get(roles);
   if (!groups) {

@@ -1,5 +1,5 @@
-import type { Tenant } from "../tenant/tenant";
 import type { ResolvedUser } from "./caller";
+import type { TenantView } from "./types";
 
 /**
  * Verified user tokens, kept per isolate so a chat app that sends the same token with each call of a
@@ -23,11 +23,11 @@ interface Kept {
   expiresAt: number;
 }
 
-const views = new WeakMap<Pick<Tenant, "config">, Map<string, Kept>>();
+const views = new WeakMap<Pick<TenantView, "config">, Map<string, Kept>>();
 
 /** The user a token verified earlier names in this tenant view, while the token lives; else undefined. */
 export function keptTokenUser(
-  tenant: Pick<Tenant, "config">,
+  tenant: Pick<TenantView, "config">,
   token: string,
   now = Date.now(),
 ): ResolvedUser | undefined {
@@ -43,7 +43,7 @@ export function keptTokenUser(
  * already past it, or too long to keep, is not kept.
  */
 export function keepTokenUser(
-  tenant: Pick<Tenant, "config">,
+  tenant: Pick<TenantView, "config">,
   token: string,
   resolved: ResolvedUser,
   exp: number,
