@@ -2,7 +2,7 @@ import type { CallUser } from "../../src/contract/users";
 import { toolError } from "../../src/errors";
 import type { ConnectionTokens } from "../../src/tool";
 import { connectionsLibrary } from "../connections-library";
-import { userKey } from "../identity/user";
+import { identityLibrary } from "../identity-library";
 import type { Tenant } from "../tenant/tenant";
 import { type ConnectionsNamespace, userConnections } from "./address";
 import { connectionClient } from "./client";
@@ -26,7 +26,7 @@ export function connectionTokens(
       userId: user?.id,
       origin,
       title: connections[name]?.title ?? name,
-      userKey: (id) => userKey(tenant.name, id),
+      userKey: async (id) => (await identityLibrary()).userKey(tenant.name, id),
       object: (key) => userConnections(env as { CONNECTIONS: ConnectionsNamespace }, tenant.name, key),
       client: () => connectionClient(connections, name, env),
       secrets: () => connectionSecrets(env as object),

@@ -1,14 +1,13 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { Hono } from "../hono-lazy";
+import { identityOf } from "../identity/ambient";
+import { identityLibrary } from "../identity-library";
 import { type ConnectPageDeps, connectionsLibrary } from "../connections-library";
 import { type ConnectionsNamespace, userConnections } from "../connections/address";
 import { connectionClient } from "../connections/client";
 import { connectionSecrets } from "../connections/secret";
-import { type IdentityNamespace, tenantIdentity } from "../identity/address";
-import { resolveUser } from "../identity/caller";
 import { isLoopbackHost } from "../identity/config";
-import { cookieNames, readCookie, readSession } from "../identity/session-cookie";
 import { hostAllowed } from "../mcp/transport/guard";
 
 /**
@@ -17,17 +16,6 @@ import { hostAllowed } from "../mcp/transport/guard";
  * them the tenant, the console session's person and the person's Connections object. Before CORS and
  * any key check, as the sign-in pages are.
  */
-
-/** The signed-in person's user key (a top-level navigation: the Strict session cookie comes same-site only). */
-async function sessionUserKey(c: Context<AppEnv>): Promise<string | undefined> {
-  const site = c.req.header("Sec-Fetch-Site");
-  if (site !== undefined && site !== "same-origin" && site !== "none") return undefined;
-  const value = readCookie(c.req.header("Cookie"), cookieNames(new URL(c.req.url)).session);
-  if (!value) return undefined;
-  const identity = tenantIdentity(c.env as unknown as { IDENTITY: IdentityNamespace }, c.var.tenant.name);
-  const session = await readSession(identity, value);
-  return session ? (await resolveUser(c.var.tenant, session.user)).user.key : undefined;
-}
 
 function depsOf(c: Context<AppEnv>): ConnectPageDeps {
   const { tenant } = c.var;
@@ -40,7 +28,8 @@ function depsOf(c: Context<AppEnv>): ConnectPageDeps {
     client: (name) => (Object.hasOwn(connections, name) ? connectionClient(connections, name, c.env) : undefined),
     title: (name) => connections[name]?.title ?? name,
     config: tenant.config,
-    sessionUserKey: () => sessionUserKey(c),
+    sessionUserKey: async () =>
+      (await identityLibrary()).sessionUserKey({ request: c.req.raw, tenant, identity: identityOf(c) }),
     object: (key) => userConnections(c.env as unknown as { CONNECTIONS: ConnectionsNamespace }, tenant.name, key),
     secrets: () => connectionSecrets(c.env),
   };

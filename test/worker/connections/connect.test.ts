@@ -4,7 +4,7 @@ import { describe, expect, inject, it } from "vitest";
 import "../../servers/upstreams-context";
 import { connectionsStore, type TokenSet } from "../../../worker/connections/lazy/entry";
 import { keyId, open, seal } from "../../../worker/connections/lazy/seal";
-import { userKey } from "../../../worker/identity/user";
+import { userKey } from "../../../worker/identity/lazy/user";
 import { CALL_KEY, CALL_KEY_HASH, json, request } from "../helpers/requests";
 import { demoOidc, idpSecretEnv, Jar, signIn, throughProvider, toToolgate } from "../helpers/sign-in";
 
