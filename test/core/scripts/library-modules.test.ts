@@ -85,11 +85,11 @@ it.each([
       "./search/library.generated.mjs",
       "./telemetry/library.generated.mjs",
     ];
-    expect(imported).toEqual(
-      env ? [expect.stringMatching(/^\.\/[0-9a-f]{40}-acme\.listings\.generated\.txt$/), ...libraries] : libraries,
-    );
+    const listings = imported.filter((path) => /^\.\/[0-9a-f]{40}-acme\.listings\.generated\.txt$/.test(path));
+    expect(imported.filter((path) => !listings.includes(path))).toEqual(libraries);
+    expect(listings).toHaveLength(env ? 1 : 0);
     if (env)
-      expect(readFileSync(join(dir, imported[0]!), "utf8")).toBe(
+      expect(readFileSync(join(dir, listings[0]!), "utf8")).toBe(
         readFileSync("tenants/acme.listings.generated.txt", "utf8"),
       );
   },
