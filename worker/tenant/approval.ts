@@ -36,6 +36,10 @@ export function tenantApproval(config: TenantConfig): TenantApproval {
   approval = {
     empty: tools.size === 0 && risks.size === 0,
     rules(tool) {
+      // The search tool only shows tools the caller may use, and only while it runs for that caller: a
+      // parked search would finish for its owner without the key's allow-list. What it finds is approved
+      // as usual when called.
+      if (tool.name === config.search?.tool) return NONE;
       const byName = tools.has(tool.name);
       const byRisk = risks.has(riskOf(tool));
       if (!byName && !byRisk) return NONE;

@@ -65,6 +65,22 @@ describe("search mode", () => {
     expect(names).not.toContain("search_tools");
   });
 
+  it("answers a search at once where the tenant asks approval for its tools' risk (never parked)", async () => {
+    const config = { ...SEARCH_CONFIG, name: "search-approval", requireApprovalFor: { risk: ["low"] } };
+    const created = await request("/v1/keys", {
+      key: ADMIN_KEY,
+      env: vars(config),
+      body: { name: `only-add-${crypto.randomUUID().slice(0, 8)}`, scopes: ["call"], tools: ["add"] },
+    });
+    expect(created.status).toBe(201);
+    const c = await client((await json(created)).secret, config);
+    // A parked search would later run for its owner without the key's allow-list: it never parks.
+    expect((await search(c, "return the text unchanged, echo")).tools.map((tool) => tool.name)).not.toContain("echo");
+    const listed = await json(await request("/v1/tools", { env: vars(config) }));
+    const tool = listed.tools.find((t: { name: string }) => t.name === "search_tools");
+    expect(tool.policy.approval).toBe("never");
+  });
+
   it("shows a key with an allow-list only its tools, and lets it call the search tool", async () => {
     const created = await request("/v1/keys", {
       key: ADMIN_KEY,
