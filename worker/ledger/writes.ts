@@ -9,14 +9,19 @@ import type { LedgerStub } from "./address";
  * call and one storage commit per group instead of per write. An idle shard gets no delay: the first
  * write leaves at the end of the current microtask turn (gathering only writes made in that turn).
  *
- * Workers' rule for work shared across requests: every group is sent from the request of one of its
- * writers (its own stub, kept alive by its own waitUntil), and each writer learns its answer through a
- * promise it created itself. The next group is started by whichever waiting writer wakes first, in its
- * own request. If a sender's request dies anyway, its writers send their writes alone after STALL_MS.
+ * Workers' rule for work shared across requests: an I/O object (a stub, and a promise's resolver too:
+ * workerd refuses to settle one request's promise from another, "Cannot perform I/O on behalf of a
+ * different request") belongs to its request. So every group is sent from the request of one of its
+ * writers (its own stub, kept alive by its own waitUntil), the sender only writes each answer into the
+ * queue (data), and each writer reads its own on its own timers, every WAKE_CHECK_MS while it waits;
+ * the next group is sent by whichever waiting writer looks first, in its own request. If a sender's
+ * request dies anyway, its writers send their writes alone after STALL_MS.
  */
 
 /** Longest a write waits for its group before it is sent alone. */
 export const STALL_MS = 5_000;
+/** How often a waiting writer looks for its answer, or for its turn to send: the delay queueing adds at most. */
+export const WAKE_CHECK_MS = 2;
 /** Bounds of one group: writes, and the estimated size of their records (Workers RPC messages are capped). */
 const MAX_WRITES = 64;
 const MAX_GROUP_CHARS = 1_000_000;
@@ -39,10 +44,10 @@ interface Pending {
   write: LedgerWrite;
   /** Its size, measured once and only when it may join a group with others. */
   chars?: number;
-  settle(outcome: WriteOutcome): void;
-  fail(error: unknown): void;
-  /** Resolves the writer's own wake-up promise: it then sends the next group if none is on its way. */
-  wake(): void;
+  /** Once its group left: when that group counts as lost (its sender's stall time after it left). */
+  lostAt?: number;
+  /** Written by the request that sent its group; its writer reads it on its own timers. */
+  answer?: { outcome: WriteOutcome } | { error: unknown };
 }
 
 interface ShardQueue {
@@ -74,51 +79,52 @@ export function submitWrite(shard: string, write: LedgerWrite, context: WriteCon
   if (!queue)
     queues.set(shard, (queue = { pending: [], due: false, generation: 0, sentAt: undefined, stallMs: STALL_MS }));
   const q = queue;
-  let settled = false;
-  const result = new Promise<WriteOutcome>((resolve, reject) => {
-    const settle = (outcome: WriteOutcome) => ((settled = true), resolve(outcome));
-    const fail = (error: unknown) => ((settled = true), reject(error));
-    const pending: Pending = { write, settle, fail, wake: () => undefined };
-    // The wake-up promise is made, and its reaction registered, in this request: a group it
-    // sends is this request's I/O.
-    const arm = () => {
-      void new Promise<void>((r) => (pending.wake = r)).then(() => {
-        if (settled) return;
-        if (q.due && idle(q)) void sendGroup(q, context);
-        else arm();
-      });
-    };
-    arm();
-    // Never cleared: the write is usually answered from another request (its group's sender), and
-    // clearing a timer there cost more CPU than the whole stall check (profiled under load); a request
-    // that has ended drops its timers, and one still alive finds its write answered and returns.
+  const pending: Pending = { write };
+  const stallAt = Date.now() + (context.stallMs ?? STALL_MS);
+  // The first write of a new set: not due until it says so (a delay timer of an earlier set does not count).
+  if (q.pending.length === 0) {
+    q.due = false;
+    q.generation++;
+  }
+  q.pending.push(pending);
+  // A delayed write that finds no other waiting holds the group open for delayMs (later ones join
+  // it, also while an earlier group is on its way); a write that cannot wait makes the group due at
+  // once, delayed writes and all.
+  if (!context.delayMs) q.due = true;
+  else if (q.pending.length === 1) {
+    const generation = q.generation;
     setTimeout(() => {
-      if (settled) return;
-      // The group holding it was lost with its sender's request: this write goes alone.
+      if (q.generation === generation) q.due = true;
+    }, context.delayMs);
+  }
+  const result = new Promise<WriteOutcome>((resolve, reject) => {
+    // Everything here runs in the writer's own request: its timers, its group's RPC, its promise.
+    const look = (): void => {
+      const answer = pending.answer;
+      if (answer) {
+        if ("outcome" in answer) resolve(answer.outcome);
+        else reject(answer.error);
+        return;
+      }
       const at = q.pending.indexOf(pending);
-      if (at >= 0) q.pending.splice(at, 1);
-      callDurable(context.stub, (ledger) => ledger.writeMany([write])).then((outcomes) => settle(outcomes[0]!), fail);
-    }, context.stallMs ?? STALL_MS);
-    // The first write of a new set: not due until it says so (a delay timer of an earlier set does not count).
-    if (q.pending.length === 0) {
-      q.due = false;
-      q.generation++;
-    }
-    q.pending.push(pending);
-    // A delayed write that finds no other waiting holds the group open for delayMs (later ones join
-    // it, also while an earlier group is on its way); a write that cannot wait makes the group due at
-    // once, delayed writes and all.
-    if (!context.delayMs) {
-      q.due = true;
-      if (idle(q)) pending.wake();
-    } else if (q.pending.length === 1) {
-      const generation = q.generation;
-      setTimeout(() => {
-        if (q.generation !== generation) return;
-        q.due = true;
-        pending.wake();
-      }, context.delayMs);
-    }
+      if (Date.now() >= (pending.lostAt ?? stallAt)) {
+        // The group holding it was lost with its sender's request: this write goes alone.
+        if (at >= 0) q.pending.splice(at, 1);
+        callDurable(context.stub, (ledger) => ledger.writeMany([write])).then((o) => resolve(o[0]!), reject);
+      } else if (at >= 0 && q.due && idle(q)) {
+        const sending = sendGroup(q, context);
+        // In the group it sent: its answer is read once it comes, and it looks again only once the
+        // group counts as lost.
+        if (pending.lostAt === undefined) setTimeout(look, WAKE_CHECK_MS);
+        else {
+          void sending.then(() => pending.answer && look());
+          setTimeout(look, pending.lostAt - Date.now());
+        }
+      } else setTimeout(look, WAKE_CHECK_MS);
+    };
+    // A due write on an idle shard leaves at the end of this turn, with the writes made in it.
+    if (q.due && idle(q)) void Promise.resolve().then(look);
+    else setTimeout(look, WAKE_CHECK_MS);
   });
   context.waitUntil?.(result.catch(() => undefined));
   return result;
@@ -134,18 +140,20 @@ async function sendGroup(queue: ShardQueue, context: WriteContext): Promise<void
   if (group.length === 0) return;
   const sentAt = (queue.sentAt = Date.now());
   queue.stallMs = context.stallMs ?? STALL_MS;
+  for (const p of group) p.lostAt = sentAt + queue.stallMs;
   const sent = callDurable(context.stub, (ledger) => ledger.writeMany(group.map((p) => p.write)));
   context.waitUntil?.(sent.catch(() => undefined));
   try {
     const outcomes = await sent;
     for (const [i, p] of group.entries())
-      p.settle(outcomes[i] ?? { kind: "error", message: "The ledger answered fewer writes than it was sent." });
+      p.answer = {
+        outcome: outcomes[i] ?? { kind: "error", message: "The ledger answered fewer writes than it was sent." },
+      };
   } catch (error) {
-    for (const p of group) p.fail(error);
+    for (const p of group) p.answer = { error };
   } finally {
+    // The waiting writers see the shard idle on their next look; the first sends the next group.
     if (queue.sentAt === sentAt) queue.sentAt = undefined;
-    // Every waiting writer is woken in its own request; the first to run sends the next group.
-    for (const p of queue.pending) p.wake();
   }
 }
 
