@@ -107,19 +107,15 @@ function hookDelay(state: CallState, outcome: Failed, delayMs: number, firstAt: 
 /** attempt.finished, for each attempt, to onEvent. */
 function announceEnd(state: CallState, outcome: AttemptOutcome): void {
   const { env } = state;
-  const base = {
+  const event = {
     type: "attempt.finished",
     at: env.now(),
     callId: state.callId,
     tenant: env.tenant,
     tool: state.name,
+    attempt: outcome.attempts,
   } as const;
-  emit(
-    env,
-    outcome.ok
-      ? { ...base, attempt: outcome.attempts }
-      : { ...base, attempt: outcome.attempts, error: outcome.error.code },
-  );
+  emit(env, outcome.ok ? event : { ...event, error: outcome.error.code });
 }
 
 /** call.started, for each attempt, to onEvent and onStart. */
