@@ -56,8 +56,9 @@ const sets = new Map<string, Cached>();
 
 /**
  * The tenant's active runtime keys, from this isolate's copy while it is younger than KEY_SET_TTL_MS.
- * No request waits on another's read (workerd runs a promise's continuations in the request that
- * settled it), so a stale copy costs each request one RPC until one of them has replaced it.
+ * No request waits on another's read (workerd refuses to settle one request's promise from another:
+ * docs/ledger.md, "Group commit"), so a stale copy costs each request one RPC until one of them has
+ * replaced it.
  */
 export async function runtimeKeys(address: KeysAddress, now = Date.now()): Promise<RuntimeKey[]> {
   const cached = sets.get(address.tenant);
