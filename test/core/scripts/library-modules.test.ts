@@ -16,18 +16,24 @@ import { TELEMETRY_MODULE, telemetryInputAllowed, writeTelemetryModule } from ".
 const out = join(".tmp", `library-modules-${crypto.randomUUID().slice(0, 8)}`);
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 
-// A string of the library's own code (its CIMD warning), found wherever the library is.
-const LIBRARY_TEXT = "CIMD (Client ID Metadata Document) is disabled";
-// And one of the JSON Schema validator's (an error it reports).
-const VALIDATOR_TEXT = "Instance does not match";
-// And one of the identity library's (jose's error for a token naming no key of the set).
-const IDENTITY_TEXT = "no applicable key found in the JSON Web Key Set";
-// And one of tool search's (its answer when no tool matches).
-const SEARCH_TEXT = "no tool matches these words";
-// And one of the telemetry library's (the resource attribute counting dropped spans).
-const TELEMETRY_TEXT = "toolgate.telemetry.dropped_spans";
-// And one of the connections library's (its connect page's refusal).
-const CONNECTIONS_TEXT = "No connect is under way in this browser";
+/**
+ * Each library module: its upload name, the module the repository's script wrote, and a string of its
+ * own code that no other module holds.
+ */
+const MODULES = [
+  // The OAuth library's CIMD warning.
+  ["oauth/provider.generated.mjs", OAUTH_MODULE, "CIMD (Client ID Metadata Document) is disabled"],
+  // An error the JSON Schema validator reports.
+  ["json-schema/library.generated.mjs", JSON_SCHEMA_MODULE, "Instance does not match"],
+  // jose's error for a token naming no key of the set.
+  ["identity/library.generated.mjs", IDENTITY_MODULE, "no applicable key found in the JSON Web Key Set"],
+  // Tool search's answer when no tool matches.
+  ["search/library.generated.mjs", SEARCH_MODULE, "no tool matches these words"],
+  // The resource attribute counting dropped spans.
+  ["telemetry/library.generated.mjs", TELEMETRY_MODULE, "toolgate.telemetry.dropped_spans"],
+  // The connect page's refusal.
+  ["connections/library.generated.mjs", CONNECTIONS_MODULE, "No connect is under way in this browser"],
+] as const;
 
 // The demo (the top-level environment, entry worker/index.ts) and a tenant's (entry tenants/acme.ts).
 it.each([
@@ -45,46 +51,20 @@ it.each([
     );
     expect(built.status, built.stderr).toBe(0);
     const bundle = readFileSync(join(dir, main), "utf8");
-    const library = readFileSync(join(dir, "oauth/provider.generated.mjs"), "utf8");
-    expect(library).toContain(LIBRARY_TEXT);
-    expect(library).toBe(readFileSync(OAUTH_MODULE, "utf8"));
-    const validator = readFileSync(join(dir, "json-schema/library.generated.mjs"), "utf8");
-    expect(validator).toContain(VALIDATOR_TEXT);
-    expect(validator).toBe(readFileSync(JSON_SCHEMA_MODULE, "utf8"));
-    const identity = readFileSync(join(dir, "identity/library.generated.mjs"), "utf8");
-    expect(identity).toContain(IDENTITY_TEXT);
-    expect(identity).toBe(readFileSync(IDENTITY_MODULE, "utf8"));
-    const search = readFileSync(join(dir, "search/library.generated.mjs"), "utf8");
-    expect(search).toContain(SEARCH_TEXT);
-    expect(search).toBe(readFileSync(SEARCH_MODULE, "utf8"));
-    const telemetry = readFileSync(join(dir, "telemetry/library.generated.mjs"), "utf8");
-    expect(telemetry).toContain(TELEMETRY_TEXT);
-    expect(telemetry).toBe(readFileSync(TELEMETRY_MODULE, "utf8"));
-    const connections = readFileSync(join(dir, "connections/library.generated.mjs"), "utf8");
-    expect(connections).toContain(CONNECTIONS_TEXT);
-    expect(connections).toBe(readFileSync(CONNECTIONS_MODULE, "utf8"));
-    // None is in the bundle workerd compiles at startup: each reached by one dynamic import,
-    // at its module's upload name.
-    expect(bundle).not.toContain(LIBRARY_TEXT);
-    expect(bundle).not.toContain(VALIDATOR_TEXT);
-    expect(bundle).not.toContain(IDENTITY_TEXT);
-    expect(bundle).not.toContain(SEARCH_TEXT);
-    expect(bundle).not.toContain(TELEMETRY_TEXT);
-    expect(bundle).not.toContain(CONNECTIONS_TEXT);
+    for (const [upload, written, text] of MODULES) {
+      const uploaded = readFileSync(join(dir, upload), "utf8");
+      expect(uploaded).toContain(text);
+      expect(uploaded).toBe(readFileSync(written, "utf8"));
+      // Not in the bundle workerd compiles at startup: reached by one dynamic import, at its upload name.
+      expect(bundle).not.toContain(text);
+    }
     // A tenant's bundle imports one more module on first use: its precomputed listings, a text module
     // wrangler uploads under a content-hashed name (the build command wrote it).
     const imported = bundle
       .match(/import\("[^"]*"\)/g)!
       .map((call) => call.slice('import("'.length, -'")'.length))
       .sort();
-    const libraries = [
-      "./connections/library.generated.mjs",
-      "./identity/library.generated.mjs",
-      "./json-schema/library.generated.mjs",
-      "./oauth/provider.generated.mjs",
-      "./search/library.generated.mjs",
-      "./telemetry/library.generated.mjs",
-    ];
+    const libraries = MODULES.map(([upload]) => `./${upload}`).sort();
     const listings = imported.filter((path) => /^\.\/[0-9a-f]{40}-acme\.listings\.generated\.txt$/.test(path));
     expect(imported.filter((path) => !listings.includes(path))).toEqual(libraries);
     expect(listings).toHaveLength(env ? 1 : 0);
