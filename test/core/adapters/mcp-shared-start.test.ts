@@ -61,30 +61,30 @@ const source = (url: string) =>
     { fetch: egressFor(url), secrets: {}, log: { debug: quiet, info: quiet, warn: quiet, error: quiet } },
   );
 
-describe("a remote server's start shared by concurrent calls", () => {
-  it("2025 session: a call that joined an initialize whose starter was cancelled starts its own and succeeds", async () => {
-    const tools = await source(legacy.url).tools();
-    legacy.expireSessions();
-    const starter = holding(legacy.url, "initialize");
-    const cancel = new AbortController();
-    const first = call(tools, "r_echo", { text: "a" }, starter.fetch, cancel.signal);
-    await until(() => starter.held() === 1, "the new session's initialize is on its way");
-    const second = call(tools, "r_echo", { text: "b" }, egressFor(legacy.url));
-    await microtasksDrained();
-    cancel.abort(new Error("the caller left"));
-    const [a, b] = await Promise.all([first, second]);
-    expect(!a.ok && a.error.code).toBe("cancelled");
-    expect(b.ok && b.output.content).toEqual([{ type: "text", text: "echo: b" }]);
-  });
+const cases = [
+  {
+    what: "2025 session: a call that joined an initialize whose starter was cancelled starts its own",
+    url: () => legacy.url,
+    method: "initialize",
+    forget: () => legacy.expireSessions(),
+  },
+  {
+    what: "2026 probe: a call that joined a server/discover whose starter was cancelled probes itself",
+    url: () => modern.url,
+    method: "server/discover",
+    forget: () => knownEras.delete(modern.url),
+  },
+];
 
-  it("2026 probe: a call that joined a server/discover whose starter was cancelled probes itself and succeeds", async () => {
-    const tools = await source(modern.url).tools();
-    knownEras.delete(modern.url);
-    const starter = holding(modern.url, "server/discover");
+describe("a remote server's start shared by concurrent calls", () => {
+  it.each(cases)("$what and succeeds", async ({ url, method, forget }) => {
+    const tools = await source(url()).tools();
+    forget();
+    const starter = holding(url(), method);
     const cancel = new AbortController();
     const first = call(tools, "r_echo", { text: "a" }, starter.fetch, cancel.signal);
-    await until(() => starter.held() === 1, "the probe is on its way");
-    const second = call(tools, "r_echo", { text: "b" }, egressFor(modern.url));
+    await until(() => starter.held() === 1, `the ${method} is on its way`);
+    const second = call(tools, "r_echo", { text: "b" }, egressFor(url()));
     await microtasksDrained();
     cancel.abort(new Error("the caller left"));
     const [a, b] = await Promise.all([first, second]);
