@@ -134,6 +134,7 @@ async function main(): Promise<void> {
         ),
         bareAfter,
       ],
+      [toolgateOpenAiTarget("toolgate /v1/calls/openai without the router, recorded", bare.url), bare],
       [modernMcpTarget("agents createMcpHandler", agents.url), agents],
       [modernMcpTarget("floor: parse + valibot + add", floor.url, "/rpc"), floor],
       [modernMcpTarget("floor: + awaited DO insert", floor.url, "/rpc-write"), floor],

@@ -1,6 +1,7 @@
 import { toolError } from "../../errors";
 import type { RequestMethod } from "../../mcp/messages";
 import { MODERN_VERSIONS, type ModernVersion } from "../../mcp/versions";
+import { joinShared, STARTER_LEFT, startShared, type SharedStart } from "./shared-start";
 import { classifyProbe, isEraMismatch, knownEras, type ProbeOutcome, type ServerEra } from "./era";
 import { createLegacySession } from "./legacy";
 import { createModernChannel, requestMeta, setStandardHeaders, type ModernChannel } from "./modern";
@@ -35,7 +36,7 @@ export interface McpClient {
 export function createMcpClient(options: McpClientOptions): McpClient {
   const legacy = createLegacySession(options);
   let modern: { era: ServerEra; channel: ModernChannel } | undefined;
-  let probing: Promise<ServerEra> | undefined;
+  let probing: SharedStart<ServerEra> | undefined;
 
   async function probeOnce(version: ModernVersion, ctx: McpCallContext): Promise<ProbeOutcome> {
     const { url, headers } = prepare(options, ctx, "application/json, text/event-stream");
@@ -70,13 +71,26 @@ export function createMcpClient(options: McpClientOptions): McpClient {
     });
   }
 
+  /** The server's era: known, or probed by this call or one it joins (probed again if that one left). */
   async function eraOf(ctx: McpCallContext): Promise<ServerEra> {
-    const known = knownEras.get(options.url);
-    if (known) return known;
-    probing ??= probe(ctx)
-      .then((era) => (knownEras.set(options.url, era), era))
-      .finally(() => (probing = undefined));
-    return probing;
+    for (;;) {
+      const known = knownEras.get(options.url);
+      if (known) return known;
+      if (!probing) {
+        const clear = () => probing === start && (probing = undefined);
+        const start: SharedStart<ServerEra> = startShared(
+          ctx.signal,
+          () => probe(ctx).then((era) => (knownEras.set(options.url, era), era)),
+          clear,
+        );
+        start.promise.then(clear, () => undefined); // found: later calls read knownEras
+        probing = start;
+      }
+      const current = probing;
+      const era = await joinShared(current, ctx.signal);
+      if (era !== STARTER_LEFT) return era;
+      if (probing === current) probing = undefined;
+    }
   }
 
   function channelFor(era: Extract<ServerEra, { kind: "modern" }>): ModernChannel {

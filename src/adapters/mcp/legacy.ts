@@ -8,6 +8,7 @@ import { upstreamFailure } from "../http-response";
 import { maskerFor } from "../upstream";
 import { eraMismatch, isModernEvidence } from "./era";
 import { refusedSession, sessionEndOf } from "./session-end";
+import { joinShared, STARTER_LEFT, startShared, type SharedStart } from "./shared-start";
 import {
   answerTo,
   CLIENT_INFO,
@@ -57,7 +58,7 @@ export function createLegacySession(options: McpClientOptions): LegacySession {
   let sessionId: string | undefined;
   let version: LegacyVersion | undefined;
   let serverCapabilities: Record<string, unknown> = {};
-  let ready: Promise<void> | undefined;
+  let ready: SharedStart<void> | undefined;
   let nextId = 1;
 
   function headersFor(ctx: McpCallContext, accept: string): { url: string; headers: Headers } {
@@ -166,27 +167,36 @@ export function createLegacySession(options: McpClientOptions): LegacySession {
     await notify("notifications/initialized", {}, ctx);
   }
 
-  function session(ctx: McpCallContext): Promise<void> {
-    ready ??= initialize(ctx).catch((error: unknown) => {
-      ready = undefined;
-      throw error;
-    });
-    return ready;
+  /** The session, started by this call or joined (started again if its starter left before it was ready). */
+  async function session(ctx: McpCallContext): Promise<SharedStart<void>> {
+    for (;;) {
+      if (!ready) {
+        const start: SharedStart<void> = startShared(
+          ctx.signal,
+          () => initialize(ctx),
+          () => ready === start && (ready = undefined),
+        );
+        ready = start;
+      }
+      const current = ready;
+      if ((await joinShared(current, ctx.signal)) !== STARTER_LEFT) return current;
+      if (ready === current) ready = undefined;
+    }
   }
 
   return {
     async request(method, params, ctx) {
       for (let attempt = 1; ; attempt++) {
-        const current = session(ctx);
+        let current: SharedStart<void> | undefined;
         let sent = false;
         try {
-          await current;
+          current = await session(ctx);
           sent = true;
           return await exchange(method, params, ctx);
         } catch (error) {
           const end = sessionEndOf(error);
           if (end === undefined) throw error;
-          if (ready === current) ready = undefined; // the next request starts a new session
+          if (current && ready === current) ready = undefined; // the next request starts a new session
           // Once more only if the request cannot have run: it was not sent, the server refused the session,
           // or it is a listing.
           const harmless = !sent || end === "refused" || REPEATABLE.has(method);
