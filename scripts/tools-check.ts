@@ -82,6 +82,8 @@ const loadModules = () =>
     import("../worker/tenant/listings/precompute"),
     import("../worker/tenant/tool-schemas"),
     import("../worker/source-hash.generated"),
+    // The configurations' optional blocks (identity, search …) are checked by their module, loaded first.
+    import("../worker/config-blocks-library").then((blocks) => blocks.loadConfigBlocks()),
   ]);
 
 /** Loads the tools and checks the demo tenant and every tenant configuration in `dir`. */

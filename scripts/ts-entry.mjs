@@ -13,6 +13,7 @@ import { writeJsonSchemaModule } from "./json-schema-module.mjs";
 import { writeOAuthModule } from "./oauth-module.mjs";
 import { writeSearchModule } from "./search-module.mjs";
 import { writeToJsonSchemaModule } from "./to-json-schema-module.mjs";
+import { writeConfigBlocksModule } from "./config-blocks-module.mjs";
 import { writeToolCatalog } from "./tools-catalog.mjs";
 
 export const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -34,8 +35,9 @@ export async function useProjectNode() {
 
 /**
  * The library modules (OAuth, JSON Schema, identity, search, telemetry, connections, the JSON Schema
- * converter) and the catalogue of tools/: written before anything bundles the Worker. The catalogue
- * last: it is the one a mistake in tools/ stops, and the others are needed all the same.
+ * converter, the configuration blocks' schemas) and the catalogue of tools/: written before anything
+ * bundles the Worker. The catalogue last: it is the one a mistake in tools/ stops, and the others are
+ * needed all the same.
  */
 export async function writeGeneratedModules(root = ROOT) {
   await writeOAuthModule(root);
@@ -45,6 +47,7 @@ export async function writeGeneratedModules(root = ROOT) {
   await writeTelemetryModule(root);
   await writeConnectionsModule(root);
   await writeToJsonSchemaModule(root);
+  await writeConfigBlocksModule(root);
   writeToolCatalog(root);
 }
 

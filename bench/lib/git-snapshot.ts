@@ -13,6 +13,7 @@ const GENERATORS = [
   "telemetry-module.mjs",
   "connections-module.mjs",
   "to-json-schema-module.mjs",
+  "config-blocks-module.mjs",
 ];
 
 /**

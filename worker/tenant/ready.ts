@@ -3,21 +3,23 @@ import { isPlainObject } from "../../src/json";
 import { bundledConfig, type BundledConfig } from "./bundled-config";
 import { CATALOG, type Catalog } from "./catalog";
 import { demoConfig } from "../demo/identity";
-import { checkConnectionSecrets } from "../connections/config";
+import { checkConnectionSecrets } from "../connections/client-secret";
 import { connectionSecrets } from "../connections/secret";
-import { oidcClientSecret } from "../identity/config";
+import { oidcClientSecret } from "../identity/settings";
+import { CONFIG_BLOCKS, configBlocks, loadConfigBlocks } from "../config-blocks-library";
 import { jsonSchemaLibraryLoaded, loadJsonSchemaLibrary } from "../json-schema-library";
 import { loadTenant, type Tenant } from "./tenant";
 import { readyToolSchemas } from "./tool-schemas";
 
 /**
- * loadTenant, with the JSON Schema library loaded first whenever the configuration may declare tools
- * (http, openapi, mcp: their schemas are JSON Schemas, some checked as the tenant is built). A tenant
- * of code tools alone never loads it. Likewise valibot's JSON Schema converter, for code tools whose
- * schemas the build did not precompute (tool-schemas.ts). Once loaded, no request waits for either
- * again. A tenant whose
- * console sign-in or connection needs a Worker secret that is not set throws ConfigError naming it: every request
- * answers 500 config_invalid (as /healthz does), so a deploy missing it shows at once.
+ * loadTenant, with what it needs loaded first, each a module apart: the optional configuration blocks'
+ * schemas whenever the configuration may have one (config-blocks-library.ts); the JSON Schema library
+ * whenever it may declare tools (http, openapi, mcp: their schemas are JSON Schemas, some checked as the
+ * tenant is built); valibot's JSON Schema converter for code tools whose schemas the build did not
+ * precompute (tool-schemas.ts). A tenant of the build's code tools alone loads none. Once loaded, no
+ * request waits for them again. A tenant whose console sign-in or connection needs a Worker secret that
+ * is not set throws ConfigError naming it: every request answers 500 config_invalid (as /healthz does),
+ * so a deploy missing it shows at once.
  */
 export async function readyTenant(
   env: Record<string, unknown>,
@@ -25,6 +27,7 @@ export async function readyTenant(
   catalog: Catalog = CATALOG,
 ): Promise<Tenant> {
   const config = configOf(env, bundled);
+  if (!configBlocks() && mayHold(config, CONFIG_BLOCKS)) await loadConfigBlocks();
   if (!jsonSchemaLibraryLoaded() && (typeof config === "string" || mayHold(config, ADAPTER_SECTIONS)))
     await loadJsonSchemaLibrary();
   // The search tool is a code tool of the tenant's own (its schema made from the configuration).
