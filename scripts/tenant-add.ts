@@ -51,7 +51,7 @@ const config: TenantConfigInput = {
   secrets: {},
 };
 const json = formatConfig(config);
-// The same checks the Worker runs (readyTenant loads the optional blocks' schemas first): fail here, not after deploying.
+// The same checks the Worker runs (the optional blocks' schemas loaded first): fail here, not after deploying.
 await loadConfigBlocks();
 try {
   checkTenant(json, jsonFile);
