@@ -135,7 +135,7 @@ function schemaFor(value: unknown): v.GenericSchema {
     const blocks = CONFIG_BLOCKS.map((block) => [block, v.optional(v.lazy(schemas[block]))]);
     return (withBlocks ??= v.strictObject({ ...CORE_FIELDS, ...Object.fromEntries(blocks) }));
   }
-  if (isPlainObject(value) && CONFIG_BLOCKS.some((block) => value[block] !== undefined))
+  if (isPlainObject(value) && CONFIG_BLOCKS.some((block) => Object.hasOwn(value, block)))
     throw new Error("The configuration blocks' schemas are not loaded: call loadConfigBlocks() before parsing");
   return (core ??= v.strictObject(CORE_FIELDS));
 }

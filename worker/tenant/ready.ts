@@ -60,5 +60,5 @@ function configOf(env: Record<string, unknown>, bundled: BundledConfig | undefin
 function mayHold(config: unknown, fields: readonly string[]): boolean {
   if (typeof config === "string")
     return config.includes("\\u") || fields.some((field) => config.includes(JSON.stringify(field)));
-  return isPlainObject(config) && fields.some((field) => config[field] !== undefined);
+  return isPlainObject(config) && fields.some((field) => Object.hasOwn(config, field));
 }
