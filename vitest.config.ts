@@ -12,10 +12,13 @@ import { writeIdentityModule } from "./scripts/identity-module.mjs";
 import { writeSearchModule } from "./scripts/search-module.mjs";
 import { writeTelemetryModule } from "./scripts/telemetry-module.mjs";
 import { writeConnectionsModule } from "./scripts/connections-module.mjs";
+import { writeToJsonSchemaModule } from "./scripts/to-json-schema-module.mjs";
+import { writeConfigBlocksModule } from "./scripts/config-blocks-module.mjs";
 
 // The catalogue module of tools/ and the library modules (OAuth, JSON Schema, identity, search, telemetry,
-// connections; all git-ignored), written before either project bundles worker code: the vitest plugin
-// reads wrangler.toml but does not run its [build] command.
+// connections, the JSON Schema converter, the configuration blocks' schemas; all git-ignored), written
+// before either project bundles worker code: the vitest plugin reads wrangler.toml but does not run its
+// [build] command.
 const root = fileURLToPath(new URL(".", import.meta.url));
 writeToolCatalog(root);
 await writeOAuthModule(root);
@@ -24,6 +27,8 @@ await writeIdentityModule(root);
 await writeSearchModule(root);
 await writeTelemetryModule(root);
 await writeConnectionsModule(root);
+await writeToJsonSchemaModule(root);
+await writeConfigBlocksModule(root);
 
 // Two projects: the runtime-agnostic core in Node, the Worker in workerd (real Durable Objects).
 

@@ -15,7 +15,9 @@ import { IDENTITY_MODULE } from "./identity-module.mjs";
 import { TELEMETRY_MODULE } from "./telemetry-module.mjs";
 import { JSON_SCHEMA_MODULE } from "./json-schema-module.mjs";
 import { OAUTH_MODULE } from "./oauth-module.mjs";
+import { CONFIG_BLOCKS_MODULE } from "./config-blocks-module.mjs";
 import { SEARCH_MODULE } from "./search-module.mjs";
+import { TO_JSON_SCHEMA_MODULE } from "./to-json-schema-module.mjs";
 import { ROOT, useProjectNode, writeGeneratedModules } from "./ts-entry.mjs";
 
 export const PACKAGE_DIR = join(ROOT, "packages/toolgate");
@@ -28,6 +30,8 @@ const LAZY_MODULES = [
   SEARCH_MODULE,
   TELEMETRY_MODULE,
   CONNECTIONS_MODULE,
+  TO_JSON_SCHEMA_MODULE,
+  CONFIG_BLOCKS_MODULE,
 ];
 
 /** Runs a command, its output shown; throws naming it when it fails. */

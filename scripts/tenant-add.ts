@@ -9,6 +9,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
+import { loadConfigBlocks } from "../worker/config-blocks-library";
 import { CATALOG } from "../worker/tenant/catalog";
 import type { TenantConfigInput } from "../worker/tenant/config";
 import { checkTenant } from "../worker/tenant/tenant";
@@ -50,8 +51,10 @@ const config: TenantConfigInput = {
   secrets: {},
 };
 const json = formatConfig(config);
+// The same checks the Worker runs (the optional blocks' schemas loaded first): fail here, not after deploying.
+await loadConfigBlocks();
 try {
-  checkTenant(json, jsonFile); // the same checks the Worker runs: fail here, not after deploying
+  checkTenant(json, jsonFile);
 } catch (error) {
   fail((error as Error).message);
 }

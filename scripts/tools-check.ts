@@ -10,7 +10,10 @@
  */
 import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { isAbsolute, join, relative, sep } from "node:path";
+import type { ToolSchemas } from "../src/tool";
+import type { Catalog } from "../worker/tenant/catalog";
 import { listingsFile, TENANTS_DIR } from "./tenant-files";
+import { TOOL_SCHEMAS_MODULE } from "./tools-catalog.mjs";
 
 /** One thing the build found wrong, and the repository-relative file it is in when that is known. */
 export interface BuildProblem {
@@ -50,6 +53,26 @@ function writeIfChanged(path: string, text: string): void {
   renameSync(temporary, path);
 }
 
+/**
+ * Each code tool's JSON Schemas, derived here so the Worker need not load the converter for them
+ * (worker/tenant/tool-schemas.ts). A tool whose schema has no JSON Schema form is left out: the
+ * tenant check names it, and the Worker fails on it as without a build.
+ */
+function derivedSchemas(catalog: Catalog): Record<string, ToolSchemas> {
+  const schemas: Record<string, ToolSchemas> = {};
+  for (const [name, tool] of catalog) {
+    if (tool.source !== "valibot") continue;
+    try {
+      schemas[name] = tool.outputSchema
+        ? { input: tool.inputSchema, output: tool.outputSchema }
+        : { input: tool.inputSchema };
+    } catch {
+      // Left to the Worker, which derives it on first use and fails there as it would without a build.
+    }
+  }
+  return schemas;
+}
+
 const loadModules = () =>
   Promise.all([
     import("../worker/tenant/catalog"),
@@ -57,6 +80,10 @@ const loadModules = () =>
     import("../worker/tenant/tenant"),
     import("../worker/tenant/listings/key"),
     import("../worker/tenant/listings/precompute"),
+    import("../worker/tenant/tool-schemas"),
+    import("../worker/source-hash.generated"),
+    // The configurations' optional blocks (identity, search …) are checked by their module, loaded first.
+    import("../worker/config-blocks-library").then((blocks) => blocks.loadConfigBlocks()),
   ]);
 
 /** Loads the tools and checks the demo tenant and every tenant configuration in `dir`. */
@@ -69,7 +96,9 @@ export async function checkTools(dir = TENANTS_DIR): Promise<CheckResult> {
     const file = toolFileOf(error);
     return { ok: false, problems: [{ message: messageOf(error), ...(file ? { file } : {}) }] };
   }
-  const [{ CATALOG }, { DEMO_CONFIG }, { checkTenant }, { listingsKey }, { precomputeListings }] = loaded;
+  const [{ CATALOG }, { DEMO_CONFIG }, { checkTenant }, { listingsKey }, { precomputeListings }, schemas, hash] =
+    loaded;
+  writeIfChanged(TOOL_SCHEMAS_MODULE, schemas.renderToolSchemas(derivedSchemas(CATALOG), hash.SOURCE_HASH));
 
   /** Where a bundled tenant's precomputed listings go (none for the demo, which is not bundled). */
   type Listings = string | undefined;

@@ -12,6 +12,8 @@ import { writeTelemetryModule } from "./telemetry-module.mjs";
 import { writeJsonSchemaModule } from "./json-schema-module.mjs";
 import { writeOAuthModule } from "./oauth-module.mjs";
 import { writeSearchModule } from "./search-module.mjs";
+import { writeToJsonSchemaModule } from "./to-json-schema-module.mjs";
+import { writeConfigBlocksModule } from "./config-blocks-module.mjs";
 import { writeToolCatalog } from "./tools-catalog.mjs";
 
 export const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -32,9 +34,10 @@ export async function useProjectNode() {
 }
 
 /**
- * The library modules (OAuth, JSON Schema, identity, search, telemetry, connections) and the catalogue of
- * tools/: written before anything bundles the Worker. The catalogue last: it is the one a mistake in
- * tools/ stops, and the others are needed all the same.
+ * The library modules (OAuth, JSON Schema, identity, search, telemetry, connections, the JSON Schema
+ * converter, the configuration blocks' schemas) and the catalogue of tools/: written before anything
+ * bundles the Worker. The catalogue last: it is the one a mistake in tools/ stops, and the others are
+ * needed all the same.
  */
 export async function writeGeneratedModules(root = ROOT) {
   await writeOAuthModule(root);
@@ -43,6 +46,8 @@ export async function writeGeneratedModules(root = ROOT) {
   await writeSearchModule(root);
   await writeTelemetryModule(root);
   await writeConnectionsModule(root);
+  await writeToJsonSchemaModule(root);
+  await writeConfigBlocksModule(root);
   writeToolCatalog(root);
 }
 

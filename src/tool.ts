@@ -263,6 +263,33 @@ export function assembleTool<A, R>(parts: ToolParts<A, R>): Tool<A, R> {
   return Object.freeze(tool) as unknown as Tool<A, R>;
 }
 
+/** A tool's JSON Schemas, as its inputSchema and outputSchema answer them. */
+export interface ToolSchemas {
+  input: JsonSchema;
+  output?: JsonSchema;
+}
+
+/**
+ * Whether reading the tool's schemas would still derive one (a code tool's valibot schema converted on
+ * first use): a host that cannot convert synchronously prepares the converter or presets them first.
+ */
+export function schemasPending(tool: Tool): boolean {
+  const derived = (tool as Partial<Assembled>)[DERIVED];
+  if (!derived) return false;
+  return derived.input === undefined || (derived.deriveOutput !== undefined && derived.output === undefined);
+}
+
+/**
+ * Gives a tool the JSON Schemas derived from the same definition ahead of time (a build that ran this
+ * tool's file), so it never derives them. Schemas already derived are kept.
+ */
+export function presetSchemas(tool: Tool, schemas: ToolSchemas): void {
+  const derived = (tool as Partial<Assembled>)[DERIVED];
+  if (!derived) return;
+  derived.input ??= schemas.input;
+  if (derived.deriveOutput && schemas.output !== undefined) derived.output ??= schemas.output;
+}
+
 /** Define a code tool from valibot schemas: argument and result types are inferred from them. */
 export function defineTool<I extends v.GenericSchema, O extends v.GenericSchema | undefined = undefined>(
   spec: ToolSpec<I, O>,

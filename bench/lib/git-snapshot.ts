@@ -12,6 +12,8 @@ const GENERATORS = [
   "search-module.mjs",
   "telemetry-module.mjs",
   "connections-module.mjs",
+  "to-json-schema-module.mjs",
+  "config-blocks-module.mjs",
 ];
 
 /**

@@ -6,11 +6,14 @@ import { defineConfig } from "tsdown";
  */
 
 /** What the Worker kit loads on first use stays a module of its own, at the same path beside the bundle. */
-const LAZY_MODULE =
-  /^\.\/(oauth\/provider|(json-schema|identity|search|telemetry|connections)\/library)\.generated\.mjs$/;
+const LAZY_LIBRARIES = "json-schema|identity|search|telemetry|connections|to-json-schema|config-blocks";
+const LAZY_MODULE = new RegExp(`^\\./(oauth/provider|(${LAZY_LIBRARIES})/library)\\.generated\\.mjs$`);
 /** The repository's catalogue of tools/: a project hands the kit its own tools, so the package has none. */
 const CATALOG_MODULE = /\/catalog\.generated(\.ts)?$/;
 const EMPTY_CATALOG = "export const TOOL_FILES = [];\nexport const BUILD_FAILURE = undefined;\n";
+/** Nor the JSON Schemas a build precomputed for them: a project's tools are converted on first use. */
+const TOOL_SCHEMAS_MODULE = /\/tool-schemas\.generated(\.ts)?$/;
+const NO_TOOL_SCHEMAS = "export const TOOL_SCHEMAS = undefined;\n";
 
 export default defineConfig({
   entry: {
@@ -19,6 +22,7 @@ export default defineConfig({
     worker: "../../worker/kit.ts",
     "worker-objects": "../../worker/objects.ts",
     "json-schema-library": "../../worker/json-schema-library.ts",
+    "to-json-schema-library": "../../worker/to-json-schema-library.ts",
     "ai-sdk": "../../src/sdk/ai-sdk.ts",
     "openai-agents": "../../src/sdk/openai-agents.ts",
   },
@@ -43,10 +47,12 @@ export default defineConfig({
       resolveId(id) {
         if (LAZY_MODULE.test(id)) return { id, external: true };
         if (CATALOG_MODULE.test(id)) return "\0toolgate-empty-catalog";
+        if (TOOL_SCHEMAS_MODULE.test(id)) return "\0toolgate-no-tool-schemas";
         return null;
       },
       load(id) {
-        return id === "\0toolgate-empty-catalog" ? EMPTY_CATALOG : null;
+        if (id === "\0toolgate-empty-catalog") return EMPTY_CATALOG;
+        return id === "\0toolgate-no-tool-schemas" ? NO_TOOL_SCHEMAS : null;
       },
     },
   ],

@@ -3,6 +3,7 @@ import { isJsonPointer } from "../json-pointer";
 import { PolicyDataSchema } from "../policy";
 import { TOOL_NAME_PATTERN } from "../tool";
 import { RESULT_LAYOUTS } from "../tool-render";
+import { connectionName, oauthScope } from "./oauth-names";
 
 /**
  * The parts every adapter kind's declaration shares (credentials, rate limits, policy, URLs) and the
@@ -36,14 +37,6 @@ export const AuthSchema = v.variant("type", [
   v.strictObject({ type: v.literal("query"), name: v.pipe(v.string(), v.minLength(1)), secret: secretName }),
 ]);
 export type AuthDeclaration = v.InferOutput<typeof AuthSchema>;
-
-/** A connection's name in the tenant's `connections` (the worker checks that it is declared). */
-export const connectionName = v.pipe(
-  v.string(),
-  v.regex(/^[a-z][a-z0-9_-]{0,31}$/, "must be 1-32 lowercase letters, digits, _ or -, starting with a letter"),
-);
-/** An OAuth scope (RFC 6749 section 3.3: printable ASCII but space, " and \\). */
-export const oauthScope = v.pipe(v.string(), v.regex(/^[\x21\x23-\x5b\x5d-\x7e]{1,128}$/, "must be an OAuth scope"));
 
 /**
  * The tool acts as the calling user: its requests carry that user's token of the named connection,

@@ -1,8 +1,12 @@
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { loadConfigBlocks } from "../../worker/config-blocks-library";
 import { ConfigError } from "../../worker/errors";
 import { checkTenant, createTenant } from "../../worker/tenant/tenant";
 import { replaceNode } from "../fuzz-tree";
+
+// The seed has optional blocks (identity …), whose schemas readyTenant loads before parsing.
+beforeAll(loadConfigBlocks);
 
 /**
  * The tenant configuration parser (TOOLGATE_CONFIG) under random input: every value either builds a

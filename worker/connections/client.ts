@@ -1,5 +1,6 @@
 import type { ConnectionClient } from "../connections-library";
-import { connectionClientSecret, type ConnectionsConfig } from "./config";
+import { connectionClientSecret } from "./client-secret";
+import type { ConnectionsConfig } from "./config";
 
 /** The library's view of connection `name`: its configuration, with its client secret read from the Worker secret. */
 export function connectionClient(connections: ConnectionsConfig, name: string, env: unknown): ConnectionClient {

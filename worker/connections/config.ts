@@ -1,12 +1,11 @@
 import * as v from "valibot";
-import { connectionName, oauthScope } from "../../src/adapters/declarations";
-import { ConfigError } from "../errors";
-import { text, url } from "../identity/config";
+import { connectionName, oauthScope } from "../../src/adapters/oauth-names";
+import { text, url } from "../config-blocks/fields";
 
 /**
  * A tenant's `connections` block: the upstream OAuth providers through which tools act as the calling
- * user (toolgate is their OAuth client). Spread into the tenant's schema (tenant/config.ts); absent,
- * no tool acts as a user and nothing here runs. Parsing only: no library, no Durable Object, no fetch.
+ * user (toolgate is their OAuth client). Part of the optional blocks' module (config-blocks/lazy/entry.ts),
+ * which a tenant without them never loads; its secrets are checked by client-secret.ts. Parsing only.
  */
 
 /** Authorize parameters toolgate sets itself: `authorizeParams` may not name them. */
@@ -83,29 +82,8 @@ function buildConnectionsSchema() {
 }
 
 let built: ReturnType<typeof buildConnectionsSchema> | undefined;
-const connectionsSchema = () => (built ??= buildConnectionsSchema());
+/** The `connections` block's schema, built on first use. */
+export const connectionsSchema = () => (built ??= buildConnectionsSchema());
 
 export type ConnectionsConfig = v.InferOutput<ReturnType<typeof buildConnectionsSchema>>;
 export type ConnectionConfig = ConnectionsConfig[string];
-
-/** The tenant schema's connections field. */
-export const CONNECTION_FIELDS = { connections: v.optional(v.lazy(connectionsSchema)) };
-
-/**
- * The client secret of connection `name`, from the Worker secret its `clientSecret` names. Throws
- * ConfigError naming the field when the secret is not set.
- */
-export function connectionClientSecret(connections: ConnectionsConfig, name: string, env: object): string {
-  const secret = connections[name]!.clientSecret;
-  const value = (env as Record<string, unknown>)[secret];
-  if (typeof value !== "string" || value === "")
-    throw new ConfigError(
-      `connections.${name}.clientSecret: the Worker secret ${secret} is not set (wrangler secret put ${secret})`,
-    );
-  return value;
-}
-
-/** Every connection's client secret is set: readyTenant checks it per request (a deploy missing one fails at once). */
-export function checkConnectionSecrets(connections: ConnectionsConfig | undefined, env: object): void {
-  for (const name of Object.keys(connections ?? {})) connectionClientSecret(connections!, name, env);
-}

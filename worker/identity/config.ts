@@ -1,22 +1,16 @@
 import * as v from "valibot";
-import { classifyIpLiteral } from "../../src/ip";
-import { ConfigError } from "../errors";
+import { text, url } from "../config-blocks/fields";
 import type { ClaimNames } from "./lazy/claims";
-import type { ActAs } from "./lazy/types";
-import { RulesFields } from "../keys/rules";
+import { RulesFields } from "../keys/rules-fields";
 import { intIn } from "../tenant/int-in";
 import { SCOPES } from "../tenant/scopes";
 
 /**
  * A tenant's `identity` block: who the people behind calls are (a console sign-in with an OpenID
  * provider or Cloudflare Access, an app's signed user tokens), which claims name them, and what each
- * role may do. Spread into the tenant's schema (tenant/config.ts); absent, calls have no users and
- * nothing here runs. Parsing only: no library, no Durable Object, no fetch.
+ * role may do. Part of the optional blocks' module (config-blocks/lazy/entry.ts), which a tenant without
+ * them never loads; what the bundle reads of it is in settings.ts. Parsing only.
  */
-
-/** What a key may send to act for users (`keys[].actAs`, POST /v1/keys): see ActAs in src/contract/keys.ts. */
-export const ACT_AS = ["token", "header"] as const satisfies readonly ActAs[];
-export type { ActAs } from "./lazy/types";
 
 /**
  * ID-token, assertion and app-token signatures toolgate accepts: asymmetric ones only. `none` and the
@@ -35,43 +29,6 @@ export const JWT_ALGORITHMS = [
 ] as const;
 export type JwtAlgorithm = (typeof JWT_ALGORITHMS)[number];
 const DEFAULT_ALGORITHMS: JwtAlgorithm[] = ["RS256", "ES256"];
-
-/** Hosts plain http may reach: wrangler dev and the test servers. */
-export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[(.*)\]$/, "$1");
-  return host === "localhost" || classifyIpLiteral(host) === "loopback";
-}
-
-/** Why a URL of the configuration is refused (https; http only on loopback; no credentials or fragment). */
-function urlProblem(text: string, origin: boolean): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return "must be an absolute URL";
-  }
-  if (url.protocol !== "https:" && !(url.protocol === "http:" && isLoopbackHost(url.hostname)))
-    return "must be https (http only on loopback)";
-  if (url.username || url.password || url.hash || text.includes("#")) return "must hold no credentials or fragment";
-  if (origin && (url.pathname !== "/" || url.search || text.endsWith("/")))
-    return "must be an origin like https://acme.cloudflareaccess.com (no path)";
-  return undefined;
-}
-
-/** A URL field of the configuration: see urlProblem (`origin`: an origin, no path). */
-export const url = (origin = false) =>
-  v.pipe(
-    v.string(),
-    v.maxLength(512, "must be at most 512 characters"),
-    v.check(
-      (text) => urlProblem(text, origin) === undefined,
-      (issue) => urlProblem(issue.input as string, origin) ?? "is invalid",
-    ),
-  );
-
-/** A text field of the configuration: 1 to `max` characters. */
-export const text = (max: number) =>
-  v.pipe(v.string(), v.minLength(1, "must not be empty"), v.maxLength(max, `must be at most ${max} characters`));
 
 /**
  * The schema, built on first use: a tenant without `identity` never builds it (no work at startup).
@@ -221,7 +178,8 @@ function buildIdentitySchema() {
 }
 
 let built: ReturnType<typeof buildIdentitySchema> | undefined;
-const identitySchema = () => (built ??= buildIdentitySchema());
+/** The `identity` block's schema, built on first use. */
+export const identitySchema = () => (built ??= buildIdentitySchema());
 
 export type { ClaimNames };
 
@@ -230,30 +188,3 @@ export type Role = NonNullable<IdentityConfig["roles"]>[string];
 export type OidcConfig = NonNullable<IdentityConfig["oidc"]>;
 export type AccessConfig = NonNullable<IdentityConfig["access"]>;
 export type AppTokenIssuer = IdentityConfig["appTokens"][number];
-
-/** The tenant schema's identity field. */
-export const IDENTITY_FIELDS = { identity: v.optional(v.lazy(identitySchema)) };
-
-/** Whether people sign in to this tenant (OIDC or Access): only then does it have an Identity object. */
-export function signsPeopleIn(identity: IdentityConfig | undefined): boolean {
-  return identity?.oidc !== undefined || identity?.access !== undefined;
-}
-
-/**
- * The OIDC client secret, from the Worker secret `identity.oidc.clientSecret` names; undefined when no
- * OIDC is configured. Throws ConfigError when the secret is not set (readyTenant checks it on every
- * request, so a deploy without it fails at once, naming it).
- */
-export function oidcClientSecret(
-  identity: IdentityConfig | undefined,
-  env: Record<string, unknown>,
-): string | undefined {
-  if (!identity?.oidc) return undefined;
-  const name = identity.oidc.clientSecret;
-  const value = env[name];
-  if (typeof value !== "string" || value === "")
-    throw new ConfigError(
-      `identity.oidc.clientSecret: the Worker secret ${name} is not set (wrangler secret put ${name})`,
-    );
-  return value;
-}

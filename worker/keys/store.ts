@@ -1,4 +1,4 @@
-import type { ActAs } from "../identity/config";
+import type { ActAs } from "../identity/settings";
 import type { ActiveKey, KeyInfo, KeyInput } from "./types";
 
 /** The SQLite rows of a tenant's Keys object. Every function is synchronous: one transaction each. */

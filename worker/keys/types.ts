@@ -1,4 +1,4 @@
-import type { ActAs } from "../identity/config";
+import type { ActAs } from "../identity/settings";
 import type { Scope } from "../tenant/config";
 
 /** What an admin sets on a key: who it is, what it may do. */

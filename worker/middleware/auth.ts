@@ -6,7 +6,7 @@ import { ApiError } from "../errors";
 import { waitUntilOf } from "../execution";
 import { actAs } from "../identity/act-as";
 import { ambientCaller, wantsSession } from "../identity/ambient";
-import { signsPeopleIn } from "../identity/config";
+import { signsPeopleIn } from "../identity/settings";
 import { tenantKeys, type KeysNamespace } from "../keys/address";
 import { noteKeyUse, runtimeKeys, type RuntimeKey } from "../keys/cache";
 import { siteOf } from "../oauth/context";

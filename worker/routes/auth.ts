@@ -6,7 +6,8 @@ import { Hono } from "../hono-lazy";
 import { identityLibrary } from "../identity-library";
 import { identityOf, wantsSession } from "../identity/ambient";
 import { answered } from "../identity/answer";
-import { isLoopbackHost, oidcClientSecret } from "../identity/config";
+import { isLoopbackHost } from "../identity/loopback";
+import { oidcClientSecret } from "../identity/settings";
 import { hostAllowed } from "../mcp/transport/guard";
 
 /**

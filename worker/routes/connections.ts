@@ -7,7 +7,7 @@ import { type ConnectPageDeps, connectionsLibrary } from "../connections-library
 import { type ConnectionsNamespace, userConnections } from "../connections/address";
 import { connectionClient } from "../connections/client";
 import { connectionSecrets } from "../connections/secret";
-import { isLoopbackHost } from "../identity/config";
+import { isLoopbackHost } from "../identity/loopback";
 import { hostAllowed } from "../mcp/transport/guard";
 
 /**

@@ -9,7 +9,7 @@ import { ApiError } from "../errors";
 import { identityLibrary } from "../identity-library";
 import { identityOf } from "../identity/ambient";
 import { answered } from "../identity/answer";
-import { signsPeopleIn } from "../identity/config";
+import { signsPeopleIn } from "../identity/settings";
 import { readBody, RulesFields } from "../keys/rules";
 import { hasScope } from "../middleware/auth";
 import { siteOf } from "../oauth/context";

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { Hono } from "../hono-lazy";
 import * as v from "valibot";
-import { ACT_AS } from "../identity/config";
+import { ACT_AS } from "../identity/settings";
 import { SCOPES } from "../tenant/config";
 import { callDurable } from "../durable/call";
 import type { AppEnv } from "../env";

@@ -23,6 +23,3 @@ export const SearchConfigSchema = v.strictObject({
 });
 
 export type SearchConfig = v.InferOutput<typeof SearchConfigSchema>;
-
-/** The tenant configuration's `search` field. */
-export const SEARCH_FIELDS = { search: v.optional(SearchConfigSchema) };

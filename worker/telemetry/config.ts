@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { isLoopbackHost } from "../identity/config";
+import { isLoopbackHost } from "../identity/loopback";
 import { intIn } from "../tenant/int-in";
 
 /** Why an OTLP endpoint is refused: https (http only on loopback), no credentials or fragment. */
@@ -21,7 +21,7 @@ function endpointProblem(text: string): string | undefined {
  * The `telemetry` block, built on first use: a tenant without it never builds it. Header values name
  * Worker secrets, so no credential is written in the configuration.
  */
-function telemetrySchema() {
+export function telemetrySchema() {
   return v.strictObject({
     traces: v.strictObject({
       /** The OTLP/HTTP traces endpoint, whole (a collector's is usually …/v1/traces). */
@@ -57,8 +57,6 @@ function telemetrySchema() {
     }),
   });
 }
-
-export const TELEMETRY_FIELDS = { telemetry: v.optional(v.lazy(telemetrySchema)) };
 
 export type TelemetryConfig = v.InferOutput<ReturnType<typeof telemetrySchema>>;
 export type TracesConfig = TelemetryConfig["traces"];

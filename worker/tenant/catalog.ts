@@ -1,5 +1,8 @@
 import type { Tool } from "../../src/tool";
 import { BUILD_FAILURE, TOOL_FILES } from "./catalog.generated";
+// The JSON Schemas the build derived for these tools (tool-schemas.ts), beside them in the bundle, where
+// gzip finds their descriptions again.
+export { TOOL_SCHEMAS } from "./tool-schemas.generated";
 
 export { BUILD_FAILURE };
 

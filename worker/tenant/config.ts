@@ -1,13 +1,12 @@
 import * as v from "valibot";
+import { isPlainObject } from "../../src/json";
 import { PolicyDataSchema } from "../../src/policy";
 import { ADAPTER_FIELDS } from "../adapters/config";
-import { CONNECTION_FIELDS } from "../connections/config";
+import { CONFIG_BLOCKS, configBlocks, type ConfigBlock, type ConfigBlocksLibrary } from "../config-blocks-library";
 import { ConfigError } from "../errors";
-import { ACT_AS, IDENTITY_FIELDS } from "../identity/config";
-import { TELEMETRY_FIELDS } from "../telemetry/config";
+import { ACT_AS } from "../identity/settings";
 import { intIn } from "./int-in";
 import { SCOPES } from "./scopes";
-import { SEARCH_FIELDS } from "../search/config";
 
 /**
  * A tenant's configuration: which tools it offers and how, who may call them, and its limits.
@@ -52,7 +51,8 @@ const hostName = v.pipe(
   v.regex(/^[a-z0-9.-]+(:\d{1,5})?$/, "must be a lowercase host name, optionally with a port, like tools.example.com"),
 );
 
-export const TenantConfigSchema = v.strictObject({
+/** Every field but the optional blocks (CONFIG_BLOCKS), whose schemas are a module apart. */
+const CORE_FIELDS = {
   name: v.pipe(
     v.string(),
     v.regex(/^[a-z][a-z0-9-]{0,39}$/, "must be lowercase letters, digits and -, starting with a letter, at most 40"),
@@ -105,20 +105,40 @@ export const TenantConfigSchema = v.strictObject({
   ),
   /** Fetch adapters (HTTP APIs, OpenAPI documents, remote MCP servers) and egress: see worker/adapters/config.ts. */
   ...ADAPTER_FIELDS,
-  /** Who the people behind calls are, and what their roles may do: see worker/identity/config.ts. */
-  ...IDENTITY_FIELDS,
-  /** Search mode for large catalogues: see worker/search/config.ts. */
-  ...SEARCH_FIELDS,
-  /** OpenTelemetry traces sent to a collector: see worker/telemetry/config.ts and docs/telemetry.md. */
-  ...TELEMETRY_FIELDS,
-  /** The OAuth providers through which tools act as the calling user: see worker/connections/config.ts. */
-  ...CONNECTION_FIELDS,
-});
+};
 
-export type TenantConfigInput = v.InferInput<typeof TenantConfigSchema>;
-export type TenantConfig = v.InferOutput<typeof TenantConfigSchema> & {
+/*
+ * The optional blocks, each a field of its own (worker/config-blocks/lazy/entry.ts): identity (who the
+ * people behind calls are, their roles), search (search mode for large catalogues), telemetry
+ * (OpenTelemetry traces) and connections (the OAuth providers through which tools act as the user).
+ */
+type BlockSchema<K extends ConfigBlock> = ReturnType<ConfigBlocksLibrary["BLOCK_SCHEMAS"][K]>;
+type CoreSchema = v.StrictObjectSchema<typeof CORE_FIELDS, undefined>;
+
+export type TenantConfigInput = v.InferInput<CoreSchema> & { [K in ConfigBlock]?: v.InferInput<BlockSchema<K>> };
+export type TenantConfig = v.InferOutput<CoreSchema> & { [K in ConfigBlock]?: v.InferOutput<BlockSchema<K>> } & {
   limits: { maxBodyBytes: number; maxCallsPerBatch: number; bodyTimeoutMs: number };
 };
+
+let core: CoreSchema | undefined;
+let withBlocks: v.GenericSchema | undefined;
+
+/**
+ * The schema `value` is checked with: with the optional blocks once their module is loaded, else
+ * without them, which serves a configuration that has none. Throws when `value` has one and the module
+ * is not loaded: readyTenant (and every other caller) loads it first.
+ */
+function schemaFor(value: unknown): v.GenericSchema {
+  const library = configBlocks();
+  if (library) {
+    const schemas: Record<ConfigBlock, () => v.GenericSchema> = library.BLOCK_SCHEMAS;
+    const blocks = CONFIG_BLOCKS.map((block) => [block, v.optional(v.lazy(schemas[block]))]);
+    return (withBlocks ??= v.strictObject({ ...CORE_FIELDS, ...Object.fromEntries(blocks) }));
+  }
+  if (isPlainObject(value) && CONFIG_BLOCKS.some((block) => Object.hasOwn(value, block)))
+    throw new Error("The configuration blocks' schemas are not loaded: call loadConfigBlocks() before parsing");
+  return (core ??= v.strictObject(CORE_FIELDS));
+}
 
 function describe(issue: v.BaseIssue<unknown>): string {
   let path = "";
@@ -139,13 +159,13 @@ export function parseTenantConfig(input: string | unknown, source = "TOOLGATE_CO
       throw new ConfigError(`${source} is not valid JSON: ${(error as Error).message}`);
     }
   }
-  const parsed = v.safeParse(TenantConfigSchema, value);
+  const parsed = v.safeParse(schemaFor(value), value);
   if (!parsed.success) {
     const shown = parsed.issues.slice(0, 5).map(describe);
     const more = parsed.issues.length > shown.length ? ` (and ${parsed.issues.length - shown.length} more)` : "";
     throw new ConfigError(`${source} is invalid: ${shown.join("; ")}${more}`);
   }
-  const config = parsed.output;
+  const config = parsed.output as Omit<TenantConfig, "limits"> & { limits: Partial<TenantConfig["limits"]> };
   const keyNames = new Set<string>();
   config.keys.forEach((key, i) => {
     if (keyNames.has(key.name))

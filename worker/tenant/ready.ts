@@ -2,26 +2,36 @@ import { ADAPTER_SECTIONS } from "../../src/adapters/kinds";
 import { isPlainObject } from "../../src/json";
 import { bundledConfig, type BundledConfig } from "./bundled-config";
 import { CATALOG, type Catalog } from "./catalog";
-import { DEMO_CONFIG } from "../demo/tenant";
-import { checkConnectionSecrets } from "../connections/config";
+import { demoConfig } from "../demo/identity";
+import { checkConnectionSecrets } from "../connections/client-secret";
 import { connectionSecrets } from "../connections/secret";
-import { oidcClientSecret } from "../identity/config";
+import { oidcClientSecret } from "../identity/settings";
+import { CONFIG_BLOCKS, configBlocks, loadConfigBlocks } from "../config-blocks-library";
 import { jsonSchemaLibraryLoaded, loadJsonSchemaLibrary } from "../json-schema-library";
 import { loadTenant, type Tenant } from "./tenant";
+import { readyToolSchemas } from "./tool-schemas";
 
 /**
- * loadTenant, with the JSON Schema library loaded first whenever the configuration may declare tools
- * (http, openapi, mcp: their schemas are JSON Schemas, some checked as the tenant is built). A tenant
- * of code tools alone never loads it. Once loaded, no request waits for it again. A tenant whose
- * console sign-in or connection needs a Worker secret that is not set throws ConfigError naming it: every request
- * answers 500 config_invalid (as /healthz does), so a deploy missing it shows at once.
+ * loadTenant, with what it needs loaded first, each a module apart: the optional configuration blocks'
+ * schemas whenever the configuration may have one (config-blocks-library.ts); the JSON Schema library
+ * whenever it may declare tools (http, openapi, mcp: their schemas are JSON Schemas, some checked as the
+ * tenant is built); valibot's JSON Schema converter for code tools whose schemas the build did not
+ * precompute (tool-schemas.ts). A tenant of the build's code tools alone loads none. Once loaded, no
+ * request waits for them again. A tenant whose console sign-in or connection needs a Worker secret that
+ * is not set throws ConfigError naming it: every request answers 500 config_invalid (as /healthz does),
+ * so a deploy missing it shows at once.
  */
 export async function readyTenant(
   env: Record<string, unknown>,
   bundled: BundledConfig | undefined = bundledConfig(),
   catalog: Catalog = CATALOG,
 ): Promise<Tenant> {
-  if (!jsonSchemaLibraryLoaded() && mayDeclareTools(env, bundled)) await loadJsonSchemaLibrary();
+  const config = configOf(env, bundled);
+  if (!configBlocks() && mayHold(config, CONFIG_BLOCKS)) await loadConfigBlocks();
+  if (!jsonSchemaLibraryLoaded() && (typeof config === "string" || mayHold(config, ADAPTER_SECTIONS)))
+    await loadJsonSchemaLibrary();
+  // The search tool is a code tool of the tenant's own (its schema made from the configuration).
+  await readyToolSchemas(catalog, mayHold(config, SEARCH));
   const tenant = loadTenant(env, bundled, catalog);
   oidcClientSecret(tenant.config.identity, env);
   if (tenant.config.connections) {
@@ -31,9 +41,24 @@ export async function readyTenant(
   return tenant;
 }
 
-/** The configuration loadTenant would take (same precedence); a var's text may declare anything. */
-function mayDeclareTools(env: Record<string, unknown>, bundled: BundledConfig | undefined): boolean {
-  if (env.TOOLGATE_CONFIG !== undefined && env.TOOLGATE_CONFIG !== "") return true;
-  const config = bundled ? bundled.config : env.TOOLGATE_DEMO === "true" ? DEMO_CONFIG : undefined;
-  return isPlainObject(config) && ADAPTER_SECTIONS.some((section) => config[section] !== undefined);
+const SEARCH = ["search"];
+
+/**
+ * The configuration loadTenant would take (same precedence): a var's text, or the bundled or demo
+ * configuration's parsed JSON.
+ */
+function configOf(env: Record<string, unknown>, bundled: BundledConfig | undefined): unknown {
+  const text = env.TOOLGATE_CONFIG;
+  if (text !== undefined && text !== "") return text;
+  return bundled ? bundled.config : env.TOOLGATE_DEMO === "true" ? demoConfig(env) : undefined;
+}
+
+/**
+ * Whether the configuration may hold one of these top-level fields. A text may whenever it holds one
+ * of their names as a JSON string, or any \u escape (which may spell one).
+ */
+function mayHold(config: unknown, fields: readonly string[]): boolean {
+  if (typeof config === "string")
+    return config.includes("\\u") || fields.some((field) => config.includes(JSON.stringify(field)));
+  return isPlainObject(config) && fields.some((field) => Object.hasOwn(config, field));
 }

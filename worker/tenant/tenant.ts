@@ -3,7 +3,7 @@ import type { Hooks } from "../../src/hooks";
 import { buildAdapters, type StaticAdapters } from "../adapters/build";
 import { bundledConfig, type BundledConfig, type ListingsLoader } from "./bundled-config";
 import { ConfigError } from "../errors";
-import type { ActAs } from "../identity/config";
+import type { ActAs } from "../identity/settings";
 import { parseTenantConfig, type Scope, type TenantConfig } from "./config";
 import { CATALOG, type Catalog } from "./catalog";
 import { demoConfig } from "../demo/identity";

@@ -12,6 +12,12 @@ import { JSON_SCHEMA_MODULE } from "../../../scripts/json-schema-module.mjs";
 import { OAUTH_MODULE } from "../../../scripts/oauth-module.mjs";
 import { SEARCH_MODULE, searchInputAllowed, writeSearchModule } from "../../../scripts/search-module.mjs";
 import { TELEMETRY_MODULE, telemetryInputAllowed, writeTelemetryModule } from "../../../scripts/telemetry-module.mjs";
+import { TO_JSON_SCHEMA_MODULE } from "../../../scripts/to-json-schema-module.mjs";
+import {
+  CONFIG_BLOCKS_MODULE,
+  configBlocksInputAllowed,
+  writeConfigBlocksModule,
+} from "../../../scripts/config-blocks-module.mjs";
 
 const out = join(".tmp", `library-modules-${crypto.randomUUID().slice(0, 8)}`);
 afterAll(() => rmSync(out, { recursive: true, force: true }));
@@ -33,6 +39,10 @@ const MODULES = [
   ["telemetry/library.generated.mjs", TELEMETRY_MODULE, "toolgate.telemetry.dropped_spans"],
   // The connect page's refusal.
   ["connections/library.generated.mjs", CONNECTIONS_MODULE, "No connect is under way in this browser"],
+  // The converter's refusal of an action JSON Schema cannot express.
+  ["to-json-schema/library.generated.mjs", TO_JSON_SCHEMA_MODULE, " action is not supported on type "],
+  // The identity block's refusal of both sign-ins at once.
+  ["config-blocks/library.generated.mjs", CONFIG_BLOCKS_MODULE, "oidc and access cannot both be set"],
 ] as const;
 
 // The demo (the top-level environment, entry worker/index.ts) and a tenant's (entry tenants/acme.ts).
@@ -40,7 +50,7 @@ it.each([
   ["", "index.js"],
   ["acme", "acme.js"],
 ])(
-  "wrangler uploads the OAuth, JSON Schema, identity, search, telemetry and connections libraries as modules of their own, which the bundle imports only when asked (env %j)",
+  "wrangler uploads the OAuth, JSON Schema, identity, search, telemetry and connections libraries, the JSON Schema converter and the configuration blocks' schemas as modules of their own, which the bundle imports only when asked (env %j)",
   (env, main) => {
     const node = existsSync("node_modules/node/bin/node") ? resolve("node_modules/node/bin/node") : process.execPath;
     const dir = join(out, env || "top");
@@ -105,4 +115,12 @@ it("builds the connections library's module from oauth4webapi and worker/connect
   expect(inputs.some((input) => input.startsWith("node_modules/oauth4webapi/"))).toBe(true);
   expect(inputs.some((input) => input.startsWith("worker/connections/lazy/"))).toBe(true);
   expect(connectionsInputAllowed("worker/errors.ts")).toBe(false);
+}, 60_000);
+
+it("builds the configuration blocks' module from valibot, their schemas and field helpers alone", async () => {
+  const { inputs } = await writeConfigBlocksModule();
+  expect(inputs.filter((input) => !configBlocksInputAllowed(input))).toEqual([]);
+  expect(inputs).toContain("worker/identity/config.ts");
+  expect(inputs.some((input) => input.startsWith("node_modules/valibot/"))).toBe(true);
+  expect(configBlocksInputAllowed("worker/errors.ts")).toBe(false);
 }, 60_000);

@@ -3,6 +3,10 @@ import { ConfigError } from "../../../worker/errors";
 import { createTenant } from "../../../worker/tenant/tenant";
 import { parseTenantConfig } from "../../../worker/tenant/config";
 import { json, request, tenantConfig } from "../helpers/requests";
+import { loadConfigBlocks } from "../../../worker/config-blocks-library";
+
+// The `connections` block's schema is in the optional blocks' module, which readyTenant loads before parsing.
+await loadConfigBlocks();
 
 /**
  * The tenant's `connections` block and the adapter tools acting as the user through one: defaults, and

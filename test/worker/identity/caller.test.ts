@@ -5,6 +5,10 @@ import { grantOfUser, keyActingFor, personCaller, resolveUser } from "../../../w
 import type { Role } from "../../../worker/identity/config";
 import { userKey } from "../../../worker/identity/lazy/user";
 import { parseTenantConfig } from "../../../worker/tenant/config";
+import { loadConfigBlocks } from "../../../worker/config-blocks-library";
+
+// The `identity` block's schema is in the optional blocks' module, which readyTenant loads before parsing.
+await loadConfigBlocks();
 
 /**
  * A credential's rights narrowed to its user's (worker/identity/caller.ts): key ∩ role, grant ∩ role,

@@ -3,6 +3,10 @@ import { ConfigError } from "../../../worker/errors";
 import { claimsFor } from "../../../worker/identity/lazy/claims";
 import { parseTenantConfig } from "../../../worker/tenant/config";
 import { json, request, tenantConfig } from "../helpers/requests";
+import { loadConfigBlocks } from "../../../worker/config-blocks-library";
+
+// The `identity` block's schema is in the optional blocks' module, which readyTenant loads before parsing.
+await loadConfigBlocks();
 
 /**
  * The tenant's `identity` block: its defaults, and an error naming the field for each mistake, both

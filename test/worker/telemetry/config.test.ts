@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../../../worker/errors";
 import { parseTenantConfig } from "../../../worker/tenant/config";
+import { loadConfigBlocks } from "../../../worker/config-blocks-library";
+
+// The `telemetry` block's schema is in the optional blocks' module, which readyTenant loads before parsing.
+await loadConfigBlocks();
 
 /** The tenant's `telemetry` block: its defaults, and an error naming the field for each mistake. */
 
