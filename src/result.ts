@@ -101,6 +101,8 @@ export interface CallRecord {
   replay?: boolean;
   /** The latest progress the tool reported while it ran (kept by the journal, e.g. the ledger). */
   progress?: Progress;
+  /** The W3C traceparent of the call's span, when it was traced (a tenant with `telemetry`). */
+  trace?: string;
 }
 
 export type CallResult =

@@ -43,6 +43,9 @@ export function buildRecord(state: CallState, status: CallRecord["status"]): Cal
     error: undefined,
     progress: state.progress,
   };
+  // A traced call names its span: a run that continues it elsewhere (approved, resumed) joins its trace.
+  const trace = env.tracer?.traceparentOf?.(state.callId, state.name);
+  if (trace !== undefined) record.trace = trace;
   return record;
 }
 
