@@ -24,7 +24,7 @@ import type { AskChannel } from "../../src/ask";
 import type { JsonValue } from "../../src/json";
 import { settingsFromEnv } from "../ledger/settings";
 import { logCall } from "../log";
-import { traceRun, type RunTrace } from "./tracing";
+import { telemetryLibrary, type RunTrace } from "../telemetry-library";
 
 /** The log line of a call its Runner ended names no request: the run is the Runner's alarm. */
 const RUNNER_REQUEST_ID = "runner";
@@ -145,7 +145,9 @@ export function createRunnerClass(catalog: Catalog): RunnerClass {
           await this.settle(job, "cancelled", "The call was cancelled before its detached run began.", "cancelled");
           return;
         }
-        trace = await traceRun(tenant, job);
+        // A tenant with `telemetry`: the run continues its call's trace (the library loads on first use).
+        const traces = tenant.config.telemetry?.traces;
+        if (traces) trace = (await telemetryLibrary()).traceRun(job, tenant.name, traces);
         const options = pipelineOptions(local, tenant, {
           owner: job.owner,
           ...(job.user ? { user: job.user } : {}),

@@ -9,6 +9,9 @@ import type { TracesConfig } from "../config";
 import { exportSpans } from "./exporter";
 
 export type { RequestTracer };
+export { metricsIn } from "./metrics-read";
+export { RANGES, summarize } from "./metrics-summary";
+export { traceRun, type RunTrace } from "./run-trace";
 
 /** A request's tracer: it continues the caller's trace when the request names a valid one. */
 export function startTrace(traceparent: string | undefined, tracestate: string | undefined): RequestTracer {
