@@ -67,6 +67,12 @@ describe("GET /v1/metrics", () => {
     expect(week.stepMs).toBe(3_600_000);
     expect(week.steps).toHaveLength(168);
     expect(week.tools.map((tool) => [tool.tool, tool.calls])).toEqual([["add", 1]]);
+    // Every step starts on its step's boundary, and the rows land in them.
+    for (const summary of [day, week]) {
+      expect(summary.steps.every((step) => step.at % summary.stepMs === 0)).toBe(true);
+      expect(summary.steps.reduce((sum, step) => sum + step.calls, 0)).toBe(1);
+      expect(summary.tools[0]!.steps.map((step) => step.at % summary.stepMs)).toEqual([0]);
+    }
     const bad = await request("/v1/metrics?range=year", { env, key: "dev-admin-key" });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ error: { code: "invalid_query" } });

@@ -38,15 +38,15 @@ const SUMS = BUCKET_COLUMNS.map((column) => `sum(${column}) AS ${column}`).join(
 
 /** The shard's metrics from `from` to `to` (ms), summed into steps of `stepMs` (a whole number of minutes). */
 export function metricsIn(sql: SqlStorage, from: number, to: number, stepMs: number): ShardMetrics {
+  // Bound numbers may reach SQLite as REAL, where / would not floor: % casts to INTEGER.
   const step = Math.max(1, Math.round(stepMs / MINUTE_MS));
   const first = Math.floor(from / MINUTE_MS);
   const last = Math.floor(to / MINUTE_MS);
   const rows = sql
     .exec<Record<string, number | string>>(
-      `SELECT minute / ? * ? AS step, kind, name, sum(calls) AS calls, sum(errors) AS errors,
+      `SELECT minute - minute % ? AS step, kind, name, sum(calls) AS calls, sum(errors) AS errors,
          sum(approvals) AS approvals, sum(sum_ms) AS sum_ms, max(max_ms) AS max_ms, ${SUMS}
        FROM metrics WHERE minute BETWEEN ? AND ? GROUP BY step, kind, name`,
-      step,
       step,
       first,
       last,
@@ -67,9 +67,8 @@ export function metricsIn(sql: SqlStorage, from: number, to: number, stepMs: num
     );
   const errors = sql
     .exec<{ step: number; tool: string; code: string; n: number }>(
-      `SELECT minute / ? * ? AS step, tool, code, sum(n) AS n FROM metric_errors
+      `SELECT minute - minute % ? AS step, tool, code, sum(n) AS n FROM metric_errors
        WHERE minute BETWEEN ? AND ? GROUP BY step, tool, code`,
-      step,
       step,
       first,
       last,
