@@ -17,7 +17,7 @@ db.exec(`CREATE TABLE calls (call_id TEXT PRIMARY KEY, tool TEXT NOT NULL, statu
   started_at INTEGER NOT NULL, record TEXT NOT NULL);
   CREATE INDEX calls_by_time ON calls (started_at, call_id);
   CREATE TABLE events (id INTEGER PRIMARY KEY AUTOINCREMENT, type TEXT NOT NULL, data TEXT NOT NULL);
-  ${METRICS_SCHEMA}`);
+  ${METRICS_SCHEMA};`);
 const statements = new Map<string, StatementSync>();
 /** The slice of SqlStorage the rollup uses, over node:sqlite (statements prepared once, as workerd caches them). */
 const sql = {

@@ -9,12 +9,6 @@ export const HISTOGRAM_BUCKETS = 41;
 /** Metrics are kept per minute. */
 export const MINUTE_MS = 60_000;
 
-/** The ledger's columns of the buckets' counts: h0 … h40. */
-export const BUCKET_COLUMNS: readonly string[] = /* @__PURE__ */ Array.from(
-  { length: HISTOGRAM_BUCKETS },
-  (_, i) => `h${i}`,
-);
-
 /** The upper bound in ms of each bucket but the last (which has none). */
 export const BUCKET_BOUNDS_MS: readonly number[] = /* @__PURE__ */ Array.from(
   { length: HISTOGRAM_BUCKETS - 1 },

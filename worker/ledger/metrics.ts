@@ -1,41 +1,34 @@
 /**
- * Per-minute metrics of a shard's calls, rolled up in the write that ends each call: per tool, calls,
- * failures, approvals asked, a latency histogram (src/telemetry/histogram.ts) and errors by code; per
- * gate, calls that asked it a slot, those refused (busy) and a histogram of their wait. Kept
- * METRICS_RETENTION_MS; read (worker/telemetry/lazy/metrics-read.ts) for GET /v1/metrics.
+ * Per-minute metrics of a shard's calls, rolled up in the write that ends each call (one to three
+ * upserts of one statement), read by worker/telemetry/lazy/metrics-read.ts for GET /v1/metrics. A row
+ * per minute (floor(ms / 60000) of when the calls ended), kind and name, and part:
+ * - tool <name> <bucket>: the tool's calls whose duration fell in the latency bucket
+ *   (src/telemetry/histogram.ts), with how many failed (failed, timed_out, unknown), the sum and max;
+ * - gate <tool:x | group:x> <bucket>: calls that asked the gate for a slot, by their wait, and how
+ *   many were refused (busy);
+ * - code <tool> <error code>: calls of the tool that ended with that error code;
+ * - approval <tool> "": calls of the tool parked for approval.
+ * Kept METRICS_RETENTION_MS.
  */
 import type { CallRecord } from "../../src/result";
-import { BUCKET_COLUMNS, bucketOf, MINUTE_MS } from "../../src/telemetry/histogram";
-
-export { MINUTE_MS };
+import { bucketOf, MINUTE_MS } from "../../src/telemetry/histogram";
 
 /** Metrics are kept 8 days: the widest range read is a week. */
 export const METRICS_RETENTION_MS = 8 * 24 * 60 * MINUTE_MS;
 
-/**
- * The tables (a ledger migration). metrics: a row per minute (floor(ms / 60000) of when the calls
- * ended), kind (tool | gate) and name (the tool's; the gate's, tool:<name> or group:<name>), with the
- * calls, errors (tool: failed, timed_out or unknown; gate: refused, busy), approvals (tool: calls
- * parked for approval), the sum and max of the durations (gate: of the waits) and the histogram's
- * counts h0 … h40. metric_errors: per minute and tool, how many calls ended with each error code.
- */
-export const METRICS_SCHEMA = `CREATE TABLE IF NOT EXISTS metrics (minute INTEGER NOT NULL, kind TEXT NOT NULL,
-name TEXT NOT NULL, ${["calls", "errors", "approvals", "sum_ms", "max_ms", ...BUCKET_COLUMNS]
-  .map((column) => `${column} NUMERIC NOT NULL DEFAULT 0`)
-  .join()}, PRIMARY KEY (minute, kind, name));
-CREATE TABLE IF NOT EXISTS metric_errors (minute INTEGER NOT NULL, tool TEXT NOT NULL, code TEXT NOT NULL,
-n INTEGER NOT NULL, PRIMARY KEY (minute, tool, code));`;
+/** The table (a ledger migration). */
+export const METRICS_SCHEMA = `CREATE TABLE IF NOT EXISTS metrics (minute INTEGER, kind TEXT, name TEXT, part TEXT,
+n INTEGER, errors INTEGER, sum_ms REAL, max_ms REAL, PRIMARY KEY (minute, kind, name, part)) WITHOUT ROWID`;
 
-/** One upsert per bucket (the column it adds to): the statements are built once. */
-const UPSERTS = BUCKET_COLUMNS.map(
-  (column) =>
-    `INSERT INTO metrics (minute, kind, name, calls, errors, sum_ms, max_ms, ${column}) VALUES (?, ?, ?, 1, ?, ?, ?, 1)
-     ON CONFLICT (minute, kind, name) DO UPDATE SET calls = calls + 1, errors = errors + excluded.errors,
-       sum_ms = sum_ms + excluded.sum_ms, max_ms = max(max_ms, excluded.max_ms), ${column} = ${column} + 1`,
-);
+const UPSERT = `INSERT INTO metrics VALUES (?, ?, ?, ?, 1, ?, ?, ?) ON CONFLICT DO UPDATE SET n = n + 1,
+errors = errors + excluded.errors, sum_ms = sum_ms + excluded.sum_ms, max_ms = max(max_ms, excluded.max_ms)`;
 
 /** Failures of the tool or its upstream (a decision, a cancel or bad arguments are not). */
 const FAILED = new Set<string>(["failed", "timed_out", "unknown"]);
+
+function count(sql: SqlStorage, now: number, kind: string, name: string, part: string, errors: number, ms = 0) {
+  sql.exec(UPSERT, Math.floor(now / MINUTE_MS), kind, name, part, errors, ms, ms);
+}
 
 /**
  * Counts a call that has ended (in the write that ends it). Calls of unknown tools are not counted:
@@ -43,40 +36,22 @@ const FAILED = new Set<string>(["failed", "timed_out", "unknown"]);
  */
 export function countFinished(sql: SqlStorage, record: CallRecord, now: number): void {
   if (record.source === "") return;
-  const minute = Math.floor(now / MINUTE_MS);
   const ms = Math.max(0, record.durationMs);
-  const failed = FAILED.has(record.status) ? 1 : 0;
-  sql.exec(UPSERTS[bucketOf(ms)]!, minute, "tool", record.tool, failed, ms, ms);
-  if (record.error) {
-    sql.exec(
-      `INSERT INTO metric_errors (minute, tool, code, n) VALUES (?, ?, ?, 1)
-       ON CONFLICT (minute, tool, code) DO UPDATE SET n = n + 1`,
-      minute,
-      record.tool,
-      record.error.code,
-    );
-  }
+  count(sql, now, "tool", record.tool, String(bucketOf(ms)), FAILED.has(record.status) ? 1 : 0, ms);
+  if (record.error) count(sql, now, "code", record.tool, record.error.code, 0);
   const { gate } = record;
   if (gate) {
     const wait = Math.max(0, gate.waitedMs);
-    const busy = record.error?.code === "busy" ? 1 : 0;
-    sql.exec(UPSERTS[bucketOf(wait)]!, minute, "gate", gate.name, busy, wait, wait);
+    count(sql, now, "gate", gate.name, String(bucketOf(wait)), record.error?.code === "busy" ? 1 : 0, wait);
   }
 }
 
 /** Counts a call parked for approval. */
 export function countApprovalRequested(sql: SqlStorage, record: CallRecord, now: number): void {
-  sql.exec(
-    `INSERT INTO metrics (minute, kind, name, approvals) VALUES (?, 'tool', ?, 1)
-     ON CONFLICT (minute, kind, name) DO UPDATE SET approvals = approvals + 1`,
-    Math.floor(now / MINUTE_MS),
-    record.tool,
-  );
+  count(sql, now, "approval", record.tool, "", 0);
 }
 
 /** Drops metrics older than METRICS_RETENTION_MS (the alarm's sweep). */
 export function pruneMetrics(sql: SqlStorage, now: number): void {
-  const before = Math.floor((now - METRICS_RETENTION_MS) / MINUTE_MS);
-  sql.exec("DELETE FROM metrics WHERE minute < ?", before);
-  sql.exec("DELETE FROM metric_errors WHERE minute < ?", before);
+  sql.exec("DELETE FROM metrics WHERE minute < ?", Math.floor((now - METRICS_RETENTION_MS) / MINUTE_MS));
 }

@@ -7,10 +7,12 @@ import { afterAll, expect, it } from "vitest";
  * The demo Worker's bundle: `index.js` of `wrangler deploy --dry-run`, gzip -9. Issue 31's budget is
  * 120 KB; tool search, telemetry and connections (each loading its library apart) took it to 123.5 KB, so
  * this holds it there until the rest moves out (docs/performance.md, "The bundle"). Code only some tenants
- * run belongs in a lazily loaded module: this fails when the bundle every tenant compiles grows.
+ * run belongs in a lazily loaded module: this fails when the bundle every tenant compiles grows. Every
+ * tenant's per-minute metrics (their rollup in the ledger's writes, the route) and runs traced in a
+ * Runner added 0.9 KB; reading and summing the metrics is in the telemetry library.
  */
 const BUDGET_BYTES = 120_000;
-const HELD_BYTES = 123_600;
+const HELD_BYTES = 124_500;
 
 const out = join(".tmp", `bundle-size-${crypto.randomUUID().slice(0, 8)}`);
 afterAll(() => rmSync(out, { recursive: true, force: true }));

@@ -10,7 +10,7 @@ import { exportSpans } from "./exporter";
 
 export type { RequestTracer };
 export { metricsIn } from "./metrics-read";
-export { RANGES, summarize } from "./metrics-summary";
+export { readMetrics } from "./metrics-summary";
 export { traceRun, type RunTrace } from "./run-trace";
 
 /** A request's tracer: it continues the caller's trace when the request names a valid one. */

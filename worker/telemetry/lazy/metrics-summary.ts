@@ -141,3 +141,16 @@ export function summarize(range: MetricsRange, to: number, shards: ShardMetrics[
     approvalsPending: [...pending.values()].reduce((a, b) => a + b, 0),
   };
 }
+
+/**
+ * GET /v1/metrics's answer: the range's rows from every shard (`read` asks them all, in parallel),
+ * summed. The route stays small in the bundle; this is loaded on the first read.
+ */
+export async function readMetrics(
+  range: MetricsRange,
+  read: (from: number, to: number, stepMs: number) => Promise<ShardMetrics[]>,
+): Promise<MetricsSummary> {
+  const { spanMs, stepMs } = RANGES[range];
+  const to = Date.now();
+  return summarize(range, to, await read(to - spanMs, to, stepMs));
+}
