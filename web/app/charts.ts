@@ -11,7 +11,8 @@ const HEIGHT = 150;
 const TOP = 16;
 const BOTTOM = 18;
 
-function svg<K extends keyof SVGElementTagNameMap>(
+/** An SVG element with its attributes (and text). */
+export function svg<K extends keyof SVGElementTagNameMap>(
   tag: K,
   attributes: Record<string, string | number>,
   text?: string,
