@@ -47,7 +47,7 @@ async function startUpstream(): Promise<Upstream> {
 function tenant(name: string, upstream: string, receiver: string, protocol: string) {
   return {
     name,
-    tools: ["add", "echo"],
+    tools: ["add", "echo", "pick_option"],
     keys: [
       { name: "admin", hash: ADMIN_HASH, scopes: ["admin"] },
       { name: "app", hash: CALL_HASH, scopes: ["call"] },
@@ -248,6 +248,34 @@ describe.each(["http/protobuf", "http/json"])("traces sent over OTLP %s", (proto
     // It starts when the call was parked (its span also covers the ledger's write of it).
     expect(wait!.startNs >= parked.startNs && wait!.startNs <= parked.endNs).toBe(true);
     expect(wait!.endNs <= ran()!.startNs + 1_000_000n).toBe(true);
+  });
+
+  it("continues a call's trace in the run its caller's answers resume, after a span of the wait", async () => {
+    const { receiver, dev } = parts;
+    const caller = parseTraceparent(CALLER)!;
+    const id = `i-${crypto.randomUUID()}`;
+    const args = { question: "Which colour?", options: ["red", "blue"] };
+    const answer = await callOpenAi(dev, id, "pick_option", args, { traceparent: CALLER });
+    expect(answer.status, answer.body).toBe(200);
+    await eventually(() => callSpan(receiver.spans(), id) !== undefined, "the asking call's span arrived");
+    const asked = callSpan(receiver.spans(), id)!;
+    expect(asked.attributes).toMatchObject({ "toolgate.call.status": "awaiting_input" });
+    const given = await fetch(`${dev.url}/v1/calls/${id}/input`, {
+      method: "POST",
+      headers: { authorization: "Bearer dev-call-key", "content-type": "application/json" },
+      body: JSON.stringify({ inputResponses: { choice: { action: "accept", content: { choice: "blue" } } } }),
+    });
+    expect(given.status, await given.text()).toBe(202);
+    const resumed = () =>
+      receiver
+        .spans()
+        .find((span) => span.attributes["gen_ai.tool.call.id"] === id && span.attributes["toolgate.run"] === "resumed");
+    await eventually(() => resumed() !== undefined, "the resumed run's span arrived");
+    expect(resumed()).toMatchObject({ traceId: caller.traceId, parentSpanId: asked.spanId });
+    expect(resumed()!.attributes).toMatchObject({ "toolgate.call.status": "succeeded" });
+    const wait = receiver.spans().find((span) => span.name === "input_wait" && span.parentSpanId === asked.spanId);
+    expect(wait).toMatchObject({ traceId: caller.traceId, attributes: { "toolgate.wait": "input" } });
+    expect(wait!.endNs <= resumed()!.startNs + 1_000_000n).toBe(true);
   });
 
   it("continues the trace an MCP request names in params._meta", async () => {
