@@ -1,6 +1,6 @@
 import type { DetachedCall } from "../../../src/runner";
 import type { TracesConfig } from "../config";
-import { exportWhenIdle, startTrace, type RequestTracer } from "./entry";
+import { exportWhenIdle, startTrace, type RequestTracer } from "./trace";
 
 /** A run's tracer and the export of its spans once the run has ended. */
 export interface RunTrace {
