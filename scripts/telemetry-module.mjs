@@ -3,7 +3,8 @@
 // is (scripts/identity-module.mjs): worker/telemetry-library.ts imports it on first use, so tenants
 // without `telemetry` never parse it. Writes worker/telemetry/library.generated.mjs (git-ignored;
 // wrangler.toml's find_additional_modules uploads it). The entry may import only src/telemetry/ and files
-// of its folder: nothing in the bundle imports src/telemetry/, so the module holds its only copy.
+// of its folder: the bundle imports of src/telemetry/ only histogram.ts's bucket math (the ledger's
+// per-minute metrics), so the module holds the only copy of the rest.
 // Usage: node scripts/telemetry-module.mjs
 import { sep } from "node:path";
 import { runIfMain, writeEntryModule } from "./entry-module.mjs";

@@ -101,6 +101,13 @@ export interface CallRecord {
   replay?: boolean;
   /** The latest progress the tool reported while it ran (kept by the journal, e.g. the ledger). */
   progress?: Progress;
+  /** The W3C traceparent of the call's span, when it was traced (a tenant with `telemetry`). */
+  trace?: string;
+  /**
+   * The concurrency gate the call asked a slot of (`tool:<name>` or `group:<name>`, without its key),
+   * and how long it waited for it (so far, if it is still waiting).
+   */
+  gate?: { name: string; waitedMs: number };
 }
 
 export type CallResult =

@@ -41,4 +41,8 @@ export interface DetachedCall {
   asks?: AskMethod[];
   /** The elicitation modes it declared (absent: form only). */
   elicitationModes?: ElicitationMode[];
+  /** The traceparent of the call's span in the trace it began in (a traced tenant): the run continues it. */
+  traceparent?: string;
+  /** What the call waited for before this run, since when: the run's trace shows the wait as a span. */
+  waited?: { for: "approval" | "input"; since: number };
 }

@@ -1,5 +1,6 @@
 import type { CallEvent } from "./events";
 import type { CallJournal } from "./journal";
+import type { CallRecord } from "./result";
 
 /**
  * Traces calls (ExecuteOptions.tracer): the pipeline hands it its lifecycle events and lets it wrap the
@@ -13,4 +14,11 @@ export interface CallTracer {
   fetch(callId: string, attempt: number, fetch: typeof globalThis.fetch): typeof globalThis.fetch;
   /** The journal the calls use, its writes timed. */
   journal(journal: CallJournal): CallJournal;
+  /**
+   * The W3C `traceparent` of a call's span: kept in its record (CallRecord.trace) and given to the run
+   * that continues it elsewhere (a detached, approved or resumed run), so that run joins the trace.
+   */
+  traceparentOf?(callId: string, tool: string): string | undefined;
+  /** The call goes on elsewhere (a runner took it): its span ends here, as its record says. */
+  handedOff?(record: CallRecord): void;
 }

@@ -12,6 +12,7 @@ import { gatesView } from "./views/gates";
 import { historyView } from "./views/history";
 import { keysView } from "./views/keys";
 import { liveView } from "./views/live";
+import { overviewView } from "./views/overview";
 import { runView } from "./views/run";
 import { toolsView } from "./views/tools";
 
@@ -19,6 +20,8 @@ import { toolsView } from "./views/tools";
 // with its own CSP: this one, with the approve/deny buttons and keys, may connect to the API only.
 const PLAYGROUND: DocumentLink = { id: "playground", label: "Playground", document: "./playground" };
 const NAV: (View | DocumentLink)[] = [
+  // Admins open on the Overview; others (not shown it) on Tools.
+  overviewView,
   toolsView,
   runView,
   batchView,

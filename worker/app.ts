@@ -26,6 +26,7 @@ import { keys } from "./routes/keys";
 import { oauth } from "./routes/oauth";
 import { adapters } from "./routes/adapters";
 import { gates } from "./routes/gates";
+import { metrics } from "./routes/metrics";
 import { records } from "./routes/records";
 import { events } from "./routes/events";
 import { health } from "./routes/health";
@@ -79,6 +80,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.route("/v1/calls", records); // GET: read records, POST /:id/cancel
   app.route("/v1/approvals", approvals);
   app.route("/v1/gates", gates);
+  app.route("/v1/metrics", metrics);
   app.route("/v1/ledger/shards", ledgerShards);
   app.route("/v1/adapters", adapters);
   app.route("/v1/keys", keys);

@@ -6,7 +6,7 @@
  * import's specifier is resolved from the bundle's root.
  */
 export type TelemetryLibrary = typeof import("./telemetry/lazy/entry");
-export type { RequestTracer } from "./telemetry/lazy/entry";
+export type { RequestTracer, RunTrace } from "./telemetry/lazy/entry";
 
 export function telemetryLibrary(): Promise<TelemetryLibrary> {
   return import("./telemetry/library.generated.mjs");

@@ -22,6 +22,8 @@ import type {
   GrantInfo,
   InputAnswer,
   KeySecret,
+  MetricsRange,
+  MetricsSummary,
   NewKeyInput,
   ResultPage,
   RunAnswer,
@@ -83,6 +85,8 @@ export interface ToolgateClient {
   decide(callId: string, decision: "approve" | "deny", reason?: string): Promise<DecisionAnswer>;
   /** Concurrency gates: limit, holders, queue depth (admin). */
   gates(options?: { after?: string; limit?: number }): Promise<GatePage>;
+  /** Calls, errors and latency per tool and gate over the last hour, day or week (admin). */
+  metrics(range?: MetricsRange): Promise<MetricsSummary>;
   /** The tenant's adapters; for MCP servers their state and tools with pinning states (admin). */
   adapters(): Promise<AdaptersAnswer>;
   /** Approve or deny MCP tool definitions as listed now; with a hash, only that definition (admin). */
@@ -162,6 +166,7 @@ export function createClient(options: ClientOptions = {}): ToolgateClient {
         body: reason === undefined ? { decision } : { decision, reason },
       }),
     gates: (o = {}) => http.json("/v1/gates", { query: { ...o } }),
+    metrics: (range = "hour") => http.json("/v1/metrics", { query: { range } }),
     adapters: () => http.json("/v1/adapters"),
     reviewDefinitions: (server, verdict, tools) =>
       http.json(`/v1/adapters/mcp/${seg(server)}/${verdict}`, { body: { tools } }),

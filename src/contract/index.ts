@@ -10,6 +10,7 @@ export type * from "./calls";
 export type * from "./events";
 export type * from "./gates";
 export type * from "./keys";
+export type * from "./metrics";
 export type * from "./oauth";
 export type * from "./tools";
 export type * from "./users";

@@ -25,7 +25,10 @@ export function detachCall(state: CallState): StepOutcome {
       () => claim.release(),
       (error: unknown) => void internalError(state, error),
     );
-    return runningResult(state);
+    const result = runningResult(state);
+    // No call.finished here (the runner's run finishes it): the tracer ends this request's part of it.
+    env.tracer?.handedOff?.(result.record);
+    return result;
   });
 }
 

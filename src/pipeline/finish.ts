@@ -43,6 +43,11 @@ export function buildRecord(state: CallState, status: CallRecord["status"]): Cal
     error: undefined,
     progress: state.progress,
   };
+  const { gate } = state;
+  if (gate) record.gate = { name: gate.name, waitedMs: gate.waitedMs ?? env.now() - gate.since };
+  // A traced call names its span: a run that continues it elsewhere (approved, resumed) joins its trace.
+  const trace = env.tracer?.traceparentOf?.(state.callId, state.name);
+  if (trace !== undefined) record.trace = trace;
   return record;
 }
 

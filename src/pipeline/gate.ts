@@ -31,7 +31,10 @@ export function holdSlot(state: CallState): StepOutcome {
   const attempts = tool.policy.retry?.attempts ?? 1;
   let waited = false;
   const { env } = state;
-  const since = env.hooks.onEvent ? env.now() : 0;
+  const since = env.now();
+  // The record names the gate without its key (which may come from the arguments) and tells the wait.
+  const name = concurrency.group ? `group:${concurrency.group}` : `tool:${tool.name}`;
+  state.gate = { name, since, waitedMs: undefined };
   return env.limiter
     .acquire({
       gate,
@@ -43,6 +46,7 @@ export function holdSlot(state: CallState): StepOutcome {
       ...(watch ? { onQueued: () => ((waited = true), watch.queued()) } : {}),
     })
     .then((grant) => {
+      state.gate!.waitedMs = env.now() - since;
       if (env.hooks.onEvent) {
         const { callId, name: tool } = state;
         emit(env, {

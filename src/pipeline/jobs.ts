@@ -9,6 +9,9 @@ export function jobOf(state: CallState, owner: string): DetachedCall {
   if (state.env.approved) job.approved = true;
   // The run is for the same user: ctx.user, hooks and "@user" gates see them there too.
   if (state.env.user) job.user = { ...state.env.user };
+  // A traced call's run continues its trace, under its span.
+  const traceparent = state.env.tracer?.traceparentOf?.(state.callId, tool.name);
+  if (traceparent !== undefined) job.traceparent = traceparent;
   // Its caller answers later (an MCP task, an HTTP call): the run may ask what the caller answers.
   if (state.env.ask?.waits) {
     job.asks = [...state.env.ask.methods];

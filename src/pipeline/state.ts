@@ -36,6 +36,8 @@ export interface CallState {
   inputRequests: Record<string, InputRequest> | undefined;
   /** Whether the runner holds this call of a request to run it again with its caller's answers (finish). */
   held: boolean | undefined;
+  /** The gate the call asked a slot of (no key: tool:<name> or group:<name>), and how long it waited. */
+  gate: { name: string; since: number; waitedMs: number | undefined } | undefined;
 }
 
 const NOT_VALIDATED = Object.freeze({ ok: false }) as CallRecord["validation"];
@@ -60,6 +62,7 @@ export function createCallState(call: ToolCall, env: PipelineEnv, cancel: AbortS
     slot: undefined,
     inputRequests: undefined,
     held: undefined,
+    gate: undefined,
   };
 }
 

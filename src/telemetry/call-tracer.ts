@@ -35,6 +35,11 @@ export interface RequestTracer extends CallTracer {
   take(): TraceSpan[];
   /** Spans not kept because maxSpans was reached. */
   readonly dropped: number;
+  /**
+   * A span of what happened before this request's calls, under the caller's span (an approved call's
+   * wait for its decision): handed over by the next take().
+   */
+  addSpan(name: string, startMs: number, endMs: number, attributes: Record<string, SpanAttribute>): void;
 }
 
 /** What is known of one call until it finishes. */
@@ -64,6 +69,8 @@ export function createCallTracer(options: CallTracerOptions = {}): RequestTracer
   let dropped = 0;
   let waiters: (() => void)[] = [];
   let checking = false;
+  /** Spans of no call (addSpan), handed over by the next take(). */
+  let loose: TraceSpan[] = [];
 
   /**
    * Wakes idle() once no call is open. Checked a microtask later: a call's record write starts right
@@ -120,7 +127,8 @@ export function createCallTracer(options: CallTracerOptions = {}): RequestTracer
 
   /** Finished calls whose journal writes have settled: their spans, each call's own first. */
   const settled = (): TraceSpan[] => {
-    const spans: TraceSpan[] = [];
+    const spans: TraceSpan[] = loose;
+    loose = [];
     for (const [callId, call] of open) {
       if (!call.finished || call.writing > 0) continue;
       open.delete(callId);
@@ -130,6 +138,13 @@ export function createCallTracer(options: CallTracerOptions = {}): RequestTracer
     }
     kept -= spans.length;
     return spans;
+  };
+
+  /** The call's span ends as its record says; its spans are handed over once its journal writes settle. */
+  const endOf = (call: OpenCall, record: CallRecord) => {
+    endCall(call.root, record);
+    call.finished = true;
+    checkIdle();
   };
 
   const onEvent = (event: CallEvent): void => {
@@ -162,14 +177,10 @@ export function createCallTracer(options: CallTracerOptions = {}): RequestTracer
       // A call parked for approval ends here; its approved run is a call of its own.
       case "approval.requested":
         call.root.attributes["toolgate.approval.requested"] = true;
-        endCall(call.root, event.record);
-        call.finished = true;
-        checkIdle();
+        endOf(call, event.record);
         return;
       case "call.finished":
-        endCall(call.root, event.record);
-        call.finished = true;
-        checkIdle();
+        endOf(call, event.record);
         return;
       default:
         return;
@@ -265,6 +276,27 @@ export function createCallTracer(options: CallTracerOptions = {}): RequestTracer
     take: settled,
     get dropped() {
       return dropped;
+    },
+    traceparentOf(callId, tool) {
+      // A call with no room for its span is counted dropped once, by its events.
+      const call = open.get(callId) ?? (kept < maxSpans ? callOf(callId, tool, now()) : undefined);
+      return call ? formatTraceparent(traceId, call.root.spanId) : undefined;
+    },
+    handedOff(record) {
+      const call = open.get(record.callId);
+      if (call) endOf(call, record);
+    },
+    addSpan(name, startMs, endMs, spanAttributes) {
+      started = true;
+      if (kept >= maxSpans) {
+        dropped++;
+        return;
+      }
+      kept++;
+      const span = newSpan(traceId, name, "internal", startMs, spanAttributes);
+      span.endMs = endMs;
+      if (parent) span.parentSpanId = parent.spanId;
+      loose.push(span);
     },
   };
 }

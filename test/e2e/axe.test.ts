@@ -58,6 +58,7 @@ describe("accessibility (axe-core)", () => {
     for (const scheme of ["light", "dark"] as const) {
       await page.emulateMedia({ colorScheme: scheme });
       for (const view of [
+        "overview",
         "tools",
         "run/sample_media",
         "batch",

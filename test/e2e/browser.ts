@@ -64,12 +64,17 @@ async function addLag(context: BrowserContext, lagMs: number): Promise<void> {
 }
 
 /** Signs in on a fresh page load; resolves with the first view (Tools) once it has shown its data. */
-export async function signIn(page: Page, baseUrl: string, key: string): Promise<Locator> {
+export async function signIn(page: Page, baseUrl: string, key: string, view = "tools"): Promise<Locator> {
   await page.goto(`${baseUrl}/`);
   const signInView = page.locator('main[data-view="sign-in"]');
   await signInView.getByLabel("API key", { exact: true }).fill(key);
   await signInView.getByRole("button", { name: "Sign in" }).click();
-  return viewReady(page, "tools");
+  // Admins land on the Overview, other keys on Tools: then `view` is opened unless it is the landing.
+  const landed = page.locator('main[data-view]:not([data-view="sign-in"])');
+  await landed.waitFor();
+  if ((await landed.getAttribute("data-view")) === view) return viewReady(page, view);
+  await viewReady(page, (await landed.getAttribute("data-view"))!);
+  return openView(page, view, () => page.goto(viewUrl(baseUrl, view)));
 }
 
 /**

@@ -5,7 +5,8 @@ import { apiCall, launch, navigate, openView, screenshot, signIn, viewReady, vie
 // What every view must hold: accessible names, keyboard use with visible focus, 390 px, dark mode,
 // untrusted output as text, and scope-dependent views.
 const baseUrl = inject("baseUrl");
-const VIEWS = ["tools", "run", "batch", "history", "live", "playground", "approvals", "gates", "adapters"];
+// An admin lands on the Overview: it comes last, after the views the loops open from it.
+const VIEWS = ["tools", "run", "batch", "history", "live", "playground", "approvals", "gates", "adapters", "overview"];
 let browser: Browser;
 
 beforeAll(async () => {
@@ -41,7 +42,7 @@ describe("console quality", () => {
     await page.goto(`${baseUrl}/`);
     await page.getByLabel("API key").waitFor();
     expect(await unnamedControls(page)).toEqual([]);
-    await signIn(page, baseUrl, "dev-admin-key");
+    await signIn(page, baseUrl, "dev-admin-key", "overview");
     await apiCall(baseUrl, [{ id: `names-${Date.now()}`, name: "add", args: { a: 1, b: 1 } }]);
     for (const view of VIEWS) {
       // Each view with its first data on screen (History lists the call above).
@@ -80,11 +81,11 @@ describe("console quality", () => {
       (message) => void (message.type() === "error" && errors.push(`${page.url()}: ${message.text()}`)),
     );
     page.on("pageerror", (error) => void errors.push(`${page.url()}: ${error.message}`));
-    await signIn(page, baseUrl, "dev-admin-key");
+    await signIn(page, baseUrl, "dev-admin-key", "overview");
     // A new load of the console's document (the tab keeps its key), then each view with its first data
     // (the Playground's document, and the console's again after it, are new loads too).
     await page.reload();
-    await viewReady(page, "tools");
+    await viewReady(page, "overview");
     for (const view of [...VIEWS, "keys"]) await openView(page, view, () => page.goto(viewUrl(baseUrl, view)));
     // Browsers ask for /favicon.ico whatever a page links; the console's links name both icons.
     const icons = await page
@@ -179,7 +180,7 @@ describe("console quality", () => {
     const phone = await browser.context.newPage();
     await phone.setViewportSize({ width: 390, height: 844 });
     await phone.emulateMedia({ colorScheme: "dark" });
-    await signIn(phone, baseUrl, "dev-admin-key");
+    await signIn(phone, baseUrl, "dev-admin-key", "overview");
     for (const view of VIEWS) {
       await openView(phone, view, () => phone.goto(viewUrl(baseUrl, view)));
       const width = await phone.evaluate(() => document.documentElement.scrollWidth);

@@ -5,6 +5,7 @@ import { h, jsonBlock, notice, progressText, statusBadge } from "./dom";
 import { jsonTree } from "./json-tree";
 import { resultTable, tableRows } from "./result-table";
 import { richContent } from "./rich-content";
+import { waterfall } from "./waterfall";
 
 /** What a view can do with a call shown in it (a running call can be cancelled). */
 export interface RecordActions {
@@ -68,6 +69,7 @@ export function recordView(
           : undefined,
       ),
       ...row("Source", record.source),
+      ...row("Trace", record.trace ? h("span", { class: "mono" }, record.trace) : undefined),
       ...row("Validation", record.validation.ok ? "passed" : "failed"),
       ...row("Progress", record.progress ? progressView(record.progress) : undefined),
       ...row(
@@ -75,6 +77,7 @@ export function recordView(
         record.status === "awaiting_input" ? questionsView(record.error?.inputRequests ?? {}) : undefined,
       ),
     ]),
+    waterfall(record, entry),
     open && actions.cancel
       ? h("button", { type: "button", class: "quiet", onclick: actions.cancel }, "Cancel this call")
       : null,

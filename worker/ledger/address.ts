@@ -32,6 +32,7 @@ const RPC_METHODS = {
   progress: true,
   get: true,
   list: true,
+  metrics: true,
   result: true,
   decide: true,
   answer: true,

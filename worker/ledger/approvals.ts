@@ -1,4 +1,5 @@
 import type { JsonValue } from "../../src/json";
+import { countFinished } from "./metrics";
 import type { CallError, CallRecord } from "../../src/result";
 import { deleteBlobs, readBlob } from "./blobs";
 import type { ShardContext } from "./context";
@@ -148,6 +149,7 @@ function closePending(
       ...(decidedBy ? { decidedBy } : {}),
     }),
   );
+  countFinished(ctx.sql, record, now);
   ctx.emit(callEvent("call.finished", record, whoOf(row), now, { record: eventRecord(record) }));
   ctx.waiters.notify(callKey(row.call_id));
 }

@@ -1,4 +1,5 @@
 import type { JsonValue } from "../../src/json";
+import { countApprovalRequested, countFinished } from "./metrics";
 import type { CallRecord, Progress } from "../../src/result";
 import type { CallSurface } from "../../src/contract/surface";
 import type { UserRef } from "../../src/contract/users";
@@ -96,6 +97,7 @@ function insertFinished(
   const { key } = who;
   const stored = insertNewRow(ctx.sql, record, { ...who, deadline: null, owner: null, approval: null }, now);
   if (!stored) return false;
+  countFinished(ctx.sql, record, now);
   // The record is serialised once, for its row; its events splice that JSON in, and go in one INSERT.
   const shown = eventRecordJson(record, stored);
   const finished: EventRow = {
@@ -171,6 +173,7 @@ function park(ctx: ShardContext, input: BeginInput): void {
     ctx.now(),
   );
   if (input.args !== undefined) writeBlob(ctx.sql, input.callId, "args", JSON.stringify(input.args));
+  countApprovalRequested(ctx.sql, record, ctx.now());
   ctx.emit(callEvent("approval.requested", record, input, ctx.now(), { record: eventRecord(record), expiresAt }));
   ctx.wakeBy(expiresAt);
 }
@@ -226,6 +229,8 @@ export function complete(ctx: ShardContext, owner: string, record: CallRecord): 
   // A call that waited for answers keeps them no longer than its run.
   deleteBlobs(ctx.sql, record.callId, "answers");
   storeRecord(ctx.sql, record, ctx.now());
+  // A call the alarm guessed `unknown` was counted then.
+  if (row.status === "running") countFinished(ctx.sql, record, ctx.now());
   ctx.emit(callEvent("call.finished", record, whoOf(row), ctx.now(), { record: eventRecord(record) }));
   ctx.waiters.notify(callKey(record.callId));
   return true;

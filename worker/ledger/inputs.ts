@@ -1,4 +1,5 @@
 import { answersOverLimit, ASK_KEY_PATTERN, type InputRequest } from "../../src/ask";
+import { countFinished } from "./metrics";
 import type { JsonValue } from "../../src/json";
 import type { CallError, CallRecord, CallStatus } from "../../src/result";
 import { deleteBlobs, readBlob, writeBlob } from "./blobs";
@@ -92,6 +93,7 @@ export function closeWaiting(ctx: ShardContext, row: CallRow, status: CallStatus
   const stored = toEntry(row).record;
   const record: CallRecord = { ...stored, status, error, durationMs: now - stored.startedAt };
   storeRecord(ctx.sql, record, now);
+  countFinished(ctx.sql, record, now);
   ctx.emit(callEvent("call.finished", record, whoOf(row), now, { record: eventRecord(record) }));
   ctx.waiters.notify(callKey(row.call_id));
 }

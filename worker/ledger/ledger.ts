@@ -65,6 +65,8 @@ import type {
   WatchOutcome,
   WriteOutcome,
 } from "./types";
+import type { ShardMetrics } from "../telemetry/lazy/metrics-read";
+import { telemetryLibrary } from "../telemetry-library";
 import { callKey, EVENTS_KEY, Waiters } from "./waiters";
 
 /**
@@ -218,6 +220,13 @@ export class Ledger extends DurableObject<Env> {
     const until = Date.now() + Math.min(waitMs, this.settings.maxWaitMs);
     const row = await this.waitTerminal(callId, until);
     return row ? toEntry(row) : null;
+  }
+
+  /** This shard's per-minute metrics from `from` to `to` (ms), summed into steps of `stepMs` (metrics.ts). */
+  async metrics(from: number, to: number, stepMs: number): Promise<ShardMetrics> {
+    // Reading them is the telemetry library's (loaded on first use): the bundle only writes them.
+    const { metricsIn } = await telemetryLibrary();
+    return metricsIn(this.ctx.storage.sql, from, to, stepMs);
   }
 
   list(query: ListQuery): LedgerEntry[] {

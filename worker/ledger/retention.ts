@@ -1,4 +1,5 @@
 import type { CallRecord } from "../../src/result";
+import { countFinished, pruneMetrics } from "./metrics";
 import { deleteBlobs } from "./blobs";
 import { expireApprovals } from "./approvals";
 import { expireInputs } from "./inputs";
@@ -28,6 +29,7 @@ export function sweep(ctx: ShardContext): number | null {
   ctx.sql.exec("DELETE FROM tokens WHERE expires_at <= ?", now);
   pruneSessions(ctx.sql, now);
   pruneAsks(ctx.sql, now);
+  pruneMetrics(ctx.sql, now);
   if (busy) return now;
   const deadline = ctx.sql
     .exec<{ at: number | null }>("SELECT min(deadline) AS at FROM calls WHERE deadline IS NOT NULL")
@@ -57,6 +59,7 @@ function expireLeases(ctx: ShardContext, limit: number): number {
     };
     ctx.sql.exec("UPDATE calls SET deadline = NULL WHERE call_id = ?", row.call_id);
     storeRecord(ctx.sql, record, ctx.now());
+    countFinished(ctx.sql, record, ctx.now());
     ctx.emit(callEvent("call.finished", record, whoOf(row), ctx.now(), { record: eventRecord(record) }));
     ctx.waiters.notify(callKey(row.call_id));
   }

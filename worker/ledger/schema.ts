@@ -2,6 +2,8 @@
  * The ledger's SQLite schema as an append-only list of migrations. A shard records how many it has
  * applied; a new deploy applies the rest in one transaction before the object serves anything.
  */
+import { METRICS_SCHEMA } from "./metrics";
+
 type Migration = string | ((sql: SqlStorage) => void);
 
 const MIGRATIONS: readonly Migration[] = [
@@ -97,6 +99,8 @@ const MIGRATIONS: readonly Migration[] = [
     addColumn(sql, "tokens", "viewer", "TEXT");
     sql.exec("CREATE INDEX IF NOT EXISTS calls_by_user ON calls (user_id, started_at)");
   },
+  // Per-minute metrics of the calls as they end (worker/ledger/metrics.ts).
+  METRICS_SCHEMA,
 ];
 
 /** ALTER TABLE … ADD COLUMN unless the column is there already, so re-running it is harmless. */

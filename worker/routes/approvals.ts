@@ -44,6 +44,13 @@ export const runApprovedCall: ApprovedRunner = async (c, approved) => {
     idempotent,
     approved: true,
     ...(approved.user ? { user: approved.user } : {}),
+    // A traced call's run continues its trace, with the wait for this decision as a span.
+    ...(approved.record.trace === undefined
+      ? {}
+      : {
+          traceparent: approved.record.trace,
+          waited: { for: "approval", since: approved.record.startedAt + approved.record.durationMs },
+        }),
   });
 };
 

@@ -19,11 +19,12 @@ import { tenantLedger } from "../ledger/address";
 import { DEFAULT_LEASE_MS } from "../ledger/journal";
 import { readyTenant } from "../tenant/ready";
 import type { RunJob, RunnerStub } from "./address";
-import { beginRun, clearJob, migrate, readJob, setJobState, writeJob, type StoredJob } from "./store";
+import { beginRun, clearJob, migrate, readJob, writeJob, type StoredJob } from "./store";
 import type { AskChannel } from "../../src/ask";
 import type { JsonValue } from "../../src/json";
 import { settingsFromEnv } from "../ledger/settings";
 import { logCall } from "../log";
+import { telemetryLibrary, type RunTrace } from "../telemetry-library";
 
 /** The log line of a call its Runner ended names no request: the run is the Runner's alarm. */
 const RUNNER_REQUEST_ID = "runner";
@@ -49,6 +50,11 @@ function askChannelOf(job: RunJob): { ask?: AskChannel } {
   if (!job.asks) return {};
   const modes = job.elicitationModes ? { elicitationModes: new Set(job.elicitationModes) } : {};
   return { ask: { responses: job.answers ?? {}, methods: new Set(job.asks), ...modes, waits: true } };
+}
+
+/** The job, noting that its call waits for its caller's answers from now (a span of the next run's trace). */
+function waitingForInput(job: RunJob): RunJob {
+  return { ...job, waited: { for: "input", since: Date.now() } };
 }
 
 /** The Runner class as an entry module exports it: a Durable Object answering RunnerStub's methods. */
@@ -90,7 +96,7 @@ export function createRunnerClass(catalog: Catalog): RunnerClass {
     async hold(job: RunJob): Promise<boolean> {
       const held = readJob(this.ctx.storage.sql);
       if (held && held.state !== "standby") return held.state === "asking" && held.job.owner === job.owner;
-      writeJob(this.ctx.storage.sql, job, "asking");
+      writeJob(this.ctx.storage.sql, waitingForInput(job), "asking");
       await this.keepAsking();
       return true;
     }
@@ -126,6 +132,7 @@ export function createRunnerClass(catalog: Catalog): RunnerClass {
     /** Runs the call to its end; the pipeline's journal records the outcome as the claim's owner. */
     private async run(held: StoredJob): Promise<void> {
       const { job } = held;
+      let trace: RunTrace | undefined;
       beginRun(this.ctx.storage.sql);
       await this.ctx.storage.setAlarm(Date.now() + WATCHDOG_MS);
       this.running = true;
@@ -138,6 +145,9 @@ export function createRunnerClass(catalog: Catalog): RunnerClass {
           await this.settle(job, "cancelled", "The call was cancelled before its detached run began.", "cancelled");
           return;
         }
+        // A tenant with `telemetry`: the run continues its call's trace (the library loads on first use).
+        const traces = tenant.config.telemetry?.traces;
+        if (traces) trace = (await telemetryLibrary()).traceRun(job, tenant.name, traces);
         const options = pipelineOptions(local, tenant, {
           owner: job.owner,
           ...(job.user ? { user: job.user } : {}),
@@ -148,7 +158,7 @@ export function createRunnerClass(catalog: Catalog): RunnerClass {
         });
         const result = await executeCall(
           { id: job.callId, name: job.tool, arguments: job.args },
-          { ...options, ...askChannelOf(job) },
+          { ...options, ...askChannelOf(job), ...(trace ? { tracer: trace.tracer } : {}) },
         );
         logCall(RUNNER_REQUEST_ID, result.record);
         if (result.record.status === "awaiting_input") return await this.awaitAnswers(job);
@@ -157,6 +167,8 @@ export function createRunnerClass(catalog: Catalog): RunnerClass {
         await this.settleFailed(job, error instanceof Error ? error.message : String(error));
       } finally {
         this.running = false;
+        // Its spans go once its journal writes have settled, off the run's path.
+        if (trace) this.ctx.waitUntil(trace.exported(this.env as unknown as Record<string, unknown>));
       }
       this.done(job.owner);
     }
@@ -169,7 +181,7 @@ export function createRunnerClass(catalog: Catalog): RunnerClass {
       const held = readJob(this.ctx.storage.sql);
       // Answered already, while this run was finishing: resume() replaced the job; run it.
       if (held && held.job.owner !== job.owner) return void (await this.ctx.storage.setAlarm(Date.now()));
-      setJobState(this.ctx.storage.sql, "asking");
+      writeJob(this.ctx.storage.sql, waitingForInput(job), "asking");
       await this.keepAsking();
     }
 

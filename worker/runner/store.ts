@@ -35,10 +35,6 @@ export function writeJob(sql: SqlStorage, job: RunJob, state: JobState): void {
   sql.exec("INSERT OR REPLACE INTO job (id, body, state, attempts) VALUES (1, ?, ?, 0)", JSON.stringify(job), state);
 }
 
-export function setJobState(sql: SqlStorage, state: JobState): void {
-  sql.exec("UPDATE job SET state = ? WHERE id = 1", state);
-}
-
 /** Marks a run as begun, before it begins: found so by a later alarm, the run's host died. */
 export function beginRun(sql: SqlStorage): number {
   return sql

@@ -47,7 +47,7 @@ async function startUpstream(): Promise<Upstream> {
 function tenant(name: string, upstream: string, receiver: string, protocol: string) {
   return {
     name,
-    tools: ["add"],
+    tools: ["add", "echo", "pick_option"],
     keys: [
       { name: "admin", hash: ADMIN_HASH, scopes: ["admin"] },
       { name: "app", hash: CALL_HASH, scopes: ["call"] },
@@ -64,7 +64,7 @@ function tenant(name: string, upstream: string, receiver: string, protocol: stri
         retry: { attempts: 3, baseMs: 1, capMs: 1 },
       },
     ],
-    policies: { order_status: { concurrency: { limit: 1 } } },
+    policies: { order_status: { concurrency: { limit: 1 } }, echo: { execution: "detached" } },
     requireApprovalFor: { tools: ["add"] },
     telemetry: { traces: { endpoint: receiver, protocol, timeoutMs: 300, maxQueuedSpans: 8 } },
   };
@@ -194,6 +194,88 @@ describe.each(["http/protobuf", "http/json"])("traces sent over OTLP %s", (proto
       "gen_ai.tool.type": "function",
     });
     expect(call.status.code).toBe(0);
+  });
+
+  it("traces a detached call's run in its Runner under the call's span", async () => {
+    const { receiver, dev } = parts;
+    const caller = parseTraceparent(CALLER)!;
+    const id = `d-${crypto.randomUUID()}`;
+    const answer = await callOpenAi(dev, id, "echo", { text: "hi" }, { traceparent: CALLER });
+    expect(answer.status, answer.body).toBe(200);
+    const spansOf = () => receiver.spans().filter((span) => span.attributes["gen_ai.tool.call.id"] === id);
+    await eventually(() => spansOf().filter((span) => span.name === "execute_tool echo").length === 2, "both spans");
+    const [inRequest, inRunner] = byName(spansOf(), "execute_tool echo").sort((a, b) =>
+      a.attributes["toolgate.run"] === undefined ? -1 : b.attributes["toolgate.run"] === undefined ? 1 : 0,
+    );
+    expect(inRequest).toMatchObject({ traceId: caller.traceId, parentSpanId: caller.spanId });
+    expect(inRequest!.attributes).toMatchObject({ "toolgate.call.status": "running", "toolgate.surface": "http" });
+    expect(inRunner).toMatchObject({ traceId: caller.traceId, parentSpanId: inRequest!.spanId });
+    expect(inRunner!.attributes).toMatchObject({ "toolgate.call.status": "succeeded", "toolgate.run": "detached" });
+    const attempts = receiver.spans().filter((span) => span.parentSpanId === inRunner!.spanId);
+    expect(attempts.map((span) => span.name)).toContain("attempt 1");
+  });
+
+  it("continues a parked call's trace in its approved run, after a span of the wait for approval", async () => {
+    const { receiver, dev } = parts;
+    const caller = parseTraceparent(CALLER)!;
+    const id = `p-${crypto.randomUUID()}`;
+    const answer = await callOpenAi(dev, id, "add", { a: 2, b: 3 }, { traceparent: CALLER });
+    expect(answer.status, answer.body).toBe(200);
+    await eventually(() => callSpan(receiver.spans(), id) !== undefined, "the parked call's span arrived");
+    const parked = callSpan(receiver.spans(), id)!;
+    const admin = { authorization: "Bearer dev-admin-key", "content-type": "application/json" };
+    const read = await fetch(`${dev.url}/v1/calls/${id}`, { headers: admin });
+    const { record } = (await read.json()) as { record: { trace: string } };
+    expect(parseTraceparent(record.trace)).toMatchObject({ traceId: caller.traceId, spanId: parked.spanId });
+
+    const decided = await fetch(`${dev.url}/v1/approvals/${id}`, {
+      method: "POST",
+      headers: admin,
+      body: JSON.stringify({ decision: "approve" }),
+    });
+    expect(decided.status, await decided.text()).toBe(202);
+    const ran = () =>
+      receiver
+        .spans()
+        .find(
+          (span) => span.attributes["gen_ai.tool.call.id"] === id && span.attributes["toolgate.run"] === "approved",
+        );
+    await eventually(() => ran() !== undefined, "the approved run's span arrived");
+    expect(ran()).toMatchObject({ traceId: caller.traceId, parentSpanId: parked.spanId });
+    expect(ran()!.attributes).toMatchObject({ "toolgate.call.status": "succeeded" });
+    const wait = receiver.spans().find((span) => span.name === "approval_wait" && span.parentSpanId === parked.spanId);
+    expect(wait).toMatchObject({ traceId: caller.traceId, attributes: { "toolgate.wait": "approval" } });
+    // It starts when the call was parked (its span also covers the ledger's write of it).
+    expect(wait!.startNs >= parked.startNs && wait!.startNs <= parked.endNs).toBe(true);
+    expect(wait!.endNs <= ran()!.startNs + 1_000_000n).toBe(true);
+  });
+
+  it("continues a call's trace in the run its caller's answers resume, after a span of the wait", async () => {
+    const { receiver, dev } = parts;
+    const caller = parseTraceparent(CALLER)!;
+    const id = `i-${crypto.randomUUID()}`;
+    const args = { question: "Which colour?", options: ["red", "blue"] };
+    const answer = await callOpenAi(dev, id, "pick_option", args, { traceparent: CALLER });
+    expect(answer.status, answer.body).toBe(200);
+    await eventually(() => callSpan(receiver.spans(), id) !== undefined, "the asking call's span arrived");
+    const asked = callSpan(receiver.spans(), id)!;
+    expect(asked.attributes).toMatchObject({ "toolgate.call.status": "awaiting_input" });
+    const given = await fetch(`${dev.url}/v1/calls/${id}/input`, {
+      method: "POST",
+      headers: { authorization: "Bearer dev-call-key", "content-type": "application/json" },
+      body: JSON.stringify({ inputResponses: { choice: { action: "accept", content: { choice: "blue" } } } }),
+    });
+    expect(given.status, await given.text()).toBe(202);
+    const resumed = () =>
+      receiver
+        .spans()
+        .find((span) => span.attributes["gen_ai.tool.call.id"] === id && span.attributes["toolgate.run"] === "resumed");
+    await eventually(() => resumed() !== undefined, "the resumed run's span arrived");
+    expect(resumed()).toMatchObject({ traceId: caller.traceId, parentSpanId: asked.spanId });
+    expect(resumed()!.attributes).toMatchObject({ "toolgate.call.status": "succeeded" });
+    const wait = receiver.spans().find((span) => span.name === "input_wait" && span.parentSpanId === asked.spanId);
+    expect(wait).toMatchObject({ traceId: caller.traceId, attributes: { "toolgate.wait": "input" } });
+    expect(wait!.endNs <= resumed()!.startNs + 1_000_000n).toBe(true);
   });
 
   it("continues the trace an MCP request names in params._meta", async () => {

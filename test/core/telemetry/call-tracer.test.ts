@@ -4,6 +4,7 @@ import * as v from "valibot";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toolError } from "../../../src/errors";
 import type { CallJournal } from "../../../src/journal";
+import type { DetachedCall } from "../../../src/runner";
 import { executeBatch } from "../../../src/pipeline/batch";
 import { executeCall } from "../../../src/pipeline/execute";
 import { createRegistry } from "../../../src/registry";
@@ -161,6 +162,54 @@ describe("call tracer", () => {
     expect(approval!.error).toBeUndefined();
     expect(failure!.attributes).toMatchObject({ "toolgate.call.status": "failed", "error.type": "tool_error" });
     expect(failure!.error).toContain("no");
+  });
+
+  it("ends a detached call's span when its runner takes it, and names it to the run and the record", async () => {
+    const caller = parseTraceparent("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")!;
+    const tracer = createCallTracer({ parent: caller });
+    const jobs: DetachedCall[] = [];
+    const handing: CallJournal = { ...journal, handOff: async () => ({ owner: "o", release: () => {} }) };
+    const later = defineTool({
+      name: "later",
+      description: "",
+      input: v.object({}),
+      policy: { execution: "detached" },
+      run: () => "done",
+    });
+    const result = await executeCall(
+      { id: "d1", name: "later", arguments: {} },
+      {
+        registry: createRegistry([later]),
+        journal: handing,
+        tracer,
+        runner: { detach: async (job) => void jobs.push(job) },
+      },
+    );
+    expect(result.record.status).toBe("running");
+    // The request's part of the call is over: its spans can be sent (idle() used to wait for ever).
+    await tracer.idle();
+    const [call] = tracer.take().filter((span) => span.name === "execute_tool later");
+    expect(call).toMatchObject({ parentSpanId: caller.spanId, attributes: { "toolgate.call.status": "running" } });
+    const named = `00-${caller.traceId}-${call!.spanId}-01`;
+    expect(result.record.trace).toBe(named);
+    expect(jobs[0]!.traceparent).toBe(named);
+  });
+
+  it("hands over a span of what came before the calls, under the caller's span", () => {
+    const caller = parseTraceparent("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")!;
+    const tracer = createCallTracer({ parent: caller });
+    tracer.addSpan("approval_wait", 1_000, 5_000, { "toolgate.wait": "approval" });
+    expect(tracer.take()).toEqual([
+      expect.objectContaining({
+        name: "approval_wait",
+        traceId: caller.traceId,
+        parentSpanId: caller.spanId,
+        startMs: 1_000,
+        endMs: 5_000,
+        attributes: { "toolgate.wait": "approval" },
+      }),
+    ]);
+    expect(tracer.take()).toEqual([]);
   });
 
   it("keeps at most maxSpans and counts the rest", async () => {

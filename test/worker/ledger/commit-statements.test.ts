@@ -59,12 +59,12 @@ function commits(
 }
 
 describe("a committed record's statements", () => {
-  it("inserts a new id's row and its two events in two statements, with no read before", async () => {
+  it("inserts a new id's row, its minute's metrics and its two events in three statements, with no read before", async () => {
     const tenant = `cs-${uid()}`;
     const rec = record(tenant, `c-${uid()}`, "succeeded", { output: { content: [{ type: "text", text: "7" }] } });
     const { kinds, statements } = await commits(tenant, [{ record: rec, argsHash: "h1" }]);
     expect(kinds).toEqual(["new"]);
-    expect(statements).toEqual([["INSERT INTO calls", "INSERT INTO events"]]);
+    expect(statements).toEqual([["INSERT INTO calls", "INSERT INTO metrics", "INSERT INTO events"]]);
   });
 
   it("answers an id that has a row from the row and writes nothing: replay, or conflict for other arguments", async () => {
