@@ -8,6 +8,7 @@
 export type ConnectionsLibrary = typeof import("./connections/lazy/entry");
 export type {
   ConnectFailureReason,
+  ConnectionsApiDeps,
   ConnectionClient,
   ConnectionInfo,
   ConnectPageDeps,

@@ -16,8 +16,10 @@ export {
   type TokenSet,
   type TokensResult,
 } from "./oauth-client";
+export { type ConnectionsApiDeps, connectionsList, disconnectAnswer } from "./api";
 export { callbackPage, type ConnectPageDeps, connectPage } from "./routes";
+export { disconnect, type DisconnectResult } from "./disconnect";
 export { open, seal } from "./seal";
-export { type AccessTokenResult, userToken } from "./tokens";
+export { type AccessTokenResult, forgetKept, userToken } from "./tokens";
 export * as connectionsStore from "./store";
 export type { ConnectionInfo, Loaded, Owner, PendingConnect } from "./store";

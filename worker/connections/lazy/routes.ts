@@ -39,6 +39,8 @@ export interface ConnectPageDeps {
   };
   /** The tenant's connections secrets, current first. */
   secrets(): string[];
+  /** The tenant's index object (who holds which connection). */
+  index(): { noteMember(userKey: string, connection: string, holds: boolean): Promise<void> };
 }
 
 const encoder = new TextEncoder();
@@ -117,6 +119,7 @@ export async function callbackPage(request: Request, deps: ConnectPageDeps): Pro
   if (!finished.ok) return failed(finished.reason, finished.detail, headers);
   const owner = { tenant: deps.tenant, userKey: key };
   await object.saveTokens(owner, pending.connection, finished.tokens, deps.secrets());
+  await deps.index().noteMember(key, pending.connection, true);
   const title = deps.title(pending.connection);
   return page(200, `Connected to ${title}. You may close this page and call the tool again.`, headers);
 }

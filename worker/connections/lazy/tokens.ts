@@ -123,3 +123,8 @@ async function askToConnect(
     );
   return fetchToken();
 }
+
+/** Drops what this isolate keeps of a user's token (a disconnect; other isolates keep theirs at most TOKEN_KEPT_MS). */
+export function forgetKept(tenant: string, userKey: string, connection: string): void {
+  kept.delete(`${tenant}\n${userKey}\n${connection}`);
+}
