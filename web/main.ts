@@ -6,6 +6,7 @@ import { hrefOf, parseHash, type DocumentLink, type View } from "./app/view";
 import { adaptersView } from "./views/adapters";
 import { approvalsView } from "./views/approvals";
 import { batchView } from "./views/batch";
+import { connectionsView } from "./views/connections";
 import { connectorsView } from "./views/connectors";
 import { consentView } from "./views/consent";
 import { gatesView } from "./views/gates";
@@ -30,6 +31,7 @@ const NAV: (View | DocumentLink)[] = [
   adaptersView,
   keysView,
   connectorsView,
+  connectionsView,
   consentView,
 ];
 const app = document.getElementById("app")!;
@@ -40,7 +42,10 @@ const isView = (entry: View | DocumentLink): entry is View => "render" in entry;
 function visibleEntries(session: Session): (View | DocumentLink)[] {
   return NAV.filter(
     (entry) =>
-      !isView(entry) || ((!entry.admin || session.admin) && (!entry.people || session.admin || !!session.person)),
+      !isView(entry) ||
+      ((!entry.admin || session.admin) &&
+        (!entry.people || session.admin || !!session.person) &&
+        (!entry.shownTo || entry.shownTo(session))),
   );
 }
 

@@ -84,6 +84,9 @@ describe("a person's connections: the list and the disconnect", () => {
     expect(admins.counts).toEqual({ demo: 2 });
     expect(admins.connections[0]).toMatchObject({ name: "demo", connected: true, usedAt: null });
 
+    // whoami tells the console whether the tenant has connections (its Connections view).
+    expect((await json(await request("/v1/whoami", { key: CALL_KEY, env }))).connections).toBe(true);
+    expect((await json(await request("/v1/whoami", { key: CALL_KEY }))).connections).toBeUndefined();
     // A key acting for nobody, without admin: nobody's connections to show.
     const nobody = await request("/v1/connections", { key: CALL_KEY, env });
     expect(nobody.status).toBe(403);
