@@ -176,6 +176,46 @@ describe("tools acting as the user through a connection", () => {
     expect((await myItems("bob", env)).record.status).toBe("succeeded");
   });
 
+  it("the provider down: a refresh ends upstream_error naming it, a connect stores nothing, no token leaks", async () => {
+    const env = tenantEnv("conn-down");
+    await connect("alice", env);
+    const before = await storedTokens("conn-down", "alice");
+    await rewriteTokens("conn-down", "alice", (tokens) => ({ ...tokens, expiresAt: Date.now() - 1000 }));
+    const expired = await storedTokens("conn-down", "alice");
+    // The same tenant, its provider's token endpoint unreachable (nothing listens on port 1).
+    const config = JSON.parse(env.TOOLGATE_CONFIG);
+    config.connections.demo.tokenEndpoint = "http://127.0.0.1:1/token";
+    const down = { ...env, TOOLGATE_CONFIG: JSON.stringify(config) };
+    const calls = await apiRequests();
+    const failed = await myItems("alice", down);
+    expect(failed.record.status).toBe("failed");
+    expect(failed.record.error.code).toBe("upstream_error");
+    expect(failed.record.error.message).toBe(
+      "Demo could not refresh the user's connection: 127.0.0.1:1 could not be reached",
+    );
+    expect(await apiRequests()).toBe(calls);
+    // Nothing changed: the same tokens, not marked as needing the user; with the provider back, the call runs.
+    expect(await storedTokens("conn-down", "alice")).toEqual(expired);
+    const text = JSON.stringify(failed.body);
+    for (const token of [before.accessToken, before.refreshToken!]) expect(text).not.toContain(token);
+    expect((await myItems("alice", env)).record.status).toBe("succeeded");
+
+    // A connect whose code exchange cannot reach the provider: 503 naming it, and no tokens for bob.
+    const bob = await startConnect("bob", down);
+    const back = await throughProvider(bob.authorize, "bob", new Jar(), up.idp.url);
+    const callback = await toToolgate(back, down, bob.jar);
+    expect(callback.status).toBe(503);
+    expect(await callback.text()).toBe(
+      "The connection was not made: provider_unreachable: 127.0.0.1:1 could not be reached.\n",
+    );
+    const bobKey = await userKey("conn-down", "bob");
+    const bobRows = await runInDurableObject(
+      workerEnv.CONNECTIONS.get(workerEnv.CONNECTIONS.idFromName(`conn-down\n${bobKey}`)),
+      (_object, state) => state.storage.sql.exec("SELECT * FROM tokens").toArray(),
+    );
+    expect(bobRows).toEqual([]);
+  });
+
   it("opens rows sealed under the previous secret after a rotation, and seals them again under the new one", async () => {
     await connect("alice", tenantEnv("conn-rotate"));
     const object = await userObject("conn-rotate", "alice");

@@ -1,5 +1,5 @@
 import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from "@modelcontextprotocol/client";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import {
   apiRequests,
   connectDemo,
@@ -10,6 +10,7 @@ import {
 import { MCP_URL, mcpFetch, MODERN, type McpTarget } from "../helpers/mcp";
 import { v1Client } from "../helpers/mcp-ask-legacy";
 import { BASE, json, request } from "../helpers/requests";
+import { openSse, type Sse } from "../helpers/sse";
 
 /**
  * Over MCP, a call needing a connection the user lacks asks them to connect: a URL-mode elicitation of
@@ -39,6 +40,8 @@ const itemsOf = (result: object) => (result as { structuredContent?: unknown }).
 describe("asking the user to connect over MCP", () => {
   it("2025-11-25: asks each user with a URL-mode elicitation, and the call completes with their own data", async () => {
     const env = connectionsTenantEnv("conn-mcp");
+    const logged: string[] = [];
+    const log = vi.spyOn(console, "log").mockImplementation((line: unknown) => void logged.push(String(line)));
     for (const login of ["alice", "bob"]) {
       const asked: Record<string, unknown>[] = [];
       const { client } = await v1Client(target(env, login), {
@@ -70,6 +73,21 @@ describe("asking the user to connect over MCP", () => {
     const tokens = (await seenTokens()).filter((token) => token.length > 0);
     expect(tokens.length).toBeGreaterThan(0);
     for (const token of tokens) expect(records).not.toContain(token);
+    // Nor any event of them (the stream's newest, which the chat key sees), nor any log line.
+    const stream = await openSse(await request("/v1/events?recent=100", { env }));
+    await stream.ready();
+    const myFinished = (frames: Sse[]) =>
+      frames.filter((f) => f.event === "call.finished" && f.data.record?.tool === "my_items");
+    const frames = await stream.until((all) => myFinished(all).length >= 6);
+    await stream.close();
+    log.mockRestore();
+    expect(myFinished(frames).length).toBeGreaterThanOrEqual(6);
+    expect(logged.some((line) => line.includes('"tool":"my_items"'))).toBe(true);
+    const events = JSON.stringify(frames);
+    for (const token of tokens) {
+      expect(events).not.toContain(token);
+      for (const line of logged) expect(line).not.toContain(token);
+    }
   });
 
   it("refuses, naming the connect URL, when the user declines, and asks no client that cannot open a URL", async () => {
