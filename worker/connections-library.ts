@@ -7,6 +7,7 @@
  */
 export type ConnectionsLibrary = typeof import("./connections/lazy/entry");
 export type {
+  AnswerKind,
   ConnectFailureReason,
   ConnectionsApiDeps,
   ConnectionClient,

@@ -7,8 +7,6 @@ export interface WhoAmI {
   key: { name: string; scopes: ("call" | "admin")[] };
   /** The user the request acts for (a key acting for one, a person's grant or sign-in), with their roles. */
   user?: UserRef & { roles: string[] };
-  /** The tenant declares connections (tools acting as the user through an upstream account). */
-  connections?: true;
 }
 
 /**

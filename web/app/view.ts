@@ -18,8 +18,6 @@ export interface View {
   people?: boolean;
   /** Not in the navigation: reached by its link only (the OAuth consent page). */
   hidden?: boolean;
-  /** Shown only when this says so of the session (a tenant feature the view is about). */
-  shownTo?: (session: Session) => boolean;
   render(root: HTMLElement, session: Session, param: string | undefined): Rendered;
 }
 

@@ -94,7 +94,6 @@ export const connectionsView: View = {
   id: "connections",
   label: "Connections",
   people: true,
-  shownTo: (session) => session.who.connections === true,
   render(root, session) {
     const out = h("div", { "aria-live": "polite" });
     const list = h("ul", { class: "cards", "aria-label": "Connections" });

@@ -15,8 +15,3 @@ export function userConnections(env: { CONNECTIONS: ConnectionsNamespace }, tena
   const ns = env.CONNECTIONS;
   return ns.get(ns.idFromName(`${tenant}\n${userKey}`));
 }
-
-/** The tenant's index (a Connections object of its own: no user key starts with "#"): who holds which connection. */
-export function tenantConnectionsIndex(env: { CONNECTIONS: ConnectionsNamespace }, tenant: string) {
-  return userConnections(env, tenant, "#index");
-}

@@ -6,19 +6,11 @@
  * refresh the provider refuses marks the connection as needing the user again. Made only for tenants
  * with `connections`. Its code is the library module's (lazy/store.ts, lazy/access.ts), loaded as the
  * object starts. Secrets come with each call from the Worker that read them (connectionSecrets). One
- * more object per tenant (address.ts tenantConnectionsIndex) only counts who holds which connection.
+ * more object per tenant (lazy/ops.ts TENANT_INDEX) only counts who holds which connection.
  */
 import { DurableObject } from "cloudflare:workers";
 import { type ConnectionsLibrary, connectionsLibrary } from "../connections-library";
-import type {
-  AccessTokenResult,
-  ConnectionClient,
-  ConnectionInfo,
-  DisconnectResult,
-  Owner,
-  PendingConnect,
-  TokenSet,
-} from "./lazy/entry";
+import type { AccessTokenResult, ConnectionClient, OpCall, Owner, PendingConnect, TokenSet } from "./lazy/entry";
 
 export class Connections extends DurableObject<Env> {
   private library!: ConnectionsLibrary;
@@ -60,28 +52,8 @@ export class Connections extends DurableObject<Env> {
     return this.library.accessToken(this.ctx.storage.sql, this.refreshes, request, secrets);
   }
 
-  /** The user's connections: scopes, since, last used; never a token. */
-  async listConnections(): Promise<ConnectionInfo[]> {
-    return this.library.connectionsStore.listConnections(this.ctx.storage.sql);
-  }
-
-  /** Removes the user's tokens of `connection` and revokes them at the provider (lazy/disconnect.ts). */
-  async disconnect(
-    owner: Owner,
-    connection: string,
-    client: ConnectionClient,
-    secrets: readonly string[],
-  ): Promise<DisconnectResult> {
-    return this.library.disconnect(this.ctx.storage.sql, { owner, connection, client }, secrets);
-  }
-
-  /** The tenant's index object: notes that a user holds (or no longer holds) a connection. */
-  async noteMember(userKey: string, connection: string, holds: boolean): Promise<void> {
-    this.library.connectionsStore.noteMember(this.ctx.storage.sql, userKey, connection, holds);
-  }
-
-  /** The tenant's index object: how many users hold each connection. */
-  async memberCounts(): Promise<Record<string, number>> {
-    return this.library.connectionsStore.memberCounts(this.ctx.storage.sql);
+  /** The listing's and the disconnect's operations (lazy/ops.ts), by name. */
+  async run(...call: OpCall): Promise<unknown> {
+    return this.library.runOpCall(this.ctx.storage.sql, call);
   }
 }

@@ -17,7 +17,6 @@ export const tenantInfo = new Hono<AppEnv>()
       const { id, name, email, source, roles } = caller.user;
       answer.user = { id, ...(name ? { name } : {}), ...(email ? { email } : {}), source, roles: [...roles] };
     }
-    if (tenant.config.connections) answer.connections = true;
     return c.json(answer);
   })
   .get("/tenant", requireScope("admin"), async (c) => {

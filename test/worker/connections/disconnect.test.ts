@@ -10,7 +10,7 @@ import {
   connectionsUpstream as up,
   seenTokens,
 } from "../helpers/connections";
-import { BASE, CALL_KEY, json, request } from "../helpers/requests";
+import { ADMIN_KEY, BASE, CALL_KEY, json, request } from "../helpers/requests";
 import { type Jar, sessionHeaders, toToolgate } from "../helpers/sign-in";
 
 /**
@@ -84,9 +84,10 @@ describe("a person's connections: the list and the disconnect", () => {
     expect(admins.counts).toEqual({ demo: 2 });
     expect(admins.connections[0]).toMatchObject({ name: "demo", connected: true, usedAt: null });
 
-    // whoami tells the console whether the tenant has connections (its Connections view).
-    expect((await json(await request("/v1/whoami", { key: CALL_KEY, env }))).connections).toBe(true);
-    expect((await json(await request("/v1/whoami", { key: CALL_KEY }))).connections).toBeUndefined();
+    // A tenant without connections says so (the console's view shows it).
+    const none = await request("/v1/connections", { key: ADMIN_KEY });
+    expect(none.status).toBe(404);
+    expect((await json(none)).error.message).toBe("This tenant declares no connections.");
     // A key acting for nobody, without admin: nobody's connections to show.
     const nobody = await request("/v1/connections", { key: CALL_KEY, env });
     expect(nobody.status).toBe(403);

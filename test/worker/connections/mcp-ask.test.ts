@@ -20,7 +20,8 @@ import { openSse, type Sse } from "../helpers/sse";
  */
 
 const CONNECT_URL = `${BASE}/connections/demo/connect`;
-const NOT_CONNECTED = `Error [denied]: Connect Demo first (not connected to demo): open ${CONNECT_URL}, then call again.`;
+const REFUSED = "Error [denied]: Connect Demo first (not connected to demo)";
+const NOT_CONNECTED = `${REFUSED}: open ${CONNECT_URL}, then call again.`;
 const target = (env: ConnectionsTenantEnv, user: string): McpTarget => ({
   vars: env,
   headers: { "toolgate-user": user },
@@ -104,7 +105,9 @@ describe("asking the user to connect over MCP", () => {
     expect(declined.content).toEqual([
       {
         type: "text",
-        text: `Error [denied]: The user did not connect Demo (they answered "decline"): open ${CONNECT_URL} to connect, then call again.`,
+        text:
+          'Error [denied]: The user did not connect Demo (they answered "decline"): ' +
+          `open ${CONNECT_URL} to connect, then call again.`,
       },
     ]);
     // A client answering forms only, and one answering nothing: the result names the URL, nothing is asked.

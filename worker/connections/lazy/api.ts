@@ -1,7 +1,5 @@
-import type { DisconnectResult } from "./disconnect";
-import type { ConnectionClient } from "./oauth-client";
-import type { ConnectionInfo, Owner } from "./store";
-import type { ConnectPageDeps } from "./routes";
+import { runOp, TENANT_INDEX } from "./ops";
+import { callbackPage, type ConnectPageDeps, connectPage } from "./routes";
 import { forgetKept } from "./tokens";
 
 /**
@@ -15,40 +13,36 @@ import { forgetKept } from "./tokens";
 
 /** What the API needs of the Worker: the connect pages' (routes.ts), and who the caller is. */
 export interface ConnectionsApiDeps extends ConnectPageDeps {
-  /** The caller's user's key; undefined: a key acting for nobody. */
-  userKey: string | undefined;
-  /** The caller may see counts (an admin). */
-  admin: boolean;
-  object(userKey: string): ReturnType<ConnectPageDeps["object"]> & {
-    listConnections(): Promise<ConnectionInfo[]>;
-    disconnect(
-      owner: Owner,
-      connection: string,
-      client: ConnectionClient,
-      secrets: readonly string[],
-    ): Promise<DisconnectResult>;
-  };
-  index(): ReturnType<ConnectPageDeps["index"]> & { memberCounts(): Promise<Record<string, number>> };
+  /** The API's caller (after the key check): its scopes, and the user it acts for (none: a key acting for nobody). */
+  caller?: { scopes: ReadonlySet<string>; user?: { key: string } | undefined } | undefined;
 }
 
-const answer = (status: number, body: unknown) =>
+const jsonAnswer = (status: number, body: unknown) =>
   Response.json(body, { status, headers: { "cache-control": "no-store" } });
-const refusal = (status: number, code: string, message: string) => answer(status, { error: { code, message } });
+const refusal = (status: number, code: string, message: string) => jsonAnswer(status, { error: { code, message } });
 
 const NO_USER =
   "Connections are a person's own: sign in to the console, or use a key acting for a user (Toolgate-User-Token).";
 
+/** The caller's user's key, and whether it may see counts (admin). */
+const callerOf = (deps: ConnectionsApiDeps) => ({
+  userKey: deps.caller?.user?.key,
+  admin: deps.caller?.scopes.has("admin") === true,
+});
+
 /** GET /v1/connections. */
-export async function connectionsList(deps: ConnectionsApiDeps): Promise<Response> {
+async function connectionsList(given: ConnectionsApiDeps): Promise<Response> {
+  const deps = { ...given, ...callerOf(given) };
   if (deps.userKey === undefined && !deps.admin) return refusal(403, "no_user", NO_USER);
-  const held = deps.userKey === undefined ? [] : await deps.object(deps.userKey).listConnections();
+  if (!deps.config.connections) return refusal(404, "not_found", "This tenant declares no connections.");
+  const held = deps.userKey === undefined ? [] : await runOp(deps.object(deps.userKey), "listConnections");
   const byName = new Map(held.map((info) => [info.connection, info]));
   const names = Object.keys(deps.config.connections ?? {});
   const connections = names.map((name) => {
     const info = byName.get(name);
     return {
       name,
-      title: deps.title(name),
+      title: deps.client(name)?.title ?? name,
       connectUrl: `${deps.origin ?? ""}/connections/${name}/connect`,
       connected: info !== undefined,
       ...(info
@@ -56,23 +50,44 @@ export async function connectionsList(deps: ConnectionsApiDeps): Promise<Respons
         : {}),
     };
   });
-  const counts = deps.admin ? await deps.index().memberCounts() : undefined;
-  return answer(200, {
+  const counts = deps.admin ? await runOp(deps.object(TENANT_INDEX), "memberCounts") : undefined;
+  return jsonAnswer(200, {
     ...(deps.userKey === undefined ? {} : { connections }),
     ...(counts ? { counts: Object.fromEntries(names.map((name) => [name, counts[name] ?? 0])) } : {}),
   });
 }
 
 /** DELETE /v1/connections/:name. */
-export async function disconnectAnswer(name: string, deps: ConnectionsApiDeps): Promise<Response> {
+async function disconnectAnswer(name: string, given: ConnectionsApiDeps): Promise<Response> {
+  const deps = { ...given, ...callerOf(given) };
   const client = deps.client(name);
   if (!client) return refusal(404, "not_found", `This tenant has no connection "${name}".`);
   if (deps.userKey === undefined) return refusal(403, "no_user", NO_USER);
   const owner = { tenant: deps.tenant, userKey: deps.userKey };
-  const result = await deps.object(deps.userKey).disconnect(owner, name, client, deps.secrets());
+  const result = await runOp(deps.object(deps.userKey), "disconnect", owner, name, client, deps.secrets());
   forgetKept(deps.tenant, deps.userKey, name);
   if (!result.removed) return refusal(404, "not_connected", `You are not connected to ${name}.`);
-  await deps.index().noteMember(deps.userKey, name, false);
+  await runOp(deps.object(TENANT_INDEX), "noteMember", deps.userKey, name, false);
   const detail = "detail" in result ? { detail: result.detail } : {};
-  return answer(200, { disconnected: name, revoked: result.revoked, ...detail });
+  return jsonAnswer(200, { disconnected: name, revoked: result.revoked, ...detail });
+}
+
+/** Which page or API request the Worker hands over (worker/routes/connections.ts). */
+export type AnswerKind = "connect" | "callback" | "list" | "disconnect";
+
+/**
+ * The Worker's one entry to the connect pages and the API. The connection's name is the path's:
+ * /connections/<name>/connect, /v1/connections/<name>.
+ */
+export function answer(kind: AnswerKind, request: Request, deps: ConnectionsApiDeps): Promise<Response> {
+  const part = new URL(request.url).pathname.split("/")[kind === "connect" ? 2 : 3] ?? "";
+  let name = "";
+  try {
+    name = decodeURIComponent(part);
+  } catch {
+    // Not a name any connection has: answered as an unknown one.
+  }
+  if (kind === "callback") return callbackPage(request, deps);
+  if (kind === "list") return connectionsList(deps);
+  return kind === "connect" ? connectPage(request, name, deps) : disconnectAnswer(name, deps);
 }

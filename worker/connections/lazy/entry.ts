@@ -16,9 +16,10 @@ export {
   type TokenSet,
   type TokensResult,
 } from "./oauth-client";
-export { type ConnectionsApiDeps, connectionsList, disconnectAnswer } from "./api";
-export { callbackPage, type ConnectPageDeps, connectPage } from "./routes";
-export { disconnect, type DisconnectResult } from "./disconnect";
+export { type AnswerKind, answer, type ConnectionsApiDeps } from "./api";
+export type { ConnectPageDeps } from "./routes";
+export type { DisconnectResult } from "./disconnect";
+export { type OpCall, runOpCall } from "./ops";
 export { open, seal } from "./seal";
 export { type AccessTokenResult, forgetKept, userToken } from "./tokens";
 export * as connectionsStore from "./store";

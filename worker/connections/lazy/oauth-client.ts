@@ -33,6 +33,8 @@ import { isLoopbackHttp, ProviderUnreachable, providerFetch } from "./http";
 
 /** A connection's configuration as this module needs it, with its client secret read from the Worker secret. */
 export interface ConnectionClient {
+  /** How messages and the console name it (default: the connection's name). */
+  title?: string | undefined;
   issuer?: string | undefined;
   authorizationEndpoint?: string | undefined;
   tokenEndpoint?: string | undefined;

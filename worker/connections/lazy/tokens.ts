@@ -18,7 +18,8 @@ export interface TokenDeps {
   userId: string | undefined;
   /** The request's origin, for the connect URL (undefined: a path alone). */
   origin: string | undefined;
-  title: string;
+  /** Where the call came in (worker/surface.ts): only an MCP client is asked to connect. */
+  surface?: string | undefined;
   userKey(id: string): Promise<string>;
   object(userKey: string): {
     accessToken(
@@ -34,8 +35,8 @@ export interface TokenDeps {
   /** src/errors.ts toolError: how the call ends. */
   fail(code: "denied" | "upstream_error", message: string, retryable: boolean): Error;
   /**
-   * The call's ctx when its caller may be asked to connect (an MCP client): asked when it answers
-   * URL-mode elicitations. Undefined, or a client that does not: the call is refused, naming the connect URL.
+   * The call's ctx: an MCP client answering URL-mode elicitations is asked to connect. Another caller,
+   * or none: the call is refused, naming the connect URL.
    */
   asker?: ConnectAsker | undefined;
 }
@@ -60,7 +61,9 @@ export interface ConnectElicitation {
  * from the user's Connections object (one round trip). No user, no connection or short scopes: the
  * call ends denied, naming the connect URL; the tool makes no upstream request.
  */
-export async function userToken(connection: string, scopes: readonly string[], deps: TokenDeps): Promise<string> {
+export async function userToken(connection: string, scopes: readonly string[], given: TokenDeps): Promise<string> {
+  // How messages name the connection: its title (the client's, read first: its secret must be set anyway).
+  const deps = { ...given, title: given.client().title ?? connection };
   if (deps.userId === undefined)
     throw deps.fail(
       "denied",
@@ -78,7 +81,7 @@ export async function userToken(connection: string, scopes: readonly string[], d
   const url = `${deps.origin ?? ""}/connections/${connection}/connect`;
   let got = await fetchToken();
   // A client that can open the connect page is asked to (the origin known: the URL must be whole).
-  const { asker } = deps;
+  const asker = deps.surface === "mcp" ? deps.asker : undefined;
   if (!got.ok && got.reason !== "provider_unreachable" && deps.origin && asker?.canAsk("elicitation/create", "url")) {
     kept.delete(cacheKey);
     got = await askToConnect(asker, connection, url, got.detail, deps, fetchToken);
@@ -107,7 +110,7 @@ async function askToConnect(
   connection: string,
   url: string,
   detail: string,
-  deps: TokenDeps,
+  deps: TokenDeps & { title: string },
   fetchToken: () => Promise<AccessTokenResult>,
 ): Promise<AccessTokenResult> {
   const message = `This tool acts as you through ${deps.title} (${detail}). Connect your account to continue.`;
