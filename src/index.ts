@@ -16,6 +16,7 @@ export type {
   ToolParts,
   ToolNeeds,
   ToolRender,
+  ConnectionAsker,
   ConnectionNeed,
   ConnectionTokens,
 } from "./tool";

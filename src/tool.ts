@@ -30,8 +30,14 @@ export interface ConnectionNeed {
   readonly scopes: readonly string[];
 }
 
-/** The host's per-user connections: the calling user's token of a connection (see ToolContext.connectionToken). */
-export type ConnectionTokens = (need: ConnectionNeed) => Promise<string>;
+/** What a host may ask the caller with while it gets a connection's token: the call's ctx.ask and ctx.canAsk. */
+export type ConnectionAsker = Pick<ToolContext, "ask" | "canAsk">;
+
+/**
+ * The host's per-user connections: the calling user's token of a connection (see ToolContext.connectionToken).
+ * `asker`: the call's ctx, so the host may ask the user to connect (a URL-mode elicitation) instead of refusing.
+ */
+export type ConnectionTokens = (need: ConnectionNeed, asker?: ConnectionAsker) => Promise<string>;
 
 /** What a tool's run() receives besides its arguments. */
 export interface ToolContext {
@@ -60,7 +66,8 @@ export interface ToolContext {
   /**
    * The calling user's access token of a connection, granted `scopes` (a tool acting as the user: an
    * adapter's `connection`). Rejects with the call's error when the call has no user or the user has
-   * not connected (naming where to connect). Absent where the runtime keeps no connections.
+   * not connected (naming where to connect). Absent where the runtime keeps no connections. Given the
+   * call's ctx as `asker`, the host may ask the user to connect first (an MCP client: a URL-mode elicitation).
    */
   readonly connectionToken?: ConnectionTokens;
   /** Whether this call's caller answers questions of this method (an elicitation: in this mode, form by default). */

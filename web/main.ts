@@ -6,6 +6,7 @@ import { hrefOf, parseHash, type DocumentLink, type View } from "./app/view";
 import { adaptersView } from "./views/adapters";
 import { approvalsView } from "./views/approvals";
 import { batchView } from "./views/batch";
+import { connectionsView } from "./views/connections";
 import { connectorsView } from "./views/connectors";
 import { consentView } from "./views/consent";
 import { gatesView } from "./views/gates";
@@ -33,6 +34,7 @@ const NAV: (View | DocumentLink)[] = [
   adaptersView,
   keysView,
   connectorsView,
+  connectionsView,
   consentView,
 ];
 const app = document.getElementById("app")!;

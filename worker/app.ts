@@ -20,7 +20,7 @@ import { loadTenantFrom, remoteTools } from "./middleware/tenant";
 import { calls } from "./routes/calls";
 import { approvals } from "./routes/approvals";
 import { auth } from "./routes/auth";
-import { connections } from "./routes/connections";
+import { connections, disconnectConnection, listConnections } from "./routes/connections";
 import { consents } from "./routes/consents";
 import { keys } from "./routes/keys";
 import { oauth } from "./routes/oauth";
@@ -85,6 +85,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.route("/v1/adapters", adapters);
   app.route("/v1/keys", keys);
   app.route("/v1/oauth", consents);
+  app.get("/v1/connections", listConnections).delete("/v1/connections/:name", disconnectConnection);
   app.route("/v1", tenantInfo);
   // MCP over Streamable HTTP: its own Host/Origin guard, then the same keys and scopes.
   app.route("/mcp", mcp);

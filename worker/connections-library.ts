@@ -7,7 +7,9 @@
  */
 export type ConnectionsLibrary = typeof import("./connections/lazy/entry");
 export type {
+  AnswerKind,
   ConnectFailureReason,
+  ConnectionsApiDeps,
   ConnectionClient,
   ConnectionInfo,
   ConnectPageDeps,

@@ -55,7 +55,7 @@ export function pipelineOptions(env: Bindings, tenant: Tenant, run: ExecutionRun
     ...(run.user ? { user: run.user } : {}),
     // Tools acting as the user get its token of their connection (tenants with `connections` only).
     ...(tenant.config.connections
-      ? { connectionTokens: connectionTokens(env, tenant, run.user, "origin" in run ? run.origin : undefined) }
+      ? { connectionTokens: connectionTokens(env, tenant, run.user, "key" in run ? run : {}) }
       : {}),
   };
   if ("owner" in run) {

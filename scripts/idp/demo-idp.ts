@@ -62,7 +62,16 @@ export async function startDemoIdp(options: {
     },
     claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["name"], groups: ["groups"] },
     scopes: ["openid", "email", "profile", "groups"],
-    features: { devInteractions: { enabled: true } },
+    // Revocation (RFC 7009) for the upstream provider of connections: a disconnect revokes its tokens.
+    features: {
+      devInteractions: { enabled: true },
+      revocation: {
+        enabled: Boolean(options.refreshTokens),
+        // Set, so the provider prints no notice: a client revokes only its own tokens.
+        allowedPolicy: async (_ctx: unknown, client: { clientId: string }, token: { clientId?: string }) =>
+          token.clientId === client.clientId,
+      },
+    },
     pkce: { required: () => true },
     jwks: { keys: [jwk] },
     cookies: { keys: [randomBytes(32).toString("hex")] },

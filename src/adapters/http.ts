@@ -114,7 +114,7 @@ function toolOf(decl: HttpTool, label: string, deps: HttpToolDeps): Tool {
 function connectionToken(ctx: ToolContext, use: ConnectionNeed, label: string): Promise<string> {
   if (!ctx.connectionToken)
     throw toolError("denied", `${label} acts as the user through connection "${use.name}", which is not set up here`);
-  return ctx.connectionToken(use);
+  return ctx.connectionToken(use, ctx);
 }
 
 /**

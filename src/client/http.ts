@@ -41,7 +41,7 @@ export function isApiError(value: unknown): value is ApiError {
 export type Query = Readonly<Record<string, string | number | boolean | undefined>>;
 
 export interface RequestInit {
-  method?: "GET" | "POST";
+  method?: "GET" | "POST" | "DELETE";
   body?: unknown;
   query?: Query;
   signal?: AbortSignal;

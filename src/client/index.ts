@@ -15,9 +15,11 @@ import type {
   CallQuery,
   CancelAnswer,
   ConfiguredKey,
+  ConnectionsAnswer,
   ConsentDecision,
   ConsentDetails,
   DecisionAnswer,
+  DisconnectAnswer,
   GatePage,
   GrantInfo,
   InputAnswer,
@@ -110,6 +112,10 @@ export interface ToolgateClient {
   grants(): Promise<GrantInfo[]>;
   /** Revokes a grant: a person their own; an admin anyone's, naming its `owner` (default "tenant"). */
   revokeGrant(id: string, owner?: string): Promise<{ revoked: string }>;
+  /** The caller's user's connections to upstream providers (never tokens); admins also get counts per provider. */
+  connections(): Promise<ConnectionsAnswer>;
+  /** Disconnects the caller's user from a provider: tokens removed, then revoked there where it can. */
+  disconnect(name: string): Promise<DisconnectAnswer>;
   /** The live event stream, read with fetch (the key as a header); reconnects and resumes by default. */
   events(options?: EventStreamOptions): AsyncGenerator<ServerEvent>;
   /** The live event stream as an EventSource, opened with a short-lived token (never the key in a URL). */
@@ -180,6 +186,8 @@ export function createClient(options: ClientOptions = {}): ToolgateClient {
     grants: async () => (await http.json<{ grants: GrantInfo[] }>("/v1/oauth/grants")).grants,
     revokeGrant: (id, owner) =>
       http.json(`/v1/oauth/grants/${seg(id)}/revoke`, owner ? { body: { owner } } : { method: "POST" }),
+    connections: () => http.json("/v1/connections"),
+    disconnect: (name) => http.json(`/v1/connections/${seg(name)}`, { method: "DELETE" }),
     events: (o) => streamEvents(http, o),
     eventSource: (o) => openEventSource(http, o),
     runMixed: (input, o) => runMixed(http, input, o),

@@ -7,6 +7,7 @@ export type { CallSurface } from "./surface";
 export type * from "./adapters";
 export type * from "./approvals";
 export type * from "./calls";
+export type * from "./connections";
 export type * from "./events";
 export type * from "./gates";
 export type * from "./keys";

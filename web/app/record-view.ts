@@ -1,6 +1,7 @@
 import type { CallEntry } from "../../src/contract";
 import type { CallRecord } from "../../src/result";
 import { renderOf, summaryOf } from "./catalog";
+import { connectLink } from "./connect-link";
 import { h, jsonBlock, notice, progressText, statusBadge } from "./dom";
 import { jsonTree } from "./json-tree";
 import { resultTable, tableRows } from "./result-table";
@@ -82,6 +83,7 @@ export function recordView(
       ? h("button", { type: "button", class: "quiet", onclick: actions.cancel }, "Cancel this call")
       : null,
     errorView(record),
+    connectLink(record),
     issues.length > 0
       ? h(
           "ul",

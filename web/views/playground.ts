@@ -2,6 +2,7 @@ import type { CallRecord } from "../../src/result";
 import { callSummary, schemaDefaults } from "../../src/tool-render";
 import { BROWSER_TOOLS } from "../app/browser-tools";
 import { catalog, summaryOf } from "../app/catalog";
+import { connectLink } from "../app/connect-link";
 import { h, notice, replace, statusBadge } from "../app/dom";
 import type { ModelApi, ModelTurn } from "../app/model-api";
 import { runModelLoop } from "../app/model-loop";
@@ -42,6 +43,12 @@ function summaryIn(record: CallRecord): string | undefined {
   return template === undefined ? undefined : callSummary(template, record.args, schemaDefaults(inPage.inputSchema));
 }
 
+/** A call that ended needing a connection: a space, then its Connect button (else nothing). */
+function connectButton(record: CallRecord): (HTMLElement | string)[] {
+  const link = connectLink(record);
+  return link ? [" ", link] : [];
+}
+
 function callsEntry(records: CallRecord[]): HTMLElement {
   return h(
     "li",
@@ -64,11 +71,14 @@ function callsEntry(records: CallRecord[]): HTMLElement {
                 { class: "muted" },
                 `ran in this page: ${JSON.stringify(record.output?.structured ?? record.error?.message ?? null)}`,
               )
-            : h(
-                "a",
-                { href: `./${hrefOf("history", record.callId)}`, "aria-label": `Record of ${record.callId}` },
-                "record",
-              ),
+            : [
+                h(
+                  "a",
+                  { href: `./${hrefOf("history", record.callId)}`, "aria-label": `Record of ${record.callId}` },
+                  "record",
+                ),
+                ...connectButton(record),
+              ],
         );
       }),
     ),

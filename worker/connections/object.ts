@@ -5,11 +5,12 @@
  * a time per connection, whatever the number of isolates asking (they all wait for the same one). A
  * refresh the provider refuses marks the connection as needing the user again. Made only for tenants
  * with `connections`. Its code is the library module's (lazy/store.ts, lazy/access.ts), loaded as the
- * object starts. Secrets come with each call from the Worker that read them (connectionSecrets).
+ * object starts. Secrets come with each call from the Worker that read them (connectionSecrets). One
+ * more object per tenant (lazy/ops.ts TENANT_INDEX) only counts who holds which connection.
  */
 import { DurableObject } from "cloudflare:workers";
 import { type ConnectionsLibrary, connectionsLibrary } from "../connections-library";
-import type { AccessTokenResult, ConnectionClient, Owner, PendingConnect, TokenSet } from "./lazy/entry";
+import type { AccessTokenResult, ConnectionClient, OpCall, Owner, PendingConnect, TokenSet } from "./lazy/entry";
 
 export class Connections extends DurableObject<Env> {
   private library!: ConnectionsLibrary;
@@ -49,5 +50,10 @@ export class Connections extends DurableObject<Env> {
   ): Promise<AccessTokenResult> {
     const request = { owner, connection, scopes, client };
     return this.library.accessToken(this.ctx.storage.sql, this.refreshes, request, secrets);
+  }
+
+  /** The listing's and the disconnect's operations (lazy/ops.ts), by name. */
+  async run(...call: OpCall): Promise<unknown> {
+    return this.library.runOpCall(this.ctx.storage.sql, call);
   }
 }

@@ -1,3 +1,4 @@
+import type { CallSurface } from "../../src/contract/surface";
 import type { CallUser } from "../../src/contract/users";
 import { toolError } from "../../src/errors";
 import type { ConnectionTokens } from "../../src/tool";
@@ -10,22 +11,24 @@ import { connectionSecrets } from "./secret";
 
 /**
  * ctx.connectionToken for one tenant's calls made for `user` (absent: made for nobody, refused): the
- * connections library's userToken (lazy/tokens.ts), given the user's Connections object. `origin`
- * is where the connect URL a refusal names points.
+ * connections library's userToken (lazy/tokens.ts), given the user's Connections object. `from.origin`
+ * is where the connect URL a refusal names points; a call from an MCP client that answers URL-mode
+ * elicitations asks the user to connect (an HTTP caller gets the refusal naming the URL).
  */
 export function connectionTokens(
   env: unknown,
   tenant: Pick<Tenant, "name" | "config">,
   user: CallUser | undefined,
-  origin: string | undefined,
+  from: { origin?: string; surface?: CallSurface },
 ): ConnectionTokens {
   const connections = tenant.config.connections ?? {};
-  return async ({ name, scopes }) =>
+  return async ({ name, scopes }, asker) =>
     (await connectionsLibrary()).userToken(name, scopes, {
       tenant: tenant.name,
       userId: user?.id,
-      origin,
-      title: connections[name]?.title ?? name,
+      origin: from.origin,
+      surface: from.surface,
+      asker,
       userKey: async (id) => (await identityLibrary()).userKey(tenant.name, id),
       object: (key) => userConnections(env as { CONNECTIONS: ConnectionsNamespace }, tenant.name, key),
       client: () => connectionClient(connections, name, env),

@@ -3,7 +3,7 @@ import type { AppEnv } from "../env";
 import { Hono } from "../hono-lazy";
 import { identityOf } from "../identity/ambient";
 import { identityLibrary } from "../identity-library";
-import { type ConnectPageDeps, connectionsLibrary } from "../connections-library";
+import { type AnswerKind, type ConnectionsApiDeps, connectionsLibrary } from "../connections-library";
 import { type ConnectionsNamespace, userConnections } from "../connections/address";
 import { connectionClient } from "../connections/client";
 import { connectionSecrets } from "../connections/secret";
@@ -17,8 +17,12 @@ import { hostAllowed } from "../mcp/transport/guard";
  * any key check, as the sign-in pages are.
  */
 
-function depsOf(c: Context<AppEnv>): ConnectPageDeps {
-  const { tenant } = c.var;
+/**
+ * What the library's pages and API need of the request: the tenant, its connections, the person's
+ * objects; for the API (after the key check) also the caller's user and rights.
+ */
+function depsOf(c: Context<AppEnv>): ConnectionsApiDeps {
+  const { tenant, caller } = c.var;
   const connections = tenant.config.connections ?? {};
   const url = new URL(c.req.url);
   const ours = hostAllowed(url.host.toLowerCase(), tenant.config.hosts, tenant.name);
@@ -26,17 +30,26 @@ function depsOf(c: Context<AppEnv>): ConnectPageDeps {
     tenant: tenant.name,
     origin: ours && (url.protocol === "https:" || isLoopbackHost(url.hostname)) ? url.origin : undefined,
     client: (name) => (Object.hasOwn(connections, name) ? connectionClient(connections, name, c.env) : undefined),
-    title: (name) => connections[name]?.title ?? name,
     config: tenant.config,
     sessionUserKey: async () =>
       (await identityLibrary()).sessionUserKey({ request: c.req.raw, tenant, identity: identityOf(c) }),
     object: (key) => userConnections(c.env as unknown as { CONNECTIONS: ConnectionsNamespace }, tenant.name, key),
     secrets: () => connectionSecrets(c.env),
+    // Set after the key check only: the pages, before it, have none.
+    caller,
   };
 }
 
+/** A route answered by the connections library. */
+const answer =
+  (kind: AnswerKind) =>
+  async (c: Context<AppEnv>): Promise<Response> =>
+    (await connectionsLibrary()).answer(kind, c.req.raw, depsOf(c));
+
 export const connections = new Hono<AppEnv>()
-  .get("/connections/callback", async (c) => (await connectionsLibrary()).callbackPage(c.req.raw, depsOf(c)))
-  .get("/connections/:name/connect", async (c) =>
-    (await connectionsLibrary()).connectPage(c.req.raw, c.req.param("name"), depsOf(c)),
-  );
+  .get("/connections/callback", answer("callback"))
+  .get("/connections/:name/connect", answer("connect"));
+
+/** GET /v1/connections, DELETE /v1/connections/:name (the library's api.ts): app.ts routes them after the key check. */
+export const listConnections = answer("list");
+export const disconnectConnection = answer("disconnect");

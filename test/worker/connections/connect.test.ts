@@ -1,12 +1,22 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env as workerEnv } from "cloudflare:workers";
-import { describe, expect, inject, it } from "vitest";
-import "../../servers/upstreams-context";
+import { describe, expect, it } from "vitest";
 import { connectionsStore, type TokenSet } from "../../../worker/connections/lazy/entry";
 import { keyId, open, seal } from "../../../worker/connections/lazy/seal";
 import { userKey } from "../../../worker/identity/lazy/user";
-import { CALL_KEY, CALL_KEY_HASH, json, request } from "../helpers/requests";
-import { demoOidc, idpSecretEnv, Jar, signIn, throughProvider, toToolgate } from "../helpers/sign-in";
+import {
+  apiRequests,
+  CONNECTIONS_CONFIG as CONFIG,
+  CONNECTIONS_SECRET,
+  connectDemo,
+  connectionsTenantEnv,
+  type ConnectionsTenantEnv,
+  connectionsUpstream,
+  seenTokens,
+  startConnect,
+} from "../helpers/connections";
+import { CALL_KEY, json, request } from "../helpers/requests";
+import { Jar, throughProvider, toToolgate } from "../helpers/sign-in";
 
 /**
  * Tools acting as the user, through real parts: the demo provider signs people in to the console, a
@@ -15,52 +25,12 @@ import { demoOidc, idpSecretEnv, Jar, signIn, throughProvider, toToolgate } from
  * browser (connect route, provider's forms, callback); calls are made by a key acting for them.
  */
 
-const up = inject("connectionsUpstream");
-const SECRET = "connections-secret-0123456789-abcdefghij";
-const CONFIG = {
-  name: "conn",
-  tools: ["add"],
-  keys: [{ name: "chat", hash: CALL_KEY_HASH, scopes: ["call"], actAs: "header" }],
-  identity: { oidc: demoOidc() },
-  connections: {
-    demo: {
-      title: "Demo",
-      issuer: up.idp.url,
-      clientId: up.idp.clientId,
-      clientSecret: "UPSTREAM_CLIENT_SECRET",
-      scopes: ["openid"],
-    },
-  },
-  http: [{ name: "my_items", description: "The caller's items", url: `${up.api}/items`, connection: { name: "demo" } }],
-  egress: { allowHttpHosts: ["127.0.0.1"] },
-};
-/** The env of tenant `name` (a tenant of its own: its users' objects and this isolate's kept tokens are its own). */
-const tenantEnv = (name: string) => ({
-  TOOLGATE_CONFIG: JSON.stringify({ ...CONFIG, name }),
-  ...idpSecretEnv(),
-  UPSTREAM_CLIENT_SECRET: up.idp.clientSecret,
-  TOOLGATE_CONNECTIONS_SECRET: SECRET,
-});
+const up = connectionsUpstream;
+const SECRET = CONNECTIONS_SECRET;
+const tenantEnv = connectionsTenantEnv;
 const ENV = tenantEnv("conn");
-type TenantEnv = ReturnType<typeof tenantEnv>;
-
-/** The person signs in to the console and starts a connect: the provider's authorize URL, and their jar. */
-async function startConnect(login: string, env: TenantEnv = ENV) {
-  const { jar } = await signIn(login, env);
-  const started = await toToolgate("/connections/demo/connect", env, jar);
-  expect(started.status, await started.clone().text()).toBe(302);
-  return { jar, authorize: started.headers.get("location")! };
-}
-
-/** The person connects Demo: signed in, through the upstream provider's forms, back to the callback. */
-async function connect(login: string, env: TenantEnv = ENV) {
-  const { jar, authorize } = await startConnect(login, env);
-  const back = await throughProvider(authorize, login, new Jar(), up.idp.url);
-  const cookie = jar.cookies.get("tg_connect")!;
-  const callback = await toToolgate(back, env, jar);
-  expect(callback.status, await callback.clone().text()).toBe(200);
-  return { jar, back, cookie };
-}
+type TenantEnv = ConnectionsTenantEnv;
+const connect = (login: string, env: TenantEnv = ENV) => connectDemo(login, env);
 
 /** A browser holding only this connect cookie. */
 function withConnectCookie(value: string): Jar {
@@ -81,8 +51,6 @@ async function myItems(user?: string, env: TenantEnv = ENV) {
   const body = await json(res);
   return { id, body, record: body.calls[0] };
 }
-
-const apiRequests = async () => ((await (await fetch(`${up.api}/requests`)).json()) as { requests: number }).requests;
 
 describe("tools acting as the user through a connection", () => {
   it("sends each user's own token: two users call the same tool and each sees their own items", async () => {
@@ -119,7 +87,7 @@ describe("tools acting as the user through a connection", () => {
     expect(replay.status).toBe(400);
     expect(await replay.text()).toMatch(/already used or has expired/);
 
-    const bob = await startConnect("bob");
+    const bob = await startConnect("bob", ENV);
     const bobBack = new URL(await throughProvider(bob.authorize, "bob", new Jar(), up.idp.url));
     const bobCookie = bob.jar.cookies.get("tg_connect")!;
     // Another tenant's callback finds no connect of its own for that cookie.
@@ -135,9 +103,9 @@ describe("tools acting as the user through a connection", () => {
     expect((await toToolgate(bobBack.href, ENV, withConnectCookie(bobCookie))).status).toBe(400);
 
     // A code and state brought to the browser of another connect: that connect's state is not theirs.
-    const other = await startConnect("alice");
+    const other = await startConnect("alice", ENV);
     const otherCookie = other.jar.cookies.get("tg_connect")!;
-    const aliceAgain = await startConnect("alice");
+    const aliceAgain = await startConnect("alice", ENV);
     const aliceBack = await throughProvider(aliceAgain.authorize, "alice", new Jar(), up.idp.url);
     const crossed = await toToolgate(aliceBack, ENV, withConnectCookie(otherCookie));
     expect(crossed.status).toBe(400);
@@ -208,6 +176,46 @@ describe("tools acting as the user through a connection", () => {
     expect((await myItems("bob", env)).record.status).toBe("succeeded");
   });
 
+  it("the provider down: a refresh ends upstream_error naming it, a connect stores nothing, no token leaks", async () => {
+    const env = tenantEnv("conn-down");
+    await connect("alice", env);
+    const before = await storedTokens("conn-down", "alice");
+    await rewriteTokens("conn-down", "alice", (tokens) => ({ ...tokens, expiresAt: Date.now() - 1000 }));
+    const expired = await storedTokens("conn-down", "alice");
+    // The same tenant, its provider's token endpoint unreachable (nothing listens on port 1).
+    const config = JSON.parse(env.TOOLGATE_CONFIG);
+    config.connections.demo.tokenEndpoint = "http://127.0.0.1:1/token";
+    const down = { ...env, TOOLGATE_CONFIG: JSON.stringify(config) };
+    const calls = await apiRequests();
+    const failed = await myItems("alice", down);
+    expect(failed.record.status).toBe("failed");
+    expect(failed.record.error.code).toBe("upstream_error");
+    expect(failed.record.error.message).toBe(
+      "Demo could not refresh the user's connection: 127.0.0.1:1 could not be reached",
+    );
+    expect(await apiRequests()).toBe(calls);
+    // Nothing changed: the same tokens, not marked as needing the user; with the provider back, the call runs.
+    expect(await storedTokens("conn-down", "alice")).toEqual(expired);
+    const text = JSON.stringify(failed.body);
+    for (const token of [before.accessToken, before.refreshToken!]) expect(text).not.toContain(token);
+    expect((await myItems("alice", env)).record.status).toBe("succeeded");
+
+    // A connect whose code exchange cannot reach the provider: 503 naming it, and no tokens for bob.
+    const bob = await startConnect("bob", down);
+    const back = await throughProvider(bob.authorize, "bob", new Jar(), up.idp.url);
+    const callback = await toToolgate(back, down, bob.jar);
+    expect(callback.status).toBe(503);
+    expect(await callback.text()).toBe(
+      "The connection was not made: provider_unreachable: 127.0.0.1:1 could not be reached.\n",
+    );
+    const bobKey = await userKey("conn-down", "bob");
+    const bobRows = await runInDurableObject(
+      workerEnv.CONNECTIONS.get(workerEnv.CONNECTIONS.idFromName(`conn-down\n${bobKey}`)),
+      (_object, state) => state.storage.sql.exec("SELECT * FROM tokens").toArray(),
+    );
+    expect(bobRows).toEqual([]);
+  });
+
   it("opens rows sealed under the previous secret after a rotation, and seals them again under the new one", async () => {
     await connect("alice", tenantEnv("conn-rotate"));
     const object = await userObject("conn-rotate", "alice");
@@ -235,11 +243,6 @@ describe("tools acting as the user through a connection", () => {
     expect(call.record.status).toBe("succeeded");
   });
 });
-
-const seenTokens = async () =>
-  ((await (await fetch(`${up.api}/seen`)).json()) as { seen: string[] }).seen.map((line) =>
-    line.replace(/^Bearer /, ""),
-  );
 
 async function userObject(tenant: string, user: string) {
   const ns = workerEnv.CONNECTIONS;

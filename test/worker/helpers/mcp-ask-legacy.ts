@@ -35,7 +35,8 @@ export function askTenant(prefix: string, patch: Record<string, unknown> = {}, v
 }
 
 export interface Answers {
-  elicit?: (message: string) => unknown;
+  /** `params`: the elicitation's whole params (a URL-mode one's url). */
+  elicit?: (message: string, params?: Record<string, unknown>) => unknown;
   /** The elicitation modes declared with `elicit` (default `{}`: form mode only). */
   elicitation?: Record<string, unknown>;
   sample?: (prompt: string) => unknown;
@@ -62,7 +63,7 @@ export async function v1Client(target: McpTarget, answers: Answers, fetch: typeo
   if (answers.elicit)
     client.setRequestHandler(
       ElicitRequestSchema,
-      async (req) => (asked.push(req.method), answers.elicit!(req.params.message) as never),
+      async (req) => (asked.push(req.method), answers.elicit!(req.params.message, req.params) as never),
     );
   if (answers.sample)
     client.setRequestHandler(

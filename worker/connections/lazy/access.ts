@@ -1,5 +1,5 @@
 import { type ConnectionClient, refreshConnection, type TokenSet } from "./oauth-client";
-import { loadTokens, markNeedsUser, noteUse, type Owner, saveTokens } from "./store";
+import { hasTokens, loadTokens, markNeedsUser, noteUse, type Owner, saveTokens } from "./store";
 import type { AccessTokenResult } from "./tokens";
 
 /** A token this close to its expiry is refreshed before use. */
@@ -23,6 +23,9 @@ async function refresh(
     markNeedsUser(sql, connection);
     return { ok: false, reason: "needs_user", detail: `the refresh was refused: ${result.detail}` };
   }
+  // Disconnected while the provider answered: the new tokens are not kept.
+  if (!hasTokens(sql, connection))
+    return { ok: false, reason: "not_connected", detail: `not connected to ${connection}` };
   await saveTokens(sql, secret, owner, connection, result.tokens, Date.now());
   return { ok: true, accessToken: result.tokens.accessToken, expiresAt: result.tokens.expiresAt ?? null };
 }

@@ -16,8 +16,11 @@ export {
   type TokenSet,
   type TokensResult,
 } from "./oauth-client";
-export { callbackPage, type ConnectPageDeps, connectPage } from "./routes";
+export { type AnswerKind, answer, type ConnectionsApiDeps } from "./api";
+export type { ConnectPageDeps } from "./routes";
+export type { DisconnectResult } from "./disconnect";
+export { type OpCall, runOpCall } from "./ops";
 export { open, seal } from "./seal";
-export { type AccessTokenResult, userToken } from "./tokens";
+export { type AccessTokenResult, forgetKept, userToken } from "./tokens";
 export * as connectionsStore from "./store";
 export type { ConnectionInfo, Loaded, Owner, PendingConnect } from "./store";

@@ -16,7 +16,9 @@ import {
   processAuthorizationCodeResponse,
   processDiscoveryResponse,
   processRefreshTokenResponse,
+  processRevocationResponse,
   refreshTokenGrantRequest,
+  revocationRequest,
   ResponseBodyError,
   type TokenEndpointResponse,
   validateAuthResponse,
@@ -31,6 +33,8 @@ import { isLoopbackHttp, ProviderUnreachable, providerFetch } from "./http";
 
 /** A connection's configuration as this module needs it, with its client secret read from the Worker secret. */
 export interface ConnectionClient {
+  /** How messages and the console name it (default: the connection's name). */
+  title?: string | undefined;
   issuer?: string | undefined;
   authorizationEndpoint?: string | undefined;
   tokenEndpoint?: string | undefined;
@@ -227,5 +231,35 @@ export async function refreshConnection(
     return { ok: true, tokens: tokenSetOf(result, tokens.scopes, now, tokens) };
   } catch (error) {
     return failureOf(error);
+  }
+}
+
+/** What a disconnect's revocation at the provider came to (RFC 7009). */
+export type Revocation = { revoked: "revoked" | "not_offered" } | { revoked: "failed"; detail: string };
+
+/**
+ * Revokes the tokens at the provider's revocation endpoint (RFC 7009), the refresh token first (most
+ * providers drop its access tokens with it), then the access token. "not_offered": the provider names
+ * no revocation endpoint. A failure's detail never holds a token.
+ */
+export async function revokeConnection(client: ConnectionClient, tokens: TokenSet): Promise<Revocation> {
+  try {
+    const as = await metadataOf(client);
+    if (!as.revocation_endpoint) return { revoked: "not_offered" };
+    const each = [
+      ...(tokens.refreshToken ? [{ token: tokens.refreshToken, hint: "refresh_token" }] : []),
+      { token: tokens.accessToken, hint: "access_token" },
+    ];
+    for (const { token, hint } of each) {
+      const response = await revocationRequest(as, clientOf(client), authOf(client), token, {
+        additionalParameters: { token_type_hint: hint },
+        ...requestOptions(as.revocation_endpoint),
+      });
+      await processRevocationResponse(response);
+    }
+    return { revoked: "revoked" };
+  } catch (error) {
+    const failure = failureOf(error);
+    return { revoked: "failed", detail: `${failure.reason}: ${failure.detail}` };
   }
 }

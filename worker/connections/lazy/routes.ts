@@ -1,5 +1,6 @@
 import type { ConnectionClient, TokenSet } from "./oauth-client";
 import { beginConnect, finishConnect } from "./oauth-client";
+import { type OpRunner, runOp, TENANT_INDEX } from "./ops";
 import { connectScopes, type ScopeSources } from "./scopes";
 import type { Owner, PendingConnect } from "./store";
 
@@ -26,7 +27,6 @@ export interface ConnectPageDeps {
   origin: string | undefined;
   /** The library's view of a connection, its client secret read; undefined when the tenant has no such one. */
   client(name: string): ConnectionClient | undefined;
-  title(name: string): string;
   /** Where the scopes a connect asks for come from. */
   config: ScopeSources;
   /** The signed-in person's user key (the console session), or undefined. */
@@ -36,7 +36,7 @@ export interface ConnectPageDeps {
     beginConnect(idHash: string, pending: PendingConnect): Promise<boolean>;
     takeConnect(idHash: string): Promise<PendingConnect | null>;
     saveTokens(owner: Owner, connection: string, tokens: TokenSet, secrets: readonly string[]): Promise<void>;
-  };
+  } & OpRunner;
   /** The tenant's connections secrets, current first. */
   secrets(): string[];
 }
@@ -117,6 +117,7 @@ export async function callbackPage(request: Request, deps: ConnectPageDeps): Pro
   if (!finished.ok) return failed(finished.reason, finished.detail, headers);
   const owner = { tenant: deps.tenant, userKey: key };
   await object.saveTokens(owner, pending.connection, finished.tokens, deps.secrets());
-  const title = deps.title(pending.connection);
+  await runOp(deps.object(TENANT_INDEX), "noteMember", key, pending.connection, true);
+  const title = client.title ?? pending.connection;
   return page(200, `Connected to ${title}. You may close this page and call the tool again.`, headers);
 }

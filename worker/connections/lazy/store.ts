@@ -41,6 +41,9 @@ export function createSchema(sql: SqlStorage): void {
   sql.exec(`CREATE TABLE IF NOT EXISTS tokens (
     connection TEXT PRIMARY KEY, sealed TEXT NOT NULL, scopes TEXT NOT NULL,
     connected_at INTEGER NOT NULL, used_at INTEGER, needs_user INTEGER NOT NULL DEFAULT 0)`);
+  // The tenant's index object only (TENANT_INDEX): who holds which connection, for admins' counts.
+  sql.exec(`CREATE TABLE IF NOT EXISTS members (
+    user_key TEXT NOT NULL, connection TEXT NOT NULL, PRIMARY KEY (user_key, connection))`);
 }
 
 /** Stores a connect under way; false when the user has too many already. */
@@ -141,4 +144,28 @@ export function listConnections(sql: SqlStorage): ConnectionInfo[] {
       usedAt: row.used_at,
       needsUser: row.needs_user === 1,
     }));
+}
+
+/** Removes the user's tokens of a connection; false when there were none. */
+export function deleteTokens(sql: SqlStorage, connection: string): boolean {
+  return sql.exec("DELETE FROM tokens WHERE connection = ?", connection).rowsWritten > 0;
+}
+
+/** Whether the user holds tokens of a connection (a refresh finishing after a disconnect must not bring them back). */
+export function hasTokens(sql: SqlStorage, connection: string): boolean {
+  return sql.exec("SELECT 1 FROM tokens WHERE connection = ?", connection).toArray().length > 0;
+}
+
+/** The tenant's index: notes that a user holds (true) or no longer holds (false) a connection. */
+export function noteMember(sql: SqlStorage, userKey: string, connection: string, holds: boolean): void {
+  if (holds) sql.exec("INSERT OR IGNORE INTO members (user_key, connection) VALUES (?, ?)", userKey, connection);
+  else sql.exec("DELETE FROM members WHERE user_key = ? AND connection = ?", userKey, connection);
+}
+
+/** The tenant's index: how many users hold each connection. */
+export function memberCounts(sql: SqlStorage): Record<string, number> {
+  const rows = sql
+    .exec<{ connection: string; n: number }>("SELECT connection, COUNT(*) AS n FROM members GROUP BY connection")
+    .toArray();
+  return Object.fromEntries(rows.map((row) => [row.connection, row.n]));
 }

@@ -18,7 +18,8 @@ export interface TokenDeps {
   userId: string | undefined;
   /** The request's origin, for the connect URL (undefined: a path alone). */
   origin: string | undefined;
-  title: string;
+  /** Where the call came in (worker/surface.ts): only an MCP client is asked to connect. */
+  surface?: string | undefined;
   userKey(id: string): Promise<string>;
   object(userKey: string): {
     accessToken(
@@ -33,6 +34,26 @@ export interface TokenDeps {
   secrets(): string[];
   /** src/errors.ts toolError: how the call ends. */
   fail(code: "denied" | "upstream_error", message: string, retryable: boolean): Error;
+  /**
+   * The call's ctx: an MCP client answering URL-mode elicitations is asked to connect. Another caller,
+   * or none: the call is refused, naming the connect URL.
+   */
+  asker?: ConnectAsker | undefined;
+}
+
+/** What of the call's ctx asking to connect uses (src/tool.ts ConnectionAsker). */
+export interface ConnectAsker {
+  canAsk(method: "elicitation/create", mode: "url"): boolean;
+  ask(key: string, request: { method: "elicitation/create"; params: ConnectElicitation }): Promise<unknown>;
+}
+
+/** A URL-mode elicitation's params (MCP 2025-11-25 elicitation/create, mode "url"). */
+export interface ConnectElicitation {
+  [name: string]: string;
+  mode: "url";
+  message: string;
+  url: string;
+  elicitationId: string;
 }
 
 /**
@@ -40,7 +61,9 @@ export interface TokenDeps {
  * from the user's Connections object (one round trip). No user, no connection or short scopes: the
  * call ends denied, naming the connect URL; the tool makes no upstream request.
  */
-export async function userToken(connection: string, scopes: readonly string[], deps: TokenDeps): Promise<string> {
+export async function userToken(connection: string, scopes: readonly string[], given: TokenDeps): Promise<string> {
+  // How messages name the connection: its title (the client's, read first: its secret must be set anyway).
+  const deps = { ...given, title: given.client().title ?? connection };
   if (deps.userId === undefined)
     throw deps.fail(
       "denied",
@@ -54,12 +77,19 @@ export async function userToken(connection: string, scopes: readonly string[], d
   const hit = kept.get(cacheKey);
   if (hit && hit.until > now && scopes.every((scope) => hit.scopes.includes(scope))) return hit.token;
   const owner = { tenant: deps.tenant, userKey: key };
-  const got = await deps.object(key).accessToken(owner, connection, scopes, deps.client(), deps.secrets());
+  const fetchToken = () => deps.object(key).accessToken(owner, connection, scopes, deps.client(), deps.secrets());
+  const url = `${deps.origin ?? ""}/connections/${connection}/connect`;
+  let got = await fetchToken();
+  // A client that can open the connect page is asked to (the origin known: the URL must be whole).
+  const asker = deps.surface === "mcp" ? deps.asker : undefined;
+  if (!got.ok && got.reason !== "provider_unreachable" && deps.origin && asker?.canAsk("elicitation/create", "url")) {
+    kept.delete(cacheKey);
+    got = await askToConnect(asker, connection, url, got.detail, deps, fetchToken);
+  }
   if (!got.ok) {
     kept.delete(cacheKey);
     if (got.reason === "provider_unreachable")
       throw deps.fail("upstream_error", `${deps.title} could not refresh the user's connection: ${got.detail}`, true);
-    const url = `${deps.origin ?? ""}/connections/${connection}/connect`;
     throw deps.fail("denied", `Connect ${deps.title} first (${got.detail}): open ${url}, then call again.`, false);
   }
   const until = Math.min(now + TOKEN_KEPT_MS, (got.expiresAt ?? Number.POSITIVE_INFINITY) - 60_000);
@@ -68,4 +98,36 @@ export async function userToken(connection: string, scopes: readonly string[], d
     kept.set(cacheKey, { token: got.accessToken, until, scopes });
   }
   return got.accessToken;
+}
+
+/**
+ * Asks the caller to connect (a URL-mode elicitation of the connect page, asked under `connect:<name>`,
+ * so the call's next run reads the answer), then tries once more. The answer "accept" only says the user
+ * opened the page: a call made before they finished is refused as before, and is made again after.
+ */
+async function askToConnect(
+  asker: ConnectAsker,
+  connection: string,
+  url: string,
+  detail: string,
+  deps: TokenDeps & { title: string },
+  fetchToken: () => Promise<AccessTokenResult>,
+): Promise<AccessTokenResult> {
+  const message = `This tool acts as you through ${deps.title} (${detail}). Connect your account to continue.`;
+  const params: ConnectElicitation = { mode: "url", message, url, elicitationId: crypto.randomUUID() };
+  const answer = await asker.ask(`connect:${connection}`, { method: "elicitation/create", params });
+  const action = typeof answer === "object" && answer !== null ? (answer as { action?: unknown }).action : undefined;
+  if (action !== "accept")
+    throw deps.fail(
+      "denied",
+      `The user did not connect ${deps.title} (they answered ${JSON.stringify(action ?? null)}): ` +
+        `open ${url} to connect, then call again.`,
+      false,
+    );
+  return fetchToken();
+}
+
+/** Drops what this isolate keeps of a user's token (a disconnect; other isolates keep theirs at most TOKEN_KEPT_MS). */
+export function forgetKept(tenant: string, userKey: string, connection: string): void {
+  kept.delete(`${tenant}\n${userKey}\n${connection}`);
 }
