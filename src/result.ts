@@ -101,6 +101,8 @@ export interface CallRecord {
   replay?: boolean;
   /** The latest progress the tool reported while it ran (kept by the journal, e.g. the ledger). */
   progress?: Progress;
+  /** The call that made this one: a code run (docs/code-mode.md) whose program called this tool. */
+  parent?: string;
 }
 
 export type CallResult =
