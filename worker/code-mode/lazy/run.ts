@@ -135,7 +135,15 @@ function ended(answer: SandboxAnswer, host: ToolHost): CodeRunEnd {
 /** A sandbox failure: the program did not start (a syntax error, with its line) or the isolate crashed. */
 function crashed(error: unknown): CodeRunEnd {
   const { message, line } = startFailure(error);
-  const started = !(error instanceof Error && error.message.includes("Failed to start Worker"));
+  const text = error instanceof Error ? error.message : String(error);
+  if (text.includes("code had hung")) {
+    return {
+      ok: false,
+      code: "tool_error",
+      message: "The program never finished: it waits on nothing that can happen.",
+    };
+  }
+  const started = !text.includes("Failed to start Worker");
   if (started) return { ok: false, code: "tool_error", message: `The program's isolate failed: ${message}` };
   return { ok: false, code: "invalid_arguments", message: `The program did not start${atLine(line)}: ${message}` };
 }
