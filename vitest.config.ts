@@ -12,9 +12,10 @@ import { writeIdentityModule } from "./scripts/identity-module.mjs";
 import { writeSearchModule } from "./scripts/search-module.mjs";
 import { writeTelemetryModule } from "./scripts/telemetry-module.mjs";
 import { writeConnectionsModule } from "./scripts/connections-module.mjs";
+import { writeCodeModeModule } from "./scripts/code-mode-module.mjs";
 
 // The catalogue module of tools/ and the library modules (OAuth, JSON Schema, identity, search, telemetry,
-// connections; all git-ignored), written before either project bundles worker code: the vitest plugin
+// connections, code mode; all git-ignored), written before either project bundles worker code: the vitest plugin
 // reads wrangler.toml but does not run its [build] command.
 const root = fileURLToPath(new URL(".", import.meta.url));
 writeToolCatalog(root);
@@ -24,6 +25,7 @@ await writeIdentityModule(root);
 await writeSearchModule(root);
 await writeTelemetryModule(root);
 await writeConnectionsModule(root);
+await writeCodeModeModule(root);
 
 // Two projects: the runtime-agnostic core in Node, the Worker in workerd (real Durable Objects).
 

@@ -16,6 +16,7 @@ import { TELEMETRY_MODULE } from "./telemetry-module.mjs";
 import { JSON_SCHEMA_MODULE } from "./json-schema-module.mjs";
 import { OAUTH_MODULE } from "./oauth-module.mjs";
 import { SEARCH_MODULE } from "./search-module.mjs";
+import { CODE_MODE_MODULE } from "./code-mode-module.mjs";
 import { ROOT, useProjectNode, writeGeneratedModules } from "./ts-entry.mjs";
 
 export const PACKAGE_DIR = join(ROOT, "packages/toolgate");
@@ -28,6 +29,7 @@ const LAZY_MODULES = [
   SEARCH_MODULE,
   TELEMETRY_MODULE,
   CONNECTIONS_MODULE,
+  CODE_MODE_MODULE,
 ];
 
 /** Runs a command, its output shown; throws naming it when it fails. */

@@ -12,6 +12,7 @@ import { writeTelemetryModule } from "./telemetry-module.mjs";
 import { writeJsonSchemaModule } from "./json-schema-module.mjs";
 import { writeOAuthModule } from "./oauth-module.mjs";
 import { writeSearchModule } from "./search-module.mjs";
+import { writeCodeModeModule } from "./code-mode-module.mjs";
 import { writeToolCatalog } from "./tools-catalog.mjs";
 
 export const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -32,7 +33,7 @@ export async function useProjectNode() {
 }
 
 /**
- * The library modules (OAuth, JSON Schema, identity, search, telemetry, connections) and the catalogue of
+ * The library modules (OAuth, JSON Schema, identity, search, telemetry, connections, code mode) and the catalogue of
  * tools/: written before anything bundles the Worker. The catalogue last: it is the one a mistake in
  * tools/ stops, and the others are needed all the same.
  */
@@ -43,6 +44,7 @@ export async function writeGeneratedModules(root = ROOT) {
   await writeSearchModule(root);
   await writeTelemetryModule(root);
   await writeConnectionsModule(root);
+  await writeCodeModeModule(root);
   writeToolCatalog(root);
 }
 

@@ -12,6 +12,7 @@ const GENERATORS = [
   "search-module.mjs",
   "telemetry-module.mjs",
   "connections-module.mjs",
+  "code-mode-module.mjs",
 ];
 
 /**

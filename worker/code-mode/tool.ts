@@ -40,7 +40,11 @@ function describe(tenant: CodeModeTenant): string {
 }
 
 const unbound: CodeToolRun = () => {
-  throw toolError("internal", "The code tool runs only for a caller (worker/code-mode/mode.ts binds it).");
+  // worker/code-mode/mode.ts binds the tool to each caller's calls; it cannot without the loader.
+  throw toolError(
+    "internal",
+    'Code mode needs a Worker Loader binding named "LOADER" ([[worker_loaders]] in wrangler.toml).',
+  );
 };
 
 /** The code tool over this tenant view's tools, its description declaring them; `run` runs a program. */

@@ -12,6 +12,7 @@ import { JSON_SCHEMA_MODULE } from "../../../scripts/json-schema-module.mjs";
 import { OAUTH_MODULE } from "../../../scripts/oauth-module.mjs";
 import { SEARCH_MODULE, searchInputAllowed, writeSearchModule } from "../../../scripts/search-module.mjs";
 import { TELEMETRY_MODULE, telemetryInputAllowed, writeTelemetryModule } from "../../../scripts/telemetry-module.mjs";
+import { CODE_MODE_MODULE, codeModeInputAllowed, writeCodeModeModule } from "../../../scripts/code-mode-module.mjs";
 
 const out = join(".tmp", `library-modules-${crypto.randomUUID().slice(0, 8)}`);
 afterAll(() => rmSync(out, { recursive: true, force: true }));
@@ -33,6 +34,8 @@ const MODULES = [
   ["telemetry/library.generated.mjs", TELEMETRY_MODULE, "toolgate.telemetry.dropped_spans"],
   // The connect page's refusal.
   ["connections/library.generated.mjs", CONNECTIONS_MODULE, "No connect is under way in this browser"],
+  // The sandbox's answer when the program waits on nothing.
+  ["code-mode/library.generated.mjs", CODE_MODE_MODULE, "it waits on nothing that can happen"],
 ] as const;
 
 // The demo (the top-level environment, entry worker/index.ts) and a tenant's (entry tenants/acme.ts).
@@ -40,7 +43,7 @@ it.each([
   ["", "index.js"],
   ["acme", "acme.js"],
 ])(
-  "wrangler uploads the OAuth, JSON Schema, identity, search, telemetry and connections libraries as modules of their own, which the bundle imports only when asked (env %j)",
+  "wrangler uploads the OAuth, JSON Schema, identity, search, telemetry, connections and code-mode libraries as modules of their own, which the bundle imports only when asked (env %j)",
   (env, main) => {
     const node = existsSync("node_modules/node/bin/node") ? resolve("node_modules/node/bin/node") : process.execPath;
     const dir = join(out, env || "top");
@@ -83,6 +86,13 @@ it("builds the identity library's module from the libraries and worker/identity/
   expect(inputs.some((input) => input.startsWith("node_modules/jose/"))).toBe(true);
   expect(inputs.some((input) => input.startsWith("worker/identity/lazy/"))).toBe(true);
   expect(identityInputAllowed("worker/errors.ts")).toBe(false);
+}, 60_000);
+
+it("builds code mode's module from worker/code-mode/lazy/ alone", async () => {
+  const { inputs } = await writeCodeModeModule();
+  expect(inputs.filter((input) => !codeModeInputAllowed(input))).toEqual([]);
+  expect(inputs).toContain("worker/code-mode/lazy/sandbox.ts");
+  expect(codeModeInputAllowed("src/errors.ts")).toBe(false);
 }, 60_000);
 
 it("builds tool search's module from src/search/ and worker/search/lazy/ alone", async () => {

@@ -37,6 +37,12 @@ async function runCode(env: Record<string, unknown>, code: string, key?: string)
   return answer.calls[0] as Record_;
 }
 
+/** A succeeded run's output (the program's result, log and calls). */
+function outputOf<T>(run: Record_): T {
+  expect(run.status, JSON.stringify(run)).toBe("succeeded");
+  return run.output!.structured as T;
+}
+
 describe("code mode", () => {
   it("runs a program whose tool calls are calls of their own, recorded with the run as parent", async () => {
     const env = codeTenant();
@@ -45,12 +51,7 @@ describe("code mode", () => {
       "const one = await tools.add({ a: 1, b: 2 });\nconsole.log('one', one);\n" +
         "const two = await tools.add({ a: one.sum, b: 10 });\nreturn { total: two.sum };",
     );
-    expect(run.status, JSON.stringify(run)).toBe("succeeded");
-    const output = run.output?.structured as {
-      result: unknown;
-      logs: string[];
-      calls: { callId: string; tool: string }[];
-    };
+    const output = outputOf<{ result: unknown; logs: string[]; calls: { callId: string; tool: string }[] }>(run);
     expect(output.result).toEqual({ total: 13 });
     expect(output.logs).toEqual(['one {"sum":3}']);
     expect(output.calls.map((call) => call.tool)).toEqual(["add", "add"]);
@@ -66,7 +67,7 @@ describe("code mode", () => {
       codeTenant(),
       "try { await tools.fail({ message: 'no' }); } catch (e) { return { name: e.name, code: e.code, id: e.callId }; }",
     );
-    const output = run.output?.structured as { result: { name: string; code: string; id: string } };
+    const output = outputOf<{ result: { name: string; code: string; id: string } }>(run);
     expect(output.result).toEqual({ name: "ToolCallError", code: "tool_error", id: `${run.callId}.1` });
   });
 
@@ -117,7 +118,7 @@ describe("code mode: errors are results", () => {
       "const { env } = await import('cloudflare:workers');\n" +
         "return { env: Object.keys(env), globals: ['LOADER', 'LEDGER', 'host'].filter((n) => n in globalThis) };",
     );
-    expect((run.output?.structured as { result: unknown }).result).toEqual({ env: [], globals: [] });
+    expect(outputOf<{ result: unknown }>(run).result).toEqual({ env: [], globals: [] });
   });
 
   it("a tool the caller may not use (allow-list, deny list) is not in the API", async () => {
@@ -148,7 +149,7 @@ describe("code mode: errors are results", () => {
       codeTenant({ codeMode: { maxLogChars: 100 } }),
       "for (let i = 0; i < 10_000; i++) console.log('line ' + i);\nreturn 1;",
     );
-    const logs = (run.output?.structured as { logs: string[] }).logs;
+    const logs = outputOf<{ logs: string[] }>(run).logs;
     expect(logs.join("").length).toBeLessThan(150);
     expect(logs.at(-1)).toBe("(log cut at 100 characters)");
   });
@@ -197,7 +198,7 @@ describe("code mode: hostile programs are contained", () => {
       env,
       "return { polluted: ({}).polluted ?? null, sum: (await tools.add({ a: 2, b: 2 })).sum };",
     );
-    expect((next.output?.structured as { result: unknown }).result).toEqual({ polluted: null, sum: 4 });
+    expect(outputOf<{ result: unknown }>(next).result).toEqual({ polluted: null, sum: 4 });
   });
 
   it("escape attempts: the host object, the module system, a second default export", async () => {
@@ -209,7 +210,7 @@ describe("code mode: hostile programs are contained", () => {
         "try { seen.push(Object.keys(process.env)); } catch { seen.push('no process'); }\n" +
         "return seen;",
     );
-    expect((run.output?.structured as { result: unknown }).result).toEqual(["undefined", "main", []]);
+    expect(outputOf<{ result: unknown }>(run).result).toEqual(["undefined", "main", []]);
     const error = await (async () => (await runCode(codeTenant(), "}\nexport default 1;\n{")).error!)();
     expect(error.code).toBe("invalid_arguments");
   });
