@@ -62,7 +62,8 @@ async function chained(listing: string, mode: "plain" | "code") {
     }
   } else {
     turn();
-    const code = "let sum = 1;\nfor (const b of [2, 3, 4, 5, 6]) sum = (await tools.add({ a: sum, b })).sum;\nreturn sum;";
+    const code =
+      "let sum = 1;\nfor (const b of [2, 3, 4, 5, 6]) sum = (await tools.add({ a: sum, b })).sum;\nreturn sum;";
     const call = { id: "c1", type: "function", function: { name: "run_code", arguments: JSON.stringify({ code }) } };
     messages.push({ role: "assistant", tool_calls: [call] });
     const { answer } = await post("run_code", { code });

@@ -18,7 +18,10 @@ describe("declareTools", () => {
         },
         outputSchema: {
           type: "object",
-          properties: { lines: { type: "array", items: { $ref: "#/$defs/line" } }, total: { type: ["number", "null"] } },
+          properties: {
+            lines: { type: "array", items: { $ref: "#/$defs/line" } },
+            total: { type: ["number", "null"] },
+          },
           $defs: { line: { type: "object", properties: { sku: { type: "string" } }, additionalProperties: false } },
         },
       },
