@@ -3,7 +3,7 @@
 // worker/code-mode-library.ts imports it on a tenant's first code run, so tenants without code mode never
 // load it. Bundles the entry, minified, into worker/code-mode/library.generated.mjs (git-ignored;
 // wrangler.toml's find_additional_modules uploads it), with a declaration giving it the entry's types.
-// The entry may import only files of its folder (and src/ types): anything else would be a second copy
+// The entry may import only src/codemode/ and files of its folder (and src/ types): anything else would be a second copy
 // of code the bundle holds, so the build stops naming it. Usage: node scripts/code-mode-module.mjs
 import { sep } from "node:path";
 import { runIfMain, writeEntryModule } from "./entry-module.mjs";
@@ -17,7 +17,9 @@ export * from "./lazy/entry";
 
 /** Whether a bundled input (a path relative to the root) may be in the module. */
 export function codeModeInputAllowed(input) {
-  return input.split(sep).join("/").startsWith("worker/code-mode/lazy/");
+  const path = input.split(sep).join("/");
+  // src/schema/walk.ts: the few JSON Schema readers the declarations share with the formats (a small copy).
+  return path.startsWith("worker/code-mode/lazy/") || path.startsWith("src/codemode/") || path === "src/schema/walk.ts";
 }
 
 /** Writes <root>/worker/code-mode/library.generated.mjs (and its .d.mts). Answers the bundle's inputs. */
@@ -26,7 +28,7 @@ export function writeCodeModeModule(root = process.cwd()) {
     entry: CODE_MODE_ENTRY,
     module: CODE_MODE_MODULE,
     allowed: codeModeInputAllowed,
-    only: "files of worker/code-mode/lazy/",
+    only: "src/codemode/ and files of worker/code-mode/lazy/",
     from: "worker/code-mode/lazy/",
     declaration: DECLARATION,
     script: "code-mode-module.mjs",

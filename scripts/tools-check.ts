@@ -57,6 +57,8 @@ const loadModules = () =>
     import("../worker/tenant/tenant"),
     import("../worker/tenant/listings/key"),
     import("../worker/tenant/listings/precompute"),
+    // A tenant with codeMode: its code tool's description is built by the library (readyTenant loads it in the Worker).
+    import("../worker/code-mode-library").then(({ codeModeLibrary }) => codeModeLibrary()),
   ]);
 
 /** Loads the tools and checks the demo tenant and every tenant configuration in `dir`. */

@@ -8,6 +8,20 @@
  */
 export type CodeModeLibrary = typeof import("./code-mode/lazy/entry");
 
-export function codeModeLibrary(): Promise<CodeModeLibrary> {
-  return import("./code-mode/library.generated.mjs");
+let library: CodeModeLibrary | undefined;
+
+/** Loads the module (once); readyTenant (tenant/ready.ts) does it before a tenant with code mode is used. */
+export async function codeModeLibrary(): Promise<CodeModeLibrary> {
+  library ??= await import("./code-mode/library.generated.mjs");
+  return library;
+}
+
+/** The module, once loaded: the code tool's description is built synchronously, with the registry. */
+export function loadedCodeModeLibrary(): CodeModeLibrary {
+  if (!library)
+    throw new Error(
+      "The code-mode library is not loaded: readyTenant (worker/tenant/ready.ts) loads it " +
+        "before a tenant with codeMode is used",
+    );
+  return library;
 }

@@ -1,3 +1,4 @@
+import { RpcTarget } from "cloudflare:workers";
 import { toolError } from "../../src/errors";
 import type { ExecuteOptions } from "../../src/options";
 import { executeCall } from "../../src/pipeline/execute";
@@ -7,6 +8,18 @@ import type { ToolContext } from "../../src/tool";
 import { codeModeLibrary } from "../code-mode-library";
 import { withReplaced } from "../tenant/replaced-tool";
 import { type CodeModeTenant, type CodeToolRun, programTools } from "./tool";
+
+/** The run's host as the sandbox reaches it: an RpcTarget with one method, its tool calls. */
+class HostTarget extends RpcTarget {
+  readonly #host: { call(name: unknown, args: unknown): Promise<string> };
+  constructor(host: { call(name: unknown, args: unknown): Promise<string> }) {
+    super();
+    this.#host = host;
+  }
+  call(name: unknown, args: unknown): Promise<string> {
+    return this.#host.call(name, args);
+  }
+}
 
 /**
  * The code tool's run for these pipeline options (one request's, or a host finishing a claimed call):
@@ -31,6 +44,7 @@ function boundRun(
       names,
       config,
       signal: ctx.signal,
+      expose: (host) => new HostTarget(host),
       runCall: (index, name, args) =>
         executeCall(
           { id: `${ctx.callId}.${index + 1}`, name, arguments: args, parent: ctx.callId },

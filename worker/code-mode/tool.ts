@@ -1,9 +1,9 @@
 import * as v from "valibot";
-import { declareTools } from "../../src/codemode/declarations";
 import { toolError } from "../../src/errors";
 import type { JsonValue } from "../../src/json";
 import type { Registry, ToolEntry } from "../../src/registry";
 import { defineTool, type Tool, type ToolContext } from "../../src/tool";
+import { loadedCodeModeLibrary } from "../code-mode-library";
 import type { CodeModeConfig } from "./config";
 
 /** Longest program, in characters. */
@@ -30,13 +30,7 @@ function describe(tenant: CodeModeTenant): string {
     const tool = tenant.registry.get(name);
     return tool ? [tool] : [];
   });
-  return (
-    "Run a JavaScript program (an async function body: use await, end with return) that calls the tools " +
-    "below and answers its return value (JSON) and its console.log lines. Use it to chain calls and " +
-    "compute over their results in one step. A failed tool call throws an Error with .code and .callId. " +
-    "No network, no imports.\n\n" +
-    declareTools(tools)
-  );
+  return loadedCodeModeLibrary().codeToolDescription(tools);
 }
 
 const unbound: CodeToolRun = () => {

@@ -8,6 +8,7 @@ import { connectionSecrets } from "../connections/secret";
 import { oidcClientSecret } from "../identity/config";
 import { jsonSchemaLibraryLoaded, loadJsonSchemaLibrary } from "../json-schema-library";
 import { loadTenant, type Tenant } from "./tenant";
+import { codeModeLibrary } from "../code-mode-library";
 
 /**
  * loadTenant, with the JSON Schema library loaded first whenever the configuration may declare tools
@@ -23,6 +24,8 @@ export async function readyTenant(
 ): Promise<Tenant> {
   if (!jsonSchemaLibraryLoaded() && mayDeclareTools(env, bundled)) await loadJsonSchemaLibrary();
   const tenant = loadTenant(env, bundled, catalog);
+  // Its code tool's description is built with the registry, synchronously, by the library.
+  if (tenant.config.codeMode) await codeModeLibrary();
   oidcClientSecret(tenant.config.identity, env);
   if (tenant.config.connections) {
     checkConnectionSecrets(tenant.config.connections, env);

@@ -1,4 +1,3 @@
-import { RpcTarget } from "cloudflare:workers";
 import type { CallOutput, CallResult } from "../../../src/result";
 import type { CodeModeConfig } from "../config";
 
@@ -28,11 +27,13 @@ export function programValue(output: CallOutput): unknown {
 }
 
 /**
- * The program's way back to the host (passed to the sandbox over RPC): each tool call it makes runs
+ * The program's way back to the host (passed to the sandbox over RPC, in the RpcTarget the Worker's
+ * bundle makes of it: this module imports nothing of the runtime, so Node can load it to build
+ * descriptions): each tool call it makes runs
  * through `run` (the pipeline, as a call of its own). Answers JSON text and never throws: a tool the
  * program may not use, bad arguments, a limit crossed or a run already over is an error answer.
  */
-export class ToolHost extends RpcTarget {
+export class ToolHost {
   readonly calls: ChildCall[] = [];
   stopped: Stop | undefined;
   #open = true;
@@ -45,7 +46,6 @@ export class ToolHost extends RpcTarget {
     config: CodeModeConfig,
     run: (index: number, name: string, args: unknown) => Promise<CallResult>,
   ) {
-    super();
     this.#names = names;
     this.#config = config;
     this.#run = run;

@@ -25,20 +25,34 @@ type SandboxAnswer =
 
 interface SandboxEntrypoint {
   run(
-    host: ToolHost,
+    host: object,
     names: string[],
     limits: Pick<CodeModeConfig, "maxLogChars" | "maxResultChars">,
   ): Promise<SandboxAnswer>;
 }
 
+/** The Worker Loader binding, as much of it as a run uses (no runtime types: Node loads this module too). */
+export interface SandboxLoader {
+  load(code: {
+    compatibilityDate: string;
+    mainModule: string;
+    modules: Record<string, string>;
+    globalOutbound: null;
+    env: Record<string, never>;
+    limits: { cpuMs: number };
+  }): { getEntrypoint(): unknown };
+}
+
 /** What one run needs: the loader, the tools it may call, and how a call of it runs (the pipeline). */
 export interface CodeRun {
-  loader: WorkerLoader;
+  loader: SandboxLoader;
   code: string;
   names: readonly string[];
   config: CodeModeConfig;
   runCall: (index: number, name: string, args: unknown) => Promise<CallResult>;
   signal: AbortSignal;
+  /** The host as an RpcTarget the sandbox can call (made by the bundle, which imports the runtime). */
+  expose: (host: Pick<ToolHost, "call">) => object;
 }
 
 /** "Failed to start Worker: Uncaught SyntaxError: … at program.js:3:5" → the message and line. */
@@ -89,7 +103,7 @@ export async function runCode(run: CodeRun): Promise<CodeRunEnd> {
   });
   let answer: SandboxAnswer | "timeout" | "cancelled";
   try {
-    answer = await Promise.race([entrypoint.run(host, [...run.names], config), timeout, cancelled]);
+    answer = await Promise.race([entrypoint.run(run.expose(host), [...run.names], config), timeout, cancelled]);
   } catch (error) {
     return crashed(error);
   } finally {
