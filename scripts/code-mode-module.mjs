@@ -1,10 +1,10 @@
 // Code mode's host (the sandbox's source, its loading, limits and tool calls: worker/code-mode/lazy/entry.ts)
 // as a module of the Worker's own, apart from its bundle, as tool search's is (scripts/search-module.mjs):
-// worker/code-mode-library.ts imports it on a tenant's first code run, so tenants without code mode never
+// readyTenant (worker/tenant/ready.ts) loads it for a tenant with codeMode, so tenants without code mode never
 // load it. Bundles the entry, minified, into worker/code-mode/library.generated.mjs (git-ignored;
 // wrangler.toml's find_additional_modules uploads it), with a declaration giving it the entry's types.
-// The entry may import only src/codemode/ and files of its folder (and src/ types): anything else would be a second copy
-// of code the bundle holds, so the build stops naming it. Usage: node scripts/code-mode-module.mjs
+// The entry may import only src/codemode/ and files of its folder (and src/ types): anything else would be
+// a second copy of code the bundle holds, so the build stops naming it. Usage: node scripts/code-mode-module.mjs
 import { sep } from "node:path";
 import { runIfMain, writeEntryModule } from "./entry-module.mjs";
 

@@ -1,5 +1,6 @@
 /**
- * Code mode's host (worker/code-mode/lazy/entry.ts), compiled and evaluated on a tenant's first code run.
+ * Code mode (worker/code-mode/lazy/entry.ts): the code tool, its description and its host, loaded by readyTenant
+ * for a tenant with codeMode.
  * It is a module of its own beside the bundle (code-mode/library.generated.mjs, written by
  * scripts/code-mode-module.mjs; wrangler.toml's find_additional_modules uploads it): tenants without
  * code mode never load it.
@@ -18,10 +19,6 @@ export async function codeModeLibrary(): Promise<CodeModeLibrary> {
 
 /** The module, once loaded: the code tool's description is built synchronously, with the registry. */
 export function loadedCodeModeLibrary(): CodeModeLibrary {
-  if (!library)
-    throw new Error(
-      "The code-mode library is not loaded: readyTenant (worker/tenant/ready.ts) loads it " +
-        "before a tenant with codeMode is used",
-    );
+  if (!library) throw new Error("code mode: library not loaded (readyTenant loads it)");
   return library;
 }

@@ -1,10 +1,6 @@
 import * as v from "valibot";
 import { intIn } from "../tenant/int-in";
-
-const toolName = v.pipe(
-  v.string(),
-  v.regex(/^[a-zA-Z0-9_-]{1,64}$/, "must be a tool name (letters, digits, _ and -, at most 64)"),
-);
+import { toolName } from "../tenant/tool-name";
 
 /**
  * Code mode (docs/code-mode.md): a tool whose input is a program calling the tenant's tools, run in a

@@ -9,6 +9,7 @@ import { intIn } from "./int-in";
 import { SCOPES } from "./scopes";
 import { SEARCH_FIELDS } from "../search/config";
 import { CODE_MODE_FIELDS } from "../code-mode/config";
+import { toolName } from "./tool-name";
 
 /**
  * A tenant's configuration: which tools it offers and how, who may call them, and its limits.
@@ -20,10 +21,6 @@ const MiB = 1024 * 1024;
 /** bodyTimeoutMs: how long a request body may take to arrive in full (a trickling or stalled upload gets 408). */
 export const DEFAULT_LIMITS = { maxBodyBytes: MiB, maxCallsPerBatch: 128, bodyTimeoutMs: 10_000 } as const;
 
-const toolName = v.pipe(
-  v.string(),
-  v.regex(/^[a-zA-Z0-9_-]{1,64}$/, "must be a tool name (letters, digits, _ and -, at most 64)"),
-);
 /** A tenant's "tools" entry: a tool's name, "tag:<tag>" (every tool with that tag) or "*" (every tool of tools/). */
 const toolEntry = v.pipe(
   v.string(),

@@ -60,8 +60,6 @@ export function buildRegistry(
   for (const tool of chosen) {
     if (seen.has(tool.name) && tool.name === config.search?.tool)
       throw new ConfigError(`search.tool: "${tool.name}" is the name of one of the tenant's tools; choose another`);
-    if (seen.has(tool.name) && tool.name === config.codeMode?.tool)
-      throw new ConfigError(`codeMode.tool: "${tool.name}" is the name of one of the tenant's tools; choose another`);
     if (seen.has(tool.name))
       throw new ConfigError(`the tool name "${tool.name}" is used twice (tools and adapters share one namespace)`);
     seen.add(tool.name);

@@ -6,4 +6,4 @@
  */
 export { runCode, type CodeRun, type CodeRunEnd, type CodeRunOutput } from "./run";
 export type { ChildCall } from "./host";
-export { codeToolDescription } from "./description";
+export { createCodeTool, withCodeTool, type CodeModeDeps, type CodeModeTenant } from "./tool";

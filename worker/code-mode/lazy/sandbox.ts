@@ -62,7 +62,8 @@ export default class Sandbox extends WorkerEntrypoint {
       try {
         text = value === undefined ? undefined : JSON.stringify(value);
       } catch (error) {
-        return { ok: false, error: { name: "ResultError", message: "the result is not JSON: " + describe(error).message }, logs, logCut };
+        const message = "the result is not JSON: " + describe(error).message;
+        return { ok: false, error: { name: "ResultError", message }, logs, logCut };
       }
       if (text !== undefined && text.length > limits.maxResultChars) {
         const message = "the result is " + text.length + " characters of JSON; at most " + limits.maxResultChars;
