@@ -5,6 +5,4 @@ export interface ToolCall {
   name: string;
   /** Raw JSON text (OpenAI) or an already-parsed value (Anthropic, Gemini, MCP). Checked by the pipeline. */
   arguments: unknown;
-  /** The call that made this one (a code run's tool call): recorded as the record's parent. */
-  parent?: string;
 }

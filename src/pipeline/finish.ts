@@ -43,7 +43,6 @@ export function buildRecord(state: CallState, status: CallRecord["status"]): Cal
     error: undefined,
     progress: state.progress,
   };
-  if (state.parent !== undefined) record.parent = state.parent;
   return record;
 }
 

@@ -36,8 +36,6 @@ export interface CallState {
   inputRequests: Record<string, InputRequest> | undefined;
   /** Whether the runner holds this call of a request to run it again with its caller's answers (finish). */
   held: boolean | undefined;
-  /** The call that made this one (a code run), recorded as the record's parent. */
-  parent: string | undefined;
 }
 
 const NOT_VALIDATED = Object.freeze({ ok: false }) as CallRecord["validation"];
@@ -62,7 +60,6 @@ export function createCallState(call: ToolCall, env: PipelineEnv, cancel: AbortS
     slot: undefined,
     inputRequests: undefined,
     held: undefined,
-    parent: typeof call?.parent === "string" ? call.parent : undefined,
   };
 }
 

@@ -1,5 +1,6 @@
 import type { toolError as ToolErrorFn } from "../../../src/errors";
 import type { JsonSchema, JsonValue } from "../../../src/json";
+import type { CallJournal } from "../../../src/journal";
 import type { ExecuteOptions } from "../../../src/options";
 import type { executeCall as ExecuteCallFn } from "../../../src/pipeline/execute";
 import type { Registry } from "../../../src/registry";
@@ -91,6 +92,17 @@ export function createCodeTool(
   });
 }
 
+/** The journal of a program's calls: each record stored (claimed, then final) with the run as its parent. */
+function childJournal(journal: CallJournal, parent: string): CallJournal {
+  return {
+    begin: (call) =>
+      journal.begin(Object.defineProperty(Object.create(call), "record", { get: () => ({ ...call.record, parent }) })),
+    finish: (record) => journal.finish({ ...record, parent }),
+    ...(journal.handOff ? { handOff: (callId: string) => journal.handOff!(callId) } : {}),
+    ...(journal.progress ? { progress: (callId, progress) => journal.progress!(callId, progress) } : {}),
+  };
+}
+
 /**
  * The code tool's run for these pipeline options (one request's, or a host finishing a claimed call):
  * each tool call of the program is a call of its own through the same pipeline — the caller's hooks
@@ -107,7 +119,8 @@ function boundRun(
   const config = tenant.config.codeMode!;
   return async ({ code }, ctx) => {
     const names = programTools(tenant).filter((name) => !allowed || allowed.has(name));
-    const { runner: _detached, ...childOptions } = options;
+    const { runner: _detached, journal, ...childOptions } = options;
+    const recorded = journal ? { journal: childJournal(journal, ctx.callId) } : {};
     const end = await runCode({
       loader,
       code,
@@ -117,8 +130,8 @@ function boundRun(
       expose: deps.expose,
       runCall: (index, name, args) =>
         deps.executeCall(
-          { id: `${ctx.callId}.${index + 1}`, name, arguments: args, parent: ctx.callId },
-          { ...childOptions, signal: ctx.signal },
+          { id: `${ctx.callId}.${index + 1}`, name, arguments: args },
+          { ...childOptions, ...recorded, signal: ctx.signal },
         ),
     });
     if (!end.ok) throw deps.toolError(end.code, end.message, { retryable: false });
