@@ -20,6 +20,8 @@ const ALLOWED = [
   "worker/search/config.ts",
   "worker/telemetry/config.ts",
   "worker/connections/config.ts",
+  "worker/code-mode/config.ts",
+  "worker/tenant/tool-name.ts",
   "worker/tenant/int-in.ts",
   "worker/tenant/scopes.ts",
   "worker/keys/rules-fields.ts",

@@ -31,6 +31,8 @@ export async function writeEntryModule(root, { entry, module, allowed, only, fro
     bundle: true,
     format: "esm",
     platform: "neutral",
+    // The runtime's own module (code mode's RpcTarget): workerd provides it, nothing to bundle.
+    external: ["cloudflare:workers"],
     conditions: ["workerd", "worker", "browser"],
     mainFields: ["module", "main"],
     minify: true,

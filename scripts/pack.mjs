@@ -18,6 +18,7 @@ import { OAUTH_MODULE } from "./oauth-module.mjs";
 import { CONFIG_BLOCKS_MODULE } from "./config-blocks-module.mjs";
 import { SEARCH_MODULE } from "./search-module.mjs";
 import { TO_JSON_SCHEMA_MODULE } from "./to-json-schema-module.mjs";
+import { CODE_MODE_MODULE } from "./code-mode-module.mjs";
 import { ROOT, useProjectNode, writeGeneratedModules } from "./ts-entry.mjs";
 
 export const PACKAGE_DIR = join(ROOT, "packages/toolgate");
@@ -32,6 +33,7 @@ const LAZY_MODULES = [
   CONNECTIONS_MODULE,
   TO_JSON_SCHEMA_MODULE,
   CONFIG_BLOCKS_MODULE,
+  CODE_MODE_MODULE,
 ];
 
 /** Runs a command, its output shown; throws naming it when it fails. */

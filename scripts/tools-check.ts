@@ -84,6 +84,8 @@ const loadModules = () =>
     import("../worker/source-hash.generated"),
     // The configurations' optional blocks (identity, search …) are checked by their module, loaded first.
     import("../worker/config-blocks-library").then((blocks) => blocks.loadConfigBlocks()),
+    // A tenant with codeMode: its code tool's description is built by the library (readyTenant loads it in the Worker).
+    import("../worker/code-mode-library").then(({ codeModeLibrary }) => codeModeLibrary()),
   ]);
 
 /** Loads the tools and checks the demo tenant and every tenant configuration in `dir`. */

@@ -14,6 +14,7 @@ import { writeOAuthModule } from "./oauth-module.mjs";
 import { writeSearchModule } from "./search-module.mjs";
 import { writeToJsonSchemaModule } from "./to-json-schema-module.mjs";
 import { writeConfigBlocksModule } from "./config-blocks-module.mjs";
+import { writeCodeModeModule } from "./code-mode-module.mjs";
 import { writeToolCatalog } from "./tools-catalog.mjs";
 
 export const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -35,7 +36,7 @@ export async function useProjectNode() {
 
 /**
  * The library modules (OAuth, JSON Schema, identity, search, telemetry, connections, the JSON Schema
- * converter, the configuration blocks' schemas) and the catalogue of tools/: written before anything
+ * converter, the configuration blocks' schemas, code mode) and the catalogue of tools/: written before anything
  * bundles the Worker. The catalogue last: it is the one a mistake in tools/ stops, and the others are
  * needed all the same.
  */
@@ -48,6 +49,7 @@ export async function writeGeneratedModules(root = ROOT) {
   await writeConnectionsModule(root);
   await writeToJsonSchemaModule(root);
   await writeConfigBlocksModule(root);
+  await writeCodeModeModule(root);
   writeToolCatalog(root);
 }
 

@@ -108,6 +108,8 @@ export interface CallRecord {
    * and how long it waited for it (so far, if it is still waiting).
    */
   gate?: { name: string; waitedMs: number };
+  /** The call that made this one: a code run (docs/code-mode.md) whose program called this tool. */
+  parent?: string;
 }
 
 export type CallResult =

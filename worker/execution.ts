@@ -12,6 +12,7 @@ import { storedUser } from "./ledger/viewer";
 import { createCallRunner } from "./runner/host";
 import { surfaceOf } from "./surface";
 import { callerRegistry } from "./search/mode";
+import { withCodeTool } from "./code-mode/mode";
 import { resolveSecrets, type Tenant } from "./tenant/tenant";
 import type { CallSurface } from "../src/contract/surface";
 import type { CallUser, UserRef } from "../src/contract/users";
@@ -61,7 +62,7 @@ export function pipelineOptions(env: Bindings, tenant: Tenant, run: ExecutionRun
   if ("owner" in run) {
     // A claimed call finished by its owner token (an approved call, a detached run): its record stays
     // its caller's. It runs here to its end, so it is never detached again.
-    return {
+    const claimed: BatchOptions = {
       ...options,
       ...(run.approved ? { approved: true } : {}),
       journal: createLedgerJournal({
@@ -71,6 +72,9 @@ export function pipelineOptions(env: Bindings, tenant: Tenant, run: ExecutionRun
         ...(run.writeScope === undefined ? {} : { writeScope: run.writeScope }),
       }),
     };
+    // An approved code run runs its program here: its tool calls are this host's calls, as the run's.
+    claimed.registry = withCodeTool(tenant, env.LOADER, claimed);
+    return claimed;
   }
   // Records belong to the key (or OAuth grant) making the calls: a call-scope caller reads only its own.
   return {
@@ -110,6 +114,8 @@ export function executionOptions(c: Context<AppEnv>): BatchOptions {
   const own = callerHooks(c, c.get("caller"));
   if (own) options.hooks = [c.get("tenant").hooks, own];
   const tracer = c.get("tracer");
+  // A tenant with code mode: its code tool runs programs with these options, within this caller's list.
+  options.registry = withCodeTool(c.get("tenant"), c.env.LOADER, options, c.get("caller").tools);
   if (tracer) {
     const caller = c.get("caller");
     tracer.attributes["toolgate.surface"] = surfaceOf(c);

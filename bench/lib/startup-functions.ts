@@ -22,6 +22,7 @@ export interface StartupFunction {
 /** workerd's own module, reduced to the classes the Worker extends. */
 const WORKERS_STUB = `export class DurableObject { constructor(ctx, env) { this.ctx = ctx; this.env = env; } }
 export class WorkerEntrypoint extends DurableObject {}
+export class RpcTarget {}
 `;
 
 interface Coverage {

@@ -1,11 +1,7 @@
 import * as v from "valibot";
 import { MAX_SEARCH_RESULTS } from "../../src/search/limits";
 import { intIn } from "../tenant/int-in";
-
-const toolName = v.pipe(
-  v.string(),
-  v.regex(/^[a-zA-Z0-9_-]{1,64}$/, "must be a tool name (letters, digits, _ and -, at most 64)"),
-);
+import { toolName } from "../tenant/tool-name";
 
 /**
  * Search mode (docs/search.md): listings show the pinned tools and a search tool instead of every

@@ -1,9 +1,9 @@
 import type { Registry } from "../../src/registry";
-import type { Tool } from "../../src/tool";
 import type { Tenant } from "../tenant/tenant";
 import type { SearchConfig } from "./config";
 import { tenantScope } from "./setup";
 import { searchRun, type SearchScope } from "./tool";
+import { withReplaced } from "../tenant/replaced-tool";
 
 /** What search mode reads of a caller (worker/env.ts Caller). */
 interface Caller {
@@ -33,19 +33,6 @@ export function listedTools(
 /** Whether a caller with an allow-list may call this tool: its list, and the tenant's search tool. */
 export function allowedBy(tenant: Tenant, tools: ReadonlySet<string>, name: string): boolean {
   return tools.has(name) || name === tenant.config.search?.tool;
-}
-
-/** The registry with one tool in another's place (a caller's bound search tool); the rest delegated. */
-function withReplaced(registry: Registry, replacement: Tool): Registry {
-  return Object.freeze({
-    size: registry.size,
-    get: (name: string) => (name === replacement.name ? replacement : registry.get(name)),
-    has: (name: string) => registry.has(name),
-    names: () => registry.names(),
-    list: () => registry.list().map((tool) => (tool.name === replacement.name ? replacement : tool)),
-    with: (tools: Parameters<Registry["with"]>[0]) => registry.with(tools),
-    filter: (keep: Parameters<Registry["filter"]>[0]) => registry.filter(keep),
-  });
 }
 
 /**

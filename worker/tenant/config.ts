@@ -7,6 +7,7 @@ import { ConfigError } from "../errors";
 import { ACT_AS } from "../identity/settings";
 import { intIn } from "./int-in";
 import { SCOPES } from "./scopes";
+import { toolName } from "./tool-name";
 
 /**
  * A tenant's configuration: which tools it offers and how, who may call them, and its limits.
@@ -18,10 +19,6 @@ const MiB = 1024 * 1024;
 /** bodyTimeoutMs: how long a request body may take to arrive in full (a trickling or stalled upload gets 408). */
 export const DEFAULT_LIMITS = { maxBodyBytes: MiB, maxCallsPerBatch: 128, bodyTimeoutMs: 10_000 } as const;
 
-const toolName = v.pipe(
-  v.string(),
-  v.regex(/^[a-zA-Z0-9_-]{1,64}$/, "must be a tool name (letters, digits, _ and -, at most 64)"),
-);
 /** A tenant's "tools" entry: a tool's name, "tag:<tag>" (every tool with that tag) or "*" (every tool of tools/). */
 const toolEntry = v.pipe(
   v.string(),
@@ -110,7 +107,8 @@ const CORE_FIELDS = {
 /*
  * The optional blocks, each a field of its own (worker/config-blocks/lazy/entry.ts): identity (who the
  * people behind calls are, their roles), search (search mode for large catalogues), telemetry
- * (OpenTelemetry traces) and connections (the OAuth providers through which tools act as the user).
+ * (OpenTelemetry traces), connections (the OAuth providers through which tools act as the user) and
+ * codeMode (a tool running a program over the tenant's tools).
  */
 type BlockSchema<K extends ConfigBlock> = ReturnType<ConfigBlocksLibrary["BLOCK_SCHEMAS"][K]>;
 type CoreSchema = v.StrictObjectSchema<typeof CORE_FIELDS, undefined>;

@@ -10,6 +10,7 @@ import { CONFIG_BLOCKS, configBlocks, loadConfigBlocks } from "../config-blocks-
 import { jsonSchemaLibraryLoaded, loadJsonSchemaLibrary } from "../json-schema-library";
 import { loadTenant, type Tenant } from "./tenant";
 import { readyToolSchemas } from "./tool-schemas";
+import { codeModeLibrary } from "../code-mode-library";
 
 /**
  * loadTenant, with what it needs loaded first, each a module apart: the optional configuration blocks'
@@ -33,6 +34,8 @@ export async function readyTenant(
   // The search tool is a code tool of the tenant's own (its schema made from the configuration).
   await readyToolSchemas(catalog, mayHold(config, SEARCH));
   const tenant = loadTenant(env, bundled, catalog);
+  // Its code tool's description is built with the registry, synchronously, by the library.
+  if (tenant.config.codeMode) await codeModeLibrary();
   oidcClientSecret(tenant.config.identity, env);
   if (tenant.config.connections) {
     checkConnectionSecrets(tenant.config.connections, env);

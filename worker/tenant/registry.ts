@@ -50,7 +50,7 @@ function checkNames(config: TenantConfig, offered: ReadonlySet<string>, remotePr
  */
 export function buildRegistry(
   config: TenantConfig,
-  codeTools: readonly Tool[],
+  codeTools: readonly (Tool | ToolEntry)[],
   adapterTools: readonly (Tool | ToolEntry)[] = [],
   remotePrefixes: readonly string[] = [],
 ): Registry {

@@ -11,6 +11,7 @@ import { DEMO_CONFIG } from "../demo/tenant";
 import { approvalHooks, buildRegistry } from "./registry";
 import { selectTools } from "./tool-selection";
 import { searchToolOf } from "../search/setup";
+import { codeToolEntryOf } from "../code-mode/tool";
 import { tenantUpstreams, type UpstreamNamespace } from "../upstreams/address";
 
 export interface TenantKey {
@@ -84,7 +85,9 @@ export function createTenant(
       "build" in tool ? { name: tool.name, build: () => withSource(source, tool.build) } : tool,
     );
     const search = searchToolOf(config, () => tenant);
-    const registry = buildRegistry(config, search ? [...code.tools, search] : code.tools, adapterTools, prefixes);
+    const codeTool = codeToolEntryOf(config.codeMode, () => tenant);
+    const modeTools = [...(search ? [search] : []), ...(codeTool ? [codeTool] : [])];
+    const registry = buildRegistry(config, [...code.tools, ...modeTools], adapterTools, prefixes);
     const tenant: Tenant = {
       name: config.name,
       config,

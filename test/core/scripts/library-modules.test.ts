@@ -18,6 +18,7 @@ import {
   configBlocksInputAllowed,
   writeConfigBlocksModule,
 } from "../../../scripts/config-blocks-module.mjs";
+import { CODE_MODE_MODULE, codeModeInputAllowed, writeCodeModeModule } from "../../../scripts/code-mode-module.mjs";
 
 const out = join(".tmp", `library-modules-${crypto.randomUUID().slice(0, 8)}`);
 afterAll(() => rmSync(out, { recursive: true, force: true }));
@@ -43,6 +44,8 @@ const MODULES = [
   ["to-json-schema/library.generated.mjs", TO_JSON_SCHEMA_MODULE, " action is not supported on type "],
   // The identity block's refusal of both sign-ins at once.
   ["config-blocks/library.generated.mjs", CONFIG_BLOCKS_MODULE, "oidc and access cannot both be set"],
+  // The sandbox's answer when the program waits on nothing.
+  ["code-mode/library.generated.mjs", CODE_MODE_MODULE, "it waits on nothing that can happen"],
 ] as const;
 
 // The demo (the top-level environment, entry worker/index.ts) and a tenant's (entry tenants/acme.ts).
@@ -50,7 +53,7 @@ it.each([
   ["", "index.js"],
   ["acme", "acme.js"],
 ])(
-  "wrangler uploads the OAuth, JSON Schema, identity, search, telemetry and connections libraries, the JSON Schema converter and the configuration blocks' schemas as modules of their own, which the bundle imports only when asked (env %j)",
+  "wrangler uploads the OAuth, JSON Schema, identity, search, telemetry and connections libraries, the JSON Schema converter, the configuration blocks' schemas and code mode as modules of their own, which the bundle imports only when asked (env %j)",
   (env, main) => {
     const node = existsSync("node_modules/node/bin/node") ? resolve("node_modules/node/bin/node") : process.execPath;
     const dir = join(out, env || "top");
@@ -93,6 +96,13 @@ it("builds the identity library's module from the libraries and worker/identity/
   expect(inputs.some((input) => input.startsWith("node_modules/jose/"))).toBe(true);
   expect(inputs.some((input) => input.startsWith("worker/identity/lazy/"))).toBe(true);
   expect(identityInputAllowed("worker/errors.ts")).toBe(false);
+}, 60_000);
+
+it("builds code mode's module from worker/code-mode/lazy/ alone", async () => {
+  const { inputs } = await writeCodeModeModule();
+  expect(inputs.filter((input) => !codeModeInputAllowed(input))).toEqual([]);
+  expect(inputs).toContain("worker/code-mode/lazy/sandbox.ts");
+  expect(codeModeInputAllowed("src/errors.ts")).toBe(false);
 }, 60_000);
 
 it("builds tool search's module from src/search/ and worker/search/lazy/ alone", async () => {

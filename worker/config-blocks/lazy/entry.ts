@@ -1,5 +1,6 @@
 import type * as v from "valibot";
 import type { ConfigBlock } from "../names";
+import { CodeModeConfigSchema } from "../../code-mode/config";
 import { connectionsSchema } from "../../connections/config";
 import { identitySchema } from "../../identity/config";
 import { SearchConfigSchema } from "../../search/config";
@@ -16,4 +17,5 @@ export const BLOCK_SCHEMAS = {
   search: () => SearchConfigSchema,
   telemetry: telemetrySchema,
   connections: connectionsSchema,
+  codeMode: () => CodeModeConfigSchema,
 } satisfies Record<ConfigBlock, () => v.GenericSchema>;

@@ -1,0 +1,36 @@
+import { RpcTarget } from "cloudflare:workers";
+import type { ExecuteOptions } from "../../src/options";
+import type { Registry } from "../../src/registry";
+import { loadedCodeModeLibrary } from "../code-mode-library";
+import type { CodeModeDeps, CodeModeTenant } from "./lazy/tool";
+import { CORE_DEPS } from "./tool";
+
+type Host = { call(name: unknown, args: unknown): Promise<string> };
+
+/** The run's host as the sandbox reaches it: an RpcTarget with one method, its tool calls. */
+class HostTarget extends RpcTarget {
+  readonly #host: Host;
+  constructor(host: Host) {
+    super();
+    this.#host = host;
+  }
+  call(name: unknown, args: unknown): Promise<string> {
+    return this.#host.call(name, args);
+  }
+}
+
+const DEPS: CodeModeDeps = { ...CORE_DEPS, expose: (host) => new HostTarget(host) };
+
+/**
+ * The registry these options' calls run with, its code tool bound to them (tenants with `codeMode`;
+ * the module is loaded by readyTenant); `allowed` is the caller's allow-list.
+ */
+export function withCodeTool(
+  tenant: CodeModeTenant,
+  loader: WorkerLoader | undefined,
+  options: ExecuteOptions,
+  allowed?: ReadonlySet<string>,
+): Registry {
+  if (!tenant.config.codeMode) return options.registry;
+  return loadedCodeModeLibrary().withCodeTool(tenant, loader, options, allowed, DEPS);
+}
