@@ -14,9 +14,10 @@ import { writeTelemetryModule } from "./scripts/telemetry-module.mjs";
 import { writeConnectionsModule } from "./scripts/connections-module.mjs";
 import { writeToJsonSchemaModule } from "./scripts/to-json-schema-module.mjs";
 import { writeConfigBlocksModule } from "./scripts/config-blocks-module.mjs";
+import { writeRemoteMcpModule } from "./scripts/remote-mcp-module.mjs";
 
 // The catalogue module of tools/ and the library modules (OAuth, JSON Schema, identity, search, telemetry,
-// connections, the JSON Schema converter, the configuration blocks' schemas; all git-ignored), written
+// connections, the JSON Schema converter, the configuration blocks' schemas, the remote MCP client; all git-ignored), written
 // before either project bundles worker code: the vitest plugin reads wrangler.toml but does not run its
 // [build] command.
 const root = fileURLToPath(new URL(".", import.meta.url));
@@ -29,6 +30,7 @@ await writeTelemetryModule(root);
 await writeConnectionsModule(root);
 await writeToJsonSchemaModule(root);
 await writeConfigBlocksModule(root);
+await writeRemoteMcpModule(root);
 
 // Two projects: the runtime-agnostic core in Node, the Worker in workerd (real Durable Objects).
 

@@ -14,6 +14,7 @@ import { writeOAuthModule } from "./oauth-module.mjs";
 import { writeSearchModule } from "./search-module.mjs";
 import { writeToJsonSchemaModule } from "./to-json-schema-module.mjs";
 import { writeConfigBlocksModule } from "./config-blocks-module.mjs";
+import { writeRemoteMcpModule } from "./remote-mcp-module.mjs";
 import { writeToolCatalog } from "./tools-catalog.mjs";
 
 export const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -48,6 +49,7 @@ export async function writeGeneratedModules(root = ROOT) {
   await writeConnectionsModule(root);
   await writeToJsonSchemaModule(root);
   await writeConfigBlocksModule(root);
+  await writeRemoteMcpModule(root);
   writeToolCatalog(root);
 }
 

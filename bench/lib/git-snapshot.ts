@@ -14,6 +14,7 @@ const GENERATORS = [
   "connections-module.mjs",
   "to-json-schema-module.mjs",
   "config-blocks-module.mjs",
+  "remote-mcp-module.mjs",
 ];
 
 /**

@@ -18,6 +18,7 @@ import {
   configBlocksInputAllowed,
   writeConfigBlocksModule,
 } from "../../../scripts/config-blocks-module.mjs";
+import { REMOTE_MCP_MODULE, remoteMcpInputAllowed, writeRemoteMcpModule } from "../../../scripts/remote-mcp-module.mjs";
 
 const out = join(".tmp", `library-modules-${crypto.randomUUID().slice(0, 8)}`);
 afterAll(() => rmSync(out, { recursive: true, force: true }));
@@ -43,6 +44,8 @@ const MODULES = [
   ["to-json-schema/library.generated.mjs", TO_JSON_SCHEMA_MODULE, " action is not supported on type "],
   // The identity block's refusal of both sign-ins at once.
   ["config-blocks/library.generated.mjs", CONFIG_BLOCKS_MODULE, "oidc and access cannot both be set"],
+  // The remote MCP client's refusal of a tool its server stopped offering.
+  ["remote-mcp/library.generated.mjs", REMOTE_MCP_MODULE, "no longer offers the tool"],
 ] as const;
 
 // The demo (the top-level environment, entry worker/index.ts) and a tenant's (entry tenants/acme.ts).
@@ -50,7 +53,7 @@ it.each([
   ["", "index.js"],
   ["acme", "acme.js"],
 ])(
-  "wrangler uploads the OAuth, JSON Schema, identity, search, telemetry and connections libraries, the JSON Schema converter and the configuration blocks' schemas as modules of their own, which the bundle imports only when asked (env %j)",
+  "wrangler uploads the OAuth, JSON Schema, identity, search, telemetry and connections libraries, the JSON Schema converter, the configuration blocks' schemas and the remote MCP client as modules of their own, which the bundle imports only when asked (env %j)",
   (env, main) => {
     const node = existsSync("node_modules/node/bin/node") ? resolve("node_modules/node/bin/node") : process.execPath;
     const dir = join(out, env || "top");
@@ -123,4 +126,14 @@ it("builds the configuration blocks' module from valibot, their schemas and fiel
   expect(inputs).toContain("worker/identity/config.ts");
   expect(inputs.some((input) => input.startsWith("node_modules/valibot/"))).toBe(true);
   expect(configBlocksInputAllowed("worker/errors.ts")).toBe(false);
+}, 60_000);
+
+it("builds the remote MCP client's module from src/adapters/mcp/ and stateless core helpers, the validator imported", async () => {
+  const { inputs, path } = await writeRemoteMcpModule();
+  expect(inputs.filter((input) => !remoteMcpInputAllowed(input))).toEqual([]);
+  expect(inputs).toContain("src/adapters/mcp/client.ts");
+  expect(inputs.some((input) => input.includes("@cfworker/json-schema"))).toBe(false);
+  // One validator per isolate: the Worker's module of it, whose state readyTenant set.
+  expect(readFileSync(path, "utf8")).toContain('from"../json-schema/library.generated.mjs"');
+  expect(remoteMcpInputAllowed("worker/errors.ts")).toBe(false);
 }, 60_000);
