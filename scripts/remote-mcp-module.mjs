@@ -3,16 +3,17 @@
 // worker/remote-mcp-library.ts imports it before a tenant that may have `mcp` servers is built, so other
 // tenants never load it. Bundles the entry, minified, into worker/remote-mcp/library.generated.mjs
 // (git-ignored; wrangler.toml's find_additional_modules uploads it), with a declaration giving it the
-// entry's types. The JSON Schema validator stays the Worker's module (imported from beside it, one copy
-// with its state); the stateless core helpers the client shares with the bundle (errors, JSON, tools'
+// entry's types. The JSON Schema validator stays the Worker's (handed over as it loads:
+// worker/remote-mcp/lazy/validator.ts); the stateless core helpers the client shares with the bundle (errors, JSON, tools'
 // assembly, policies, upstream fetch, valibot) are copied: errors and results carry brands, not classes,
 // and their module state is caches only, so copies agree. Anything else fails the build, named. Usage: node scripts/remote-mcp-module.mjs
+import { resolve } from "node:path";
 import { inputUnder, runIfMain, writeEntryModule } from "./entry-module.mjs";
 
 export const REMOTE_MCP_ENTRY = "worker/remote-mcp/lazy/entry.ts";
 export const REMOTE_MCP_MODULE = "worker/remote-mcp/library.generated.mjs";
-/** The validator's module as the client's module imports it (both are under worker/). */
-const JSON_SCHEMA_IMPORT = "../json-schema/library.generated.mjs";
+/** What stands in for the validator's package: the Worker's validator, handed over as the module loads. */
+const VALIDATOR_STAND_IN = "worker/remote-mcp/lazy/validator.ts";
 
 const ALLOWED = [
   "worker/remote-mcp/lazy/",
@@ -53,13 +54,13 @@ export function remoteMcpInputAllowed(input) {
   return inputUnder(input, ALLOWED, ["valibot"]);
 }
 
-/** The validator's package resolves to the Worker's module of it, outside this one. */
-const sharedValidator = {
+/** The validator's package resolves to its stand-in, so the module holds no second copy of it. */
+const sharedValidator = (root) => ({
   name: "shared-json-schema-validator",
   setup(build) {
-    build.onResolve({ filter: /^@cfworker\/json-schema$/ }, () => ({ path: JSON_SCHEMA_IMPORT, external: true }));
+    build.onResolve({ filter: /^@cfworker\/json-schema$/ }, () => ({ path: resolve(root, VALIDATOR_STAND_IN) }));
   },
-};
+});
 
 /** Writes <root>/worker/remote-mcp/library.generated.mjs (and its .d.mts). Answers the bundle's inputs. */
 export function writeRemoteMcpModule(root = process.cwd()) {
@@ -71,7 +72,7 @@ export function writeRemoteMcpModule(root = process.cwd()) {
     from: "src/adapters/mcp/",
     declaration: DECLARATION,
     script: "remote-mcp-module.mjs",
-    plugins: [sharedValidator],
+    plugins: [sharedValidator(root)],
   });
 }
 
