@@ -17,9 +17,9 @@ import { writeConfigBlocksModule } from "./scripts/config-blocks-module.mjs";
 import { writeRemoteMcpModule } from "./scripts/remote-mcp-module.mjs";
 
 // The catalogue module of tools/ and the library modules (OAuth, JSON Schema, identity, search, telemetry,
-// connections, the JSON Schema converter, the configuration blocks' schemas, the remote MCP client; all git-ignored), written
-// before either project bundles worker code: the vitest plugin reads wrangler.toml but does not run its
-// [build] command.
+// connections, the JSON Schema converter, the configuration blocks' schemas, the remote MCP client; all
+// git-ignored), written before either project bundles worker code: the vitest plugin reads wrangler.toml
+// but does not run its [build] command.
 const root = fileURLToPath(new URL(".", import.meta.url));
 writeToolCatalog(root);
 await writeOAuthModule(root);

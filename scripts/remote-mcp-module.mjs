@@ -4,9 +4,10 @@
 // tenants never load it. Bundles the entry, minified, into worker/remote-mcp/library.generated.mjs
 // (git-ignored; wrangler.toml's find_additional_modules uploads it), with a declaration giving it the
 // entry's types. The JSON Schema validator stays the Worker's (handed over as it loads:
-// worker/remote-mcp/lazy/validator.ts); the stateless core helpers the client shares with the bundle (errors, JSON, tools'
-// assembly, policies, upstream fetch, valibot) are copied: errors and results carry brands, not classes,
-// and their module state is caches only, so copies agree. Anything else fails the build, named. Usage: node scripts/remote-mcp-module.mjs
+// worker/remote-mcp/lazy/validator.ts); the stateless core helpers the client shares with the bundle
+// (errors, JSON, tools' assembly, policies, upstream fetch, valibot) are copied: errors and results carry
+// brands, not classes, and their module state is caches only, so copies agree. Anything else fails the
+// build, named. Usage: node scripts/remote-mcp-module.mjs
 import { resolve } from "node:path";
 import { inputUnder, runIfMain, writeEntryModule } from "./entry-module.mjs";
 
