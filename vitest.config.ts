@@ -15,11 +15,12 @@ import { writeConnectionsModule } from "./scripts/connections-module.mjs";
 import { writeToJsonSchemaModule } from "./scripts/to-json-schema-module.mjs";
 import { writeConfigBlocksModule } from "./scripts/config-blocks-module.mjs";
 import { writeCodeModeModule } from "./scripts/code-mode-module.mjs";
+import { writeRemoteMcpModule } from "./scripts/remote-mcp-module.mjs";
 
 // The catalogue module of tools/ and the library modules (OAuth, JSON Schema, identity, search, telemetry,
-// connections, the JSON Schema converter, the configuration blocks' schemas, code mode; all git-ignored), written
-// before either project bundles worker code: the vitest plugin reads wrangler.toml but does not run its
-// [build] command.
+// connections, the JSON Schema converter, the configuration blocks' schemas, code mode, the remote MCP
+// client; all git-ignored), written before either project bundles worker code: the vitest plugin reads
+// wrangler.toml but does not run its [build] command.
 const root = fileURLToPath(new URL(".", import.meta.url));
 writeToolCatalog(root);
 await writeOAuthModule(root);
@@ -31,6 +32,7 @@ await writeConnectionsModule(root);
 await writeToJsonSchemaModule(root);
 await writeConfigBlocksModule(root);
 await writeCodeModeModule(root);
+await writeRemoteMcpModule(root);
 
 // Two projects: the runtime-agnostic core in Node, the Worker in workerd (real Durable Objects).
 

@@ -9,6 +9,7 @@ export declare function writeEntryModule(
     from: string;
     declaration: string;
     script: string;
+    plugins?: unknown[];
   },
 ): Promise<{ path: string; changed: boolean; inputs: string[] }>;
 export declare function runIfMain(url: string, name: string, write: () => Promise<unknown>): Promise<void>;

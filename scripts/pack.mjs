@@ -16,6 +16,7 @@ import { TELEMETRY_MODULE } from "./telemetry-module.mjs";
 import { JSON_SCHEMA_MODULE } from "./json-schema-module.mjs";
 import { OAUTH_MODULE } from "./oauth-module.mjs";
 import { CONFIG_BLOCKS_MODULE } from "./config-blocks-module.mjs";
+import { REMOTE_MCP_MODULE } from "./remote-mcp-module.mjs";
 import { SEARCH_MODULE } from "./search-module.mjs";
 import { TO_JSON_SCHEMA_MODULE } from "./to-json-schema-module.mjs";
 import { CODE_MODE_MODULE } from "./code-mode-module.mjs";
@@ -34,6 +35,7 @@ const LAZY_MODULES = [
   TO_JSON_SCHEMA_MODULE,
   CONFIG_BLOCKS_MODULE,
   CODE_MODE_MODULE,
+  REMOTE_MCP_MODULE,
 ];
 
 /** Runs a command, its output shown; throws naming it when it fails. */

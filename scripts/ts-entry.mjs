@@ -15,6 +15,7 @@ import { writeSearchModule } from "./search-module.mjs";
 import { writeToJsonSchemaModule } from "./to-json-schema-module.mjs";
 import { writeConfigBlocksModule } from "./config-blocks-module.mjs";
 import { writeCodeModeModule } from "./code-mode-module.mjs";
+import { writeRemoteMcpModule } from "./remote-mcp-module.mjs";
 import { writeToolCatalog } from "./tools-catalog.mjs";
 
 export const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -36,9 +37,9 @@ export async function useProjectNode() {
 
 /**
  * The library modules (OAuth, JSON Schema, identity, search, telemetry, connections, the JSON Schema
- * converter, the configuration blocks' schemas, code mode) and the catalogue of tools/: written before anything
- * bundles the Worker. The catalogue last: it is the one a mistake in tools/ stops, and the others are
- * needed all the same.
+ * converter, the configuration blocks' schemas, code mode, the remote MCP client) and the catalogue of
+ * tools/: written before anything bundles the Worker. The catalogue last: it is the one a mistake in
+ * tools/ stops, and the others are needed all the same.
  */
 export async function writeGeneratedModules(root = ROOT) {
   await writeOAuthModule(root);
@@ -50,6 +51,7 @@ export async function writeGeneratedModules(root = ROOT) {
   await writeToJsonSchemaModule(root);
   await writeConfigBlocksModule(root);
   await writeCodeModeModule(root);
+  await writeRemoteMcpModule(root);
   writeToolCatalog(root);
 }
 

@@ -15,6 +15,7 @@ const GENERATORS = [
   "to-json-schema-module.mjs",
   "config-blocks-module.mjs",
   "code-mode-module.mjs",
+  "remote-mcp-module.mjs",
 ];
 
 /**

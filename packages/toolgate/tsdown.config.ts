@@ -6,7 +6,17 @@ import { defineConfig } from "tsdown";
  */
 
 /** What the Worker kit loads on first use stays a module of its own, at the same path beside the bundle. */
-const LAZY_LIBRARIES = "json-schema|identity|search|telemetry|connections|to-json-schema|config-blocks|code-mode";
+const LAZY_LIBRARIES = [
+  "json-schema",
+  "identity",
+  "search",
+  "telemetry",
+  "connections",
+  "to-json-schema",
+  "config-blocks",
+  "code-mode",
+  "remote-mcp",
+].join("|");
 const LAZY_MODULE = new RegExp(`^\\./(oauth/provider|(${LAZY_LIBRARIES})/library)\\.generated\\.mjs$`);
 /** The repository's catalogue of tools/: a project hands the kit its own tools, so the package has none. */
 const CATALOG_MODULE = /\/catalog\.generated(\.ts)?$/;

@@ -1,6 +1,6 @@
 import type { AdapterKind } from "./kind";
 import { httpKind } from "./http";
-import { mcpKind } from "./mcp";
+import { mcpKind } from "./mcp/declaration";
 import { openApiKind } from "./openapi";
 
 /**

@@ -1,9 +1,10 @@
-import { mcpServer, type McpServer, type McpToolSource } from "../../src/adapters/mcp";
+import type { McpServer, McpToolSource } from "../../src/adapters/mcp";
 import type { Tool } from "../../src/tool";
 import { logLine } from "../log";
 import type { StaticAdapters } from "./build";
 import { afterFailure, breakerAllows, CLOSED, type Breaker } from "./breaker";
 import type { TenantPins } from "../pins/store";
+import { remoteMcp } from "../remote-mcp-library";
 
 /** A listing in the background gives up after this long (a declaration's timeoutMs wins, up to MAX_LIST_TIMEOUT_MS). */
 const LIST_TIMEOUT_MS = 10_000;
@@ -76,7 +77,8 @@ async function within(promise: Promise<unknown>, ms: number): Promise<void> {
  * The tenant's remote MCP servers as live tool sources, one per isolate. Listing never stands in
  * a request's way: requests see the last known lists while due ones are refreshed behind them, a
  * server that fails to list keeps its last list and is left alone while its breaker is open, and
- * only a request that needs a list nobody has yet waits for it, briefly.
+ * only a request that needs a list nobody has yet waits for it, briefly. The client is the lazily loaded
+ * module's (remote-mcp-library.ts), which readyTenant loaded for a tenant with servers.
  */
 export function createRemoteTools(adapters: StaticAdapters, deps: RemoteDeps): RemoteTools {
   const now = deps.now ?? Date.now;
@@ -87,6 +89,7 @@ export function createRemoteTools(adapters: StaticAdapters, deps: RemoteDeps): R
     warn: (message: string) => logLine({ msg: "mcp_warning", message }),
     error: (message: string) => logLine({ msg: "mcp_error", message }),
   };
+  const { mcpServer } = remoteMcp();
   const servers: RemoteServer[] = adapters.servers.map(({ declaration, upstream, gate }) => ({
     declaration,
     upstream,

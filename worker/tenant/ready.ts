@@ -8,6 +8,7 @@ import { connectionSecrets } from "../connections/secret";
 import { oidcClientSecret } from "../identity/settings";
 import { CONFIG_BLOCKS, configBlocks, loadConfigBlocks } from "../config-blocks-library";
 import { jsonSchemaLibraryLoaded, loadJsonSchemaLibrary } from "../json-schema-library";
+import { loadRemoteMcp, remoteMcpLoaded } from "../remote-mcp-library";
 import { loadTenant, type Tenant } from "./tenant";
 import { readyToolSchemas } from "./tool-schemas";
 import { codeModeLibrary } from "../code-mode-library";
@@ -17,7 +18,8 @@ import { codeModeLibrary } from "../code-mode-library";
  * schemas whenever the configuration may have one (config-blocks-library.ts); the JSON Schema library
  * whenever it may declare tools (http, openapi, mcp: their schemas are JSON Schemas, some checked as the
  * tenant is built); valibot's JSON Schema converter for code tools whose schemas the build did not
- * precompute (tool-schemas.ts). A tenant of the build's code tools alone loads none. Once loaded, no
+ * precompute (tool-schemas.ts); the remote MCP client whenever it may have `mcp` servers
+ * (remote-mcp-library.ts). A tenant of the build's code tools alone loads none. Once loaded, no
  * request waits for them again. A tenant whose console sign-in or connection needs a Worker secret that
  * is not set throws ConfigError naming it: every request answers 500 config_invalid (as /healthz does),
  * so a deploy missing it shows at once.
@@ -31,6 +33,7 @@ export async function readyTenant(
   if (!configBlocks() && mayHold(config, CONFIG_BLOCKS)) await loadConfigBlocks();
   if (!jsonSchemaLibraryLoaded() && (typeof config === "string" || mayHold(config, ADAPTER_SECTIONS)))
     await loadJsonSchemaLibrary();
+  if (!remoteMcpLoaded() && mayHold(config, MCP)) await loadRemoteMcp();
   // The search tool is a code tool of the tenant's own (its schema made from the configuration).
   await readyToolSchemas(catalog, mayHold(config, SEARCH));
   const tenant = loadTenant(env, bundled, catalog);
@@ -45,6 +48,7 @@ export async function readyTenant(
 }
 
 const SEARCH = ["search"];
+const MCP = ["mcp"];
 
 /**
  * The configuration loadTenant would take (same precedence): a var's text, or the bundled or demo

@@ -1,49 +1,18 @@
-import * as v from "valibot";
 import { toolError } from "../../errors";
 import { hashJson } from "../../hash";
 import { isPlainObject, type JsonSchema } from "../../json";
 import { jsonSchemaValidator } from "../../schema/json-schema";
 import { assembleTool, TOOL_NAME_PATTERN, type Tool, type ToolAnnotations, type ToolLogger } from "../../tool";
-import { AuthSchema, httpUrl, parseDeclaration, policyEntries, policyOf, RateLimitSchema } from "../declarations";
-import { labelOf, type AdapterKind } from "../kind";
+import { parseDeclaration, policyOf } from "../declarations";
+import { labelOf } from "../kind";
 import { acceptsToolTasks, callRemoteTool } from "./call";
 import { createMcpClient, type McpCallContext } from "./client";
 import { fromCallResult } from "./content";
 import { headerParamsOf, type HeaderParam } from "./headers";
 import type { UpstreamGate } from "../upstream";
+import { mcpKind, McpServerSchema, type McpServer, type McpServerDeclaration } from "./declaration";
 
-export const McpServerSchema = v.strictObject({
-  /** Label used in errors, records ("mcp:<url>") and admin routes. */
-  name: v.pipe(v.string(), v.regex(/^[a-zA-Z0-9_-]{1,64}$/, "must match ^[a-zA-Z0-9_-]{1,64}$")),
-  /** The server's Streamable HTTP endpoint. */
-  url: httpUrl,
-  auth: v.optional(AuthSchema),
-  /** Prepended to remote tool names (e.g. "gh_"). */
-  prefix: v.optional(v.string(), ""),
-  /** Remote tool names to expose; default: all. */
-  tools: v.optional(v.array(v.string())),
-  /** How long a fetched tool list is trusted. Default 5 minutes. */
-  cacheTtlMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0)), 300_000),
-  /**
-   * Definition pinning: "changes" (default) refuses a tool whose definition differs from the hash
-   * an admin approved; "required" also refuses tools not approved yet; "off" never refuses.
-   */
-  pinning: v.optional(v.picklist(["off", "changes", "required"]), "changes"),
-  rateLimit: v.optional(RateLimitSchema),
-  ...policyEntries,
-});
-export type McpServerDeclaration = v.InferInput<typeof McpServerSchema>;
-export type McpServer = v.InferOutput<typeof McpServerSchema>;
-
-/**
- * The `mcp` section of a tenant's configuration. Its tools are listed from the server at run time
- * (mcpServer below; the Worker keeps them per isolate), so the kind has no static tools.
- */
-export const mcpKind: AdapterKind<McpServer> = {
-  label: "MCP server",
-  schema: McpServerSchema,
-  upstreamUrl: (decl) => decl.url,
-};
+export { mcpKind, McpServerSchema, type McpServer, type McpServerDeclaration } from "./declaration";
 
 /** What pinning compares: everything of a remote tool that a model or policy sees. */
 export interface RemoteDefinition {

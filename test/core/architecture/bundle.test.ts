@@ -73,3 +73,13 @@ it("the Worker's bundle reaches tool search's index builder and ranker only thro
     "src/search/limits.ts",
   ]);
 });
+
+it("the Worker's bundle holds of the remote MCP client only the `mcp` declaration's schema", async () => {
+  const { metafile } = await workerBundle();
+  const [output] = Object.values(metafile.outputs);
+  // src/index.ts (which code tools import) reaches the client; tree-shaking leaves at most a constant of a file.
+  const held = Object.entries(output!.inputs)
+    .filter(([input, { bytesInOutput }]) => input.startsWith("src/adapters/mcp/") && bytesInOutput > 200)
+    .map(([input]) => input);
+  expect(held).toEqual(["src/adapters/mcp/declaration.ts"]);
+});

@@ -19,6 +19,7 @@ import {
   writeConfigBlocksModule,
 } from "../../../scripts/config-blocks-module.mjs";
 import { CODE_MODE_MODULE, codeModeInputAllowed, writeCodeModeModule } from "../../../scripts/code-mode-module.mjs";
+import { REMOTE_MCP_MODULE, remoteMcpInputAllowed, writeRemoteMcpModule } from "../../../scripts/remote-mcp-module.mjs";
 
 const out = join(".tmp", `library-modules-${crypto.randomUUID().slice(0, 8)}`);
 afterAll(() => rmSync(out, { recursive: true, force: true }));
@@ -46,6 +47,8 @@ const MODULES = [
   ["config-blocks/library.generated.mjs", CONFIG_BLOCKS_MODULE, "oidc and access cannot both be set"],
   // The sandbox's answer when the program waits on nothing.
   ["code-mode/library.generated.mjs", CODE_MODE_MODULE, "it waits on nothing that can happen"],
+  // The remote MCP client's refusal of a tool its server stopped offering.
+  ["remote-mcp/library.generated.mjs", REMOTE_MCP_MODULE, "no longer offers the tool"],
 ] as const;
 
 // The demo (the top-level environment, entry worker/index.ts) and a tenant's (entry tenants/acme.ts).
@@ -53,7 +56,7 @@ it.each([
   ["", "index.js"],
   ["acme", "acme.js"],
 ])(
-  "wrangler uploads the OAuth, JSON Schema, identity, search, telemetry and connections libraries, the JSON Schema converter, the configuration blocks' schemas and code mode as modules of their own, which the bundle imports only when asked (env %j)",
+  "wrangler uploads the OAuth, JSON Schema, identity, search, telemetry and connections libraries, the JSON Schema converter, the configuration blocks' schemas, code mode and the remote MCP client as modules of their own, which the bundle imports only when asked (env %j)",
   (env, main) => {
     const node = existsSync("node_modules/node/bin/node") ? resolve("node_modules/node/bin/node") : process.execPath;
     const dir = join(out, env || "top");
@@ -133,4 +136,16 @@ it("builds the configuration blocks' module from valibot, their schemas and fiel
   expect(inputs).toContain("worker/identity/config.ts");
   expect(inputs.some((input) => input.startsWith("node_modules/valibot/"))).toBe(true);
   expect(configBlocksInputAllowed("worker/errors.ts")).toBe(false);
+}, 60_000);
+
+it("builds the remote MCP client's module from src/adapters/mcp/ and stateless core helpers, the validator the Worker's", async () => {
+  const { inputs, path } = await writeRemoteMcpModule();
+  expect(inputs.filter((input) => !remoteMcpInputAllowed(input))).toEqual([]);
+  // It imports nothing, so it loads wherever a package puts it.
+  expect(readFileSync(path, "utf8")).not.toMatch(/\bimport\s*[{*"]|\bfrom\s*"/);
+  expect(inputs).toContain("src/adapters/mcp/client.ts");
+  // One validator per isolate: the Worker's, handed over; not a copy of the package.
+  expect(inputs).toContain("worker/remote-mcp/lazy/validator.ts");
+  expect(inputs.some((input) => input.includes("@cfworker/json-schema"))).toBe(false);
+  expect(remoteMcpInputAllowed("worker/errors.ts")).toBe(false);
 }, 60_000);

@@ -1,5 +1,6 @@
 import { env as bindings } from "cloudflare:workers";
 import { expect, it } from "vitest";
+import { loadRemoteMcp } from "../../../worker/remote-mcp-library";
 import { remoteToolsOf, withListedTools, withRemoteTools } from "../../../worker/tenant/live-adapters";
 import { createTenant } from "../../../worker/tenant/tenant";
 import { adapterConfig, uid, upstreams } from "../helpers/adapters";
@@ -9,6 +10,8 @@ import { adapterConfig, uid, upstreams } from "../helpers/adapters";
  * cached tenant is shared by every request, so it stays as it was built.
  */
 const env: Record<string, unknown> = { ...bindings };
+// These tenants are built directly, not by readyTenant, which would load the client.
+await loadRemoteMcp();
 
 it("a request's view holds the remote tools; the tenant itself is left as built", async () => {
   const tenant = createTenant(

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FIRST_BACKOFF_MS } from "../../../worker/adapters/breaker";
 import { createRemoteTools } from "../../../worker/adapters/remote";
+import { loadRemoteMcp } from "../../../worker/remote-mcp-library";
 import { createTenant } from "../../../worker/tenant/tenant";
 import { adapterConfig, callTools, uid, upstreams } from "../helpers/adapters";
 
@@ -12,6 +13,8 @@ import { adapterConfig, callTools, uid, upstreams } from "../helpers/adapters";
  */
 
 const { url, control } = upstreams.everything;
+// A tenant below is built directly, not by readyTenant, which would load the client.
+await loadRemoteMcp();
 const server = async (action: "start" | "stop" | "kill-on-post") => {
   const res = await fetch(`${control}/${action}`, { method: "POST" });
   if (!res.ok) throw new Error(`server-everything ${action}: ${await res.text()}`);
