@@ -7,11 +7,13 @@ import { installProject } from "./project";
 
 /**
  * The budget of the core's share of a browser app (defineTool, one format, executeCall) as the page
- * loads it, minified and gzipped, valibot apart. Issue 32 asks for 15 KB; the pipeline measures 18.3 KB
+ * loads it, minified and gzipped, valibot apart. Issue 32 asks for 15 KB; the pipeline measures 18.6 KB
  * (the in-process limiter loads on first use, apart; masking, budgets, policy checks and the format's
- * schema conversion come with executeCall and defineTool), so this guards that figure against growth.
+ * schema conversion come with executeCall and defineTool; a gated call's record names its gate and wait,
+ * and a traced call's its span, for the console's waterfall and the runs that continue a trace), so this
+ * guards that figure against growth.
  */
-const CORE_BUDGET_BYTES = 18.5 * 1024;
+const CORE_BUDGET_BYTES = 18.75 * 1024;
 
 const { work, toolgateTarball } = inject("packages");
 const app = join(work, "size-app");
