@@ -8,6 +8,7 @@ import { TELEMETRY_FIELDS } from "../telemetry/config";
 import { intIn } from "./int-in";
 import { SCOPES } from "./scopes";
 import { SEARCH_FIELDS } from "../search/config";
+import { ENDPOINT_FIELDS } from "../endpoints/config";
 
 /**
  * A tenant's configuration: which tools it offers and how, who may call them, and its limits.
@@ -109,6 +110,8 @@ export const TenantConfigSchema = v.strictObject({
   ...IDENTITY_FIELDS,
   /** Search mode for large catalogues: see worker/search/config.ts. */
   ...SEARCH_FIELDS,
+  /** Curated MCP endpoints at /mcp/<name>: see worker/endpoints/config.ts and docs/endpoints.md. */
+  ...ENDPOINT_FIELDS,
   /** OpenTelemetry traces sent to a collector: see worker/telemetry/config.ts and docs/telemetry.md. */
   ...TELEMETRY_FIELDS,
   /** The OAuth providers through which tools act as the calling user: see worker/connections/config.ts. */
