@@ -7,6 +7,7 @@ import { FORMATS } from "../../src/formats";
 import type { Format } from "../../src/formats/format";
 import { buildToolIndex, searchTools } from "../../src/search/tool-index";
 import { createSearchTool } from "../../worker/search/tool";
+import { withNativeSearch } from "../../worker/search/native";
 import { listingOf } from "../../worker/tenant/listings/listing";
 import { githubQueries, githubTools } from "./github-catalog";
 
@@ -63,6 +64,19 @@ for (const format of Object.values(FORMATS) as Format[]) {
   const full = tokens(listingOf(tools, format));
   const small = tokens(listingOf([search], format));
   console.log(`| ${format.name} | ${full} | ${small} | ${(100 * (1 - small / full)).toFixed(2)}% |`);
+}
+// Where the API searches itself: what is sent (every definition, deferred) and what the model reads
+// up front (Anthropic: only the non-deferred tools; OpenAI: each deferred function's name and description).
+console.log("\n| native tool search (o200k_base tokens) | sent | read up front | fewer read than every tool |");
+console.log("| --- | --- | --- | --- |");
+for (const format of [FORMATS["openai-responses"], FORMATS.anthropic] as Format[]) {
+  const full = listingOf(tools, format);
+  const native = withNativeSearch(format, full, { tool: "search_tools", pinned: [] })!;
+  const visible = (native.tools as { type?: string; name?: string; description?: string; defer_loading?: true }[])
+    .filter((tool) => !tool.defer_loading || format.name === "openai-responses")
+    .map((tool) => (tool.defer_loading ? { name: tool.name, description: tool.description } : tool));
+  const [sent, read] = [tokens(native), tokens(visible)];
+  console.log(`| ${format.name} | ${sent} | ${read} | ${(100 * (1 - read / tokens(full))).toFixed(2)}% |`);
 }
 console.log(
   `\nA search's answer (5 definitions, MCP shape): p50 ${percentile(answers, 0.5)} tokens, max ${answers.at(-1)}`,

@@ -12,7 +12,7 @@ interface Caller {
 }
 
 /** Whether this caller's listings are in search mode. */
-function inSearchMode(search: SearchConfig, caller: Pick<Caller, "keyName">): boolean {
+export function inSearchMode(search: SearchConfig, caller: Pick<Caller, "keyName">): boolean {
   return search.keys === undefined || search.keys.includes(caller.keyName);
 }
 
