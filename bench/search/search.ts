@@ -9,11 +9,12 @@ import { buildToolIndex, searchTools } from "../../src/search/tool-index";
 import { createSearchTool } from "../../worker/search/tool";
 import { withNativeSearch } from "../../worker/search/native";
 import { listingOf } from "../../worker/tenant/listings/listing";
-import { githubQueries, githubTools } from "./github-catalog";
+import { githubHeldOut, githubQueries, githubTools, type LabelledQuery } from "./github-catalog";
 
 const ROUNDS = Number(process.env.ROUNDS ?? 200);
 const tools = githubTools();
 const queries = githubQueries();
+const heldOut = githubHeldOut();
 
 const percentile = (sorted: readonly number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
@@ -27,15 +28,19 @@ for (let i = 0; i < 10; i++) {
 }
 builds.sort((a, b) => a - b);
 
-let top1 = 0;
-let top5 = 0;
-const misses: string[] = [];
-for (const { query, expected } of queries) {
-  const { names } = searchTools(index, query);
-  if (names[0] === expected) top1++;
-  if (names.includes(expected)) top5++;
-  else misses.push(`"${query}" → ${expected} (got ${names.slice(0, 3).join(", ")})`);
+/** How often a set's labelled tool is first and in the top 5, and the requests whose top 5 missed it. */
+function accuracy(set: readonly LabelledQuery[]) {
+  const result = { top1: 0, top5: 0, misses: [] as string[] };
+  for (const { query, expected } of set) {
+    const { names } = searchTools(index, query);
+    if (names[0] === expected) result.top1++;
+    if (names.includes(expected)) result.top5++;
+    else result.misses.push(`"${query}" → ${expected} (got ${names.slice(0, 3).join(", ")})`);
+  }
+  return result;
 }
+const tuned = accuracy(queries);
+const held = accuracy(heldOut);
 
 const times: number[] = [];
 for (let round = 0; round < ROUNDS; round++)
@@ -83,6 +88,11 @@ console.log(
 );
 console.log(`Search: p50 ${percentile(times, 0.5).toFixed(3)} ms, p99 ${percentile(times, 0.99).toFixed(3)} ms`);
 console.log(`Index build: median ${percentile(builds, 0.5).toFixed(1)} ms (${index.bm25.vocabulary.length} terms)`);
-console.log(`Top 1: ${top1}/${queries.length} (${((100 * top1) / queries.length).toFixed(1)}%)`);
-console.log(`Top 5: ${top5}/${queries.length} (${((100 * top5) / queries.length).toFixed(1)}%)`);
-for (const miss of misses) console.log(`  missed: ${miss}`);
+const share = (n: number, of: number) => `${n}/${of} (${((100 * n) / of).toFixed(1)}%)`;
+for (const [label, set, found] of [
+  ["tuned on", queries, tuned],
+  ["held out", heldOut, held],
+] as const) {
+  console.log(`${label}: top 1 ${share(found.top1, set.length)}, top 5 ${share(found.top5, set.length)}`);
+  for (const miss of found.misses) console.log(`  missed: ${miss}`);
+}
