@@ -10,6 +10,7 @@ import { writeOAuthModule } from "./scripts/oauth-module.mjs";
 import { writeJsonSchemaModule } from "./scripts/json-schema-module.mjs";
 import { writeIdentityModule } from "./scripts/identity-module.mjs";
 import { writeSearchModule } from "./scripts/search-module.mjs";
+import { writeEndpointsModule } from "./scripts/endpoints-module.mjs";
 import { writeTelemetryModule } from "./scripts/telemetry-module.mjs";
 import { writeConnectionsModule } from "./scripts/connections-module.mjs";
 
@@ -22,6 +23,7 @@ await writeOAuthModule(root);
 await writeJsonSchemaModule(root);
 await writeIdentityModule(root);
 await writeSearchModule(root);
+await writeEndpointsModule(root);
 await writeTelemetryModule(root);
 await writeConnectionsModule(root);
 

@@ -16,6 +16,7 @@ import { TELEMETRY_MODULE } from "./telemetry-module.mjs";
 import { JSON_SCHEMA_MODULE } from "./json-schema-module.mjs";
 import { OAUTH_MODULE } from "./oauth-module.mjs";
 import { SEARCH_MODULE } from "./search-module.mjs";
+import { ENDPOINTS_MODULE } from "./endpoints-module.mjs";
 import { ROOT, useProjectNode, writeGeneratedModules } from "./ts-entry.mjs";
 
 export const PACKAGE_DIR = join(ROOT, "packages/toolgate");
@@ -26,6 +27,7 @@ const LAZY_MODULES = [
   JSON_SCHEMA_MODULE,
   IDENTITY_MODULE,
   SEARCH_MODULE,
+  ENDPOINTS_MODULE,
   TELEMETRY_MODULE,
   CONNECTIONS_MODULE,
 ];

@@ -57,6 +57,7 @@ const loadModules = () =>
     import("../worker/tenant/tenant"),
     import("../worker/tenant/listings/key"),
     import("../worker/tenant/listings/precompute"),
+    import("../worker/endpoints/view"),
   ]);
 
 /** Loads the tools and checks the demo tenant and every tenant configuration in `dir`. */
@@ -69,7 +70,7 @@ export async function checkTools(dir = TENANTS_DIR): Promise<CheckResult> {
     const file = toolFileOf(error);
     return { ok: false, problems: [{ message: messageOf(error), ...(file ? { file } : {}) }] };
   }
-  const [{ CATALOG }, { DEMO_CONFIG }, { checkTenant }, { listingsKey }, { precomputeListings }] = loaded;
+  const [{ CATALOG }, { DEMO_CONFIG }, { checkTenant }, { listingsKey }, { precomputeListings }, endpoints] = loaded;
 
   /** Where a bundled tenant's precomputed listings go (none for the demo, which is not bundled). */
   type Listings = string | undefined;
@@ -89,6 +90,10 @@ export async function checkTools(dir = TENANTS_DIR): Promise<CheckResult> {
       // Every tool built: the Worker builds declared tools on first use, so this is where a bad one stops a deploy.
       const text = config();
       const tenant = checkTenant(text, source);
+      // Its curated endpoints' selections, which the Worker makes on an endpoint's first request.
+      await endpoints.checkEndpointViews(tenant).catch((error) => {
+        throw error instanceof Error ? new Error(`${source} is invalid: ${error.message}`) : error;
+      });
       // Keyed as the Worker keys it: the configuration as its bundle imports it (parsed JSON).
       if (listings)
         writeIfChanged(

@@ -12,6 +12,7 @@ import { writeTelemetryModule } from "./telemetry-module.mjs";
 import { writeJsonSchemaModule } from "./json-schema-module.mjs";
 import { writeOAuthModule } from "./oauth-module.mjs";
 import { writeSearchModule } from "./search-module.mjs";
+import { writeEndpointsModule } from "./endpoints-module.mjs";
 import { writeToolCatalog } from "./tools-catalog.mjs";
 
 export const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -41,6 +42,7 @@ export async function writeGeneratedModules(root = ROOT) {
   await writeJsonSchemaModule(root);
   await writeIdentityModule(root);
   await writeSearchModule(root);
+  await writeEndpointsModule(root);
   await writeTelemetryModule(root);
   await writeConnectionsModule(root);
   writeToolCatalog(root);

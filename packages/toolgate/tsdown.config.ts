@@ -7,7 +7,7 @@ import { defineConfig } from "tsdown";
 
 /** What the Worker kit loads on first use stays a module of its own, at the same path beside the bundle. */
 const LAZY_MODULE =
-  /^\.\/(oauth\/provider|(json-schema|identity|search|telemetry|connections)\/library)\.generated\.mjs$/;
+  /^\.\/(oauth\/provider|(json-schema|identity|search|endpoints|telemetry|connections)\/library)\.generated\.mjs$/;
 /** The repository's catalogue of tools/: a project hands the kit its own tools, so the package has none. */
 const CATALOG_MODULE = /\/catalog\.generated(\.ts)?$/;
 const EMPTY_CATALOG = "export const TOOL_FILES = [];\nexport const BUILD_FAILURE = undefined;\n";

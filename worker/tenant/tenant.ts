@@ -11,8 +11,6 @@ import { DEMO_CONFIG } from "../demo/tenant";
 import { approvalHooks, buildRegistry } from "./registry";
 import { selectTools } from "./tool-selection";
 import { searchToolOf } from "../search/setup";
-import { checkEndpoints } from "../endpoints/check";
-import { endpointView } from "../endpoints/view";
 import { tenantUpstreams, type UpstreamNamespace } from "../upstreams/address";
 
 export interface TenantKey {
@@ -87,8 +85,6 @@ export function createTenant(
     );
     const search = searchToolOf(config, () => tenant);
     const registry = buildRegistry(config, search ? [...code.tools, search] : code.tools, adapterTools, prefixes);
-    const servers = adapters.servers.map(({ declaration }) => ({ name: declaration.name, prefix: declaration.prefix }));
-    checkEndpoints(config, { offered: new Set(registry.names()), servers });
     const tenant: Tenant = {
       name: config.name,
       config,
@@ -129,7 +125,6 @@ function withSource<T>(source: string, build: () => T): T {
 export function checkTenant(configInput: string | unknown, source = VAR, catalog: Catalog = CATALOG): Tenant {
   const tenant = createTenant(configInput, undefined, source, catalog);
   tenant.registry.list();
-  for (const name of Object.keys(tenant.config.endpoints ?? {})) withSource(source, () => endpointView(tenant, name));
   return tenant;
 }
 

@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { DEMO_CONFIG } from "../../../worker/demo/tenant";
+import { checkEndpointViews } from "../../../worker/endpoints/view";
+import { checkTenant } from "../../../worker/tenant/tenant";
 import { tenantConfigError as error } from "../helpers/config-error";
 import { connect, connectV2, post } from "../helpers/mcp";
 import { ADMIN_KEY, BASE, CALL_KEY, json, request } from "../helpers/requests";
@@ -98,14 +100,33 @@ describe("curated endpoints' configuration errors name the field", () => {
   it.each([
     [{ sse: { tools: ["add"] } }, /endpoints\.sse: is a route's name/],
     [{ Bad: { tools: ["add"] } }, /endpoints\.Bad: must be lowercase/],
+    [{ m: { tools: [] } }, /endpoints\.m\.tools: must name at least one tool/],
+  ])("at startup: %j", (endpoints, message) => {
+    expect(error(withEndpoints(endpoints))).toMatch(message);
+  });
+
+  // Checked against the tools when the endpoint is first used, and by the deploy's check (tools-check.ts).
+  it.each([
     [{ m: { tools: ["add", "nope"] } }, /endpoints\.m\.tools\[1\]: "nope" is not one of the tenant's tools/],
     [{ m: { tools: ["tag:nope"] } }, /endpoints\.m\.tools\[0\]: no tool has the tag "nope"/],
     [{ m: { tools: ["server:gh"] } }, /endpoints\.m\.tools\[0\]: no remote MCP server is named "gh"/],
-    [{ m: { tools: ["add"], roles: ["ops"] } }, /endpoints\.m\.roles\[0\]: "ops" is not one of identity\.roles/],
+    [
+      { m: { tools: ["add"], roles: ["ops"], keys: ["dev-call"] } },
+      /endpoints\.m\.roles\[0\]: "ops" is not one of identity\.roles/,
+    ],
     [{ m: { tools: ["add"], search: { tool: "add" } } }, /endpoints\.m\.search\.tool: "add" is one of the endpoint/],
     [{ m: { tools: ["add"], search: { pinned: ["echo"] } } }, /endpoints\.m\.search\.pinned\[0\]: "echo" is not/],
-    [{ m: { tools: [] } }, /endpoints\.m\.tools: must name at least one tool/],
-  ])("%j", (endpoints, message) => {
-    expect(error(withEndpoints(endpoints))).toMatch(message);
+  ])("at first use and deploy: %j", async (endpoints, message) => {
+    const config = withEndpoints(endpoints);
+    const res = await post(
+      { jsonrpc: "2.0", id: 1, method: "ping" },
+      {},
+      { vars: { TOOLGATE_CONFIG: JSON.stringify(config) }, url: at("m") },
+    );
+    expect(res.status).toBe(500);
+    expect(await json(res)).toMatchObject({
+      error: { code: "config_invalid", message: expect.stringMatching(message) },
+    });
+    await expect(checkEndpointViews(checkTenant(config))).rejects.toThrow(message);
   });
 });

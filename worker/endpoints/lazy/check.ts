@@ -1,5 +1,7 @@
-import { ConfigError } from "../errors";
-import type { TenantConfig } from "../tenant/config";
+import type { TenantConfig } from "../../tenant/config";
+
+/** Throws the caller's configuration error (this module imports no code of the Worker's bundle). */
+export type Fail = (message: string) => never;
 
 /** What the configuration-time check reads of the tenant: its tools' names and its remote servers. */
 export interface EndpointCheckTarget {
@@ -13,10 +15,9 @@ export interface EndpointCheckTarget {
  * The endpoints' selections as far as the configuration alone tells: every tool name is the tenant's
  * (or under a remote server's prefix), every `server:` names a remote MCP server, every role is one of
  * identity.roles. Tags, pinned tools and the search tool's name are checked against the tools
- * themselves, when an endpoint's view is first built (view.ts; checkTenant builds every one). Throws a
- * ConfigError naming the field.
+ * themselves (select.ts). Fails naming the field.
  */
-export function checkEndpoints(config: TenantConfig, target: EndpointCheckTarget): void {
+export function checkEndpoints(config: TenantConfig, target: EndpointCheckTarget, fail: Fail): void {
   for (const [name, endpoint] of Object.entries(config.endpoints ?? {})) {
     const field = `endpoints.${name}`;
     endpoint.tools.forEach((entry, i) => {
@@ -25,17 +26,15 @@ export function checkEndpoints(config: TenantConfig, target: EndpointCheckTarget
         const server = entry.slice("server:".length);
         if (target.servers.some((declared) => declared.name === server)) return;
         const known = target.servers.map((declared) => declared.name).join(", ") || "none";
-        throw new ConfigError(`${field}.tools[${i}]: no remote MCP server is named "${server}" (servers: ${known})`);
+        fail(`${field}.tools[${i}]: no remote MCP server is named "${server}" (servers: ${known})`);
       }
       if (target.offered.has(entry) || target.servers.some((server) => entry.startsWith(server.prefix))) return;
-      throw new ConfigError(`${field}.tools[${i}]: "${entry}" is not one of the tenant's tools`);
+      fail(`${field}.tools[${i}]: "${entry}" is not one of the tenant's tools`);
     });
     const roles = Object.keys(config.identity?.roles ?? {});
     endpoint.roles?.forEach((role, i) => {
       if (!roles.includes(role))
-        throw new ConfigError(
-          `${field}.roles[${i}]: "${role}" is not one of identity.roles (${roles.join(", ") || "none"})`,
-        );
+        fail(`${field}.roles[${i}]: "${role}" is not one of identity.roles (${roles.join(", ") || "none"})`);
     });
   }
 }
