@@ -26,7 +26,7 @@ export const tools = new Hono<AppEnv>()
     const format = formatNamed(c.req.param("format"));
     const tenant = await needListing(c);
     // In search mode, a format whose API searches tools itself lists them deferred, with its search.
-    const native = nativeSearchListing(tenant, format, c.var.caller);
+    const native = await nativeSearchListing(tenant, format, c.var.caller);
     if (native !== undefined) return c.body(native, 200, JSON_TYPE);
     return c.body(toolListingJson(tenant, format, listedTools(tenant, c.var.caller)), 200, JSON_TYPE);
   });

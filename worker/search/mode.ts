@@ -2,6 +2,7 @@ import type { Registry } from "../../src/registry";
 import type { Tool } from "../../src/tool";
 import type { Tenant } from "../tenant/tenant";
 import type { SearchConfig } from "./config";
+import { preparedSearchIndex } from "./prebuilt";
 import { tenantScope } from "./setup";
 import { searchRun, type SearchScope } from "./tool";
 
@@ -61,6 +62,7 @@ export function callerRegistry(tenant: Tenant, caller: Pick<Caller, "tools">): R
   const allowed = caller.tools;
   const scope: SearchScope = {
     ...tenantScope(() => tenant, search),
+    index: () => preparedSearchIndex(tenant),
     visible: (name) => name !== search.tool && (!allowed || allowed.has(name)),
   };
   return withReplaced(tenant.registry, Object.freeze({ ...tool, run: searchRun(search, scope) }));
