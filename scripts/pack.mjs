@@ -20,6 +20,7 @@ import { REMOTE_MCP_MODULE } from "./remote-mcp-module.mjs";
 import { SEARCH_MODULE } from "./search-module.mjs";
 import { TO_JSON_SCHEMA_MODULE } from "./to-json-schema-module.mjs";
 import { CODE_MODE_MODULE } from "./code-mode-module.mjs";
+import { ENDPOINTS_MODULE } from "./endpoints-module.mjs";
 import { ROOT, useProjectNode, writeGeneratedModules } from "./ts-entry.mjs";
 
 export const PACKAGE_DIR = join(ROOT, "packages/toolgate");
@@ -30,6 +31,7 @@ const LAZY_MODULES = [
   JSON_SCHEMA_MODULE,
   IDENTITY_MODULE,
   SEARCH_MODULE,
+  ENDPOINTS_MODULE,
   TELEMETRY_MODULE,
   CONNECTIONS_MODULE,
   TO_JSON_SCHEMA_MODULE,

@@ -86,6 +86,7 @@ const loadModules = () =>
     import("../worker/config-blocks-library").then((blocks) => blocks.loadConfigBlocks()),
     // A tenant with codeMode: its code tool's description is built by the library (readyTenant loads it in the Worker).
     import("../worker/code-mode-library").then(({ codeModeLibrary }) => codeModeLibrary()),
+    import("../worker/endpoints/view"),
   ]);
 
 /** Loads the tools and checks the demo tenant and every tenant configuration in `dir`. */
@@ -98,8 +99,18 @@ export async function checkTools(dir = TENANTS_DIR): Promise<CheckResult> {
     const file = toolFileOf(error);
     return { ok: false, problems: [{ message: messageOf(error), ...(file ? { file } : {}) }] };
   }
-  const [{ CATALOG }, { DEMO_CONFIG }, { checkTenant }, { listingsKey }, { precomputeListings }, schemas, hash] =
-    loaded;
+  const [
+    { CATALOG },
+    { DEMO_CONFIG },
+    { checkTenant },
+    { listingsKey },
+    { precomputeListings },
+    schemas,
+    hash,
+    ,
+    ,
+    endpoints,
+  ] = loaded;
   writeIfChanged(TOOL_SCHEMAS_MODULE, schemas.renderToolSchemas(derivedSchemas(CATALOG), hash.SOURCE_HASH));
 
   /** Where a bundled tenant's precomputed listings go (none for the demo, which is not bundled). */
@@ -120,6 +131,10 @@ export async function checkTools(dir = TENANTS_DIR): Promise<CheckResult> {
       // Every tool built: the Worker builds declared tools on first use, so this is where a bad one stops a deploy.
       const text = config();
       const tenant = checkTenant(text, source);
+      // Its curated endpoints' selections, which the Worker makes on an endpoint's first request.
+      await endpoints.checkEndpointViews(tenant).catch((error) => {
+        throw error instanceof Error ? new Error(`${source} is invalid: ${error.message}`) : error;
+      });
       // Keyed as the Worker keys it: the configuration as its bundle imports it (parsed JSON).
       if (listings)
         writeIfChanged(

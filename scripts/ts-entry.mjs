@@ -16,6 +16,7 @@ import { writeToJsonSchemaModule } from "./to-json-schema-module.mjs";
 import { writeConfigBlocksModule } from "./config-blocks-module.mjs";
 import { writeCodeModeModule } from "./code-mode-module.mjs";
 import { writeRemoteMcpModule } from "./remote-mcp-module.mjs";
+import { writeEndpointsModule } from "./endpoints-module.mjs";
 import { writeToolCatalog } from "./tools-catalog.mjs";
 
 export const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -46,6 +47,7 @@ export async function writeGeneratedModules(root = ROOT) {
   await writeJsonSchemaModule(root);
   await writeIdentityModule(root);
   await writeSearchModule(root);
+  await writeEndpointsModule(root);
   await writeTelemetryModule(root);
   await writeConnectionsModule(root);
   await writeToJsonSchemaModule(root);

@@ -22,6 +22,8 @@ export interface AppEnv {
     caller: Caller;
     /** Set when a call of this request was refused by its caller's rate limit: when to retry. */
     rateLimitedMs: number | undefined;
+    /** The curated MCP endpoint this request reached (/mcp/<name>); undefined elsewhere. */
+    endpoint: string | undefined;
     /** This request's tracer, for a tenant with `telemetry` (middleware/tracing.ts); undefined otherwise. */
     tracer: RequestTracer | undefined;
     /**

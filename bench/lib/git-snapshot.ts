@@ -10,6 +10,7 @@ const GENERATORS = [
   "json-schema-module.mjs",
   "identity-module.mjs",
   "search-module.mjs",
+  "endpoints-module.mjs",
   "telemetry-module.mjs",
   "connections-module.mjs",
   "to-json-schema-module.mjs",

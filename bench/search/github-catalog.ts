@@ -22,3 +22,11 @@ export function githubTools(): Tool[] {
 export function githubQueries(): LabelledQuery[] {
   return JSON.parse(readFileSync(here("github-queries.json"), "utf8")) as LabelledQuery[];
 }
+
+/**
+ * Requests written after the ranker was tuned, without looking at its rankings (github-heldout.json):
+ * its figure is the one to expect of other requests.
+ */
+export function githubHeldOut(): LabelledQuery[] {
+  return JSON.parse(readFileSync(here("github-heldout.json"), "utf8")) as LabelledQuery[];
+}

@@ -16,6 +16,7 @@ const LAZY_LIBRARIES = [
   "config-blocks",
   "code-mode",
   "remote-mcp",
+  "endpoints",
 ].join("|");
 const LAZY_MODULE = new RegExp(`^\\./(oauth/provider|(${LAZY_LIBRARIES})/library)\\.generated\\.mjs$`);
 /** The repository's catalogue of tools/: a project hands the kit its own tools, so the package has none. */

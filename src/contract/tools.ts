@@ -12,8 +12,15 @@ export type DefinitionOf<F extends FormatName> = FormatModules[F] extends Format
 /** What the app appends to its conversation in format F. */
 export type AnswerOf<F extends FormatName> = FormatModules[F] extends Format<unknown, infer A> ? A : never;
 
+/** The model API's own tool search, by format, as a search-mode listing holds it (docs/search.md). */
+export interface ToolSearchEntries {
+  anthropic: { type: "tool_search_tool_bm25_20251119"; name: "tool_search_tool_bm25" };
+  "openai-responses": { type: "tool_search" };
+}
+
 export interface ToolListing<F extends FormatName> {
-  tools: DefinitionOf<F>[];
+  /** In search mode, the Anthropic and OpenAI Responses listings begin with their API's tool search. */
+  tools: (DefinitionOf<F> | (F extends keyof ToolSearchEntries ? ToolSearchEntries[F] : never))[];
   /** Tools the format cannot express, with the reason. */
   skipped?: { name: string; message: string }[];
 }

@@ -10,6 +10,8 @@ export interface AnthropicTool {
   name: string;
   description: string;
   input_schema: ObjectSchema;
+  /** Loaded only when the API's tool search finds it (a search-mode listing: docs/search.md). */
+  defer_loading?: true;
 }
 
 type ImageMediaType = "image/jpeg" | "image/png" | "image/gif" | "image/webp";

@@ -13,6 +13,8 @@ export interface ResponsesTool {
   description: string;
   parameters: JsonSchema;
   strict: boolean;
+  /** Loaded only when the API's tool search finds it (a search-mode listing: docs/search.md). */
+  defer_loading?: true;
 }
 
 export type ResponsesOutputPart =

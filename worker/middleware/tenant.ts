@@ -8,6 +8,13 @@ import { waitUntilOf } from "../execution";
 import { preparePrecomputed } from "../tenant/listings/precomputed";
 import type { Tenant } from "../tenant/tenant";
 import { readyTenant } from "../tenant/ready";
+import { endpointView, unscoped } from "../endpoints/view";
+
+/** The tenant as this request's route sees it: a curated endpoint's view on /mcp/<name>, else whole. */
+function scoped(c: Context<AppEnv>, tenant: Tenant): Tenant | Promise<Tenant> {
+  const endpoint = c.get("endpoint");
+  return endpoint === undefined ? tenant : endpointView(tenant, endpoint);
+}
 
 /**
  * Puts the tenant (parsed once per isolate, its tools taken from `catalog`; `bundled` defaults to
@@ -26,7 +33,7 @@ export function loadTenantFrom(catalog: Catalog, bundled?: BundledConfig) {
  * request without a valid key never makes toolgate list an upstream.
  */
 export const remoteTools = createMiddleware<AppEnv>(async (c, next) => {
-  c.set("tenant", withRemoteTools(c.get("tenant"), c.env, waitUntilOf(c)));
+  c.set("tenant", await scoped(c, withRemoteTools(unscoped(c.get("tenant")), c.env, waitUntilOf(c))));
   await next();
 });
 
@@ -38,7 +45,7 @@ export const remoteTools = createMiddleware<AppEnv>(async (c, next) => {
 export async function needRemoteTools(c: Context<AppEnv>, need: "all" | readonly string[]): Promise<Tenant> {
   const registry = c.get("tenant").registry;
   if (need === "all" || !need.every((name) => registry.has(name))) {
-    c.set("tenant", await withListedTools(c.get("tenant"), c.env, waitUntilOf(c)));
+    c.set("tenant", await scoped(c, await withListedTools(unscoped(c.get("tenant")), c.env, waitUntilOf(c))));
   }
   // Declared tools are built on first use (registry.ts): the named ones now, so a bad declaration
   // answers config_invalid (ConfigError) before any call of the request runs.

@@ -4,9 +4,10 @@ import { oauthLibrary, type OAuthLibrary } from "../oauth-library";
 
 /**
  * OAuth 2.1 for MCP clients (@cloudflare/workers-oauth-provider). Each tenant is its own Worker, so
- * its issuer is the origin it is reached on and its one protected resource is `<origin>/mcp`:
- * a token is bound to this tenant's endpoint (RFC 8707) and refused anywhere else. The HTTP API of the
- * same Worker accepts it too. The library keeps clients, grants and tokens (hashed) in OAUTH_KV.
+ * its issuer is the origin it is reached on; its protected resources are `<origin>/mcp` and each
+ * curated endpoint's `<origin>/mcp/<name>`: a token is bound to one of them (RFC 8707) and refused at
+ * the others. The HTTP API of the same Worker accepts `/mcp`'s tokens too, never an endpoint's. The
+ * library keeps clients, grants and tokens (hashed) in OAUTH_KV.
  *
  * The library is imported on first use (an OAuth path, or a token of its shape; worker/oauth-library.ts),
  * so no isolate parses it at startup and requests with keys never evaluate it.
@@ -21,40 +22,60 @@ export const GRANT_USER = "tenant";
 /** What any access needs, named in the 401 challenge so clients ask for it first. */
 export const REQUIRED_SCOPES = ["call"];
 
-/** Where OAuth is served for one origin of a tenant's Worker. */
+/** Where OAuth is served for one origin of a tenant's Worker, as one request reached it. */
 export interface OAuthSite {
   tenant: string;
   origin: string;
-  /** The protected resource: tokens carry it as their audience. */
+  /** The protected resource of the request's route: tokens carry it as their audience. */
   resource: string;
   /** Where its RFC 9728 metadata is (the 401 challenge names it). */
   metadataUrl: string;
+  /** Every protected resource of this origin: `/mcp`'s first, then each endpoint's. */
+  resources: readonly string[];
 }
 
-export function siteAt(origin: string, tenant: string): OAuthSite {
+const METADATA_PATH = "/.well-known/oauth-protected-resource";
+
+/** The site at `origin`, for the request's curated endpoint (`endpoint`) or /mcp and the HTTP API. */
+export function siteAt(
+  origin: string,
+  tenant: string,
+  endpoints: readonly string[] = [],
+  endpoint?: string,
+): OAuthSite {
+  const path = endpoint === undefined ? "/mcp" : `/mcp/${endpoint}`;
   return {
     tenant,
     origin,
-    resource: `${origin}/mcp`,
-    metadataUrl: `${origin}/.well-known/oauth-protected-resource/mcp`,
+    resource: `${origin}${path}`,
+    metadataUrl: `${origin}${METADATA_PATH}${path}`,
+    resources: [`${origin}/mcp`, ...endpoints.map((name) => `${origin}/mcp/${name}`)],
   };
 }
 
-/** The library's two roles for a site. */
+/** The library's two roles for a site: one authorization server, one resource server per resource. */
 export interface OAuthServers {
   authorizationServer: OAuthAuthorizationServer<Record<string, unknown>>;
-  resourceServer: OAuthResourceServer<Record<string, unknown>>;
+  /** By resource; `/mcp`'s first. */
+  resourceServers: ReadonlyMap<string, OAuthResourceServer<Record<string, unknown>>>;
+}
+
+/** The resource server whose RFC 9728 metadata is at this path (path form), else `/mcp`'s. */
+export function resourceServerAt(servers: OAuthServers, url: URL): OAuthResourceServer<Record<string, unknown>> {
+  const resource = `${url.origin}${url.pathname.slice(METADATA_PATH.length)}`;
+  return servers.resourceServers.get(resource) ?? servers.resourceServers.values().next().value!;
 }
 
 const built = new Map<string, OAuthServers | null>();
 const MAX_SITES = 16;
 
 function build(lib: OAuthLibrary, site: OAuthSite): OAuthServers | null {
-  const { origin, resource } = site;
+  const { origin, resources } = site;
   try {
     const authorizationServer = new lib.OAuthAuthorizationServer<Record<string, unknown>>({
       issuer: origin,
-      resources: [resource],
+      resources,
+      defaultResource: resources[0]!,
       authorizeEndpoint: `${origin}${OAUTH_PATHS.authorize}`,
       tokenEndpoint: `${origin}${OAUTH_PATHS.token}`,
       clientRegistrationEndpoint: `${origin}${OAUTH_PATHS.register}`,
@@ -63,19 +84,23 @@ function build(lib: OAuthLibrary, site: OAuthSite): OAuthServers | null {
       refreshTokenTTL: REFRESH_TOKEN_TTL_SECONDS,
       clientIdMetadataDocumentEnabled: true,
     });
-    const resourceServer = new lib.OAuthResourceServer<Record<string, unknown>>({
-      resourceMetadata: {
-        resource,
-        authorization_servers: [origin],
-        bearer_methods_supported: ["header"],
-        resource_name: `toolgate (${site.tenant})`,
-      },
-      requiredScopes: REQUIRED_SCOPES,
-      validateToken: (env) => (audience, token) => authorizationServer.validateToken(audience, token, env),
-      // Only its metadata is served through it; /mcp itself is toolgate's (middleware/auth.ts checks tokens).
-      handler: { fetch: () => new Response(null, { status: 404 }) },
-    });
-    return { authorizationServer, resourceServer };
+    const resourceServer = (resource: string) => {
+      const path = resource === resources[0] ? [] : [resource.slice(origin.length)];
+      return new lib.OAuthResourceServer<Record<string, unknown>>({
+        resourceMetadata: {
+          resource,
+          authorization_servers: [origin],
+          bearer_methods_supported: ["header"],
+          // An endpoint's is named after it: "toolgate (acme, /mcp/ops)".
+          resource_name: `toolgate (${[site.tenant, ...path].join(", ")})`,
+        },
+        requiredScopes: REQUIRED_SCOPES,
+        validateToken: (env) => (audience, token) => authorizationServer.validateToken(audience, token, env),
+        // Only its metadata is served through it; /mcp itself is toolgate's (middleware/auth.ts checks tokens).
+        handler: { fetch: () => new Response(null, { status: 404 }) },
+      });
+    };
+    return { authorizationServer, resourceServers: new Map(resources.map((r) => [r, resourceServer(r)])) };
   } catch {
     // An origin the library refuses as an issuer (plain http off loopback): no OAuth there.
     return null;
@@ -84,7 +109,7 @@ function build(lib: OAuthLibrary, site: OAuthSite): OAuthServers | null {
 
 /** The library's servers for a site, built once per isolate; null where the library refuses the origin. */
 export async function oauthServers(site: OAuthSite): Promise<OAuthServers | null> {
-  const key = `${site.tenant}\n${site.origin}`;
+  const key = `${site.tenant}\n${site.resources.join("\n")}`;
   let servers = built.get(key);
   if (servers === undefined) {
     const lib = await oauthLibrary();

@@ -3,6 +3,7 @@ import type { AppEnv } from "../env";
 import { requireKey, requireScope } from "../middleware/auth";
 import { hostGuard } from "../mcp/transport/guard";
 import { remoteTools } from "../middleware/tenant";
+import { endpointOfPath, requireEndpointAccess } from "../endpoints/access";
 import { handleDelete, handleGet, handleOtherMethod, handlePost, type TransportOptions } from "../mcp/transport/http";
 
 /**
@@ -28,12 +29,17 @@ function secondsVar(value: unknown, min: number, max: number): number | undefine
 }
 
 /**
- * The tenant's registry as an MCP server (Streamable HTTP). Host/Origin are checked before the key,
- * so a rebinding page learns nothing; the key needs the "call" scope, as for POST /v1/calls.
+ * The tenant's registry as an MCP server (Streamable HTTP) at /mcp, and each curated endpoint's
+ * selection at /mcp/<name> (worker/endpoints/). Host/Origin are checked before the key, so a rebinding
+ * page learns nothing; the key needs the "call" scope, as for POST /v1/calls, and an endpoint's leave.
  */
 export const mcp = new Hono<AppEnv>()
-  .use(hostGuard, requireKey, requireScope("call"), remoteTools)
-  .post("/", (c) => handlePost(c, transportOptions(c.env)))
-  .get("/", handleGet)
-  .delete("/", handleDelete)
-  .all("/", handleOtherMethod);
+  .use("/", hostGuard, requireKey, requireScope("call"), remoteTools)
+  .use("/:endpoint", hostGuard, endpointOfPath, requireKey, requireScope("call"), requireEndpointAccess, remoteTools);
+for (const path of ["/", "/:endpoint"]) {
+  mcp
+    .post(path, (c) => handlePost(c, transportOptions(c.env)))
+    .get(path, handleGet)
+    .delete(path, handleDelete)
+    .all(path, handleOtherMethod);
+}

@@ -9,7 +9,7 @@ import { clientInfoMetadata, clientMetadataProblem, consentMetadata } from "../o
 import { saveConsent } from "../oauth/consents";
 import { boundRegistration } from "../oauth/registration";
 import { oauthLibrary, type OAuthLibrary } from "../oauth-library";
-import { oauthApi, oauthServers, OAUTH_PATHS, type OAuthServers } from "../oauth/site";
+import { oauthApi, oauthServers, OAUTH_PATHS, resourceServerAt, type OAuthServers } from "../oauth/site";
 
 async function servers(c: Context<AppEnv>): Promise<OAuthServers | Response> {
   const site = siteOf(c);
@@ -19,12 +19,17 @@ async function servers(c: Context<AppEnv>): Promise<OAuthServers | Response> {
   );
 }
 
-/** The library's own endpoints: metadata (RFC 8414, RFC 9728), token and revocation, registration (RFC 7591). */
-function serve(role: keyof OAuthServers) {
+/**
+ * The library's own endpoints: metadata (RFC 8414, RFC 9728: each resource's at its path form),
+ * token and revocation, registration (RFC 7591).
+ */
+function serve(role: "authorizationServer" | "resourceServer") {
   return async (c: Context<AppEnv>) => {
     const found = await servers(c);
     if (found instanceof Response) return found;
-    return found[role].fetch(c.req.raw, c.env, executionOf(c) as never);
+    const server =
+      role === "authorizationServer" ? found.authorizationServer : resourceServerAt(found, new URL(c.req.url));
+    return server.fetch(c.req.raw, c.env, executionOf(c) as never);
   };
 }
 

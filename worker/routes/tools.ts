@@ -8,6 +8,7 @@ import { requireScope } from "../middleware/auth";
 import { needListing } from "../middleware/tenant";
 import { toolInfo } from "../tenant/tool-info";
 import { listedTools } from "../search/mode";
+import { nativeSearchListing } from "../search/native";
 
 const JSON_TYPE = { "content-type": "application/json" };
 
@@ -24,5 +25,8 @@ export const tools = new Hono<AppEnv>()
   .get("/:format", requireScope("call"), async (c) => {
     const format = formatNamed(c.req.param("format"));
     const tenant = await needListing(c);
+    // In search mode, a format whose API searches tools itself lists them deferred, with its search.
+    const native = await nativeSearchListing(tenant, format, c.var.caller);
+    if (native !== undefined) return c.body(native, 200, JSON_TYPE);
     return c.body(toolListingJson(tenant, format, listedTools(tenant, c.var.caller)), 200, JSON_TYPE);
   });

@@ -1,6 +1,7 @@
 import type { Registry } from "../../src/registry";
 import type { Tenant } from "../tenant/tenant";
 import type { SearchConfig } from "./config";
+import { preparedSearchIndex } from "./prebuilt";
 import { tenantScope } from "./setup";
 import { searchRun, type SearchScope } from "./tool";
 import { withReplaced } from "../tenant/replaced-tool";
@@ -12,7 +13,7 @@ interface Caller {
 }
 
 /** Whether this caller's listings are in search mode. */
-function inSearchMode(search: SearchConfig, caller: Pick<Caller, "keyName">): boolean {
+export function inSearchMode(search: SearchConfig, caller: Pick<Caller, "keyName">): boolean {
   return search.keys === undefined || search.keys.includes(caller.keyName);
 }
 
@@ -48,6 +49,7 @@ export function callerRegistry(tenant: Tenant, caller: Pick<Caller, "tools">): R
   const allowed = caller.tools;
   const scope: SearchScope = {
     ...tenantScope(() => tenant, search),
+    index: () => preparedSearchIndex(tenant),
     visible: (name) => name !== search.tool && (!allowed || allowed.has(name)),
   };
   return withReplaced(tenant.registry, Object.freeze({ ...tool, run: searchRun(search, scope) }));

@@ -13,19 +13,36 @@ export interface SearchedTenant {
 
 const INDEX = "search:index";
 
+/** Whether the tenant view's search index is made (or being made). */
+export function hasSearchIndex(tenant: SearchedTenant): boolean {
+  return tenant.listings.has(INDEX);
+}
+
+/** The tools a tenant view's search index holds: every tool but the search tool and the denied ones. */
+export function indexedTools(tenant: SearchedTenant): Tool[] {
+  const deny = new Set(tenant.config.deny);
+  return tenant.registry.list().filter((tool) => tool.name !== tenant.config.search?.tool && !deny.has(tool.name));
+}
+
 /**
- * The search index of a tenant view's tools (the search tool and denied tools left out), built on
- * the first search and kept with the view's listings: a view with remote MCP tools is a new view
- * when they change, so its index is new too.
+ * The search index of a tenant view's tools (indexedTools), made on the first search and kept with
+ * the view's listings: a view with remote MCP tools is a new view when they change, so its index is
+ * new too. `prebuilt` is the build's index text (a bundled tenant's): read rather than built when it
+ * is one of these tools.
  */
-export function tenantSearchIndex(tenant: SearchedTenant): Promise<ToolIndex> {
+export function tenantSearchIndex(tenant: SearchedTenant, prebuilt?: string): Promise<ToolIndex> {
   let index = tenant.listings.get(INDEX) as Promise<ToolIndex> | undefined;
   if (index === undefined) {
-    const deny = new Set(tenant.config.deny);
-    const tools = tenant.registry
-      .list()
-      .filter((tool) => tool.name !== tenant.config.search?.tool && !deny.has(tool.name));
-    index = searchLibrary().then(({ buildToolIndex }) => buildToolIndex(tools));
+    const tools = indexedTools(tenant);
+    index = searchLibrary().then(
+      ({ buildToolIndex, readToolIndex }) =>
+        (prebuilt !== undefined &&
+          readToolIndex(
+            prebuilt,
+            tools.map((tool) => tool.name),
+          )) ||
+        buildToolIndex(tools),
+    );
     tenant.listings.set(INDEX, index);
   }
   return index;

@@ -107,8 +107,8 @@ const CORE_FIELDS = {
 /*
  * The optional blocks, each a field of its own (worker/config-blocks/lazy/entry.ts): identity (who the
  * people behind calls are, their roles), search (search mode for large catalogues), telemetry
- * (OpenTelemetry traces), connections (the OAuth providers through which tools act as the user) and
- * codeMode (a tool running a program over the tenant's tools).
+ * (OpenTelemetry traces), connections (the OAuth providers through which tools act as the user),
+ * codeMode (a tool running a program over the tenant's tools) and endpoints (curated MCP endpoints).
  */
 type BlockSchema<K extends ConfigBlock> = ReturnType<ConfigBlocksLibrary["BLOCK_SCHEMAS"][K]>;
 type CoreSchema = v.StrictObjectSchema<typeof CORE_FIELDS, undefined>;

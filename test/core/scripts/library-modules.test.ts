@@ -11,6 +11,7 @@ import {
 import { JSON_SCHEMA_MODULE } from "../../../scripts/json-schema-module.mjs";
 import { OAUTH_MODULE } from "../../../scripts/oauth-module.mjs";
 import { SEARCH_MODULE, searchInputAllowed, writeSearchModule } from "../../../scripts/search-module.mjs";
+import { ENDPOINTS_MODULE } from "../../../scripts/endpoints-module.mjs";
 import { TELEMETRY_MODULE, telemetryInputAllowed, writeTelemetryModule } from "../../../scripts/telemetry-module.mjs";
 import { TO_JSON_SCHEMA_MODULE } from "../../../scripts/to-json-schema-module.mjs";
 import {
@@ -37,6 +38,8 @@ const MODULES = [
   ["identity/library.generated.mjs", IDENTITY_MODULE, "no applicable key found in the JSON Web Key Set"],
   // Tool search's answer when no tool matches.
   ["search/library.generated.mjs", SEARCH_MODULE, "no tool matches these words"],
+  // A curated endpoint's refusal of a search tool named like one of its tools.
+  ["endpoints/library.generated.mjs", ENDPOINTS_MODULE, "is one of the endpoint's tools; choose another"],
   // The resource attribute counting dropped spans.
   ["telemetry/library.generated.mjs", TELEMETRY_MODULE, "toolgate.telemetry.dropped_spans"],
   // The connect page's refusal.
@@ -56,7 +59,7 @@ it.each([
   ["", "index.js"],
   ["acme", "acme.js"],
 ])(
-  "wrangler uploads the OAuth, JSON Schema, identity, search, telemetry and connections libraries, the JSON Schema converter, the configuration blocks' schemas, code mode and the remote MCP client as modules of their own, which the bundle imports only when asked (env %j)",
+  "wrangler uploads the OAuth, JSON Schema, identity, search, telemetry and connections libraries, the JSON Schema converter, the configuration blocks' schemas, code mode, the remote MCP client and curated endpoints as modules of their own, which the bundle imports only when asked (env %j)",
   (env, main) => {
     const node = existsSync("node_modules/node/bin/node") ? resolve("node_modules/node/bin/node") : process.execPath;
     const dir = join(out, env || "top");

@@ -27,6 +27,8 @@ export interface McpTarget {
   /** Ask for this protocol version in initialize (the SDK client always asks for its newest). */
   version?: string;
   headers?: Record<string, string>;
+  /** Where the server is: default MCP_URL (a curated endpoint's is `${BASE}/mcp/<name>`). */
+  url?: string;
 }
 
 /** A fetch into the Worker under test, for the SDK transport or by hand. */
@@ -61,14 +63,14 @@ export async function connect(
     { name: "toolgate-test", version: "1.0.0" },
     { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },
   );
-  const transport = new StreamableHTTPClientTransport(new URL(MCP_URL), { fetch: mcpFetch(target) });
+  const transport = new StreamableHTTPClientTransport(new URL(target.url ?? MCP_URL), { fetch: mcpFetch(target) });
   await client.connect(transport);
   return { client, transport };
 }
 
 /** One raw JSON-RPC POST, for what the SDK client would never send. */
 export function post(body: unknown, headers: Record<string, string> = {}, target: McpTarget = {}): Promise<Response> {
-  return mcpFetch(target)(MCP_URL, {
+  return mcpFetch(target)(target.url ?? MCP_URL, {
     method: "POST",
     headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
     body: typeof body === "string" ? body : JSON.stringify(body),
@@ -125,6 +127,6 @@ export type VersionMode = "legacy" | "auto" | { pin: "2026-07-28" };
 /** The official v2 client (@modelcontextprotocol/client) in one of its negotiation modes. */
 export async function connectV2(mode: VersionMode, target: McpTarget = {}): Promise<V2Client> {
   const client = new V2Client({ name: "toolgate-test-v2", version: "1.0.0" }, { versionNegotiation: { mode } });
-  await client.connect(new V2Transport(new URL(MCP_URL), { fetch: mcpFetch(target) }));
+  await client.connect(new V2Transport(new URL(target.url ?? MCP_URL), { fetch: mcpFetch(target) }));
   return client;
 }

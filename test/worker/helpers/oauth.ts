@@ -130,29 +130,39 @@ export async function tokenRequest(origin: string, params: Record<string, string
   });
 }
 
-/** The whole flow: register, authorize with PKCE, an admin approves with `grant`, code for tokens. */
+/**
+ * The whole flow: register, authorize with PKCE, an admin approves with `grant`, code for tokens, for
+ * `resource` (default `<origin>/mcp`; a curated endpoint's is `<origin>/mcp/<name>`).
+ */
 export async function signIn(
   grant: Record<string, unknown> = {},
   origin = BASE,
+  resource = `${origin}/mcp`,
 ): Promise<{ clientId: string; tokens: Tokens }> {
   const clientId = await register(origin);
   const { verifier, challenge } = await pkce();
-  const consent = await startConsent({ origin, clientId, challenge, scope: "call" });
+  const consent = await startConsent({ origin, clientId, challenge, scope: "call", resource });
   const decided = await decide(origin, consent, { decision: "approve", ...grant });
   if (decided.status !== 200) throw new Error(`decision answered ${decided.status}: ${await decided.text()}`);
   const { redirectTo } = (await decided.json()) as { redirectTo: string };
-  return { clientId, tokens: await redeem(origin, clientId, verifier, redirectTo) };
+  return { clientId, tokens: await redeem(origin, clientId, verifier, redirectTo, resource) };
 }
 
 /** The approved consent's code (in `redirectTo`) redeemed with the PKCE verifier for tokens. */
-export async function redeem(origin: string, clientId: string, verifier: string, redirectTo: string): Promise<Tokens> {
+export async function redeem(
+  origin: string,
+  clientId: string,
+  verifier: string,
+  redirectTo: string,
+  resource = `${origin}/mcp`,
+): Promise<Tokens> {
   const res = await tokenRequest(origin, {
     grant_type: "authorization_code",
     code: new URL(redirectTo).searchParams.get("code")!,
     redirect_uri: REDIRECT_URI,
     client_id: clientId,
     code_verifier: verifier,
-    resource: `${origin}/mcp`,
+    resource,
   });
   if (res.status !== 200) throw new Error(`token answered ${res.status}: ${await res.text()}`);
   return (await res.json()) as Tokens;

@@ -2,6 +2,7 @@ import type * as v from "valibot";
 import type { ConfigBlock } from "../names";
 import { CodeModeConfigSchema } from "../../code-mode/config";
 import { connectionsSchema } from "../../connections/config";
+import { endpointsSchema } from "../../endpoints/config";
 import { identitySchema } from "../../identity/config";
 import { SearchConfigSchema } from "../../search/config";
 import { telemetrySchema } from "../../telemetry/config";
@@ -18,4 +19,5 @@ export const BLOCK_SCHEMAS = {
   telemetry: telemetrySchema,
   connections: connectionsSchema,
   codeMode: () => CodeModeConfigSchema,
+  endpoints: endpointsSchema,
 } satisfies Record<ConfigBlock, () => v.GenericSchema>;

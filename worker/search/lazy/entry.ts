@@ -4,3 +4,5 @@
  * imports on a tenant's first search: tenants without search mode never carry or compile it.
  */
 export { buildToolIndex, SearchQueryError, searchTools, type ToolIndex } from "../../../src/search/tool-index";
+export { readToolIndex } from "../../../src/search/index-text";
+export { withNativeSearch } from "./native";

@@ -5,6 +5,10 @@ import { listingOf } from "./listing";
 import { INFO_SECTION, joinEntries, renderLayout, type Entry } from "./layout";
 import { PRECOMPUTED_LAYOUT } from "./key";
 import { taskSupportOf } from "../../mcp/task-support";
+import { buildToolIndex } from "../../../src/search/tool-index";
+import { toolIndexText } from "../../../src/search/index-text";
+import { indexedTools } from "../../search/setup";
+import { SEARCH_INDEX_SECTION } from "./precomputed";
 import type { Tenant } from "../tenant";
 import { toolInfo } from "../tool-info";
 
@@ -29,8 +33,9 @@ function section(entries: readonly Entry[], expected: string, what: string) {
 
 /**
  * A tenant's listings, computed at build time (scripts/tools-check.ts) for its Worker to serve
- * without building them: every format's and GET /v1/tools's, each tool's entry placed, and which
- * tools MCP 2026-07-28 lists as tasks. `key` is listingsKey() of the configuration it was built from.
+ * without building them: every format's and GET /v1/tools's, each tool's entry placed, which tools
+ * MCP 2026-07-28 lists as tasks and, for a tenant in search mode, its search index. `key` is
+ * listingsKey() of the configuration it was built from.
  */
 export function precomputeListings(tenant: Tenant, key: string): string {
   const tools = tenant.registry.list();
@@ -45,6 +50,14 @@ export function precomputeListings(tenant: Tenant, key: string): string {
     JSON.stringify({ tools: infos }),
     "GET /v1/tools",
   );
+  // A tenant in search mode: its index too, so its Worker's first search reads it rather than builds it.
+  if (tenant.config.search) {
+    sections[SEARCH_INDEX_SECTION] = {
+      text: toolIndexText(buildToolIndex(indexedTools(tenant))),
+      spans: [],
+      skipped: [],
+    };
+  }
   const tasks: Record<string, "optional" | "required"> = {};
   for (const tool of tools) {
     const support = taskSupportOf(tool);

@@ -44,6 +44,20 @@ export async function preparePrecomputed(tenant: Tenant): Promise<void> {
   checked.set(tenant, layout ?? null);
 }
 
+/** The section holding the build's search index of a tenant in search mode (scripts/tools-check.ts). */
+export const SEARCH_INDEX_SECTION = "search-index";
+
+/** The build's search index text of the tenant, once preparePrecomputed resolved; else undefined. */
+export function precomputedSearchIndex(tenant: Tenant): string | undefined {
+  const layout = layoutOf(tenant);
+  const section = layout?.header.sections[SEARCH_INDEX_SECTION];
+  if (!layout || !section || !Number.isSafeInteger(section.at) || !Number.isSafeInteger(section.length))
+    return undefined;
+  return section.at >= 0 && section.length >= 0 && section.at + section.length <= layout.body.length
+    ? sectionText(layout, SEARCH_INDEX_SECTION)
+    : undefined;
+}
+
 /** The tenant's checked precomputed listings, once preparePrecomputed resolved; else undefined. */
 function layoutOf(tenant: Tenant): Layout | undefined {
   return checked.get(tenant) ?? undefined;
