@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../../worker/app";
+import { loadConfigBlocks } from "../../../worker/config-blocks-library";
 import { listingsKey } from "../../../worker/tenant/listings/key";
 import { renderLayout, type Header } from "../../../worker/tenant/listings/layout";
 import { precomputeListings } from "../../../worker/tenant/listings/precompute";
@@ -8,6 +9,9 @@ import { SEARCH_INDEX_SECTION } from "../../../worker/tenant/listings/precompute
 import { checkTenant } from "../../../worker/tenant/tenant";
 import { TEST_CATALOG } from "../../fixtures/catalog";
 import { BASE, CALL_KEY, CALL_KEY_HASH } from "../helpers/requests";
+
+// checkTenant parses the configuration here, outside readyTenant: the search block's schema first.
+await loadConfigBlocks();
 
 const SOURCE = "tenants/prebuilt.json";
 /** Without TOOLGATE_CONFIG and the demo: the bundled configuration is the tenant's. */
