@@ -8,7 +8,7 @@
  */
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import type { CallRecord } from "../src/result";
-import { countFinished, METRICS_SCHEMA } from "../worker/ledger/metrics";
+import { countFinished, METRICS_SCHEMA, type MetricsSql } from "../worker/ledger/metrics";
 import { fmt, table } from "./harness";
 import { CLOCK, interleave } from "./peers/rounds";
 
@@ -20,13 +20,13 @@ db.exec(`CREATE TABLE calls (call_id TEXT PRIMARY KEY, tool TEXT NOT NULL, statu
   ${METRICS_SCHEMA};`);
 const statements = new Map<string, StatementSync>();
 /** The slice of SqlStorage the rollup uses, over node:sqlite (statements prepared once, as workerd caches them). */
-const sql = {
+const sql: MetricsSql = {
   exec(query: string, ...bindings: (string | number | null)[]) {
     let statement = statements.get(query);
     if (!statement) statements.set(query, (statement = db.prepare(query)));
     statement.run(...bindings);
   },
-} as unknown as SqlStorage;
+};
 
 const TOOLS = ["lookup", "search", "send", "fetch_page", "summarize"];
 let n = 0;

@@ -26,7 +26,12 @@ errors = errors + excluded.errors, sum_ms = sum_ms + excluded.sum_ms, max_ms = m
 /** Failures of the tool or its upstream (a decision, a cancel or bad arguments are not). */
 const FAILED = new Set<string>(["failed", "timed_out", "unknown"]);
 
-function count(sql: SqlStorage, now: number, kind: string, name: string, part: string, errors: number, ms = 0) {
+/** The slice of a Durable Object's SqlStorage the rollup writes with (the bench runs it over node:sqlite). */
+export interface MetricsSql {
+  exec(query: string, ...bindings: (string | number | null)[]): unknown;
+}
+
+function count(sql: MetricsSql, now: number, kind: string, name: string, part: string, errors: number, ms = 0) {
   sql.exec(UPSERT, Math.floor(now / MINUTE_MS), kind, name, part, errors, ms, ms);
 }
 
@@ -34,7 +39,7 @@ function count(sql: SqlStorage, now: number, kind: string, name: string, part: s
  * Counts a call that has ended (in the write that ends it). Calls of unknown tools are not counted:
  * their names are the caller's, unbounded.
  */
-export function countFinished(sql: SqlStorage, record: CallRecord, now: number): void {
+export function countFinished(sql: MetricsSql, record: CallRecord, now: number): void {
   if (record.source === "") return;
   const ms = Math.max(0, record.durationMs);
   count(sql, now, "tool", record.tool, String(bucketOf(ms)), FAILED.has(record.status) ? 1 : 0, ms);
@@ -47,11 +52,11 @@ export function countFinished(sql: SqlStorage, record: CallRecord, now: number):
 }
 
 /** Counts a call parked for approval. */
-export function countApprovalRequested(sql: SqlStorage, record: CallRecord, now: number): void {
+export function countApprovalRequested(sql: MetricsSql, record: CallRecord, now: number): void {
   count(sql, now, "approval", record.tool, "", 0);
 }
 
 /** Drops metrics older than METRICS_RETENTION_MS (the alarm's sweep). */
-export function pruneMetrics(sql: SqlStorage, now: number): void {
+export function pruneMetrics(sql: MetricsSql, now: number): void {
   sql.exec("DELETE FROM metrics WHERE minute < ?", Math.floor((now - METRICS_RETENTION_MS) / MINUTE_MS));
 }
