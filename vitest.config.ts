@@ -5,36 +5,12 @@ import { HeldWorkerdLogs } from "./test/runner/held-workerd-logs.ts";
 import { quietDependencySourcemaps } from "./test/runner/quiet-dependency-sourcemaps.ts";
 import { secondIsolateWorker } from "./test/runner/second-isolate.ts";
 import { SECOND_ISOLATE_SECRETS } from "./test/fixtures/second-isolate-tenant.ts";
-import { writeToolCatalog } from "./scripts/tools-catalog.mjs";
-import { writeOAuthModule } from "./scripts/oauth-module.mjs";
-import { writeJsonSchemaModule } from "./scripts/json-schema-module.mjs";
-import { writeIdentityModule } from "./scripts/identity-module.mjs";
-import { writeSearchModule } from "./scripts/search-module.mjs";
-import { writeEndpointsModule } from "./scripts/endpoints-module.mjs";
-import { writeTelemetryModule } from "./scripts/telemetry-module.mjs";
-import { writeConnectionsModule } from "./scripts/connections-module.mjs";
-import { writeToJsonSchemaModule } from "./scripts/to-json-schema-module.mjs";
-import { writeConfigBlocksModule } from "./scripts/config-blocks-module.mjs";
-import { writeCodeModeModule } from "./scripts/code-mode-module.mjs";
-import { writeRemoteMcpModule } from "./scripts/remote-mcp-module.mjs";
+import { writeGeneratedModules } from "./scripts/ts-entry.mjs";
 
-// The catalogue module of tools/ and the library modules (OAuth, JSON Schema, identity, search, telemetry,
-// connections, the JSON Schema converter, the configuration blocks' schemas, code mode, the remote MCP
-// client; all git-ignored), written before either project bundles worker code: the vitest plugin reads
-// wrangler.toml but does not run its [build] command.
+// The catalogue module of tools/ and the library modules (all git-ignored), written before either project
+// bundles worker code: the vitest plugin reads wrangler.toml but does not run its [build] command.
 const root = fileURLToPath(new URL(".", import.meta.url));
-writeToolCatalog(root);
-await writeOAuthModule(root);
-await writeJsonSchemaModule(root);
-await writeIdentityModule(root);
-await writeSearchModule(root);
-await writeEndpointsModule(root);
-await writeTelemetryModule(root);
-await writeConnectionsModule(root);
-await writeToJsonSchemaModule(root);
-await writeConfigBlocksModule(root);
-await writeCodeModeModule(root);
-await writeRemoteMcpModule(root);
+await writeGeneratedModules(root);
 
 // Two projects: the runtime-agnostic core in Node, the Worker in workerd (real Durable Objects).
 
