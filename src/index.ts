@@ -13,6 +13,7 @@ export type {
   RichResult,
   Progress,
   ToolLogger,
+  ToolSpan,
   ToolParts,
   ToolNeeds,
   ToolRender,

@@ -72,6 +72,19 @@ export interface ToolContext {
   readonly connectionToken?: ConnectionTokens;
   /** Whether this call's caller answers questions of this method (an elicitation: in this mode, form by default). */
   canAsk(method: AskMethod, mode?: ElicitationMode): boolean;
+  /**
+   * Opens a client span under the attempt's (a traced call; else undefined): for a protocol that carries
+   * trace context in its messages (MCP's `params._meta`). Upstream requests made until it ends are its children.
+   */
+  span?(name: string, attributes: Readonly<Record<string, string | number | boolean>>): ToolSpan | undefined;
+}
+
+/** A span a tool opened (ToolContext.span): its W3C context for the message it sends, and its end. */
+export interface ToolSpan {
+  readonly traceparent: string;
+  readonly tracestate?: string;
+  /** Ends it, failed when `error` is given (its error.type). */
+  end(error?: string): void;
 }
 
 const RICH = Symbol.for("toolgate.rich");

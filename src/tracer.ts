@@ -1,6 +1,7 @@
 import type { CallEvent } from "./events";
 import type { CallJournal } from "./journal";
 import type { CallRecord } from "./result";
+import type { ToolSpan } from "./tool";
 
 /**
  * Traces calls (ExecuteOptions.tracer): the pipeline hands it its lifecycle events and lets it wrap the
@@ -21,4 +22,10 @@ export interface CallTracer {
   traceparentOf?(callId: string, tool: string): string | undefined;
   /** The call goes on elsewhere (a runner took it): its span ends here, as its record says. */
   handedOff?(record: CallRecord): void;
+  /** A client span a call's attempt opens (ToolContext.span); undefined when there is no room for it. */
+  span?(
+    callId: string,
+    name: string,
+    attributes: Readonly<Record<string, string | number | boolean>>,
+  ): ToolSpan | undefined;
 }

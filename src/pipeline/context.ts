@@ -9,7 +9,7 @@ import {
 } from "../ask";
 import { toolError } from "../errors";
 import type { JsonValue } from "../json";
-import type { ConnectionTokens, Progress, ToolContext, ToolLogger } from "../tool";
+import type { ConnectionTokens, Progress, ToolContext, ToolLogger, ToolSpan } from "../tool";
 import type { CallUser } from "../contract/users";
 import { emit } from "./env";
 import type { CallState } from "./state";
@@ -51,6 +51,9 @@ export class CallContext implements ToolContext {
   static abort(ctx: CallContext, reason: string): void {
     ctx.#reason ??= reason;
     ctx.#controller?.abort(reason);
+  }
+  span(name: string, attributes: Readonly<Record<string, string | number | boolean>>): ToolSpan | undefined {
+    return this.state.env.tracer?.span?.(this.callId, name, attributes);
   }
   canAsk(method: AskMethod, mode: ElicitationMode = "form"): boolean {
     // An elicitation's mode counts too: a client that declared URL mode alone cannot answer a form.

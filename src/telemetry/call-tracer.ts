@@ -47,6 +47,8 @@ interface OpenCall {
   root: TraceSpan;
   children: TraceSpan[];
   attempt: TraceSpan | undefined;
+  /** Client spans the attempt opened (ToolContext.span), innermost last: its upstream requests' parent. */
+  opened: TraceSpan[];
   finished: boolean;
   /** Journal writes not yet settled: the call's spans are handed over once none are left. */
   writing: number;
@@ -120,7 +122,7 @@ export function createCallTracer(options: CallTracerOptions = {}): RequestTracer
       root.parentSpanId = parent.spanId;
       if (parent.traceState !== undefined) root.traceState = parent.traceState;
     }
-    call = { root, children: [], attempt: undefined, finished: false, writing: 0 };
+    call = { root, children: [], attempt: undefined, opened: [], finished: false, writing: 0 };
     open.set(callId, call);
     return call;
   };
@@ -141,7 +143,13 @@ export function createCallTracer(options: CallTracerOptions = {}): RequestTracer
   };
 
   /** The call's span ends as its record says; its spans are handed over once its journal writes settle. */
+  /** Spans a tool opened and left open (an attempt timed out under it) end with their attempt. */
+  const closeOpened = (call: OpenCall, at: number) => {
+    for (const span of call.opened.splice(0)) span.endMs = at;
+  };
+
   const endOf = (call: OpenCall, record: CallRecord) => {
+    closeOpened(call, now());
     endCall(call.root, record);
     call.finished = true;
     checkIdle();
@@ -165,6 +173,7 @@ export function createCallTracer(options: CallTracerOptions = {}): RequestTracer
         return;
       }
       case "attempt.finished": {
+        closeOpened(call, event.at);
         const span = call.attempt;
         if (!span) return;
         span.endMs = event.at;
@@ -191,7 +200,8 @@ export function createCallTracer(options: CallTracerOptions = {}): RequestTracer
     return (input, init) => {
       const call = open.get(callId);
       const method = (init?.method ?? (input instanceof Request ? input.method : "GET")).toUpperCase();
-      const span = call ? child(call, method, "client", now(), call.attempt ?? call.root) : undefined;
+      const under = call && (call.opened.at(-1) ?? call.attempt ?? call.root);
+      const span = call ? child(call, method, "client", now(), under) : undefined;
       if (!span) return inner(input, init);
       // The URL without its query, which may carry a credential.
       const url = new URL(input instanceof Request ? input.url : String(input));
@@ -281,6 +291,23 @@ export function createCallTracer(options: CallTracerOptions = {}): RequestTracer
       // A call with no room for its span is counted dropped once, by its events.
       const call = open.get(callId) ?? (kept < maxSpans ? callOf(callId, tool, now()) : undefined);
       return call ? formatTraceparent(traceId, call.root.spanId) : undefined;
+    },
+    span(callId, name, spanAttributes) {
+      const call = open.get(callId);
+      const span = call && child(call, name, "client", now(), call.opened.at(-1) ?? call.attempt ?? call.root);
+      if (!call || !span) return undefined;
+      Object.assign(span.attributes, spanAttributes);
+      call.opened.push(span);
+      return {
+        traceparent: formatTraceparent(traceId, span.spanId),
+        ...(parent?.traceState === undefined ? {} : { tracestate: parent.traceState }),
+        end(error) {
+          if (!call.opened.includes(span)) return;
+          call.opened.splice(call.opened.indexOf(span), 1);
+          span.endMs = now();
+          if (error !== undefined) span.error = span.attributes["error.type"] = error;
+        },
+      };
     },
     handedOff(record) {
       const call = open.get(record.callId);

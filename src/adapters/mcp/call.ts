@@ -1,4 +1,4 @@
-import { toolError } from "../../errors";
+import { isToolError, toolError } from "../../errors";
 import { isPlainObject } from "../../json";
 import type { McpClient } from "./client";
 import { paramHeaders, type HeaderParam } from "./headers";
@@ -8,6 +8,8 @@ import type { McpCallContext } from "./wire";
 /** What a call needs of a remote tool's definition besides its name. */
 export interface RemoteCallSpec {
   remoteName: string;
+  /** The server's URL: its host and port name the call's span. */
+  url: string;
   /** 2025 `execution.taskSupport`: "required" tools are called as tasks. */
   taskSupport?: string;
   /** 2026 `x-mcp-header` parameters, mirrored into Mcp-Param-* headers. */
@@ -38,8 +40,9 @@ async function callLegacy(
   spec: RemoteCallSpec,
   args: unknown,
   ctx: McpCallContext,
+  meta: TraceMeta | undefined,
 ): Promise<unknown> {
-  const params = { name: spec.remoteName, arguments: args ?? {} };
+  const params = { name: spec.remoteName, arguments: args ?? {}, ...(meta ? { _meta: meta } : {}) };
   if (spec.taskSupport !== "required") return client.request("tools/call", params, ctx);
   if (!acceptsToolTasks(await client.capabilities(ctx))) {
     throw toolError(
@@ -70,13 +73,14 @@ async function callModern(
   spec: RemoteCallSpec,
   args: unknown,
   ctx: McpCallContext,
+  meta: TraceMeta | undefined,
 ): Promise<unknown> {
   const headers = paramHeaders(spec.headerParams, args);
   let retry: Record<string, unknown> = {};
   for (let round = 1; ; round++) {
     const result = await client.request(
       "tools/call",
-      { name: spec.remoteName, arguments: args ?? {}, ...retry },
+      { name: spec.remoteName, arguments: args ?? {}, ...retry, ...(meta ? { _meta: meta } : {}) },
       ctx,
       headers,
     );
@@ -107,7 +111,23 @@ async function callModern(
   }
 }
 
-/** tools/call in the server's era, as a task when it must be; answers the CallToolResult. */
+/** W3C trace context in a request's `params._meta` (the OpenTelemetry MCP conventions' propagation). */
+type TraceMeta = { traceparent: string; tracestate?: string };
+
+/** The span's error.type for how a tools/call ended: a tool error's code, an isError result's tool_error. */
+function errorTypeOf(outcome: { result: unknown } | { error: unknown }): string | undefined {
+  if ("error" in outcome) {
+    const { error } = outcome;
+    return isToolError(error) ? error.code : error instanceof Error ? error.name : "Error";
+  }
+  return isPlainObject(outcome.result) && outcome.result.isError === true ? "tool_error" : undefined;
+}
+
+/**
+ * tools/call in the server's era, as a task when it must be; answers the CallToolResult. A traced call
+ * makes it a client span (`tools/call {name}`, the OpenTelemetry MCP conventions) whose context the
+ * message carries in `params._meta`, so the server's spans continue the call's trace.
+ */
 export async function callRemoteTool(
   client: McpClient,
   label: string,
@@ -116,7 +136,26 @@ export async function callRemoteTool(
   ctx: McpCallContext,
 ): Promise<unknown> {
   const era = await client.era(ctx);
-  return era.kind === "modern"
-    ? callModern(client, label, spec, args, ctx)
-    : callLegacy(client, label, spec, args, ctx);
+  const url = new URL(spec.url);
+  const span = ctx.span?.(`tools/call ${spec.remoteName}`, {
+    "mcp.method.name": "tools/call",
+    "gen_ai.operation.name": "execute_tool",
+    "gen_ai.tool.name": spec.remoteName,
+    "network.transport": "tcp",
+    "server.address": url.hostname,
+    "server.port": url.port ? Number(url.port) : url.protocol === "https:" ? 443 : 80,
+    ...(era.kind === "modern" ? { "mcp.protocol.version": era.version } : {}),
+  });
+  const meta = span && { traceparent: span.traceparent, ...(span.tracestate ? { tracestate: span.tracestate } : {}) };
+  try {
+    const result =
+      era.kind === "modern"
+        ? await callModern(client, label, spec, args, ctx, meta)
+        : await callLegacy(client, label, spec, args, ctx, meta);
+    span?.end(errorTypeOf({ result }));
+    return result;
+  } catch (error) {
+    span?.end(errorTypeOf({ error }));
+    throw error;
+  }
 }

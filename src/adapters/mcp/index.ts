@@ -202,6 +202,7 @@ export function mcpServer(declaration: McpServerDeclaration, deps: McpServerDeps
     const annotations = hintsOf(def.definition.annotations);
     const spec = {
       remoteName: def.remoteName,
+      url: decl.url,
       headerParams,
       ...(def.taskSupport ? { taskSupport: def.taskSupport } : {}),
     };
@@ -222,6 +223,7 @@ export function mcpServer(declaration: McpServerDeclaration, deps: McpServerDeps
           signal: ctx.signal,
           secrets: ctx.secrets,
           progress: (p) => ctx.progress(p),
+          ...(ctx.span ? { span: ctx.span.bind(ctx) } : {}),
         };
         await checkPin(def, call);
         return fromCallResult(await callRemoteTool(client, label, spec, args, call), label);

@@ -1,7 +1,7 @@
 import { toolError } from "../../errors";
 import { isPlainObject } from "../../json";
 import { MISSING_CAPABILITY_CODES } from "../../mcp/errors";
-import type { Progress } from "../../tool";
+import type { Progress, ToolContext } from "../../tool";
 import type { AuthDeclaration } from "../declarations";
 import { applyAuth } from "../http-request";
 import { networkFailure } from "../network-failure";
@@ -20,6 +20,8 @@ export interface McpCallContext {
   signal: AbortSignal;
   secrets: Readonly<Record<string, string>>;
   progress?(update: Progress): void;
+  /** The call's client span for a tools/call (a traced call): its context goes in the message's `_meta`. */
+  span?: ToolContext["span"];
 }
 
 export interface McpClientOptions {
