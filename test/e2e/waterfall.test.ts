@@ -55,7 +55,10 @@ describe("A call's waterfall", () => {
     expect(((await done.json()) as { record: { status: string } }).record.status).toBe("succeeded");
     const view = await openView(page, "history", () => page.goto(viewUrl(baseUrl, `history/${id}`)));
     const chart = view.getByLabel(`Call ${id}`).getByRole("img", {
-      name: /^Waterfall: approval wait \d+ ms, attempt 1: upstream_error \d+ ms, attempt 2: upstream_error \d+ ms, attempt 3 \d+ ms$/,
+      name: new RegExp(
+        "^Waterfall: approval wait \\d+ ms, attempt 1: upstream_error \\d+ ms, " +
+          "attempt 2: upstream_error \\d+ ms, attempt 3 \\d+ ms$",
+      ),
     });
     await chart.waitFor();
     expect(await chart.locator("rect.bar.bad").count()).toBe(2);
