@@ -110,6 +110,23 @@ export interface CallRecord {
   gate?: { name: string; waitedMs: number };
   /** The call that made this one: a code run (docs/code-mode.md) whose program called this tool. */
   parent?: string;
+  /**
+   * Where the run's time went, for a call retried or one that made upstream requests (ctx.fetch): each
+   * such attempt, in ms from startedAt. A single attempt without upstream requests has none.
+   */
+  steps?: CallStep[];
+}
+
+/** One attempt of a call (CallRecord.steps): when it ran, how it ended, and its upstream requests' span. */
+export interface CallStep {
+  attempt: number;
+  /** From the call's startedAt. */
+  startMs: number;
+  durationMs: number;
+  /** The attempt's error code, when it failed. */
+  error?: ErrorCode;
+  /** From the first upstream request to the last one's response headers (or failure), and how many. */
+  upstream?: { startMs: number; durationMs: number; requests: number };
 }
 
 export type CallResult =

@@ -1,5 +1,5 @@
 import { isToolError, toolError, type ToolError } from "../errors";
-import type { CallError, CallOutput } from "../result";
+import type { CallError, CallOutput, CallStep } from "../result";
 import { settle } from "../timeout";
 import type { Tool } from "../tool";
 import { describeIssues } from "../validation";
@@ -29,18 +29,43 @@ export function runAttempt(state: CallState, attempt: number): AttemptOutcome | 
   try {
     returned = tool.run(state.input, ctx);
   } catch (error) {
-    return fromThrown(tool, error, attempt);
+    return noteStep(state, ctx, fromThrown(tool, error, attempt));
   }
-  if (isThenable(returned)) return awaitAttempt(tool, returned, ctx, cancel);
-  return checkOutput(tool, returned, attempt);
+  if (isThenable(returned)) return awaitAttempt(state, returned, ctx, cancel);
+  return noteStep(state, ctx, checkOutput(tool, returned, attempt));
+}
+
+/**
+ * Keeps the attempt's time for the record (CallRecord.steps) when it is worth showing: a failed attempt,
+ * a retry, or one that made upstream requests. A first attempt that simply succeeded costs nothing here.
+ */
+function noteStep(state: CallState, ctx: CallContext, outcome: AttemptOutcome): AttemptOutcome {
+  const { upstream } = ctx;
+  if (outcome.ok && ctx.attempt === 1 && !upstream) return outcome;
+  const origin = state.startedAt;
+  const step: CallStep = {
+    attempt: ctx.attempt,
+    startMs: ctx.startedAt - origin,
+    durationMs: state.env.now() - ctx.startedAt,
+  };
+  if (!outcome.ok) step.error = outcome.error.code;
+  if (upstream)
+    step.upstream = {
+      startMs: upstream.startMs - origin,
+      durationMs: upstream.endMs - upstream.startMs,
+      requests: upstream.requests,
+    };
+  (state.steps ??= []).push(step);
+  return outcome;
 }
 
 async function awaitAttempt(
-  tool: Tool,
+  state: CallState,
   work: PromiseLike<unknown>,
   ctx: CallContext,
   cancel: AbortSignal | undefined,
 ): Promise<AttemptOutcome> {
+  const tool = state.tool!;
   const timeoutMs = tool.policy.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const settled = await settle(
     Promise.resolve(work),
@@ -49,11 +74,15 @@ async function awaitAttempt(
     cancel,
   );
   const attempt = ctx.attempt;
-  if (settled.kind === "timeout")
-    return failure(toolError("timeout", `Tool "${tool.name}" did not finish within ${timeoutMs} ms.`), attempt);
-  if (settled.kind === "cancelled") return cancelled(tool, attempt);
-  if (settled.kind === "error") return fromThrown(tool, settled.error, attempt);
-  return checkOutput(tool, settled.value, attempt);
+  const outcome =
+    settled.kind === "timeout"
+      ? failure(toolError("timeout", `Tool "${tool.name}" did not finish within ${timeoutMs} ms.`), attempt)
+      : settled.kind === "cancelled"
+        ? cancelled(tool, attempt)
+        : settled.kind === "error"
+          ? fromThrown(tool, settled.error, attempt)
+          : checkOutput(tool, settled.value, attempt);
+  return noteStep(state, ctx, outcome);
 }
 
 function checkOutput(tool: Tool, returned: unknown, attempt: number): AttemptOutcome {

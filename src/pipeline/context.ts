@@ -24,8 +24,12 @@ export class CallContext implements ToolContext {
   readonly callId: string;
   readonly secrets: Readonly<Record<string, string>>;
   readonly user: Readonly<CallUser> | undefined;
-  readonly fetch: typeof fetch;
   readonly log: ToolLogger;
+  /** When this attempt started (env.now()). */
+  readonly startedAt: number;
+  /** The attempt's upstream requests (through ctx.fetch): first start, last end, how many. */
+  upstream: { startMs: number; endMs: number; requests: number } | undefined = undefined;
+  #fetch: typeof fetch | undefined = undefined;
   readonly connectionToken: ConnectionTokens | undefined;
   #controller: AbortController | undefined = undefined;
   #reason: string | undefined = undefined;
@@ -38,9 +42,26 @@ export class CallContext implements ToolContext {
     this.callId = state.callId;
     this.secrets = env.secrets;
     this.user = env.user;
-    this.fetch = env.tracer ? env.tracer.fetch(state.callId, attempt, env.fetch) : env.fetch;
     this.log = env.log;
+    this.startedAt = env.now();
     this.connectionToken = env.connectionTokens;
+  }
+  /** fetch bound to the egress policy (and traced), timing the attempt's upstream requests for its record. */
+  get fetch(): typeof fetch {
+    return (this.#fetch ??= this.#timedFetch());
+  }
+  #timedFetch(): typeof fetch {
+    const { env, callId } = this.state;
+    const inner = env.tracer ? env.tracer.fetch(callId, this.attempt, env.fetch) : env.fetch;
+    return (input, init) => {
+      const startMs = env.now();
+      const upstream = (this.upstream ??= { startMs, endMs: startMs, requests: 0 });
+      upstream.requests++;
+      const ended = () => void (upstream.endMs = Math.max(upstream.endMs, env.now()));
+      const response = inner(input, init);
+      response.then(ended, ended);
+      return response;
+    };
   }
   get signal(): AbortSignal {
     this.#controller ??= new AbortController();

@@ -45,6 +45,9 @@ export function buildRecord(state: CallState, status: CallRecord["status"]): Cal
   };
   const { gate } = state;
   if (gate) record.gate = { name: gate.name, waitedMs: gate.waitedMs ?? env.now() - gate.since };
+  // Steps tell more than the record's one run only for a retried call or one with upstream requests.
+  const { steps } = state;
+  if (steps && (state.attempts > 1 || steps.some((step) => step.upstream))) record.steps = steps;
   // A traced call names its span: a run that continues it elsewhere (approved, resumed) joins its trace.
   const trace = env.tracer?.traceparentOf?.(state.callId, state.name);
   if (trace !== undefined) record.trace = trace;

@@ -3,7 +3,7 @@ import type { ToolCall } from "../tool-call";
 import type { HookCall } from "../hooks";
 import type { ClaimWatch } from "../journal";
 import type { SlotGrant } from "../gates/limiter";
-import type { CallRecord, CallResult, PermissionDecision, Progress } from "../result";
+import type { CallRecord, CallResult, CallStep, PermissionDecision, Progress } from "../result";
 import type { Tool } from "../tool";
 import type { PipelineEnv } from "./env";
 
@@ -38,6 +38,8 @@ export interface CallState {
   held: boolean | undefined;
   /** The gate the call asked a slot of (no key: tool:<name> or group:<name>), and how long it waited. */
   gate: { name: string; since: number; waitedMs: number | undefined } | undefined;
+  /** Attempts worth showing (retried, failed, or with upstream requests): the record's steps. */
+  steps: CallStep[] | undefined;
 }
 
 const NOT_VALIDATED = Object.freeze({ ok: false }) as CallRecord["validation"];
@@ -63,6 +65,7 @@ export function createCallState(call: ToolCall, env: PipelineEnv, cancel: AbortS
     inputRequests: undefined,
     held: undefined,
     gate: undefined,
+    steps: undefined,
   };
 }
 

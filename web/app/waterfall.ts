@@ -5,7 +5,8 @@ import { svg } from "./charts";
 /** One bar of the waterfall: what the call was doing from `start` to `end` (ms since the epoch). */
 interface Segment {
   label: string;
-  kind: "wait" | "run";
+  /** Its bar's class: a wait, a run, a failed attempt, upstream requests. */
+  kind: "wait" | "run" | "bad" | "upstream";
   start: number;
   end: number;
 }
@@ -18,8 +19,8 @@ const duration = (ms: number) => (ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` :
 
 /**
  * What the record tells of where a call's time went: the wait for its approval (from when the call was
- * first accepted to the decision), the wait for its gate's slot (record.gate), and its run (its
- * attempts, to the end). Each attempt's and upstream request's timings are in its trace (telemetry).
+ * first accepted to the decision), the wait for its gate's slot (record.gate), and its run: each attempt
+ * and its upstream requests when the record has steps (a retried call, upstream requests), else one bar.
  */
 export function segmentsOf(record: CallRecord, entry?: Omit<CallEntry, "record">): Segment[] {
   const segments: Segment[] = [];
@@ -35,6 +36,7 @@ export function segmentsOf(record: CallRecord, entry?: Omit<CallEntry, "record">
       start: record.startedAt,
       end: record.startedAt + gateWait,
     });
+  if (record.steps?.length) return [...segments, ...stepSegments(record)];
   const attempts = record.attempts === 1 ? "1 attempt" : `${record.attempts} attempts`;
   segments.push({
     label: `Run, ${attempts}`,
@@ -43,6 +45,27 @@ export function segmentsOf(record: CallRecord, entry?: Omit<CallEntry, "record">
     end: record.startedAt + record.durationMs,
   });
   return segments;
+}
+
+const requests = (n: number) => (n === 1 ? "1 request" : `${n} requests`);
+
+/** Each attempt of the record's steps, and its upstream requests' span under it. */
+function stepSegments(record: CallRecord): Segment[] {
+  const at = record.startedAt;
+  return record.steps!.flatMap((step) => {
+    const start = at + step.startMs;
+    const attempt: Segment = {
+      label: step.error ? `Attempt ${step.attempt}: ${step.error}` : `Attempt ${step.attempt}`,
+      kind: step.error ? "bad" : "run",
+      start,
+      end: start + step.durationMs,
+    };
+    const { upstream } = step;
+    if (!upstream) return [attempt];
+    const from = at + upstream.startMs;
+    const label = `Upstream, ${requests(upstream.requests)}`;
+    return [attempt, { label, kind: "upstream" as const, start: from, end: from + upstream.durationMs }];
+  });
 }
 
 /** The call's timeline as bars on one time axis (an image named with every segment), or null. */
