@@ -15,6 +15,7 @@ import { bodyLimit } from "./middleware/body-limit";
 import { answerBuildFailure } from "./middleware/build-failure";
 import { cors } from "./middleware/cors";
 import { securityHeaders } from "./middleware/security-headers";
+import { metricsExport } from "./middleware/metrics-export";
 import { tracing } from "./middleware/tracing";
 import { loadTenantFrom, remoteTools } from "./middleware/tenant";
 import { calls } from "./routes/calls";
@@ -70,6 +71,8 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.use(bodyLimit);
   // A tenant with `telemetry`: the request's tracer, and its spans' export once its calls end.
   app.use(tracing);
+  // A tenant with `telemetry.metrics`: its ledger's map object sends its metrics (started once per isolate).
+  app.use(metricsExport);
   app.route("/", health);
 
   // Before the key check: the event stream also takes a short-lived token (EventSource sends no headers).

@@ -42,7 +42,7 @@ function jsonSpan(span: TraceSpan): Record<string, unknown> {
   return json;
 }
 
-function jsonAttributes(attributes: Record<string, SpanAttribute>): { key: string; value: unknown }[] {
+export function jsonAttributes(attributes: Record<string, SpanAttribute>): { key: string; value: unknown }[] {
   const list: { key: string; value: unknown }[] = [];
   for (const key in attributes) list.push({ key, value: jsonValue(attributes[key]!) });
   return list;

@@ -17,6 +17,8 @@ declare module "vitest" {
       hung: string;
       /** GET /hold/<id> answers once POST /open/<id>; GET /arrivals/<id> counts them (test/servers/latch.ts). */
       latches: string;
+      /** An OTLP/HTTP receiver's endpoints; GET <origin>/received: what it decoded (otlp-receiver.ts). */
+      otlp: { traces: string; metrics: string };
     };
     /** The token lab's origin (test/servers/token-lab.ts): key sets, tokens, a scripted OpenID provider. */
     tokenLab: string;

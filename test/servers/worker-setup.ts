@@ -10,6 +10,7 @@
  *   tasks    a 2026-07-28 server that answers with tasks (test/servers/mcp-tasks-server.ts)
  *   hung     accepts connections and never answers (test/servers/hung.ts)
  *   latches  requests held until the test opens their latch (test/servers/latch.ts)
+ *   otlp     an OTLP/HTTP receiver (test/servers/otlp-receiver.ts); GET <origin>/received lists what it decoded
  * and the token lab (test/servers/token-lab.ts: key sets, signed and forged tokens, a scripted OpenID
  * provider), its URL provided as "tokenLab", and the demo OpenID provider (scripts/idp/demo-idp.ts) as "idp".
  */
@@ -23,6 +24,7 @@ import { startHttpApi } from "./http-api";
 import { startHungServer } from "./hung";
 import { startLatches } from "./latch";
 import { startMcpServer, type McpTestServer } from "./mcp-server";
+import { startOtlpReceiver } from "./otlp-receiver";
 import { startTasksServer } from "./mcp-tasks-server";
 import { startV2Server } from "./mcp-v2-server";
 import { startTokenLab } from "./token-lab";
@@ -88,6 +90,7 @@ export default async function setup(project: TestProject) {
   const hung = await startHungServer();
   const latches = await startLatches();
   const tokenLab = await startTokenLab();
+  const otlp = await startOtlpReceiver();
   // Callbacks of the workerd tests' origin (BASE) and of an https host the tests name in a tenant's hosts.
   const idp = await startDemoIdp({ redirectUris: [...IDP_REDIRECT_URIS] });
   // A second provider, upstream of connections (refresh tokens; access tokens of 90 s), and its API.
@@ -110,6 +113,7 @@ export default async function setup(project: TestProject) {
     tasks: tasks.url,
     hung: hung.url,
     latches: latches.url,
+    otlp: { traces: otlp.url, metrics: otlp.metricsUrl },
   });
   project.provide("tokenLab", tokenLab.url);
   project.provide("idp", { url: idp.url, clientId: idp.clientId, clientSecret: idp.clientSecret });
@@ -117,6 +121,7 @@ export default async function setup(project: TestProject) {
     const servers = [
       ...[httpApi, mcp, meter, everything, reference, v2.dual, v2.modern, v2.legacy, tasks, hung, latches],
       tokenLab,
+      otlp,
       { close: idp.stop },
       { close: upstreamIdp.stop },
       connectionsApi,

@@ -58,6 +58,7 @@ const RPC_METHODS = {
   awaitAsks: true,
   cancelAsks: true,
   closeAsks: true,
+  startMetricsExport: true,
 } as const satisfies MethodList<Ledger>;
 
 /** A shard's stub typed as the Ledger's plain methods (worker/durable/stub.ts). */

@@ -22,6 +22,7 @@ import { applyWrite, claim, commit, complete, noteProgress, recordUnclaimed, ren
 import type { ShardContext } from "./context";
 import { appendEvent, appendEventRows, lastEventId, readEvents, recentEventTimes } from "./events";
 import { fullRecord, listRows, readRow, readVisibleRow, resultPage, TERMINAL, toEntry } from "./records";
+import { exportDueMetrics, startMetricsExport, type MetricsShard } from "./metrics-export";
 import { sweep } from "./retention";
 import {
   cancelRunningWithPrefix,
@@ -34,7 +35,7 @@ import { migrate } from "./schema";
 import { readOrMakeSecret } from "./secrets";
 import { transact } from "../durable/transact";
 import { settingsFromEnv, type LedgerSettings } from "./settings";
-import { insertRefusal, shardName, type Moved, type ShardGuard, type ShardMap } from "./shard-map";
+import { insertRefusal, shardName, spanOf, type Moved, type ShardGuard, type ShardMap } from "./shard-map";
 import { readSeal, strandedRows, writeSeal } from "./shard-seal";
 import {
   changeShards,
@@ -406,6 +407,31 @@ export class Ledger extends DurableObject<Env> {
     this.alarmAt = null;
     const next = this.transact(() => sweep(this.shard));
     if (next !== null) this.wakeBy(next);
+    // On the tenant's map object, when a Worker started it: the export of the tenant's metrics.
+    const env = this.env as unknown as Record<string, unknown>;
+    const exportAt = await exportDueMetrics(this.ctx.storage, env, (t, n) => this.shardsOf(t, n), Date.now());
+    if (exportAt !== null) this.wakeBy(exportAt);
+  }
+
+  /**
+   * On the tenant's map object: starts the OTLP export of the tenant's metrics unless it runs
+   * (metrics-export.ts). `initialShards`: LEDGER_SHARDS, the map's first version.
+   */
+  async startMetricsExport(
+    tenant: string,
+    config: string | undefined,
+    initialShards: number,
+    intervalMs: number,
+  ): Promise<void> {
+    const at = await startMetricsExport(this.ctx.storage, tenant, config, initialShards, intervalMs, Date.now());
+    if (at !== null) this.wakeBy(at);
+  }
+
+  /** On the tenant's map object: every shard of every live map version. */
+  private async shardsOf(tenant: string, initialShards: number): Promise<MetricsShard[]> {
+    const ns = this.env.LEDGER;
+    const shards = spanOf(await this.shardMap(tenant, initialShards));
+    return Array.from({ length: shards }, (_, n) => ns.get(ns.idFromName(shardName(tenant, n))));
   }
 
   /**

@@ -66,7 +66,17 @@ describe("telemetry configuration", () => {
       "telemetry.traces.maxQueuedSpans: must be at least 1",
     ],
     [{ traces: { endpoint: "https://o.example", sampler: 1 } }, "telemetry.traces.sampler"],
-    [{}, "telemetry.traces"],
+    [{}, "telemetry: must have traces or metrics"],
+    [
+      { metrics: { endpoint: "http://otlp.example.com/v1/metrics" } },
+      "telemetry.metrics.endpoint: must be https (http only on loopback)",
+    ],
+    [{ metrics: { endpoint: "otlp" } }, "https://collector.example.com/v1/metrics"],
+    [
+      { metrics: { endpoint: "https://o.example", intervalSeconds: 5 } },
+      "telemetry.metrics.intervalSeconds: must be at least 10",
+    ],
+    [{ metrics: { endpoint: "https://o.example", maxQueuedSpans: 9 } }, "telemetry.metrics.maxQueuedSpans"],
   ])("refuses %j naming the field", (telemetry, message) => {
     expect(configError(telemetry)).toContain(message);
   });
@@ -76,6 +86,23 @@ describe("telemetry configuration", () => {
       ...base,
       telemetry: { traces: { endpoint: "http://127.0.0.1:4318/v1/traces" } },
     });
-    expect(telemetry?.traces.endpoint).toBe("http://127.0.0.1:4318/v1/traces");
+    expect(telemetry?.traces?.endpoint).toBe("http://127.0.0.1:4318/v1/traces");
+  });
+
+  it("takes metrics alone, with their defaults", () => {
+    const { telemetry } = parseTenantConfig({
+      ...base,
+      telemetry: { metrics: { endpoint: "https://o.example/v1/metrics" } },
+    });
+    expect(telemetry).toEqual({
+      metrics: {
+        endpoint: "https://o.example/v1/metrics",
+        protocol: "http/protobuf",
+        headers: {},
+        serviceName: "toolgate",
+        timeoutMs: 5_000,
+        intervalSeconds: 60,
+      },
+    });
   });
 });

@@ -82,11 +82,26 @@ async function send(batch: TraceSpan[], queue: SpanQueue, target: ExportTarget):
     },
     scope: { name: "toolgate" },
   };
-  const json = config.protocol === "http/json";
+  await postOtlp(
+    config,
+    target.headers,
+    () => encodeOtlpJson(batch, source),
+    () => encodeOtlpProtobuf(batch, source),
+  );
+}
+
+/** POSTs one OTLP/HTTP export in the configured encoding; throws when it fails, times out or is refused. */
+export async function postOtlp(
+  config: { endpoint: string; protocol: "http/protobuf" | "http/json"; timeoutMs: number },
+  headers: Record<string, string>,
+  json: () => string,
+  protobuf: () => Uint8Array,
+): Promise<void> {
+  const asJson = config.protocol === "http/json";
   const response = await fetch(config.endpoint, {
     method: "POST",
-    headers: { ...target.headers, "content-type": json ? "application/json" : "application/x-protobuf" },
-    body: json ? encodeOtlpJson(batch, source) : encodeOtlpProtobuf(batch, source),
+    headers: { ...headers, "content-type": asJson ? "application/json" : "application/x-protobuf" },
+    body: asJson ? json() : protobuf(),
     signal: AbortSignal.timeout(config.timeoutMs),
   });
   // The body is not needed; reading it frees the connection.
