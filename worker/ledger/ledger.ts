@@ -22,7 +22,8 @@ import { applyWrite, claim, commit, complete, noteProgress, recordUnclaimed, ren
 import type { ShardContext } from "./context";
 import { appendEvent, appendEventRows, lastEventId, readEvents, recentEventTimes } from "./events";
 import { fullRecord, listRows, readRow, readVisibleRow, resultPage, TERMINAL, toEntry } from "./records";
-import { exportDueMetrics, startMetricsExport, type MetricsShard } from "./metrics-export";
+import { exportSlot, type MetricsShard } from "./metrics-export";
+import { readyTenant } from "../tenant/ready";
 import { sweep } from "./retention";
 import {
   cancelRunningWithPrefix,
@@ -408,8 +409,12 @@ export class Ledger extends DurableObject<Env> {
     const next = this.transact(() => sweep(this.shard));
     if (next !== null) this.wakeBy(next);
     // On the tenant's map object, when a Worker started it: the export of the tenant's metrics.
+    const slot = exportSlot(this.ctx.storage);
+    if ((await slot.get()) === undefined) return;
+    const { exportDueMetrics } = await telemetryLibrary();
     const env = this.env as unknown as Record<string, unknown>;
-    const exportAt = await exportDueMetrics(this.ctx.storage, env, (t, n) => this.shardsOf(t, n), Date.now());
+    const shardsOf = (tenant: string, initial: number) => this.shardsOf(tenant, initial);
+    const exportAt = await exportDueMetrics(slot, env, readyTenant, shardsOf, Date.now());
     if (exportAt !== null) this.wakeBy(exportAt);
   }
 
@@ -423,7 +428,15 @@ export class Ledger extends DurableObject<Env> {
     initialShards: number,
     intervalMs: number,
   ): Promise<void> {
-    const at = await startMetricsExport(this.ctx.storage, tenant, config, initialShards, intervalMs, Date.now());
+    const { startMetricsExport } = await telemetryLibrary();
+    const at = await startMetricsExport(
+      exportSlot(this.ctx.storage),
+      tenant,
+      config,
+      initialShards,
+      intervalMs,
+      Date.now(),
+    );
     if (at !== null) this.wakeBy(at);
   }
 

@@ -7,4 +7,4 @@ export { exportWhenIdle, startTrace, type RequestTracer } from "./trace";
 export { metricsIn } from "./metrics-read";
 export { readMetrics } from "./metrics-summary";
 export { traceRun, type RunTrace } from "./run-trace";
-export { metricsOf, sendMetrics } from "./metrics-export";
+export { exportDueMetrics, startMetricsExport } from "./metrics-schedule";
