@@ -25,7 +25,12 @@ declare module "vitest" {
     /** The demo OpenID provider (scripts/idp/demo-idp.ts): alice and bob, for toolgate's callbacks. */
     idp: { url: string; clientId: string; clientSecret: string };
     /** A second demo provider, upstream of connections (refresh tokens), and an API acting for its tokens' users. */
-    connectionsUpstream: { idp: { url: string; clientId: string; clientSecret: string }; api: string };
+    connectionsUpstream: {
+      idp: { url: string; clientId: string; clientSecret: string };
+      api: string;
+      /** Slack's OAuth v2 user tokens and users.profile.get (test/servers/fake-slack.ts). */
+      slack: { url: string; clientId: string; clientSecret: string };
+    };
   }
 }
 export {};

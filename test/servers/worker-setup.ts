@@ -11,6 +11,7 @@
  *   hung     accepts connections and never answers (test/servers/hung.ts)
  *   latches  requests held until the test opens their latch (test/servers/latch.ts)
  *   otlp     an OTLP/HTTP receiver (test/servers/otlp-receiver.ts); GET <origin>/received lists what it decoded
+ *   connectionsUpstream  a second demo provider and an API acting for its tokens' users; a fake Slack
  * and the token lab (test/servers/token-lab.ts: key sets, signed and forged tokens, a scripted OpenID
  * provider), its URL provided as "tokenLab", and the demo OpenID provider (scripts/idp/demo-idp.ts) as "idp".
  */
@@ -20,6 +21,7 @@ import type { TestProject } from "vitest/node";
 import { startDemoIdp } from "../../scripts/idp/demo-idp";
 import { startConnectionsApi } from "./connections-api";
 import { startEverything } from "./everything";
+import { startFakeSlack } from "./fake-slack";
 import { startHttpApi } from "./http-api";
 import { startHungServer } from "./hung";
 import { startLatches } from "./latch";
@@ -73,6 +75,9 @@ async function startMeter(mcp: McpTestServer) {
 /** Where the demo provider may send people back: the workerd tests' origin, and an https host of a test tenant. */
 export const IDP_REDIRECT_URIS = ["http://127.0.0.1:8787/auth/callback", "https://people.acme.test/auth/callback"];
 
+/** The Slack app toolgate is the client of, at the fake Slack (test/servers/fake-slack.ts). */
+const SLACK_CLIENT = { id: "1234.5678", secret: "slack-client-secret-0123456789" };
+
 export default async function setup(project: TestProject) {
   const httpApi = await startHttpApi();
   const mcp = await startMcpServer();
@@ -99,9 +104,11 @@ export default async function setup(project: TestProject) {
     refreshTokens: { accessTokenSeconds: 90 },
   });
   const connectionsApi = await startConnectionsApi(`${upstreamIdp.url}/me`);
+  const slack = await startFakeSlack(SLACK_CLIENT);
   project.provide("connectionsUpstream", {
     idp: { url: upstreamIdp.url, clientId: upstreamIdp.clientId, clientSecret: upstreamIdp.clientSecret },
     api: connectionsApi.url,
+    slack: { url: slack.url, clientId: SLACK_CLIENT.id, clientSecret: SLACK_CLIENT.secret },
   });
   project.provide("upstreams", {
     httpApi: httpApi.url,
@@ -125,6 +132,7 @@ export default async function setup(project: TestProject) {
       { close: idp.stop },
       { close: upstreamIdp.stop },
       connectionsApi,
+      slack,
     ];
     await Promise.all(servers.map((server) => server.close()));
   };

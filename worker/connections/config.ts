@@ -50,6 +50,11 @@ function buildConnectionsSchema() {
       scopes: v.optional(v.pipe(v.array(oauthScope), v.maxLength(64, "may name at most 64 scopes")), []),
       /** How the `scope` parameter joins them: " " (RFC 6749) or "," (Slack). */
       scopeSeparator: v.optional(v.picklist([" ", ","], 'must be " " or ","'), " "),
+      /**
+       * The token endpoint's answers: "oauth" (RFC 6749) or "slack" (OAuth v2 user tokens: `ok`, the user's
+       * token inside `authed_user`, scopes asked in `user_scope`, errors as HTTP 200 with `ok: false`).
+       */
+      tokenResponse: v.optional(v.picklist(["oauth", "slack"], 'must be "oauth" or "slack"'), "oauth"),
       /** PKCE with S256 (default true); false only for a provider that refuses it. */
       pkce: v.optional(v.boolean(), true),
       /** More authorize parameters (Google's access_type: "offline", prompt: "consent"). */

@@ -49,6 +49,7 @@ describe("connections configuration", () => {
         clientAuth: "client_secret_basic",
         scopes: [],
         scopeSeparator: " ",
+        tokenResponse: "oauth",
         pkce: true,
         authorizeParams: {},
       },
@@ -85,6 +86,9 @@ describe("connections configuration", () => {
     );
     expect(connectionError({ ...GITHUB, authorizeParams: { state: "x" } })).toMatch(
       /connections\.github\.authorizeParams\.state: is set by toolgate/,
+    );
+    expect(connectionError({ ...GITHUB, tokenResponse: "github" })).toMatch(
+      /connections\.github\.tokenResponse: must be "oauth" or "slack"/,
     );
     expect(connectionError({ ...GITHUB, scopeSeparator: ";" })).toMatch(
       /connections\.github\.scopeSeparator: must be " " or ","/,

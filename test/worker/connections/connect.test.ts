@@ -12,8 +12,12 @@ import {
   connectionsTenantEnv,
   type ConnectionsTenantEnv,
   connectionsUpstream,
+  rewriteTokens,
+  sealedRow,
   seenTokens,
   startConnect,
+  storedTokens,
+  userObject,
 } from "../helpers/connections";
 import { CALL_KEY, json, request } from "../helpers/requests";
 import { Jar, throughProvider, toToolgate } from "../helpers/sign-in";
@@ -243,32 +247,3 @@ describe("tools acting as the user through a connection", () => {
     expect(call.record.status).toBe("succeeded");
   });
 });
-
-async function userObject(tenant: string, user: string) {
-  const ns = workerEnv.CONNECTIONS;
-  return ns.get(ns.idFromName(`${tenant}\n${await userKey(tenant, user)}`));
-}
-
-async function sealedRow(object: DurableObjectStub): Promise<string> {
-  return runInDurableObject(
-    object,
-    (_object, state) =>
-      state.storage.sql.exec<{ sealed: string }>("SELECT sealed FROM tokens WHERE connection = 'demo'").one().sealed,
-  );
-}
-
-/** The user's tokens as stored, opened with the test tenants' secret. */
-async function storedTokens(tenant: string, user: string): Promise<TokenSet> {
-  const info = `${tenant}\n${await userKey(tenant, user)}\ndemo`;
-  const opened = await open<TokenSet>([SECRET], info, await sealedRow(await userObject(tenant, user)));
-  return opened!.value;
-}
-
-/** Rewrites the user's stored tokens, sealed as toolgate seals them (what time or the provider would change). */
-async function rewriteTokens(tenant: string, user: string, change: (tokens: TokenSet) => TokenSet): Promise<void> {
-  const info = `${tenant}\n${await userKey(tenant, user)}\ndemo`;
-  const sealed = await seal(SECRET, info, change(await storedTokens(tenant, user)));
-  await runInDurableObject(await userObject(tenant, user), (_object, state) => {
-    state.storage.sql.exec("UPDATE tokens SET sealed = ? WHERE connection = 'demo'", sealed);
-  });
-}

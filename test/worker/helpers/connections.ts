@@ -1,4 +1,9 @@
+import { runInDurableObject } from "cloudflare:test";
+import { env as workerEnv } from "cloudflare:workers";
 import { expect, inject } from "vitest";
+import type { TokenSet } from "../../../worker/connections/lazy/entry";
+import { open, seal } from "../../../worker/connections/lazy/seal";
+import { userKey } from "../../../worker/identity/lazy/user";
 import "../../servers/upstreams-context";
 import { CALL_KEY_HASH } from "./requests";
 import { demoOidc, idpSecretEnv, Jar, signIn, throughProvider, toToolgate } from "./sign-in";
@@ -73,3 +78,44 @@ export const seenTokens = async () =>
   ((await (await fetch(`${connectionsUpstream.api}/seen`)).json()) as { seen: string[] }).seen.map((line) =>
     line.replace(/^Bearer /, ""),
   );
+
+/** The user's Connections object in tenant `tenant`. */
+export async function userObject(tenant: string, user: string) {
+  const ns = workerEnv.CONNECTIONS;
+  return ns.get(ns.idFromName(`${tenant}\n${await userKey(tenant, user)}`));
+}
+
+/** The sealed row of a connection's tokens in a user's object. */
+export async function sealedRow(object: DurableObjectStub, connection = "demo"): Promise<string> {
+  return runInDurableObject(
+    object,
+    (_object, state) =>
+      state.storage.sql.exec<{ sealed: string }>("SELECT sealed FROM tokens WHERE connection = ?", connection).one()
+        .sealed,
+  );
+}
+
+/** The user's tokens as stored, opened with the test tenants' secret. */
+export async function storedTokens(tenant: string, user: string, connection = "demo"): Promise<TokenSet> {
+  const info = `${tenant}\n${await userKey(tenant, user)}\n${connection}`;
+  const opened = await open<TokenSet>(
+    [CONNECTIONS_SECRET],
+    info,
+    await sealedRow(await userObject(tenant, user), connection),
+  );
+  return opened!.value;
+}
+
+/** Rewrites the user's stored tokens, sealed as toolgate seals them (what time or the provider would change). */
+export async function rewriteTokens(
+  tenant: string,
+  user: string,
+  change: (tokens: TokenSet) => TokenSet,
+  connection = "demo",
+): Promise<void> {
+  const info = `${tenant}\n${await userKey(tenant, user)}\n${connection}`;
+  const sealed = await seal(CONNECTIONS_SECRET, info, change(await storedTokens(tenant, user, connection)));
+  await runInDurableObject(await userObject(tenant, user), (_object, state) => {
+    state.storage.sql.exec("UPDATE tokens SET sealed = ? WHERE connection = ?", sealed, connection);
+  });
+}

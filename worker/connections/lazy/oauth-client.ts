@@ -24,6 +24,7 @@ import {
   validateAuthResponse,
 } from "oauth4webapi";
 import { isLoopbackHttp, ProviderUnreachable, providerFetch } from "./http";
+import { slackTokens } from "./slack";
 
 /**
  * toolgate as the OAuth client of a connection's provider, through oauth4webapi: the authorization
@@ -43,6 +44,7 @@ export interface ConnectionClient {
   clientSecret: string;
   clientAuth: "client_secret_basic" | "client_secret_post";
   scopeSeparator: " " | ",";
+  tokenResponse: "oauth" | "slack";
   pkce: boolean;
   authorizeParams: Readonly<Record<string, string>>;
 }
@@ -173,7 +175,9 @@ export async function beginConnect(
   url.searchParams.set("response_type", "code");
   url.searchParams.set("client_id", client.clientId);
   url.searchParams.set("redirect_uri", redirectUri);
-  if (scopes.length > 0) url.searchParams.set("scope", scopes.join(client.scopeSeparator));
+  // Slack asks for a user token's scopes in user_scope (its `scope` is the bot's).
+  const scopeParam = client.tokenResponse === "slack" ? "user_scope" : "scope";
+  if (scopes.length > 0) url.searchParams.set(scopeParam, scopes.join(client.scopeSeparator));
   url.searchParams.set("state", state);
   if (client.pkce) {
     url.searchParams.set("code_challenge", await calculatePKCECodeChallenge(verifier));
@@ -204,6 +208,7 @@ export async function finishConnect(
       client.pkce ? expected.verifier : nopkce,
       requestOptions(as.token_endpoint!),
     );
+    if (client.tokenResponse === "slack") return slackTokens(response, expected.scopes, now);
     const result = await processAuthorizationCodeResponse(as, clientOf(client), response);
     return { ok: true, tokens: tokenSetOf(result, expected.scopes, now) };
   } catch (error) {
@@ -227,6 +232,7 @@ export async function refreshConnection(
       tokens.refreshToken,
       requestOptions(as.token_endpoint!),
     );
+    if (client.tokenResponse === "slack") return slackTokens(response, tokens.scopes, now, tokens);
     const result = await processRefreshTokenResponse(as, clientOf(client), response);
     return { ok: true, tokens: tokenSetOf(result, tokens.scopes, now, tokens) };
   } catch (error) {
