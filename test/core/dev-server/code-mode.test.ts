@@ -78,7 +78,8 @@ describe("code mode under wrangler dev", () => {
 
   it("reaches no network from the sandbox: fetch fails in the program, nothing arrives", async () => {
     const id = `run-${crypto.randomUUID().slice(0, 8)}`;
-    const code = `try { await fetch(${JSON.stringify(bystanderUrl)}); return "reached"; } catch (e) { return String(e); }`;
+    const reach = `await fetch(${JSON.stringify(bystanderUrl)}); return "reached";`;
+    const code = `try { ${reach} } catch (e) { return String(e); }`;
     const answer = await run(id, code);
     expect(answer.status, JSON.stringify(answer.error)).toBe("succeeded");
     expect(answer.output!.structured.result).not.toBe("reached");
