@@ -1,6 +1,7 @@
 import type { CallEntry } from "../../src/contract";
 import type { CallRecord } from "../../src/result";
 import { renderOf, summaryOf } from "./catalog";
+import { codeRun, parentLink } from "./code-run";
 import { connectLink } from "./connect-link";
 import { h, jsonBlock, notice, progressText, statusBadge } from "./dom";
 import { jsonTree } from "./json-tree";
@@ -58,6 +59,7 @@ export function recordView(
       ...row("Tool", record.tool),
       ...row("Summary", summaryOf(record.tool, record.args)),
       ...row("Call id", h("span", { class: "mono" }, record.callId)),
+      ...row("Made by the run", parentLink(record)),
       ...row("Started", new Date(record.startedAt).toLocaleString()),
       ...row("Duration", `${record.durationMs} ms`),
       ...row("Attempts", String(record.attempts)),
@@ -79,6 +81,7 @@ export function recordView(
       ),
     ]),
     waterfall(record, entry),
+    codeRun(record),
     open && actions.cancel
       ? h("button", { type: "button", class: "quiet", onclick: actions.cancel }, "Cancel this call")
       : null,
