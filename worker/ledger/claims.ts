@@ -198,6 +198,7 @@ function start(ctx: ShardContext, row: CallRow, input: BeginInput): Claim {
   const wasRequested = row.approval === "requested";
   ctx.sql.exec(
     `UPDATE calls SET status = 'running', owner = ?, deadline = ?, cancel_requested = 0,
+       counted = CASE WHEN status = 'unknown' THEN 1 ELSE counted END,
        approval = CASE WHEN approval = 'requested' THEN 'approved' ELSE approval END,
        decided_at = CASE WHEN approval = 'requested' THEN ? ELSE decided_at END
      WHERE call_id = ?`,
@@ -229,8 +230,8 @@ export function complete(ctx: ShardContext, owner: string, record: CallRecord): 
   // A call that waited for answers keeps them no longer than its run.
   deleteBlobs(ctx.sql, record.callId, "answers");
   storeRecord(ctx.sql, record, ctx.now());
-  // A call the alarm guessed `unknown` was counted then.
-  if (row.status === "running") countFinished(ctx.sql, record, ctx.now());
+  // A call the alarm guessed `unknown` was counted then, even when an idempotent tool's re-run follows.
+  if (row.status === "running" && row.counted !== 1) countFinished(ctx.sql, record, ctx.now());
   ctx.emit(callEvent("call.finished", record, whoOf(row), ctx.now(), { record: eventRecord(record) }));
   ctx.waiters.notify(callKey(record.callId));
   return true;

@@ -38,6 +38,8 @@ export type CallRow = {
   user: string | null;
   /** Who decided its approval: `user:<id>` or `key:<name>`; null when undecided, expired, or older. */
   decided_by: string | null;
+  /** 1: the metrics hold this call's end already (the alarm's guess of unknown, before a re-run); else null. */
+  counted: number | null;
 };
 
 export function readRow(sql: SqlStorage, callId: string): CallRow | undefined {

@@ -59,7 +59,8 @@ function expireLeases(ctx: ShardContext, limit: number): number {
     };
     ctx.sql.exec("UPDATE calls SET deadline = NULL WHERE call_id = ?", row.call_id);
     storeRecord(ctx.sql, record, ctx.now());
-    countFinished(ctx.sql, record, ctx.now());
+    // A re-run of a call guessed unknown before was counted then.
+    if (row.counted !== 1) countFinished(ctx.sql, record, ctx.now());
     ctx.emit(callEvent("call.finished", record, whoOf(row), ctx.now(), { record: eventRecord(record) }));
     ctx.waiters.notify(callKey(row.call_id));
   }

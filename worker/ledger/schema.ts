@@ -101,6 +101,8 @@ const MIGRATIONS: readonly Migration[] = [
   },
   // Per-minute metrics of the calls as they end (worker/ledger/metrics.ts).
   METRICS_SCHEMA,
+  // A call re-run after the alarm guessed `unknown` was counted then: its re-run's end is not counted again.
+  (sql) => addColumn(sql, "calls", "counted", "INTEGER"),
 ];
 
 /** ALTER TABLE … ADD COLUMN unless the column is there already, so re-running it is harmless. */

@@ -123,6 +123,10 @@ describe("a call whose runner vanished", () => {
     const rerun = await executeCall(call("idem", "again"), { registry, tenant, journal: journal(tenant) });
     expect(rerun.ok).toBe(true);
     expect(state.runs).toBe(1);
+    // One call, counted once: when the alarm guessed unknown, not again when its re-run ended.
+    const { rows } = await shardOfCall(tenant, "idem").metrics(0, Date.now() + 60_000, 60_000);
+    const echo = rows.filter((row) => row.kind === "tool" && row.name === "echo");
+    expect(echo.reduce((sum, row) => sum + row.calls, 0)).toBe(1);
   });
 
   it("keeps a long call alive by renewing its lease", async () => {
