@@ -10,6 +10,8 @@ export const RpcCode = {
   /** Transport-level refusals (missing session …), as the SDK's servers answer them. */
   badRequest: -32000,
   sessionNotFound: -32001,
+  /** 2025-11-25: the request needs URL-mode elicitations completed first (data: elicitations). */
+  urlElicitationRequired: -32042,
   /** 2026-07-28: HTTP headers missing, malformed or disagreeing with the body. */
   headerMismatch: -32020,
   /** 2026-07-28: the request needs a client capability its _meta did not declare. */

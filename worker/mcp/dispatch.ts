@@ -43,6 +43,8 @@ export interface Exchange {
   streams: boolean;
   /** A legacy session whose client declared what it answers: how its calls ask it (v2025/legacy-ask.ts). */
   asks?: SessionAsks;
+  /** A 2025-11-25 session whose client declared no URL-mode elicitation: the request's origin (tools.ts). */
+  urlRequiredOrigin?: string;
   /** Masks the tenant's secrets in text that is logged. */
   mask(text: string): string;
   pageSize?: number;
@@ -134,6 +136,7 @@ function runCall(request: RpcRequest, exchange: Exchange): Promise<Record<string
     follow: exchange.follow,
     ...(exchange.asks && exchange.streams ? { asker: askerOf(exchange.asks, exchange) } : {}),
     ...(exchange.tasks ? { tasks: exchange.tasks } : {}),
+    ...(exchange.urlRequiredOrigin === undefined ? {} : { urlRequiredOrigin: exchange.urlRequiredOrigin }),
     ...(exchange.envelope ? { envelope: exchange.envelope } : {}),
     era: exchange.era,
   });

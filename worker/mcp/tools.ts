@@ -17,6 +17,7 @@ import { RpcFailure } from "./jsonrpc";
 import { taskSupportOf } from "./task-support";
 import { createTaskResult, type TaskHost } from "./tasks";
 import { runAsking, type LegacyAsker, type RunRound } from "./v2025/legacy-ask";
+import { urlElicitationRequired } from "./v2025/url-required";
 import type { Envelope } from "./v2026/envelope";
 import { inputRequiredResult, openRetry } from "./v2026/input-required";
 
@@ -102,6 +103,11 @@ export interface CallContext {
   tasks?: TaskHost;
   /** A legacy session whose client can be asked (v2025/legacy-ask.ts): ctx.ask asks it on this POST's stream. */
   asker?: LegacyAsker;
+  /**
+   * A 2025-11-25 client that declared no URL-mode elicitation, of a tenant with `connections`: a call
+   * refused until its user connects is answered -32042 (v2025/url-required.ts). The request's origin.
+   */
+  urlRequiredOrigin?: string;
 }
 
 /** notifications/progress for the client's token: only increasing values (the spec requires it), from any source. */
@@ -175,5 +181,8 @@ export async function callTool(params: unknown, ctx: CallContext): Promise<Recor
     const record = await followCall(result.callId, ctx.follow, ctx.signal, sink);
     if (record) result = resultOfRecord(record);
   }
+  const urlRequired =
+    ctx.urlRequiredOrigin === undefined ? undefined : await urlElicitationRequired(result, ctx.urlRequiredOrigin);
+  if (urlRequired) throw urlRequired;
   return toCallToolResult(result);
 }

@@ -1,4 +1,5 @@
 import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from "@modelcontextprotocol/client";
+import { UrlElicitationRequiredError } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it, vi } from "vitest";
 import {
   apiRequests,
@@ -110,13 +111,13 @@ describe("asking the user to connect over MCP", () => {
           `open ${CONNECT_URL} to connect, then call again.`,
       },
     ]);
-    // A client answering forms only, and one answering nothing: the result names the URL, nothing is asked.
+    // A client answering forms only, and one answering nothing: nothing is asked (2025-11-25: -32042, below).
     for (const answers of [{ elicit: () => ({ action: "accept" }) }, {}]) {
       const { client, asked } = await v1Client(target(env, "alice"), answers);
-      const refused = await client.callTool({ name: "my_items", arguments: {} });
+      const refused = await client.callTool({ name: "my_items", arguments: {} }).catch((error: unknown) => error);
       await client.close();
       expect(asked).toEqual([]);
-      expect(refused.content).toEqual([{ type: "text", text: NOT_CONNECTED }]);
+      expect(refused).toBeInstanceOf(UrlElicitationRequiredError);
     }
     // Accepted but not connected (the person closed the page): refused the same way.
     const accepting = await v1Client(target(env, "alice"), {
@@ -128,6 +129,37 @@ describe("asking the user to connect over MCP", () => {
     expect(accepting.asked).toEqual(["elicitation/create"]);
     expect(unfinished.content).toEqual([{ type: "text", text: NOT_CONNECTED }]);
     expect(await apiRequests()).toBe(before);
+  });
+
+  it("2025-11-25: a client declaring no URL-mode elicitation gets -32042 naming the connect page", async () => {
+    const env = connectionsTenantEnv("conn-mcp-32042");
+    const before = await apiRequests();
+    const { client, asked } = await v1Client(target(env, "alice"), { elicit: () => ({ action: "accept" }) });
+    const refused = await client.callTool({ name: "my_items", arguments: {} }).catch((error: unknown) => error);
+    expect(asked).toEqual([]);
+    expect(refused).toBeInstanceOf(UrlElicitationRequiredError);
+    const { code, elicitations } = refused as UrlElicitationRequiredError;
+    expect(code).toBe(-32042);
+    expect(elicitations).toEqual([
+      {
+        mode: "url",
+        url: CONNECT_URL,
+        elicitationId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        message: NOT_CONNECTED.replace("Error [denied]: ", ""),
+      },
+    ]);
+    expect(await apiRequests()).toBe(before);
+    // The person opens the page and connects; the call made again is answered with their data.
+    await connectDemo("alice", env, new URL(elicitations[0]!.url).pathname);
+    const answered = await client.callTool({ name: "my_items", arguments: {} });
+    await client.close();
+    expect(answered.isError, JSON.stringify(answered)).toBeFalsy();
+    expect(itemsOf(answered).owner).toBe("alice");
+    // Before 2025-11-25 there is no -32042: the result names the URL.
+    const older = await v1Client({ ...target(env, "bob"), version: "2025-06-18" }, {});
+    const olderRefused = await older.client.callTool({ name: "my_items", arguments: {} });
+    await older.client.close();
+    expect(olderRefused.content).toEqual([{ type: "text", text: NOT_CONNECTED }]);
   });
 
   it("2026-07-28: the input-required round asks to connect, and resolves once the user has", async () => {

@@ -22,5 +22,6 @@ export type { DisconnectResult } from "./disconnect";
 export { type OpCall, runOpCall } from "./ops";
 export { open, seal } from "./seal";
 export { type AccessTokenResult, forgetKept, userToken } from "./tokens";
+export { connectElicitation, type UrlElicitation } from "./url-required";
 export * as connectionsStore from "./store";
 export type { ConnectionInfo, Loaded, Owner, PendingConnect } from "./store";

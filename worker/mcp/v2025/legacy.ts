@@ -11,6 +11,7 @@ import { viewerOf } from "../../ledger/viewer";
 import type { SessionAsks } from "../dispatch";
 import { classify, rpcError, RpcFailure, rpcResult, type Incoming } from "../jsonrpc";
 import { respond, type Accepts, type RespondOptions } from "../transport/respond";
+import { askableBy } from "../client-asks";
 import { createAskStore } from "./ask-store";
 import { sessionCallId } from "./call-ids";
 import { cancelByNotification, cancelSessionCalls, type CancelTarget } from "./cancel";
@@ -165,6 +166,11 @@ export async function serveLegacy(
   }
   let level = state.level;
   const asks = sessionAsks(c, session, options);
+  // -32042 is 2025-11-25's; a client answering URL-mode elicitations is asked on the call's stream instead.
+  const urlRequired =
+    c.var.tenant.config.connections !== undefined &&
+    version === "2025-11-25" &&
+    !askableBy(session.asks).elicitationModes?.has("url");
   return respond(
     c,
     taken,
@@ -179,6 +185,7 @@ export async function serveLegacy(
         level = next;
       },
       ...(asks ? { asks } : {}),
+      ...(urlRequired ? { urlRequiredOrigin: new URL(c.req.url).origin } : {}),
     },
     options,
   );
