@@ -50,14 +50,14 @@ export class ProtoWriter {
   packedFixed64(field: number, values: readonly number[]): this {
     const bytes = new Uint8Array(values.length * 8);
     const view = new DataView(bytes.buffer);
-    values.forEach((value, i) => view.setBigUint64(i * 8, BigInt(value), true));
+    for (const [i, value] of values.entries()) view.setBigUint64(i * 8, BigInt(value), true);
     return this.bytes(field, bytes);
   }
   /** A packed repeated double. */
   packedDouble(field: number, values: readonly number[]): this {
     const bytes = new Uint8Array(values.length * 8);
     const view = new DataView(bytes.buffer);
-    values.forEach((value, i) => view.setFloat64(i * 8, value, true));
+    for (const [i, value] of values.entries()) view.setFloat64(i * 8, value, true);
     return this.bytes(field, bytes);
   }
   message(field: number, value: ProtoWriter): this {

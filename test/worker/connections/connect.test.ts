@@ -1,8 +1,8 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env as workerEnv } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { connectionsStore, type TokenSet } from "../../../worker/connections/lazy/entry";
-import { keyId, open, seal } from "../../../worker/connections/lazy/seal";
+import { connectionsStore } from "../../../worker/connections/lazy/entry";
+import { keyId } from "../../../worker/connections/lazy/seal";
 import { userKey } from "../../../worker/identity/lazy/user";
 import {
   apiRequests,

@@ -34,7 +34,7 @@ function summed(shards: readonly ShardMetrics[], kind: MetricsRow["kind"]): Metr
       sum.approvals += row.approvals;
       sum.sumMs += row.sumMs;
       sum.maxMs = Math.max(sum.maxMs, row.maxMs);
-      row.buckets.forEach((n, i) => (sum.buckets[i]! += n));
+      for (const [i, n] of row.buckets.entries()) sum.buckets[i]! += n;
     }
   return [...rows.values()].sort((a, b) => a.at - b.at || a.name.localeCompare(b.name));
 }
