@@ -79,6 +79,9 @@ describe("console: keys that act for their app's users", () => {
       headers: { authorization: `Bearer ${plain}`, "toolgate-user": "bob" },
     });
     expect(refused.status).toBe(403);
-    expect(await view.locator('li[data-key="e2e-plain"] [data-field="act-as"]').count()).toBe(0);
+    // The list reloads after the secret shows: wait for the new key's card before looking for what it lacks.
+    const plainCard = view.locator('li[data-key="e2e-plain"]');
+    await plainCard.waitFor();
+    expect(await plainCard.locator('[data-field="act-as"]').count()).toBe(0);
   });
 });

@@ -8,8 +8,8 @@ import { z } from "zod";
 
 export interface McpTestServer {
   url: string;
-  /** Every HTTP request: method, headers and parsed JSON body. */
-  requests: { method: string; headers: IncomingHttpHeaders; body: unknown }[];
+  /** Every HTTP request: method, path with query, headers and parsed JSON body. */
+  requests: { method: string; url: string; headers: IncomingHttpHeaders; body: unknown }[];
   /** Reasons of the tool calls the client cancelled. */
   cancelled: string[];
   /** Change the echo tool's description on every session (sends list_changed on their GET streams). */
@@ -125,7 +125,7 @@ export async function startMcpServer(options: { json?: boolean; pageSize?: numbe
   const server = createServer(async (req, res) => {
     try {
       const body = req.method === "POST" ? await readJson(req) : undefined;
-      requests.push({ method: req.method ?? "", headers: req.headers, body });
+      requests.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, body });
       const sid = req.headers["mcp-session-id"];
       let transport = typeof sid === "string" ? transports.get(sid) : undefined;
       if (!transport) {

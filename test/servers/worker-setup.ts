@@ -35,7 +35,8 @@ import "./upstreams-context";
 /**
  * /m/<bucket>?status=&retry=   record the arrival, answer `status` (default 200) with Retry-After `retry`
  * /log/<bucket>                the bucket's arrival times (ms since epoch)
- * /mcp-headers                 the headers of every request the MCP server received
+ * /mcp-headers?marker=         the headers of the requests the MCP server received on URLs containing `marker`
+ *                              (a test's own marker: other files call the same server at the same time)
  */
 async function startMeter(mcp: McpTestServer) {
   const arrivals = new Map<string, number[]>();
@@ -58,11 +59,14 @@ async function startMeter(mcp: McpTestServer) {
       );
     }
     if (kind === "log") return send(200, arrivals.get(bucket) ?? []);
-    if (kind === "mcp-headers")
+    if (kind === "mcp-headers") {
+      const marker = url.searchParams.get("marker");
+      if (!marker) return send(400, { error: "marker required" });
       return send(
         200,
-        mcp.requests.map((r) => r.headers),
+        mcp.requests.filter((r) => r.url.includes(marker)).map((r) => r.headers),
       );
+    }
     send(404, { error: "not found" });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -4,13 +4,13 @@ import { ADMIN_KEY, CALL_KEY, json, request } from "../helpers/requests";
 
 const TOKEN = "mcp-token-for-the-test-server";
 
-function mcpEnv(name: string) {
+function mcpEnv(name: string, url = upstreams.mcp) {
   return {
     TOOLGATE_CONFIG: adapterConfig(name, {
       mcp: [
         {
           name: "t",
-          url: upstreams.mcp,
+          url,
           prefix: "t_",
           tools: ["echo", "add", "bump"],
           auth: { type: "bearer", secret: "MCP" },
@@ -152,8 +152,13 @@ describe("remote MCP servers in a tenant's configuration", () => {
   });
 
   it("sends the configured credential to the MCP server and never the caller's key", async () => {
-    await callTools(mcpEnv(`hdr-${uid()}`), ["t_add", { a: 1, b: 1 }]);
-    const seen = (await (await fetch(`${upstreams.meter}/mcp-headers`)).json()) as Record<string, string>[];
+    // Other files call the shared server without credentials meanwhile: look only at this test's URL.
+    const marker = `hdr-${uid()}`;
+    await callTools(mcpEnv(marker, `${upstreams.mcp}?run=${marker}`), ["t_add", { a: 1, b: 1 }]);
+    const seen = (await (await fetch(`${upstreams.meter}/mcp-headers?marker=${marker}`)).json()) as Record<
+      string,
+      string
+    >[];
     expect(seen.length).toBeGreaterThan(0);
     for (const headers of seen) expect(headers.authorization).toBe(`Bearer ${TOKEN}`);
     expect(JSON.stringify(seen)).not.toContain(CALL_KEY);
