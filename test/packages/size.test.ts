@@ -7,13 +7,14 @@ import { installProject } from "./project";
 
 /**
  * The budget of the core's share of a browser app (defineTool, one format, executeCall) as the page
- * loads it, minified and gzipped, valibot apart. Issue 32 asks for 15 KB; the pipeline measures 18.6 KB
+ * loads it, minified and gzipped, valibot apart. Issue 32 asks for 15 KB; the pipeline measures 18.9 KB
  * (the in-process limiter loads on first use, apart; masking, budgets, policy checks and the format's
  * schema conversion come with executeCall and defineTool; a gated call's record names its gate and wait,
- * and a traced call's its span, for the console's waterfall and the runs that continue a trace), so this
+ * a traced call's its span, a retried or fetching call its attempts' times (record.steps), for the
+ * console's waterfall and the runs that continue a trace; ctx.span for protocols carrying trace context), so this
  * guards that figure against growth.
  */
-const CORE_BUDGET_BYTES = 18.75 * 1024;
+const CORE_BUDGET_BYTES = 19 * 1024;
 
 const { work, toolgateTarball } = inject("packages");
 const app = join(work, "size-app");
