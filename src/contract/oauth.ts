@@ -14,7 +14,15 @@ export interface ConsentDetails {
     redirectIsLoopback: boolean;
     scope: string[];
   };
-  /** The tools the approver may hand on (the tenant's, or their role's), for the grant's allow-list. */
+  /**
+   * The MCP server the grant is for (RFC 8707 resource): `<origin>/mcp`, or a curated endpoint's
+   * `<origin>/mcp/<name>` (`endpoint`), whose token reaches only that endpoint's tools.
+   */
+  server?: { resource?: string; endpoint?: string };
+  /**
+   * The tools the approver may hand on (the tenant's, or their role's; within the endpoint's), for the
+   * grant's allow-list.
+   */
   tools: string[];
   /** Who decides: a person for themselves (`user`), or an admin key; only admins may grant admin. */
   approver?: { user?: Pick<CallUser, "id" | "name">; admin: boolean };

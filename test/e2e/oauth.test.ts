@@ -23,6 +23,9 @@ async function approveInBrowser(authorizationUrl: URL): Promise<URLSearchParams>
     expect(await consent.locator('[data-field="client"]').textContent()).toBe("SDK v2 e2e client");
     expect(await consent.locator('[data-field="redirect"]').textContent()).toContain(CALLBACK);
     expect(await consent.locator('[data-field="scope"]').textContent()).toBe("call");
+    expect(await consent.locator('[data-field="server"]').textContent()).toBe(
+      `every tool of the MCP server ${baseUrl}/mcp`,
+    );
     await screenshot(page, "consent");
     await consent.getByRole("button", { name: "Approve" }).click();
   });

@@ -28,6 +28,17 @@ function describe(details: ConsentDetails): HTMLElement {
       " ",
       h("span", { class: "mono" }, consent.redirectUri),
     ),
+    details.server?.resource
+      ? [
+          h("dt", {}, "To use"),
+          h(
+            "dd",
+            { "data-field": "server" },
+            details.server.endpoint ? `the MCP endpoint ${details.server.endpoint} ` : "every tool of the MCP server ",
+            h("span", { class: "mono" }, details.server.resource),
+          ),
+        ]
+      : null,
     h("dt", {}, "Asks for"),
     h(
       "dd",

@@ -9,12 +9,17 @@ import { sha256Hex } from "../keys/secret";
 const PREFIX = "toolgate-consent:";
 const TTL_SECONDS = 600;
 
-export async function saveConsent(kv: KVNamespace, handle: string, description: ConsentDescription): Promise<void> {
+/** The library's description, and the protected resource (RFC 8707) the grant will be for. */
+export interface PendingConsent extends ConsentDescription {
+  resource?: string;
+}
+
+export async function saveConsent(kv: KVNamespace, handle: string, description: PendingConsent): Promise<void> {
   await kv.put(`${PREFIX}${await sha256Hex(handle)}`, JSON.stringify(description), { expirationTtl: TTL_SECONDS });
 }
 
-export async function readConsent(kv: KVNamespace, handle: string): Promise<ConsentDescription | null> {
-  return kv.get<ConsentDescription>(`${PREFIX}${await sha256Hex(handle)}`, { type: "json" });
+export async function readConsent(kv: KVNamespace, handle: string): Promise<PendingConsent | null> {
+  return kv.get<PendingConsent>(`${PREFIX}${await sha256Hex(handle)}`, { type: "json" });
 }
 
 export async function dropConsent(kv: KVNamespace, handle: string): Promise<void> {

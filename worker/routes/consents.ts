@@ -13,7 +13,8 @@ import { signsPeopleIn } from "../identity/settings";
 import { readBody, RulesFields } from "../keys/rules";
 import { hasScope } from "../middleware/auth";
 import { siteOf } from "../oauth/context";
-import { dropConsent, readConsent } from "../oauth/consents";
+import { endpointView } from "../endpoints/view";
+import { dropConsent, type PendingConsent, readConsent } from "../oauth/consents";
 import type { GrantProps } from "../oauth/grant-caller";
 import { oauthLibrary } from "../oauth-library";
 import { GRANT_USER, oauthApi, oauthServers } from "../oauth/site";
@@ -68,11 +69,23 @@ const requireApprover = createMiddleware<AppEnv>(async (c, next) => {
   await next();
 });
 
-/** The tools the approver may hand on: their own (all of the tenant's when unlimited). */
-function approverTools(c: Context<AppEnv>): string[] {
-  const names = c.var.tenant.registry.list().map((tool) => tool.name);
+/** The curated endpoint (`/mcp/<name>`) a pending grant is for; undefined for /mcp. */
+function endpointOf(consent: PendingConsent | null): string | undefined {
+  const path = consent?.resource ? new URL(consent.resource).pathname : "";
+  return /^\/mcp\/([a-z0-9-]+)$/.exec(path)?.[1];
+}
+
+/**
+ * The tools the approver may hand on: their own (all of the tenant's when unlimited), within the
+ * curated endpoint the grant is for, whose token reaches no other tool.
+ */
+async function approverTools(c: Context<AppEnv>, endpoint: string | undefined): Promise<string[]> {
+  const { tenant } = c.var;
+  // An endpoint taken out of the configuration since the sign-in began: its grant cannot be made.
+  if (endpoint && !tenant.config.endpoints?.[endpoint]) throw gone();
+  const names = endpoint ? (await endpointView(tenant, endpoint)).registry.names() : tenant.registry.names();
   const own = c.var.caller.tools;
-  return own ? names.filter((name) => own.has(name)) : names;
+  return own ? names.filter((name) => own.has(name)) : [...names];
 }
 
 /** A grant as GET /grants lists it. */
@@ -123,7 +136,10 @@ export const consents = new Hono<AppEnv>()
       ...(person ? { user: { id: person.id, ...(person.name ? { name: person.name } : {}) } } : {}),
       admin: hasScope(c.var.caller, "admin"),
     };
-    return c.json({ consent, tools: approverTools(c), approver });
+    const { resource, ...shown } = consent;
+    const endpoint = endpointOf(consent);
+    const server = { ...(resource ? { resource } : {}), ...(endpoint ? { endpoint } : {}) };
+    return c.json({ consent: shown, server, tools: await approverTools(c, endpoint), approver });
   })
   .post("/consents/:handle", async (c) => {
     const oauth = await api(c);
@@ -131,10 +147,11 @@ export const consents = new Hono<AppEnv>()
     const body = await readBody(c.req.raw, DecisionBody);
     const { caller, tenant } = c.var;
     const person = personOf(caller);
+    const consent = await readConsent(c.env.OAUTH_KV, handle);
     if (body.decision === "approve") {
       if (body.scope === "admin" && !hasScope(caller, "admin"))
         throw new ApiError(403, "forbidden", "Only admins may grant admin.");
-      const allowed = new Set(approverTools(c));
+      const allowed = new Set(await approverTools(c, endpointOf(consent)));
       const others = (body.tools ?? []).filter((tool) => !allowed.has(tool));
       if (others.length > 0)
         throw new ApiError(400, "invalid_body", `tools: not yours to grant: ${others.join(", ")}.`);
@@ -171,7 +188,6 @@ export const consents = new Hono<AppEnv>()
           : {}),
         ...rules,
       };
-      const consent = await readConsent(c.env.OAUTH_KV, handle);
       const shownUser = person ? { user: { id: person.id, ...(person.name ? { name: person.name } : {}) } } : {};
       const { redirectTo } = await oauth.completeAuthorization({
         request: approved.request,
@@ -179,6 +195,7 @@ export const consents = new Hono<AppEnv>()
         // Listed to the person and to admins (GET /v1/oauth/grants): nothing secret.
         metadata: {
           clientName: consent?.clientName ?? approved.request.clientId,
+          ...(endpointOf(consent) ? { endpoint: endpointOf(consent) } : {}),
           approvedBy: props.approvedBy,
           ...shownUser,
           ...rules,

@@ -108,7 +108,10 @@ export const oauth = new Hono<AppEnv>()
       const problem = await outOfBounds(api, request, description);
       if (problem) return refusedPage(problem);
       const consent = await api.beginConsent(request);
-      await saveConsent(c.env.OAUTH_KV, consent.handle, description);
+      await saveConsent(c.env.OAUTH_KV, consent.handle, {
+        ...description,
+        ...(request.resource ? { resource: request.resource } : {}),
+      });
       // The handle travels in the fragment: never sent to a server, never in a Referer.
       consent.headers.set("Location", `/#/consent/${encodeURIComponent(consent.handle)}`);
       return new Response(null, { status: 302, headers: consent.headers });

@@ -7,7 +7,7 @@ import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validatio
 import { DEMO_CONFIG } from "../../../worker/demo/tenant";
 import { mcpFetch, post } from "../helpers/mcp";
 import { decide, REDIRECT_URI, send, signIn, withEnv } from "../helpers/oauth";
-import { BASE, json, request } from "../helpers/requests";
+import { ADMIN_KEY, BASE, json, request } from "../helpers/requests";
 
 /** Two curated endpoints; "math" is signed in to with OAuth. */
 const CONFIG = {
@@ -69,6 +69,15 @@ describe("a curated endpoint's OAuth", () => {
       .getSetCookie()
       .map((c) => c.split(";")[0])
       .join("; ");
+    // The consent page names the endpoint, and offers only its tools for the grant's allow-list.
+    const page = `${BASE}/v1/oauth/consents/${encodeURIComponent(handle)}`;
+    const shown = await withEnv(vars, () => send(page, { headers: { authorization: `Bearer ${ADMIN_KEY}`, cookie } }));
+    expect(await json(shown)).toMatchObject({ server: { resource: MATH, endpoint: "math" }, tools: ["add"] });
+    const outside = await withEnv(vars, () =>
+      decide(BASE, { handle, cookie }, { decision: "approve", tools: ["add", "echo"] }),
+    );
+    expect(outside.status).toBe(400);
+    expect((await json(outside)).error.message).toContain("not yours to grant: echo");
     const decided = await withEnv(vars, () => decide(BASE, { handle, cookie }, { decision: "approve" }));
     const code = new URL(((await json(decided)) as { redirectTo: string }).redirectTo).searchParams.get("code")!;
     await transport(MATH, provider).finishAuth(code);

@@ -4,7 +4,7 @@ import { DEMO_CONFIG } from "../../../worker/demo/tenant";
 import { checkEndpointViews } from "../../../worker/endpoints/view";
 import { checkTenant } from "../../../worker/tenant/tenant";
 import { tenantConfigError as error } from "../helpers/config-error";
-import { connect, connectV2, post } from "../helpers/mcp";
+import { connect, connectV2, openSession, post } from "../helpers/mcp";
 import { ADMIN_KEY, BASE, CALL_KEY, json, request } from "../helpers/requests";
 
 /** The demo tenant with two curated endpoints: "math" for every caller, "ops" (search mode) for the admin key. */
@@ -80,6 +80,22 @@ describe("curated MCP endpoints", () => {
     const missing = await post({ jsonrpc: "2.0", id: 1, method: "ping" }, {}, { vars, url: at("nope") });
     expect(missing.status).toBe(404);
     expect((await json(missing)).error.message).toContain('no MCP endpoint "nope"');
+  });
+
+  it("keeps a 2025 session to the endpoint it was opened at", async () => {
+    const ping = { jsonrpc: "2.0", id: 1, method: "ping" };
+    // The admin key may use every path: only the path tells them apart.
+    const math = await openSession({ vars, url: at("math"), key: ADMIN_KEY });
+    expect((await post(ping, math, { vars, url: at("math"), key: ADMIN_KEY })).status).toBe(200);
+    for (const url of [`${BASE}/mcp`, at("ops")]) {
+      const elsewhere = await post(ping, math, { vars, url, key: ADMIN_KEY });
+      expect(elsewhere.status).toBe(404);
+      expect((await json(elsewhere)).error.message).toContain("Session not found");
+    }
+    // And one opened at /mcp is not one of the endpoint's.
+    const whole = await openSession({ vars, key: ADMIN_KEY });
+    expect((await post(ping, whole, { vars, key: ADMIN_KEY })).status).toBe(200);
+    expect((await post(ping, whole, { vars, url: at("math"), key: ADMIN_KEY })).status).toBe(404);
   });
 
   it("answers 401 with its own resource metadata, and publishes it (RFC 9728 path form)", async () => {

@@ -54,7 +54,7 @@ async function openSession(c: Context<AppEnv>): Promise<OpenSession | Response> 
       RpcCode.badRequest,
       "Bad Request: the Mcp-Session-Id header is required; send initialize first.",
     );
-  const session = await checkSessionId(id, keyHash(c));
+  const session = await checkSessionId(id, keyHash(c), Date.now(), c.var.endpoint ?? "");
   const store = createSessionStore(tenantLedger(c.env, c.var.tenant.name));
   const state = session && (await store.read(session));
   if (!session || !state || state.ended)
@@ -101,7 +101,7 @@ async function startSession(c: Context<AppEnv>, request: RpcRequest): Promise<Re
   const headers: Record<string, string> = {};
   try {
     const { result, asks } = initialize(request.params);
-    headers[MCP_HEADERS.sessionId] = await createSessionId(keyHash(c), Date.now(), asks);
+    headers[MCP_HEADERS.sessionId] = await createSessionId(keyHash(c), Date.now(), asks, c.var.endpoint ?? "");
     reply = rpcResult(request.id, result);
   } catch (error) {
     if (!(error instanceof RpcFailure)) throw error;

@@ -35,13 +35,24 @@ export interface Session {
   asks: number;
 }
 
-/** The tag covers the capability bits when there are any (ids without them keep the earlier form). */
-async function tagOf(issued: string, random: string, asks: string, keyHash: Uint8Array): Promise<Uint8Array> {
+/**
+ * The tag covers the capability bits when there are any, and the curated endpoint (/mcp/<name>) the
+ * session was opened at, so its id is refused at /mcp and at other endpoints (ids without either keep
+ * the earlier form).
+ */
+async function tagOf(
+  issued: string,
+  random: string,
+  asks: string,
+  keyHash: Uint8Array,
+  endpoint: string,
+): Promise<Uint8Array> {
   const key = await crypto.subtle.importKey("raw", keyHash, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const at = endpoint ? ` at /mcp/${endpoint}` : "";
   const mac = await crypto.subtle.sign(
     "HMAC",
     key,
-    encoder.encode(`${TAG_DOMAIN}.${issued}.${random}${asks ? `.${asks}` : ""}`),
+    encoder.encode(`${TAG_DOMAIN}.${issued}.${random}${asks ? `.${asks}` : ""}${at}`),
   );
   return new Uint8Array(mac).slice(0, TAG_BYTES);
 }
@@ -53,23 +64,30 @@ async function refOf(id: string): Promise<string> {
 
 /**
  * A new session id for the key with this hash: `<issued, base 36 seconds>.<random>.<tag>`, and
- * `.<asks, base 36>` when its client answers anything (client-asks.ts).
+ * `.<asks, base 36>` when its client answers anything (client-asks.ts). `endpoint`: the curated
+ * endpoint it is opened at ("" for /mcp).
  */
-export async function createSessionId(keyHash: Uint8Array, now = Date.now(), asks = 0): Promise<string> {
+export async function createSessionId(keyHash: Uint8Array, now = Date.now(), asks = 0, endpoint = ""): Promise<string> {
   const issued = Math.floor(now / 1000).toString(36);
   const random = toBase64Url(crypto.getRandomValues(new Uint8Array(RANDOM_BYTES)));
   const flags = asks > 0 ? asks.toString(36) : "";
-  const id = `${issued}.${random}.${toBase64Url(await tagOf(issued, random, flags, keyHash))}`;
+  const id = `${issued}.${random}.${toBase64Url(await tagOf(issued, random, flags, keyHash, endpoint))}`;
   return flags ? `${id}.${flags}` : id;
 }
 
 /**
- * The session, when the id was made for this key and has not expired; compares tags in constant time.
+ * The session, when the id was made for this key at this endpoint ("" for /mcp) and has not expired;
+ * compares tags in constant time.
  * Only the spelling createSessionId writes is taken (no trailing dot, padding, leading zero or other
  * encoding of the same parts): the session's state is keyed by its id, so a second spelling of a
  * valid id would be a second session, alive after the first was deleted.
  */
-export async function checkSessionId(id: string, keyHash: Uint8Array, now = Date.now()): Promise<Session | undefined> {
+export async function checkSessionId(
+  id: string,
+  keyHash: Uint8Array,
+  now = Date.now(),
+  endpoint = "",
+): Promise<Session | undefined> {
   if (id.length > MAX_ID_LENGTH) return undefined;
   const [issued = "", random = "", tagPart = "", flags = ""] = id.split(".");
   if (!/^[0-9a-z]{1,10}$/.test(issued)) return undefined;
@@ -80,6 +98,6 @@ export async function checkSessionId(id: string, keyHash: Uint8Array, now = Date
   const tag = fromBase64Url(tagPart);
   if (asks > MAX_ASK_FLAGS || now >= expiresAt || tag?.length !== TAG_BYTES) return undefined;
   if (fromBase64Url(random)?.length !== RANDOM_BYTES) return undefined;
-  if (!crypto.subtle.timingSafeEqual(tag, await tagOf(issued, random, flags, keyHash))) return undefined;
+  if (!crypto.subtle.timingSafeEqual(tag, await tagOf(issued, random, flags, keyHash, endpoint))) return undefined;
   return { ref: await refOf(id), expiresAt, asks };
 }
