@@ -19,7 +19,13 @@ export * from "./lazy/entry";
 export function codeModeInputAllowed(input) {
   const path = input.split(sep).join("/");
   // src/schema/walk.ts: the few JSON Schema readers the declarations share with the formats (a small copy).
-  return path.startsWith("worker/code-mode/lazy/") || path.startsWith("src/codemode/") || path === "src/schema/walk.ts";
+  // acorn and acorn-walk: the parser of the programs' step guard (lazy/guard.ts), which only this module uses.
+  return (
+    path.startsWith("worker/code-mode/lazy/") ||
+    path.startsWith("src/codemode/") ||
+    path === "src/schema/walk.ts" ||
+    /^node_modules\/acorn(-walk)?\//.test(path)
+  );
 }
 
 /** Writes <root>/worker/code-mode/library.generated.mjs (and its .d.mts). Answers the bundle's inputs. */
@@ -28,7 +34,7 @@ export function writeCodeModeModule(root = process.cwd()) {
     entry: CODE_MODE_ENTRY,
     module: CODE_MODE_MODULE,
     allowed: codeModeInputAllowed,
-    only: "src/codemode/ and files of worker/code-mode/lazy/",
+    only: "src/codemode/, files of worker/code-mode/lazy/ and acorn",
     from: "worker/code-mode/lazy/",
     declaration: DECLARATION,
     script: "code-mode-module.mjs",

@@ -87,4 +87,12 @@ describe("code mode under wrangler dev", () => {
     // The bystander does answer a request that is not the sandbox's.
     expect(await (await fetch(bystanderUrl)).text()).toBe("reached");
   });
+
+  it("ends an endless loop with its line, and the server goes on serving", async () => {
+    const answer = await run(`run-${crypto.randomUUID().slice(0, 8)}`, "let n = 0;\nwhile (true) n++;");
+    expect(answer.status).toBe("failed");
+    expect(answer.error!.message).toMatch(/^RangeError \(line 2\): The program ran more than \d+ loop turns/);
+    const next = await run(`run-${crypto.randomUUID().slice(0, 8)}`, "return 1 + 1;");
+    expect(next.output!.structured.result).toBe(2);
+  });
 });

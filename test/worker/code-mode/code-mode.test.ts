@@ -142,6 +142,57 @@ describe("code mode: errors are results", () => {
     expect(error.message).toMatch(/^RangeError \(line 1\): Maximum call stack size exceeded/);
   });
 
+  it("an endless loop ends with its line, where the runtime's CPU limit would end it unnamed", async () => {
+    // Local workerd enforces no CPU limit: without the step guard this test would never end.
+    const small = { codeMode: { cpuMs: 50 } };
+    const loop = await failure("let n = 0;\nwhile (true) n++;", small);
+    expect(loop.code).toBe("tool_error");
+    expect(loop.message).toMatch(
+      /^RangeError \(line 2\): The program ran more than 1000000 loop turns and function calls\./,
+    );
+    for (const [code, line] of [
+      ["do {} while (1);", 1],
+      ["let i = 0;\nfor (;;) i++;", 2],
+      ["for (const x of (function* () { while (true) yield 1; })()) {}", 1],
+    ] as const) {
+      expect((await failure(code, small)).message).toMatch(
+        new RegExp(`^RangeError \\(line ${line}\\): The program ran more`),
+      );
+    }
+    // Catching it does not let the program go on: every step after the budget throws.
+    const caught = await failure("for (;;) {\n  try { for (;;) {} } catch {}\n}", small);
+    expect(caught.message).toMatch(/^RangeError \(line 1\): The program ran more/);
+    // Nor does an endless chain of calls with no loop in it.
+    const chain = await failure(
+      "const spin = async () => { await null; return spin(); };\nreturn await spin();",
+      small,
+    );
+    expect(chain.message).toMatch(/^RangeError \(line 1\): The program ran more/);
+  });
+
+  it("the step guard changes no program's meaning", async () => {
+    const code = [
+      "const pairs = [[1, 2], [3, 4]];",
+      "const make = (a, b) => ({ a, b });",
+      "class Sum { constructor() { this.total = 0; } add(x) { this.total += x; return this; } }",
+      "const sum = new Sum();",
+      "outer: for (const [a, b] of pairs) { for (let i = 0; i < 3; i++) { if (i === 1) continue outer; sum.add(a + b); } }",
+      "let n = 0; do n++; while (n < 5)",
+      "function* count(k) { for (let i = 0; i < k; i++) yield i; }",
+      "const listed = [...count(3)].map((x) => x * 2);",
+      "const { sum: added } = await tools.add({ a: 2, b: 3 });",
+      "return { total: sum.total, n, listed, made: make(1, 2), added };",
+    ].join("\n");
+    const run = await runCode(codeTenant(), code);
+    expect(outputOf<{ result: unknown }>(run).result).toEqual({
+      total: 10,
+      n: 5,
+      listed: [0, 2, 4],
+      made: { a: 1, b: 2 },
+      added: 5,
+    });
+  });
+
   it("a huge result, and a huge log cut to its bound", async () => {
     const error = await failure("return 'x'.repeat(200_000);", { codeMode: { maxResultChars: 1_000 } });
     expect(error.message).toMatch(/^ResultError: the result is 200002 characters of JSON; at most 1000/);

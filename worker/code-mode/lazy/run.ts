@@ -3,7 +3,8 @@ import type { JsonValue } from "../../../src/json";
 import type { CallResult } from "../../../src/result";
 import type { CodeModeConfig } from "../config";
 import { type ChildCall, ToolHost } from "./host";
-import { PROGRAM_HEADER, SANDBOX_MAIN } from "./sandbox";
+import { guardName, guardProgram } from "./guard";
+import { SANDBOX_MAIN } from "./sandbox";
 
 /** The sandbox isolate's compatibility date: the Worker's own (wrangler.toml). */
 const COMPATIBILITY_DATE = "2026-11-01";
@@ -83,11 +84,13 @@ function callsText(calls: readonly ChildCall[]): string {
  */
 export async function runCode(run: CodeRun): Promise<CodeRunEnd> {
   const { config } = run;
+  const program = guardProgram(run.code, guardName());
+  if (!program.ok) return notStarted(program.message, program.line);
   const host = new ToolHost(new Set(run.names), config, run.runCall);
   const worker = run.loader.load({
     compatibilityDate: COMPATIBILITY_DATE,
     mainModule: "main.js",
-    modules: { "main.js": SANDBOX_MAIN, "program.js": `${PROGRAM_HEADER}${run.code}\n}\n` },
+    modules: { "main.js": SANDBOX_MAIN, "program.js": program.module },
     globalOutbound: null,
     env: {},
     limits: { cpuMs: config.cpuMs },
@@ -159,6 +162,11 @@ function crashed(error: unknown): CodeRunEnd {
   }
   const started = !text.includes("Failed to start Worker");
   if (started) return { ok: false, code: "tool_error", message: `The program's isolate failed: ${message}` };
+  return notStarted(message, line);
+}
+
+/** A program that could not start: a syntax error, with its line. */
+function notStarted(message: string, line: number | undefined): CodeRunEnd {
   return { ok: false, code: "invalid_arguments", message: `The program did not start${atLine(line)}: ${message}` };
 }
 

@@ -1,8 +1,17 @@
 /**
+ * Steps (loop turns and function calls) a program may take per ms of its CPU limit: well under what
+ * the CPU limit allows (a step is a few ns of a loop's own work), so the guard ends a runaway loop
+ * with its line before the runtime ends the isolate.
+ */
+export const STEPS_PER_CPU_MS = 20_000;
+
+/**
  * The sandbox's main module (JavaScript, run by the Worker Loader in an isolate of its own): it
- * imports the program (program.js, PROGRAM_HEADER + the code), hands it `tools` (one async function
- * per tool, each a call to the host over RPC, arguments and results as JSON text), captures
- * console output within a bound, and answers the result as JSON text or the error with its line.
+ * imports the program (program.js: the code with its step guard, guard.ts), hands it `tools` (one
+ * async function per tool, each a call to the host over RPC, arguments and results as JSON text) and
+ * the guard (which counts loop turns and function calls, and throws past STEPS_PER_CPU_MS per ms of
+ * cpuMs), captures console output within a bound, and answers the result as JSON text or the error
+ * with its line.
  */
 export const SANDBOX_MAIN = `import { WorkerEntrypoint } from "cloudflare:workers";
 import program from "program.js";
@@ -28,8 +37,19 @@ const describe = (thrown) => {
   }
 };
 
+const stepGuard = (budget) => {
+  let steps = 0;
+  return () => {
+    steps += 1;
+    if (steps > budget) {
+      throw new RangeError("The program ran more than " + budget + " loop turns and function calls.");
+    }
+  };
+};
+
 export default class Sandbox extends WorkerEntrypoint {
   async run(host, names, limits) {
+    const guard = stepGuard(limits.cpuMs * ${STEPS_PER_CPU_MS});
     const logs = [];
     let logChars = 0;
     let logCut = false;
@@ -57,7 +77,7 @@ export default class Sandbox extends WorkerEntrypoint {
     }
     Object.freeze(tools);
     try {
-      const value = await program(tools);
+      const value = await program(tools, guard);
       let text;
       try {
         text = value === undefined ? undefined : JSON.stringify(value);
@@ -76,6 +96,3 @@ export default class Sandbox extends WorkerEntrypoint {
   }
 }
 `;
-
-/** Put in front of the program, on its first line, so the program's line numbers are the module's. */
-export const PROGRAM_HEADER = "export default async function (tools) { ";
