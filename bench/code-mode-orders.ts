@@ -9,6 +9,8 @@
  */
 import { encode } from "gpt-tokenizer";
 import {
+  CODER,
+  CODER_KEY,
   codeOrders,
   plainOrders,
   type OrdersAnswer,
@@ -19,14 +21,6 @@ import { startDevServer } from "../test/servers/wrangler-dev";
 import { DEMO_CONFIG, DEMO_KEYS } from "../worker/demo/tenant";
 import { httpToolsConfig } from "./lib/tenant-growth";
 
-/** A configured call key (secret "code-only-key") whose listings show only the code tool. */
-const CODER = "code-only-key";
-const CODER_KEY = {
-  name: "coder",
-  hash: "9e4bb07ec97351261d6b2cbea05a815730973b6d600f80899204ab79d8450d63",
-  scopes: ["call"],
-  codeMode: "only",
-};
 const SHOP = ["find_customer", "list_orders", "get_order"];
 
 interface Row {

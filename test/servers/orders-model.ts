@@ -31,6 +31,15 @@ export interface OrdersRun {
   sent: string[];
 }
 
+/** A configured call key (its secret, then its configuration) whose listings show only the code tool. */
+export const CODER = "code-only-key";
+export const CODER_KEY = {
+  name: "coder",
+  hash: "9e4bb07ec97351261d6b2cbea05a815730973b6d600f80899204ab79d8450d63",
+  scopes: ["call"],
+  codeMode: "only",
+};
+
 export const ORDERS_PROMPT = "Find the three most recent orders of Ada Lovelace and total them.";
 
 /** The program the model writes in code mode (`tools` holds the caller's tools). */

@@ -2,17 +2,8 @@ import { describe, expect, it } from "vitest";
 import { httpToolsConfig } from "../../../bench/lib/tenant-growth";
 import { ORDERS } from "../../../tools/lib/shop";
 import { DEMO_CONFIG } from "../../../worker/demo/tenant";
-import { codeOrders, plainOrders, type SendCalls } from "../../servers/orders-model";
+import { CODER, CODER_KEY, codeOrders, plainOrders, type SendCalls } from "../../servers/orders-model";
 import { ADMIN_KEY, json, request } from "../helpers/requests";
-
-/** A second call key (secret "code-only-key") whose listings show only the code tool. */
-const CODER = "code-only-key";
-const CODER_KEY = {
-  name: "coder",
-  hash: "9e4bb07ec97351261d6b2cbea05a815730973b6d600f80899204ab79d8450d63",
-  scopes: ["call"],
-  codeMode: "only",
-};
 
 /** Ada Lovelace's three most recent orders and their total, from the shop's data. */
 const ada = ORDERS.filter((order) => order.customerId === "cus_1")

@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
+import { CODER, CODER_KEY } from "../../servers/orders-model";
 import { connect } from "../helpers/mcp";
 import { ADMIN_KEY, BASE, CALL_KEY_HASH, json, request } from "../helpers/requests";
 
-/** A second configured key (secret "code-only-key"), whose code mode the tests set. */
-const OTHER_KEY = "code-only-key";
-const OTHER_HASH = "9e4bb07ec97351261d6b2cbea05a815730973b6d600f80899204ab79d8450d63";
+/** A second configured key, whose code mode the tests set. */
+const OTHER_KEY = CODER;
+const OTHER_HASH = CODER_KEY.hash;
 const ADMIN_HASH = "df76ff796f70d2c9cb055ea6280553caa27eda26b70e01082c160de75a05a4a9";
 
 let tenants = 0;
