@@ -21,6 +21,7 @@ const ALLOWED = [
   "worker/telemetry/config.ts",
   "worker/connections/config.ts",
   "worker/code-mode/config.ts",
+  "worker/code-mode/modes.ts",
   "worker/endpoints/config.ts",
   "worker/tenant/tool-name.ts",
   "worker/tenant/int-in.ts",

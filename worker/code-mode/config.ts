@@ -1,12 +1,15 @@
 import * as v from "valibot";
 import { intIn } from "../tenant/int-in";
 import { toolName } from "../tenant/tool-name";
+import { CODE_MODES } from "./modes";
 
 /**
  * Code mode (docs/code-mode.md): a tool whose input is a program calling the tenant's tools, run in a
  * sandbox isolate; each call it makes goes through the pipeline as a call of its own.
  */
 export const CodeModeConfigSchema = v.strictObject({
+  /** The mode of callers whose key or endpoint sets none. */
+  default: v.optional(v.picklist(CODE_MODES, 'must be "on", "off" or "only"'), "on"),
   /** The code tool's name. */
   tool: v.optional(toolName, "run_code"),
   /** Wall time of a run, ms (tool calls included). */

@@ -1,6 +1,8 @@
 import { RpcTarget } from "cloudflare:workers";
 import type { ExecuteOptions } from "../../src/options";
-import type { Registry } from "../../src/registry";
+import { createRegistry, type Registry } from "../../src/registry";
+import { scopedFrom } from "../endpoints/view";
+import type { CodeMode } from "./modes";
 import { loadedCodeModeLibrary } from "../code-mode-library";
 import type { CodeModeDeps, CodeModeTenant } from "./lazy/tool";
 import { CORE_DEPS } from "./tool";
@@ -33,4 +35,18 @@ export function withCodeTool(
 ): Registry {
   if (!tenant.config.codeMode) return options.registry;
   return loadedCodeModeLibrary().withCodeTool(tenant, loader, options, allowed, DEPS);
+}
+
+/**
+ * The tenant view (whole, or an endpoint's) as this caller sees code mode (lazy/view.ts callerView);
+ * a view made for it is noted as scoped from `view`.
+ */
+export function callerView<T extends CodeModeTenant & { listings: Map<string, unknown> }>(
+  view: T,
+  caller: { codeMode?: CodeMode; tools?: ReadonlySet<string> } | undefined,
+  endpoint?: { codeMode?: CodeMode | undefined },
+): T {
+  if (!view.config.codeMode) return view;
+  const deps = { ...CORE_DEPS, createRegistry, scopedFrom };
+  return loadedCodeModeLibrary().callerView(view, caller, endpoint, deps);
 }

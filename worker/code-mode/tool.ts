@@ -11,13 +11,14 @@ import type { CodeModeDeps, CodeModeTenant } from "./lazy/tool";
 export const CORE_DEPS: Omit<CodeModeDeps, "expose"> = { assembleTool, toolError, executeCall, withReplaced };
 
 /**
- * The code tool a tenant with `codeMode` offers, built on first use by the code-mode module (loaded by
- * readyTenant first): it declares the tenant's other tools. Bound to each caller by worker/code-mode/mode.ts.
+ * The code tool a tenant with `codeMode` offers (not when its default is "off"), built on first use by
+ * the code-mode module (loaded by readyTenant first): it declares the tenant's other tools. Bound to each
+ * caller by worker/code-mode/mode.ts; a caller of another mode gets a view of its own (callerView).
  */
 export function codeToolEntryOf(
   config: CodeModeConfig | undefined,
   tenant: () => CodeModeTenant,
 ): ToolEntry | undefined {
-  if (!config) return undefined;
+  if (!config || config.default === "off") return undefined;
   return { name: config.tool, build: () => loadedCodeModeLibrary().createCodeTool(config, tenant(), CORE_DEPS) };
 }

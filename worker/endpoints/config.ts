@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { codeModeField } from "../code-mode/modes";
 import { SearchConfigSchema } from "../search/config";
 
 /** How many endpoints a tenant may serve: each is an OAuth resource and a cached view of its tools. */
@@ -34,6 +35,8 @@ const names = (max: number) => v.optional(v.pipe(v.array(v.pipe(v.string(), v.ma
 export const EndpointConfigSchema = v.strictObject({
   tools: v.pipe(v.array(selectionEntry), v.minLength(1, "must name at least one tool"), v.maxLength(1000)),
   search: v.optional(SearchConfigSchema),
+  /** Its code mode; absent: its caller's key's, else the tenant's default. */
+  codeMode: codeModeField,
   /** Keys (by name) that may use it. */
   keys: names(1000),
   /** Roles of identity.roles whose people may use it. */

@@ -23,6 +23,11 @@ const views = new WeakMap<object, Map<string, object>>();
 /** The tenant view each endpoint view was made from. */
 const wholeOf = new WeakMap<object, object>();
 
+/** Notes that `view` was made from `base` (a caller's code-mode view): unscoped(view) is base's whole. */
+export function scopedFrom(view: object, base: object): void {
+  wholeOf.set(view, wholeOf.get(base) ?? base);
+}
+
 /** The tenant view an endpoint view was made from; any other view is its own. */
 export function unscoped<T extends Tenant>(tenant: T): T {
   return (wholeOf.get(tenant) as T | undefined) ?? tenant;
@@ -50,7 +55,8 @@ export async function endpointView<T extends Tenant>(whole: T, name: string): Pr
     prefix: declaration.prefix,
   }));
   checkEndpoints(whole.config, { offered: new Set(whole.registry.names()), servers }, fail);
-  const names = selectEndpoint(whole, name, endpoint, fail);
+  // Its code tool, if its callers get one, declares its own tools (worker/code-mode/mode.ts callerView).
+  const names = selectEndpoint(whole, name, endpoint, fail).filter((tool) => tool !== whole.config.codeMode?.tool);
   const { precomputed: _, ...own } = whole;
   const { search: __, ...config } = whole.config;
   const { search } = endpoint;

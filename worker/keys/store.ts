@@ -1,3 +1,4 @@
+import type { CodeMode } from "../code-mode/modes";
 import type { ActAs } from "../identity/settings";
 import type { ActiveKey, KeyInfo, KeyInput } from "./types";
 
@@ -18,16 +19,18 @@ type KeyRow = {
   previous_until: number | null;
   revoked_at: number | null;
   act_as: string | null;
+  code_mode: string | null;
 };
 
 export function createSchema(sql: SqlStorage): void {
   sql.exec(`CREATE TABLE IF NOT EXISTS keys (
     id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, hash TEXT NOT NULL UNIQUE, scopes TEXT NOT NULL, tools TEXT,
     rate_per_minute INTEGER, expires_at INTEGER, created_at INTEGER NOT NULL, last_used_at INTEGER,
-    rotated_at INTEGER, previous_hash TEXT, previous_until INTEGER, revoked_at INTEGER, act_as TEXT)`);
-  // Objects made before keys could act for users.
-  if (sql.exec("SELECT 1 FROM pragma_table_info('keys') WHERE name = 'act_as'").toArray().length === 0)
-    sql.exec("ALTER TABLE keys ADD COLUMN act_as TEXT");
+    rotated_at INTEGER, previous_hash TEXT, previous_until INTEGER, revoked_at INTEGER, act_as TEXT, code_mode TEXT)`);
+  // Objects made before keys could act for users, or set their code mode.
+  for (const column of ["act_as", "code_mode"])
+    if (sql.exec("SELECT 1 FROM pragma_table_info('keys') WHERE name = ?", column).toArray().length === 0)
+      sql.exec(`ALTER TABLE keys ADD COLUMN ${column} TEXT`);
 }
 
 function inputOf(row: KeyRow): KeyInput {
@@ -38,6 +41,7 @@ function inputOf(row: KeyRow): KeyInput {
     ...(row.rate_per_minute === null ? {} : { ratePerMinute: row.rate_per_minute }),
     ...(row.expires_at === null ? {} : { expiresAt: row.expires_at }),
     ...(row.act_as === null ? {} : { actAs: row.act_as as ActAs }),
+    ...(row.code_mode === null ? {} : { codeMode: row.code_mode as CodeMode }),
   };
 }
 
@@ -89,8 +93,8 @@ export function insertKey(
 ): KeyInfo | "name_taken" {
   if (sql.exec("SELECT 1 FROM keys WHERE name = ?", input.name).toArray().length > 0) return "name_taken";
   sql.exec(
-    `INSERT INTO keys (id, name, hash, scopes, tools, rate_per_minute, expires_at, act_as, created_at)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO keys (id, name, hash, scopes, tools, rate_per_minute, expires_at, act_as, code_mode, created_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     id,
     input.name,
     hash,
@@ -99,6 +103,7 @@ export function insertKey(
     input.ratePerMinute ?? null,
     input.expiresAt ?? null,
     input.actAs ?? null,
+    input.codeMode ?? null,
     now,
   );
   return infoOf(row(sql, id)!, now);

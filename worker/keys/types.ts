@@ -1,3 +1,4 @@
+import type { CodeMode } from "../code-mode/modes";
 import type { ActAs } from "../identity/settings";
 import type { Scope } from "../tenant/config";
 
@@ -13,6 +14,8 @@ export interface KeyInput {
   expiresAt?: number;
   /** May act for its app's users (identity/act-as.ts); absent: a request naming a user is refused. */
   actAs?: ActAs;
+  /** Its callers' code mode (docs/code-mode.md); absent: the tenant's default. */
+  codeMode?: CodeMode;
 }
 
 /** A stored key as the admin API shows it: never its secret or hash. */

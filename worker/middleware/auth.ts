@@ -96,6 +96,7 @@ async function credentialCaller(c: Context<AppEnv>, authorization: string | unde
       scopes: configured.scopes,
       binding: configured.hash,
       ...(configured.actAs ? { actAs: configured.actAs } : {}),
+      ...(configured.codeMode ? { codeMode: configured.codeMode } : {}),
     };
   if (found) return runtimeCaller(c, found, now);
   if (unavailable !== undefined) throw unavailable;
@@ -132,6 +133,7 @@ function runtimeCaller(c: Context<AppEnv>, entry: RuntimeKey, now: number): Call
     ...(entry.tools ? { tools: entry.tools } : {}),
     ...(key.ratePerMinute ? { rateLimits: [{ id: `key:${key.id}`, perMinute: key.ratePerMinute }] } : {}),
     ...(key.actAs ? { actAs: key.actAs } : {}),
+    ...(key.codeMode ? { codeMode: key.codeMode } : {}),
   };
 }
 

@@ -9,11 +9,16 @@ import { preparePrecomputed } from "../tenant/listings/precomputed";
 import type { Tenant } from "../tenant/tenant";
 import { readyTenant } from "../tenant/ready";
 import { endpointView, unscoped } from "../endpoints/view";
+import { callerView } from "../code-mode/mode";
 
-/** The tenant as this request's route sees it: a curated endpoint's view on /mcp/<name>, else whole. */
-function scoped(c: Context<AppEnv>, tenant: Tenant): Tenant | Promise<Tenant> {
+/**
+ * The tenant as this request's route sees it: a curated endpoint's view on /mcp/<name>, else whole;
+ * in code mode, as its caller's (and endpoint's) mode has it.
+ */
+async function scoped(c: Context<AppEnv>, tenant: Tenant): Promise<Tenant> {
   const endpoint = c.get("endpoint");
-  return endpoint === undefined ? tenant : endpointView(tenant, endpoint);
+  const view = endpoint === undefined ? tenant : await endpointView(tenant, endpoint);
+  return callerView(view, c.get("caller"), endpoint === undefined ? undefined : tenant.config.endpoints?.[endpoint]);
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import { Hono } from "../hono-lazy";
 import * as v from "valibot";
+import { codeModeField } from "../code-mode/modes";
 import { ACT_AS } from "../identity/settings";
 import { SCOPES } from "../tenant/config";
 import { callDurable } from "../durable/call";
@@ -21,6 +22,8 @@ const CreateBody = v.strictObject({
   ),
   /** May act for its app's users: "token" (signed user tokens) or "header" (also plain user ids). */
   actAs: v.optional(v.picklist(ACT_AS, 'must be "token" or "header"')),
+  /** Its callers' code mode; absent: the tenant's default. */
+  codeMode: codeModeField,
   ...RulesFields,
 });
 
@@ -70,12 +73,19 @@ export const keys = new Hono<AppEnv>()
       name: key.name,
       scopes: key.scopes,
       ...(key.actAs ? { actAs: key.actAs } : {}),
+      ...(key.codeMode ? { codeMode: key.codeMode } : {}),
       source: "config" as const,
     }));
     return c.json({ keys: [...configured, ...stored.map((key) => ({ ...key, source: "runtime" as const }))] });
   })
   .post("/", async (c) => {
     const input = await readBody(c.req.raw, CreateBody);
+    if ((input.codeMode === "on" || input.codeMode === "only") && !c.var.tenant.config.codeMode)
+      throw new ApiError(
+        400,
+        "invalid_body",
+        `codeMode: "${input.codeMode}" needs the tenant's codeMode block (docs/code-mode.md).`,
+      );
     if (c.var.tenant.config.keys.some((key) => key.name === input.name)) {
       throw new ApiError(409, "name_taken", `A key named "${input.name}" is in the tenant's configuration.`);
     }

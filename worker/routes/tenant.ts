@@ -29,10 +29,11 @@ export const tenantInfo = new Hono<AppEnv>()
       requireApprovalFor: config.requireApprovalFor ?? {},
       deny: config.deny,
       consoleOrigins: config.consoleOrigins,
-      keys: config.keys.map(({ name: keyName, scopes, actAs }) => ({
+      keys: config.keys.map(({ name: keyName, scopes, actAs, codeMode }) => ({
         name: keyName,
         scopes,
         ...(actAs ? { actAs } : {}),
+        ...(codeMode ? { codeMode } : {}),
       })),
     });
   });

@@ -17,23 +17,36 @@ export function inSearchMode(search: SearchConfig, caller: Pick<Caller, "keyName
   return search.keys === undefined || search.keys.includes(caller.keyName);
 }
 
+/** The code tool of this view's callers (docs/code-mode.md), and whether it is all their listings show. */
+function codeToolOf(tenant: Tenant): { tool: string; only: boolean } | undefined {
+  const code = tenant.config.codeMode;
+  if (!code || !tenant.registry.has(code.tool)) return undefined;
+  return { tool: code.tool, only: code.default === "only" };
+}
+
 /**
- * The tools a caller's listings show: in search mode the search tool and the pinned tools it may
- * use; else its allow-list (undefined: every tool).
+ * The tools a caller's listings show: in code mode "only" the code tool; in search mode the search
+ * tool and the pinned tools it may use; else its allow-list, and the code tool (undefined: every tool).
  */
 export function listedTools(
   tenant: Tenant,
   caller: Pick<Caller, "keyName" | "tools">,
 ): ReadonlySet<string> | undefined {
   const { search } = tenant.config;
-  if (!search || !inSearchMode(search, caller)) return caller.tools;
+  const code = codeToolOf(tenant);
+  if (code?.only) return new Set([code.tool]);
+  if (!search || !inSearchMode(search, caller))
+    return code && caller.tools ? new Set([...caller.tools, code.tool]) : caller.tools;
   const allowed = caller.tools;
   return new Set([search.tool, ...search.pinned.filter((name) => !allowed || allowed.has(name))]);
 }
 
-/** Whether a caller with an allow-list may call this tool: its list, and the tenant's search tool. */
+/**
+ * Whether a caller with an allow-list may call this tool: its list, the tenant's search tool, and its
+ * view's code tool (whose API is its list).
+ */
 export function allowedBy(tenant: Tenant, tools: ReadonlySet<string>, name: string): boolean {
-  return tools.has(name) || name === tenant.config.search?.tool;
+  return tools.has(name) || name === tenant.config.search?.tool || name === codeToolOf(tenant)?.tool;
 }
 
 /**

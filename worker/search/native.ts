@@ -22,6 +22,8 @@ export async function nativeSearchListing(
 ): Promise<string | undefined> {
   const { search, deny } = tenant.config;
   if (!search || !NATIVE_FORMATS.has(format.name) || !inSearchMode(search, caller)) return undefined;
+  // A caller whose listings show only the code tool reads no other tool, deferred or not.
+  if (tenant.config.codeMode?.default === "only") return undefined;
   const listing = toolListing(tenant, format, caller.tools);
   let text = kept.get(listing);
   if (text === undefined) {

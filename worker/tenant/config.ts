@@ -5,6 +5,7 @@ import { ADAPTER_FIELDS } from "../adapters/config";
 import { CONFIG_BLOCKS, configBlocks, type ConfigBlock, type ConfigBlocksLibrary } from "../config-blocks-library";
 import { ConfigError } from "../errors";
 import { ACT_AS } from "../identity/settings";
+import { codeModeField, codeModeWithoutBlock } from "../code-mode/modes";
 import { intIn } from "./int-in";
 import { SCOPES } from "./scopes";
 import { toolName } from "./tool-name";
@@ -36,6 +37,8 @@ const KeySchema = v.strictObject({
   ),
   /** May act for the app's users: "token" (signed user tokens) or "header" (also plain user ids). */
   actAs: v.optional(v.picklist(ACT_AS, 'must be "token" or "header"')),
+  /** Its callers' code mode; absent: the tenant's default. */
+  codeMode: codeModeField,
 });
 
 const origin = v.pipe(
@@ -170,6 +173,8 @@ export function parseTenantConfig(input: string | unknown, source = "TOOLGATE_CO
       throw new ConfigError(`${source} is invalid: keys[${i}].name: duplicate key name "${key.name}"`);
     keyNames.add(key.name);
   });
+  const unplaced = codeModeWithoutBlock(config);
+  if (unplaced) throw new ConfigError(`${source} is invalid: ${unplaced}`);
   // Connecting needs the console's own session (Cloudflare Access sign-ins are not supported yet).
   if (config.connections !== undefined && config.identity?.oidc === undefined)
     throw new ConfigError(

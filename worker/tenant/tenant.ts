@@ -12,6 +12,7 @@ import { approvalHooks, buildRegistry } from "./registry";
 import { selectTools } from "./tool-selection";
 import { searchToolOf } from "../search/setup";
 import { codeToolEntryOf } from "../code-mode/tool";
+import type { CodeMode } from "../code-mode/modes";
 import { tenantUpstreams, type UpstreamNamespace } from "../upstreams/address";
 
 export interface TenantKey {
@@ -21,6 +22,8 @@ export interface TenantKey {
   scopes: ReadonlySet<Scope>;
   /** May act for its app's users (worker/identity/act-as.ts). */
   actAs?: ActAs;
+  /** Its callers' code mode; absent: the tenant's default. */
+  codeMode?: CodeMode;
 }
 
 /** A parsed, checked tenant: built once per isolate per configuration text. */
@@ -98,6 +101,7 @@ export function createTenant(
         hash: hexToBytes(key.hash),
         scopes: new Set(key.scopes),
         ...(key.actAs ? { actAs: key.actAs } : {}),
+        ...(key.codeMode ? { codeMode: key.codeMode } : {}),
       })),
       hooks: approvalHooks(config),
       listings: new Map(),

@@ -7,3 +7,4 @@
 export { runCode, type CodeRun, type CodeRunEnd, type CodeRunOutput } from "./run";
 export type { ChildCall } from "./host";
 export { createCodeTool, withCodeTool, type CodeModeDeps, type CodeModeTenant } from "./tool";
+export { callerView, type ViewDeps, type ViewedTenant } from "./view";

@@ -19,6 +19,8 @@ export const MAX_CODE_CHARS = 100_000;
 export interface CodeModeTenant {
   registry: Registry;
   config: { deny: readonly string[]; search?: { tool: string } | undefined; codeMode?: CodeModeConfig | undefined };
+  /** A caller's allow-list its program's API is narrowed to (lazy/view.ts); absent: every tool. */
+  programScope?: ReadonlySet<string>;
 }
 
 /**
@@ -35,11 +37,14 @@ export interface CodeModeDeps {
 
 type CodeToolRun = (args: { code: string }, ctx: ToolContext) => Promise<JsonValue>;
 
-/** The tools a program may call: the tenant's, less the code and search tools and the denied ones. */
+/**
+ * The tools a program may call: the tenant view's, less the code and search tools and the denied ones,
+ * and only those of its allow-list.
+ */
 function programTools(tenant: CodeModeTenant): string[] {
-  const { config } = tenant;
+  const { config, programScope } = tenant;
   const left = new Set([config.codeMode?.tool, config.search?.tool, ...config.deny]);
-  return tenant.registry.names().filter((name) => !left.has(name));
+  return tenant.registry.names().filter((name) => !left.has(name) && (!programScope || programScope.has(name)));
 }
 
 const INPUT_SCHEMA: JsonSchema = {

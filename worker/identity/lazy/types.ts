@@ -13,6 +13,9 @@ export type Scope = "call" | "admin";
 /** What a key may send to act for users (`keys[].actAs`, POST /v1/keys): see ActAs in src/contract/keys.ts. */
 export type ActAs = "token" | "header";
 
+/** A key's code mode (`keys[].codeMode`, POST /v1/keys): see CodeMode in worker/code-mode/modes.ts. */
+export type CodeMode = "on" | "off" | "only";
+
 /**
  * The user a request acts for (a person signed in, a person's OAuth grant, or a key acting for its app's
  * user): who they are, and what the tenant's roles made of them. Bounded (claims.ts, user.ts).
@@ -49,6 +52,8 @@ export interface Caller {
   binding: Uint8Array;
   /** Only these tools are listed and may be called; absent: every tool. */
   tools?: ReadonlySet<string>;
+  /** Its key's code mode (docs/code-mode.md); absent: the tenant's default. */
+  codeMode?: CodeMode;
   /** Every limit its calls count against (the key's or grant's, the user's): each must allow a call. */
   rateLimits?: readonly CallerRateLimit[];
   /** An OAuth grant's caller: the client and grant, and the resource metadata 403s point to. */
