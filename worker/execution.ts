@@ -31,7 +31,17 @@ export type ExecutionRun =
       /** The request's origin: where a call needing a connection tells the user to connect. */
       origin?: string;
     }
-  | { owner: string; user?: CallUser; approved?: boolean; waitUntil?: WaitUntil; writeScope?: string };
+  | {
+      owner: string;
+      user?: CallUser;
+      approved?: boolean;
+      waitUntil?: WaitUntil;
+      writeScope?: string;
+      /** The origin of the request that made the call (a detached run: where its user connects). */
+      origin?: string;
+      /** A detached run's call id: a call needing a connection the user lacks parks until they connect. */
+      parkCallId?: string;
+    };
 
 /**
  * Everything the core pipeline needs to run a tenant's calls: its registry, secrets and rules, gates
@@ -56,7 +66,7 @@ export function pipelineOptions(env: Bindings, tenant: Tenant, run: ExecutionRun
     ...(run.user ? { user: run.user } : {}),
     // Tools acting as the user get its token of their connection (tenants with `connections` only).
     ...(tenant.config.connections
-      ? { connectionTokens: connectionTokens(env, tenant, run.user, "key" in run ? run : {}) }
+      ? { connectionTokens: connectionTokens(env, tenant, run.user, run) }
       : {}),
   };
   if ("owner" in run) {
@@ -87,7 +97,7 @@ export function pipelineOptions(env: Bindings, tenant: Tenant, run: ExecutionRun
       waitUntil: run.waitUntil,
       readOnlyRecords: tenant.config.readOnlyRecords,
     }),
-    runner: createCallRunner(env, tenant.name, run.configOverride),
+    runner: createCallRunner(env, tenant.name, run.configOverride, run.origin),
     ...(run.signal ? { signal: run.signal } : {}),
   };
 }

@@ -6,6 +6,7 @@ import { identityLibrary } from "../identity-library";
 import { type AnswerKind, type ConnectionsApiDeps, connectionsLibrary } from "../connections-library";
 import { type ConnectionsNamespace, userConnections } from "../connections/address";
 import { connectionClient } from "../connections/client";
+import { resumeParked } from "../connections/resume";
 import { connectionSecrets } from "../connections/secret";
 import { isLoopbackHost } from "../identity/loopback";
 import { hostAllowed } from "../mcp/transport/guard";
@@ -35,6 +36,7 @@ function depsOf(c: Context<AppEnv>): ConnectionsApiDeps {
       (await identityLibrary()).sessionUserKey({ request: c.req.raw, tenant, identity: identityOf(c) }),
     object: (key) => userConnections(c.env as unknown as { CONNECTIONS: ConnectionsNamespace }, tenant.name, key),
     secrets: () => connectionSecrets(c.env),
+    resumeParked: (connection, callIds) => resumeParked(c.env, tenant.name, connection, callIds),
     // Set after the key check only: the pages, before it, have none.
     caller,
   };

@@ -42,9 +42,12 @@ export const CONNECTIONS_CONFIG = {
   egress: { allowHttpHosts: ["127.0.0.1"] },
 };
 
-/** The env of tenant `name` (a tenant of its own: its users' objects and this isolate's kept tokens are its own). */
-export const connectionsTenantEnv = (name: string) => ({
-  TOOLGATE_CONFIG: JSON.stringify({ ...CONNECTIONS_CONFIG, name }),
+/**
+ * The env of tenant `name` (a tenant of its own: its users' objects and this isolate's kept tokens are its
+ * own), its configuration patched with `patch`.
+ */
+export const connectionsTenantEnv = (name: string, patch: Record<string, unknown> = {}) => ({
+  TOOLGATE_CONFIG: JSON.stringify({ ...CONNECTIONS_CONFIG, ...patch, name }),
   ...idpSecretEnv(),
   UPSTREAM_CLIENT_SECRET: connectionsUpstream.idp.clientSecret,
   TOOLGATE_CONNECTIONS_SECRET: CONNECTIONS_SECRET,
