@@ -4,6 +4,7 @@ import { expect, inject } from "vitest";
 import type { TokenSet } from "../../../worker/connections/lazy/entry";
 import { open, seal } from "../../../worker/connections/lazy/seal";
 import { userKey } from "../../../worker/identity/lazy/user";
+import { WORKERD_TEST_SECRETS } from "../../fixtures/workerd-secrets";
 import "../../servers/upstreams-context";
 import { CALL_KEY_HASH } from "./requests";
 import { demoOidc, idpSecretEnv, Jar, signIn, throughProvider, toToolgate } from "./sign-in";
@@ -15,7 +16,7 @@ import { demoOidc, idpSecretEnv, Jar, signIn, throughProvider, toToolgate } from
  */
 
 export const connectionsUpstream = inject("connectionsUpstream");
-export const CONNECTIONS_SECRET = "connections-secret-0123456789-abcdefghij";
+export const CONNECTIONS_SECRET = WORKERD_TEST_SECRETS.TOOLGATE_CONNECTIONS_SECRET;
 
 export const CONNECTIONS_CONFIG = {
   name: "conn",
