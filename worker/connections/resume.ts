@@ -3,8 +3,10 @@ import type { CallRecord } from "../../src/result";
 import type { Bindings } from "../env";
 import { identityLibrary } from "../identity-library";
 import { tenantLedger } from "../ledger/address";
+import type { LedgerEntry } from "../ledger/types";
 import { tenantRunners } from "../runner/address";
 import { answerCall } from "../runner/answer";
+import type { Tenant } from "../tenant/tenant";
 import { type ConnectionsNamespace, userConnections } from "./address";
 
 /**
@@ -62,7 +64,17 @@ export async function connectedWhileParking(
   return ready === true ? connected(connection) : undefined;
 }
 
-/** A parked call was cancelled: its row in the user's object goes. */
-export async function unparkCall(env: unknown, tenant: string, userId: string, callId: string): Promise<void> {
-  await (await objectOf(env, tenant, userId)).run("unpark", callId);
+/**
+ * A waiting call was cancelled (POST /v1/calls/:id/cancel, tasks/cancel): in a tenant with connections,
+ * the row of its user's object that parks it goes. Best effort: a row left over ends with its deadline.
+ */
+export async function unparkCancelled(
+  env: unknown,
+  tenant: Pick<Tenant, "name" | "config">,
+  entry: Pick<LedgerEntry, "record" | "user">,
+): Promise<void> {
+  const userId = entry.user?.id;
+  if (!tenant.config.connections || userId === undefined) return;
+  const object = await objectOf(env, tenant.name, userId).catch(() => undefined);
+  await object?.run("unpark", entry.record.callId).catch(() => undefined);
 }

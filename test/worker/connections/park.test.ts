@@ -217,4 +217,15 @@ describe("an MCP task parked until its user connects (2026-07-28)", () => {
     expect(task.result.isError, JSON.stringify(task.result)).toBeFalsy();
     expect(task.result.structuredContent).toMatchObject({ owner: "alice" });
   });
+
+  it("cancelled by tasks/cancel while parked: the task is cancelled and its row goes", async () => {
+    const env = parkingTenant("conn-park-task-cancel");
+    const target: McpTarget = { vars: env, headers: { "toolgate-user": "bob" } };
+    const { taskId } = await rpc(target, "tools/call", { name: "my_items", arguments: {} });
+    await eventually(async () => (await rpc(target, "tasks/get", { taskId })).status === "input_required", "parked");
+    expect(await parkedRows("conn-park-task-cancel", "bob")).toEqual([taskId]);
+    expect(await rpc(target, "tasks/cancel", { taskId })).toMatchObject({ resultType: "complete" });
+    expect((await rpc(target, "tasks/get", { taskId })).status).toBe("cancelled");
+    expect(await parkedRows("conn-park-task-cancel", "bob")).toEqual([]);
+  });
 });
