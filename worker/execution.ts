@@ -65,9 +65,7 @@ export function pipelineOptions(env: Bindings, tenant: Tenant, run: ExecutionRun
     // Whom the calls are for: ctx.user, hooks' call.user, "@user" gate keys (a claimed call keeps its row's).
     ...(run.user ? { user: run.user } : {}),
     // Tools acting as the user get its token of their connection (tenants with `connections` only).
-    ...(tenant.config.connections
-      ? { connectionTokens: connectionTokens(env, tenant, run.user, run) }
-      : {}),
+    ...(tenant.config.connections ? { connectionTokens: connectionTokens(env, tenant, run.user, run) } : {}),
   };
   if ("owner" in run) {
     // A claimed call finished by its owner token (an approved call, a detached run): its record stays

@@ -43,6 +43,9 @@ export function connectionTokens(
       park:
         parkCallId === undefined
           ? undefined
-          : { callId: parkCallId, expiresAt: Date.now() + settingsFromEnv(env as Record<string, unknown>).inputTtlMs + PARK_MARGIN_MS },
+          : {
+              callId: parkCallId,
+              expiresAt: Date.now() + settingsFromEnv(env as Record<string, unknown>).inputTtlMs + PARK_MARGIN_MS,
+            },
     });
 }

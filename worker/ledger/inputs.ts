@@ -104,18 +104,11 @@ export function expireInputs(ctx: ShardContext, limit: number): number {
     .exec<CallRow>("SELECT * FROM calls WHERE status = 'awaiting_input' AND deadline <= ? LIMIT ?", ctx.now(), limit)
     .toArray();
   for (const row of rows) {
-    const asked = toEntry(row).record.error?.inputRequests ?? {};
-    const keys = Object.keys(asked);
+    const keys = Object.keys(toEntry(row).record.error?.inputRequests ?? {});
     const minutes = Math.round(ctx.settings.inputTtlMs / 60_000);
-    // A call parked for a connection (worker/connections/resume.ts) waited for its user, not its caller.
-    const connects = keys.filter((key) => key.startsWith("connect:"));
     const message =
-      connects.length > 0 && connects.length === keys.length
-        ? `"${row.tool}" waited ${minutes} min for its user to connect ` +
-          `(${connects.map((key) => `${key}: ${asked[key]!.params.url}`).join(", ")}); ` +
-          "nobody connected, and the call ended without running on."
-        : `Nobody answered what "${row.tool}" asked (${keys.join(", ")}) within ${minutes} min; ` +
-          `the call ended without running on.`;
+      `Nobody answered what "${row.tool}" asked (${keys.join(", ")}) within ${minutes} min; ` +
+      `the call ended without running on.`;
     closeWaiting(ctx, row, "timed_out", { code: "timeout", message });
   }
   return rows.length;

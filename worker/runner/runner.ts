@@ -25,7 +25,7 @@ import type { JsonValue } from "../../src/json";
 import { settingsFromEnv } from "../ledger/settings";
 import { logCall } from "../log";
 import { telemetryLibrary, type RunTrace } from "../telemetry-library";
-import { connectedWhileParking, parkedOn } from "../connections/resume";
+import { userConnectionsOp } from "../connections/resume";
 
 /** The log line of a call its Runner ended names no request: the run is the Runner's alarm. */
 const RUNNER_REQUEST_ID = "runner";
@@ -187,18 +187,19 @@ export function createRunnerClass(catalog: Catalog): RunnerClass {
       if (held && held.job.owner !== job.owner) return void (await this.ctx.storage.setAlarm(Date.now()));
       writeJob(this.ctx.storage.sql, waitingForInput(job), "asking");
       await this.keepAsking();
-      const connection = job.user ? parkedOn(record) : undefined;
-      if (connection) await this.unlessConnectedMeanwhile(job, connection);
+      const key = Object.keys(record.error?.inputRequests ?? {}).find((asked) => asked.startsWith("connect:"));
+      // A failure leaves the call parked: the user's next connect resumes it.
+      if (key) await this.connectedMeanwhile(job, key).catch(() => undefined);
     }
 
     /**
-     * The run parked for a connection: if the user connected while it was parking (their callback found
-     * no waiting call to resume), the call is answered here and runs on.
+     * The run parked for a connection (worker/connections/resume.ts) that its user made meanwhile, which
+     * their connect's callback could not resume before the call waited: it is answered here.
      */
-    private async unlessConnectedMeanwhile(job: RunJob, connection: string): Promise<void> {
-      const { tenant, callId } = job;
-      const answers = await connectedWhileParking(this.env, tenant, job.user!.id, callId, connection);
-      if (!answers) return;
+    private async connectedMeanwhile(job: RunJob, key: string): Promise<void> {
+      const { user, tenant, callId } = job;
+      if (!user || !(await userConnectionsOp(this.env, tenant, user.id, "parkedReady", callId))) return;
+      const answers = { [key]: { action: "accept" } };
       const outcome = await callDurable(
         () => this.ledgerOf(job),
         (shard) => shard.answer(callId, null, answers, DEFAULT_LEASE_MS),

@@ -73,7 +73,10 @@ async function outcome(env: ConnectionsTenantEnv, user: string, id: string): Pro
 /** The rows of calls parked in the user's Connections object. */
 async function parkedRows(tenant: string, user: string) {
   return runInDurableObject(await userObject(tenant, user), (_object, state) =>
-    state.storage.sql.exec<{ call_id: string }>("SELECT call_id FROM parked").toArray().map((row) => row.call_id),
+    state.storage.sql
+      .exec<{ call_id: string }>("SELECT call_id FROM parked")
+      .toArray()
+      .map((row) => row.call_id),
   );
 }
 
@@ -139,7 +142,7 @@ describe("a call parked until its user connects", () => {
     expect(await apiRequests()).toBe(before);
   });
 
-  it("past its wait's deadline it ends timed out, saying the user did not connect", async () => {
+  it("past its wait's deadline it ends timed out, naming the connection it waited for", async () => {
     const env = parkingTenant("conn-park-expiry");
     const id = await callMyItems(env, "alice");
     await untilParked(env, "alice", id);
@@ -152,8 +155,7 @@ describe("a call parked until its user connects", () => {
     const ended = await recordOf(env, "alice", id);
     expect(ended).toMatchObject({ status: "timed_out", error: { code: "timeout" } });
     expect(ended.error.message).toBe(
-      `"my_items" waited 60 min for its user to connect (connect:demo: ${CONNECT_URL}); ` +
-        "nobody connected, and the call ended without running on.",
+      'Nobody answered what "my_items" asked (connect:demo) within 60 min; the call ended without running on.',
     );
   });
 

@@ -1,6 +1,7 @@
 import type { ConnectionClient, TokenSet } from "./oauth-client";
 import { beginConnect, finishConnect } from "./oauth-client";
 import { type OpRunner, runOp, TENANT_INDEX } from "./ops";
+import { CONNECTED_ANSWER, connectKey } from "./parked";
 import { connectScopes, type ScopeSources } from "./scopes";
 import type { Owner, PendingConnect } from "./store";
 
@@ -40,8 +41,8 @@ export interface ConnectPageDeps {
   } & OpRunner;
   /** The tenant's connections secrets, current first. */
   secrets(): string[];
-  /** Answers the question `connect:<connection>` of these parked calls (the user connected): they run on. */
-  resumeParked?(connection: string, callIds: readonly string[]): Promise<void>;
+  /** Answers a waiting call of the tenant (worker/runner/answer.ts): all its questions answered, it runs on. */
+  answerCall?(callId: string, responses: Record<string, { action: "accept" }>): Promise<unknown>;
 }
 
 const encoder = new TextEncoder();
@@ -123,7 +124,8 @@ export async function callbackPage(request: Request, deps: ConnectPageDeps): Pro
   await runOp(deps.object(TENANT_INDEX), "noteMember", key, pending.connection, true);
   // The calls parked on this connection that its tokens serve run on now (parked.ts).
   const parked = await runOp(object, "takeParked", pending.connection);
-  if (parked.length > 0) await deps.resumeParked?.(pending.connection, parked);
+  const connected = { [connectKey(pending.connection)]: CONNECTED_ANSWER };
+  await Promise.all(parked.map((id) => deps.answerCall?.(id, connected).catch(() => undefined)));
   const title = client.title ?? pending.connection;
   const next = parked.length > 0 ? "Your waiting calls run on now" : "Call the tool again";
   return page(200, `Connected to ${title}. ${next}; you may close this page.`, headers);
