@@ -191,6 +191,32 @@ describe("a call parked until its user connects", () => {
   });
 });
 
+describe("the user's object, between a parking run and the callback", () => {
+  it("tells a run that parked as the user connected to run on, in either order, and bounds the parked", async () => {
+    const tenant = "conn-park-race";
+    const env = parkingTenant(tenant);
+    const object = (await userObject(tenant, "alice")) as unknown as {
+      run(op: string, ...args: unknown[]): Promise<unknown>;
+    };
+    const until = Date.now() + 600_000;
+    // Parked before any connect: the run waits.
+    expect(await object.run("parkCall", "race-1", "demo", [], until)).toBe(true);
+    expect(await object.run("parkedReady", "race-1")).toBe(false);
+    // The callback takes the row (its answer comes too early if the call does not wait yet) ...
+    await connectDemo("alice", env);
+    expect(await parkedRows(tenant, "alice")).toEqual([]);
+    // ... so the run that then ends waiting is told to run on.
+    expect(await object.run("parkedReady", "race-1")).toBe(true);
+    // Parked after the callback stored the tokens: told to run on at once, its row gone.
+    expect(await object.run("parkCall", "race-2", "demo", [], until)).toBe(true);
+    expect(await object.run("parkedReady", "race-2")).toBe(true);
+    expect(await parkedRows(tenant, "alice")).toEqual([]);
+    // At most 64 parked calls per user.
+    for (let n = 0; n < 64; n++) expect(await object.run("parkCall", `many-${n}`, "other", [], until)).toBe(true);
+    expect(await object.run("parkCall", "one-too-many", "other", [], until)).toBe(false);
+  });
+});
+
 const TASKS = "io.modelcontextprotocol/tasks";
 const taskMeta = {
   "io.modelcontextprotocol/clientCapabilities": { elicitation: { url: {} }, extensions: { [TASKS]: {} } },
