@@ -6,7 +6,7 @@
  * at its deadline, and answering it then changes nothing.
  */
 
-/** Calls one user may have parked at once (per Connections object), and how long a row is kept at most. */
+/** Calls one user may have parked at once (per Connections object). */
 export const PARKED_LIMIT = 64;
 
 /** The question a parked call waits on: answered by the connect's callback (or by an MCP client, "accept"). */
