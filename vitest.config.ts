@@ -5,6 +5,7 @@ import { HeldWorkerdLogs } from "./test/runner/held-workerd-logs.ts";
 import { quietDependencySourcemaps } from "./test/runner/quiet-dependency-sourcemaps.ts";
 import { secondIsolateWorker } from "./test/runner/second-isolate.ts";
 import { SECOND_ISOLATE_SECRETS } from "./test/fixtures/second-isolate-tenant.ts";
+import { WORKERD_TEST_SECRETS } from "./test/fixtures/workerd-secrets.ts";
 import { writeGeneratedModules } from "./scripts/ts-entry.mjs";
 
 // The catalogue module of tools/ and the library modules (all git-ignored), written before either project
@@ -38,8 +39,9 @@ export default defineConfig({
             // wrangler.toml's bindings, with the test entry: the same Worker over the test catalogue (fixture tools).
             main: "./test/fixtures/worker.ts",
             miniflare: {
-              // The second isolate's tenant signs people in: its client secret's binding, here too.
-              bindings: SECOND_ISOLATE_SECRETS,
+              // The second isolate's tenant signs people in: its client secret's binding, here too. The
+              // demo providers' and connections' secrets: detached runs read the Worker's own env.
+              bindings: { ...SECOND_ISOLATE_SECRETS, ...WORKERD_TEST_SECRETS },
               // A second Worker bound to toolgate's RPC entrypoint (test/worker/api/binding.test.ts), and
               // toolgate in an isolate of its own over the same objects (test/runner/second-isolate.ts).
               serviceBindings: { CHAT_APP: "chat-app", SECOND_ISOLATE: "toolgate-second-isolate" },

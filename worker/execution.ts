@@ -31,7 +31,17 @@ export type ExecutionRun =
       /** The request's origin: where a call needing a connection tells the user to connect. */
       origin?: string;
     }
-  | { owner: string; user?: CallUser; approved?: boolean; waitUntil?: WaitUntil; writeScope?: string };
+  | {
+      owner: string;
+      user?: CallUser;
+      approved?: boolean;
+      waitUntil?: WaitUntil;
+      writeScope?: string;
+      /** The origin of the request that made the call (a detached run: where its user connects). */
+      origin?: string;
+      /** A detached run's call id: a call needing a connection the user lacks parks until they connect. */
+      parkCallId?: string;
+    };
 
 /**
  * Everything the core pipeline needs to run a tenant's calls: its registry, secrets and rules, gates
@@ -55,9 +65,7 @@ export function pipelineOptions(env: Bindings, tenant: Tenant, run: ExecutionRun
     // Whom the calls are for: ctx.user, hooks' call.user, "@user" gate keys (a claimed call keeps its row's).
     ...(run.user ? { user: run.user } : {}),
     // Tools acting as the user get its token of their connection (tenants with `connections` only).
-    ...(tenant.config.connections
-      ? { connectionTokens: connectionTokens(env, tenant, run.user, "key" in run ? run : {}) }
-      : {}),
+    ...(tenant.config.connections ? { connectionTokens: connectionTokens(env, tenant, run.user, run) } : {}),
   };
   if ("owner" in run) {
     // A claimed call finished by its owner token (an approved call, a detached run): its record stays
@@ -87,7 +95,7 @@ export function pipelineOptions(env: Bindings, tenant: Tenant, run: ExecutionRun
       waitUntil: run.waitUntil,
       readOnlyRecords: tenant.config.readOnlyRecords,
     }),
-    runner: createCallRunner(env, tenant.name, run.configOverride),
+    runner: createCallRunner(env, tenant.name, run.configOverride, run.origin),
     ...(run.signal ? { signal: run.signal } : {}),
   };
 }

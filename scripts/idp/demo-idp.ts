@@ -36,8 +36,10 @@ export async function startDemoIdp(options: {
   redirectUris: string[];
   /** Issue refresh tokens, and access tokens lasting this many seconds (an upstream provider of connections). */
   refreshTokens?: { accessTokenSeconds: number };
+  /** The client's secret (default: random), when the Worker's env must hold it before the provider starts. */
+  clientSecret?: string;
 }): Promise<DemoIdp> {
-  const clientSecret = randomBytes(24).toString("base64url");
+  const clientSecret = options.clientSecret ?? randomBytes(24).toString("base64url");
   const { privateKey } = await generateKeyPair("RS256", { extractable: true });
   const jwk = { ...(await exportJWK(privateKey)), alg: "RS256", use: "sig", kid: randomBytes(6).toString("hex") };
   // The issuer names the port, which listen() picks: a server first, the provider's callback mounted on it.

@@ -30,6 +30,7 @@ import { startOtlpReceiver } from "./otlp-receiver";
 import { startTasksServer } from "./mcp-tasks-server";
 import { startV2Server } from "./mcp-v2-server";
 import { startTokenLab } from "./token-lab";
+import { WORKERD_TEST_SECRETS } from "../fixtures/workerd-secrets";
 import "./upstreams-context";
 
 /**
@@ -101,11 +102,15 @@ export default async function setup(project: TestProject) {
   const tokenLab = await startTokenLab();
   const otlp = await startOtlpReceiver();
   // Callbacks of the workerd tests' origin (BASE) and of an https host the tests name in a tenant's hosts.
-  const idp = await startDemoIdp({ redirectUris: [...IDP_REDIRECT_URIS] });
+  const idp = await startDemoIdp({
+    redirectUris: [...IDP_REDIRECT_URIS],
+    clientSecret: WORKERD_TEST_SECRETS.DEMO_IDP_SECRET,
+  });
   // A second provider, upstream of connections (refresh tokens; access tokens of 90 s), and its API.
   const upstreamIdp = await startDemoIdp({
     redirectUris: ["http://127.0.0.1:8787/connections/callback"],
     refreshTokens: { accessTokenSeconds: 90 },
+    clientSecret: WORKERD_TEST_SECRETS.UPSTREAM_CLIENT_SECRET,
   });
   const connectionsApi = await startConnectionsApi(`${upstreamIdp.url}/me`);
   const slack = await startFakeSlack(SLACK_CLIENT);

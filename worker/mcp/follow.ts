@@ -2,7 +2,7 @@ import type { CallRecord, Progress } from "../../src/result";
 import { callDurable } from "../durable/call";
 import type { LedgerAddress } from "../ledger/address";
 import { TERMINAL } from "../ledger/records";
-import type { Viewer } from "../ledger/types";
+import type { LedgerEntry, Viewer } from "../ledger/types";
 
 /** Where a call that runs on elsewhere is followed: the tenant's ledger, as the caller may see it. */
 export interface FollowTarget {
@@ -10,6 +10,8 @@ export interface FollowTarget {
   viewer: Viewer;
   /** Keeps the cancel of an abandoned call going after the request's answer (the request's ctx.waitUntil). */
   waitUntil?: (promise: Promise<unknown>) => void;
+  /** A waiting call was cancelled (tasks/cancel): what else it held goes (a call parked for a connection). */
+  cancelled?: (entry: LedgerEntry) => Promise<void>;
 }
 
 /** A client waiting for progress hears of it about this often (the journal writes it at most once a second). */

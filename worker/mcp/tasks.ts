@@ -132,6 +132,7 @@ export async function cancelTask(params: unknown, target: FollowTarget): Promise
     (ledger) => ledger.cancel(taskId, target.viewer, "The MCP client cancelled the task."),
   );
   if (!outcome.ok && outcome.error === "not_found") throw unknownTask(taskId);
+  if (outcome.ok && outcome.state === "cancelled") await target.cancelled?.(outcome.entry);
   return {};
 }
 

@@ -6,6 +6,9 @@ import { identityLibrary } from "../identity-library";
 import { type AnswerKind, type ConnectionsApiDeps, connectionsLibrary } from "../connections-library";
 import { type ConnectionsNamespace, userConnections } from "../connections/address";
 import { connectionClient } from "../connections/client";
+import { tenantLedger } from "../ledger/address";
+import { tenantRunners } from "../runner/address";
+import { answerCall } from "../runner/answer";
 import { connectionSecrets } from "../connections/secret";
 import { isLoopbackHost } from "../identity/loopback";
 import { hostAllowed } from "../mcp/transport/guard";
@@ -35,6 +38,9 @@ function depsOf(c: Context<AppEnv>): ConnectionsApiDeps {
       (await identityLibrary()).sessionUserKey({ request: c.req.raw, tenant, identity: identityOf(c) }),
     object: (key) => userConnections(c.env as unknown as { CONNECTIONS: ConnectionsNamespace }, tenant.name, key),
     secrets: () => connectionSecrets(c.env),
+    // A parked call's id comes from its user's own object, where only their calls' runs put it.
+    answerCall: (id, responses) =>
+      answerCall(tenantLedger(c.env, tenant.name), tenantRunners(c.env, tenant.name), id, null, responses),
     // Set after the key check only: the pages, before it, have none.
     caller,
   };

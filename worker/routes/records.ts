@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import { Hono } from "../hono-lazy";
 import * as v from "valibot";
 import type { JsonValue } from "../../src/json";
+import { unparkCancelled } from "../connections/resume";
 import { answerCall } from "../runner/answer";
 import { tenantRunners } from "../runner/address";
 import { cutText } from "../../src/budget";
@@ -131,7 +132,10 @@ export const records = new Hono<AppEnv>()
     // Masked before the cut: the reason is stored and shown as it is, without the pipeline's masking.
     const reason = typeof body?.reason === "string" ? cutText(tenantTextMasker(c)(body.reason), 500) : undefined;
     const outcome = await onShard(c, callId, (ledger) => ledger.cancel(callId, viewerOf(c.var.caller), reason), 1);
-    if (outcome.ok && outcome.state === "cancelled") return c.json({ callId, state: "cancelled", call: outcome.entry });
+    if (outcome.ok && outcome.state === "cancelled") {
+      await unparkCancelled(c.env, c.var.tenant, outcome.entry);
+      return c.json({ callId, state: "cancelled", call: outcome.entry });
+    }
     // Running: its journal aborts it (a queued call leaves its gate's queue); the record tells the end.
     if (outcome.ok) return c.json({ callId, state: "cancel_requested", call: outcome.entry }, 202);
     if (outcome.error === "not_found") notFound(callId);

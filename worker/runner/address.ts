@@ -6,6 +6,8 @@ export interface RunJob extends DetachedCall {
   tenant: string;
   /** A local configuration override (TOOLGATE_CONFIG) the request had; deployed tenants bundle theirs. */
   config?: string;
+  /** The origin of the request that made the call: where a user it needs to connect is sent. */
+  origin?: string;
   /** Every answer its caller gave so far (a task's tasks/update, kept in the ledger): ctx.ask answers from them. */
   answers?: Record<string, JsonValue>;
 }

@@ -11,10 +11,16 @@ export function createCallRunner(
   env: { RUNNERS?: RunnerNamespace },
   tenant: string,
   config?: string,
+  origin?: string,
 ): CallRunner | undefined {
   if (!env.RUNNERS) return undefined;
   const runners = tenantRunners({ RUNNERS: env.RUNNERS }, tenant);
-  const jobOf = (call: DetachedCall): RunJob => ({ ...call, tenant, ...(config === undefined ? {} : { config }) });
+  const jobOf = (call: DetachedCall): RunJob => ({
+    ...call,
+    tenant,
+    ...(config === undefined ? {} : { config }),
+    ...(origin === undefined ? {} : { origin }),
+  });
   return {
     async detach(call) {
       // Not repeated blindly: start is idempotent per call id, so a retryable failure may be sent again.

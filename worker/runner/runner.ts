@@ -25,6 +25,7 @@ import type { JsonValue } from "../../src/json";
 import { settingsFromEnv } from "../ledger/settings";
 import { logCall } from "../log";
 import { telemetryLibrary, type RunTrace } from "../telemetry-library";
+import { userConnectionsOp } from "../connections/resume";
 
 /** The log line of a call its Runner ended names no request: the run is the Runner's alarm. */
 const RUNNER_REQUEST_ID = "runner";
@@ -155,13 +156,16 @@ export function createRunnerClass(catalog: Catalog): RunnerClass {
           waitUntil: (p) => this.ctx.waitUntil(p),
           // Its ledger writes are its own: grouped with another object's, their I/O would cross objects.
           writeScope: `runner/${this.ctx.id.toString()}`,
+          // A call needing a connection its user lacks parks until they connect (worker/connections/resume.ts).
+          ...(job.origin === undefined ? {} : { origin: job.origin }),
+          parkCallId: job.callId,
         });
         const result = await executeCall(
           { id: job.callId, name: job.tool, arguments: job.args },
           { ...options, ...askChannelOf(job), ...(trace ? { tracer: trace.tracer } : {}) },
         );
         logCall(RUNNER_REQUEST_ID, result.record);
-        if (result.record.status === "awaiting_input") return await this.awaitAnswers(job);
+        if (result.record.status === "awaiting_input") return await this.awaitAnswers(job, result.record);
       } catch (error) {
         // The pipeline never throws for the call's own failures: this is the host (config, storage).
         await this.settleFailed(job, error instanceof Error ? error.message : String(error));
@@ -177,12 +181,31 @@ export function createRunnerClass(catalog: Catalog): RunnerClass {
      * The run asked its caller and the call now waits in the ledger: the job is kept (its raw arguments
      * are here) for resume(); an alarm after the wait's deadline lets go of it if no answer came.
      */
-    private async awaitAnswers(job: RunJob): Promise<void> {
+    private async awaitAnswers(job: RunJob, record: CallRecord): Promise<void> {
       const held = readJob(this.ctx.storage.sql);
       // Answered already, while this run was finishing: resume() replaced the job; run it.
       if (held && held.job.owner !== job.owner) return void (await this.ctx.storage.setAlarm(Date.now()));
       writeJob(this.ctx.storage.sql, waitingForInput(job), "asking");
       await this.keepAsking();
+      const key = Object.keys(record.error?.inputRequests ?? {}).find((asked) => asked.startsWith("connect:"));
+      // A failure leaves the call parked: the user's next connect resumes it.
+      if (key) await this.connectedMeanwhile(job, key).catch(() => undefined);
+    }
+
+    /**
+     * The run parked for a connection (worker/connections/resume.ts) that its user made meanwhile, which
+     * their connect's callback could not resume before the call waited: it is answered here.
+     */
+    private async connectedMeanwhile(job: RunJob, key: string): Promise<void> {
+      const { user, tenant, callId } = job;
+      if (!user || !(await userConnectionsOp(this.env, tenant, user.id, "parkedReady", callId))) return;
+      const answers = { [key]: { action: "accept" } };
+      const outcome = await callDurable(
+        () => this.ledgerOf(job),
+        (shard) => shard.answer(callId, null, answers, DEFAULT_LEASE_MS),
+        { tries: 1 },
+      );
+      if (outcome.ok && outcome.state === "resume") await this.resume(outcome.owner, outcome.answers);
     }
 
     /** A job kept for answers is looked at once the call's wait for them has ended (lookAfterAsking). */

@@ -4,6 +4,7 @@ import { expect, inject } from "vitest";
 import type { TokenSet } from "../../../worker/connections/lazy/entry";
 import { open, seal } from "../../../worker/connections/lazy/seal";
 import { userKey } from "../../../worker/identity/lazy/user";
+import { WORKERD_TEST_SECRETS } from "../../fixtures/workerd-secrets";
 import "../../servers/upstreams-context";
 import { CALL_KEY_HASH } from "./requests";
 import { demoOidc, idpSecretEnv, Jar, signIn, throughProvider, toToolgate } from "./sign-in";
@@ -15,7 +16,7 @@ import { demoOidc, idpSecretEnv, Jar, signIn, throughProvider, toToolgate } from
  */
 
 export const connectionsUpstream = inject("connectionsUpstream");
-export const CONNECTIONS_SECRET = "connections-secret-0123456789-abcdefghij";
+export const CONNECTIONS_SECRET = WORKERD_TEST_SECRETS.TOOLGATE_CONNECTIONS_SECRET;
 
 export const CONNECTIONS_CONFIG = {
   name: "conn",
@@ -42,9 +43,12 @@ export const CONNECTIONS_CONFIG = {
   egress: { allowHttpHosts: ["127.0.0.1"] },
 };
 
-/** The env of tenant `name` (a tenant of its own: its users' objects and this isolate's kept tokens are its own). */
-export const connectionsTenantEnv = (name: string) => ({
-  TOOLGATE_CONFIG: JSON.stringify({ ...CONNECTIONS_CONFIG, name }),
+/**
+ * The env of tenant `name` (a tenant of its own: its users' objects and this isolate's kept tokens are its
+ * own), its configuration patched with `patch`.
+ */
+export const connectionsTenantEnv = (name: string, patch: Record<string, unknown> = {}) => ({
+  TOOLGATE_CONFIG: JSON.stringify({ ...CONNECTIONS_CONFIG, ...patch, name }),
   ...idpSecretEnv(),
   UPSTREAM_CLIENT_SECRET: connectionsUpstream.idp.clientSecret,
   TOOLGATE_CONNECTIONS_SECRET: CONNECTIONS_SECRET,

@@ -1,5 +1,6 @@
 import { type DisconnectResult, disconnect } from "./disconnect";
 import type { ConnectionClient } from "./oauth-client";
+import { parkCall, parkedReady, takeParked, unpark } from "./parked";
 import { type ConnectionInfo, listConnections, memberCounts, noteMember, type Owner } from "./store";
 
 /**
@@ -22,6 +23,15 @@ export const objectOps = {
     noteMember(sql, userKey, connection, holds),
   /** The tenant's index object: how many users hold each connection. */
   memberCounts: (sql: SqlStorage): Record<string, number> => memberCounts(sql),
+  /** Parks a call on a connection the user lacks (parked.ts); false when too many are parked. */
+  parkCall: (sql: SqlStorage, callId: string, connection: string, scopes: string[], expiresAt: number): boolean =>
+    parkCall(sql, callId, connection, scopes, expiresAt),
+  /** The calls parked on `connection` that its new tokens serve, unparked. */
+  takeParked: (sql: SqlStorage, connection: string): string[] => takeParked(sql, connection),
+  /** A parked call's run ended waiting: answer it now (the user connected meanwhile)? */
+  parkedReady: (sql: SqlStorage, callId: string): boolean => parkedReady(sql, callId),
+  /** A parked call ended (cancelled): its row goes. */
+  unpark: (sql: SqlStorage, callId: string): boolean => unpark(sql, callId),
 };
 
 type ObjectOps = typeof objectOps;

@@ -1,6 +1,7 @@
 import type { ConnectionClient, TokenSet } from "./oauth-client";
 import { beginConnect, finishConnect } from "./oauth-client";
 import { type OpRunner, runOp, TENANT_INDEX } from "./ops";
+import { CONNECTED_ANSWER, connectKey } from "./parked";
 import { connectScopes, type ScopeSources } from "./scopes";
 import type { Owner, PendingConnect } from "./store";
 
@@ -10,7 +11,8 @@ import type { Owner, PendingConnect } from "./store";
  *                                   their Connections object; the browser holds its random id in
  *                                   tg_connect), then off to the provider (code, PKCE S256, state)
  *   GET /connections/callback       the provider's answer: the state checked against that connect, the
- *                                   code exchanged, the tokens sealed in the person's object
+ *                                   code exchanged, the tokens sealed in the person's object, and
+ *                                   the person's calls parked on the connection resumed
  * Failures answer a text/plain page naming why; nothing is stored.
  */
 
@@ -39,6 +41,8 @@ export interface ConnectPageDeps {
   } & OpRunner;
   /** The tenant's connections secrets, current first. */
   secrets(): string[];
+  /** Answers a waiting call of the tenant (worker/runner/answer.ts): all its questions answered, it runs on. */
+  answerCall?(callId: string, responses: Record<string, { action: "accept" }>): Promise<unknown>;
 }
 
 const encoder = new TextEncoder();
@@ -118,6 +122,11 @@ export async function callbackPage(request: Request, deps: ConnectPageDeps): Pro
   const owner = { tenant: deps.tenant, userKey: key };
   await object.saveTokens(owner, pending.connection, finished.tokens, deps.secrets());
   await runOp(deps.object(TENANT_INDEX), "noteMember", key, pending.connection, true);
+  // The calls parked on this connection that its tokens serve run on now (parked.ts).
+  const parked = await runOp(object, "takeParked", pending.connection);
+  const connected = { [connectKey(pending.connection)]: CONNECTED_ANSWER };
+  await Promise.all(parked.map((id) => deps.answerCall?.(id, connected).catch(() => undefined)));
   const title = client.title ?? pending.connection;
-  return page(200, `Connected to ${title}. You may close this page and call the tool again.`, headers);
+  const next = parked.length > 0 ? "Your waiting calls run on now" : "Call the tool again";
+  return page(200, `Connected to ${title}. ${next}; you may close this page.`, headers);
 }

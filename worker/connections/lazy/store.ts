@@ -1,3 +1,4 @@
+import { createParkedSchema } from "./parked";
 import { open, seal } from "./seal";
 import type { TokenSet } from "./oauth-client";
 
@@ -44,6 +45,7 @@ export function createSchema(sql: SqlStorage): void {
   // The tenant's index object only (TENANT_INDEX): who holds which connection, for admins' counts.
   sql.exec(`CREATE TABLE IF NOT EXISTS members (
     user_key TEXT NOT NULL, connection TEXT NOT NULL, PRIMARY KEY (user_key, connection))`);
+  createParkedSchema(sql);
 }
 
 /** Stores a connect under way; false when the user has too many already. */

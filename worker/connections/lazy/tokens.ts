@@ -1,4 +1,6 @@
 import type { ConnectionClient } from "./oauth-client";
+import { type OpRunner, runOp } from "./ops";
+import { connectKey } from "./parked";
 import type { Owner } from "./store";
 
 /** Decrypted tokens an isolate keeps, at most this long (and never past a minute before their expiry). */
@@ -21,7 +23,7 @@ export interface TokenDeps {
   /** Where the call came in (worker/surface.ts): only an MCP client is asked to connect. */
   surface?: string | undefined;
   userKey(id: string): Promise<string>;
-  object(userKey: string): {
+  object(userKey: string): OpRunner & {
     accessToken(
       owner: Owner,
       connection: string,
@@ -39,6 +41,11 @@ export interface TokenDeps {
    * or none: the call is refused, naming the connect URL.
    */
   asker?: ConnectAsker | undefined;
+  /**
+   * The call runs detached (its Runner), and its caller answers later: asked to connect, it parks
+   * (awaiting_input) until `expiresAt`, and the connect's callback resumes it (parked.ts).
+   */
+  park?: { callId: string; expiresAt: number } | undefined;
 }
 
 /** What of the call's ctx asking to connect uses (src/tool.ts ConnectionAsker). */
@@ -80,11 +87,15 @@ export async function userToken(connection: string, scopes: readonly string[], g
   const fetchToken = () => deps.object(key).accessToken(owner, connection, scopes, deps.client(), deps.secrets());
   const url = `${deps.origin ?? ""}/connections/${connection}/connect`;
   let got = await fetchToken();
-  // A client that can open the connect page is asked to (the origin known: the URL must be whole).
-  const asker = deps.surface === "mcp" ? deps.asker : undefined;
+  // A client that can open the connect page is asked to (the origin known: the URL must be whole); a
+  // detached run parks, its question open until the user connects.
+  const asker = deps.surface === "mcp" || deps.park ? deps.asker : undefined;
   if (!got.ok && got.reason !== "provider_unreachable" && deps.origin && asker?.canAsk("elicitation/create", "url")) {
     kept.delete(cacheKey);
-    got = await askToConnect(asker, connection, url, got.detail, deps, fetchToken);
+    const { park } = deps;
+    const parked =
+      !park || (await runOp(deps.object(key), "parkCall", park.callId, connection, [...scopes], park.expiresAt));
+    if (parked) got = await askToConnect(asker, connection, url, got.detail, deps, fetchToken);
   }
   if (!got.ok) {
     kept.delete(cacheKey);
@@ -115,7 +126,7 @@ async function askToConnect(
 ): Promise<AccessTokenResult> {
   const message = `This tool acts as you through ${deps.title} (${detail}). Connect your account to continue.`;
   const params: ConnectElicitation = { mode: "url", message, url, elicitationId: crypto.randomUUID() };
-  const answer = await asker.ask(`connect:${connection}`, { method: "elicitation/create", params });
+  const answer = await asker.ask(connectKey(connection), { method: "elicitation/create", params });
   const action = typeof answer === "object" && answer !== null ? (answer as { action?: unknown }).action : undefined;
   if (action !== "accept")
     throw deps.fail(

@@ -5,6 +5,7 @@ import { RpcCode } from "../../../src/mcp/errors";
 import type { RpcResponse } from "../../../src/mcp/messages";
 import type { ExecuteOptions } from "../../../src/options";
 import type { AppEnv } from "../../env";
+import { unparkCancelled } from "../../connections/resume";
 import { executionOptions, waitUntilOf } from "../../execution";
 import { logCall } from "../../log";
 import { tenantLedger } from "../../ledger/address";
@@ -85,6 +86,7 @@ export async function respond(
       ledger: tenantLedger(c.env, c.var.tenant.name),
       viewer: viewerOf(c.var.caller),
       ...(waitUntil ? { waitUntil } : {}),
+      cancelled: (entry) => unparkCancelled(c.env, c.var.tenant, entry),
     },
     ...(options.pageSize === undefined ? {} : { pageSize: options.pageSize }),
     ...(listed ? { allowed: listed } : {}),
