@@ -5,5 +5,13 @@
  * worker/code-mode-library.ts imports on a tenant's first code run: tenants without code mode never load it.
  */
 export { runCode, type CodeRun, type CodeRunEnd, type CodeRunOutput } from "./run";
-export type { ChildCall } from "./host";
-export { createCodeTool, withCodeTool, type CodeModeDeps, type CodeModeTenant } from "./tool";
+export type { ChildCall, MadeCall, Waiting } from "./host";
+export {
+  childJournal,
+  createCodeTool,
+  withCodeTool,
+  type CodeModeDeps,
+  type CodeModeTenant,
+  type ParkedRun,
+  type RunWaits,
+} from "./tool";
