@@ -13,7 +13,7 @@ import { viewerOf } from "../ledger/viewer";
 import { tenantTextMasker } from "../tenant/mask";
 import { needRemoteTools } from "../middleware/tenant";
 import { createCallRunner } from "../runner/host";
-import { wakeParent } from "../runner/code-run";
+import { wakeRun } from "../runner/code-run";
 import { decodeCursor, intParam, listNewest } from "./ledger-paging";
 import { approvalReasons } from "../tenant/approval";
 
@@ -158,7 +158,7 @@ export function approvalRoutes(run: ApprovedRunner = runApprovedCall) {
       if (outcome.decision === "deny") {
         // A code run held for this call goes on now, the denial thrown in its program.
         const parent = outcome.entry.record.parent;
-        if (parent) await wakeParent(c.env, c.var.tenant.name, parent);
+        if (parent) await wakeRun(c.env, c.var.tenant.name, parent);
         return c.json({ callId, decision, call: outcome.entry });
       }
       await startOrSettle(c, run, outcome.approved);

@@ -20,11 +20,11 @@ export function waitingProgress(job: RunJob): Progress {
   return { progress: made.length, message: `Waits for the approval of its call ${what}.` };
 }
 
-/** The call of a code run ended in its own run (approved): the run, held for it, looks now. */
-export async function wakeParent(env: Bindings, tenant: string, parent: string): Promise<void> {
+/** What a held code run waits for changed (its call was decided or ended, it was cancelled): it looks now. */
+export async function wakeRun(env: Bindings, tenant: string, run: string): Promise<void> {
   const runners = tenantRunners({ RUNNERS: env.RUNNERS as unknown as RunnerNamespace }, tenant);
   await callDurable(
-    () => runners.for(parent),
+    () => runners.for(run),
     (runner) => runner.wake(),
   ).catch(() => undefined);
 }

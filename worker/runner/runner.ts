@@ -25,7 +25,7 @@ import type { JsonValue } from "../../src/json";
 import { settingsFromEnv } from "../ledger/settings";
 import { logCall } from "../log";
 import { telemetryLibrary, type RunTrace } from "../telemetry-library";
-import { codeRunOptions, WAITING_LEASE_MS, waitingProgress, wakeParent } from "./code-run";
+import { codeRunOptions, WAITING_LEASE_MS, waitingProgress, wakeRun } from "./code-run";
 
 /** The log line of a call its Runner ended names no request: the run is the Runner's alarm. */
 const RUNNER_REQUEST_ID = "runner";
@@ -190,7 +190,7 @@ export function createRunnerClass(catalog: Catalog): RunnerClass {
         );
         logCall(RUNNER_REQUEST_ID, result.record);
         if (result.record.status === "awaiting_input") return await this.awaitAnswers(job);
-        if (job.parent) await wakeParent(local, job.tenant, job.parent);
+        if (job.parent) await wakeRun(local, job.tenant, job.parent);
         // The program reached another call waiting for approval: held again for it.
         const again = readJob(this.ctx.storage.sql);
         if (again?.state === "child") {

@@ -5,6 +5,7 @@ import { tenantLedger } from "../../../worker/ledger/address";
 import { tenantRunners } from "../../../worker/runner/address";
 import { uid } from "../helpers/adapters";
 import { faultTenant } from "../helpers/faults";
+import { eventually } from "../../wait";
 import { holdTool, latch } from "../helpers/hold";
 import { tune } from "../helpers/ledger";
 import { ADMIN_KEY, json, request, untilApprovalDue } from "../helpers/requests";
@@ -64,10 +65,15 @@ async function expectWaiting(
   expect(run.answer.status, JSON.stringify(run.answer)).toBe("running");
   expect(run.answer.error?.code).toBe("running");
   expect(run.answer.error?.message).toContain(`waits for the approval of its call ${child}`);
-  const entry = await entryOf(env, run.id);
+  await expectRecordWaiting(env, run.id, child);
+}
+
+/** The run's record is running, its progress naming the call (pending, the run its parent) it waits for. */
+async function expectRecordWaiting(env: Record<string, unknown>, runId: string, child: string) {
+  const entry = await entryOf(env, runId);
   expect(entry.record.status).toBe("running");
   expect(entry.record.progress?.message).toBe(`Waits for the approval of its call ${child} ("echo").`);
-  expect((await entryOf(env, child)).record).toMatchObject({ status: "pending", parent: run.id });
+  expect((await entryOf(env, child)).record).toMatchObject({ status: "pending", parent: runId });
 }
 
 describe("code mode: a call waiting for approval", () => {
@@ -135,13 +141,40 @@ describe("code mode: a call waiting for approval", () => {
     expect(done.record.error?.message).toMatch(/^ToolCallError \(line 1\): Nobody approved the call to "echo" in time/);
   });
 
-  it("cancelling the run cancels it and the call it waits for", async () => {
+  it("a run that reaches a second call needing approval waits again; wakes from many places resume it once", async () => {
     const { name, env } = waitingTenant();
+    const gate = `cw-${uid()}`;
+    await latch(gate).open();
+    const run = await runCode(
+      env,
+      `await tools.hold({ id: "${gate}" });\n` +
+        "const one = await tools.echo({ text: 'one' });\nconst two = await tools.echo({ text: 'two' });\n" +
+        "return [one, two];",
+    );
+    await expectWaiting(env, run, `${run.id}.2`);
+    expect((await decide(env, `${run.id}.2`, "approve")).status).toBe(202);
+    // The approved call's end wakes the run; so do these, from this isolate, at once.
+    const runner = () => tenantRunners(bindings, name).for(run.id);
+    await Promise.all([1, 2, 3].map(() => runner().wake()));
+    await eventually(
+      async () => (await entryOf(env, run.id)).record.progress?.message?.includes(`${run.id}.3`) === true,
+      "the run waits for its second call",
+    );
+    await expectRecordWaiting(env, run.id, `${run.id}.3`);
+    expect((await decide(env, `${run.id}.3`, "approve")).status).toBe(202);
+    await Promise.all([1, 2, 3].map(() => runner().wake()));
+    const done = await entryOf(env, run.id, 20);
+    expect(done.record.status, JSON.stringify(done.record)).toBe("succeeded");
+    expect(done.record.output!.structured.result).toEqual(["one", "two"]);
+    expect(await latch(gate).arrivals()).toBe(1);
+  });
+
+  it("cancelling the run cancels it and the call it waits for", async () => {
+    const { env } = waitingTenant();
     const run = await runCode(env, "await tools.echo({ text: 'never' });\nreturn 'sent';");
     await expectWaiting(env, run, `${run.id}.1`);
     const cancel = await request(`/v1/calls/${run.id}/cancel`, { env, key: ADMIN_KEY, body: {} });
     expect(cancel.status).toBe(202);
-    await runDurableObjectAlarm(runnerOf(name, run.id));
     const done = await entryOf(env, run.id, 20);
     expect(done.record).toMatchObject({ status: "cancelled", error: { code: "cancelled" } });
     expect((await entryOf(env, `${run.id}.1`)).record).toMatchObject({ status: "cancelled", parent: run.id });
