@@ -6,6 +6,7 @@ import { tenantRunners } from "../../../worker/runner/address";
 import { uid } from "../helpers/adapters";
 import { faultTenant } from "../helpers/faults";
 import { eventually } from "../../wait";
+import { connect, type McpTarget } from "../helpers/mcp";
 import { holdTool, latch } from "../helpers/hold";
 import { tune } from "../helpers/ledger";
 import { ADMIN_KEY, json, request, untilApprovalDue } from "../helpers/requests";
@@ -194,5 +195,26 @@ describe("code mode: a call waiting for approval", () => {
     expect(done.record.error?.message).toMatch(
       /^The program is not deterministic: run again after an approval, its call 1 was add with other arguments/,
     );
+  });
+
+  it("over MCP (the official SDK client), tools/call follows the run to its outcome after the approval", async () => {
+    const { env } = waitingTenant();
+    const { client } = await connect({ vars: env as Record<string, string> } as McpTarget);
+    const answered = client.callTool({
+      name: "run_code",
+      arguments: { code: "const said = await tools.echo({ text: 'over mcp' });\nreturn { said };" },
+    });
+    let child: { callId: string; parent?: string } | undefined;
+    await eventually(async () => {
+      const { calls } = await json(await request("/v1/calls?tool=echo", { env, key: ADMIN_KEY }));
+      child = calls.map((entry: Entry) => entry.record).find((record: Entry["record"]) => record.status === "pending");
+      return child !== undefined;
+    }, "the program's call waits for approval");
+    expect((await entryOf(env, child!.parent!)).record.status).toBe("running");
+    expect((await decide(env, child!.callId, "approve")).status).toBe(202);
+    const result = await answered;
+    await client.close();
+    expect(result.isError).toBeFalsy();
+    expect((result.structuredContent as { result: unknown }).result).toEqual({ said: "over mcp" });
   });
 });
