@@ -1,6 +1,5 @@
 /** What a Runner does for code mode (docs/code-mode.md): a code run held for its call's approval, and its calls. */
 import type { BatchOptions } from "../../src/options";
-import type { Progress } from "../../src/result";
 import { withCodeTool } from "../code-mode/mode";
 import { loadedCodeModeLibrary } from "../code-mode-library";
 import { callDurable } from "../durable/call";
@@ -11,14 +10,6 @@ import { tenantRunners, type RunJob, type RunnerNamespace } from "./address";
 
 /** The lease a code run waiting for its call's approval keeps, renewed at each look at that call. */
 export const WAITING_LEASE_MS = 3 * 60_000;
-
-/** A waiting code run's progress, on its record: the calls it made, and the one it waits for. */
-export function waitingProgress(job: RunJob): Progress {
-  const { child, made } = job.codeRun!;
-  const tool = made.at(-1)?.tool;
-  const what = tool === undefined ? child : `${child} ("${tool}")`;
-  return { progress: made.length, message: `Waits for the approval of its call ${what}.` };
-}
 
 /** What a held code run waits for changed (its call was decided or ended, it was cancelled): it looks now. */
 export async function wakeRun(env: Bindings, tenant: string, run: string): Promise<void> {
@@ -53,13 +44,7 @@ export function codeRunOptions(
     waitUntil: host.waitUntil,
     writeScope: host.writeScope,
   });
-  more.registry = withCodeTool(tenant, env.LOADER, children, wait.allowed && new Set(wait.allowed), {
-    owner: job.owner,
-    replayed: wait.made,
-    park: async ({ waiting }) => {
-      host.park({ ...job, codeRun: { ...wait, child: waiting.child, made: waiting.made } });
-      return true;
-    },
-  });
+  const waits = loadedCodeModeLibrary().replayWaits(job, host.park);
+  more.registry = withCodeTool(tenant, env.LOADER, children, wait.allowed && new Set(wait.allowed), waits);
   return more;
 }

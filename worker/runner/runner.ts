@@ -25,7 +25,8 @@ import type { JsonValue } from "../../src/json";
 import { settingsFromEnv } from "../ledger/settings";
 import { logCall } from "../log";
 import { telemetryLibrary, type RunTrace } from "../telemetry-library";
-import { codeRunOptions, WAITING_LEASE_MS, waitingProgress, wakeRun } from "./code-run";
+import { codeRunOptions, WAITING_LEASE_MS, wakeRun } from "./code-run";
+import { codeModeLibrary } from "../code-mode-library";
 
 /** The log line of a call its Runner ended names no request: the run is the Runner's alarm. */
 const RUNNER_REQUEST_ID = "runner";
@@ -271,7 +272,7 @@ export function createRunnerClass(catalog: Catalog): RunnerClass {
 
     /** The run's record shows what it waits for (its progress: the calls made, and the call that waits). */
     private async noteWaiting(job: RunJob): Promise<void> {
-      const progress = waitingProgress(job);
+      const progress = (await codeModeLibrary()).waitingProgress(job);
       await callDurable(
         () => this.ledgerOf(job),
         (shard) => shard.progress(job.callId, job.owner, progress),

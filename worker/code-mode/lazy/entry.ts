@@ -6,6 +6,7 @@
  */
 export { runCode, type CodeRun, type CodeRunEnd, type CodeRunOutput } from "./run";
 export type { ChildCall, MadeCall, Waiting } from "./host";
+export { parkedJob, replayWaits, waitingProgress, type RunMaker } from "./park";
 export {
   childJournal,
   createCodeTool,
