@@ -13,6 +13,7 @@ import { createCallRunner } from "./runner/host";
 import { surfaceOf } from "./surface";
 import { callerRegistry } from "./search/mode";
 import { withCodeTool } from "./code-mode/mode";
+import { requestWaits } from "./code-mode/waits";
 import { resolveSecrets, type Tenant } from "./tenant/tenant";
 import type { CallSurface } from "../src/contract/surface";
 import type { CallUser, UserRef } from "../src/contract/users";
@@ -30,6 +31,8 @@ export type ExecutionRun =
       configOverride?: string;
       /** The request's origin: where a call needing a connection tells the user to connect. */
       origin?: string;
+      /** A Durable Object making calls as this key (a held code run): its ledger writes are its own. */
+      writeScope?: string;
     }
   | {
       owner: string;
@@ -60,7 +63,9 @@ export function pipelineOptions(env: Bindings, tenant: Tenant, run: ExecutionRun
     // finishing a claimed call (a detached run, an approved call) releases at once.
     limiter: createGateLimiter(
       tenantGates(env, tenant.name),
-      "key" in run ? { waitUntil: run.waitUntil, pools: isolateSlots } : { waitUntil: run.waitUntil },
+      "key" in run && run.writeScope === undefined
+        ? { waitUntil: run.waitUntil, pools: isolateSlots }
+        : { waitUntil: run.waitUntil },
     ),
     // Whom the calls are for: ctx.user, hooks' call.user, "@user" gate keys (a claimed call keeps its row's).
     ...(run.user ? { user: run.user } : {}),
@@ -94,6 +99,7 @@ export function pipelineOptions(env: Bindings, tenant: Tenant, run: ExecutionRun
       ...(run.surface ? { surface: run.surface } : {}),
       waitUntil: run.waitUntil,
       readOnlyRecords: tenant.config.readOnlyRecords,
+      ...(run.writeScope === undefined ? {} : { writeScope: run.writeScope }),
     }),
     runner: createCallRunner(env, tenant.name, run.configOverride, run.origin),
     ...(run.signal ? { signal: run.signal } : {}),
@@ -122,8 +128,11 @@ export function executionOptions(c: Context<AppEnv>): BatchOptions {
   const own = callerHooks(c, c.get("caller"));
   if (own) options.hooks = [c.get("tenant").hooks, own];
   const tracer = c.get("tracer");
-  // A tenant with code mode: its code tool runs programs with these options, within this caller's list.
-  options.registry = withCodeTool(c.get("tenant"), c.env.LOADER, options, c.get("caller").tools);
+  // A tenant with code mode: its code tool runs programs with these options, within this caller's list;
+  // a run reaching a call that waits for approval is held by its Runner until the call is decided.
+  const codeMode = c.get("tenant").config.codeMode;
+  const waits = codeMode && codeWaits(c, codeMode.tool);
+  options.registry = withCodeTool(c.get("tenant"), c.env.LOADER, options, c.get("caller").tools, waits);
   if (tracer) {
     const caller = c.get("caller");
     tracer.attributes["toolgate.surface"] = surfaceOf(c);
@@ -142,4 +151,17 @@ export function waitUntilOf(c: Context<AppEnv>): WaitUntil | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** How this request's code runs wait for an approval: held by their Runner objects, as its caller's runs. */
+function codeWaits(c: Context<AppEnv>, tool: string) {
+  const user = storedUser(c.get("caller").user);
+  return requestWaits(c.env, {
+    tenant: c.get("tenant").name,
+    tool,
+    key: c.get("caller").keyName,
+    ...(user ? { user } : {}),
+    surface: surfaceOf(c),
+    ...(c.env.TOOLGATE_CONFIG ? { config: c.env.TOOLGATE_CONFIG } : {}),
+  });
 }

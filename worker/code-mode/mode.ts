@@ -4,7 +4,7 @@ import { createRegistry, type Registry } from "../../src/registry";
 import { scopedFrom } from "../endpoints/view";
 import type { CodeMode } from "./modes";
 import { loadedCodeModeLibrary } from "../code-mode-library";
-import type { CodeModeDeps, CodeModeTenant } from "./lazy/tool";
+import type { CodeModeDeps, CodeModeTenant, RunWaits } from "./lazy/tool";
 import { CORE_DEPS } from "./tool";
 
 type Host = { call(name: unknown, args: unknown): Promise<string> };
@@ -25,16 +25,18 @@ const DEPS: CodeModeDeps = { ...CORE_DEPS, expose: (host) => new HostTarget(host
 
 /**
  * The registry these options' calls run with, its code tool bound to them (tenants with `codeMode`;
- * the module is loaded by readyTenant); `allowed` is the caller's allow-list.
+ * the module is loaded by readyTenant); `allowed` is the caller's allow-list; `waits`, how a run waits
+ * for a call's approval (without it, the run ends there).
  */
 export function withCodeTool(
   tenant: CodeModeTenant,
   loader: WorkerLoader | undefined,
   options: ExecuteOptions,
   allowed?: ReadonlySet<string>,
+  waits?: RunWaits,
 ): Registry {
   if (!tenant.config.codeMode) return options.registry;
-  return loadedCodeModeLibrary().withCodeTool(tenant, loader, options, allowed, DEPS);
+  return loadedCodeModeLibrary().withCodeTool(tenant, loader, options, allowed, DEPS, waits);
 }
 
 /**

@@ -13,6 +13,7 @@ import { viewerOf } from "../ledger/viewer";
 import { tenantTextMasker } from "../tenant/mask";
 import { needRemoteTools } from "../middleware/tenant";
 import { createCallRunner } from "../runner/host";
+import { wakeRun } from "../runner/code-run";
 import { decodeCursor, intParam, listNewest } from "./ledger-paging";
 import { approvalReasons } from "../tenant/approval";
 
@@ -44,6 +45,8 @@ export const runApprovedCall: ApprovedRunner = async (c, approved) => {
     idempotent,
     approved: true,
     ...(approved.user ? { user: approved.user } : {}),
+    // A code run's call: its record keeps its run as parent, and its run, held for it, goes on once it ends.
+    ...(approved.record.parent ? { parent: approved.record.parent } : {}),
     // A traced call's run continues its trace, with the wait for this decision as a span.
     ...(approved.record.trace === undefined
       ? {}
@@ -152,7 +155,12 @@ export function approvalRoutes(run: ApprovedRunner = runApprovedCall) {
         const state = outcome.entry?.approval?.state ?? outcome.entry?.record.status;
         throw new ApiError(409, "already_decided", `The call ${callId} is not awaiting a decision (it is ${state}).`);
       }
-      if (outcome.decision === "deny") return c.json({ callId, decision, call: outcome.entry });
+      if (outcome.decision === "deny") {
+        // A code run held for this call goes on now, the denial thrown in its program.
+        const parent = outcome.entry.record.parent;
+        if (parent) await wakeRun(c.env, c.var.tenant.name, parent);
+        return c.json({ callId, decision, call: outcome.entry });
+      }
       await startOrSettle(c, run, outcome.approved);
       return c.json({ callId, decision, status: "running" }, 202);
     });

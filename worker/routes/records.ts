@@ -5,6 +5,7 @@ import type { JsonValue } from "../../src/json";
 import { unparkCancelled } from "../connections/resume";
 import { answerCall } from "../runner/answer";
 import { tenantRunners } from "../runner/address";
+import { wakeRun } from "../runner/code-run";
 import { cutText } from "../../src/budget";
 import { CALL_STATUSES, type CallStatus } from "../../src/result";
 import { callDurable } from "../durable/call";
@@ -137,7 +138,12 @@ export const records = new Hono<AppEnv>()
       return c.json({ callId, state: "cancelled", call: outcome.entry });
     }
     // Running: its journal aborts it (a queued call leaves its gate's queue); the record tells the end.
-    if (outcome.ok) return c.json({ callId, state: "cancel_requested", call: outcome.entry }, 202);
+    if (outcome.ok) {
+      // A code run held for its call's approval has no journal watching: its Runner looks now.
+      if (outcome.entry.record.tool === c.var.tenant.config.codeMode?.tool)
+        await wakeRun(c.env, c.var.tenant.name, callId);
+      return c.json({ callId, state: "cancel_requested", call: outcome.entry }, 202);
+    }
     if (outcome.error === "not_found") notFound(callId);
     throw new ApiError(409, "not_cancellable", `The call ${callId} already ended (${outcome.entry?.record.status}).`);
   })

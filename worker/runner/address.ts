@@ -1,5 +1,20 @@
 import type { JsonValue } from "../../src/json";
+import type { CallSurface } from "../../src/contract/surface";
+import type { UserRef } from "../../src/contract/users";
 import type { DetachedCall } from "../../src/runner";
+import type { MadeCall } from "../code-mode/lazy/host";
+
+/** A code run held until one of its calls is decided (docs/code-mode.md): that call, whose run it is, what it made. */
+export interface CodeRunWait {
+  child: string;
+  made: (MadeCall | null)[];
+  /** The key (or grant) that made the run: its calls run as that key's, within its allow-list. */
+  key: string;
+  /** The person the key acted for, as its records name them. */
+  user?: UserRef;
+  surface?: CallSurface;
+  allowed?: string[];
+}
 
 /** A detached call as its Runner object holds it: the core's job plus where its tenant comes from. */
 export interface RunJob extends DetachedCall {
@@ -10,6 +25,10 @@ export interface RunJob extends DetachedCall {
   origin?: string;
   /** Every answer its caller gave so far (a task's tasks/update, kept in the ledger): ctx.ask answers from them. */
   answers?: Record<string, JsonValue>;
+  /** A code run that waits for one of its calls' approval: run again from the start once it is decided. */
+  codeRun?: CodeRunWait;
+  /** The code run this call was made by (its record's parent): kept on the record, told when it ends. */
+  parent?: string;
 }
 
 /** A Runner object's RPC methods, as callers use them. */
@@ -20,6 +39,10 @@ export interface RunnerStub {
   hold(job: RunJob): Promise<boolean>;
   /** A task's answers came: run the held job again as `owner` with them (false: no job is held). */
   resume(owner: string, answers: Record<string, JsonValue>): Promise<boolean>;
+  /** A code run waits for one of its calls' approval: hold it until that call is decided (false: not held). */
+  awaitChild(job: RunJob): Promise<boolean>;
+  /** What a held code run waits for may have changed (its call was decided or ended): look now. */
+  wake(): Promise<void>;
 }
 
 /** The Runner Durable Object namespace as this module uses it (structural: scripts typecheck in Node). */

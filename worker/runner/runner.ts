@@ -26,6 +26,8 @@ import { settingsFromEnv } from "../ledger/settings";
 import { logCall } from "../log";
 import { telemetryLibrary, type RunTrace } from "../telemetry-library";
 import { userConnectionsOp } from "../connections/resume";
+import { codeRunOptions, WAITING_LEASE_MS, wakeRun } from "./code-run";
+import { codeModeLibrary } from "../code-mode-library";
 
 /** The log line of a call its Runner ended names no request: the run is the Runner's alarm. */
 const RUNNER_REQUEST_ID = "runner";
@@ -42,6 +44,9 @@ const STANDBY_RECHECK_MS = DEFAULT_LEASE_MS;
 export const WATCHDOG_MS = 15 * 60_000 + 30_000;
 
 const TERMINAL = new Set<string>(TERMINAL_STATUSES);
+
+/** How often a code run waiting for its call's approval looks at that call (and keeps its own lease). */
+const CHILD_RECHECK_MS = WAITING_LEASE_MS / 3;
 
 /** How often a job kept for its caller's answers looks whether the call still waits, past its deadline. */
 const ASKING_RECHECK_MS = 60_000;
@@ -115,12 +120,31 @@ export function createRunnerClass(catalog: Catalog): RunnerClass {
       return true;
     }
 
+    /**
+     * A code run reached a call that waits for approval (from its request, or its run here): hold it,
+     * its record running and showing what it waits for, until that call is decided. Idempotent per owner.
+     */
+    async awaitChild(job: RunJob): Promise<boolean> {
+      const held = readJob(this.ctx.storage.sql);
+      if (held && held.job.owner !== job.owner) return false;
+      writeJob(this.ctx.storage.sql, job, "child");
+      await this.noteWaiting(job);
+      await this.ctx.storage.setAlarm(Date.now());
+      return true;
+    }
+
+    /** The call a held code run waits for was decided or ended: look now (a run begun already is left alone). */
+    async wake(): Promise<void> {
+      if (readJob(this.ctx.storage.sql)?.state === "child") await this.ctx.storage.setAlarm(Date.now());
+    }
+
     override async alarm(): Promise<void> {
       const held = readJob(this.ctx.storage.sql);
       if (!held || this.running) return;
       if (held.state === "waiting") return this.run(held);
       if (held.state === "standby") return this.lookAfter(held);
       if (held.state === "asking") return this.lookAfterAsking(held);
+      if (held.state === "child") return this.lookAfterChild(held);
       // Begun by an earlier instance that never finished: its host died (evicted, redeployed, cut off).
       if (held.job.idempotent && held.attempts < MAX_RUNS) return this.run(held);
       await this.settleUnknown(
@@ -149,23 +173,36 @@ export function createRunnerClass(catalog: Catalog): RunnerClass {
         // A tenant with `telemetry`: the run continues its call's trace (the library loads on first use).
         const traces = tenant.config.telemetry?.traces;
         if (traces) trace = (await telemetryLibrary()).traceRun(job, tenant.name, traces);
+        const waitUntil = (p: Promise<unknown>) => this.ctx.waitUntil(p);
+        // Its ledger writes are its own: grouped with another object's, their I/O would cross objects.
+        const writeScope = `runner/${this.ctx.id.toString()}`;
         const options = pipelineOptions(local, tenant, {
           owner: job.owner,
           ...(job.user ? { user: job.user } : {}),
           approved: job.approved === true,
-          waitUntil: (p) => this.ctx.waitUntil(p),
-          // Its ledger writes are its own: grouped with another object's, their I/O would cross objects.
-          writeScope: `runner/${this.ctx.id.toString()}`,
+          waitUntil,
+          writeScope,
           // A call needing a connection its user lacks parks until they connect (worker/connections/resume.ts).
           ...(job.origin === undefined ? {} : { origin: job.origin }),
           parkCallId: job.callId,
         });
+        // A code run's program runs again; a code run's call keeps its parent (docs/code-mode.md).
+        const park = (again: RunJob) => void writeJob(this.ctx.storage.sql, again, "child");
+        Object.assign(options, codeRunOptions(local, tenant, job, options, { waitUntil, writeScope, park }));
         const result = await executeCall(
           { id: job.callId, name: job.tool, arguments: job.args },
           { ...options, ...askChannelOf(job), ...(trace ? { tracer: trace.tracer } : {}) },
         );
         logCall(RUNNER_REQUEST_ID, result.record);
         if (result.record.status === "awaiting_input") return await this.awaitAnswers(job, result.record);
+        if (job.parent) await wakeRun(local, job.tenant, job.parent);
+        // The program reached another call waiting for approval: held again for it.
+        const again = readJob(this.ctx.storage.sql);
+        if (again?.state === "child") {
+          await this.noteWaiting(again.job);
+          await this.ctx.storage.setAlarm(Date.now());
+          return;
+        }
       } catch (error) {
         // The pipeline never throws for the call's own failures: this is the host (config, storage).
         await this.settleFailed(job, error instanceof Error ? error.message : String(error));
@@ -225,6 +262,44 @@ export function createRunnerClass(catalog: Catalog): RunnerClass {
         return;
       }
       this.done(held.job.owner);
+    }
+
+    /**
+     * A code run waiting for its call's approval: while the call is pending it keeps the run's lease (a
+     * cancel of the run cancels the call too); once the call has ended (approved and run, denied,
+     * expired, cancelled), the program runs again from the start, its calls answered from their records.
+     */
+    private async lookAfterChild(held: StoredJob): Promise<void> {
+      const { job } = held;
+      const child = job.codeRun!.child;
+      const ledger = (callId: string) => () => tenantLedger(this.env as unknown as Bindings, job.tenant).for(callId);
+      const run = await callDurable(ledger(job.callId), (shard) =>
+        shard.confirmStart(job.callId, job.owner, WAITING_LEASE_MS),
+      ).catch(() => undefined);
+      if (run?.done) return this.done(job.owner);
+      if (run?.cancel) {
+        const why = `its code run ${job.callId} was cancelled`;
+        await callDurable(ledger(child), (shard) => shard.cancel(child, null, why)).catch(() => undefined);
+        const message = `The run was cancelled while it waited for the approval of its call ${child}.`;
+        await this.settle(job, "cancelled", message, "cancelled");
+        return this.done(job.owner);
+      }
+      const entry = run && (await callDurable(ledger(child), (shard) => shard.get(child, null)).catch(() => undefined));
+      if (!entry || !TERMINAL.has(entry.record.status)) {
+        await this.ctx.storage.setAlarm(Date.now() + CHILD_RECHECK_MS);
+        return;
+      }
+      writeJob(this.ctx.storage.sql, job, "waiting");
+      return this.run(readJob(this.ctx.storage.sql)!);
+    }
+
+    /** The run's record shows what it waits for (its progress: the calls made, and the call that waits). */
+    private async noteWaiting(job: RunJob): Promise<void> {
+      const progress = (await codeModeLibrary()).waitingProgress(job);
+      await callDurable(
+        () => this.ledgerOf(job),
+        (shard) => shard.progress(job.callId, job.owner, progress),
+      ).catch(() => undefined);
     }
 
     /** An auto call's request may have died: an idempotent tool runs again here, others were settled unknown. */

@@ -4,9 +4,10 @@ import type { RunJob } from "./address";
 /**
  * waiting: its alarm will start it; running: a run began (found so by an alarm, its host died);
  * standby: watching an inline run; asking: its run asked the caller, and the call waits in the ledger
- * for the answers (resume() makes it waiting again, with them).
+ * for the answers (resume() makes it waiting again, with them); child: a code run waits for one of its
+ * calls' approval (the alarm looks at that call and runs the program again once it is decided).
  */
-export type JobState = "waiting" | "running" | "standby" | "asking";
+export type JobState = "waiting" | "running" | "standby" | "asking" | "child";
 
 export interface StoredJob {
   job: RunJob;

@@ -227,9 +227,10 @@ describe("code mode: errors are results", () => {
     expect(error.message).toMatch(/^The program made more than 2 tool calls\./);
   });
 
-  it("a tool call that needs approval ends the run, naming the call", async () => {
+  it("a tool call that needs approval holds the run (running), naming the call (approval.test.ts)", async () => {
     const error = await failure("return await tools.add({ a: 1, b: 1 });", { requireApprovalFor: { tools: ["add"] } });
-    expect(error.message).toMatch(/^The call \S+\.1 \(add\) waits for approval; the run ended there\./);
+    expect(error.code).toBe("running");
+    expect(error.message).toMatch(/^The run (\S+) waits for the approval of its call \1\.1 \("add"\), then runs on/);
   });
 });
 

@@ -2,8 +2,8 @@ import type { ErrorCode } from "../../../src/errors";
 import type { JsonValue } from "../../../src/json";
 import type { CallResult } from "../../../src/result";
 import type { CodeModeConfig } from "../config";
-import { type ChildCall, ToolHost } from "./host";
 import { guardName, guardProgram } from "./guard";
+import { type ChildCall, type MadeCall, ToolHost, type Waiting } from "./host";
 import { SANDBOX_MAIN } from "./sandbox";
 
 /** The sandbox isolate's compatibility date: the Worker's own (wrangler.toml). */
@@ -16,8 +16,13 @@ export interface CodeRunOutput {
   calls: ChildCall[];
 }
 
-/** How a run ended: its output, or the error its call ends with (the code tool throws it as a tool error). */
-export type CodeRunEnd = { ok: true; output: CodeRunOutput } | { ok: false; code: ErrorCode; message: string };
+/**
+ * How a run ended: its output, the error its call ends with (the code tool throws it as a tool error),
+ * or a call of it that waits for approval (`waiting`; `message` says so, for a run that cannot wait).
+ */
+export type CodeRunEnd =
+  | { ok: true; output: CodeRunOutput }
+  | { ok: false; code: ErrorCode; message: string; waiting?: Waiting };
 
 /** What the sandbox's run() answers (worker/code-mode/sandbox.ts). */
 type SandboxAnswer =
@@ -54,6 +59,8 @@ export interface CodeRun {
   signal: AbortSignal;
   /** The host as an RpcTarget the sandbox can call (made by the bundle, which imports the runtime). */
   expose: (host: Pick<ToolHost, "call">) => object;
+  /** A replay: the calls the earlier run made before it waited for an approval, which this one must repeat. */
+  replayed?: readonly (MadeCall | null)[];
 }
 
 /** "Failed to start Worker: Uncaught SyntaxError: … at program.js:3:5" → the message and line. */
@@ -86,7 +93,7 @@ export async function runCode(run: CodeRun): Promise<CodeRunEnd> {
   const { config } = run;
   const program = guardProgram(run.code, guardName());
   if (!program.ok) return notStarted(program.message, program.line);
-  const host = new ToolHost(new Set(run.names), config, run.runCall);
+  const host = new ToolHost(new Set(run.names), config, run.runCall, run.replayed);
   const worker = run.loader.load({
     compatibilityDate: COMPATIBILITY_DATE,
     mainModule: "main.js",
@@ -104,9 +111,10 @@ export async function runCode(run: CodeRun): Promise<CodeRunEnd> {
     if (run.signal.aborted) resolve("cancelled");
     else run.signal.addEventListener("abort", () => resolve("cancelled"), { once: true });
   });
-  let answer: SandboxAnswer | "timeout" | "cancelled";
+  let answer: SandboxAnswer | "timeout" | "cancelled" | "waiting";
   try {
-    answer = await Promise.race([entrypoint.run(run.expose(host), [...run.names], config), timeout, cancelled]);
+    const program = entrypoint.run(run.expose(host), [...run.names], config);
+    answer = await Promise.race([program, timeout, cancelled, host.halted]);
   } catch (error) {
     return crashed(error);
   } finally {
@@ -122,6 +130,10 @@ export async function runCode(run: CodeRun): Promise<CodeRunEnd> {
     };
   }
   if (answer === "cancelled") return { ok: false, code: "cancelled", message: "The run was cancelled." };
+  if (answer === "waiting") {
+    const message = `${host.stopped!.message}${callsText(host.calls)}`;
+    return { ok: false, code: "tool_error", message, waiting: host.waiting! };
+  }
   return ended(checked(answer, config), host);
 }
 
@@ -135,8 +147,10 @@ function release(stub: object): void {
 /** The program's answer as the run's end: the host's stop first (a limit, an approval), then the program's. */
 function ended(answer: SandboxAnswer, host: ToolHost): CodeRunEnd {
   const { logs, calls } = { logs: answer.logs, calls: host.calls };
-  if (host.stopped)
-    return { ok: false, code: "tool_error", message: `${host.stopped.message}${callsText(calls)}${logText(logs)}` };
+  if (host.stopped) {
+    const message = `${host.stopped.message}${callsText(calls)}${logText(logs)}`;
+    return { ok: false, code: "tool_error", message, ...(host.waiting ? { waiting: host.waiting } : {}) };
+  }
   if (!answer.ok) {
     const { name, message, line } = answer.error;
     return {

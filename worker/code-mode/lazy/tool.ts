@@ -9,7 +9,7 @@ import type { Validation } from "../../../src/validation";
 import type { withReplaced as WithReplacedFn } from "../../tenant/replaced-tool";
 import type { CodeModeConfig } from "../config";
 import { codeToolDescription } from "./description";
-import type { ToolHost } from "./host";
+import type { MadeCall, ToolHost, Waiting } from "./host";
 import { runCode, type SandboxLoader } from "./run";
 
 /** Longest program, in characters. */
@@ -36,6 +36,27 @@ export interface CodeModeDeps {
 }
 
 type CodeToolRun = (args: { code: string }, ctx: ToolContext) => Promise<JsonValue>;
+
+/** A run held to wait for one of its calls' approval: what its host needs to run it again. */
+export interface ParkedRun {
+  runId: string;
+  /** The run's claim: its record is finished with it. */
+  owner: string;
+  code: string;
+  waiting: Waiting;
+  /** The caller's allow-list, which the program's calls keep when it runs again. */
+  allowed: string[] | undefined;
+}
+
+/** How runs with these options wait for a call's approval (a host that holds them), and what they replay. */
+export interface RunWaits {
+  /** Hold the run, to run it again from the start once its waiting call is decided; true once held. */
+  park(run: ParkedRun): Promise<boolean>;
+  /** The owner of the run's claim, when the host running it holds it already (a replay). */
+  owner?: string;
+  /** A replay: the calls the earlier run made before it waited, which this run must repeat. */
+  replayed?: readonly (MadeCall | null)[];
+}
 
 /**
  * The tools a program may call: the tenant view's, less the code and search tools and the denied ones,
@@ -98,7 +119,7 @@ export function createCodeTool(
 }
 
 /** The journal of a program's calls: each record stored (claimed, then final) with the run as its parent. */
-function childJournal(journal: CallJournal, parent: string): CallJournal {
+export function childJournal(journal: CallJournal, parent: string): CallJournal {
   return {
     begin: (call) =>
       journal.begin(Object.defineProperty(Object.create(call), "record", { get: () => ({ ...call.record, parent }) })),
@@ -120,6 +141,7 @@ function boundRun(
   options: ExecuteOptions,
   allowed: ReadonlySet<string> | undefined,
   deps: CodeModeDeps,
+  waits: RunWaits | undefined,
 ): CodeToolRun {
   const config = tenant.config.codeMode!;
   return async ({ code }, ctx) => {
@@ -133,15 +155,45 @@ function boundRun(
       config,
       signal: ctx.signal,
       expose: deps.expose,
+      ...(waits?.replayed ? { replayed: waits.replayed } : {}),
       runCall: (index, name, args) =>
         deps.executeCall(
           { id: `${ctx.callId}.${index + 1}`, name, arguments: args },
           { ...childOptions, ...recorded, signal: ctx.signal },
         ),
     });
-    if (!end.ok) throw deps.toolError(end.code, end.message, { retryable: false });
-    return end.output as unknown as JsonValue;
+    if (end.ok) return end.output as unknown as JsonValue;
+    const parked =
+      end.waiting && waits ? await park(waits, end.waiting, { runId: ctx.callId, code, options, allowed }) : false;
+    if (parked) throw deps.toolError("running", waitingMessage(ctx.callId, end.waiting!), { retryable: false });
+    throw deps.toolError(end.code, end.message, { retryable: false });
   };
+}
+
+/** What the caller of a run that waits is told: like a detached call's answer, naming the call it waits for. */
+function waitingMessage(runId: string, waiting: Waiting): string {
+  return (
+    `The run ${runId} waits for the approval of its call ${waiting.child} ("${waiting.tool}"), then runs on; ` +
+    "its outcome will be recorded and reported. Do not call it again."
+  );
+}
+
+/**
+ * Hands the run to the host that waits for its call's approval: the run's claim goes along (taken from
+ * this request's journal, or the host's own), and is let go here only once the host holds the run.
+ */
+async function park(
+  waits: RunWaits,
+  waiting: Waiting,
+  run: { runId: string; code: string; options: ExecuteOptions; allowed: ReadonlySet<string> | undefined },
+): Promise<boolean> {
+  const { runId, code, options } = run;
+  const claim = waits.owner === undefined ? await options.journal?.handOff?.(runId) : { owner: waits.owner };
+  if (!claim) return false;
+  const allowed = run.allowed ? [...run.allowed] : undefined;
+  const parked = await waits.park({ runId, owner: claim.owner, code, waiting, allowed }).catch(() => false);
+  if (parked && "release" in claim) claim.release();
+  return parked;
 }
 
 /**
@@ -154,11 +206,12 @@ export function withCodeTool(
   options: ExecuteOptions,
   allowed: ReadonlySet<string> | undefined,
   deps: CodeModeDeps,
+  waits?: RunWaits,
 ): Registry {
   const config = tenant.config.codeMode;
   const tool = config && loader ? options.registry.get(config.tool) : undefined;
   if (!tool || !loader) return options.registry;
-  const run = boundRun(tenant, loader, options, allowed, deps);
+  const run = boundRun(tenant, loader, options, allowed, deps, waits);
   // The tenant's tool (its description declared once per tenant view) with this caller's run.
   return deps.withReplaced(options.registry, Object.freeze({ ...tool, run }));
 }
