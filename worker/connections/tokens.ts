@@ -14,12 +14,13 @@ import { connectionSecrets } from "./secret";
  * connections library's userToken (lazy/tokens.ts), given the user's Connections object. `from.origin`
  * is where the connect URL a refusal names points; a call from an MCP client that answers URL-mode
  * elicitations asks the user to connect (an HTTP caller gets the refusal naming the URL).
+ * `from.userToken`: the app's signed user token the call's user came from (an exchange's subject token).
  */
 export function connectionTokens(
   env: unknown,
   tenant: Pick<Tenant, "name" | "config">,
   user: CallUser | undefined,
-  from: { origin?: string; surface?: CallSurface },
+  from: { origin?: string; surface?: CallSurface; userToken?: string },
 ): ConnectionTokens {
   const connections = tenant.config.connections ?? {};
   return async ({ name, scopes }, asker) =>
@@ -29,6 +30,7 @@ export function connectionTokens(
       origin: from.origin,
       surface: from.surface,
       asker,
+      ...(from.userToken ? { subject: { token: from.userToken, type: "jwt" as const } } : {}),
       userKey: async (id) => (await identityLibrary()).userKey(tenant.name, id),
       object: (key) => userConnections(env as { CONNECTIONS: ConnectionsNamespace }, tenant.name, key),
       client: () => connectionClient(connections, name, env),

@@ -103,7 +103,7 @@ describe("connections configuration", () => {
       /with identity\.oidc/,
     );
     expect(() => parseTenantConfig({ ...base, connections: { github: GITHUB } })).toThrow(
-      /connections: people connect in the console, so they must sign in to it with identity\.oidc/,
+      /connections\.github: people connect in the console, so they must sign in to it with identity\.oidc/,
     );
   });
 

@@ -82,6 +82,11 @@ function failed(reason: string, detail: string, headers = new Headers()): Respon
 export async function connectPage(request: Request, name: string, deps: ConnectPageDeps): Promise<Response> {
   const client = deps.client(name);
   if (!client) return page(404, `This tenant has no connection "${name}".`);
+  if (client.kind === "exchange")
+    return page(
+      400,
+      `${client.title ?? name} needs no connect: toolgate exchanges your sign-in for its token when a tool needs it.`,
+    );
   const { origin } = deps;
   if (!origin) return page(400, `${new URL(request.url).host} is not one of this tenant's hosts (https or loopback).`);
   const key = await deps.sessionUserKey();
