@@ -107,6 +107,53 @@ describe("connections configuration", () => {
     );
   });
 
+  it("reads an exchange connection (RFC 8693) with its defaults, and names each mistake's field", () => {
+    const KEYCLOAK = {
+      kind: "exchange",
+      issuer: "https://sso.acme.com/realms/acme",
+      clientId: "toolgate",
+      clientSecret: "KEYCLOAK_EXCHANGE_SECRET",
+      audience: "calendar-api",
+    };
+    const { connections } = parseTenantConfig({ ...base, identity, connections: { calendar: KEYCLOAK } });
+    expect(connections!.calendar).toEqual({
+      ...KEYCLOAK,
+      clientAuth: "client_secret_basic",
+      scopes: [],
+      requestedTokenType: "access_token",
+      scopeSeparator: " ",
+      tokenResponse: "oauth",
+      pkce: false,
+      authorizeParams: {},
+    });
+    const exchangeError = (connection: Record<string, unknown>) =>
+      configError({ connections: { calendar: { ...KEYCLOAK, ...connection } } });
+    expect(exchangeError({ issuer: undefined })).toMatch(
+      /connections\.calendar: must set issuer \(its metadata names the token endpoint\), or tokenEndpoint/,
+    );
+    expect(exchangeError({ requestedTokenType: "id_token" })).toMatch(
+      /connections\.calendar\.requestedTokenType: must be "access_token" or "jwt"/,
+    );
+    expect(exchangeError({ subjectTokenType: "saml2" })).toMatch(
+      /connections\.calendar\.subjectTokenType: must be "id_token" or "jwt" or "access_token"/,
+    );
+    expect(exchangeError({ resource: "http://api.acme.com" })).toMatch(
+      /connections\.calendar\.resource: must be https \(http only on loopback\)/,
+    );
+    expect(exchangeError({ authorizeParams: { prompt: "consent" } })).toMatch(/connections\.calendar\.authorizeParams/);
+    expect(exchangeError({ kind: "device" })).toMatch(/connections\.calendar\.kind: must be "oauth" or "exchange"/);
+    // An exchange needs an identity token of the user: a console sign-in's or an app's.
+    expect(() => parseTenantConfig({ ...base, connections: { calendar: KEYCLOAK } })).toThrow(
+      /connections\.calendar: an exchange trades the user's identity token, so the tenant needs identity\.oidc/,
+    );
+    const appTokens = [
+      { issuer: "https://chat.acme.com", audience: "toolgate", jwksUri: "https://chat.acme.com/jwks" },
+    ];
+    expect(
+      parseTenantConfig({ ...base, identity: { appTokens }, connections: { calendar: KEYCLOAK } }).connections,
+    ).toBeDefined();
+  });
+
   it("refuses a tool naming a connection that is not declared, or sending another Authorization", () => {
     const connections = { github: GITHUB };
     const tenant = createTenant({ ...base, identity, connections, http: [issues] });

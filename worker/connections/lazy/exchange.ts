@@ -48,7 +48,8 @@ export async function exchangeToken(
   if (scopes.length > 0) parameters.set("scope", scopes.join(" "));
   try {
     const as = await metadataOf(client);
-    if (!as.token_endpoint) return { ok: false, reason: "invalid_response", detail: "its metadata names no token endpoint" };
+    if (!as.token_endpoint)
+      return { ok: false, reason: "invalid_response", detail: "its metadata names no token endpoint" };
     const response = await genericTokenEndpointRequest(
       as,
       clientOf(client),

@@ -119,7 +119,11 @@ export async function userToken(connection: string, scopes: readonly string[], g
 function exchangeFailure(got: Extract<AccessTokenResult, { ok: false }>, deps: TokenDeps & { title: string }) {
   const what = `${deps.title} exchanges the user's identity token for a token of its own`;
   if (got.reason === "provider_unreachable")
-    return deps.fail("upstream_error", `${what}, and could not be reached: ${got.detail}`, true);
+    return deps.fail(
+      "upstream_error",
+      `${deps.title} could not exchange the user's identity token: ${got.detail}`,
+      true,
+    );
   if (got.reason === "no_subject")
     return deps.fail(
       "denied",
