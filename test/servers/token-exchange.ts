@@ -1,11 +1,11 @@
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createRemoteJWKSet, jwtVerify } from "jose";
+import { createRemoteJWKSet, decodeJwt, jwtVerify } from "jose";
 
 /**
  * An RFC 8693 token exchange server on 127.0.0.1, as Keycloak's or Okta's token endpoint answers one:
  *   POST /token  grant_type token-exchange, its client authenticated (client_secret_basic); the
- *                subject token verified with jose against `trust` (its JWKS, issuer and audience); an
+ *                subject token verified with jose against the `trusted` issuer it names (JWKS, audience); an
  *                opaque token of the subject's `sub` issued (`expires_in`: 300 s, or 30 s for the audience
  *                "short-lived"). A subject it does not trust: 400 invalid_grant.
  *   GET  /me     the user an issued token belongs to ({ sub }), for test/servers/connections-api.ts; 401 else
@@ -37,8 +37,8 @@ function authenticated(header: string | undefined, client: { id: string; secret:
   return decode(id) === client.id && decode(secret) === client.secret;
 }
 
-export async function startTokenExchange(client: { id: string; secret: string }, trust: ExchangeTrust) {
-  const jwks = createRemoteJWKSet(new URL(trust.jwksUri));
+export async function startTokenExchange(client: { id: string; secret: string }, trusted: ExchangeTrust[]) {
+  const keySets = new Map(trusted.map((trust) => [trust.issuer, createRemoteJWKSet(new URL(trust.jwksUri))]));
   const issued = new Map<string, { sub: string; exp: number }>();
   const exchanges: Record<string, string | null>[] = [];
   const server = createServer(async (req, res) => {
@@ -66,7 +66,10 @@ export async function startTokenExchange(client: { id: string; secret: string },
     if (requested !== ACCESS_TOKEN_TYPE) return refuse("invalid_request", "only access tokens are issued");
     let sub: string;
     try {
-      const { payload } = await jwtVerify(params.get("subject_token") ?? "", jwks, {
+      const subject = params.get("subject_token") ?? "";
+      const trust = trusted.find((entry) => entry.issuer === decodeJwt(subject).iss);
+      if (!trust) throw new Error("its issuer is not trusted");
+      const { payload } = await jwtVerify(subject, keySets.get(trust.issuer)!, {
         issuer: trust.issuer,
         audience: trust.audience,
       });

@@ -114,10 +114,11 @@ export default async function setup(project: TestProject) {
   });
   const connectionsApi = await startConnectionsApi(`${upstreamIdp.url}/me`);
   const slack = await startFakeSlack(SLACK_CLIENT);
-  const exchange = await startTokenExchange(EXCHANGE_CLIENT, {
-    ...EXCHANGE_TRUST,
-    jwksUri: `${tokenLab.url}/sets/${EXCHANGE_TRUST.set}/jwks`,
-  });
+  // It trusts the app's user tokens and the demo provider's ID tokens (toolgate's console sign-ins).
+  const exchange = await startTokenExchange(EXCHANGE_CLIENT, [
+    { ...EXCHANGE_TRUST, jwksUri: `${tokenLab.url}/sets/${EXCHANGE_TRUST.set}/jwks` },
+    { issuer: idp.url, audience: idp.clientId, jwksUri: `${idp.url}/jwks` },
+  ]);
   const exchangeApi = await startConnectionsApi(`${exchange.url}/me`);
   project.provide("connectionsUpstream", {
     idp: { url: upstreamIdp.url, clientId: upstreamIdp.clientId, clientSecret: upstreamIdp.clientSecret },

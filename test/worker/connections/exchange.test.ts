@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { ACT_AS_KEYS, HEADER_KEY, TOKEN_KEY } from "../helpers/act-as";
 import { CONNECTIONS_SECRET, connectionsUpstream, storedTokens, userObject } from "../helpers/connections";
 import { ADMIN_KEY, json, request } from "../helpers/requests";
-import { Jar, toToolgate } from "../helpers/sign-in";
+import { demoOidc, idpSecretEnv, Jar, signIn, toToolgate } from "../helpers/sign-in";
 import { claims, jwksUri, labName, signToken } from "../helpers/token-lab";
 
 /**
@@ -33,12 +33,13 @@ const tool = (name: string, via: string) => ({
 });
 
 /** A tenant of its own per test: the isolate keeps a token it got for minutes, per tenant. */
-const envOf = (name: string) => ({
+const envOf = (name: string, more: Record<string, unknown> = {}) => ({
   TOOLGATE_CONFIG: JSON.stringify({
     name,
     tools: ["add"],
     keys: ACT_AS_KEYS,
     identity: {
+      ...more,
       appTokens: [
         { issuer: exchange.trust.issuer, audience: exchange.trust.audience, jwksUri: jwksUri(exchange.trust.set) },
         { issuer: OTHER.issuer, audience: exchange.trust.audience, jwksUri: jwksUri(OTHER.set) },
@@ -176,6 +177,30 @@ describe("an exchange connection (RFC 8693)", () => {
       /^Items could not exchange the user's identity token: 127\.0\.0\.1:1 could not be reached/,
     );
     expect(await rows(tenant, alice)).toBe(0);
+  });
+
+  it("exchanges the ID token of the person's console sign-in, kept sealed in their object", async () => {
+    const tenant = uid("xchg-oidc");
+    const env = { ...envOf(tenant, { oidc: demoOidc() }), ...idpSecretEnv() };
+    const before = (await exchangesOf("alice")).length;
+    const { callback } = await signIn("alice", env);
+    expect(callback.status, await callback.clone().text()).toBe(302);
+    // The kept ID token opens only with the tenant's secret.
+    const sealed = await runInDurableObject(
+      await userObject(tenant, "alice"),
+      (_object, state) => state.storage.sql.exec<{ sealed: string }>("SELECT sealed FROM subject").one().sealed,
+    );
+    expect(sealed).not.toMatch(/^eyJ/);
+    // A call for alice with no token of its own: her sign-in's ID token is exchanged.
+    const made = await call(env, "my_items", { user: "alice" });
+    expect(made.status, JSON.stringify(made.error)).toBe("succeeded");
+    expect(made.output.structured.owner).toBe("alice");
+    const exchanges = await exchangesOf("alice");
+    expect(exchanges).toHaveLength(before + 1);
+    expect(exchanges.at(-1)!.subject_token_type).toBe("urn:ietf:params:oauth:token-type:id_token");
+    // bob never signed in: nothing to exchange.
+    const bob = await call(env, "my_items", { user: "bob" });
+    expect(bob.status).toBe("denied");
   });
 
   it("has no connect page", async () => {

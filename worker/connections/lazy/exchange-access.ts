@@ -1,13 +1,13 @@
 import { REFRESH_BEFORE_MS } from "./access";
 import { exchangeToken, type SubjectToken } from "./exchange";
 import type { ConnectionClient } from "./oauth-client";
-import { loadTokens, noteUse, type Owner, saveTokens } from "./store";
+import { keptSubject, loadTokens, noteUse, type Owner, saveTokens } from "./store";
 import type { AccessTokenResult } from "./tokens";
 
 /** Exchanges under way in one Connections object, by connection: every caller meanwhile waits for that one. */
 export type Exchanges = Map<string, Promise<AccessTokenResult>>;
 
-const NO_SUBJECT = "this call has no identity token of the user to exchange";
+const NO_SUBJECT = "this call has no identity token of the user to exchange (nor a live one from a console sign-in)";
 
 async function exchange(
   sql: SqlStorage,
@@ -34,7 +34,8 @@ async function exchange(
  * The user's token of exchange connection `connection` holding `scopes`: the one an earlier exchange
  * got while it lives (more than REFRESH_BEFORE_MS left), else `subject` exchanged for a new one, sealed
  * and kept. One exchange at a time per object and connection (concurrent callers share `exchanges`'
- * entry). Without a subject token to exchange: no_subject. `secrets`: current first.
+ * entry). The subject: the call's `subject`, else the ID token of the user's last console sign-in while
+ * it lives (store.ts keepSubject); without either, no_subject. `secrets`: current first.
  */
 export async function exchangedToken(
   sql: SqlStorage,
@@ -54,10 +55,13 @@ export async function exchangedToken(
       return { ok: true, accessToken: loaded.tokens.accessToken, expiresAt: expiresAt ?? null };
     }
   }
+  // The call's own (an app's user token), else the ID token of the user's last console sign-in.
+  const kept = subject || exchanges.has(connection) ? undefined : await keptSubject(sql, secrets, owner, now);
   let running = exchanges.get(connection);
   if (running) return running;
-  if (!subject) return { ok: false, reason: "no_subject", detail: NO_SUBJECT };
-  running = exchange(sql, request, subject, secrets[0]!).finally(() => exchanges.delete(connection));
+  const presented = subject ?? (kept ? { token: kept, type: "id_token" as const } : undefined);
+  if (!presented) return { ok: false, reason: "no_subject", detail: NO_SUBJECT };
+  running = exchange(sql, request, presented, secrets[0]!).finally(() => exchanges.delete(connection));
   exchanges.set(connection, running);
   return running;
 }
