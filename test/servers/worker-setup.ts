@@ -83,7 +83,7 @@ export const IDP_REDIRECT_URIS = ["http://127.0.0.1:8787/auth/callback", "https:
 
 /** The Slack app toolgate is the client of, at the fake Slack (test/servers/fake-slack.ts). */
 const SLACK_CLIENT = { id: "1234.5678", secret: "slack-client-secret-0123456789" };
-/** toolgate as the token exchange server's client, and the app tokens it trusts (the token lab's set "exchange-app"). */
+/** toolgate as the token exchange server's client, and the app tokens it trusts (the token lab's "exchange-app"). */
 const EXCHANGE_CLIENT = { id: "toolgate-exchange", secret: "exchange-client-secret-0123456789" };
 const EXCHANGE_TRUST = { set: "exchange-app", issuer: "https://chat.test/exchange-app", audience: "toolgate-exchange" };
 
