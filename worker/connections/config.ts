@@ -147,8 +147,8 @@ export type ConnectionConfig = ConnectionsConfig[string];
 export type ExchangeConfig = Extract<ConnectionConfig, { kind: "exchange" }>;
 
 /**
- * What the connections lack of the tenant's identity block, or undefined: connecting needs the
- * console's own session (Cloudflare Access sign-ins are not supported yet); an exchange needs an
+ * What the connections lack of the tenant's identity block, or undefined: connecting needs a console
+ * sign-in (identity.oidc, or Cloudflare Access); an exchange needs an
  * identity token of the user (a console sign-in's, or an app's signed user token).
  */
 export function connectionsProblem(
@@ -156,8 +156,11 @@ export function connectionsProblem(
   identity: IdentityConfig | undefined,
 ): string | undefined {
   for (const [name, connection] of Object.entries(connections)) {
-    if (connection.kind !== "exchange" && identity?.oidc === undefined)
-      return `connections.${name}: people connect in the console, so they must sign in to it with identity.oidc`;
+    if (connection.kind !== "exchange" && identity?.oidc === undefined && identity?.access === undefined)
+      return (
+        `connections.${name}: people connect in the console, so they must sign in to it with identity.oidc ` +
+        "or identity.access"
+      );
     if (connection.kind === "exchange" && identity?.oidc === undefined && !identity?.appTokens.length)
       return (
         `connections.${name}: an exchange trades the user's identity token, so the tenant needs ` +
