@@ -101,7 +101,8 @@ describe("connections configuration", () => {
     const access = { access: { teamDomain: "https://acme.cloudflareaccess.com", audience: "a" } };
     expect(parseTenantConfig({ ...base, identity: access, connections: { github: GITHUB } }).connections).toBeDefined();
     expect(() => parseTenantConfig({ ...base, connections: { github: GITHUB } })).toThrow(
-      /connections\.github: people connect in the console, so they must sign in to it with identity\.oidc or identity\.acc/,
+      "connections.github: people connect in the console, so they must sign in to it with identity.oidc or " +
+        "identity.access",
     );
   });
 
