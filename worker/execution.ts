@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import type { BatchOptions } from "../src/options";
 import { callerHooks } from "./caller-hooks";
 import { connectionTokens } from "./connections/tokens";
+import { USER_TOKEN_HEADER } from "./identity/act-as";
 import type { AppEnv, Bindings } from "./env";
 import { tenantGates } from "./gates/address";
 import { createGateLimiter } from "./gates/limiter";
@@ -33,6 +34,8 @@ export type ExecutionRun =
       origin?: string;
       /** A Durable Object making calls as this key (a held code run): its ledger writes are its own. */
       writeScope?: string;
+      /** The verified user token the user came from (Toolgate-User-Token): what an exchange connection trades. */
+      userToken?: string;
     }
   | {
       owner: string;
@@ -106,6 +109,12 @@ export function pipelineOptions(env: Bindings, tenant: Tenant, run: ExecutionRun
   };
 }
 
+/** The request's user token, when the caller's user came from it (verified by actAs): a subject to exchange. */
+function userTokenOf(c: Context<AppEnv>): { userToken?: string } {
+  const token = c.get("tenant").config.connections && c.get("caller").user?.source === "app-token";
+  return token ? { userToken: c.req.header(USER_TOKEN_HEADER)! } : {};
+}
+
 /**
  * The pipeline options of this request's calls, made with its key (or OAuth grant), whose own rules
  * (a tool allow-list, a rate limit) join the tenant's hooks.
@@ -118,6 +127,7 @@ export function executionOptions(c: Context<AppEnv>): BatchOptions {
     surface: surfaceOf(c),
     signal: c.req.raw.signal,
     origin: new URL(c.req.url).origin,
+    ...userTokenOf(c),
     ...(waitUntil ? { waitUntil } : {}),
     // A local override of the configuration (TOOLGATE_CONFIG) may be this request's own (tests hand the
     // app an env of theirs): a detached run takes it along. Deployed tenants bundle theirs, so nothing travels.

@@ -30,6 +30,17 @@ declare module "vitest" {
       api: string;
       /** Slack's OAuth v2 user tokens and users.profile.get (test/servers/fake-slack.ts). */
       slack: { url: string; clientId: string; clientSecret: string };
+      /**
+       * An RFC 8693 token exchange server (test/servers/token-exchange.ts) trusting the token lab's set
+       * `trust.set` (issuer, audience), and an API acting for the tokens it issues.
+       */
+      exchange: {
+        url: string;
+        clientId: string;
+        clientSecret: string;
+        api: string;
+        trust: { set: string; issuer: string; audience: string };
+      };
     };
   }
 }

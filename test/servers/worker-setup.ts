@@ -11,7 +11,8 @@
  *   hung     accepts connections and never answers (test/servers/hung.ts)
  *   latches  requests held until the test opens their latch (test/servers/latch.ts)
  *   otlp     an OTLP/HTTP receiver (test/servers/otlp-receiver.ts); GET <origin>/received lists what it decoded
- *   connectionsUpstream  a second demo provider and an API acting for its tokens' users; a fake Slack
+ *   connectionsUpstream  a second demo provider and an API acting for its tokens' users; a fake Slack;
+ *                        a token exchange server (RFC 8693) and an API acting for its tokens' users
  * and the token lab (test/servers/token-lab.ts: key sets, signed and forged tokens, a scripted OpenID
  * provider), its URL provided as "tokenLab", and the demo OpenID provider (scripts/idp/demo-idp.ts) as "idp".
  */
@@ -29,6 +30,7 @@ import { startMcpServer, type McpTestServer } from "./mcp-server";
 import { startOtlpReceiver } from "./otlp-receiver";
 import { startTasksServer } from "./mcp-tasks-server";
 import { startV2Server } from "./mcp-v2-server";
+import { startTokenExchange } from "./token-exchange";
 import { startTokenLab } from "./token-lab";
 import { WORKERD_TEST_SECRETS } from "../fixtures/workerd-secrets";
 import "./upstreams-context";
@@ -82,6 +84,9 @@ export const IDP_REDIRECT_URIS = ["http://127.0.0.1:8787/auth/callback", "https:
 
 /** The Slack app toolgate is the client of, at the fake Slack (test/servers/fake-slack.ts). */
 const SLACK_CLIENT = { id: "1234.5678", secret: "slack-client-secret-0123456789" };
+/** toolgate as the token exchange server's client, and the app tokens it trusts (the token lab's "exchange-app"). */
+const EXCHANGE_CLIENT = { id: "toolgate-exchange", secret: "exchange-client-secret-0123456789" };
+const EXCHANGE_TRUST = { set: "exchange-app", issuer: "https://chat.test/exchange-app", audience: "toolgate-exchange" };
 
 export default async function setup(project: TestProject) {
   const httpApi = await startHttpApi();
@@ -114,10 +119,23 @@ export default async function setup(project: TestProject) {
   });
   const connectionsApi = await startConnectionsApi(`${upstreamIdp.url}/me`);
   const slack = await startFakeSlack(SLACK_CLIENT);
+  // It trusts the app's user tokens and the demo provider's ID tokens (toolgate's console sign-ins).
+  const exchange = await startTokenExchange(EXCHANGE_CLIENT, [
+    { ...EXCHANGE_TRUST, jwksUri: `${tokenLab.url}/sets/${EXCHANGE_TRUST.set}/jwks` },
+    { issuer: idp.url, audience: idp.clientId, jwksUri: `${idp.url}/jwks` },
+  ]);
+  const exchangeApi = await startConnectionsApi(`${exchange.url}/me`);
   project.provide("connectionsUpstream", {
     idp: { url: upstreamIdp.url, clientId: upstreamIdp.clientId, clientSecret: upstreamIdp.clientSecret },
     api: connectionsApi.url,
     slack: { url: slack.url, clientId: SLACK_CLIENT.id, clientSecret: SLACK_CLIENT.secret },
+    exchange: {
+      url: exchange.url,
+      clientId: EXCHANGE_CLIENT.id,
+      clientSecret: EXCHANGE_CLIENT.secret,
+      api: exchangeApi.url,
+      trust: EXCHANGE_TRUST,
+    },
   });
   project.provide("upstreams", {
     httpApi: httpApi.url,
@@ -142,6 +160,8 @@ export default async function setup(project: TestProject) {
       { close: upstreamIdp.stop },
       connectionsApi,
       slack,
+      exchange,
+      exchangeApi,
     ];
     await Promise.all(servers.map((server) => server.close()));
   };

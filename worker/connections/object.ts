@@ -10,7 +10,15 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { type ConnectionsLibrary, connectionsLibrary } from "../connections-library";
-import type { AccessTokenResult, ConnectionClient, OpCall, Owner, PendingConnect, TokenSet } from "./lazy/entry";
+import type {
+  AccessTokenResult,
+  ConnectionClient,
+  OpCall,
+  Owner,
+  PendingConnect,
+  SubjectToken,
+  TokenSet,
+} from "./lazy/entry";
 
 export class Connections extends DurableObject<Env> {
   private library!: ConnectionsLibrary;
@@ -40,16 +48,20 @@ export class Connections extends DurableObject<Env> {
     await this.library.connectionsStore.saveTokens(sql, secrets[0]!, owner, connection, tokens, Date.now());
   }
 
-  /** The user's access token of `connection` holding `scopes` (lazy/access.ts). */
+  /**
+   * The user's access token of `connection` holding `scopes` (lazy/token-for.ts): an exchange
+   * connection's exchanges the call's `subject` token when it holds none that lives.
+   */
   async accessToken(
     owner: Owner,
     connection: string,
     scopes: readonly string[],
     client: ConnectionClient,
     secrets: readonly string[],
+    subject?: SubjectToken,
   ): Promise<AccessTokenResult> {
     const request = { owner, connection, scopes, client };
-    return this.library.accessToken(this.ctx.storage.sql, this.refreshes, request, secrets);
+    return this.library.tokenFor(this.ctx.storage.sql, this.refreshes, request, secrets, subject);
   }
 
   /** The listing's and the disconnect's operations (lazy/ops.ts), by name. */

@@ -19,12 +19,13 @@ const PARK_MARGIN_MS = 60_000;
  * is where the connect URL a refusal names points; a call from an MCP client that answers URL-mode
  * elicitations asks the user to connect (an HTTP caller gets the refusal naming the URL). A detached
  * run (`from.parkCallId`, its call's id) whose caller answers later parks until the user connects.
+ * `from.userToken`: the app's signed user token the call's user came from (an exchange's subject token).
  */
 export function connectionTokens(
   env: unknown,
   tenant: Pick<Tenant, "name" | "config">,
   user: CallUser | undefined,
-  from: { origin?: string; surface?: CallSurface; parkCallId?: string },
+  from: { origin?: string; surface?: CallSurface; parkCallId?: string; userToken?: string },
 ): ConnectionTokens {
   const connections = tenant.config.connections ?? {};
   const { parkCallId } = from;
@@ -35,6 +36,7 @@ export function connectionTokens(
       origin: from.origin,
       surface: from.surface,
       asker,
+      ...(from.userToken ? { subject: { token: from.userToken, type: "jwt" as const } } : {}),
       userKey: async (id) => (await identityLibrary()).userKey(tenant.name, id),
       object: (key) => userConnections(env as { CONNECTIONS: ConnectionsNamespace }, tenant.name, key),
       client: () => connectionClient(connections, name, env),

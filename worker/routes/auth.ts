@@ -9,6 +9,8 @@ import { answered } from "../identity/answer";
 import { isLoopbackHost } from "../identity/loopback";
 import { oidcClientSecret } from "../identity/settings";
 import { hostAllowed } from "../mcp/transport/guard";
+import { type ConnectionsNamespace, userConnections } from "../connections/address";
+import { connectionSecrets } from "../connections/secret";
 
 /**
  * People sign in to the console with the tenant's OpenID provider (identity.oidc), served before CORS
@@ -30,6 +32,20 @@ function originOf(c: Context<AppEnv>): string | undefined {
   return url.origin;
 }
 
+/**
+ * For a tenant with an exchange connection: keeps a person's ID token at sign-in in their Connections
+ * object, sealed, as the subject token their calls exchange (RFC 8693). Other tenants keep nothing.
+ */
+function keepIdTokenOf(c: Context<AppEnv>) {
+  const { name, config } = c.var.tenant;
+  if (!Object.values(config.connections ?? {}).some((connection) => connection.kind === "exchange")) return undefined;
+  const env = c.env as unknown as { CONNECTIONS: ConnectionsNamespace };
+  return async (userKey: string, idToken: { token: string; expiresAt: number }) => {
+    const owner = { tenant: name, userKey };
+    await userConnections(env, name, userKey).run("keepSubject", owner, idToken, connectionSecrets(c.env));
+  };
+}
+
 /** The route's answer from the library module; 404 when this tenant signs no one in with a provider. */
 async function signIn(c: Context<AppEnv>, route: "login" | "callback" | "logout"): Promise<Response> {
   const identity = c.var.tenant.config.identity;
@@ -42,6 +58,7 @@ async function signIn(c: Context<AppEnv>, route: "login" | "callback" | "logout"
     identity: identityOf(c),
     origin: originOf(c),
     clientSecret: oidcClientSecret(identity, c.env)!,
+    keepIdToken: keepIdTokenOf(c),
   };
   return answered(await (await identityLibrary()).signInAnswer(request, route));
 }

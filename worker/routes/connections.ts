@@ -28,14 +28,17 @@ function depsOf(c: Context<AppEnv>): ConnectionsApiDeps {
   const { tenant, caller } = c.var;
   const connections = tenant.config.connections ?? {};
   const url = new URL(c.req.url);
+  const ambient = { request: c.req.raw, tenant, identity: identityOf(c) };
   const ours = hostAllowed(url.host.toLowerCase(), tenant.config.hosts, tenant.name);
   return {
     tenant: tenant.name,
     origin: ours && (url.protocol === "https:" || isLoopbackHost(url.hostname)) ? url.origin : undefined,
     client: (name) => (Object.hasOwn(connections, name) ? connectionClient(connections, name, c.env) : undefined),
     config: tenant.config,
-    sessionUserKey: async () =>
-      (await identityLibrary()).sessionUserKey({ request: c.req.raw, tenant, identity: identityOf(c) }),
+    sessionUserKey: async () => (await identityLibrary()).sessionUserKey(ambient),
+    ...(tenant.config.identity?.access
+      ? { callbackUserKey: async () => (await identityLibrary()).accessUserKey(ambient) }
+      : {}),
     object: (key) => userConnections(c.env as unknown as { CONNECTIONS: ConnectionsNamespace }, tenant.name, key),
     secrets: () => connectionSecrets(c.env),
     // A parked call's id comes from its user's own object, where only their calls' runs put it.

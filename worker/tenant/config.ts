@@ -175,11 +175,8 @@ export function parseTenantConfig(input: string | unknown, source = "TOOLGATE_CO
   });
   const unplaced = codeModeWithoutBlock(config);
   if (unplaced) throw new ConfigError(`${source} is invalid: ${unplaced}`);
-  // Connecting needs the console's own session (Cloudflare Access sign-ins are not supported yet).
-  if (config.connections !== undefined && config.identity?.oidc === undefined)
-    throw new ConfigError(
-      `${source} is invalid: connections: people connect in the console, so they must sign in to it ` +
-        "with identity.oidc",
-    );
+  // What the connections need of the identity block (the blocks' module is loaded: the config has connections).
+  const problem = config.connections && configBlocks()?.connectionsProblem(config.connections, config.identity);
+  if (problem) throw new ConfigError(`${source} is invalid: ${problem}`);
   return { ...config, limits: { ...DEFAULT_LIMITS, ...config.limits } };
 }

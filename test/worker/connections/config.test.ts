@@ -97,14 +97,60 @@ describe("connections configuration", () => {
     expect(configError({ connections: { GitHub: GITHUB } })).toMatch(/connections\.GitHub: must be 1-32 lowercase/);
   });
 
-  it("needs people to sign in, since they connect in the console", () => {
+  it("needs people to sign in (OpenID or Cloudflare Access), since they connect in the console", () => {
     const access = { access: { teamDomain: "https://acme.cloudflareaccess.com", audience: "a" } };
-    expect(() => parseTenantConfig({ ...base, identity: access, connections: { github: GITHUB } })).toThrow(
-      /with identity\.oidc/,
-    );
+    expect(parseTenantConfig({ ...base, identity: access, connections: { github: GITHUB } }).connections).toBeDefined();
     expect(() => parseTenantConfig({ ...base, connections: { github: GITHUB } })).toThrow(
-      /connections: people connect in the console, so they must sign in to it with identity\.oidc/,
+      "connections.github: people connect in the console, so they must sign in to it with identity.oidc or " +
+        "identity.access",
     );
+  });
+
+  it("reads an exchange connection (RFC 8693) with its defaults, and names each mistake's field", () => {
+    const KEYCLOAK = {
+      kind: "exchange",
+      issuer: "https://sso.acme.com/realms/acme",
+      clientId: "toolgate",
+      clientSecret: "KEYCLOAK_EXCHANGE_SECRET",
+      audience: "calendar-api",
+    };
+    const { connections } = parseTenantConfig({ ...base, identity, connections: { calendar: KEYCLOAK } });
+    expect(connections!.calendar).toEqual({
+      ...KEYCLOAK,
+      clientAuth: "client_secret_basic",
+      scopes: [],
+      requestedTokenType: "access_token",
+      scopeSeparator: " ",
+      tokenResponse: "oauth",
+      pkce: false,
+      authorizeParams: {},
+    });
+    const exchangeError = (connection: Record<string, unknown>) =>
+      configError({ connections: { calendar: { ...KEYCLOAK, ...connection } } });
+    expect(exchangeError({ issuer: undefined })).toMatch(
+      /connections\.calendar: must set issuer \(its metadata names the token endpoint\), or tokenEndpoint/,
+    );
+    expect(exchangeError({ requestedTokenType: "id_token" })).toMatch(
+      /connections\.calendar\.requestedTokenType: must be "access_token" or "jwt"/,
+    );
+    expect(exchangeError({ subjectTokenType: "saml2" })).toMatch(
+      /connections\.calendar\.subjectTokenType: must be "id_token" or "jwt" or "access_token"/,
+    );
+    expect(exchangeError({ resource: "http://api.acme.com" })).toMatch(
+      /connections\.calendar\.resource: must be https \(http only on loopback\)/,
+    );
+    expect(exchangeError({ authorizeParams: { prompt: "consent" } })).toMatch(/connections\.calendar\.authorizeParams/);
+    expect(exchangeError({ kind: "device" })).toMatch(/connections\.calendar\.kind: must be "oauth" or "exchange"/);
+    // An exchange needs an identity token of the user: a console sign-in's or an app's.
+    expect(() => parseTenantConfig({ ...base, connections: { calendar: KEYCLOAK } })).toThrow(
+      /connections\.calendar: an exchange trades the user's identity token, so the tenant needs identity\.oidc/,
+    );
+    const appTokens = [
+      { issuer: "https://chat.acme.com", audience: "toolgate", jwksUri: "https://chat.acme.com/jwks" },
+    ];
+    expect(
+      parseTenantConfig({ ...base, identity: { appTokens }, connections: { calendar: KEYCLOAK } }).connections,
+    ).toBeDefined();
   });
 
   it("refuses a tool naming a connection that is not declared, or sending another Authorization", () => {

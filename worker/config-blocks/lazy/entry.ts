@@ -2,6 +2,9 @@ import type * as v from "valibot";
 import type { ConfigBlock } from "../names";
 import { CodeModeConfigSchema } from "../../code-mode/config";
 import { connectionsSchema } from "../../connections/config";
+
+/** Checks across blocks, run after parsing (worker/tenant/config.ts). */
+export { connectionsProblem } from "../../connections/config";
 import { endpointsSchema } from "../../endpoints/config";
 import { identitySchema } from "../../identity/config";
 import { SearchConfigSchema } from "../../search/config";

@@ -5,6 +5,8 @@
  * tenants without `connections` never compile it. It may import only oauth4webapi and files of this folder.
  */
 export { accessToken, REFRESH_BEFORE_MS } from "./access";
+export { exchangeToken, type SubjectToken } from "./exchange";
+export { tokenFor } from "./token-for";
 export {
   beginConnect,
   type BeginResult,

@@ -47,6 +47,12 @@ export interface ConnectionClient {
   tokenResponse: "oauth" | "slack";
   pkce: boolean;
   authorizeParams: Readonly<Record<string, string>>;
+  /** "exchange": RFC 8693 token exchange of the user's identity token, no connect (exchange.ts). */
+  kind?: "oauth" | "exchange" | undefined;
+  audience?: string | undefined;
+  resource?: string | undefined;
+  requestedTokenType?: "access_token" | "jwt" | undefined;
+  subjectTokenType?: "id_token" | "jwt" | "access_token" | undefined;
 }
 
 /**
@@ -77,7 +83,8 @@ const discovered = new Map<string, { as: AuthorizationServer; at: number }>();
 const DISCOVERY_TTL_MS = 60 * 60_000;
 const MAX_ISSUERS = 16;
 
-function requestOptions(url: string) {
+/** The fetch of oauth4webapi's requests to the provider: bounded (http.ts), plain http on loopback only. */
+export function requestOptions(url: string) {
   return {
     [customFetch]: (to: string, options: { method: string; headers: Record<string, string>; body?: unknown }) =>
       providerFetch(to, { method: options.method, headers: options.headers, body: options.body as BodyInit }),
@@ -86,13 +93,17 @@ function requestOptions(url: string) {
 }
 
 /** The provider's metadata: its issuer's (RFC 8414, else OpenID discovery), the configured endpoints over it. */
-async function metadataOf(client: ConnectionClient, now = Date.now()): Promise<AuthorizationServer> {
+export async function metadataOf(client: ConnectionClient, now = Date.now()): Promise<AuthorizationServer> {
   const own = {
     ...(client.authorizationEndpoint ? { authorization_endpoint: client.authorizationEndpoint } : {}),
     ...(client.tokenEndpoint ? { token_endpoint: client.tokenEndpoint } : {}),
     ...(client.revocationEndpoint ? { revocation_endpoint: client.revocationEndpoint } : {}),
   };
-  if (!client.issuer) return { issuer: new URL(client.authorizationEndpoint!).origin, ...own };
+  // No issuer: an oauth connection names both endpoints, an exchange its token endpoint.
+  if (!client.issuer) {
+    const endpoint = (client.authorizationEndpoint ?? client.tokenEndpoint)!;
+    return { issuer: new URL(endpoint).origin, ...own };
+  }
   const kept = discovered.get(client.issuer);
   if (kept && now - kept.at < DISCOVERY_TTL_MS) return { ...kept.as, ...own };
   const issuer = new URL(client.issuer);
@@ -115,7 +126,8 @@ async function metadataOf(client: ConnectionClient, now = Date.now()): Promise<A
   return { ...as, ...own };
 }
 
-function failureOf(error: unknown): ConnectFailure {
+/** A failed request's result, its detail never holding a token. */
+export function failureOf(error: unknown): ConnectFailure {
   if (error instanceof ProviderUnreachable) return fail("provider_unreachable", error.message);
   if (error instanceof AuthorizationResponseError)
     return fail(
@@ -129,14 +141,14 @@ function failureOf(error: unknown): ConnectFailure {
   return fail("invalid_response", error instanceof Error ? error.message : String(error));
 }
 
-const clientOf = (client: ConnectionClient): Client => ({ client_id: client.clientId });
-const authOf = (client: ConnectionClient) =>
+export const clientOf = (client: ConnectionClient): Client => ({ client_id: client.clientId });
+export const authOf = (client: ConnectionClient) =>
   client.clientAuth === "client_secret_post"
     ? ClientSecretPost(client.clientSecret)
     : ClientSecretBasic(client.clientSecret);
 
 /** The answer's tokens, with the scopes granted (the asked ones when the provider does not say). */
-function tokenSetOf(
+export function tokenSetOf(
   result: TokenEndpointResponse,
   asked: readonly string[],
   now: number,

@@ -1,7 +1,7 @@
 import { type DisconnectResult, disconnect } from "./disconnect";
 import type { ConnectionClient } from "./oauth-client";
 import { parkCall, parkedReady, takeParked, unpark } from "./parked";
-import { type ConnectionInfo, listConnections, memberCounts, noteMember, type Owner } from "./store";
+import { type ConnectionInfo, keepSubject, listConnections, memberCounts, noteMember, type Owner } from "./store";
 
 /**
  * What a Connections object does for the listing and the disconnect, by name: the object runs them
@@ -18,6 +18,13 @@ export const objectOps = {
     client: ConnectionClient,
     secrets: readonly string[],
   ): Promise<DisconnectResult> => disconnect(sql, { owner, connection, client }, secrets),
+  /** Keeps the user's ID token of a console sign-in, sealed under `secrets[0]` (exchange connections' subject). */
+  keepSubject: (
+    sql: SqlStorage,
+    owner: Owner,
+    idToken: { token: string; expiresAt: number },
+    secrets: readonly string[],
+  ): Promise<void> => keepSubject(sql, secrets[0]!, owner, idToken),
   /** The tenant's index object: notes that a user holds (or no longer holds) a connection. */
   noteMember: (sql: SqlStorage, userKey: string, connection: string, holds: boolean): void =>
     noteMember(sql, userKey, connection, holds),

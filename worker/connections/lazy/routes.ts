@@ -33,6 +33,11 @@ export interface ConnectPageDeps {
   config: ScopeSources;
   /** The signed-in person's user key (the console session), or undefined. */
   sessionUserKey(): Promise<string | undefined>;
+  /**
+   * Behind Cloudflare Access: the user key of the person the callback's Access assertion names (or
+   * undefined), which must be the one who started the connect. Absent for other tenants.
+   */
+  callbackUserKey?: (() => Promise<string | undefined>) | undefined;
   /** The person's Connections object. */
   object(userKey: string): {
     beginConnect(idHash: string, pending: PendingConnect): Promise<boolean>;
@@ -86,6 +91,11 @@ function failed(reason: string, detail: string, headers = new Headers()): Respon
 export async function connectPage(request: Request, name: string, deps: ConnectPageDeps): Promise<Response> {
   const client = deps.client(name);
   if (!client) return page(404, `This tenant has no connection "${name}".`);
+  if (client.kind === "exchange")
+    return page(
+      400,
+      `${client.title ?? name} needs no connect: toolgate exchanges your sign-in for its token when a tool needs it.`,
+    );
   const { origin } = deps;
   if (!origin) return page(400, `${new URL(request.url).host} is not one of this tenant's hosts (https or loopback).`);
   const key = await deps.sessionUserKey();
@@ -112,6 +122,9 @@ export async function callbackPage(request: Request, deps: ConnectPageDeps): Pro
   const match = COOKIE_VALUE.exec(readCookie(request.headers.get("cookie")));
   if (!match) return page(400, "No connect is under way in this browser (its cookie is missing or expired).", headers);
   const [, key, id] = match as unknown as [string, string, string];
+  // Behind Access the callback's person must be the connect's (checked before the connect is used up).
+  if (deps.callbackUserKey && (await deps.callbackUserKey()) !== key)
+    return page(403, "This connect was started by another person: reach this page through Cloudflare Access as them.");
   const object = deps.object(key);
   const pending = await object.takeConnect(await sha256Hex(id));
   if (!pending) return page(400, "This connect was already used or has expired. Connect again.", headers);

@@ -42,6 +42,9 @@ export function createSchema(sql: SqlStorage): void {
   sql.exec(`CREATE TABLE IF NOT EXISTS tokens (
     connection TEXT PRIMARY KEY, sealed TEXT NOT NULL, scopes TEXT NOT NULL,
     connected_at INTEGER NOT NULL, used_at INTEGER, needs_user INTEGER NOT NULL DEFAULT 0)`);
+  // The user's last console sign-in's ID token (one row), for exchange connections (RFC 8693).
+  sql.exec(`CREATE TABLE IF NOT EXISTS subject (
+    id INTEGER PRIMARY KEY CHECK (id = 1), sealed TEXT NOT NULL, expires_at INTEGER NOT NULL)`);
   // The tenant's index object only (TENANT_INDEX): who holds which connection, for admins' counts.
   sql.exec(`CREATE TABLE IF NOT EXISTS members (
     user_key TEXT NOT NULL, connection TEXT NOT NULL, PRIMARY KEY (user_key, connection))`);
@@ -120,6 +123,38 @@ export async function loadTokens(
       connection,
     );
   return { tokens: opened.value, needsUser: row.needs_user === 1 };
+}
+
+/** The sealed subject row's HKDF info: no connection is named "#subject". */
+const SUBJECT = "#subject";
+
+/** Keeps the user's ID token from their console sign-in, sealed, until it expires (the last one wins). */
+export async function keepSubject(
+  sql: SqlStorage,
+  secret: string,
+  owner: Owner,
+  idToken: { token: string; expiresAt: number },
+): Promise<void> {
+  const sealed = await seal(secret, infoOf(owner, SUBJECT), idToken.token);
+  sql.exec(
+    "INSERT INTO subject (id, sealed, expires_at) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET " +
+      "sealed = excluded.sealed, expires_at = excluded.expires_at",
+    sealed,
+    idToken.expiresAt,
+  );
+}
+
+/** The user's kept ID token while it lives, opened with the current or a previous secret; else undefined. */
+export async function keptSubject(
+  sql: SqlStorage,
+  secrets: readonly string[],
+  owner: Owner,
+  now: number,
+): Promise<string | undefined> {
+  sql.exec("DELETE FROM subject WHERE expires_at <= ?", now);
+  const row = sql.exec<{ sealed: string }>("SELECT sealed FROM subject").toArray()[0];
+  if (!row) return undefined;
+  return (await open<string>(secrets, infoOf(owner, SUBJECT), row.sealed))?.value;
 }
 
 /** Marks a connection as needing the user again (its refresh failed): its tokens are kept, unused. */

@@ -1,3 +1,4 @@
+import type { SubjectToken } from "./exchange";
 import type { ConnectionClient } from "./oauth-client";
 import { type OpRunner, runOp } from "./ops";
 import { connectKey } from "./parked";
@@ -11,7 +12,14 @@ const kept = new Map<string, { token: string; until: number; scopes: readonly st
 /** What the Connections object answers (worker/connections/object.ts). */
 export type AccessTokenResult =
   | { ok: true; accessToken: string; expiresAt: number | null }
-  | { ok: false; reason: "not_connected" | "needs_user" | "short_scopes" | "provider_unreachable"; detail: string };
+  | { ok: false; reason: AccessRefusal | "provider_unreachable"; detail: string };
+
+/**
+ * Why the user has no token: not_connected, needs_user (connect again), short_scopes; an exchange
+ * connection's no_subject (the call has no identity token to exchange), subject_refused (the provider
+ * refused it).
+ */
+export type AccessRefusal = "not_connected" | "needs_user" | "short_scopes" | "no_subject" | "subject_refused";
 
 /** What a call's token needs of the Worker (this module imports nothing of it). */
 export interface TokenDeps {
@@ -30,8 +38,11 @@ export interface TokenDeps {
       scopes: readonly string[],
       client: ConnectionClient,
       secrets: readonly string[],
+      subject?: SubjectToken,
     ): Promise<AccessTokenResult>;
   };
+  /** The call's identity token of the user, for an exchange connection (undefined: none at hand). */
+  subject?: SubjectToken | undefined;
   client(): ConnectionClient;
   secrets(): string[];
   /** src/errors.ts toolError: how the call ends. */
@@ -84,12 +95,14 @@ export async function userToken(connection: string, scopes: readonly string[], g
   const hit = kept.get(cacheKey);
   if (hit && hit.until > now && scopes.every((scope) => hit.scopes.includes(scope))) return hit.token;
   const owner = { tenant: deps.tenant, userKey: key };
-  const fetchToken = () => deps.object(key).accessToken(owner, connection, scopes, deps.client(), deps.secrets());
+  const client = deps.client();
+  const fetchToken = () =>
+    deps.object(key).accessToken(owner, connection, scopes, client, deps.secrets(), deps.subject);
   const url = `${deps.origin ?? ""}/connections/${connection}/connect`;
   let got = await fetchToken();
   // A client that can open the connect page is asked to (the origin known: the URL must be whole); a
-  // detached run parks, its question open until the user connects.
-  const asker = deps.surface === "mcp" || deps.park ? deps.asker : undefined;
+  // detached run parks, its question open until the user connects. An exchange connection has no connect page.
+  const asker = (deps.surface === "mcp" || deps.park) && client.kind !== "exchange" ? deps.asker : undefined;
   if (!got.ok && got.reason !== "provider_unreachable" && deps.origin && asker?.canAsk("elicitation/create", "url")) {
     kept.delete(cacheKey);
     const { park } = deps;
@@ -99,6 +112,7 @@ export async function userToken(connection: string, scopes: readonly string[], g
   }
   if (!got.ok) {
     kept.delete(cacheKey);
+    if (client.kind === "exchange") throw exchangeFailure(got, deps);
     if (got.reason === "provider_unreachable")
       throw deps.fail("upstream_error", `${deps.title} could not refresh the user's connection: ${got.detail}`, true);
     throw deps.fail("denied", `Connect ${deps.title} first (${got.detail}): open ${url}, then call again.`, false);
@@ -109,6 +123,27 @@ export async function userToken(connection: string, scopes: readonly string[], g
     kept.set(cacheKey, { token: got.accessToken, until, scopes });
   }
   return got.accessToken;
+}
+
+/** How a call through an exchange connection ends when it got no token: saying what the user or app must do. */
+function exchangeFailure(got: Extract<AccessTokenResult, { ok: false }>, deps: TokenDeps & { title: string }) {
+  const what = `${deps.title} exchanges the user's identity token for a token of its own`;
+  if (got.reason === "provider_unreachable")
+    return deps.fail(
+      "upstream_error",
+      `${deps.title} could not exchange the user's identity token: ${got.detail}`,
+      true,
+    );
+  if (got.reason === "no_subject")
+    return deps.fail(
+      "denied",
+      `${what}, and ${got.detail}: call with a key acting for the user with their signed user token ` +
+        "(Toolgate-User-Token), or sign in to the console again.",
+      false,
+    );
+  if (got.reason === "subject_refused")
+    return deps.fail("denied", `${what}, and refused it (${got.detail}): sign in again, then call again.`, false);
+  return deps.fail("denied", `${what}: ${got.detail}.`, false);
 }
 
 /**

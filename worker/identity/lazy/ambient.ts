@@ -43,7 +43,7 @@ const assertions = new Map<string, { user: ClaimedUser; exp: number }>();
 const MAX_ASSERTIONS = 1_024;
 
 /** The person an Access assertion names: verified against the team's certs, kept per isolate until it expires. */
-async function accessUser(request: AmbientRequest, identity: IdentityView, access: AccessView) {
+export async function accessUser(request: AmbientRequest, identity: IdentityView, access: AccessView) {
   const token = request.request.headers.get(ACCESS_HEADER);
   if (!token)
     throw refuse(401, "invalid_assertion", `No ${ACCESS_HEADER}: reach this console through Cloudflare Access.`);

@@ -42,7 +42,7 @@ export type { Answer, Refusal } from "./refused";
 export type { ActAsRequest } from "./act-as";
 export type { AmbientRequest } from "./ambient";
 export type { SignInRequest } from "./sign-in";
-export { sessionUserKey } from "./session-user";
+export { accessUserKey, sessionUserKey } from "./session-user";
 export { userKey } from "./user";
 
 /** The caller acting for the user the request's Toolgate-User(-Token) names (act-as.ts), or its refusal. */

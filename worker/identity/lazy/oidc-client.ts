@@ -75,7 +75,10 @@ export type OidcFailure = { ok: false; reason: OidcFailureReason; detail: string
 /** A login to begin: where to send the browser, and what its callback must match (stored single use). */
 export type OidcLoginResult = { ok: true; url: string; state: string; nonce: string; verifier: string } | OidcFailure;
 
-export type OidcCallbackResult = { ok: true; user: ClaimedUser } | OidcFailure;
+/** A finished sign-in: the user, and the ID token with its expiry (ms since the epoch), verified. */
+export type OidcCallbackResult =
+  | { ok: true; user: ClaimedUser; idToken: { token: string; expiresAt: number } }
+  | OidcFailure;
 
 const fail = (reason: OidcFailureReason, detail: string): OidcFailure => ({ ok: false, reason, detail });
 
@@ -176,6 +179,7 @@ export async function finishOidcLogin(
       : ClientSecretBasic(config.clientSecret);
   const options = requestOptions(config.issuer);
   let claims: Record<string, unknown>;
+  let idToken: { token: string; expiresAt: number };
   try {
     const params = validateAuthResponse(as, client, new URL(callbackUrl), expected.state);
     const response = await authorizationCodeGrantRequest(
@@ -203,6 +207,7 @@ export async function finishOidcLogin(
         ? fail("provider_unreachable", verified.detail)
         : fail(verified.reason === "algorithm_not_allowed" ? verified.reason : "bad_signature", verified.detail);
     claims = { ...idClaims };
+    idToken = { token: result.id_token!, expiresAt: idClaims.exp * 1000 };
     const missing = MAPPED.some((field) => readClaim(claims, config.claims[field]) === undefined);
     if (missing && as.userinfo_endpoint) {
       const answer = await userInfoRequest(as, client, result.access_token, options);
@@ -220,5 +225,5 @@ export async function finishOidcLogin(
         `the claim "${name}" must be ${JSON.stringify(value)} (identity.oidc.requiredClaims)`,
       );
   const read = userFromClaims(claims, config.claims, "oidc");
-  return read.ok ? { ok: true, user: read.user } : fail("no_user", read.reason);
+  return read.ok ? { ok: true, user: read.user, idToken } : fail("no_user", read.reason);
 }

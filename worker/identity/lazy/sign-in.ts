@@ -25,6 +25,11 @@ export interface SignInRequest {
   origin: string | undefined;
   /** The OIDC client secret (the Worker secret identity.oidc.clientSecret names). */
   clientSecret: string;
+  /**
+   * Keeps the signed-in person's ID token (by their user key) for a tenant whose connections exchange
+   * it for upstream tokens (RFC 8693); absent for other tenants.
+   */
+  keepIdToken?: ((userKey: string, idToken: { token: string; expiresAt: number }) => Promise<void>) | undefined;
 }
 
 /** Where the console goes back to after sign-in: one of its hash routes, never another site. */
@@ -125,6 +130,7 @@ export async function callback(signIn: SignInRequest, oidc: OidcView): Promise<R
     if (error instanceof Refused) return page(error.refusal.status, `${error.refusal.code}: ${error.message}`, headers);
     throw error;
   }
+  await signIn.keepIdToken?.(resolved.user.key, finished.idToken);
   const { key: _key, roles: _roles, ...user } = resolved.user;
   const hours = tenant.config.identity!.sessionHours;
   const { value } = await signSession(identity, user, hours);
