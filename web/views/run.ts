@@ -4,6 +4,7 @@ import type { ToolInfo } from "../../src/contract";
 import { TERMINAL_STATUSES, type CallRecord } from "../../src/result";
 import type { Validator } from "../../src/validation";
 import { catalog } from "../app/catalog";
+import { parkedConnection } from "../app/connect-link";
 import { h, notice, replace } from "../app/dom";
 import { markdown } from "../app/markdown";
 import { recordView } from "../app/record-view";
@@ -51,11 +52,18 @@ const WAITING: Readonly<Record<string, string>> = {
   awaiting_input: "Awaiting its caller's answers (an MCP client's tasks/update)…",
 };
 
+/** What the call waits for, in words: its user's connection (parked), or WAITING's. */
+function waitingFor(record: CallRecord): string {
+  const parked = parkedConnection(record);
+  if (parked) return "Waiting for you to connect: the call goes on by itself once you have.";
+  return WAITING[record.status] ?? `The call is ${record.status}…`;
+}
+
 /** Until the call is terminal (a pending approval, a queued call), long-poll its record and redraw. */
 async function follow(session: Session, record: CallRecord, out: HTMLElement, alive: () => boolean): Promise<void> {
   let current = record;
   while (!TERMINAL.has(current.status) && alive()) {
-    replace(out, notice(WAITING[current.status] ?? `The call is ${current.status}…`), recordView(current));
+    replace(out, notice(waitingFor(current)), recordView(current));
     try {
       const entry = await session.client.record(current.callId, { wait: 25 });
       current = entry.record;
