@@ -65,7 +65,9 @@ async function follow(session: Session, record: CallRecord, out: HTMLElement, al
   while (!TERMINAL.has(current.status) && alive()) {
     replace(out, notice(waitingFor(current)), recordView(current));
     try {
-      const entry = await session.client.record(current.callId, { wait: 25 });
+      // A long poll answers at the end (or at 25 s): a running call is read every 2 s instead, so a
+      // detached one that comes to wait for someone (approval, a connection) shows it soon.
+      const entry = await session.client.record(current.callId, { wait: current.status === "running" ? 2 : 25 });
       current = entry.record;
       if (TERMINAL.has(current.status) && alive()) replace(out, recordView(entry.record, entry));
     } catch (error) {
