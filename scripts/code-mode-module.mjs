@@ -6,7 +6,7 @@
 // The entry may import only src/codemode/ and files of its folder (and src/ types): anything else would be
 // a second copy of code the bundle holds, so the build stops naming it. Usage: node scripts/code-mode-module.mjs
 import { sep } from "node:path";
-import { runIfMain, writeEntryModule } from "./entry-module.mjs";
+import { inputUnder, runIfMain, writeEntryModule } from "./entry-module.mjs";
 
 export const CODE_MODE_ENTRY = "worker/code-mode/lazy/entry.ts";
 export const CODE_MODE_MODULE = "worker/code-mode/library.generated.mjs";
@@ -17,14 +17,11 @@ export * from "./lazy/entry";
 
 /** Whether a bundled input (a path relative to the root) may be in the module. */
 export function codeModeInputAllowed(input) {
-  const path = input.split(sep).join("/");
   // src/schema/walk.ts: the few JSON Schema readers the declarations share with the formats (a small copy).
   // acorn and acorn-walk: the parser of the programs' step guard (lazy/guard.ts), which only this module uses.
   return (
-    path.startsWith("worker/code-mode/lazy/") ||
-    path.startsWith("src/codemode/") ||
-    path === "src/schema/walk.ts" ||
-    /^node_modules\/acorn(-walk)?\//.test(path)
+    inputUnder(input, ["worker/code-mode/lazy/", "src/codemode/"], ["acorn", "acorn-walk"]) ||
+    input.split(sep).join("/") === "src/schema/walk.ts"
   );
 }
 

@@ -28,6 +28,11 @@ export interface ToolLogger {
 export interface ConnectionNeed {
   readonly name: string;
   readonly scopes: readonly string[];
+  /**
+   * A token of it the upstream just refused (401): the host gives another (refreshed), or asks the user
+   * to connect again, never this one.
+   */
+  readonly rejected?: string;
 }
 
 /** What a host may ask the caller with while it gets a connection's token: the call's ctx.ask and ctx.canAsk. */

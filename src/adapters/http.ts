@@ -89,16 +89,27 @@ function toolOf(decl: HttpTool, label: string, deps: HttpToolDeps): Tool {
     ...(outputSchema ? { outputSchema: () => outputSchema } : {}),
     validateInput,
     async run(args, ctx) {
-      const userToken = decl.connection ? await connectionToken(ctx, decl.connection, label) : undefined;
-      const { url, init } = buildRequest(decl, mapped, args, ctx.secrets, userToken);
-      // An upstream echoing the user's token gets it masked like a secret.
-      const mask =
-        userToken === undefined ? maskerFor(ctx.secrets) : createMasker([...Object.values(ctx.secrets), userToken]);
-      const response = await fetchUpstream(ctx, deps.gate, policy.timeoutMs ?? DEFAULT_MAX_WAIT_MS, url, init).catch(
-        (error: unknown) => {
-          throw networkFailure(error, ctx.signal, mask, `${upstream} could not be reached`);
-        },
-      );
+      // `tokens`: the user's tokens sent so far, the last this time; an upstream echoing one gets it masked.
+      const send = async (tokens: readonly string[]) => {
+        const { url, init } = buildRequest(decl, mapped, args, ctx.secrets, tokens.at(-1));
+        const mask =
+          tokens.length === 0 ? maskerFor(ctx.secrets) : createMasker([...Object.values(ctx.secrets), ...tokens]);
+        const response = await fetchUpstream(ctx, deps.gate, policy.timeoutMs ?? DEFAULT_MAX_WAIT_MS, url, init).catch(
+          (error: unknown) => {
+            throw networkFailure(error, ctx.signal, mask, `${upstream} could not be reached`);
+          },
+        );
+        return { response, mask };
+      };
+      const { connection } = decl;
+      const userToken = connection ? await connectionToken(ctx, connection, label) : undefined;
+      let { response, mask } = await send(userToken === undefined ? [] : [userToken]);
+      // The user's token refused (revoked at the provider): once more with a new one, or the user asked again.
+      if (response.status === 401 && connection && userToken !== undefined) {
+        await response.body?.cancel();
+        const fresh = await connectionToken(ctx, { ...connection, rejected: userToken }, label);
+        ({ response, mask } = await send([userToken, fresh]));
+      }
       if (!response.ok) throw await upstreamFailure(response, mask, upstream);
       const read = await toToolResult(response, maxBytes, mask).catch((error: unknown) => {
         throw networkFailure(error, ctx.signal, mask, `${upstream}'s response body broke off`);

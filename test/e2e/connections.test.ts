@@ -51,7 +51,17 @@ beforeAll(async () => {
         scopes: ["openid"],
       },
     },
-    http: [{ name: "my_items", description: "Your items", url: `${api.url}/items`, connection: { name: "demo" } }],
+    http: [
+      { name: "my_items", description: "Your items", url: `${api.url}/items`, connection: { name: "demo" } },
+      // Detached: a call without the connection waits for it (parked), and goes on once it is made.
+      {
+        name: "my_items_later",
+        description: "Your items, detached",
+        url: `${api.url}/items`,
+        connection: { name: "demo" },
+        execution: "detached",
+      },
+    ],
     egress: { allowHttpHosts: ["127.0.0.1"] },
   };
   server = await startDevServer({
@@ -80,13 +90,16 @@ async function signedIn(login: string): Promise<Page> {
   return page;
 }
 
-/** Runs my_items in the Run view (opened unless on screen), until it ends `status`: the record shown. */
-async function runMyItems(page: Page, status: string) {
+/** Runs `tool` in the Run view (opened unless on screen), until it is `status`: the record shown. */
+async function runMyItems(page: Page, status: string, tool = "my_items") {
   const onRun = (await page.locator('main[data-view="run"]').count()) > 0;
   const run = onRun
     ? await viewReady(page, "run")
-    : await openView(page, "run", () => page.goto(`${baseUrl}/#/run/my_items`));
-  await run.getByRole("form", { name: "Run my_items" }).getByRole("button", { name: "Run my_items" }).click();
+    : await openView(page, "run", () => page.goto(`${baseUrl}/#/run/${tool}`));
+  await run
+    .getByRole("form", { name: `Run ${tool}` })
+    .getByRole("button", { name: `Run ${tool}` })
+    .click();
   const record = run.locator(`section.record[data-status="${status}"]`);
   await record.waitFor();
   return record;
@@ -139,5 +152,21 @@ describe("the console's Connections view and Connect button", () => {
     expect(await card.locator('[data-field="count"]').textContent()).toBe("0 people");
     expect({ violations: await seriousViolations(alice) }).toEqual({ violations: [] });
     await runMyItems(alice, "denied");
+  });
+
+  it("a detached call waits for its user to connect, with Connect, and goes on once they have", async () => {
+    const bob = await signedIn("bob");
+    const parked = await runMyItems(bob, "awaiting_input", "my_items_later");
+    const run = await viewReady(bob, "run");
+    await run.getByText("Waiting for you to connect: the call goes on by itself once you have.").waitFor();
+    const button = parked.getByRole("link", { name: "Connect Demo Cloud" });
+    expect(await button.getAttribute("href")).toBe(`${baseUrl}/connections/demo/connect`);
+    const [tab] = await Promise.all([bob.waitForEvent("popup"), button.click()]);
+    await connectIn(tab, "bob");
+    await tab.close();
+    // The same call, followed by the Run view, ends with bob's items: nobody ran it again.
+    const done = run.locator('section.record[data-status="succeeded"]');
+    await done.waitFor();
+    await done.getByText("bob's first item").first().waitFor();
   });
 });

@@ -4,6 +4,7 @@ import type { ToolInfo } from "../../src/contract";
 import { TERMINAL_STATUSES, type CallRecord } from "../../src/result";
 import type { Validator } from "../../src/validation";
 import { catalog } from "../app/catalog";
+import { parkedConnection } from "../app/connect-link";
 import { h, notice, replace } from "../app/dom";
 import { markdown } from "../app/markdown";
 import { recordView } from "../app/record-view";
@@ -51,13 +52,22 @@ const WAITING: Readonly<Record<string, string>> = {
   awaiting_input: "Awaiting its caller's answers (an MCP client's tasks/update)…",
 };
 
+/** What the call waits for, in words: its user's connection (parked), or WAITING's. */
+function waitingFor(record: CallRecord): string {
+  const parked = parkedConnection(record);
+  if (parked) return "Waiting for you to connect: the call goes on by itself once you have.";
+  return WAITING[record.status] ?? `The call is ${record.status}…`;
+}
+
 /** Until the call is terminal (a pending approval, a queued call), long-poll its record and redraw. */
 async function follow(session: Session, record: CallRecord, out: HTMLElement, alive: () => boolean): Promise<void> {
   let current = record;
   while (!TERMINAL.has(current.status) && alive()) {
-    replace(out, notice(WAITING[current.status] ?? `The call is ${current.status}…`), recordView(current));
+    replace(out, notice(waitingFor(current)), recordView(current));
     try {
-      const entry = await session.client.record(current.callId, { wait: 25 });
+      // A long poll answers at the end (or at 25 s): a running call is read every 2 s instead, so a
+      // detached one that comes to wait for someone (approval, a connection) shows it soon.
+      const entry = await session.client.record(current.callId, { wait: current.status === "running" ? 2 : 25 });
       current = entry.record;
       if (TERMINAL.has(current.status) && alive()) replace(out, recordView(entry.record, entry));
     } catch (error) {

@@ -59,8 +59,9 @@ export class Connections extends DurableObject<Env> {
     client: ConnectionClient,
     secrets: readonly string[],
     subject?: SubjectToken,
+    rejected?: string,
   ): Promise<AccessTokenResult> {
-    const request = { owner, connection, scopes, client };
+    const request = { owner, connection, scopes, client, ...(rejected === undefined ? {} : { rejected }) };
     return this.library.tokenFor(this.ctx.storage.sql, this.refreshes, request, secrets, subject);
   }
 

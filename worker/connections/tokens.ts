@@ -29,8 +29,9 @@ export function connectionTokens(
 ): ConnectionTokens {
   const connections = tenant.config.connections ?? {};
   const { parkCallId } = from;
-  return async ({ name, scopes }, asker) =>
+  return async ({ name, scopes, rejected }, asker) =>
     (await connectionsLibrary()).userToken(name, scopes, {
+      ...(rejected === undefined ? {} : { rejected }),
       tenant: tenant.name,
       userId: user?.id,
       origin: from.origin,

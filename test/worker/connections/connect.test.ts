@@ -150,7 +150,7 @@ describe("tools acting as the user through a connection", () => {
     const before = await storedTokens("conn-refresh", "alice");
     await rewriteTokens("conn-refresh", "alice", (tokens) => ({ ...tokens, expiresAt: Date.now() - 1000 }));
     const seenBefore = (await seenTokens()).length;
-    const calls = await Promise.all(Array.from({ length: 20 }, () => myItems("alice", env)));
+    const calls = await Promise.all(Array.from({ length: 50 }, () => myItems("alice", env)));
     for (const call of calls) expect(call.record.status, JSON.stringify(call.record.error)).toBe("succeeded");
     const used = new Set((await seenTokens()).slice(seenBefore));
     const after = await storedTokens("conn-refresh", "alice");
@@ -158,6 +158,57 @@ describe("tools acting as the user through a connection", () => {
     expect([...used]).toEqual([after.accessToken]);
     expect(after.accessToken).not.toBe(before.accessToken);
     expect(after.expiresAt).toBeGreaterThan(Date.now());
+  });
+
+  /** Revokes one of the user's tokens at the upstream provider (RFC 7009), as its user or admin would there. */
+  async function revokeAtProvider(token: string): Promise<void> {
+    const discovery = await fetch(`${up.idp.url}/.well-known/openid-configuration`);
+    const { revocation_endpoint: endpoint } = (await discovery.json()) as { revocation_endpoint: string };
+    const res = await fetch(endpoint, {
+      method: "POST",
+      headers: {
+        authorization: `Basic ${btoa(`${up.idp.clientId}:${up.idp.clientSecret}`)}`,
+        "content-type": "application/x-www-form-urlencoded",
+      },
+      body: new URLSearchParams({ token }),
+    });
+    expect(res.status).toBe(200);
+  }
+
+  it("refreshes a token the upstream API refuses before its expiry, and the call succeeds", async () => {
+    const env = tenantEnv("conn-refused-token");
+    await connect("alice", env);
+    expect((await myItems("alice", env)).record.status).toBe("succeeded");
+    const before = await storedTokens("conn-refused-token", "alice");
+    const refuse = await fetch(`${up.api}/refuse`, { method: "POST", body: before.accessToken });
+    expect(refuse.status).toBe(200);
+    const seenBefore = (await seenTokens()).length;
+    const call = await myItems("alice", env);
+    expect(call.record.status, JSON.stringify(call.record.error)).toBe("succeeded");
+    expect(call.record.output.structured).toMatchObject({ owner: "alice" });
+    const after = await storedTokens("conn-refused-token", "alice");
+    expect(after.accessToken).not.toBe(before.accessToken);
+    // The refused token once, then the refreshed one.
+    expect((await seenTokens()).slice(seenBefore)).toEqual([before.accessToken, after.accessToken]);
+  });
+
+  it("asks the user again when the provider revoked the whole connection, then works once they reconnect", async () => {
+    const env = tenantEnv("conn-revoked-all");
+    await connect("bob", env);
+    expect((await myItems("bob", env)).record.status).toBe("succeeded");
+    const tokens = await storedTokens("conn-revoked-all", "bob");
+    await revokeAtProvider(tokens.refreshToken!);
+    await revokeAtProvider(tokens.accessToken);
+    const refused = await myItems("bob", env);
+    expect(refused.record.status).toBe("denied");
+    expect(refused.record.error.message).toMatch(
+      /^Connect Demo first \(the refresh was refused: .*\): open \S+\/connections\/demo\/connect, then call again\.$/,
+    );
+    expect(JSON.stringify(refused.body)).not.toContain(tokens.accessToken);
+    await connect("bob", env);
+    const again = await myItems("bob", env);
+    expect(again.record.status, JSON.stringify(again.record.error)).toBe("succeeded");
+    expect(again.record.output.structured).toMatchObject({ owner: "bob" });
   });
 
   it("marks the connection as needing the user when the provider refuses the refresh", async () => {

@@ -31,17 +31,29 @@ async function refresh(
 }
 
 /**
+ * What a call asks its user's Connections object for. `rejected`: the token the upstream just refused
+ * (401), as if it had expired: refreshed (a refused refresh marks the connection as needing the user).
+ */
+export interface TokenRequest {
+  owner: Owner;
+  connection: string;
+  scopes: readonly string[];
+  client: ConnectionClient;
+  rejected?: string;
+}
+
+/**
  * The user's access token of `connection` holding `scopes`, refreshed first when it expires within
- * REFRESH_BEFORE_MS: one refresh at a time per object (concurrent callers share `refreshes`' entry).
- * `secrets`: the tenant's connections secrets, current first.
+ * REFRESH_BEFORE_MS or the upstream refused it: one refresh at a time per object (concurrent callers
+ * share `refreshes`' entry). `secrets`: the tenant's connections secrets, current first.
  */
 export async function accessToken(
   sql: SqlStorage,
   refreshes: Refreshes,
-  request: { owner: Owner; connection: string; scopes: readonly string[]; client: ConnectionClient },
+  request: TokenRequest,
   secrets: readonly string[],
 ): Promise<AccessTokenResult> {
-  const { owner, connection, scopes, client } = request;
+  const { owner, connection, scopes, client, rejected } = request;
   const loaded = await loadTokens(sql, secrets, owner, connection);
   if (loaded === "absent") return { ok: false, reason: "not_connected", detail: `not connected to ${connection}` };
   if (loaded === "unreadable" || loaded.needsUser)
@@ -51,9 +63,10 @@ export async function accessToken(
     return { ok: false, reason: "short_scopes", detail: `the connection lacks the scopes ${missing.join(", ")}` };
   const now = Date.now();
   noteUse(sql, connection, now);
-  const { expiresAt } = loaded.tokens;
-  if (expiresAt === undefined || expiresAt - now > REFRESH_BEFORE_MS)
-    return { ok: true, accessToken: loaded.tokens.accessToken, expiresAt: expiresAt ?? null };
+  const { expiresAt, accessToken: stored } = loaded.tokens;
+  const refused = rejected !== undefined && rejected === stored;
+  if (!refused && (expiresAt === undefined || expiresAt - now > REFRESH_BEFORE_MS))
+    return { ok: true, accessToken: stored, expiresAt: expiresAt ?? null };
   let running = refreshes.get(connection);
   if (!running) {
     running = refresh(sql, owner, connection, loaded.tokens, client, secrets[0]!).finally(() =>

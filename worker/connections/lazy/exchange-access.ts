@@ -1,4 +1,4 @@
-import { REFRESH_BEFORE_MS } from "./access";
+import { REFRESH_BEFORE_MS, type TokenRequest } from "./access";
 import { exchangeToken, type SubjectToken } from "./exchange";
 import type { ConnectionClient } from "./oauth-client";
 import { keptSubject, loadTokens, noteUse, type Owner, saveTokens } from "./store";
@@ -36,11 +36,12 @@ async function exchange(
  * and kept. One exchange at a time per object and connection (concurrent callers share `exchanges`'
  * entry). The subject: the call's `subject`, else the ID token of the user's last console sign-in while
  * it lives (store.ts keepSubject); without either, no_subject. `secrets`: current first.
+ * `request.rejected`: the token the upstream just refused (401), never answered again.
  */
 export async function exchangedToken(
   sql: SqlStorage,
   exchanges: Exchanges,
-  request: { owner: Owner; connection: string; scopes: readonly string[]; client: ConnectionClient },
+  request: TokenRequest,
   secrets: readonly string[],
   subject: SubjectToken | undefined,
 ): Promise<AccessTokenResult> {
@@ -49,7 +50,10 @@ export async function exchangedToken(
   const now = Date.now();
   if (typeof loaded === "object") {
     const { expiresAt } = loaded.tokens;
-    const live = expiresAt === undefined || expiresAt - now > REFRESH_BEFORE_MS;
+    // A token the upstream refused (request.rejected) is exchanged again, as an expired one is.
+    const live =
+      loaded.tokens.accessToken !== request.rejected &&
+      (expiresAt === undefined || expiresAt - now > REFRESH_BEFORE_MS);
     if (live && scopes.every((scope) => loaded.tokens.scopes.includes(scope))) {
       noteUse(sql, connection, now);
       return { ok: true, accessToken: loaded.tokens.accessToken, expiresAt: expiresAt ?? null };

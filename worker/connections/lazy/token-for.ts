@@ -1,8 +1,6 @@
-import { accessToken, type Refreshes } from "./access";
+import { accessToken, type Refreshes, type TokenRequest } from "./access";
 import type { SubjectToken } from "./exchange";
 import { exchangedToken } from "./exchange-access";
-import type { ConnectionClient } from "./oauth-client";
-import type { Owner } from "./store";
 import type { AccessTokenResult } from "./tokens";
 
 /**
@@ -14,7 +12,7 @@ import type { AccessTokenResult } from "./tokens";
 export function tokenFor(
   sql: SqlStorage,
   inFlight: Refreshes,
-  request: { owner: Owner; connection: string; scopes: readonly string[]; client: ConnectionClient },
+  request: TokenRequest,
   secrets: readonly string[],
   subject?: SubjectToken,
 ): Promise<AccessTokenResult> {

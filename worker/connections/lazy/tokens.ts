@@ -26,6 +26,8 @@ export interface TokenDeps {
   tenant: string;
   /** The call's user; undefined: made for nobody. */
   userId: string | undefined;
+  /** A token the upstream refused (401) for this call: a new one is wanted, never this one again. */
+  rejected?: string;
   /** The request's origin, for the connect URL (undefined: a path alone). */
   origin: string | undefined;
   /** Where the call came in (worker/surface.ts): only an MCP client is asked to connect. */
@@ -39,6 +41,7 @@ export interface TokenDeps {
       client: ConnectionClient,
       secrets: readonly string[],
       subject?: SubjectToken,
+      rejected?: string,
     ): Promise<AccessTokenResult>;
   };
   /** The call's identity token of the user, for an exchange connection (undefined: none at hand). */
@@ -93,11 +96,13 @@ export async function userToken(connection: string, scopes: readonly string[], g
   const cacheKey = `${deps.tenant}\n${key}\n${connection}`;
   const now = Date.now();
   const hit = kept.get(cacheKey);
-  if (hit && hit.until > now && scopes.every((scope) => hit.scopes.includes(scope))) return hit.token;
+  const { rejected } = deps;
+  if (hit && hit.until > now && hit.token !== rejected && scopes.every((scope) => hit.scopes.includes(scope)))
+    return hit.token;
   const owner = { tenant: deps.tenant, userKey: key };
   const client = deps.client();
   const fetchToken = () =>
-    deps.object(key).accessToken(owner, connection, scopes, client, deps.secrets(), deps.subject);
+    deps.object(key).accessToken(owner, connection, scopes, client, deps.secrets(), deps.subject, rejected);
   const url = `${deps.origin ?? ""}/connections/${connection}/connect`;
   let got = await fetchToken();
   // A client that can open the connect page is asked to (the origin known: the URL must be whole); a
