@@ -9,7 +9,7 @@ import { eventually } from "../../wait";
 import { connect, type McpTarget } from "../helpers/mcp";
 import { holdTool, latch } from "../helpers/hold";
 import { tune } from "../helpers/ledger";
-import { ADMIN_KEY, json, request, untilApprovalDue } from "../helpers/requests";
+import { ADMIN_KEY, BASE, json, request, untilApprovalDue } from "../helpers/requests";
 
 /**
  * A code run whose program reaches a call that waits for approval waits for it, held by its Runner
@@ -216,5 +216,31 @@ describe("code mode: a call waiting for approval", () => {
     await client.close();
     expect(result.isError).toBeFalsy();
     expect((result.structuredContent as { result: unknown }).result).toEqual({ said: "over mcp" });
+  });
+
+  it("runs again with the API it had: a program at an endpoint reaches no tool outside it after the approval", async () => {
+    const { env } = faultTenant("codewait", {
+      tools: ["add", "echo"],
+      http: [holdTool({})],
+      requireApprovalFor: { tools: ["echo"] },
+      codeMode: {},
+      endpoints: { said: { tools: ["echo"], codeMode: "on" } },
+    });
+    const { client } = await connect({ vars: env as Record<string, string>, url: `${BASE}/mcp/said` } as McpTarget);
+    const answered = client.callTool({
+      name: "run_code",
+      arguments: { code: "await tools.echo({ text: 'first' });\nreturn await tools.add({ a: 1, b: 2 });" },
+    });
+    let child: { callId: string } | undefined;
+    await eventually(async () => {
+      const { calls } = await json(await request("/v1/calls?tool=echo", { env, key: ADMIN_KEY }));
+      child = calls.map((entry: Entry) => entry.record).find((record: Entry["record"]) => record.status === "pending");
+      return child !== undefined;
+    }, "the program's call waits for approval");
+    expect((await decide(env, child!.callId, "approve")).status).toBe(202);
+    const result = await answered;
+    await client.close();
+    expect(result.isError).toBe(true);
+    expect(JSON.stringify(result.content)).toMatch(/TypeError \(line 2\): tools\.add is not a function/);
   });
 });

@@ -182,8 +182,11 @@ describe("code mode: errors are results", () => {
       "let n = 0; do n++; while (n < 5)",
       "function* count(k) { for (let i = 0; i < k; i++) yield i; }",
       "const listed = [...count(3)].map((x) => x * 2);",
+      "const handlers = {};",
+      "for (const k of ['x', 'y']) handlers[k] = () => k.toUpperCase()",
+      "let h = 0; while (h < 1) h = ((f) => f(1))((x) => x)",
       "const { sum: added } = await tools.add({ a: 2, b: 3 });",
-      "return { total: sum.total, n, listed, made: make(1, 2), added };",
+      "return { total: sum.total, n, listed, made: make(1, 2), added, upper: handlers.y(), h };",
     ].join("\n");
     const run = await runCode(codeTenant(), code);
     expect(outputOf<{ result: unknown }>(run).result).toEqual({
@@ -192,6 +195,8 @@ describe("code mode: errors are results", () => {
       listed: [0, 2, 4],
       made: { a: 1, b: 2 },
       added: 5,
+      upper: "Y",
+      h: 1,
     });
   });
 

@@ -54,10 +54,17 @@ export function guardProgram(code: string, guard: string): GuardedProgram {
     ArrowFunctionExpression: fn,
   });
   // From the end, so each position is still the source's. At one position a later insert lands in
-  // front of an earlier one: openers are inserted first, so what a body closes stays before what opens.
-  inserts.sort((a, b) => b.at - a.at || Number(a.closes ?? false) - Number(b.closes ?? false));
+  // front of an earlier one, so openers go first (what closes stays before what opens), and since the
+  // walk pushes an inner node's inserts before its parent's, closers go outer first (the inner one
+  // lands in front) and openers inner first (the outer one lands in front).
+  const order = inserts.map((insert, seq) => ({ ...insert, seq }));
+  order.sort((a, b) => {
+    if (a.at !== b.at) return b.at - a.at;
+    if (Boolean(a.closes) !== Boolean(b.closes)) return a.closes ? 1 : -1;
+    return a.closes ? b.seq - a.seq : a.seq - b.seq;
+  });
   let out = module;
-  for (const { at, text } of inserts) out = out.slice(0, at) + text + out.slice(at);
+  for (const { at, text } of order) out = out.slice(0, at) + text + out.slice(at);
   return { ok: true, module: out };
 }
 

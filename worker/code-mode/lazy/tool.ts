@@ -163,8 +163,9 @@ function boundRun(
         ),
     });
     if (end.ok) return end.output as unknown as JsonValue;
-    const parked =
-      end.waiting && waits ? await park(waits, end.waiting, { runId: ctx.callId, code, options, allowed }) : false;
+    // A held run runs again with the API it had (the view's tools on the allow-list), not the tenant's.
+    const held = { runId: ctx.callId, code, options, allowed: new Set(names) };
+    const parked = end.waiting && waits ? await park(waits, end.waiting, held) : false;
     if (parked) throw deps.toolError("running", waitingMessage(ctx.callId, end.waiting!), { retryable: false });
     throw deps.toolError(end.code, end.message, { retryable: false });
   };
