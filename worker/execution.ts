@@ -173,5 +173,6 @@ function codeWaits(c: Context<AppEnv>, tool: string) {
     ...(user ? { user } : {}),
     surface: surfaceOf(c),
     ...(c.env.TOOLGATE_CONFIG ? { config: c.env.TOOLGATE_CONFIG } : {}),
+    ...(c.get("caller").rateLimits?.length ? { rateLimits: c.get("caller").rateLimits } : {}),
   });
 }

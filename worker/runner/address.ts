@@ -14,6 +14,8 @@ export interface CodeRunWait {
   user?: UserRef;
   surface?: CallSurface;
   allowed?: string[];
+  /** The caller's rate limits (the key's or grant's, its user's): the calls of the run again take them. */
+  rateLimits?: { id: string; perMinute: number }[];
 }
 
 /** A detached call as its Runner object holds it: the core's job plus where its tenant comes from. */

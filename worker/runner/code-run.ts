@@ -1,6 +1,7 @@
 /** What a Runner does for code mode (docs/code-mode.md): a code run held for its call's approval, and its calls. */
 import type { BatchOptions } from "../../src/options";
 import { withCodeTool } from "../code-mode/mode";
+import { rateLimitHook } from "../caller-hooks";
 import { loadedCodeModeLibrary } from "../code-mode-library";
 import { callDurable } from "../durable/call";
 import type { Bindings } from "../env";
@@ -44,6 +45,9 @@ export function codeRunOptions(
     waitUntil: host.waitUntil,
     writeScope: host.writeScope,
   });
+  // The caller's rate limits hold for the calls made after the wait too (the allow-list is the API's).
+  if (wait.rateLimits?.length)
+    children.hooks = [tenant.hooks, { beforeCall: rateLimitHook(env, tenant.name, wait.rateLimits) }];
   const waits = loadedCodeModeLibrary().replayWaits(job, host.park);
   more.registry = withCodeTool(tenant, env.LOADER, children, wait.allowed && new Set(wait.allowed), waits);
   return more;

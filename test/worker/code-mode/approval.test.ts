@@ -243,4 +243,29 @@ describe("code mode: a call waiting for approval", () => {
     expect(result.isError).toBe(true);
     expect(JSON.stringify(result.content)).toMatch(/TypeError \(line 2\): tools\.add is not a function/);
   });
+
+  it("runs again within the caller's rate limit: calls past it after the approval are refused busy", async () => {
+    const { env } = waitingTenant();
+    const made = await request("/v1/keys", {
+      env,
+      key: ADMIN_KEY,
+      body: { name: "limited", scopes: ["call"], ratePerMinute: 3 },
+    });
+    expect(made.status).toBe(201);
+    const { secret } = await json(made);
+    const id = `run-${uid()}`;
+    const code =
+      "await tools.echo({ text: 'x' });\nconst sums = [];\n" +
+      "for (let i = 0; i < 4; i++) sums.push((await tools.add({ a: i, b: 1 })).sum);\nreturn sums;";
+    const body = {
+      tool_calls: [{ id, type: "function", function: { name: "run_code", arguments: JSON.stringify({ code }) } }],
+    };
+    const answer = (await json(await request("/v1/calls/openai", { body, env, key: secret }))).calls[0];
+    expect(answer.status, JSON.stringify(answer)).toBe("running");
+    // The run and its echo took two of the key's three calls this minute; one add is left.
+    expect((await decide(env, `${id}.1`, "approve")).status).toBe(202);
+    const done = await entryOf(env, id, 20);
+    expect(done.record.status, JSON.stringify(done.record)).toBe("failed");
+    expect(done.record.error?.message).toMatch(/^ToolCallError \(line 3\): Rate limit of 3 calls per minute/);
+  });
 });

@@ -14,11 +14,13 @@ export interface RunMaker {
   surface?: CallSurface;
   /** A local configuration override (TOOLGATE_CONFIG) the run takes along, as a detached call does. */
   config?: string;
+  /** The caller's rate limits, which the calls of the run made again take too. */
+  rateLimits?: readonly { id: string; perMinute: number }[];
 }
 
 /** The Runner's job of a request's run that waits for its call's approval: run again as its maker's. */
 export function parkedJob(run: ParkedRun, maker: RunMaker): RunJob {
-  const { tenant, tool, key, user, surface, config } = maker;
+  const { tenant, tool, key, user, surface, config, rateLimits } = maker;
   return {
     callId: run.runId,
     tool,
@@ -35,6 +37,7 @@ export function parkedJob(run: ParkedRun, maker: RunMaker): RunJob {
       ...(user ? { user } : {}),
       ...(surface ? { surface } : {}),
       ...(run.allowed ? { allowed: run.allowed } : {}),
+      ...(rateLimits?.length ? { rateLimits: rateLimits.map(({ id, perMinute }) => ({ id, perMinute })) } : {}),
     },
   };
 }
