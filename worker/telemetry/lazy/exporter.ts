@@ -74,20 +74,21 @@ async function flush(queue: SpanQueue, target: ExportTarget): Promise<void> {
 
 async function send(batch: TraceSpan[], queue: SpanQueue, target: ExportTarget): Promise<void> {
   const { config } = target;
-  const source: SpanSource = {
-    resource: {
-      "service.name": config.serviceName,
-      "toolgate.tenant": target.tenant,
-      "toolgate.telemetry.dropped_spans": queue.dropped,
-    },
-    scope: { name: "toolgate" },
-  };
+  const source = exportSource(config.serviceName, target.tenant, "toolgate.telemetry.dropped_spans", queue.dropped);
   await postOtlp(
     config,
     target.headers,
     () => encodeOtlpJson(batch, source),
     () => encodeOtlpProtobuf(batch, source),
   );
+}
+
+/** Who an export comes from (OTLP resource and scope): the service, the tenant, and what it dropped so far. */
+export function exportSource(serviceName: string, tenant: string, droppedName: string, dropped: number): SpanSource {
+  return {
+    resource: { "service.name": serviceName, "toolgate.tenant": tenant, [droppedName]: dropped },
+    scope: { name: "toolgate" },
+  };
 }
 
 /** POSTs one OTLP/HTTP export in the configured encoding; throws when it fails, times out or is refused. */

@@ -3,7 +3,6 @@
  * them from the tenant's ledger map object's alarm). Every point covers one finished minute (DELTA).
  */
 import { BUCKET_BOUNDS_MS, MINUTE_MS } from "../../../src/telemetry/histogram";
-import type { SpanSource } from "../../../src/telemetry/otlp-json";
 import {
   encodeMetricsJson,
   encodeMetricsProtobuf,
@@ -12,7 +11,7 @@ import {
   type OtlpMetric,
 } from "../../../src/telemetry/otlp-metrics";
 import type { MetricsExportConfig } from "../config";
-import { postOtlp } from "./exporter";
+import { exportSource, postOtlp } from "./exporter";
 import type { MetricsRow, ShardMetrics } from "./metrics-read";
 
 const BOUNDS_S = BUCKET_BOUNDS_MS.map((ms) => ms / 1000);
@@ -152,14 +151,8 @@ export interface MetricsTarget {
 /** Sends one export; throws when the collector refuses it, fails or runs out of time. */
 export async function sendMetrics(metrics: readonly OtlpMetric[], target: MetricsTarget): Promise<void> {
   const { config } = target;
-  const source: SpanSource = {
-    resource: {
-      "service.name": config.serviceName,
-      "toolgate.tenant": target.tenant,
-      "toolgate.telemetry.dropped_minutes": target.droppedMinutes,
-    },
-    scope: { name: "toolgate" },
-  };
+  const dropped = "toolgate.telemetry.dropped_minutes";
+  const source = exportSource(config.serviceName, target.tenant, dropped, target.droppedMinutes);
   await postOtlp(
     config,
     target.headers,
